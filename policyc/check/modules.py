@@ -1,0 +1,206 @@
+"""Loading a policy and everything it imports.
+
+`import "file.altl"` is resolved against the importing file's folder; `import declare` names
+a module of the standard library (`stdlib/declare.altl`). The prelude (`stdlib/prelude.altl`,
+the paper's predicates) is imported into every policy. An import may carry a rename map,
+`import "p.altl" rename { tool_a -> verify { i -> index } }`: the imported module (and what it
+imports) is read with those tools and arguments renamed, so one procedure serves aliased tools.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from policyc.check.suggest import did_you_mean
+from policyc.diagnostics import Diagnostic, Source, Span
+from policyc.resources import stdlib_dir
+from policyc.syntax import ast
+from policyc.syntax.parser import decode_source, parse_source
+
+PRELUDE = "prelude"
+
+
+@dataclass(frozen=True)
+class Renamer:
+    """Maps a module's own tool and argument names to the names of the policy it is part of."""
+
+    tools: tuple[tuple[str, str], ...] = ()
+    args: tuple[tuple[str, str, str], ...] = ()  # (tool as written here, arg, new arg)
+    parent: "Renamer | None" = None
+
+    def tool(self, name: str) -> str:
+        renamed = dict(self.tools).get(name, name)
+        return self.parent.tool(renamed) if self.parent else renamed
+
+    def arg(self, tool: str, name: str) -> str:
+        renamed = {(t, a): new for t, a, new in self.args}.get((tool, name), name)
+        if self.parent is None:
+            return renamed
+        return self.parent.arg(dict(self.tools).get(tool, tool), renamed)
+
+    def key(self) -> tuple:
+        return (self.tools, self.args, self.parent.key() if self.parent else None)
+
+    @property
+    def is_identity(self) -> bool:
+        return not self.tools and not self.args and (self.parent is None or self.parent.is_identity)
+
+
+IDENTITY = Renamer()
+
+
+@dataclass
+class ModuleInstance:
+    """One module, read under one rename map."""
+
+    path: str
+    module: ast.Module
+    source: Source
+    renamer: Renamer
+    is_stdlib: bool
+    imports: list["ModuleInstance"] = field(default_factory=list)
+    import_decls: list[ast.ImportDecl] = field(default_factory=list)
+
+
+@dataclass
+class ModuleGraph:
+    root: ModuleInstance
+    instances: list[ModuleInstance]  # dependencies before dependents, root last
+
+
+def stdlib_modules() -> list[str]:
+    return sorted(p.stem for p in stdlib_dir().glob("*.altl"))
+
+
+def read_source(path: Path, display: str) -> tuple[Source | None, list[Diagnostic]]:
+    try:
+        data = path.read_bytes()
+    except IsADirectoryError:
+        return None, [Diagnostic("E0005", f"`{display}` is a directory, not a policy file")]
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        return None, [Diagnostic("E0005", f"cannot read `{display}`: {reason.lower()}")]
+    return decode_source(data, display)
+
+
+class _Loader:
+    def __init__(self) -> None:
+        self.diagnostics: list[Diagnostic] = []
+        self.instances: dict[tuple, ModuleInstance] = {}
+        self.order: list[ModuleInstance] = []
+        self.parsed: dict[str, tuple[ast.Module | None, Source | None]] = {}
+
+    def parse_file(self, path: Path, display: str) -> tuple[ast.Module | None, Source | None]:
+        key = str(path.resolve()) if path.exists() else str(path)
+        if key not in self.parsed:
+            source, diags = read_source(path, display)
+            module = None
+            if source is not None:
+                module, parse_diags = parse_source(source)
+                diags = diags + parse_diags
+            self.diagnostics.extend(diags)
+            self.parsed[key] = (module, source)
+        return self.parsed[key]
+
+    def load(self, path: Path, display: str, renamer: Renamer, is_stdlib: bool,
+             stack: list[tuple[str, Span | None]], via: ast.ImportDecl | None) -> ModuleInstance | None:
+        real = str(path.resolve())
+        key = (real, () if is_stdlib else renamer.key())
+        if any(p == real for p, _ in stack):
+            cycle = [Path(p).name for p, _ in stack[[p for p, _ in stack].index(real):]] + [Path(real).name]
+            assert via is not None
+            self.diagnostics.append(Diagnostic(
+                "E0102", f"cyclic import: {' -> '.join(f'`{c}`' for c in cycle)}", via.target_span,
+                help="move what both modules need into a third module that neither imports back",
+            ))
+            return None
+        if key in self.instances:
+            return self.instances[key]
+        module, source = self.parse_file(path, display)
+        if module is None or source is None:
+            return None
+        inst = ModuleInstance(display, module, source, renamer, is_stdlib)
+        self.instances[key] = inst
+        stack = stack + [(real, via.target_span if via else None)]
+        imports: list[ast.ImportDecl] = [d for d in module.items if isinstance(d, ast.ImportDecl)]
+        if not is_stdlib or path.stem != PRELUDE:
+            if not any(not d.is_file and d.target == PRELUDE for d in imports):
+                imports.insert(0, ast.ImportDecl(PRELUDE, False, ()))
+        for decl in imports:
+            target = self.resolve(decl, path)
+            if target is None:
+                continue
+            child_path, child_display, child_std = target
+            child_renamer = self.renamer_for(decl, renamer)
+            child = self.load(child_path, child_display, child_renamer, child_std, stack, decl)
+            if child is not None:
+                inst.imports.append(child)
+                inst.import_decls.append(decl)
+        self.order.append(inst)
+        return inst
+
+    def resolve(self, decl: ast.ImportDecl, importer: Path) -> tuple[Path, str, bool] | None:
+        if not decl.is_file:
+            candidate = stdlib_dir() / (decl.target.replace(".", "/") + ".altl")
+            if candidate.is_file():
+                return candidate, f"<stdlib>/{decl.target}.altl", True
+            self.diagnostics.append(Diagnostic(
+                "E0101", f"no standard library module named `{decl.target}`", decl.target_span,
+                help=did_you_mean(decl.target, stdlib_modules(), "module")
+                or f'to import a file, quote its path: `import "{decl.target}.altl"`',
+            ))
+            return None
+        candidate = (importer.parent / decl.target)
+        if candidate.is_file():
+            shown = str(candidate) if not candidate.is_absolute() else decl.target
+            return candidate, _display(candidate, shown), False
+        siblings = [p.name for p in importer.parent.glob("*.altl")] if importer.parent.is_dir() else []
+        hint = did_you_mean(Path(decl.target).name, siblings, "file")
+        self.diagnostics.append(Diagnostic(
+            "E0101", f"cannot find `{decl.target}`", decl.target_span,
+            help=hint or f"imports are resolved relative to `{importer.parent}`",
+        ))
+        return None
+
+    @staticmethod
+    def renamer_for(decl: ast.ImportDecl, parent: Renamer) -> Renamer:
+        if not decl.renames:
+            return parent
+        tools = tuple((r.old, r.new) for r in decl.renames)
+        args = tuple((r.old, a.old, a.new) for r in decl.renames for a in r.args)
+        return Renamer(tools, args, parent if not parent.is_identity else None)
+
+
+def _display(path: Path, fallback: str) -> str:
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return fallback
+
+
+def load_policy(path: str | Path) -> tuple[ModuleGraph | None, list[Diagnostic]]:
+    """Read a policy file and its imports. Never raises on bad input."""
+    path = Path(path)
+    loader = _Loader()
+    root = loader.load(path, str(path), IDENTITY, False, [], None)
+    if root is None:
+        return None, loader.diagnostics
+    return ModuleGraph(root, loader.order), loader.diagnostics
+
+
+def load_text(text: str, path: str = "<input>") -> tuple[ModuleGraph | None, list[Diagnostic]]:
+    """Like `load_policy`, for text that is not in a file (imports resolve from the cwd)."""
+    loader = _Loader()
+    fake = Path(path)
+    source = Source(path, text)
+    module, diags = parse_source(source)
+    loader.diagnostics.extend(diags)
+    if module is None:
+        return None, loader.diagnostics
+    loader.parsed[str(fake.resolve()) if fake.exists() else str(fake)] = (module, source)
+    root = loader.load(fake, path, IDENTITY, False, [], None)
+    if root is None:
+        return None, loader.diagnostics
+    return ModuleGraph(root, loader.order), loader.diagnostics
+

@@ -1,0 +1,253 @@
+"""Rules, procedures and metadata -> `ir.Policy`."""
+
+from __future__ import annotations
+
+import importlib
+
+from policyc.check.elaborate import Elaborator, ExpansionTooDeep
+from policyc.check.modules import ModuleGraph, ModuleInstance
+from policyc.check.scope import Scope
+from policyc.check.suggest import did_you_mean
+from policyc.check.symbols import Symbols
+from policyc.check.typing import Kind, TypeResolver
+from policyc.diagnostics import Diagnostic, Label
+from policyc.ir import types as t
+from policyc.ir.policy import (
+    DEFAULT_SOFT_BLOCK_LIMIT,
+    PAPER_LAYERS,
+    SEVERITIES,
+    ExternPredicate,
+    Policy,
+    Rule,
+    Severity,
+)
+from policyc.syntax import ast
+
+
+def check_severity(expr: ast.SeverityExpr, diags: list[Diagnostic]) -> Severity | None:
+    if expr.name not in SEVERITIES:
+        diags.append(Diagnostic("E0217", f"unknown severity `{expr.name}`", expr.span,
+                                help=did_you_mean(expr.name, SEVERITIES, "severity")
+                                or "one of " + ", ".join(f"`{s}`" for s in SEVERITIES)))
+        return None
+    if expr.name == "soft_block":
+        limit = DEFAULT_SOFT_BLOCK_LIMIT if expr.arg is None else expr.arg
+        if limit < 1:
+            diags.append(Diagnostic("E0217", "`soft_block(n)` escalates after n blocks; n must be at least 1",
+                                    expr.span))
+            return None
+        return Severity("soft_block", limit)
+    if expr.arg is not None:
+        diags.append(Diagnostic("E0217", f"`{expr.name}` takes no argument", expr.span,
+                                help="only `soft_block(n)` has one: the number of blocks before it stops the run"))
+        return None
+    return Severity(expr.name)
+
+
+class PolicyBuilder:
+    def __init__(self, graph: ModuleGraph, syms: Symbols, sigs: dict[str, t.ToolSignature],
+                 resolver: TypeResolver, diags: list[Diagnostic]):
+        self.graph = graph
+        self.syms = syms
+        self.sigs = sigs
+        self.resolver = resolver
+        self.diags = diags
+        self.elab = Elaborator(syms, sigs, resolver, diags)
+        self.rule_spans: dict[str, ast.RuleDecl] = {}
+
+    # ------------------------------------------------------------ rules
+
+    def rule(self, decl: ast.RuleDecl, scope: Scope, name: str) -> Rule | None:
+        weight, layer, severity, message = 1.0, None, Severity(), None
+        seen: dict[type, object] = {}
+        ok = True
+        for meta in decl.meta:
+            if type(meta) in seen:
+                self.diags.append(Diagnostic("E0222", f"`{name}` sets its {_meta_word(meta)} twice", meta.span,
+                                             labels=(Label(seen[type(meta)].span, "first set here"),)))
+                ok = False
+                continue
+            seen[type(meta)] = meta
+            if isinstance(meta, ast.MetaWeight):
+                if meta.value <= 0:
+                    self.diags.append(Diagnostic("E0215", f"the weight of `{name}` must be greater than 0",
+                                                 meta.span, help="a rule that should not count toward the score "
+                                                 "does not belong in the policy; weights are relative"))
+                    ok = False
+                weight = float(meta.value)
+            elif isinstance(meta, ast.MetaLayer):
+                if meta.name not in PAPER_LAYERS and meta.name not in self.syms.layers:
+                    choices = list(PAPER_LAYERS) + list(self.syms.layers)
+                    self.diags.append(Diagnostic("E0216", f"unknown layer `{meta.name}`", meta.span,
+                                                 help=did_you_mean(meta.name, choices, "layer")
+                                                 or f"declare it: `layer {meta.name} \"description\"`"))
+                    ok = False
+                layer = meta.name
+            elif isinstance(meta, ast.MetaSeverity):
+                sev = check_severity(meta.severity, self.diags)
+                if sev is None:
+                    ok = False
+                else:
+                    severity = sev
+            elif isinstance(meta, ast.MetaMessage):
+                message = meta.text
+        try:
+            value = self.elab.with_implicit_bindings(decl.body, scope)
+        except ExpansionTooDeep:
+            return None
+        formula = self.elab.as_formula(value, decl.body.span, scope) if value is not None else None
+        if formula is None or not ok:
+            return None
+        return Rule(name, formula, weight, layer, severity, message, decl.description,
+                    decl.span.text, decl.span)
+
+    def rules(self) -> list[Rule]:
+        out: list[Rule] = []
+        for entry in self.syms.rules:
+            decl, inst = entry.decl, entry.instance
+            if self.claim(decl.name, decl):
+                rule = self.rule(decl, Scope(inst), decl.name)
+                if rule is not None:
+                    out.append(rule)
+        for entry in self.syms.uses:
+            out.extend(self.use(entry.decl, entry.instance))
+        return out
+
+    def claim(self, name: str, decl) -> bool:
+        first = self.rule_spans.get(name)
+        if first is not None:
+            self.diags.append(Diagnostic("E0214", f"rule `{name}` is defined more than once",
+                                         getattr(decl, "name_span", decl.span),
+                                         labels=(Label(first.name_span if hasattr(first, "name_span") else first.span,
+                                                       "first defined here"),),
+                                         help="rule names identify rules in reports; give each rule its own name"
+                                         + ("; name each use: `use proc(...) as name`"
+                                            if isinstance(decl, ast.UseDecl) else "")))
+            return False
+        self.rule_spans[name] = decl
+        return True
+
+    def use(self, decl: ast.UseDecl, inst: ModuleInstance) -> list[Rule]:
+        entry = self.syms.procedures.get(decl.name)
+        if entry is None:
+            self.diags.append(Diagnostic("E0205", f"unknown procedure `{decl.name}`", decl.name_span,
+                                         help=did_you_mean(decl.name, self.syms.procedures, "procedure")))
+            return []
+        proc: ast.ProcedureDecl = entry.decl
+        scope = Scope(inst)
+        what = f"the procedure `{proc.name}`"
+        bound = self.elab.bind_arguments(proc.params, decl.args, what, decl.span, scope,
+                                         self.elab.signature_text(proc.name, proc.params))
+        if bound is None:
+            return []
+        params = {}
+        for p, arg in bound:
+            expected = self.resolver.resolve(p.type, allow_kinds=True)
+            value = self.elab.bind_param(p, expected, arg, scope, what)
+            if value is None:
+                return []
+            params[p.name] = value
+        prefix = decl.alias or proc.name
+        body_scope = Scope(entry.instance, {}, params, None, 1, f"`use {proc.name}` at {decl.span}")
+        out = []
+        for rule_decl in proc.rules:
+            name = f"{prefix}.{rule_decl.name}"
+            if self.claim(name, decl):
+                rule = self.rule(rule_decl, body_scope, name)
+                if rule is not None:
+                    out.append(rule)
+        return out
+
+    # ------------------------------------------------------------ the rest
+
+    def externs(self, resolve: bool) -> dict[str, ExternPredicate]:
+        out = {}
+        for name, entry in self.syms.functions.items():
+            decl = entry.decl
+            if not isinstance(decl, ast.ExternDecl):
+                continue
+            params = tuple((p.name, self.resolver.data_type(p.type)) for p in decl.params)
+            out[name] = ExternPredicate(name, params, decl.binding)
+            if resolve:
+                problem = resolve_binding(decl.binding)
+                if problem:
+                    self.diags.append(Diagnostic("E0218", f"extern predicate `{name}` {problem}", decl.name_span,
+                                                 help='bind it to a Python function: '
+                                                      f'`extern predicate {name}(...) from "module:function"`'))
+        return out
+
+    def check_renames(self) -> None:
+        for inst in self.graph.instances:
+            for decl, child in zip(inst.import_decls, inst.imports):
+                declared = {d.name: d for d in child.module.items if isinstance(d, ast.ToolDecl | ast.AliasDecl)}
+                for r in decl.renames:
+                    target = declared.get(r.old)
+                    if target is None:
+                        self.diags.append(Diagnostic("E0103", f"`{child.path}` declares no tool `{r.old}`", r.span,
+                                                     help=did_you_mean(r.old, declared, "tool")))
+                        continue
+                    if isinstance(target, ast.ToolDecl):
+                        names = [p.name for p in target.params]
+                        for a in r.args:
+                            if a.old not in names:
+                                self.diags.append(Diagnostic(
+                                    "E0103", f"`{r.old}` has no argument `{a.old}`", a.span,
+                                    help=did_you_mean(a.old, names, "argument")))
+
+    def check_procedure_params(self) -> None:
+        for entry in list(self.syms.procedures.values()) + [
+                e for e in self.syms.functions.values() if hasattr(e.decl, "params")]:
+            allow = not isinstance(entry.decl, (ast.PredicateDecl, ast.ExternDecl))
+            for p in entry.decl.params:
+                resolved = self.resolver.resolve(p.type, allow_kinds=allow)
+                if isinstance(resolved, Kind) and resolved.name == "cmp" and resolved.is_list:
+                    self.diags.append(Diagnostic("E0221", "`cmp` parameters cannot be lists", p.span))
+
+    def build(self, resolve_externs: bool) -> Policy:
+        self.check_renames()
+        self.check_procedure_params()
+        rules = self.rules()
+        externs = self.externs(resolve_externs)
+        syms = self.syms
+        name = syms.policy.name if syms.policy else _stem(self.graph.root.path)
+        description = syms.policy.description if syms.policy else None
+        budget = None
+        if syms.budget is not None:
+            if syms.budget.value < 1:
+                self.diags.append(Diagnostic("E0215", "a call budget must be at least 1", syms.budget.span))
+            else:
+                budget = syms.budget.value
+        conformance = Severity()
+        if syms.conformance is not None:
+            conformance = check_severity(syms.conformance.severity, self.diags) or Severity()
+        layers = {**PAPER_LAYERS, **{k: (e.decl.description or k) for k, e in self.syms.layers.items()}}
+        sources = tuple(dict.fromkeys(i.path for i in reversed(self.graph.instances) if not i.is_stdlib))
+        return Policy(name, description, dict(self.sigs), tuple(rules), layers, externs, budget, conformance, sources)
+
+
+def resolve_binding(binding: str | None) -> str | None:
+    """None if `module:function` imports to a callable, else what is wrong."""
+    if not binding:
+        return "has no Python binding"
+    module_name, _, attr = binding.partition(":")
+    if not module_name or not attr:
+        return f'binding `{binding}` is not of the form "module:function"'
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as exc:  # any import failure is the user's module's, reported as such
+        return f"cannot import `{module_name}` ({type(exc).__name__}: {exc})"
+    fn = getattr(module, attr, None)
+    if not callable(fn):
+        return f"`{module_name}` has no function `{attr}`"
+    return None
+
+
+def _meta_word(meta) -> str:
+    return {ast.MetaLayer: "layer", ast.MetaWeight: "weight", ast.MetaSeverity: "severity",
+            ast.MetaMessage: "message"}[type(meta)]
+
+
+def _stem(path: str) -> str:
+    from pathlib import Path
+
+    return Path(path).stem

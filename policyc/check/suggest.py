@@ -1,0 +1,38 @@
+"""Did-you-mean suggestions."""
+
+from __future__ import annotations
+
+import difflib
+from typing import Iterable
+
+
+def closest(word: str, candidates: Iterable[str]) -> str | None:
+    """The candidate most like `word`, if one is close enough.
+
+    >>> closest("serch", ["search", "read_file", "final_answer"])
+    'search'
+    >>> closest("Search", ["search"]), closest("zzz", ["search"])
+    ('search', None)
+    """
+    pool = sorted(set(candidates))
+    for c in pool:
+        if c.lower() == word.lower():
+            return c
+    matches = difflib.get_close_matches(word, pool, n=1, cutoff=0.6)
+    if matches:
+        return matches[0]
+    folded = {c.lower(): c for c in pool}
+    matches = difflib.get_close_matches(word.lower(), list(folded), n=1, cutoff=0.6)
+    return folded[matches[0]] if matches else None
+
+
+def did_you_mean(word: str, candidates: Iterable[str], what: str = "") -> str | None:
+    """A help line: `did you mean ...?`, or the list of choices when there are few."""
+    pool = sorted(set(candidates))
+    best = closest(word, pool)
+    if best is not None:
+        return f"did you mean `{best}`?"
+    if 0 < len(pool) <= 6:
+        label = f"{what} " if what else ""
+        return f"the declared {label}names are " + ", ".join(f"`{c}`" for c in pool)
+    return None

@@ -1,0 +1,111 @@
+"""The declarations of a policy and every module it imports, in one table.
+
+Tools are entered under their renamed names (see `Renamer`); every other declaration keeps
+its name. A name declared twice is reported once, pointing at both declarations.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from policyc.check.modules import ModuleGraph, ModuleInstance
+from policyc.diagnostics import Diagnostic, Label, Severity
+from policyc.syntax import ast
+
+BUILTIN_FUNCTIONS = {
+    "len": "len(x): the length of a list, object or string",
+    "abs": "abs(x): the absolute value of a number",
+    "min": "min(a, b): the smaller of two numbers or strings",
+    "max": "max(a, b): the larger of two numbers or strings",
+    "contains": "contains(s, part): `part` occurs in the string `s`",
+    "startswith": "startswith(s, prefix)",
+    "endswith": "endswith(s, suffix)",
+    "lower": "lower(s): `s` in lower case",
+    "upper": "upper(s): `s` in upper case",
+    "entities": "entities(text): the identifiers, file paths and numbers in a text (appendix H.3)",
+    "outputs": "outputs(tool, ...): what the results of these tools showed, for grounding",
+}
+SPECIAL_NAMES = ("outputs", "metrics", "result")
+
+
+@dataclass
+class Entry:
+    decl: object
+    instance: ModuleInstance
+
+
+@dataclass
+class Symbols:
+    tools: dict[str, Entry] = field(default_factory=dict)
+    types: dict[str, Entry] = field(default_factory=dict)  # records and enums
+    functions: dict[str, Entry] = field(default_factory=dict)  # def, predicate, extern
+    procedures: dict[str, Entry] = field(default_factory=dict)
+    layers: dict[str, Entry] = field(default_factory=dict)
+    rules: list[Entry] = field(default_factory=list)
+    uses: list[Entry] = field(default_factory=list)
+    policy: ast.PolicyDecl | None = None
+    budget: ast.BudgetDecl | None = None
+    conformance: ast.ConformanceDecl | None = None
+
+
+def _name_span(decl):
+    return getattr(decl, "name_span", None) or decl.span
+
+
+def collect(graph: ModuleGraph) -> tuple[Symbols, list[Diagnostic]]:
+    syms = Symbols()
+    diags: list[Diagnostic] = []
+
+    def enter(table: dict, name: str, decl, inst: ModuleInstance, shared: tuple[dict, ...] = ()) -> None:
+        clash = table.get(name) or next((t[name] for t in shared if name in t), None)
+        if clash is not None:
+            if clash.decl is not decl:
+                diags.append(Diagnostic(
+                    "E0213", f"`{name}` is declared more than once", _name_span(decl),
+                    labels=(Label(_name_span(clash.decl), "first declared here"),),
+                    help="rename one of them; tools, predicates and macros share one namespace",
+                ))
+            return
+        table[name] = Entry(decl, inst)
+
+    for inst in graph.instances:
+        is_root = inst is graph.root
+        for decl in inst.module.items:
+            if isinstance(decl, ast.ToolDecl | ast.AliasDecl):
+                enter(syms.tools, inst.renamer.tool(decl.name), decl, inst, (syms.functions,))
+            elif isinstance(decl, ast.TypeDecl | ast.EnumDecl):
+                enter(syms.types, decl.name, decl, inst)
+            elif isinstance(decl, ast.DefDecl):
+                enter(syms.functions, decl.name, decl, inst, (syms.tools,))
+            elif isinstance(decl, ast.PredicateDecl):
+                enter(syms.functions, decl.name, decl, inst, (syms.tools,))
+            elif isinstance(decl, ast.ExternDecl):
+                enter(syms.functions, decl.name, decl, inst, (syms.tools,))
+            elif isinstance(decl, ast.ProcedureDecl):
+                enter(syms.procedures, decl.name, decl, inst)
+            elif isinstance(decl, ast.LayerDecl):
+                enter(syms.layers, decl.name, decl, inst)
+            elif isinstance(decl, ast.RuleDecl):
+                syms.rules.append(Entry(decl, inst))
+            elif isinstance(decl, ast.UseDecl):
+                syms.uses.append(Entry(decl, inst))
+            elif isinstance(decl, ast.PolicyDecl) and is_root:
+                if syms.policy is not None:
+                    diags.append(Diagnostic("E0213", "the policy is named more than once", decl.span,
+                                            labels=(Label(syms.policy.span, "first named here"),)))
+                syms.policy = decl
+            elif isinstance(decl, ast.BudgetDecl):
+                if is_root or syms.budget is None:
+                    syms.budget = decl
+            elif isinstance(decl, ast.ConformanceDecl):
+                if is_root or syms.conformance is None:
+                    syms.conformance = decl
+    for name, entry in syms.tools.items():
+        if name in BUILTIN_FUNCTIONS or name in SPECIAL_NAMES:
+            diags.append(Diagnostic("E0213", f"the tool name `{name}` is reserved", _name_span(entry.decl),
+                                    help=f"`{name}` is a builtin; give the tool another name"))
+    if not syms.rules and not syms.uses:
+        diags.append(Diagnostic("W0225", "the policy has no rules", graph.root.module.span,
+                                severity=Severity.WARNING,
+                                help="add a rule: `rule name: formula`"))
+    return syms, diags

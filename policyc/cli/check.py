@@ -1,0 +1,55 @@
+"""`policyc check FILE...`: parse, resolve and type-check policies."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from policyc.cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK
+from policyc.cli.common import FORMAT_TEXT_JSON, print_diagnostics
+from policyc.diagnostics import has_errors, summary_line
+
+_IO_CODES = {"E0002", "E0003", "E0005"}
+
+
+@click.command("check")
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("--format", "fmt", type=FORMAT_TEXT_JSON, default="text", show_default=True,
+              help="text for people, json for machines")
+@click.option("--resolve-externs", is_flag=True, help="import every extern predicate's Python binding")
+@click.option("--deny-warnings", is_flag=True, help="treat warnings as errors (exit 1)")
+def command(files: tuple[str, ...], fmt: str, resolve_externs: bool, deny_warnings: bool) -> None:
+    """Check policy FILES for syntax, name and type errors.
+
+    \b
+    Exit status: 0 no errors, 1 errors in a policy, 2 a file could not be read.
+    """
+    from policyc.check import check_file
+
+    all_diagnostics = []
+    unreadable = False
+    results = []
+    for path in files:
+        policy, diagnostics = check_file(path, resolve_externs=resolve_externs)
+        all_diagnostics.extend(diagnostics)
+        unreadable |= any(d.code in _IO_CODES and d.span is None for d in diagnostics)
+        results.append({
+            "file": path,
+            "ok": not has_errors(diagnostics),
+            "rules": [r.name for r in policy.rules] if policy else [],
+            "diagnostics": [d.to_json() for d in diagnostics],
+        })
+        if fmt == "text":
+            print_diagnostics(diagnostics)
+            if policy is not None and not has_errors(diagnostics):
+                click.echo(f"{path}: ok ({len(policy.rules)} rules, {len(policy.tools)} tools"
+                           f"{', ' + summary_line(diagnostics) if diagnostics else ''})")
+            else:
+                click.echo(f"{path}: {summary_line(diagnostics)}")
+    if fmt == "json":
+        click.echo(json.dumps(results, indent=2, ensure_ascii=False))
+    if unreadable:
+        raise click.exceptions.Exit(EXIT_INPUT)
+    failed = has_errors(all_diagnostics) or deny_warnings and bool(all_diagnostics)
+    raise click.exceptions.Exit(EXIT_FINDINGS if failed else EXIT_OK)

@@ -1,0 +1,251 @@
+"""Diagnostics as data: one record, several renderers.
+
+Every stage reports problems as `Diagnostic` values and collects them rather than raising.
+Messages follow one style: a lowercase sentence, no final period, user input in backticks;
+detail goes in `help` and in labelled secondary spans.
+
+>>> src = Source("p.altl", "rule r: serch\\n")
+>>> d = Diagnostic("E0201", "unknown tool `serch`", src.span(8, 13), help="did you mean `search`?")
+>>> print(render_text([d], color=False))
+error[E0201]: unknown tool `serch`
+ --> p.altl:1:9
+  |
+1 | rule r: serch
+  |         ^^^^^
+  = help: did you mean `search`?
+<BLANKLINE>
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Iterable, Sequence
+
+
+class Severity(str, Enum):
+    ERROR = "error"
+    WARNING = "warning"
+    NOTE = "note"
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """The text of one input file, with a line index for offset -> (line, column)."""
+
+    path: str
+    text: str
+    line_starts: tuple[int, ...] = field(default=(), compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if not self.line_starts:
+            starts = [0]
+            starts.extend(i + 1 for i, ch in enumerate(self.text) if ch == "\n")
+            object.__setattr__(self, "line_starts", tuple(starts))
+
+    def position(self, offset: int) -> tuple[int, int]:
+        """1-based (line, column) of a character offset."""
+        offset = max(0, min(offset, len(self.text)))
+        line = bisect.bisect_right(self.line_starts, offset) - 1
+        return line + 1, offset - self.line_starts[line] + 1
+
+    def line_text(self, line: int) -> str:
+        start = self.line_starts[line - 1]
+        end = self.line_starts[line] - 1 if line < len(self.line_starts) else len(self.text)
+        return self.text[start:end].rstrip("\r")
+
+    def span(self, start: int, end: int) -> "Span":
+        return Span(self, start, max(start, end))
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A half-open character range [start, end) of a source file."""
+
+    source: Source = field(repr=False)
+    start: int
+    end: int
+
+    @property
+    def path(self) -> str:
+        return self.source.path
+
+    @property
+    def line(self) -> int:
+        return self.source.position(self.start)[0]
+
+    @property
+    def column(self) -> int:
+        return self.source.position(self.start)[1]
+
+    @property
+    def end_line(self) -> int:
+        return self.source.position(self.end)[0]
+
+    @property
+    def end_column(self) -> int:
+        return self.source.position(self.end)[1]
+
+    @property
+    def text(self) -> str:
+        return self.source.text[self.start : self.end]
+
+    def cover(self, other: "Span") -> "Span":
+        return Span(self.source, min(self.start, other.start), max(self.end, other.end))
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}:{self.column}"
+
+    def to_json(self) -> dict:
+        return {
+            "file": self.path,
+            "line": self.line,
+            "column": self.column,
+            "end_line": self.end_line,
+            "end_column": self.end_column,
+        }
+
+
+NO_SOURCE = Source("<builtin>", "")
+NO_SPAN = Span(NO_SOURCE, 0, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class Label:
+    """A secondary span with a short explanation, drawn under the source like the primary."""
+
+    span: Span
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    code: str
+    message: str
+    span: Span | None = None
+    help: str | None = None
+    severity: Severity = Severity.ERROR
+    labels: tuple[Label, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity is Severity.ERROR
+
+    def to_json(self) -> dict:
+        out: dict = {"code": self.code, "severity": self.severity.value, "message": self.message}
+        if self.span is not None:
+            out["location"] = self.span.to_json()
+        if self.help:
+            out["help"] = self.help
+        if self.labels:
+            out["labels"] = [{"message": l.message, "location": l.span.to_json()} for l in self.labels]
+        if self.notes:
+            out["notes"] = list(self.notes)
+        return out
+
+
+def has_errors(diagnostics: Iterable[Diagnostic]) -> bool:
+    return any(d.is_error for d in diagnostics)
+
+
+def sort_diagnostics(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
+    """Order by file and position, dropping exact repeats (same code, message and span)."""
+    seen: set = set()
+    unique = []
+    for d in diagnostics:
+        key = (d.code, d.message, d.span.path if d.span else "", d.span.start if d.span else -1)
+        if key not in seen:
+            seen.add(key)
+            unique.append(d)
+    return sorted(unique, key=lambda d: (d.span.path if d.span else "", d.span.start if d.span else -1))
+
+
+# ------------------------------------------------------------------ text rendering
+
+_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "bold yellow", Severity.NOTE: "bold cyan"}
+_MAX_SNIPPET_LINES = 4
+
+
+def _underline(span: Span, line: int, width: int) -> tuple[int, int]:
+    """Columns (0-based start, length) of the caret run of `span` on `line`."""
+    text = span.source.line_text(line)
+    start_col = span.column - 1 if line == span.line else len(text) - len(text.lstrip())
+    end_col = span.end_column - 1 if line == span.end_line else len(text)
+    return start_col, max(1, end_col - start_col)
+
+
+def _snippet(span: Span, caret: str, message: str, paint) -> list[str]:
+    if span.source is NO_SOURCE:
+        return []
+    lines = list(range(span.line, min(span.end_line, span.line + _MAX_SNIPPET_LINES - 1) + 1))
+    width = len(str(lines[-1]))
+    out = []
+    for i, line in enumerate(lines):
+        text = span.source.line_text(line).replace("\t", " ")
+        out.append(f"{paint(f'{line:>{width}} |', 'bold blue')} {text}")
+        start, length = _underline(span, line, width)
+        marks = " " * start + caret * length
+        if i == len(lines) - 1 and message:
+            marks += " " + message
+        out.append(f"{paint(' ' * width + ' |', 'bold blue')} {paint(marks, 'bold red' if caret == '^' else 'bold blue')}")
+    return out
+
+
+def render_one(d: Diagnostic, color: bool = False) -> str:
+    def paint(text: str, style: str) -> str:
+        if not color:
+            return text
+        from rich.text import Text
+        from rich.console import Console
+
+        console = Console(force_terminal=True, color_system="standard", width=10_000)
+        with console.capture() as cap:
+            console.print(Text(text, style=style), end="")
+        return cap.get()
+
+    head = f"{d.severity.value}[{d.code}]"
+    lines = [f"{paint(head, _STYLE[d.severity])}{paint(': ' + d.message, 'bold')}"]
+    if d.span is not None and d.span.source is not NO_SOURCE:
+        width = len(str(d.span.end_line))
+        lines.append(f"{' ' * width}{paint('-->', 'bold blue')} {d.span}")
+        lines.append(paint(" " * width + " |", "bold blue"))
+        lines.extend(_snippet(d.span, "^", "", paint))
+        for label in d.labels:
+            if label.span.source is NO_SOURCE:
+                lines.append(f"{' ' * width} = note: {label.message}")
+                continue
+            if label.span.path != d.span.path or label.span.line != d.span.line:
+                lines.append(f"{' ' * width}{paint('::>', 'bold blue')} {label.span}")
+            lines.extend(_snippet(label.span, "-", label.message, paint))
+        pad = " " * width
+    else:
+        pad = ""
+        for label in d.labels:
+            lines.append(f" = note: {label.message} ({label.span})")
+    for note in d.notes:
+        lines.append(f"{pad} = note: {note}")
+    if d.help:
+        lines.append(f"{pad} = {paint('help', 'bold')}: {d.help}")
+    return "\n".join(lines) + "\n"
+
+
+def render_text(diagnostics: Sequence[Diagnostic], color: bool = False) -> str:
+    return "\n".join(render_one(d, color) for d in diagnostics)
+
+
+def summary_line(diagnostics: Sequence[Diagnostic]) -> str:
+    errors = sum(1 for d in diagnostics if d.severity is Severity.ERROR)
+    warnings = sum(1 for d in diagnostics if d.severity is Severity.WARNING)
+    parts = []
+    if errors:
+        parts.append(f"{errors} error{'s' if errors != 1 else ''}")
+    if warnings:
+        parts.append(f"{warnings} warning{'s' if warnings != 1 else ''}")
+    return ", ".join(parts) if parts else "no problems"
+
+
+def render_json(diagnostics: Sequence[Diagnostic]) -> str:
+    return json.dumps([d.to_json() for d in diagnostics], indent=2, ensure_ascii=False)

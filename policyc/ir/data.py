@@ -1,0 +1,101 @@
+"""Evaluation of data terms, shared by the reference evaluator, the automata and the runtime.
+
+A term is evaluated against a `DataEnv`: values of the variables in scope, the call at the
+current position (inside an event guard), and the trace-wide values that domains and
+`outputs` draw on. The result is a JSON value or `UNDEF` (⊥).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Mapping, Protocol
+
+from policyc.ir import nodes as n
+from policyc.ir.ops import UNDEF, apply_op, get_field, get_index, get_slice, truthy
+
+
+class Globals(Protocol):
+    """Trace-wide values (appendix A.2.4: domains extracted from τ and μ)."""
+
+    def values(self, tool: str, path: tuple, flatten: bool) -> list: ...
+
+    def outputs(self, tools: tuple[str, ...]) -> object: ...
+
+    def metric(self, path: tuple) -> object: ...
+
+
+class ExternError(Exception):
+    """An extern predicate has no binding, or its Python function raised."""
+
+
+@dataclass(frozen=True, slots=True)
+class DataEnv:
+    vars: Mapping[str, object] = field(default_factory=dict)
+    args: Mapping[str, object] | None = None
+    result: object = UNDEF
+    globals: Globals | None = None
+    externs: Mapping[str, Callable[..., object]] = field(default_factory=dict)
+
+    def bind(self, name: str, value: object) -> "DataEnv":
+        return DataEnv({**self.vars, name: value}, self.args, self.result, self.globals, self.externs)
+
+    def at_call(self, args: Mapping[str, object], result: object) -> "DataEnv":
+        return DataEnv(self.vars, args, result, self.globals, self.externs)
+
+
+def path_value(value: object, path: tuple) -> object:
+    for step in path:
+        value = get_index(value, step) if isinstance(step, int) else get_field(value, step)
+        if value is UNDEF:
+            return UNDEF
+    return value
+
+
+def eval_term(t: n.Term, env: DataEnv) -> object:  # noqa: C901 - one case per node type
+    if isinstance(t, n.Lit):
+        return t.value
+    if isinstance(t, n.Var):
+        return env.vars.get(t.name, UNDEF)
+    if isinstance(t, n.Arg):
+        if env.args is None:
+            return UNDEF
+        return env.args.get(t.name, UNDEF)
+    if isinstance(t, n.Result):
+        return env.result
+    if isinstance(t, n.Field):
+        return get_field(eval_term(t.base, env), t.name)
+    if isinstance(t, n.Index):
+        return get_index(eval_term(t.base, env), eval_term(t.index, env))
+    if isinstance(t, n.Slice):
+        start = None if t.start is None else eval_term(t.start, env)
+        stop = None if t.stop is None else eval_term(t.stop, env)
+        return get_slice(eval_term(t.base, env), start, stop)
+    if isinstance(t, n.Op):
+        if t.op == "and":  # short-circuit, as the connective reads
+            return all(truthy(eval_term(a, env)) for a in t.args)
+        if t.op == "or":
+            return any(truthy(eval_term(a, env)) for a in t.args)
+        return apply_op(t.op, *(eval_term(a, env) for a in t.args))
+    if isinstance(t, n.Extern):
+        fn = env.externs.get(t.name)
+        if fn is None:
+            raise ExternError(f"extern predicate `{t.name}` has no Python binding")
+        args = [eval_term(a, env) for a in t.args]
+        if any(a is UNDEF for a in args):
+            return False
+        try:
+            return bool(fn(*args))
+        except Exception as exc:  # a user's function: report, do not crash the evaluator
+            raise ExternError(f"extern predicate `{t.name}` raised {type(exc).__name__}: {exc}") from exc
+    if isinstance(t, n.Values):
+        return env.globals.values(t.tool, t.path, t.flatten) if env.globals is not None else []
+    if isinstance(t, n.Outputs):
+        return env.globals.outputs(t.tools) if env.globals is not None else []
+    if isinstance(t, n.Metric):
+        return env.globals.metric(t.path) if env.globals is not None else UNDEF
+    raise TypeError(f"not a term: {type(t).__name__}")
+
+
+def holds(t: n.Term, env: DataEnv) -> bool:
+    """A term read as a condition."""
+    return truthy(eval_term(t, env))

@@ -1,0 +1,292 @@
+"""The core IR: hash-consed formula and term nodes.
+
+Every node is built once per distinct content: constructing `Until(a, b)` twice returns the
+same object, so equality is identity and hashing is cheap. Nodes carry a stable structural
+key (`skey`, identical across processes) that orders the operands of `And`/`Or`, so
+equivalent conjunctions are one node and serialised artifacts are reproducible.
+
+Build nodes with the smart constructors in `policyc.ir.build`, which fold trivial identities
+on the way in; the classes here only intern.
+
+The formula core (appendix A.2 of the AgentLTL paper, plus past time):
+  Const, Event(tool, guard), Cond(term), Not, And, Or,
+  Next (strong), WNext (weak), Until, Release,
+  Yesterday (strong), WYesterday (weak), Since, Trigger,
+  Forall, Exists (over finite domains extracted from the trace).
+F, G, W, O, H are derived: F a = true U a, G a = false R a, a W b = b R (a | b),
+O a = true S a, H a = false T a.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import ClassVar
+
+_INTERN: dict = {}
+
+
+def _payload_key(value: object) -> str:
+    if isinstance(value, Node):
+        return value.skey
+    if isinstance(value, tuple):
+        return "(" + ",".join(_payload_key(v) for v in value) + ")"
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return json.dumps(value)
+    return repr(value)  # types: frozen dataclasses with a stable repr
+
+
+class Node:
+    """Base of IR nodes: interned by (class, fields)."""
+
+    __slots__ = ("_h", "skey", "_cache")
+    _fields: ClassVar[tuple[str, ...]] = ()
+
+    def __new__(cls, *args):
+        key = (cls, args)
+        node = _INTERN.get(key)
+        if node is not None:
+            return node
+        node = object.__new__(cls)
+        for name, value in zip(cls._fields, args):
+            object.__setattr__(node, name, value)
+        digest = hashlib.blake2b(
+            (cls.__name__ + "|" + "|".join(_payload_key(a) for a in args)).encode(), digest_size=10
+        ).hexdigest()
+        object.__setattr__(node, "skey", digest)
+        object.__setattr__(node, "_h", hash(digest))
+        object.__setattr__(node, "_cache", {})
+        _INTERN[key] = node
+        return node
+
+    def __setattr__(self, name, value):
+        raise AttributeError("IR nodes are immutable")
+
+    def __eq__(self, other) -> bool:
+        return self is other
+
+    def __hash__(self) -> int:
+        return self._h
+
+    def __reduce__(self):
+        return (type(self), tuple(getattr(self, f) for f in self._fields))
+
+    @property
+    def children(self) -> tuple["Node", ...]:
+        out = []
+        for f in self._fields:
+            v = getattr(self, f)
+            if isinstance(v, Node):
+                out.append(v)
+            elif isinstance(v, tuple):
+                out.extend(x for x in v if isinstance(x, Node))
+        return tuple(out)
+
+    def __repr__(self) -> str:
+        from policyc.ir.printer import show
+
+        return show(self)
+
+
+# ------------------------------------------------------------------ terms (data)
+
+
+class Term(Node):
+    __slots__ = ()
+
+
+class Lit(Term):
+    """A JSON constant. Interned by its canonical JSON text, so `1`, `1.0` and `true` differ."""
+
+    __slots__ = ("value", "text")
+    _fields = ("value", "text")
+
+    def __new__(cls, value: object):
+        text = json.dumps(value, sort_keys=True, ensure_ascii=False)
+        node = _INTERN.get((cls, (("lit", text),)))
+        if node is None:
+            node = Node.__new__(cls, ("lit", text))
+            object.__setattr__(node, "value", value)
+            object.__setattr__(node, "text", text)
+        return node
+
+    def __reduce__(self):
+        return (Lit, (self.value,))
+
+
+class Var(Term):
+    """A quantified (or pattern-bound) data variable."""
+
+    __slots__ = ("name",)
+    _fields = ("name",)
+
+
+class Arg(Term):
+    """An argument of the call at the current position (inside an event guard)."""
+
+    __slots__ = ("name",)
+    _fields = ("name",)
+
+
+class Result(Term):
+    """The result of the call at the current position (inside an event guard)."""
+
+    __slots__ = ()
+    _fields = ()
+
+
+class Field(Term):
+    __slots__ = ("base", "name")
+    _fields = ("base", "name")
+
+
+class Index(Term):
+    __slots__ = ("base", "index")
+    _fields = ("base", "index")
+
+
+class Slice(Term):
+    __slots__ = ("base", "start", "stop")
+    _fields = ("base", "start", "stop")
+
+
+class Op(Term):
+    """An operator of `policyc.ir.ops.OPS` applied to terms."""
+
+    __slots__ = ("op", "args")
+    _fields = ("op", "args")
+
+
+class Extern(Term):
+    """A call to an extern predicate: bound to Python, opaque to the solver."""
+
+    __slots__ = ("name", "args")
+    _fields = ("name", "args")
+
+
+class Values(Term):
+    """The values of `tool.path` over every call to `tool` in the trace (a global domain).
+
+    With `flatten`, a path whose values are lists contributes their elements."""
+
+    __slots__ = ("tool", "path", "flatten")
+    _fields = ("tool", "path", "flatten")
+
+
+class Outputs(Term):
+    """The grounding set: entities seen in results of `tools` (all tools when empty)."""
+
+    __slots__ = ("tools",)
+    _fields = ("tools",)
+
+
+class Metric(Term):
+    """A field of the metrics record μ (appendix A.1.3)."""
+
+    __slots__ = ("path",)
+    _fields = ("path",)
+
+
+# ------------------------------------------------------------------ formulas
+
+
+class Formula(Node):
+    __slots__ = ()
+
+
+class Const(Formula):
+    __slots__ = ("value",)
+    _fields = ("value",)
+
+
+class Event(Formula):
+    """Holds at i when call i is to `tool` and `guard` is true of its arguments and result."""
+
+    __slots__ = ("tool", "guard")
+    _fields = ("tool", "guard")
+
+
+class Cond(Formula):
+    """A position-independent condition on data variables and global terms."""
+
+    __slots__ = ("term",)
+    _fields = ("term",)
+
+
+class Not(Formula):
+    __slots__ = ("arg",)
+    _fields = ("arg",)
+
+
+class And(Formula):
+    __slots__ = ("args",)
+    _fields = ("args",)
+
+
+class Or(Formula):
+    __slots__ = ("args",)
+    _fields = ("args",)
+
+
+class Next(Formula):
+    """Strong next: there is a next position and it satisfies the operand."""
+
+    __slots__ = ("arg",)
+    _fields = ("arg",)
+
+
+class WNext(Formula):
+    """Weak next: if there is a next position, it satisfies the operand."""
+
+    __slots__ = ("arg",)
+    _fields = ("arg",)
+
+
+class Until(Formula):
+    __slots__ = ("left", "right")
+    _fields = ("left", "right")
+
+
+class Release(Formula):
+    __slots__ = ("left", "right")
+    _fields = ("left", "right")
+
+
+class Yesterday(Formula):
+    """Strong yesterday: there is a previous position and it satisfies the operand."""
+
+    __slots__ = ("arg",)
+    _fields = ("arg",)
+
+
+class WYesterday(Formula):
+    """Weak yesterday: true at position 0."""
+
+    __slots__ = ("arg",)
+    _fields = ("arg",)
+
+
+class Since(Formula):
+    __slots__ = ("left", "right")
+    _fields = ("left", "right")
+
+
+class Trigger(Formula):
+    """Dual of since: a T b = not (not a S not b)."""
+
+    __slots__ = ("left", "right")
+    _fields = ("left", "right")
+
+
+class Forall(Formula):
+    __slots__ = ("var", "type", "domain", "body")
+    _fields = ("var", "type", "domain", "body")
+
+
+class Exists(Formula):
+    __slots__ = ("var", "type", "domain", "body")
+    _fields = ("var", "type", "domain", "body")
+
+
+TRUE = Const(True)
+FALSE = Const(False)

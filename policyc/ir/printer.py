@@ -1,0 +1,169 @@
+"""IR -> AgentLTL text, for residual formulas, reports and error messages.
+
+>>> from policyc.ir import build as b
+>>> show(b.always(b.implies(b.event("refund", b.op("eq", b.arg("order_id"), b.var("o"))),
+...                          b.once(b.event("check", b.op("eq", b.arg("order_id"), b.var("o")))))))
+'G (refund(order_id: o) -> O check(order_id: o))'
+"""
+
+from __future__ import annotations
+
+import json
+
+from policyc.ir.nodes import (
+    And,
+    Arg,
+    Cond,
+    Const,
+    Event,
+    Exists,
+    Extern,
+    Field,
+    Forall,
+    Index,
+    Lit,
+    Metric,
+    Next,
+    Node,
+    Not,
+    Op,
+    Or,
+    Outputs,
+    Release,
+    Result,
+    Since,
+    Slice,
+    Trigger,
+    Until,
+    Values,
+    Var,
+    WNext,
+    WYesterday,
+    Yesterday,
+)
+from policyc.ir.ops import OPS
+
+# precedence levels, loosest first (mirrors grammar/agentltl.lark)
+QUANT, IMPLIES, IFF, OR, AND, BINTEMP, UNARY, COMPARE, ADD, MUL, NEG, ATOM = range(12)
+_TERM_PREC = {"add": ADD, "sub": ADD, "mul": MUL, "div": MUL, "mod": MUL}
+
+
+def show(node: Node) -> str:
+    return _show(node)[0]
+
+
+def _wrap(part: tuple[str, int], need: int) -> str:
+    text, prec = part
+    return f"({text})" if prec < need else text
+
+
+def _show(node: Node) -> tuple[str, int]:  # noqa: C901 - one case per node type
+    # ------------------------------------------------ terms
+    if isinstance(node, Lit):
+        return json.dumps(node.value, ensure_ascii=False), ATOM
+    if isinstance(node, (Var, Arg)):
+        return node.name, ATOM
+    if isinstance(node, Result):
+        return "result", ATOM
+    if isinstance(node, Field):
+        return f"{_wrap(_show(node.base), ATOM)}.{node.name}", ATOM
+    if isinstance(node, Index):
+        return f"{_wrap(_show(node.base), ATOM)}[{show(node.index)}]", ATOM
+    if isinstance(node, Slice):
+        start = show(node.start) if node.start is not None else ""
+        stop = show(node.stop) if node.stop is not None else ""
+        return f"{_wrap(_show(node.base), ATOM)}[{start}:{stop}]", ATOM
+    if isinstance(node, Values):
+        path = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in node.path)
+        return f"{node.tool}{path}", ATOM
+    if isinstance(node, Outputs):
+        return ("outputs" if not node.tools else f"outputs({', '.join(node.tools)})"), ATOM
+    if isinstance(node, Metric):
+        return "metrics" + "".join(f".{p}" for p in node.path), ATOM
+    if isinstance(node, Extern):
+        return f"{node.name}({', '.join(show(a) for a in node.args)})", ATOM
+    if isinstance(node, Op):
+        return _show_op(node)
+    # ------------------------------------------------ formulas
+    if isinstance(node, Const):
+        return ("true" if node.value else "false"), ATOM
+    if isinstance(node, Event):
+        if isinstance(node.guard, Lit) and node.guard.value is True:
+            return node.tool, ATOM
+        parts = node.guard.args if isinstance(node.guard, Op) and node.guard.op == "and" else (node.guard,)
+        return f"{node.tool}({', '.join(_show_condition(p) for p in parts)})", ATOM
+    if isinstance(node, Cond):
+        return _show(node.term)
+    if isinstance(node, Not):
+        return f"not {_wrap(_show(node.arg), UNARY)}", UNARY
+    if isinstance(node, Or) and len(node.args) == 2 and sum(isinstance(a, Not) for a in node.args) == 1:
+        neg_part = next(a for a in node.args if isinstance(a, Not))
+        pos_part = next(a for a in node.args if not isinstance(a, Not))
+        return f"{_wrap(_show(neg_part.arg), IFF)} -> {_wrap(_show(pos_part), IMPLIES)}", IMPLIES
+    if isinstance(node, (And, Or)):
+        word, prec = ("and", AND) if isinstance(node, And) else ("or", OR)
+        return f" {word} ".join(_wrap(_show(a), prec + 1) for a in node.args), prec
+    if isinstance(node, (Next, WNext, Yesterday, WYesterday)):
+        letter = {Next: "X", WNext: "WX", Yesterday: "Y", WYesterday: "Z"}[type(node)]
+        return f"{letter} {_wrap(_show(node.arg), UNARY)}", UNARY
+    if isinstance(node, Until):
+        if node.left.__class__ is Const and node.left.value:
+            return f"F {_wrap(_show(node.right), UNARY)}", UNARY
+        return f"{_wrap(_show(node.left), UNARY)} U {_wrap(_show(node.right), BINTEMP)}", BINTEMP
+    if isinstance(node, Release):
+        if node.left.__class__ is Const and not node.left.value:
+            return f"G {_wrap(_show(node.right), UNARY)}", UNARY
+        return f"{_wrap(_show(node.left), UNARY)} R {_wrap(_show(node.right), BINTEMP)}", BINTEMP
+    if isinstance(node, Since):
+        if node.left.__class__ is Const and node.left.value:
+            return f"O {_wrap(_show(node.right), UNARY)}", UNARY
+        return f"{_wrap(_show(node.left), UNARY)} S {_wrap(_show(node.right), BINTEMP)}", BINTEMP
+    if isinstance(node, Trigger):
+        if node.left.__class__ is Const and not node.left.value:
+            return f"H {_wrap(_show(node.right), UNARY)}", UNARY
+        left = _negated_text(node.left)
+        right = _negated_text(node.right)
+        return f"not ({left} S {right})", UNARY
+    if isinstance(node, (Forall, Exists)):
+        word = "forall" if isinstance(node, Forall) else "exists"
+        return f"{word} {node.var} in {_wrap(_show(node.domain), ADD)}: {show(node.body)}", QUANT
+    raise TypeError(f"cannot print {type(node).__name__}")
+
+
+def _negated_text(f: Node) -> str:
+    if isinstance(f, Not):
+        return _wrap(_show(f.arg), UNARY)
+    return f"not {_wrap(_show(f), UNARY)}"
+
+
+def _show_condition(term: Node) -> str:
+    """A guard conjunct, as written inside an event pattern (`arg: v` for equalities)."""
+    if isinstance(term, Op) and term.op == "eq" and isinstance(term.args[0], Arg) and not isinstance(term.args[1], Arg):
+        return f"{term.args[0].name}: {show(term.args[1])}"
+    return show(term)
+
+
+def _show_op(node: Op) -> tuple[str, int]:
+    spec = OPS[node.op]
+    a = node.args
+    if spec.kind == "compare":
+        return f"{_wrap(_show(a[0]), ADD)} {spec.symbol} {_wrap(_show(a[1]), ADD)}", COMPARE
+    if node.op == "neg":
+        return f"-{_wrap(_show(a[0]), NEG)}", NEG
+    if node.op in _TERM_PREC:
+        prec = _TERM_PREC[node.op]
+        return f"{_wrap(_show(a[0]), prec)} {spec.symbol} {_wrap(_show(a[1]), prec + 1)}", prec
+    if node.op == "not":
+        inner = a[0]
+        if isinstance(inner, Op) and inner.op == "in":
+            return f"{_wrap(_show(inner.args[0]), ADD)} not in {_wrap(_show(inner.args[1]), ADD)}", COMPARE
+        return f"not {_wrap(_show(inner), UNARY)}", UNARY
+    if node.op in ("and", "or"):
+        prec = AND if node.op == "and" else OR
+        return f" {node.op} ".join(_wrap(_show(x), prec + 1) for x in a), prec
+    if node.op == "list":
+        return "[" + ", ".join(show(x) for x in a) + "]", ATOM
+    if node.op == "dict":
+        items = ", ".join(f"{show(a[i])}: {show(a[i + 1])}" for i in range(0, len(a), 2))
+        return "{" + items + "}", ATOM
+    return f"{spec.symbol}({', '.join(show(x) for x in a)})", ATOM

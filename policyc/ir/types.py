@@ -1,0 +1,318 @@
+"""Value types and tool signatures, shared by the checker, the solver and the runtime.
+
+>>> t = ListT(RecordT("Order", (("id", STR), ("amount", FLOAT))))
+>>> str(t), type_from_json(type_to_json(t)) == t
+('list[Order]', True)
+>>> value_problems({"id": "A1", "amount": "12"}, t.elem)
+['`amount` should be float, got str']
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Union
+
+
+@dataclass(frozen=True, slots=True)
+class Prim:
+    """int, float, str, bool, null or any."""
+
+    name: str
+
+    def __str__(self) -> str:
+        return self.name
+
+
+INT = Prim("int")
+FLOAT = Prim("float")
+STR = Prim("str")
+BOOL = Prim("bool")
+NULL = Prim("null")
+ANY = Prim("any")
+PRIMITIVES = {p.name: p for p in (INT, FLOAT, STR, BOOL, NULL, ANY)}
+
+
+@dataclass(frozen=True, slots=True)
+class ListT:
+    elem: "Type"
+
+    def __str__(self) -> str:
+        return f"list[{self.elem}]"
+
+
+@dataclass(frozen=True, slots=True)
+class DictT:
+    value: "Type"
+
+    def __str__(self) -> str:
+        return f"dict[str, {self.value}]"
+
+
+@dataclass(frozen=True, slots=True)
+class OptionalT:
+    inner: "Type"
+
+    def __str__(self) -> str:
+        return f"{self.inner}?"
+
+
+@dataclass(frozen=True, slots=True)
+class EnumT:
+    name: str
+    members: tuple[str, ...]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True, slots=True)
+class RecordT:
+    name: str
+    fields: tuple[tuple[str, "Type"], ...]
+
+    def __str__(self) -> str:
+        if self.name:
+            return self.name
+        return "{" + ", ".join(f"{n}: {t}" for n, t in self.fields) + "}"
+
+    def field(self, name: str) -> "Type | None":
+        for fname, ftype in self.fields:
+            if fname == name:
+                return ftype
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class EntitySetT:
+    """The grounding set of `outputs`: membership is the paper's entity match (appendix H.3)."""
+
+    def __str__(self) -> str:
+        return "outputs"
+
+
+Type = Union[Prim, ListT, DictT, OptionalT, EnumT, RecordT, EntitySetT]
+
+
+def strip_optional(t: Type) -> Type:
+    return t.inner if isinstance(t, OptionalT) else t
+
+
+def is_numeric(t: Type) -> bool:
+    t = strip_optional(t)
+    return t in (INT, FLOAT, ANY)
+
+
+def is_collection(t: Type) -> bool:
+    t = strip_optional(t)
+    return isinstance(t, (ListT, DictT, EntitySetT)) or t in (STR, ANY)
+
+
+def element_type(t: Type) -> Type:
+    """The type of `x` in `x in t` / `forall x in t`."""
+    t = strip_optional(t)
+    if isinstance(t, ListT):
+        return t.elem
+    if isinstance(t, DictT):
+        return STR
+    if t is STR or isinstance(t, EntitySetT):
+        return STR
+    return ANY
+
+
+def compatible(a: Type, b: Type) -> bool:
+    """Whether values of `a` and `b` may meaningfully be compared with `==`."""
+    a, b = strip_optional(a), strip_optional(b)
+    if ANY in (a, b) or NULL in (a, b):
+        return True
+    if is_numeric(a) and is_numeric(b):
+        return True
+    if isinstance(a, EnumT) or isinstance(b, EnumT):
+        other = b if isinstance(a, EnumT) else a
+        return other is STR or isinstance(other, EnumT) and a == b
+    if isinstance(a, ListT) and isinstance(b, ListT):
+        return compatible(a.elem, b.elem)
+    if isinstance(a, (DictT, RecordT)) and isinstance(b, (DictT, RecordT)):
+        return True
+    return a == b
+
+
+def join(a: Type, b: Type) -> Type:
+    """A type that holds values of both `a` and `b` (used for list literals and domains)."""
+    if a == b:
+        return a
+    if {a, b} == {INT, FLOAT}:
+        return FLOAT
+    if a is NULL:
+        return OptionalT(strip_optional(b))
+    if b is NULL:
+        return OptionalT(strip_optional(a))
+    if isinstance(a, EnumT) and b is STR or isinstance(b, EnumT) and a is STR:
+        return STR
+    return ANY
+
+
+# ------------------------------------------------------------------ tool signatures
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    name: str
+    type: Type
+
+    @property
+    def required(self) -> bool:
+        return not isinstance(self.type, OptionalT)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSignature:
+    """A declared tool. `alias_of` names the tool it renames, if it is an alias."""
+
+    name: str
+    params: tuple[Param, ...]
+    result: Type
+    terminal: bool = False
+    alias_of: str | None = None
+
+    def param(self, name: str) -> Param | None:
+        for p in self.params:
+            if p.name == name:
+                return p
+        return None
+
+    def __str__(self) -> str:
+        params = ", ".join(f"{p.name}: {p.type}" for p in self.params)
+        prefix = "terminal tool" if self.terminal else "tool"
+        result = "" if self.result is ANY else f" -> {self.result}"
+        return f"{prefix} {self.name}({params}){result}"
+
+
+# ------------------------------------------------------------------ values
+
+
+def type_of_value(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int"
+    if isinstance(value, float):
+        return "float"
+    if isinstance(value, str):
+        return "str"
+    if isinstance(value, list):
+        return "list"
+    if isinstance(value, dict):
+        return "dict"
+    return type(value).__name__
+
+
+def value_problems(value: object, t: Type, where: str = "") -> list[str]:
+    """Ways in which a JSON value does not have type `t` (empty when it conforms)."""
+    label = f"`{where}` " if where else ""
+    if t is ANY:
+        return []
+    if isinstance(t, OptionalT):
+        return [] if value is None else value_problems(value, t.inner, where)
+    actual = type_of_value(value)
+    if t is FLOAT:
+        ok = actual in ("int", "float")
+    elif t in (INT, STR, BOOL, NULL):
+        ok = actual == t.name
+    elif isinstance(t, EnumT):
+        if actual == "str" and value not in t.members:
+            return [f"{label}should be one of {', '.join(t.members)}, got \"{value}\""]
+        ok = actual == "str"
+    elif isinstance(t, ListT):
+        if actual != "list":
+            ok = False
+        else:
+            out: list[str] = []
+            for i, item in enumerate(value):  # type: ignore[arg-type]
+                out.extend(value_problems(item, t.elem, f"{where}[{i}]"))
+            return out
+    elif isinstance(t, DictT):
+        if actual != "dict":
+            ok = False
+        else:
+            out = []
+            for key, item in value.items():  # type: ignore[union-attr]
+                out.extend(value_problems(item, t.value, f"{where}.{key}" if where else key))
+            return out
+    elif isinstance(t, RecordT):
+        if actual != "dict":
+            ok = False
+        else:
+            out = []
+            for fname, ftype in t.fields:
+                path = f"{where}.{fname}" if where else fname
+                if fname not in value:  # type: ignore[operator]
+                    if not isinstance(ftype, OptionalT) and ftype is not ANY:
+                        out.append(f"`{path}` is missing")
+                    continue
+                out.extend(value_problems(value[fname], ftype, path))  # type: ignore[index]
+            return out
+    else:
+        ok = True
+    return [] if ok else [f"{label}should be {t}, got {actual}"]
+
+
+# ------------------------------------------------------------------ JSON form (for the artifact)
+
+
+def type_to_json(t: Type) -> object:
+    if isinstance(t, Prim):
+        return t.name
+    if isinstance(t, ListT):
+        return {"list": type_to_json(t.elem)}
+    if isinstance(t, DictT):
+        return {"dict": type_to_json(t.value)}
+    if isinstance(t, OptionalT):
+        return {"optional": type_to_json(t.inner)}
+    if isinstance(t, EnumT):
+        return {"enum": t.name, "members": list(t.members)}
+    if isinstance(t, RecordT):
+        return {"record": t.name, "fields": [[n, type_to_json(ft)] for n, ft in t.fields]}
+    if isinstance(t, EntitySetT):
+        return "outputs"
+    raise TypeError(f"not a type: {t!r}")
+
+
+def type_from_json(data: object) -> Type:
+    if isinstance(data, str):
+        if data == "outputs":
+            return EntitySetT()
+        return PRIMITIVES[data]
+    assert isinstance(data, dict)
+    if "list" in data:
+        return ListT(type_from_json(data["list"]))
+    if "dict" in data:
+        return DictT(type_from_json(data["dict"]))
+    if "optional" in data:
+        return OptionalT(type_from_json(data["optional"]))
+    if "enum" in data:
+        return EnumT(data["enum"], tuple(data["members"]))
+    if "record" in data:
+        return RecordT(data["record"], tuple((n, type_from_json(ft)) for n, ft in data["fields"]))
+    raise ValueError(f"not a type: {data!r}")
+
+
+def signature_to_json(sig: ToolSignature) -> dict:
+    return {
+        "name": sig.name,
+        "params": [{"name": p.name, "type": type_to_json(p.type)} for p in sig.params],
+        "result": type_to_json(sig.result),
+        "terminal": sig.terminal,
+        "alias_of": sig.alias_of,
+    }
+
+
+def signature_from_json(data: dict) -> ToolSignature:
+    return ToolSignature(
+        data["name"],
+        tuple(Param(p["name"], type_from_json(p["type"])) for p in data["params"]),
+        type_from_json(data["result"]),
+        bool(data.get("terminal", False)),
+        data.get("alias_of"),
+    )

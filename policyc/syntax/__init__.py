@@ -1,0 +1,5 @@
+"""Stage 1: text -> AST (`parse`)."""
+
+from policyc.syntax.parser import decode_source, parse, parse_source
+
+__all__ = ["parse", "parse_source", "decode_source"]

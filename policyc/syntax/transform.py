@@ -1,0 +1,288 @@
+"""lark parse tree -> AST. One method per grammar rule or alias; methods only build nodes."""
+
+from __future__ import annotations
+
+import json
+
+from lark import Token, Transformer, v_args
+
+from policyc.diagnostics import Source, Span
+from policyc.syntax import ast
+
+_UNARY = {
+    "X": "next", "next": "next",
+    "WX": "weak_next", "wnext": "weak_next", "weak next": "weak_next",
+    "F": "eventually", "eventually": "eventually",
+    "G": "always", "always": "always",
+    "Y": "yesterday", "yesterday": "yesterday",
+    "Z": "weak_yesterday", "wyesterday": "weak_yesterday", "weak yesterday": "weak_yesterday",
+    "O": "once", "once": "once",
+    "H": "historically", "historically": "historically",
+}
+_BINARY = {
+    "U": "until", "until": "until",
+    "W": "weak_until", "unless": "weak_until", "weak until": "weak_until",
+    "R": "release", "release": "release", "releases": "release",
+    "S": "since", "since": "since",
+}
+_LOGIC = {"and": "and", "&&": "and", "or": "or", "||": "or", "->": "implies", "implies": "implies",
+          "<->": "iff", "iff": "iff"}
+
+
+def _words(token: Token) -> str:
+    return " ".join(str(token).split())
+
+
+def decode_string(token: str) -> str:
+    return json.loads(token)
+
+
+@v_args(meta=True)
+class ToAst(Transformer):
+    """Builds `policyc.syntax.ast` nodes; `source` gives every node its span."""
+
+    def __init__(self, source: Source):
+        super().__init__(visit_tokens=False)
+        self.source = source
+
+    # ------------------------------------------------------------ spans
+
+    def _span(self, meta) -> Span:
+        if getattr(meta, "empty", True):
+            return self.source.span(0, 0)
+        return self.source.span(meta.start_pos, meta.end_pos)
+
+    def _tok(self, token: Token) -> Span:
+        return self.source.span(token.start_pos, token.end_pos)
+
+    @staticmethod
+    def _present(children) -> list:
+        return [c for c in children if c is not None]
+
+    # ------------------------------------------------------------ module
+
+    def start(self, meta, children):
+        return ast.Module(self.source.path, tuple(children), span=self._span(meta))
+
+    # ------------------------------------------------------------ declarations
+
+    def policy_decl(self, meta, c):
+        name, desc = c
+        return ast.PolicyDecl(str(name), decode_string(desc) if desc else None, span=self._span(meta))
+
+    def budget_decl(self, meta, c):
+        return ast.BudgetDecl(c[0], span=self._span(meta))
+
+    def conformance_decl(self, meta, c):
+        return ast.ConformanceDecl(c[0], span=self._span(meta))
+
+    def import_decl(self, meta, c):
+        target, renames = c
+        if isinstance(target, Token):
+            return ast.ImportDecl(decode_string(target), True, tuple(renames or ()),
+                                  span=self._span(meta), target_span=self._tok(target))
+        name, span = target
+        return ast.ImportDecl(name, False, tuple(renames or ()), span=self._span(meta), target_span=span)
+
+    def dotted_name(self, meta, c):
+        return ".".join(str(t) for t in c), self._span(meta)
+
+    def rename_map(self, meta, c):
+        return self._present(c)
+
+    def tool_rename(self, meta, c):
+        old, new, args = c
+        return ast.ToolRename(str(old), str(new), tuple(args or ()), span=self._span(meta))
+
+    def arg_renames(self, meta, c):
+        return self._present(c)
+
+    def arg_rename(self, meta, c):
+        return ast.ArgRename(str(c[0]), str(c[1]), span=self._span(meta))
+
+    def type_decl(self, meta, c):
+        return ast.TypeDecl(str(c[0]), tuple(self._present(c[1:])), span=self._span(meta))
+
+    def field(self, meta, c):
+        return ast.FieldDecl(str(c[0]), c[1], span=self._span(meta))
+
+    def enum_decl(self, meta, c):
+        members = []
+        for m in self._present(c[1:]):
+            members.append(decode_string(m) if m.type == "STRING" else str(m))
+        return ast.EnumDecl(str(c[0]), tuple(members), span=self._span(meta))
+
+    def layer_decl(self, meta, c):
+        name, desc = c
+        return ast.LayerDecl(str(name), decode_string(desc) if desc else None, span=self._span(meta))
+
+    def tool_decl(self, meta, c):
+        terminal, name, *rest = c
+        result = rest[-1]
+        params = tuple(p for p in rest[:-1] if p is not None)
+        return ast.ToolDecl(str(name), params, result, terminal is not None,
+                            span=self._span(meta), name_span=self._tok(name))
+
+    def alias_decl(self, meta, c):
+        terminal, name, target, renames = c
+        return ast.AliasDecl(str(name), str(target), tuple(renames or ()), terminal is not None,
+                             span=self._span(meta), name_span=self._tok(name))
+
+    def param(self, meta, c):
+        return ast.Param(str(c[0]), c[1], span=self._span(meta))
+
+    def type_name(self, meta, c):
+        name, *args = c
+        return ast.TypeName(str(name), tuple(a for a in args if a is not None), span=self._span(meta))
+
+    def record_type(self, meta, c):
+        return ast.RecordType(tuple(self._present(c)), span=self._span(meta))
+
+    def optional_type(self, meta, c):
+        return ast.OptionalType(c[0], span=self._span(meta))
+
+    def _params_body(self, c):
+        name, *rest = c
+        return name, tuple(p for p in rest[:-1] if p is not None), rest[-1]
+
+    def predicate_decl(self, meta, c):
+        name, params, body = self._params_body(c)
+        return ast.PredicateDecl(str(name), params, body, span=self._span(meta), name_span=self._tok(name))
+
+    def extern_decl(self, meta, c):
+        name, params, binding = self._params_body(c)
+        return ast.ExternDecl(str(name), params, decode_string(binding) if binding else None,
+                              span=self._span(meta), name_span=self._tok(name))
+
+    def def_decl(self, meta, c):
+        name, params, body = self._params_body(c)
+        return ast.DefDecl(str(name), params, body, span=self._span(meta), name_span=self._tok(name))
+
+    def procedure_decl(self, meta, c):
+        name, *rest = c
+        params = tuple(p for p in rest if isinstance(p, ast.Param))
+        rules = tuple(r for r in rest if isinstance(r, ast.RuleDecl))
+        return ast.ProcedureDecl(str(name), params, rules, span=self._span(meta), name_span=self._tok(name))
+
+    def use_decl(self, meta, c):
+        name, *rest = c
+        alias = rest[-1]
+        args = tuple(a for a in rest[:-1] if a is not None)
+        return ast.UseDecl(str(name), args, str(alias) if alias else None,
+                           span=self._span(meta), name_span=self._tok(name))
+
+    def rule_decl(self, meta, c):
+        name, desc, *rest = c
+        body = rest[-1]
+        return ast.RuleDecl(str(name), decode_string(desc) if desc else None, tuple(rest[:-1]), body,
+                            span=self._span(meta), name_span=self._tok(name))
+
+    def meta_layer(self, meta, c):
+        return ast.MetaLayer(str(c[0]), span=self._span(meta))
+
+    def meta_weight(self, meta, c):
+        return ast.MetaWeight(c[0], span=self._span(meta))
+
+    def meta_severity(self, meta, c):
+        return ast.MetaSeverity(c[0], span=self._span(meta))
+
+    def meta_message(self, meta, c):
+        return ast.MetaMessage(decode_string(c[0]), span=self._span(meta))
+
+    def severity(self, meta, c):
+        return ast.SeverityExpr(str(c[0]), c[1], span=self._span(meta))
+
+    def signed_int(self, meta, c):
+        sign, value = c
+        return -int(value) if sign is not None else int(value)
+
+    def signed_number(self, meta, c):
+        sign, value = c
+        number = int(value) if value.type == "INT" else float(value)
+        return -number if sign is not None else number
+
+    # ------------------------------------------------------------ expressions
+
+    def quantifier(self, meta, c):
+        kind, var, domain, body = c
+        return ast.Quantifier(str(kind), str(var), domain, body, span=self._span(meta), var_span=self._tok(var))
+
+    def conditional(self, meta, c):
+        return ast.Conditional(c[0], c[1], c[2], span=self._span(meta))
+
+    def _logic(self, meta, c):
+        return ast.Logic(_LOGIC[str(c[1])], c[0], c[2], span=self._span(meta))
+
+    implies = iff = disjunction = conjunction = _logic
+
+    def binary_temporal(self, meta, c):
+        return ast.BinaryTemporal(_BINARY[_words(c[1])], c[0], c[2], span=self._span(meta))
+
+    def negation(self, meta, c):
+        return ast.Not(c[1], span=self._span(meta))
+
+    def unary_temporal(self, meta, c):
+        return ast.UnaryTemporal(_UNARY[_words(c[0])], c[1], span=self._span(meta))
+
+    def comparison(self, meta, c):
+        return ast.Comparison(str(c[1]), c[0], c[2], span=self._span(meta))
+
+    def membership(self, meta, c):
+        return ast.Comparison("in", c[0], c[1], span=self._span(meta))
+
+    def non_membership(self, meta, c):
+        return ast.Comparison("not in", c[0], c[2], span=self._span(meta))
+
+    def arithmetic(self, meta, c):
+        return ast.Arithmetic(str(c[1]), c[0], c[2], span=self._span(meta))
+
+    def negative(self, meta, c):
+        return ast.Negative(c[1], span=self._span(meta))
+
+    def field_access(self, meta, c):
+        return ast.FieldAccess(c[0], str(c[1]), span=self._span(meta), name_span=self._tok(c[1]))
+
+    def index(self, meta, c):
+        return ast.Index(c[0], c[1], span=self._span(meta))
+
+    def slice(self, meta, c):
+        target, start, _colon, stop = c
+        return ast.Slice(target, start, stop, span=self._span(meta))
+
+    def name(self, meta, c):
+        return ast.Name(str(c[0]), span=self._span(meta))
+
+    def call(self, meta, c):
+        func, *args = c
+        return ast.Call(str(func), tuple(a for a in args if a is not None),
+                        span=self._span(meta), func_span=self._tok(func))
+
+    def keyword_arg(self, meta, c):
+        return ast.KeywordArg(str(c[0]), c[1], span=self._span(meta), name_span=self._tok(c[0]))
+
+    def int_literal(self, meta, c):
+        return ast.Literal(int(c[0]), "int", span=self._span(meta))
+
+    def float_literal(self, meta, c):
+        return ast.Literal(float(c[0]), "float", span=self._span(meta))
+
+    def string_literal(self, meta, c):
+        return ast.Literal(decode_string(c[0]), "str", span=self._span(meta))
+
+    def true_literal(self, meta, c):
+        return ast.Literal(True, "bool", span=self._span(meta))
+
+    def false_literal(self, meta, c):
+        return ast.Literal(False, "bool", span=self._span(meta))
+
+    def null_literal(self, meta, c):
+        return ast.Literal(None, "null", span=self._span(meta))
+
+    def list_literal(self, meta, c):
+        return ast.ListLit(tuple(self._present(c)), span=self._span(meta))
+
+    def dict_literal(self, meta, c):
+        return ast.DictLit(tuple(self._present(c)), span=self._span(meta))
+
+    def entry(self, meta, c):
+        return decode_string(c[0]), c[1]
