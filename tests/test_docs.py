@@ -1,0 +1,85 @@
+"""Every example in docs/ and README.md runs.
+
+Conventions for fenced blocks in Markdown (docs/README.md repeats them for writers):
+  ```altl                  a complete policy: must check without errors
+  ```altl expect=E0208     must report that diagnostic code (a "wrong" example)
+  ```python                executed in order, one namespace per file, from the repository root
+  ```console               each line `$ policyc ...` is run; it must exit 0, unless the line
+                           ends with `# exit N`; other lines are expected output, not checked
+Other languages (text, json, ...) are not run.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from policyc.check import check_text
+from policyc.cli import cli
+from policyc.diagnostics import has_errors, render_text
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = sorted([ROOT / "README.md", *ROOT.joinpath("docs").rglob("*.md")])
+FENCE = re.compile(r"^```([\w-]+)([^\n]*)\n(.*?)^```", re.M | re.S)
+
+
+def blocks(path: Path):
+    text = path.read_text(encoding="utf-8")
+    for m in FENCE.finditer(text):
+        line = text[: m.start()].count("\n") + 1
+        yield m.group(1), m.group(2).strip(), m.group(3), line
+
+
+def cases(lang: str):
+    out = []
+    for path in DOCS:
+        for kind, info, body, line in blocks(path):
+            if kind == lang:
+                out.append(pytest.param(path, info, body, id=f"{path.relative_to(ROOT)}:{line}"))
+    return out
+
+
+@pytest.mark.parametrize("path,info,body", cases("altl"))
+def test_altl_example(path, info, body, tmp_path, monkeypatch):
+    monkeypatch.chdir(path.parent)
+    _, diagnostics = check_text(body, f"{path.name}-example.altl")
+    expect = re.search(r"expect=(\w+)", info)
+    if expect:
+        codes = {d.code for d in diagnostics}
+        assert expect.group(1) in codes, render_text(diagnostics) or "no diagnostics"
+    else:
+        assert not has_errors(diagnostics), render_text(diagnostics)
+
+
+def _python_files():
+    return sorted({path for path in DOCS for kind, *_ in blocks(path) if kind == "python"})
+
+
+@pytest.mark.parametrize("path", _python_files(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_python_examples(path, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    namespace: dict = {"__name__": "__docs__"}
+    for kind, _info, body, line in blocks(path):
+        if kind == "python":
+            code = compile(body, f"{path.name}:{line}", "exec")
+            exec(code, namespace)  # noqa: S102 - the docs' own examples
+
+
+@pytest.mark.parametrize("path,info,body", cases("console"))
+def test_console_example(path, info, body, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("NO_COLOR", "1")
+    runner = CliRunner()
+    for raw in body.splitlines():
+        if not raw.startswith("$ policyc"):
+            continue
+        command, _, comment = raw[2:].partition("#")
+        expected = int(m.group(1)) if (m := re.search(r"exit (\d+)", comment)) else 0
+        args = shlex.split(command)[1:]
+        result = runner.invoke(cli, args, catch_exceptions=False, env={"COLUMNS": "100", **os.environ})
+        assert result.exit_code == expected, f"`{command.strip()}` exited {result.exit_code}:\n{result.output}"
