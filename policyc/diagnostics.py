@@ -20,9 +20,13 @@ from __future__ import annotations
 
 import bisect
 import json
+import re
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Iterable, Sequence
+
+
+_NEWLINE = re.compile("\n")
 
 
 class Severity(str, Enum):
@@ -42,7 +46,7 @@ class Source:
     def __post_init__(self) -> None:
         if not self.line_starts:
             starts = [0]
-            starts.extend(i + 1 for i, ch in enumerate(self.text) if ch == "\n")
+            starts.extend(m.end() for m in _NEWLINE.finditer(self.text))
             object.__setattr__(self, "line_starts", tuple(starts))
 
     def position(self, offset: int) -> tuple[int, int]:
@@ -167,64 +171,102 @@ def sort_diagnostics(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
 
 _STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "bold yellow", Severity.NOTE: "bold cyan"}
 _MAX_SNIPPET_LINES = 4
+_MAX_LINE_WIDTH = 120
 
 
-def _underline(span: Span, line: int, width: int) -> tuple[int, int]:
-    """Columns (0-based start, length) of the caret run of `span` on `line`."""
+def _underline(span: Span, line: int) -> tuple[int, int]:
+    """Columns (0-based start, length) of the mark under `span` on `line`."""
     text = span.source.line_text(line)
     start_col = span.column - 1 if line == span.line else len(text) - len(text.lstrip())
     end_col = span.end_column - 1 if line == span.end_line else len(text)
     return start_col, max(1, end_col - start_col)
 
 
-def _snippet(span: Span, caret: str, message: str, paint) -> list[str]:
-    if span.source is NO_SOURCE:
-        return []
-    lines = list(range(span.line, min(span.end_line, span.line + _MAX_SNIPPET_LINES - 1) + 1))
-    width = len(str(lines[-1]))
-    out = []
-    for i, line in enumerate(lines):
-        text = span.source.line_text(line).replace("\t", " ")
+def _marked_lines(marks: list[tuple[Span, str, str]]) -> list[int]:
+    lines: set[int] = set()
+    for span, _, _ in marks:
+        lines.update(range(span.line, min(span.end_line, span.line + _MAX_SNIPPET_LINES - 1) + 1))
+    return sorted(lines)
+
+
+def _window(text: str, columns: list[tuple[int, int]]) -> tuple[str, int]:
+    """A long line cut to the part around its marks: (shown text, columns dropped on the left)."""
+    if len(text) <= _MAX_LINE_WIDTH:
+        return text, 0
+    first = min(start for start, _ in columns)
+    left = max(0, first - _MAX_LINE_WIDTH // 4)
+    shown = text[left : left + _MAX_LINE_WIDTH]
+    prefix = "..." if left > 0 else ""
+    suffix = "..." if left + _MAX_LINE_WIDTH < len(text) else ""
+    return prefix + shown + suffix, left - len(prefix)
+
+
+def _snippet(source: Source, marks: list[tuple[Span, str, str]], width: int, paint) -> list[str]:
+    """The marked lines of one file, each followed by a row per mark on it (`^` primary, `-` labels)."""
+    out: list[str] = []
+    previous = None
+    for line in _marked_lines(marks):
+        if previous is not None and line > previous + 1:
+            out.append(paint(f"{'...':>{width}}", "bold blue"))
+        previous = line
+        on_line = [(span, caret, message) for span, caret, message in marks
+                   if span.line <= line <= min(span.end_line, span.line + _MAX_SNIPPET_LINES - 1)]
+        columns = [_underline(span, line) for span, _, _ in on_line]
+        text, shift = _window(source.line_text(line).replace("\t", " "), columns)
         out.append(f"{paint(f'{line:>{width}} |', 'bold blue')} {text}")
-        start, length = _underline(span, line, width)
-        marks = " " * start + caret * length
-        if i == len(lines) - 1 and message:
-            marks += " " + message
-        out.append(f"{paint(' ' * width + ' |', 'bold blue')} {paint(marks, 'bold red' if caret == '^' else 'bold blue')}")
+        for (span, caret, message), (start, length) in zip(on_line, columns):
+            start = max(0, start - shift)
+            length = min(length, max(1, len(text) - start))
+            row = " " * start + caret * length
+            last_line = min(span.end_line, span.line + _MAX_SNIPPET_LINES - 1)
+            if message and line == last_line:
+                row += " " + message
+            out.append(f"{paint(' ' * width + ' |', 'bold blue')} {paint(row, 'bold red' if caret == '^' else 'bold blue')}")
     return out
 
 
-def render_one(d: Diagnostic, color: bool = False) -> str:
+def _paint_with(color: bool):
     def paint(text: str, style: str) -> str:
         if not color:
             return text
-        from rich.text import Text
         from rich.console import Console
+        from rich.text import Text
 
         console = Console(force_terminal=True, color_system="standard", width=10_000)
         with console.capture() as cap:
             console.print(Text(text, style=style), end="")
         return cap.get()
 
+    return paint
+
+
+def render_one(d: Diagnostic, color: bool = False) -> str:
+    paint = _paint_with(color)
     head = f"{d.severity.value}[{d.code}]"
     lines = [f"{paint(head, _STYLE[d.severity])}{paint(': ' + d.message, 'bold')}"]
+    pad = ""
     if d.span is not None and d.span.source is not NO_SOURCE:
-        width = len(str(d.span.end_line))
-        lines.append(f"{' ' * width}{paint('-->', 'bold blue')} {d.span}")
-        lines.append(paint(" " * width + " |", "bold blue"))
-        lines.extend(_snippet(d.span, "^", "", paint))
-        for label in d.labels:
-            if label.span.source is NO_SOURCE:
-                lines.append(f"{' ' * width} = note: {label.message}")
-                continue
-            if label.span.path != d.span.path or label.span.line != d.span.line:
-                lines.append(f"{' ' * width}{paint('::>', 'bold blue')} {label.span}")
-            lines.extend(_snippet(label.span, "-", label.message, paint))
+        shown = [l for l in d.labels if l.span.source is not NO_SOURCE]
+        here = [(d.span, "^", "")] + [(l.span, "-", l.message) for l in shown if l.span.source is d.span.source]
+        elsewhere: dict[Source, list] = {}
+        for l in shown:
+            if l.span.source is not d.span.source:
+                elsewhere.setdefault(l.span.source, []).append((l.span, "-", l.message))
+        width = max(len(str(line)) for marks in [here, *elsewhere.values()] for line in _marked_lines(marks))
         pad = " " * width
+        lines.append(f"{pad}{paint('-->', 'bold blue')} {d.span}")
+        lines.append(paint(pad + " |", "bold blue"))
+        lines.extend(_snippet(d.span.source, here, width, paint))
+        for source, marks in elsewhere.items():
+            lines.append(f"{pad}{paint('::>', 'bold blue')} {marks[0][0]}")
+            lines.append(paint(pad + " |", "bold blue"))
+            lines.extend(_snippet(source, marks, width, paint))
+        for l in d.labels:
+            if l.span.source is NO_SOURCE:
+                lines.append(f"{pad} = note: {l.message}")
     else:
-        pad = ""
-        for label in d.labels:
-            lines.append(f" = note: {label.message} ({label.span})")
+        for l in d.labels:
+            lines.append(f" = note: {l.message}" + (f" ({l.span})" if l.span.source is not NO_SOURCE else ""))
     for note in d.notes:
         lines.append(f"{pad} = note: {note}")
     if d.help:

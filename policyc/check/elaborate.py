@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Iterable
 
+from policyc.check.modules import stdlib_definitions
 from policyc.check.scope import EnumVal, FVal, ListVal, Scope, ToolVal, TVal, Value, VarInfo
 from policyc.check.suggest import closest, did_you_mean
 from policyc.check.symbols import BUILTIN_FUNCTIONS, Symbols
@@ -246,7 +247,12 @@ class Elaborator:
         best_tool = closest(name, tools)
         best_var = closest(name, variables + pattern_args)
         best_fn = closest(name, functions)
-        if called and (keyword or best_tool and not best_fn):
+        module = stdlib_definitions().get(name)
+        if called and module is not None and name not in functions:
+            self.error("E0205", f"unknown predicate `{name}`", span,
+                       help=f"`{name}` is defined in the standard library module `{module}`: add `import {module}`",
+                       scope=scope)
+        elif called and (keyword or best_tool and not best_fn):
             self.error("E0201", f"unknown tool `{name}`", span, help=did_you_mean(name, tools, "tool"), scope=scope)
         elif called:
             self.error("E0205", f"unknown predicate `{name}`", span,
@@ -293,7 +299,7 @@ class Elaborator:
         if isinstance(bt, t.RecordT):
             ft = bt.field(name)
             if ft is None:
-                self.error("E0203", f"`{bt.name}` has no field `{name}`", span,
+                self.error("E0203", f"`{bt}` has no field `{name}`", span,
                            help=did_you_mean(name, [f for f, _ in bt.fields], "field"), scope=scope)
             return ft
         if isinstance(bt, t.DictT):
@@ -382,7 +388,12 @@ class Elaborator:
                 self.error("E0208", f"`{e.op}` needs a list, object or string on its right, found `{right.type}`",
                            e.right.span, scope=scope)
                 return None
-            self.check_compatible(left, TVal(right.term, t.element_type(right.type), right.span), e, scope)
+            element = TVal(right.term, t.element_type(right.type), right.span)
+            if not self.check_compatible(left, element, e, scope,
+                                         message=f"cannot look for `{left.type}` in `{right.type}`",
+                                         labels=(Label(left.span, f"this is `{left.type}`"),
+                                                 Label(right.span, f"this is `{right.type}`"))):
+                return None
             term = b.op("in", left.term, right.term)
             return TVal(term if e.op == "in" else b.op("not", term), t.BOOL, e.span)
         if not self.check_compatible(left, right, e, scope):
@@ -396,19 +407,28 @@ class Elaborator:
                     return None
         return TVal(b.op(COMPARE_BY_SYMBOL[e.op], left.term, right.term), t.BOOL, e.span)
 
-    def check_compatible(self, left: TVal, right: TVal, e: ast.Expr, scope: Scope) -> bool:
+    def check_compatible(self, left: TVal, right: TVal, e: ast.Expr, scope: Scope, expected: str | None = None,
+                         message: str | None = None, labels: tuple[Label, ...] | None = None) -> bool:
+        """Whether `left` and `right` may be compared; else E0208. `expected` names what `left`
+        is ("argument `x` of `a`") when `right` is a value given for it."""
         for enum_side, other in ((left, right), (right, left)):
             et = t.strip_optional(enum_side.type)
             if isinstance(et, t.EnumT) and isinstance(other.term, n.Lit) and isinstance(other.term.value, str):
                 if other.term.value not in et.members:
                     self.error("E0208", f"\"{other.term.value}\" is not a member of `{et.name}`", other.span,
-                               help=did_you_mean(other.term.value, et.members, "member"), scope=scope)
+                               help=did_you_mean(other.term.value, et.members, "member")
+                               or "the members are " + ", ".join(f"`{m}`" for m in et.members), scope=scope)
                     return False
                 return True
         if t.compatible(left.type, right.type):
             return True
-        self.error("E0208", f"cannot compare `{left.type}` with `{right.type}`", e.span,
-                   labels=(Label(left.span, f"this is `{left.type}`"), Label(right.span, f"this is `{right.type}`")),
+        if expected is not None:
+            self.error("E0208", f"{expected} is `{left.type}`, but the value given is `{right.type}`", right.span,
+                       help=self._mismatch_hint(left, right), scope=scope)
+            return False
+        self.error("E0208", message or f"cannot compare `{left.type}` with `{right.type}`", e.span,
+                   labels=labels or (Label(left.span, f"this is `{left.type}`"),
+                                     Label(right.span, f"this is `{right.type}`")),
                    help=self._mismatch_hint(left, right), scope=scope)
         return False
 
@@ -652,9 +672,11 @@ class Elaborator:
         guards = list(tool.guards)
         inner = scope.in_pattern(tool)
         positional = 0
+        named: ast.KeywordArg | None = None
         ok = True
         for a in e.args:
             if isinstance(a, ast.KeywordArg):
+                named = named or a
                 guard = self.keyword_condition(tool, a, scope)
             elif self._is_condition(a, tool):
                 tv = self.term(a, inner)
@@ -665,6 +687,12 @@ class Elaborator:
                     else:
                         guard = tv.term
             else:
+                if named is not None:
+                    self.error("E0209", "a value without an argument name cannot follow a named argument", a.span,
+                               labels=(Label(named.name_span, "named here"),),
+                               help=f"write it as `argument: value`; the signature is `{sig}`", scope=scope)
+                    ok = False
+                    continue
                 if positional >= len(sig.params):
                     self.error("E0209", f"`{sig.name}` takes {len(sig.params)} argument"
                                f"{'s' if len(sig.params) != 1 else ''}, but more values were given", a.span,
@@ -699,7 +727,8 @@ class Elaborator:
             if a.name == "result":
                 target = TVal(b.result(), sig.result, a.name_span)
                 value = self.term(a.value, scope)
-                if value is None or not self.check_compatible(target, value, a, scope):
+                if value is None or not self.check_compatible(target, value, a, scope,
+                                                              expected=f"the result of `{sig.name}`"):
                     return None
                 return b.op("eq", target.term, value.term)
             self.error("E0202", f"`{sig.name}` has no argument `{a.name}`", a.name_span,
@@ -729,7 +758,7 @@ class Elaborator:
         if tv is None:
             return None
         target = TVal(b.arg(param.name), param.type, value.span)
-        if not self.check_compatible(target, tv, value, scope):
+        if not self.check_compatible(target, tv, value, scope, expected=f"argument `{param.name}` of `{tool.tool}`"):
             return None
         return b.op("eq", target.term, tv.term)
 
@@ -860,7 +889,12 @@ class Elaborator:
         if tv is None:
             return None
         target = TVal(b.var(param.name), expected, param.span)
-        if not self.check_compatible(target, tv, arg, scope):
+        described = f"`{param.name}` of {what}"
+        if not self.check_compatible(target, tv, arg, scope, expected=described):
+            return None
+        if t.strip_optional(expected) is t.INT and t.strip_optional(tv.type) is t.FLOAT:
+            self.error("E0208", f"{described} is `int`, but the value given is `float`", arg.span,
+                       help="write a whole number", scope=scope)
             return None
         return tv
 
@@ -877,6 +911,11 @@ class Elaborator:
                 return value
             self.error("E0210", f"{what} expects a comparison operator for `{param.name}`", arg.span,
                        help='one of "==", "!=", "<", "<=", ">", ">="', scope=scope)
+            return None
+        if isinstance(value, TVal) and t.strip_optional(value.type) not in (t.BOOL, t.ANY):
+            self.error("E0210", f"{what} expects {'an event' if kind.name == 'event' else 'a formula'} for "
+                       f"`{param.name}`, found {_describe(value)}", arg.span,
+                       help="pass a tool, an event pattern such as `search(query: q)`, or a formula", scope=scope)
             return None
         f = self.as_formula(value, arg.span, scope)
         return FVal(f, value.span) if f is not None else None

@@ -10,6 +10,7 @@ imports) is read with those tools and arguments renamed, so one procedure serves
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 
 from policyc.check.suggest import did_you_mean
@@ -71,6 +72,22 @@ class ModuleGraph:
 
 def stdlib_modules() -> list[str]:
     return sorted(p.stem for p in stdlib_dir().glob("*.altl"))
+
+
+@cache
+def stdlib_definitions() -> dict[str, str]:
+    """Predicates and macros of the standard library modules that a policy must import,
+    by name -> module (for the hint on an unknown predicate)."""
+    found: dict[str, str] = {}
+    for name in stdlib_modules():
+        if name == PRELUDE:
+            continue
+        source, _ = read_source(stdlib_dir() / f"{name}.altl", f"<stdlib>/{name}.altl")
+        module = parse_source(source)[0] if source is not None else None
+        for decl in module.items if module is not None else ():
+            if isinstance(decl, ast.DefDecl | ast.PredicateDecl | ast.ExternDecl):
+                found.setdefault(decl.name, name)
+    return found
 
 
 def read_source(path: Path, display: str) -> tuple[Source | None, list[Diagnostic]]:

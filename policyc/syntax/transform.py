@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
-
 from lark import Token, Transformer, v_args
 
-from policyc.diagnostics import Source, Span
+from policyc.diagnostics import Diagnostic, Source, Span
 from policyc.syntax import ast
+from policyc.syntax.lexical import read_name, read_string
 
 _UNARY = {
     "X": "next", "next": "next",
@@ -33,17 +32,30 @@ def _words(token: Token) -> str:
     return " ".join(str(token).split())
 
 
-def decode_string(token: str) -> str:
-    return json.loads(token)
+def _name(token: Token) -> str:
+    return read_name(str(token))
 
 
 @v_args(meta=True)
 class ToAst(Transformer):
-    """Builds `policyc.syntax.ast` nodes; `source` gives every node its span."""
+    """Builds `policyc.syntax.ast` nodes; `source` gives every node its span.
+
+    Malformed string escapes are collected in `problems` (the node keeps its best reading)."""
 
     def __init__(self, source: Source):
         super().__init__(visit_tokens=False)
         self.source = source
+        self.problems: list[Diagnostic] = []
+
+    def _string(self, token: Token) -> str:
+        text, problem = read_string(str(token))
+        if problem is not None:
+            offset, length, what = problem
+            start = token.start_pos + offset
+            self.problems.append(Diagnostic(
+                "E0001", f"malformed string: {what}", self.source.span(start, start + length),
+                help='escapes are those of JSON: \\" \\\\ \\n \\t \\uXXXX; write a backslash as \\\\'))
+        return text
 
     # ------------------------------------------------------------ spans
 
@@ -68,7 +80,7 @@ class ToAst(Transformer):
 
     def policy_decl(self, meta, c):
         name, desc = c
-        return ast.PolicyDecl(str(name), decode_string(desc) if desc else None, span=self._span(meta))
+        return ast.PolicyDecl(_name(name), self._string(desc) if desc else None, span=self._span(meta))
 
     def budget_decl(self, meta, c):
         return ast.BudgetDecl(c[0], span=self._span(meta))
@@ -79,61 +91,61 @@ class ToAst(Transformer):
     def import_decl(self, meta, c):
         target, renames = c
         if isinstance(target, Token):
-            return ast.ImportDecl(decode_string(target), True, tuple(renames or ()),
+            return ast.ImportDecl(self._string(target), True, tuple(renames or ()),
                                   span=self._span(meta), target_span=self._tok(target))
         name, span = target
         return ast.ImportDecl(name, False, tuple(renames or ()), span=self._span(meta), target_span=span)
 
     def dotted_name(self, meta, c):
-        return ".".join(str(t) for t in c), self._span(meta)
+        return ".".join(_name(t) for t in c), self._span(meta)
 
     def rename_map(self, meta, c):
         return self._present(c)
 
     def tool_rename(self, meta, c):
         old, new, args = c
-        return ast.ToolRename(str(old), str(new), tuple(args or ()), span=self._span(meta))
+        return ast.ToolRename(_name(old), _name(new), tuple(args or ()), span=self._span(meta))
 
     def arg_renames(self, meta, c):
         return self._present(c)
 
     def arg_rename(self, meta, c):
-        return ast.ArgRename(str(c[0]), str(c[1]), span=self._span(meta))
+        return ast.ArgRename(_name(c[0]), _name(c[1]), span=self._span(meta))
 
     def type_decl(self, meta, c):
-        return ast.TypeDecl(str(c[0]), tuple(self._present(c[1:])), span=self._span(meta))
+        return ast.TypeDecl(_name(c[0]), tuple(self._present(c[1:])), span=self._span(meta))
 
     def field(self, meta, c):
-        return ast.FieldDecl(str(c[0]), c[1], span=self._span(meta))
+        return ast.FieldDecl(_name(c[0]), c[1], span=self._span(meta))
 
     def enum_decl(self, meta, c):
         members = []
         for m in self._present(c[1:]):
-            members.append(decode_string(m) if m.type == "STRING" else str(m))
-        return ast.EnumDecl(str(c[0]), tuple(members), span=self._span(meta))
+            members.append(self._string(m) if m.type == "STRING" else _name(m))
+        return ast.EnumDecl(_name(c[0]), tuple(members), span=self._span(meta))
 
     def layer_decl(self, meta, c):
         name, desc = c
-        return ast.LayerDecl(str(name), decode_string(desc) if desc else None, span=self._span(meta))
+        return ast.LayerDecl(_name(name), self._string(desc) if desc else None, span=self._span(meta))
 
     def tool_decl(self, meta, c):
         terminal, name, *rest = c
         result = rest[-1]
         params = tuple(p for p in rest[:-1] if p is not None)
-        return ast.ToolDecl(str(name), params, result, terminal is not None,
+        return ast.ToolDecl(_name(name), params, result, terminal is not None,
                             span=self._span(meta), name_span=self._tok(name))
 
     def alias_decl(self, meta, c):
         terminal, name, target, renames = c
-        return ast.AliasDecl(str(name), str(target), tuple(renames or ()), terminal is not None,
+        return ast.AliasDecl(_name(name), _name(target), tuple(renames or ()), terminal is not None,
                              span=self._span(meta), name_span=self._tok(name))
 
     def param(self, meta, c):
-        return ast.Param(str(c[0]), c[1], span=self._span(meta))
+        return ast.Param(_name(c[0]), c[1], span=self._span(meta))
 
     def type_name(self, meta, c):
         name, *args = c
-        return ast.TypeName(str(name), tuple(a for a in args if a is not None), span=self._span(meta))
+        return ast.TypeName(_name(name), tuple(a for a in args if a is not None), span=self._span(meta))
 
     def record_type(self, meta, c):
         return ast.RecordType(tuple(self._present(c)), span=self._span(meta))
@@ -147,38 +159,38 @@ class ToAst(Transformer):
 
     def predicate_decl(self, meta, c):
         name, params, body = self._params_body(c)
-        return ast.PredicateDecl(str(name), params, body, span=self._span(meta), name_span=self._tok(name))
+        return ast.PredicateDecl(_name(name), params, body, span=self._span(meta), name_span=self._tok(name))
 
     def extern_decl(self, meta, c):
         name, params, binding = self._params_body(c)
-        return ast.ExternDecl(str(name), params, decode_string(binding) if binding else None,
+        return ast.ExternDecl(_name(name), params, self._string(binding) if binding else None,
                               span=self._span(meta), name_span=self._tok(name))
 
     def def_decl(self, meta, c):
         name, params, body = self._params_body(c)
-        return ast.DefDecl(str(name), params, body, span=self._span(meta), name_span=self._tok(name))
+        return ast.DefDecl(_name(name), params, body, span=self._span(meta), name_span=self._tok(name))
 
     def procedure_decl(self, meta, c):
         name, *rest = c
         params = tuple(p for p in rest if isinstance(p, ast.Param))
         rules = tuple(r for r in rest if isinstance(r, ast.RuleDecl))
-        return ast.ProcedureDecl(str(name), params, rules, span=self._span(meta), name_span=self._tok(name))
+        return ast.ProcedureDecl(_name(name), params, rules, span=self._span(meta), name_span=self._tok(name))
 
     def use_decl(self, meta, c):
         name, *rest = c
         alias = rest[-1]
         args = tuple(a for a in rest[:-1] if a is not None)
-        return ast.UseDecl(str(name), args, str(alias) if alias else None,
+        return ast.UseDecl(_name(name), args, _name(alias) if alias else None,
                            span=self._span(meta), name_span=self._tok(name))
 
     def rule_decl(self, meta, c):
         name, desc, *rest = c
         body = rest[-1]
-        return ast.RuleDecl(str(name), decode_string(desc) if desc else None, tuple(rest[:-1]), body,
+        return ast.RuleDecl(_name(name), self._string(desc) if desc else None, tuple(rest[:-1]), body,
                             span=self._span(meta), name_span=self._tok(name))
 
     def meta_layer(self, meta, c):
-        return ast.MetaLayer(str(c[0]), span=self._span(meta))
+        return ast.MetaLayer(_name(c[0]), span=self._span(meta))
 
     def meta_weight(self, meta, c):
         return ast.MetaWeight(c[0], span=self._span(meta))
@@ -187,10 +199,10 @@ class ToAst(Transformer):
         return ast.MetaSeverity(c[0], span=self._span(meta))
 
     def meta_message(self, meta, c):
-        return ast.MetaMessage(decode_string(c[0]), span=self._span(meta))
+        return ast.MetaMessage(self._string(c[0]), span=self._span(meta))
 
     def severity(self, meta, c):
-        return ast.SeverityExpr(str(c[0]), c[1], span=self._span(meta))
+        return ast.SeverityExpr(_name(c[0]), c[1], span=self._span(meta))
 
     def signed_int(self, meta, c):
         sign, value = c
@@ -205,7 +217,7 @@ class ToAst(Transformer):
 
     def quantifier(self, meta, c):
         kind, var, domain, body = c
-        return ast.Quantifier(str(kind), str(var), domain, body, span=self._span(meta), var_span=self._tok(var))
+        return ast.Quantifier(str(kind), _name(var), domain, body, span=self._span(meta), var_span=self._tok(var))
 
     def conditional(self, meta, c):
         return ast.Conditional(c[0], c[1], c[2], span=self._span(meta))
@@ -240,7 +252,7 @@ class ToAst(Transformer):
         return ast.Negative(c[1], span=self._span(meta))
 
     def field_access(self, meta, c):
-        return ast.FieldAccess(c[0], str(c[1]), span=self._span(meta), name_span=self._tok(c[1]))
+        return ast.FieldAccess(c[0], _name(c[1]), span=self._span(meta), name_span=self._tok(c[1]))
 
     def index(self, meta, c):
         return ast.Index(c[0], c[1], span=self._span(meta))
@@ -250,15 +262,15 @@ class ToAst(Transformer):
         return ast.Slice(target, start, stop, span=self._span(meta))
 
     def name(self, meta, c):
-        return ast.Name(str(c[0]), span=self._span(meta))
+        return ast.Name(_name(c[0]), span=self._span(meta))
 
     def call(self, meta, c):
         func, *args = c
-        return ast.Call(str(func), tuple(a for a in args if a is not None),
+        return ast.Call(_name(func), tuple(a for a in args if a is not None),
                         span=self._span(meta), func_span=self._tok(func))
 
     def keyword_arg(self, meta, c):
-        return ast.KeywordArg(str(c[0]), c[1], span=self._span(meta), name_span=self._tok(c[0]))
+        return ast.KeywordArg(_name(c[0]), c[1], span=self._span(meta), name_span=self._tok(c[0]))
 
     def int_literal(self, meta, c):
         return ast.Literal(int(c[0]), "int", span=self._span(meta))
@@ -267,7 +279,7 @@ class ToAst(Transformer):
         return ast.Literal(float(c[0]), "float", span=self._span(meta))
 
     def string_literal(self, meta, c):
-        return ast.Literal(decode_string(c[0]), "str", span=self._span(meta))
+        return ast.Literal(self._string(c[0]), "str", span=self._span(meta))
 
     def true_literal(self, meta, c):
         return ast.Literal(True, "bool", span=self._span(meta))
@@ -285,4 +297,4 @@ class ToAst(Transformer):
         return ast.DictLit(tuple(self._present(c)), span=self._span(meta))
 
     def entry(self, meta, c):
-        return decode_string(c[0]), c[1]
+        return self._string(c[0]), c[1]

@@ -1,0 +1,104 @@
+"""Names and string literals: how they are written and read back.
+
+A name is a plain identifier (`read_file`) or any text in backticks (`` `get-weather` ``),
+so tools whose names are not identifiers, or are reserved words, can still be declared and
+used. String literals use JSON's escapes. The formatter writes names and strings with
+`show_name` and `show_string`; the parser reads them with `read_name` and `read_string`.
+
+>>> show_name("read_file"), show_name("get-weather"), show_name("exists")
+('read_file', '`get-weather`', '`exists`')
+>>> read_name("`get-weather`")
+'get-weather'
+>>> read_string('"tab\\\\there \\\\u00e9"')
+('tab\\there é', None)
+"""
+
+from __future__ import annotations
+
+import re
+
+PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+#: Words with a meaning of their own somewhere in the grammar. The parser still reads most
+#: of them as names where no keyword could stand, but a name that is one of these is always
+#: written in backticks by the formatter, so its meaning never depends on where it stands.
+RESERVED = frozenset("""
+    policy import rename type enum layer terminal tool predicate extern from def procedure use as
+    rule weight severity message budget conformance
+    forall exists in if then else not and or implies iff true false null
+    X WX F G U W R S Y Z O H
+    next wnext weak eventually always until unless release releases
+    yesterday wyesterday once historically since
+""".split())
+
+_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|.)", re.S)
+
+
+def is_plain_name(name: str) -> bool:
+    return PLAIN_NAME.match(name) is not None and name not in RESERVED
+
+
+def show_name(name: str) -> str:
+    """A name as source text: bare when it is a plain, unreserved identifier, else in backticks."""
+    return name if is_plain_name(name) else f"`{name}`"
+
+
+def read_name(token: str) -> str:
+    """The name a NAME token stands for (backticks removed)."""
+    return token[1:-1] if token.startswith("`") else token
+
+
+def show_string(text: str) -> str:
+    """A string literal that reads back as `text` (JSON escapes; printable text kept as is)."""
+    out = ['"']
+    for ch in text:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ch == "\r":
+            out.append("\\r")
+        elif ord(ch) < 0x20 or ch in "\x7f\u2028\u2029" or 0xD800 <= ord(ch) <= 0xDFFF:
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+def read_string(token: str) -> tuple[str, tuple[int, int, str] | None]:
+    """The text of a string literal token, and the first problem in it, if any:
+    (offset within the token, length, description)."""
+    body = token[1:-1]
+    problem: tuple[int, int, str] | None = None
+    pieces: list[str] = []
+    pos = 0
+    for m in _ESCAPE.finditer(body):
+        pieces.append(body[pos : m.start()])
+        pos = m.end()
+        code = m.group(1)
+        if code.startswith("u") and len(code) == 5:
+            pieces.append(chr(int(code[1:], 16)))
+        elif code in _ESCAPES:
+            pieces.append(_ESCAPES[code])
+        else:
+            pieces.append(code)
+            if problem is None:
+                what = "`\\u` needs four hex digits" if code == "u" else f"`\\{code}` is not an escape"
+                problem = (m.start() + 1, len(m.group(0)), what)
+    pieces.append(body[pos:])
+    text = _join_surrogates("".join(pieces))
+    if problem is None:
+        lone = next((i for i, ch in enumerate(text) if 0xD800 <= ord(ch) <= 0xDFFF), None)
+        if lone is not None:
+            problem = (1, len(body), "it contains half of a UTF-16 surrogate pair (`\\ud800`-`\\udfff`)")
+    return text, problem
+
+
+def _join_surrogates(text: str) -> str:
+    if not any(0xD800 <= ord(ch) <= 0xDFFF for ch in text):
+        return text
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "surrogatepass")
