@@ -24,11 +24,12 @@ from typing import Callable, Mapping
 from policyc.ir import nodes as n
 from policyc.ir.data import DataEnv, eval_term, holds
 from policyc.ir.ops import UNDEF
+from policyc.semantics.domains import binding_key, domain_values
 from policyc.trace.model import Trace
 
 
 class Evaluator:
-    """Evaluates formulas over one complete trace."""
+    """Evaluates formulas over one complete trace: `Evaluator(trace).holds(phi, i)`."""
 
     def __init__(self, trace: Trace, externs: Mapping[str, Callable[..., object]] | None = None):
         self.trace = trace
@@ -36,14 +37,12 @@ class Evaluator:
         self.root_env = DataEnv({}, None, UNDEF, trace.globals, dict(externs or {}))
         self._memo: dict = {}
 
-    # ------------------------------------------------------------ entry points
+    # ------------------------------------------------------------ entry point
 
     def holds(self, phi: n.Formula, i: int = 0, env: DataEnv | None = None) -> bool:
+        """τ, i ⊨ φ under the variable binding of `env` (the root binding when omitted)."""
         env = env or self.root_env
-        try:
-            key = (phi, i, frozenset(env.vars.items()))
-        except TypeError:  # a variable bound to a list or object: evaluate without memo
-            return self._eval(phi, i, env)
+        key = (phi, i, binding_key(env.vars))
         cached = self._memo.get(key)
         if cached is None:
             cached = self._memo[key] = self._eval(phi, i, env)
@@ -53,16 +52,16 @@ class Evaluator:
 
     def _eval(self, phi: n.Formula, i: int, env: DataEnv) -> bool:  # noqa: C901 - one case per clause
         n_ = self.n
-        if isinstance(phi, n.Const):  # ⊤, ⊥
+        if isinstance(phi, n.Const):  # ⊤, ⊥ (A.2.1)
             return phi.value
         if isinstance(phi, n.Event):
             # an atomic proposition over c_i: its name is the tool and its arguments and
-            # result satisfy the guard (A.2.2: argument and result checks)
+            # result satisfy the guard (A.2.2: a ⊑ c_i.args, match(c_i.result, r))
             if i >= n_:
                 return False
             call = self.trace.calls[i]
             return call.name == phi.tool and holds(phi.guard, env.at_call(call.args, call.result))
-        if isinstance(phi, n.Cond):  # a data condition: independent of the position
+        if isinstance(phi, n.Cond):  # a data condition: independent of the position (A.1.4: ⊥ is false)
             return holds(phi.term, env)
         if isinstance(phi, n.Not):
             return not self.holds(phi.arg, i, env)
@@ -85,9 +84,9 @@ class Evaluator:
                 self.holds(phi.right, j, env) or any(self.holds(phi.left, k, env) for k in range(i, j))
                 for j in range(i, n_)
             )
-        # ---- past
+        # ---- past (the mirror images, over the prefix up to i)
         if isinstance(phi, n.Yesterday):  # Y φ: i > 0 and τ, i-1 ⊨ φ
-            return i < n_ and i > 0 and self.holds(phi.arg, i - 1, env)
+            return 0 < i < n_ and self.holds(phi.arg, i - 1, env)
         if isinstance(phi, n.WYesterday):  # Z φ: i = 0 or τ, i-1 ⊨ φ
             return i >= n_ or i == 0 or self.holds(phi.arg, i - 1, env)
         if isinstance(phi, n.Since):  # ∃j≤i. τ,j ⊨ ψ and ∀j<k≤i. τ,k ⊨ φ
@@ -105,26 +104,23 @@ class Evaluator:
                 for j in range(0, i + 1)
             )
         # ---- data quantifiers (A.2.4): eager instantiation over D(τ, μ); inner scopes shadow
-        if isinstance(phi, n.Forall):
-            return all(self.holds(phi.body, i, env.bind(phi.var, e)) for e in self._domain(phi.domain, env))
-        if isinstance(phi, n.Exists):
-            return any(self.holds(phi.body, i, env.bind(phi.var, e)) for e in self._domain(phi.domain, env))
+        if isinstance(phi, n.Forall):  # ⋀ over e ∈ D: true over an empty domain
+            return all(self.holds(phi.body, i, env.bind(phi.var, e)) for e in self.domain(phi.domain, env))
+        if isinstance(phi, n.Exists):  # ⋁ over e ∈ D: false over an empty domain
+            return any(self.holds(phi.body, i, env.bind(phi.var, e)) for e in self.domain(phi.domain, env))
         raise TypeError(f"not a formula: {type(phi).__name__}")
 
-    def _domain(self, term: n.Term, env: DataEnv) -> list:
-        value = eval_term(term, env)
-        if isinstance(value, list):
-            return value
-        if isinstance(value, dict):
-            return list(value)
-        if value is UNDEF or value is None:
-            return []
-        iterate = getattr(value, "__iter__", None)
-        if iterate is not None and not isinstance(value, str):
-            return list(value)
-        return [value]
+    def domain(self, term: n.Term, env: DataEnv) -> list:
+        """D(τ, μ): the values a quantifier ranges over (see `domains.domain_values`)."""
+        return domain_values(eval_term(term, env))
 
 
 def evaluate(phi: n.Formula, trace: Trace, externs: Mapping[str, Callable[..., object]] | None = None) -> bool:
-    """τ ⊨ φ: the formula holds at position 0 of the complete trace."""
+    """τ ⊨ φ: the formula holds at position 0 of the complete trace.
+
+    >>> from policyc.ir import build as b
+    >>> from policyc.trace import Trace
+    >>> evaluate(b.always(b.event("a")), Trace.of()), evaluate(b.eventually(b.event("a")), Trace.of())
+    (True, False)
+    """
     return Evaluator(trace, externs).holds(phi, 0)

@@ -1,0 +1,67 @@
+"""Quantifier domains and the identity of variable bindings, shared by the engines.
+
+A quantifier ranges over the value its domain term evaluates to (appendix A.2.4):
+
+- a list: its elements;
+- an object: its keys;
+- the grounding set `outputs`: its members, in sorted order;
+- ⊥ or null: nothing (so `forall` is true and `exists` false);
+- any other single value (a string, a number): that one value.
+
+Two bindings are the same when their values are equal under the language's JSON equality
+(`1 == 1.0`, but `true != 1`); `value_key` gives such values one hashable key, so engines
+can memoise per binding without conflating `true` with `1` as Python's `==` would.
+
+>>> domain_values([1, 2]), domain_values({"a": 1}), domain_values(None), domain_values("x")
+([1, 2], ['a'], [], ['x'])
+>>> value_key(1) == value_key(1.0), value_key(True) == value_key(1)
+(True, False)
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Mapping
+
+from policyc.ir.ops import UNDEF
+
+
+def domain_values(value: object) -> list:
+    """The elements a quantifier instantiates its variable with, in order."""
+    if isinstance(value, list):
+        return value
+    if isinstance(value, dict):
+        return list(value)
+    if value is UNDEF or value is None:
+        return []
+    if not isinstance(value, str) and hasattr(value, "__iter__"):
+        return list(value)  # type: ignore[call-overload]
+    return [value]
+
+
+def value_key(value: object) -> object:
+    """A hashable key equal for JSON-equal values and different otherwise."""
+    if value is UNDEF:
+        return ("undef",)
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return ("bool", value)
+    if isinstance(value, (int, float)):
+        if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+            return ("num", int(value))
+        return ("num", value)
+    if isinstance(value, list):
+        return ("list",) + tuple(value_key(v) for v in value)
+    if isinstance(value, dict):
+        return ("dict",) + tuple((k, value_key(value[k])) for k in sorted(value))
+    try:
+        return ("json", json.dumps(value, sort_keys=True, default=repr))
+    except (TypeError, ValueError):
+        return ("repr", repr(value))
+
+
+def binding_key(variables: Mapping[str, object]) -> frozenset:
+    """The identity of a variable binding, for memo tables."""
+    return frozenset((name, value_key(v)) for name, v in variables.items())
