@@ -1,0 +1,290 @@
+"""Z3 models back to concrete traces: the witness a finding shows and the tests replay.
+
+Values the formulas never read get the simplest value of their declared type (0, "",
+false, [], a record of such), so a witness reads as the shortest story the solver found.
+Extern predicates are replayed with the solver's own interpretation of them, so a witness
+that involves one is checked against the assumption the solver made.
+
+>>> from policyc.ir import build as b
+>>> from policyc.ir.types import ToolSignature, Param, INT
+>>> from policyc.smt.encoder import FormulaEncoder
+>>> from policyc.smt.symtrace import SymbolicTrace
+>>> enc = FormulaEncoder(SymbolicTrace({"a": ToolSignature("a", (Param("x", INT),), INT)}, 2))
+>>> phi = b.eventually(b.event("a", b.op("gt", b.arg("x"), b.lit(41))))
+>>> s = z3.Solver(); s.add(enc.holds(phi, 0), *enc.trace.constraints); s.check()
+sat
+>>> from policyc.semantics.evaluator import evaluate
+>>> evaluate(phi, decode_trace(s.model(), enc.trace))
+True
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Callable
+
+import z3
+
+from policyc.ir.ops import UNDEF
+from policyc.ir.types import (
+    ANY,
+    BOOL,
+    FLOAT,
+    INT,
+    NULL,
+    STR,
+    DictT,
+    EnumT,
+    ListT,
+    OptionalT,
+    RecordT,
+    Type,
+)
+from policyc.smt.symtrace import RESULT, SymbolicTrace
+from policyc.smt.values import Dyn, SymValue
+from policyc.trace.model import Call, Trace
+
+
+def decode_trace(model: z3.ModelRef, trace: SymbolicTrace) -> Trace:
+    """The concrete trace a model describes."""
+    ev = _Evaluator(model)
+    names = {str(c): t for t, c in trace.tool_consts.items()}
+    calls = []
+    for i in range(trace.k):
+        if not ev.bool(trace.live[i]):
+            break
+        tool = names[str(ev(trace.tool[i]))]
+        sig = trace.signatures[tool]
+        slots = trace.created_slots(i, tool)
+        args = {}
+        for p in sig.params:
+            if p.name in slots:
+                value = ev.value(slots[p.name])
+                if value is not UNDEF:
+                    args[p.name] = value
+            elif not isinstance(p.type, OptionalT):
+                args[p.name] = default_value(p.type)
+        if RESULT in slots:
+            result = ev.value(slots[RESULT])
+        else:
+            result = UNDEF if sig.result is ANY else default_value(sig.result)
+        calls.append(Call(tool, args, result, i))
+    metrics = _decode_metrics(model, ev, trace)
+    return Trace(tuple(calls), metrics)
+
+
+def extern_bindings(model: z3.ModelRef, funcs: dict) -> dict[str, Callable[..., bool]]:
+    """Python functions that answer each extern predicate as the model interprets it."""
+    out: dict[str, Callable[..., bool]] = {}
+    by_name: dict[str, list] = {}
+    for (name, _sorts), f in funcs.items():
+        by_name.setdefault(name, []).append(f)
+
+    def make(fs):
+        def call(*args):
+            for f in fs:
+                if f.arity() != len(args):
+                    continue
+                try:
+                    z3args = [_to_z3(a, f.domain(j)) for j, a in enumerate(args)]
+                except (TypeError, ValueError):
+                    continue
+                return z3.is_true(model.eval(f(*z3args), model_completion=True))
+            return False
+        return call
+
+    for name, fs in by_name.items():
+        out[name] = make(fs)
+    return out
+
+
+def default_value(t: Type) -> object:
+    """The simplest JSON value of a type."""
+    if isinstance(t, OptionalT):
+        return None
+    if t is INT:
+        return 0
+    if t is FLOAT:
+        return 0.0
+    if t is STR:
+        return ""
+    if t is BOOL:
+        return False
+    if isinstance(t, EnumT):
+        return t.members[0] if t.members else ""
+    if isinstance(t, ListT):
+        return []
+    if isinstance(t, DictT):
+        return {}
+    if isinstance(t, RecordT):
+        return {f: default_value(ft) for f, ft in t.fields if not isinstance(ft, OptionalT) and ft is not ANY}
+    if t is NULL:
+        return None
+    return None
+
+
+class _Evaluator:
+    def __init__(self, model: z3.ModelRef):
+        self.model = model
+
+    def __call__(self, term):
+        return self.model.eval(term, model_completion=True)
+
+    def bool(self, term) -> bool:
+        return z3.is_true(self(term))
+
+    def value(self, v: SymValue) -> object:  # noqa: C901 - one case per kind
+        if not self.bool(v.defined):
+            return UNDEF
+        if self.bool(v.null):
+            return None
+        if v.kind == "int":
+            return self(v.value).as_long()
+        if v.kind == "real":
+            return _number(self(v.value))
+        if v.kind == "str":
+            return self(v.value).as_string()
+        if v.kind == "bool":
+            return self.bool(v.value)
+        if v.kind == "null":
+            return None
+        if v.kind == "list":
+            size = self(v.length).as_long()
+            return [self.value(e) for e in v.items[:size]]
+        if v.kind == "dict":
+            size = self(v.length).as_long()
+            return {self(k).as_string(): self.value(e) for k, e in zip(v.keys[:size], v.items[:size])}
+        if v.kind == "record":
+            out = {}
+            for name, f in v.fields:
+                value = self.value(f)
+                if value is not UNDEF:
+                    out[name] = value
+            return out
+        if v.kind == "dyn":
+            return self.dyn(self(v.value))
+        return UNDEF
+
+    def dyn(self, d) -> object:
+        if z3.is_true(self(Dyn.is_d_null(d))):
+            return None
+        if z3.is_true(self(Dyn.is_d_bool(d))):
+            return z3.is_true(self(Dyn.d_b(d)))
+        if z3.is_true(self(Dyn.is_d_num(d))):
+            number = _number(self(Dyn.d_r(d)))
+            return int(number) if float(number).is_integer() else number
+        if z3.is_true(self(Dyn.is_d_str(d))):
+            return self(Dyn.d_s(d)).as_string()
+        return {"opaque": self(Dyn.d_id(d)).as_long()}
+
+
+def _number(term) -> float:
+    if z3.is_rational_value(term):
+        return float(Fraction(term.numerator_as_long(), term.denominator_as_long()))
+    if z3.is_algebraic_value(term):
+        return float(term.approx(20).as_fraction())
+    return float(term.as_long())
+
+
+def _decode_metrics(model, ev: _Evaluator, trace: SymbolicTrace) -> dict:
+    prefix = f"{trace.name}.metrics."
+    metrics: dict = {}
+    for decl in model.decls():
+        name = decl.name()
+        if not name.startswith(prefix) or name.endswith("?def") or decl.arity() != 0:
+            continue
+        if not z3.is_true(model.eval(z3.Bool(name + "?def"), model_completion=True)):
+            continue
+        path = name[len(prefix):].split(".")
+        node = metrics
+        for step in path[:-1]:
+            node = node.setdefault(step, {})
+        node[path[-1]] = ev.dyn(model.eval(decl()))
+    return metrics
+
+
+def _to_z3(value: object, sort: z3.SortRef):
+    if sort == z3.IntSort():
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError
+        return z3.IntVal(value)
+    if sort == z3.RealSort():
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise TypeError
+        f = Fraction(value)
+        return z3.RealVal(f"{f.numerator}/{f.denominator}")
+    if sort == z3.StringSort():
+        if not isinstance(value, str):
+            raise TypeError
+        return z3.StringVal(value)
+    if sort == z3.BoolSort():
+        if not isinstance(value, bool):
+            raise TypeError
+        return z3.BoolVal(value)
+    raise TypeError
+
+
+def pin_trace(trace: SymbolicTrace, concrete: Trace) -> list[z3.BoolRef]:
+    """Constraints that fix the symbolic trace to a concrete one (for every value read so far).
+
+    The converse of `decode_trace`: with these asserted, every formula encoded over `trace`
+    has the truth value the reference evaluator gives it on `concrete`.
+    """
+    if len(concrete.calls) > trace.k:
+        raise ValueError(f"a trace of {len(concrete.calls)} calls does not fit in {trace.k} positions")
+    out: list[z3.BoolRef] = []
+    for i in range(trace.k):
+        if i >= len(concrete.calls):
+            out.append(z3.Not(trace.live[i]))
+            continue
+        call = concrete.calls[i]
+        out.append(trace.live[i])
+        out.append(trace.tool[i] == trace.tool_consts[call.name])
+        for root, value in trace.created_slots(i, call.name).items():
+            actual = call.result if root == RESULT else call.args.get(root, UNDEF)
+            out.append(pin_value(value, actual))
+    return out
+
+
+def pin_value(v: SymValue, value: object) -> z3.BoolRef:  # noqa: C901 - one case per kind
+    """The constraint "the symbolic value `v` is the JSON value `value`" (UNDEF for ⊥)."""
+    if value is UNDEF:
+        return z3.Not(v.defined)
+    parts = [v.defined]
+    if value is None:
+        return z3.And(v.defined, v.null)
+    if v.kind != "dyn":
+        parts.append(z3.Not(v.null))
+    if v.kind == "int":
+        parts.append(v.value == z3.IntVal(int(value)))
+    elif v.kind == "real":
+        parts.append(v.value == _to_z3(value, z3.RealSort()))
+    elif v.kind == "str":
+        parts.append(v.value == z3.StringVal(value))
+    elif v.kind == "bool":
+        parts.append(v.value == z3.BoolVal(value))
+    elif v.kind == "list":
+        parts.append(v.length == len(value))
+        parts.extend(pin_value(e, x) for e, x in zip(v.items, value))
+    elif v.kind == "record":
+        for name, f in v.fields:
+            parts.append(pin_value(f, value.get(name, UNDEF)))
+    elif v.kind == "dict":
+        parts.append(v.length == len(value))
+        for (key, item), k, e in zip(value.items(), v.keys, v.items):
+            parts.extend([k == z3.StringVal(key), pin_value(e, item)])
+    elif v.kind == "dyn":
+        parts.append(v.value == _dyn_value(value))
+    return z3.And(parts)
+
+
+def _dyn_value(value: object):
+    if value is None:
+        return Dyn.d_null
+    if isinstance(value, bool):
+        return Dyn.d_bool(z3.BoolVal(value))
+    if isinstance(value, (int, float)):
+        return Dyn.d_num(_to_z3(value, z3.RealSort()))
+    if isinstance(value, str):
+        return Dyn.d_str(z3.StringVal(value))
+    return Dyn.d_other(z3.IntVal(abs(hash(repr(value))) % 10**9))

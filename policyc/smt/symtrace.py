@@ -1,0 +1,166 @@
+"""Symbolic traces: every trace of at most `k` calls over the declared tools, as Z3 terms.
+
+Position i holds a call when `live[i]`; live positions form a prefix, so the trace length
+is the number of live positions. `tool[i]` is a constant of the tool enumeration sort.
+Arguments and results are typed constants created on demand, one per (position, tool,
+argument path): a formula that never reads `refund.amount` adds no variable for it.
+Each created value brings its own well-formedness constraints (enum members, list lengths
+within the list bound, distinct dict keys), collected in `constraints`.
+
+A terminal tool ends the run: it may only be the last call of a trace.
+
+>>> from policyc.ir.types import ToolSignature, Param, INT
+>>> t = SymbolicTrace({"a": ToolSignature("a", (Param("x", INT),), INT)}, 2)
+>>> t.arg(0, "a", "x").kind, len(t.live)
+('int', 2)
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+import z3
+
+from policyc.ir.types import (
+    ANY,
+    BOOL,
+    FLOAT,
+    INT,
+    NULL,
+    STR,
+    DictT,
+    EnumT,
+    ListT,
+    OptionalT,
+    RecordT,
+    ToolSignature,
+    Type,
+)
+from policyc.smt.values import FALSE, SORTS, TRUE, Dyn, SymValue, undefined
+
+RESULT = "<result>"
+
+
+def tool_sort(tools: tuple[str, ...]) -> tuple[z3.SortRef, dict[str, z3.ExprRef]]:
+    """The enumeration sort of a tool set (one per distinct set, shared by every query)."""
+    cached = SORTS.get(tools)
+    if cached is None:
+        name = f"Tool{len(SORTS)}"
+        sort, consts = z3.EnumSort(name, [f"{name}.{t}" for t in tools] or [f"{name}.none"])
+        cached = SORTS[tools] = (sort, dict(zip(tools, consts)))
+    return cached
+
+
+class SymbolicTrace:
+    """The calls of a symbolic trace of at most `k` positions."""
+
+    def __init__(self, tools: Mapping[str, ToolSignature], k: int, list_bound: int = 3, name: str = "t"):
+        self.signatures = dict(tools)
+        self.k = k
+        self.list_bound = list_bound
+        self.name = name
+        self.sort, self.tool_consts = tool_sort(tuple(sorted(self.signatures)))
+        self.live = [z3.Bool(f"{name}.live{i}") for i in range(k)]
+        self.tool = [z3.Const(f"{name}.tool{i}", self.sort) for i in range(k)]
+        self.constraints: list[z3.BoolRef] = []
+        self.used_lists = False
+        self._values: dict = {}
+        for i in range(1, k):
+            self.constraints.append(z3.Implies(self.live[i], self.live[i - 1]))
+        for name_, sig in self.signatures.items():
+            if sig.terminal:
+                for i in range(k - 1):
+                    self.constraints.append(z3.Implies(self.tool[i] == self.tool_consts[name_],
+                                                       z3.Not(self.live[i + 1])))
+
+    # ------------------------------------------------------------ positions
+
+    def is_live(self, i: int) -> z3.BoolRef:
+        return self.live[i] if 0 <= i < self.k else FALSE
+
+    def is_call(self, i: int, tool: str) -> z3.BoolRef:
+        """Position i holds a call to `tool`."""
+        if not 0 <= i < self.k or tool not in self.tool_consts:
+            return FALSE
+        return z3.And(self.live[i], self.tool[i] == self.tool_consts[tool])
+
+    def length_at_most(self, m: int) -> z3.BoolRef:
+        return z3.Not(self.live[m]) if 0 <= m < self.k else TRUE
+
+    # ------------------------------------------------------------ data
+
+    def arg(self, i: int, tool: str, name: str) -> SymValue:
+        sig = self.signatures.get(tool)
+        param = sig.param(name) if sig else None
+        if param is None:
+            return undefined()
+        return self._slot(i, tool, name, param.type, optional_missing=True)
+
+    def result(self, i: int, tool: str) -> SymValue:
+        sig = self.signatures.get(tool)
+        if sig is None:
+            return undefined()
+        return self._slot(i, tool, RESULT, sig.result, optional_missing=sig.result is ANY)
+
+    def created_slots(self, i: int, tool: str) -> dict[str, SymValue]:
+        """The argument and result values of a call that some formula has read."""
+        return {root: v for (p, t, root), v in self._values.items() if p == i and t == tool}
+
+    def _slot(self, i: int, tool: str, root: str, type_: Type, optional_missing: bool) -> SymValue:
+        key = (i, tool, root)
+        value = self._values.get(key)
+        if value is None:
+            prefix = f"{self.name}.{i}.{tool}.{root}"
+            value = self._make(prefix, type_, TRUE, optional_missing)
+            self._values[key] = value
+        return value
+
+    def _make(self, name: str, t: Type, parent: z3.BoolRef, may_miss: bool) -> SymValue:  # noqa: C901
+        """A fresh value of type `t`, defined when `parent` is (and, if optional, present)."""
+        defined = parent
+        null = FALSE
+        if isinstance(t, OptionalT) or (t is ANY and may_miss):
+            if may_miss:
+                defined = z3.And(parent, z3.Bool(f"{name}?def"))
+            if isinstance(t, OptionalT):
+                null = z3.Bool(f"{name}?null")
+                t = t.inner
+        if t is INT:
+            return SymValue("int", defined, null, z3.Int(name))
+        if t is FLOAT:
+            return SymValue("real", defined, null, z3.Real(name))
+        if t is STR:
+            return SymValue("str", defined, null, z3.String(name))
+        if isinstance(t, EnumT):
+            v = z3.String(name)
+            self.constraints.append(z3.Or([v == z3.StringVal(m) for m in t.members]))
+            return SymValue("str", defined, null, v)
+        if t is BOOL:
+            return SymValue("bool", defined, null, z3.Bool(name))
+        if t is NULL:
+            return SymValue("null", defined, TRUE)
+        if isinstance(t, RecordT):
+            live = z3.And(defined, z3.Not(null))
+            fields = tuple((f, self._make(f"{name}.{f}", ft, live, True)) for f, ft in t.fields)
+            return SymValue("record", defined, null, fields=fields)
+        if isinstance(t, ListT):
+            self.used_lists = True
+            length = z3.Int(f"{name}#len")
+            self.constraints.append(z3.And(length >= 0, length <= self.list_bound))
+            live = z3.And(defined, z3.Not(null))
+            items = tuple(self._make(f"{name}[{j}]", t.elem, z3.And(live, j < length), False)
+                          for j in range(self.list_bound))
+            return SymValue("list", defined, null, items=items, length=length)
+        if isinstance(t, DictT):
+            self.used_lists = True
+            length = z3.Int(f"{name}#len")
+            self.constraints.append(z3.And(length >= 0, length <= self.list_bound))
+            live = z3.And(defined, z3.Not(null))
+            keys = tuple(z3.String(f"{name}#key{j}") for j in range(self.list_bound))
+            self.constraints.append(z3.Distinct(*keys) if len(keys) > 1 else TRUE)
+            items = tuple(self._make(f"{name}[{j}]", t.value, z3.And(live, j < length), False)
+                          for j in range(self.list_bound))
+            return SymValue("dict", defined, null, items=items, length=length, keys=keys)
+        # any (and anything the model does not type): an untyped JSON value
+        v = z3.Const(name, Dyn)
+        return SymValue("dyn", defined, z3.Or(null, Dyn.is_d_null(v)), v)

@@ -1,0 +1,270 @@
+"""Data terms to symbolic values: `policyc.ir.data.eval_term`, clause by clause, for Z3.
+
+Exact for literals, arguments, results, fields, indexing, arithmetic, comparisons, string
+tests, membership and the connectives. Over-approximated (the solver may choose any value,
+so "no trace exists" stays sound and a witness may fail to replay): extern predicates
+(uninterpreted functions), `entities(...)`, `outputs`, `lower`/`upper`, float `%`, and
+indexing or slicing with bounds that are not constants. Each use is recorded in `approx`.
+
+>>> from policyc.ir import build as b
+>>> from policyc.ir.types import ToolSignature, Param, INT
+>>> from policyc.smt.symtrace import SymbolicTrace
+>>> enc = TermEncoder(SymbolicTrace({"a": ToolSignature("a", (Param("x", INT),), INT)}, 1))
+>>> v = enc.term(b.op("gt", b.arg("x"), b.lit(2)), TermEnv({}, (0, "a")))
+>>> v.kind
+'bool'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+import z3
+
+from policyc.ir import nodes as n
+from policyc.smt import values as V
+from policyc.smt.symtrace import SymbolicTrace
+from policyc.smt.values import FALSE, TRUE, SymValue, boolean, undefined
+
+
+@dataclass(frozen=True)
+class TermEnv:
+    """Variables in scope and the call whose arguments `Arg`/`Result` read (position, tool)."""
+
+    vars: Mapping[str, SymValue]
+    call: tuple[int, str] | None = None
+
+    def bind(self, name: str, value: SymValue) -> "TermEnv":
+        return TermEnv({**self.vars, name: value}, self.call)
+
+    def at_call(self, i: int, tool: str) -> "TermEnv":
+        return TermEnv(self.vars, (i, tool))
+
+
+class TermEncoder:
+    """Encodes terms over one symbolic trace; remembers what it had to approximate."""
+
+    def __init__(self, trace: SymbolicTrace):
+        self.trace = trace
+        self.approx: set[str] = set()
+        self.externs: dict[str, z3.FuncDeclRef] = {}
+        self._funcs: dict = {}
+        self._fresh = 0
+
+    # ------------------------------------------------------------ helpers
+
+    def _func(self, name: str, *sorts: z3.SortRef) -> z3.FuncDeclRef:
+        key = (name, sorts)
+        f = self._funcs.get(key)
+        if f is None:
+            f = self._funcs[key] = z3.Function(f"{name}#{len(self._funcs)}", *sorts)
+        return f
+
+    def _fresh_list(self, label: str, elem_kind: str = "str") -> SymValue:
+        """An unconstrained list of strings (at most `list_bound` elements)."""
+        self._fresh += 1
+        name = f"{self.trace.name}.{label}#{self._fresh}"
+        length = z3.Int(f"{name}#len")
+        self.trace.constraints.append(z3.And(length >= 0, length <= self.trace.list_bound))
+        items = tuple(SymValue("str", value=z3.String(f"{name}[{j}]")) for j in range(self.trace.list_bound))
+        return SymValue("list", items=items, length=length)
+
+    # ------------------------------------------------------------ terms
+
+    def term(self, t: n.Term, env: TermEnv) -> SymValue:  # noqa: C901 - one case per node type
+        if isinstance(t, n.Lit):
+            return V.lit_value(t.value)
+        if isinstance(t, n.Var):
+            return env.vars.get(t.name) or undefined()
+        if isinstance(t, n.Arg):
+            return self.trace.arg(env.call[0], env.call[1], t.name) if env.call else undefined()
+        if isinstance(t, n.Result):
+            return self.trace.result(env.call[0], env.call[1]) if env.call else undefined()
+        if isinstance(t, n.Field):
+            return self.get_field(self.term(t.base, env), t.name)
+        if isinstance(t, n.Index):
+            return self.get_index(self.term(t.base, env), t.index, env)
+        if isinstance(t, n.Slice):
+            return self.get_slice(self.term(t.base, env), t, env)
+        if isinstance(t, n.Op):
+            from policyc.smt.operators import apply_op
+
+            return apply_op(self, t, env)
+        if isinstance(t, n.Extern):
+            return self.extern(t, env)
+        if isinstance(t, n.Values):
+            return SymValue("family", members=tuple(self.values_members(t)))
+        if isinstance(t, n.Outputs):
+            self.approx.add("outputs")
+            return SymValue("outputs", value=z3.StringVal(",".join(t.tools)))
+        if isinstance(t, n.Metric):
+            name = f"{self.trace.name}.metrics." + ".".join(map(str, t.path))
+            v = z3.Const(name, V.Dyn)
+            return SymValue("dyn", z3.Bool(name + "?def"), V.Dyn.is_d_null(v), v)
+        raise TypeError(f"not a term: {type(t).__name__}")
+
+    def values_members(self, t: n.Values) -> list[tuple[z3.BoolRef, SymValue]]:
+        """The values of `tool.path` over the trace: one (guard, value) per call (and element)."""
+        out = []
+        for i in range(self.trace.k):
+            guard = self.trace.is_call(i, t.tool)
+            value = self.path_value(i, t.tool, t.path)
+            live = z3.And(guard, value.present)
+            if t.flatten and value.kind == "list":
+                out.extend((z3.And(live, V.item_live(value, j)), e) for j, e in enumerate(value.items))
+            else:
+                out.append((live, value))
+        return out
+
+    def path_value(self, i: int, tool: str, path: tuple) -> SymValue:
+        if not path:
+            return undefined()
+        if path[0] == "result":
+            value = self.trace.result(i, tool)
+        else:
+            value = self.trace.arg(i, tool, path[0])
+        for step in path[1:]:
+            value = self.get_index(value, n.Lit(step), TermEnv({})) if isinstance(step, int) \
+                else self.get_field(value, step)
+        return value
+
+    # ------------------------------------------------------------ access
+
+    def get_field(self, base: SymValue, name: str) -> SymValue:
+        if base.kind == "record":
+            f = base.field(name)
+            return undefined() if f is None else _restrict(f, base.present)
+        if base.kind == "dict":
+            return self._dict_lookup(base, z3.StringVal(name))
+        if base.kind == "dyn":
+            self.approx.add("fields of untyped values")
+            f = self._func("field." + name, V.Dyn, V.Dyn)(base.value)
+            has = self._func("has." + name, V.Dyn, z3.BoolSort())(base.value)
+            return SymValue("dyn", z3.And(base.present, has), V.Dyn.is_d_null(f), f)
+        return undefined()
+
+    def _dict_lookup(self, base: SymValue, key: z3.ExprRef) -> SymValue:
+        hits = [(z3.And(V.item_live(base, j), k == key), v) for j, (k, v) in enumerate(zip(base.keys, base.items))]
+        return _select(hits)
+
+    def get_index(self, base: SymValue, index: n.Term, env: TermEnv) -> SymValue:
+        idx = self.term(index, env)
+        if base.kind == "list" and idx.kind == "int":
+            hits = []
+            for j, e in enumerate(base.items):
+                pos = z3.And(idx.value == j, j < base.length)
+                neg = z3.And(idx.value < 0, idx.value + base.length == j)
+                hits.append((z3.And(base.present, idx.present, z3.Or(pos, neg)), e))
+            return _select(hits)
+        if base.kind in ("record", "dict") and idx.kind == "str":
+            if isinstance(index, n.Lit) and base.kind == "record":
+                return self.get_field(base, index.value)
+            if base.kind == "dict":
+                out = self._dict_lookup(base, idx.value)
+                return _restrict(out, idx.present)
+            hits = [(z3.And(base.present, idx.present, idx.value == z3.StringVal(name)), v)
+                    for name, v in base.fields]
+            return _select(hits)
+        if base.kind == "str" and idx.kind == "int":
+            length = z3.Length(base.value)
+            j = z3.If(idx.value < 0, idx.value + length, idx.value)
+            ok = z3.And(base.present, idx.present, j >= 0, j < length)
+            return SymValue("str", ok, FALSE, z3.SubString(base.value, j, 1))
+        if base.kind == "dyn":
+            self.approx.add("indexing untyped values")
+            return SymValue("dyn", z3.Bool(f"idx?def#{self._next()}"), FALSE, z3.Const(f"idx#{self._next()}", V.Dyn))
+        return undefined()
+
+    def get_slice(self, base: SymValue, t: n.Slice, env: TermEnv) -> SymValue:
+        start = None if t.start is None else t.start
+        stop = None if t.stop is None else t.stop
+        const = all(x is None or isinstance(x, n.Lit) and isinstance(x.value, int)
+                    and not isinstance(x.value, bool) for x in (start, stop))
+        lo = start.value if start is not None and const else None
+        hi = stop.value if stop is not None and const else None
+        if base.kind == "list" and const and (lo is None or lo >= 0) and (hi is None or hi >= 0):
+            lo = lo or 0
+            items = base.items[lo:hi] if hi is not None else base.items[lo:]
+            length = base.length - lo if hi is None else z3.If(base.length < hi, base.length, hi) - lo
+            return SymValue("list", base.defined, base.null, items=items,
+                            length=z3.If(length < 0, 0, length))
+        if base.kind == "str" and const and (lo is None or lo >= 0) and (hi is None or hi >= 0):
+            lo = lo or 0
+            size = z3.Length(base.value)
+            end = size if hi is None else z3.If(size < hi, size, hi)
+            count = z3.If(end - lo < 0, 0, end - lo)
+            return SymValue("str", base.defined, base.null, z3.SubString(base.value, lo, count))
+        if base.kind in ("list", "str"):
+            self.approx.add("slices with computed or negative bounds")
+            if base.kind == "str":
+                return SymValue("str", base.present, FALSE, z3.String(f"slice#{self._next()}"))
+            return _restrict(self._fresh_list("slice"), base.present)
+        return undefined()
+
+    def extern(self, t: n.Extern, env: TermEnv) -> SymValue:
+        """An extern predicate: an uninterpreted function of its (defined) arguments."""
+        args = [self.term(a, env) for a in t.args]
+        self.approx.add(f"extern `{t.name}`")
+        sorts = tuple(_sort_of(a) for a in args)
+        key = (t.name, sorts)
+        f = self.externs.get(key)
+        if f is None:
+            f = self.externs[key] = z3.Function(f"extern.{t.name}#{len(self.externs)}", *sorts, z3.BoolSort())
+        payload = [a.value if a.value is not None else z3.IntVal(0) for a in args]
+        return boolean(z3.And(*[a.defined for a in args], f(*payload)) if args else f())
+
+    def _next(self) -> int:
+        self._fresh += 1
+        return self._fresh
+
+
+def _sort_of(v: SymValue) -> z3.SortRef:
+    return v.value.sort() if v.value is not None else z3.IntSort()
+
+
+def _restrict(v: SymValue, cond: z3.BoolRef) -> SymValue:
+    """The same value, undefined unless `cond`."""
+    return SymValue(v.kind, z3.And(cond, v.defined), v.null, v.value, v.items, v.length, v.fields,
+                    v.keys, v.members, v.approx)
+
+
+def _select(hits: list[tuple[z3.BoolRef, SymValue]]) -> SymValue:
+    """The value whose guard holds (guards are mutually exclusive), ⊥ when none does."""
+    if not hits:
+        return undefined()
+    kinds = {v.kind for _, v in hits}
+    if len(kinds) != 1 or next(iter(kinds)) not in ("int", "real", "str", "bool", "dyn", "null"):
+        # composite elements: a list of candidates would be needed; pick by nested selection
+        first_guard, first = hits[0]
+        if len(hits) == 1:
+            return _restrict(first, first_guard)
+        return _merge_composite(hits)
+    any_hit = z3.Or([g for g, _ in hits])
+    value = hits[-1][1].value
+    defined = z3.Or([z3.And(g, v.defined) for g, v in hits])
+    null = z3.Or([z3.And(g, v.null) for g, v in hits])
+    for g, v in reversed(hits[:-1]):
+        value = z3.If(g, v.value, value) if v.value is not None else value
+    return SymValue(hits[0][1].kind, z3.And(any_hit, defined), null, value)
+
+
+def _merge_composite(hits: list[tuple[z3.BoolRef, SymValue]]) -> SymValue:
+    kind = hits[0][1].kind
+    if any(v.kind != kind for _, v in hits) or kind not in ("record", "list"):
+        return undefined()
+    defined = z3.Or([z3.And(g, v.defined) for g, v in hits])
+    null = z3.Or([z3.And(g, v.null) for g, v in hits])
+    if kind == "record":
+        names = [name for name, _ in hits[0][1].fields]
+        fields = tuple((name, _select([(g, v.field(name)) for g, v in hits])) for name in names)
+        return SymValue("record", defined, null, fields=fields)
+    size = min(len(v.items) for _, v in hits)
+    items = tuple(_select([(g, v.items[j]) for g, v in hits]) for j in range(size))
+    length = hits[-1][1].length
+    for g, v in reversed(hits[:-1]):
+        length = z3.If(g, v.length, length)
+    return SymValue("list", defined, null, items=items, length=length)
+
+
+__all__ = ["TermEncoder", "TermEnv", "TRUE", "FALSE"]

@@ -1,0 +1,194 @@
+"""Queries as assumptions: "these asserts are unsat iff the property holds".
+
+A `PolicySolver` keeps one incremental Z3 solver over one symbolic trace. Each formula it
+is asked about gets a named assumption literal `s` and the assert `s -> holds(phi)` (or
+`s -> not holds(phi)`), added once; a query is a set of names to assume. So the conflict,
+redundancy, vacuity and dead-tool analyses of a whole policy share one solver, its learnt
+clauses and its encoding, and an unsat answer comes with an unsat core over names.
+
+>>> from policyc.ir import build as b
+>>> ps = PolicySolver(bare_tools("a", "b"), 4)
+>>> _ = ps.require("never", b.always(b.neg(b.event("a"))))
+>>> _ = ps.require("sometime", b.eventually(b.event("a")))
+>>> ps.check(["never", "sometime"]).status, ps.check(["never"]).status
+('unsat', 'sat')
+>>> ps.minimal_core(["never", "sometime"])
+['never', 'sometime']
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping, Sequence
+
+import z3
+
+from policyc.ir import nodes as n
+from policyc.ir.types import ToolSignature
+from policyc.semantics.evaluator import evaluate
+from policyc.smt.decoder import decode_trace, extern_bindings
+from policyc.smt.encoder import FormulaEncoder
+from policyc.smt.symtrace import SymbolicTrace
+from policyc.smt.witness import EXACT, Strength, WitnessTrace
+
+
+@dataclass(frozen=True)
+class SatResult:
+    """`sat` with a witness, `unsat` with a core of assumed names, or `unknown` (time-out)."""
+
+    status: str
+    strength: Strength
+    witness: WitnessTrace | None = None
+    core: tuple[str, ...] = ()
+    assumed: tuple[str, ...] = field(default=(), repr=False)
+
+    @property
+    def is_sat(self) -> bool:
+        return self.status == "sat"
+
+    @property
+    def is_unsat(self) -> bool:
+        return self.status == "unsat"
+
+
+class PolicySolver:
+    """An incremental solver over traces of at most `k` calls to the declared tools."""
+
+    def __init__(self, tools: Mapping[str, ToolSignature], k: int, list_bound: int = 3,
+                 timeout_ms: int = 20_000, name: str = "t"):
+        self.trace = SymbolicTrace(tools, k, list_bound, name)
+        self.encoder = FormulaEncoder(self.trace)
+        self.solver = z3.Solver()
+        self.solver.set("timeout", timeout_ms)
+        self.k = k
+        self._literals: dict[str, z3.BoolRef] = {}
+        self._claims: dict[str, tuple[n.Formula, bool]] = {}
+        self._by_literal: dict[str, str] = {}
+        self._flushed = 0
+        self.checks = 0
+
+    # ------------------------------------------------------------ building
+
+    def require(self, name: str, phi: n.Formula, expected: bool = True) -> z3.BoolRef:
+        """The assumption literal for "phi holds" (or, with expected=False, "phi fails")."""
+        lit = self._literals.get(name)
+        if lit is not None:
+            return lit
+        lit = z3.Bool(f"assume[{name}]")
+        body = self.encoder.holds(phi, 0)
+        self.solver.add(z3.Implies(lit, body if expected else z3.Not(body)))
+        self._flush()
+        self._literals[name] = lit
+        self._claims[name] = (phi, expected)
+        self._by_literal[str(lit)] = name
+        return lit
+
+    def require_length_at_most(self, m: int) -> str:
+        """A name that, assumed, limits the trace to at most m calls."""
+        name = f"length<={m}"
+        if name not in self._literals:
+            lit = z3.Bool(f"assume[{name}]")
+            self.solver.add(z3.Implies(lit, self.trace.length_at_most(m)))
+            self._literals[name] = lit
+            self._by_literal[str(lit)] = name
+        return name
+
+    def has(self, name: str) -> bool:
+        return name in self._literals
+
+    def _flush(self) -> None:
+        new = self.trace.constraints[self._flushed:]
+        if new:
+            self.solver.add(*new)
+            self._flushed = len(self.trace.constraints)
+
+    # ------------------------------------------------------------ asking
+
+    @property
+    def unsat_strength(self) -> Strength:
+        return Strength.bounded(self.k, self.trace.list_bound if self.trace.used_lists else None)
+
+    def check(self, names: Iterable[str]) -> SatResult:
+        names = tuple(dict.fromkeys(names))
+        self.checks += 1
+        status = self.solver.check(*[self._literals[x] for x in names])
+        if status == z3.sat:
+            return SatResult("sat", EXACT, self.witness(names), assumed=names)
+        if status == z3.unsat:
+            core = tuple(self._by_literal[str(c)] for c in self.solver.unsat_core())
+            return SatResult("unsat", self.unsat_strength, core=core, assumed=names)
+        return SatResult("unknown", self.unsat_strength, assumed=names)
+
+    def witness(self, names: Sequence[str]) -> WitnessTrace:
+        """Decode the current model and replay every assumed formula on the evaluator."""
+        model = self.solver.model()
+        trace = decode_trace(model, self.trace)
+        externs = extern_bindings(model, self.encoder.terms.externs)
+        confirmed = True
+        for name in names:
+            claim = self._claims.get(name)
+            if claim is None:
+                continue
+            phi, expected = claim
+            try:
+                confirmed &= evaluate(phi, trace, externs) == expected
+            except Exception:  # an extern the replay cannot call: not confirmed
+                confirmed = False
+        return WitnessTrace(trace, confirmed, externs)
+
+    def minimal_core(self, names: Sequence[str], fixed: Sequence[str] = ()) -> list[str]:
+        """A minimal unsatisfiable subset of `names` (assuming `fixed` throughout).
+
+        Deletion-based: start from the solver's unsat core and drop each name whose removal
+        keeps the set unsat; each test reuses the incremental solver. Returns [] when the
+        names are satisfiable (or the solver gave up).
+        """
+        first = self.check([*fixed, *names])
+        if not first.is_unsat:
+            return []
+        core = [x for x in names if x in first.core]
+        i = 0
+        while i < len(core):
+            trial = core[:i] + core[i + 1:]
+            result = self.check([*fixed, *trial])
+            if result.is_unsat:
+                core = [x for x in trial if x in result.core]
+            else:
+                i += 1
+        return core
+
+
+def check_satisfiable(phi: n.Formula, tools: Mapping[str, ToolSignature], k: int = 8) -> SatResult:
+    """Is there a trace of at most k calls satisfying `phi`? A witness if so.
+
+    >>> from policyc.ir import build as b
+    >>> r = check_satisfiable(b.conj(b.eventually(b.event("a")), b.always(b.neg(b.event("a")))), bare_tools("a"))
+    >>> r.status, str(r.strength)
+    ('unsat', 'holds up to traces of length 8')
+    """
+    ps = PolicySolver(tools, k)
+    ps.require("phi", phi)
+    return ps.check(["phi"])
+
+
+def check_valid(phi: n.Formula, tools: Mapping[str, ToolSignature], k: int = 8) -> SatResult:
+    """Does every trace of at most k calls satisfy `phi`? (unsat means valid; sat gives a counterexample)
+
+    >>> from policyc.ir import build as b
+    >>> check_valid(b.disj(b.eventually(b.event("a")), b.always(b.neg(b.event("a")))), bare_tools("a")).status
+    'unsat'
+    """
+    ps = PolicySolver(tools, k)
+    ps.require("not phi", phi, expected=False)
+    return ps.check(["not phi"])
+
+
+def bare_tools(*names: str) -> dict[str, ToolSignature]:
+    """Signatures of tools without arguments or results, for examples and tests.
+
+    >>> sorted(bare_tools("a", "b"))
+    ['a', 'b']
+    """
+    from policyc.ir.types import ANY
+
+    return {name: ToolSignature(name, (), ANY) for name in names}

@@ -1,0 +1,111 @@
+"""What a solver answer carries: how strong it is, and a concrete trace when one exists.
+
+>>> str(Strength.bounded(8)), str(Strength.bounded(8, 3)), str(EXACT)
+('holds up to traces of length 8', 'holds up to traces of length 8 with lists of at most 3 elements', 'exact')
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Mapping
+
+from policyc.ir import nodes as n
+from policyc.ir.ops import UNDEF
+from policyc.ir.walk import subformulas
+from policyc.trace.model import Trace
+
+
+@dataclass(frozen=True, slots=True)
+class Strength:
+    """How far an answer goes: exact, or only over traces of at most `bound` calls."""
+
+    exact: bool
+    bound: int | None = None
+    list_bound: int | None = None
+    method: str = "z3"  # z3 (bounded unrolling), automata, z3-unbounded, syntax
+
+    @classmethod
+    def bounded(cls, k: int, list_bound: int | None = None) -> "Strength":
+        return cls(False, k, list_bound)
+
+    def __str__(self) -> str:
+        if self.exact:
+            return "exact"
+        text = f"holds up to traces of length {self.bound}"
+        if self.list_bound is not None:
+            text += f" with lists of at most {self.list_bound} elements"
+        return text
+
+    def to_json(self) -> dict:
+        out: dict = {"exact": self.exact, "method": self.method}
+        if self.bound is not None:
+            out["bound"] = self.bound
+        if self.list_bound is not None:
+            out["list_bound"] = self.list_bound
+        out["text"] = str(self)
+        return out
+
+
+EXACT = Strength(True)
+
+
+@dataclass(frozen=True)
+class WitnessTrace:
+    """A concrete trace decoded from a model, and whether the reference evaluator agrees.
+
+    `confirmed` is the replay: every formula the query assumed has, on this trace, the truth
+    value the query asked for. It is false only when an over-approximation (an extern, the
+    entity extractor, `outputs`) let the solver assume something the trace does not show.
+    """
+
+    trace: Trace
+    confirmed: bool
+    externs: Mapping[str, Callable[..., bool]] = field(default_factory=dict, compare=False, repr=False)
+
+    def __len__(self) -> int:
+        return len(self.trace.calls)
+
+    def __str__(self) -> str:
+        """One call per step: `search(query: "a") -> read_file(path: "b")`."""
+        if not self.trace.calls:
+            return "the empty trace"
+        return " -> ".join(_show_call(c) for c in self.trace.calls)
+
+    def to_json(self) -> dict:
+        calls = []
+        for c in self.trace.calls:
+            entry: dict = {"tool_name": c.name, "arguments": dict(c.args)}
+            if c.result is not UNDEF:
+                entry["tool_result"] = c.result
+            calls.append(entry)
+        return {"tool_calls": calls, "confirmed": self.confirmed}
+
+
+def _show_call(call) -> str:
+    args = ", ".join(f"{k}: {json.dumps(v, ensure_ascii=False)}" for k, v in call.args.items())
+    text = f"{call.name}({args})"
+    if call.result is not UNDEF and call.result is not None and call.result != {}:
+        text += f" = {json.dumps(call.result, ensure_ascii=False)}"
+    return text
+
+
+def approximations(formulas: Iterable[n.Formula]) -> tuple[str, ...]:
+    """What the solver over-approximates in these formulas, as phrases for a finding's notes.
+
+    >>> from policyc.ir import build as b
+    >>> approximations([b.event("a", b.extern("is_vip", b.arg("email")))])
+    ('extern predicate `is_vip` is uninterpreted (any truth value per argument)',)
+    """
+    out: dict[str, None] = {}
+    for phi in formulas:
+        for sub in subformulas(phi):
+            if isinstance(sub, n.Extern):
+                out[f"extern predicate `{sub.name}` is uninterpreted (any truth value per argument)"] = None
+            elif isinstance(sub, n.Op) and sub.op == "entities":
+                out["`entities(...)` is over-approximated (any list of strings)"] = None
+            elif isinstance(sub, n.Outputs):
+                out["`outputs` is over-approximated (any set of strings)"] = None
+            elif isinstance(sub, n.Op) and sub.op in ("lower", "upper"):
+                out[f"`{sub.op}` is uninterpreted"] = None
+    return tuple(out)
