@@ -1,0 +1,52 @@
+"""`build_artifact(policy)`: a checked policy compiled into a sealed monitor artifact.
+
+Each rule the automata can compile gets its table; the others are kept as formulas and
+scored after the run through the reference evaluator. This module needs the compiler
+(the automata, and through them Z3); the runtime never imports it.
+
+>>> from policyc.check import check_file
+>>> policy, _ = check_file("examples/code_qa.altl")
+>>> artifact = build_artifact(policy)
+>>> [(r.name, r.rule_class, r.automaton is not None) for r in artifact.rules]
+[('search_first', 'gateable', True), ('reads_a_file', 'offline-only', True), ('grounded', 'offline-only', False)]
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from policyc import __version__
+from policyc.artifact.hashing import source_hash
+from policyc.artifact.io import seal
+from policyc.artifact.models import Artifact, ArtifactBody
+from policyc.artifact.policy import policy_fields
+from policyc.artifact.compile_rules import compile_rules
+from policyc.ir.policy import Policy
+
+
+def policy_source_hash(policy: Policy) -> str:
+    """The hash of the files a policy was read from (empty sources hash to a fixed value)."""
+    texts = []
+    for path in policy.sources:
+        try:
+            texts.append((path, Path(path).read_text(encoding="utf-8")))
+        except OSError:
+            texts.append((path, ""))
+    return source_hash(texts)
+
+
+def build_artifact(policy: Policy, sources_hash: str | None = None) -> Artifact:
+    """Compile a checked policy into a sealed artifact."""
+    compiled = compile_rules(policy)
+    automata = []
+    placement: dict[str, tuple[int, str | None]] = {}
+    for rule in policy.rules:
+        table, reason = compiled.tables.get(rule.name, (None, "no automaton was built"))
+        if table is None:
+            placement[rule.name] = (-1, reason)
+        else:
+            placement[rule.name] = (len(automata), None)
+            automata.append(table)
+    body = ArtifactBody(compiler=__version__, source_hash=sources_hash or policy_source_hash(policy),
+                        automata=automata, **policy_fields(policy, compiled.classes, placement))
+    return seal(body)

@@ -1,0 +1,114 @@
+"""The monitor artifact: what `policyc compile` writes and a deployed gate loads.
+
+One JSON object, self-contained: the policy's tool signatures, its rules with their metadata
+and class, the automata tables the gate steps per call, the rule formulas (for the rules
+the automata cannot compile, which are scored after the run through the reference
+evaluator), and the extern predicates with their Python bindings. Two hashes guard it:
+`source_hash` names the policy text it was compiled from, `content_hash` covers every
+other field, so an edited or truncated file is refused when loaded.
+
+The models are pydantic, strict (unknown fields are errors) and frozen; `docs/artifact.schema.json`
+is generated from `Artifact`.
+
+>>> SeverityModel(kind="soft_block", limit=3).model_dump()
+{'kind': 'soft_block', 'limit': 3}
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
+
+FORMAT = "policyc.monitor"
+FORMAT_VERSION = 1
+
+SeverityKind = Literal["tolerate", "warn", "block", "soft_block", "stop"]
+RuleClass = Literal["gateable", "detectable", "offline-only"]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+class SeverityModel(Strict):
+    """A rule's response to a violation (appendix A.5.3 of the AgentLTL paper)."""
+
+    kind: SeverityKind
+    limit: int | None = Field(None, ge=1, description="soft_block(n): refusals of the rule before the run stops")
+
+
+class ParamModel(Strict):
+    name: str
+    type: JsonValue = Field(description="a value type in policyc's JSON form, e.g. \"str\" or {\"list\": \"int\"}")
+
+
+class ToolModel(Strict):
+    name: str
+    params: list[ParamModel]
+    result: JsonValue = Field(description="the result type in policyc's JSON form")
+    terminal: bool = Field(False, description="the run ends with this tool (the final answer)")
+    alias_of: str | None = None
+
+
+class PolicyInfo(Strict):
+    name: str
+    description: str | None = None
+    budget: int | None = Field(None, description="the call budget the policy declares")
+    layers: dict[str, str] = Field(default_factory=dict, description="layer name -> meaning")
+    conformance: SeverityModel = Field(description="the severity of signature conformance findings")
+    sources: list[str] = Field(default_factory=list, description="file names the policy was compiled from, root first")
+
+
+class RuleModel(Strict):
+    name: str
+    weight: float = Field(gt=0)
+    layer: str | None = None
+    severity: SeverityModel
+    message: str | None = Field(None, description="shown to the agent when the rule refuses a call")
+    description: str | None = None
+    source: str = Field("", description="the rule's text as written")
+    rule_class: RuleClass = Field(
+        alias="class",
+        description="gateable: refused before the call runs; detectable: decided once a result is in; "
+        "offline-only: decided only on the complete run",
+    )
+    formula: int = Field(ge=0, description="index of the rule's formula in `formulas.roots`")
+    automaton: int | None = Field(
+        None, ge=0, description="index of the rule's monitor in `automata`, or null when it is scored offline only"
+    )
+    offline_reason: str | None = Field(None, description="why the rule has no automaton")
+
+
+class FormulaTable(Strict):
+    """Rule formulas as a table of shared IR nodes (`policyc.ir.serialize`)."""
+
+    nodes: list[list[JsonValue]]
+    roots: list[int]
+
+
+class ExternModel(Strict):
+    name: str
+    params: list[ParamModel]
+    binding: str | None = Field(None, description="\"module:function\"")
+
+
+class ArtifactBody(Strict):
+    """Every field the content hash covers."""
+
+    format: Literal["policyc.monitor"] = FORMAT
+    version: int = FORMAT_VERSION
+    compiler: str = Field(description="the policyc version that wrote the artifact")
+    source_hash: str = Field(description="sha256 of the policy source files, in order")
+    policy: PolicyInfo
+    tools: list[ToolModel]
+    rules: list[RuleModel]
+    formulas: FormulaTable
+    automata: list[dict[str, JsonValue]] = Field(
+        default_factory=list, description="per-rule monitor tables, as `policyc.automata` writes them"
+    )
+    externs: list[ExternModel] = Field(default_factory=list)
+
+
+class Artifact(ArtifactBody):
+    content_hash: str = Field(description="sha256 of the canonical JSON of every other field")

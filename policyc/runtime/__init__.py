@@ -1,0 +1,16 @@
+"""The runtime gate: load a compiled policy artifact and gate, record and score agent runs.
+
+It imports neither the parser (lark) nor the solver (z3): a deployed gate needs only the
+artifact.
+"""
+
+from policyc.artifact.io import ArtifactError
+from policyc.runtime.calls import RunError
+from policyc.runtime.decision import Decision
+from policyc.runtime.events import EnforcementEvent, LayerRow, enforcement_table
+from policyc.runtime.findings import MODES, Finding
+from policyc.runtime.monitor import Monitor
+from policyc.runtime.run import Run
+
+__all__ = ["ArtifactError", "Decision", "EnforcementEvent", "Finding", "LayerRow", "MODES", "Monitor", "Run",
+           "RunError", "enforcement_table"]

@@ -1,0 +1,106 @@
+"""The Monitor: a loaded artifact, ready to gate any number of independent runs.
+
+```python
+monitor = Monitor.load("code_qa.policy.json")
+run = monitor.start()                                 # one per agent run
+decision = run.propose("search", {"query": "foo"})    # allow / warn / block / stop
+run.record("search", {"query": "foo"}, ["a.py"])      # the call ran, with its result
+report = run.finish()                                 # the compliance report
+```
+
+A monitor is immutable once loaded (its only mutable parts are memo tables that any thread
+may fill), so `start()` may be called from several threads at once.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from policyc.artifact.io import ArtifactError, read_artifact
+from policyc.artifact.models import Artifact
+from policyc.artifact.policy import policy_of
+from policyc.runtime.calls import RunError
+from policyc.runtime.findings import MODES, Finding
+
+
+class Monitor:
+    """A policy artifact loaded for gating and scoring."""
+
+    def __init__(self, artifact: Artifact, externs: Mapping[str, Callable[..., object]] | None = None):
+        from policyc.runtime.conformance import ConformanceChecker
+        from policyc.runtime.gate import Gate
+
+        self.artifact = artifact
+        self.policy = policy_of(artifact)
+        self.externs = resolve_externs(artifact, externs or {})
+        self.gate = Gate(artifact, self.policy, self.externs)
+        self.conformance = ConformanceChecker(self.policy)
+        self.terminal_tools = self.policy.terminal_tools
+
+    @classmethod
+    def load(cls, path: str | Path, externs: Mapping[str, Callable[..., object]] | None = None) -> "Monitor":
+        """Load and verify an artifact file (`ArtifactError` says what is wrong with it)."""
+        return cls(read_artifact(path), externs)
+
+    @property
+    def content_hash(self) -> str:
+        return self.artifact.content_hash
+
+    @property
+    def name(self) -> str:
+        return self.policy.name
+
+    def start(self, mode: str | None = None, run_id: str | None = None):
+        """A new, independent run. `mode` enforces every rule with one severity:
+        tolerate, warn, block, soft or stop (None: each rule's own)."""
+        from policyc.runtime.run import Run
+
+        if mode is not None and mode not in MODES:
+            raise ValueError(f"unknown mode `{mode}`; the modes are {', '.join(MODES)}")
+        return Run(self, mode, run_id)
+
+    def restore(self, state: dict):
+        """Continue a run from `run.snapshot()` output (possibly in another process)."""
+        from policyc.runtime.snapshot import load_run
+
+        return load_run(self, state)
+
+    # ------------------------------------------------------------ used by runs
+
+    def judge(self, gate_state: Any, tool: str, args: Mapping[str, Any]) -> list[Finding]:
+        """Everything wrong with proposing this call now: conformance, then the rules."""
+        return self.conformance.check(tool, args) + self.gate.judge(gate_state, tool, args)
+
+    def guidance(self, gate_state: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """(tools that keep the policy satisfiable, calls still required)."""
+        return self.gate.allowed_next(gate_state), self.gate.required(gate_state)
+
+    def score(self, trace):
+        """The compliance report of a complete trace, as `policyc score` computes it."""
+        from policyc.runtime.report import score_trace
+
+        return score_trace(self, trace)
+
+
+def resolve_externs(artifact: Artifact, given: Mapping[str, Callable[..., object]]) -> dict:
+    """The Python function of every extern predicate: given ones first, then the bindings."""
+    out: dict[str, Callable[..., object]] = {}
+    for ext in artifact.externs:
+        if ext.name in given:
+            out[ext.name] = given[ext.name]
+            continue
+        if not ext.binding:
+            continue  # evaluating it raises a clear ExternError
+        module, _, attr = ext.binding.partition(":")
+        try:
+            out[ext.name] = getattr(importlib.import_module(module), attr)
+        except (ImportError, AttributeError) as exc:
+            raise ArtifactError(f"extern predicate `{ext.name}` is bound to `{ext.binding}`, which cannot be "
+                                f"imported ({type(exc).__name__}: {exc})",
+                                "install the module, or pass the function: Monitor.load(path, externs={...})") from None
+    return out
+
+
+__all__ = ["Monitor", "RunError"]

@@ -1,0 +1,198 @@
+"""The policy's rule automata as one lazily built product.
+
+A joint state is the tuple of every compiled rule's DFA state; joint states are interned to
+small integers and their transitions memoised, so stepping the whole policy on a call costs
+the evaluation of that tool's guard atoms (shared by all rules) and one dictionary lookup,
+whatever the number of rules.
+
+A call's *mask* is the truth of every guard atom any rule attaches to its tool, one bit per
+distinct atom (hash-consing makes an atom used by two rules one atom). Each rule projects
+the mask onto its own atoms to find its letter. A projection the compiler proved
+impossible marks the mask impossible.
+
+>>> from policyc.automata.table import Alphabet, DfaTable, ToolLetters
+>>> ab = Alphabet((), {"a": ToolLetters((), {0: 0}, 0)}, other=1)
+>>> called_a = DfaTable(ab, 0, ((1, 0), (1, 1)), (False, True), ("open", "satisfied"), (0, None), (1, 0))
+>>> space = JointSpace([called_a], {"a": (), "b": ()}, frozenset())
+>>> j = space.initial
+>>> space.accepting(space.step(j, "b", 0)), space.accepting(space.step(j, "a", 0))
+(False, True)
+"""
+
+from __future__ import annotations
+
+from itertools import product as cartesian
+from typing import Iterable, Mapping
+
+from policyc.automata.table import SATISFIED, VIOLATED, DfaTable
+from policyc.ir import nodes as n
+from policyc.ir.data import DataEnv, eval_term
+from policyc.ir.ops import UNDEF, truthy
+
+OTHER = "\0other"   # the tool key of a call no rule mentions
+UNTRACKED = -1      # a rule whose automaton was given a letter it cannot read
+MAX_RESULT_BITS = 8  # proposals with more unknown atoms are judged rule by rule
+
+
+class JointSpace:
+    """Interned joint states of a list of DFAs, with memoised transitions."""
+
+    def __init__(self, tables: list[DfaTable], tools: Mapping[str, tuple], terminal: frozenset[str],
+                 externs: Mapping | None = None):
+        self.tables = tables
+        self.terminal = terminal
+        self.externs = dict(externs or {})
+        atoms: dict[str, list[n.Term]] = {}
+        for table in tables:
+            ab = table.alphabet
+            for tool, letters in ab.tools.items():
+                pool = atoms.setdefault(tool, [])
+                for i in letters.atoms:
+                    if ab.atoms[i] not in pool:
+                        pool.append(ab.atoms[i])
+        self.atoms = {tool: tuple(pool) for tool, pool in atoms.items()}
+        self.result_bits = {tool: sum(1 << b for b, a in enumerate(pool) if _reads_result(a))
+                            for tool, pool in self.atoms.items()}
+        # per rule, per tool: the global bit of each local atom, and the rule's letter table
+        self._proj: list[dict[str, tuple[tuple[int, ...], Mapping[int, int]]]] = []
+        for table in tables:
+            ab = table.alphabet
+            self._proj.append({tool: (tuple(self.atoms[tool].index(ab.atoms[i]) for i in letters.atoms),
+                                      letters.letters)
+                               for tool, letters in ab.tools.items()})
+        self.declared = tuple(tools)
+        self._ids: dict[tuple[int, ...], int] = {}
+        self.states: list[tuple[int, ...]] = []
+        self._step: dict[tuple[int, str, int], int | None] = {}
+        self._letters_memo: dict[str, tuple[int, ...]] = {}
+        self.initial = self.intern(tuple(t.initial for t in tables))
+
+    # ------------------------------------------------------------ joint states
+
+    def intern(self, states: tuple[int, ...]) -> int:
+        jid = self._ids.get(states)
+        if jid is None:
+            jid = self._ids.setdefault(states, len(self.states))
+            if jid == len(self.states):
+                self.states.append(states)
+        return jid
+
+    def rule_state(self, jid: int, rule: int) -> int:
+        return self.states[jid][rule]
+
+    def verdict(self, jid: int, rule: int) -> str:
+        s = self.states[jid][rule]
+        return "untracked" if s == UNTRACKED else self.tables[rule].verdict[s]
+
+    def accepting(self, jid: int, rules: Iterable[int] | None = None) -> bool:
+        st = self.states[jid]
+        idx = range(len(self.tables)) if rules is None else rules
+        return all(st[i] != UNTRACKED and self.tables[i].accepting[st[i]] for i in idx)
+
+    # ------------------------------------------------------------ calls to masks
+
+    def tool_key(self, tool: str) -> str:
+        return tool if tool in self.atoms else OTHER
+
+    def mask(self, tool: str, args: Mapping, result: object = UNDEF, known_only: bool = False) -> int:
+        """The truth of the tool's atoms for a call (without the result's when `known_only`)."""
+        pool = self.atoms.get(tool)
+        if not pool:
+            return 0
+        env = DataEnv({}, args, result, None, self.externs)
+        skip = self.result_bits[tool] if known_only else 0
+        mask = 0
+        for bit, atom in enumerate(pool):
+            if not skip >> bit & 1 and truthy(eval_term(atom, env)):
+                mask |= 1 << bit
+        return mask
+
+    def _letter(self, rule: int, key: str, mask: int) -> int | None:
+        entry = self._proj[rule].get(key)
+        if entry is None:
+            return self.tables[rule].alphabet.other
+        bits, letters = entry
+        local = 0
+        for b, g in enumerate(bits):
+            if mask >> g & 1:
+                local |= 1 << b
+        return letters.get(local)
+
+    # ------------------------------------------------------------ transitions
+
+    def step(self, jid: int, key: str, mask: int) -> int | None:
+        """The joint state after a call with this mask; None when the mask is impossible."""
+        memo = (jid, key, mask)
+        out = self._step.get(memo, -2)
+        if out != -2:
+            return out
+        states = self.states[jid]
+        nxt = []
+        possible = True
+        for i, table in enumerate(self.tables):
+            s = states[i]
+            letter = self._letter(i, key, mask)
+            if letter is None:
+                possible = False
+                break
+            nxt.append(UNTRACKED if s == UNTRACKED else table.delta[s][letter])
+        out = self.intern(tuple(nxt)) if possible else None
+        self._step[memo] = out
+        return out
+
+    def advance(self, jid: int, key: str, mask: int) -> int:
+        """Step on an executed call; a rule that cannot read its letter stops being tracked."""
+        out = self.step(jid, key, mask)
+        if out is not None:
+            return out
+        states = self.states[jid]
+        nxt = []
+        for i, table in enumerate(self.tables):
+            letter = self._letter(i, key, mask)
+            s = states[i]
+            nxt.append(UNTRACKED if s == UNTRACKED or letter is None else table.delta[s][letter])
+        return self.intern(tuple(nxt))
+
+    def completions(self, key: str, known: int) -> tuple[int, ...] | None:
+        """Every mask a proposed call with these known atoms may have once its result exists
+        (None when there are too many unknown atoms to enumerate)."""
+        rbits = self.result_bits.get(key, 0)
+        positions = [b for b in range(rbits.bit_length()) if rbits >> b & 1]
+        if len(positions) > MAX_RESULT_BITS:
+            return None
+        out = []
+        for values in cartesian((0, 1), repeat=len(positions)):
+            m = known
+            for b, v in zip(positions, values):
+                if v:
+                    m |= 1 << b
+            out.append(m)
+        return tuple(out)
+
+    def letters_of(self, key: str) -> tuple[int, ...]:
+        """Every mask of a tool that no rule's compiler ruled out (the product's letters)."""
+        memo = self._letters_memo.get(key)
+        if memo is not None:
+            return memo
+        width = len(self.atoms.get(key, ()))
+        out = []
+        if width <= 2 * MAX_RESULT_BITS:
+            for mask in range(1 << width):
+                if all(self._letter(i, key, mask) is not None for i in range(len(self.tables))):
+                    out.append(mask)
+        self._letters_memo[key] = tuple(out)
+        return self._letters_memo[key]
+
+    def keys(self) -> tuple[str, ...]:
+        """Every distinct kind of call: each tool some rule mentions, then any other tool."""
+        return tuple(self.atoms) + (OTHER,)
+
+    def is_open(self, jid: int, rule: int) -> bool:
+        s = self.states[jid][rule]
+        return s != UNTRACKED and self.tables[rule].verdict[s] not in (SATISFIED, VIOLATED)
+
+
+def _reads_result(t: n.Term) -> bool:
+    from policyc.automata.atoms import reads_result
+
+    return reads_result(t)

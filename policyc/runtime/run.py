@@ -1,0 +1,179 @@
+"""One gated agent run: propose, record, guidance, snapshot, finish.
+
+A `Run` is created by `Monitor.start()` (or `Monitor.restore(state)`). Every tool call the
+agent wants to make is first `propose`d; the decision says whether it may run. A call that
+ran is `record`ed with its result. `finish()` returns the compliance report of the recorded
+run, the same report `policyc score` gives for it.
+
+All methods take the run's lock, so one run may be shared by several threads; separate runs
+share nothing mutable.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, Mapping
+
+from policyc.ir.ops import UNDEF
+from policyc.runtime.calls import RunError, as_args, call_identity, normalise_result
+from policyc.runtime.decision import Decision, render_message
+from policyc.runtime.enforcement import EnforcementState, after_record, enforce
+from policyc.runtime.events import EXECUTED, INSISTED, LISTENED, STOPPED, EnforcementEvent, LayerRow, enforcement_table
+from policyc.trace.model import Call, Trace
+
+if TYPE_CHECKING:
+    from policyc.runtime.monitor import Monitor
+
+
+class Run:
+    """A gated run. Create it with `Monitor.start()`; do not construct it directly."""
+
+    def __init__(self, monitor: "Monitor", mode: str | None = None, run_id: str | None = None):
+        self._monitor = monitor
+        self._lock = threading.RLock()
+        self.mode = mode
+        self.id = run_id
+        self._gate_state = monitor.gate.start()
+        self._calls: list[Call] = []
+        self._enforcement = EnforcementState()
+        self._events: list[EnforcementEvent] = []
+        self._awaiting: list[int] = []              # refusal events not yet resolved
+        self._pending: tuple[str, bool] | None = None  # (identity, may run) of the last proposal
+        self._proposals = 0
+        self._ended_by: str | None = None            # the terminal tool that ended the run
+        self._report = None
+
+    # ------------------------------------------------------------ the agent loop
+
+    def propose(self, tool: str, args: Mapping[str, Any] | None = None) -> Decision:
+        """Judge a call before it runs: allow, warn (it runs), block or stop (it does not)."""
+        args = as_args(args)
+        with self._lock:
+            self._check_open("propose a call")
+            identity = call_identity(tool, args)
+            self._resolve(identity)
+            self._proposals += 1
+            step = len(self._calls)
+            if self._enforcement.stopped is not None:
+                self._pending = (identity, False)
+                decision = Decision("stop", tool, args, step, latched=True)
+                return replace(decision, message=render_message(decision))
+            overriding = self._enforcement.override == identity
+            findings = [] if overriding else self._monitor.judge(self._gate_state, tool, args)
+            outcome = enforce(self._enforcement, identity, findings, self.mode)
+            self._enforcement = outcome.state
+            self._pending = (identity, outcome.executes)
+            if not outcome.judged:
+                return Decision(outcome.action, tool, args, step, override=outcome.override,
+                                severity=outcome.severity,
+                                message=render_message(Decision(outcome.action, tool, args, step,
+                                                                override=outcome.override)))
+            self._log(outcome, step, tool, identity)
+            allowed, required = self._monitor.guidance(self._gate_state)
+            decision = Decision(outcome.action, tool, args, step, tuple(j.finding for j in outcome.judged),
+                                outcome.severity, "", allowed, required, escalated=outcome.escalated,
+                                attempts=outcome.attempts)
+            return replace(decision, message=render_message(decision))
+
+    def record(self, tool: str, args: Mapping[str, Any] | None = None, result: Any = UNDEF) -> None:
+        """Add a call that ran, with its result, to the run."""
+        args = as_args(args)
+        with self._lock:
+            self._check_open("record a call")
+            if self._enforcement.stopped is not None:
+                raise RunError(f"the run was stopped by {self._enforcement.stopped}; `{tool}` must not run")
+            identity = call_identity(tool, args)
+            if self._pending is not None and self._pending == (identity, False):
+                raise RunError(f"`{tool}` was refused by the gate; a refused call must not run")
+            self._resolve(identity)
+            result = normalise_result(result)
+            self._gate_state = self._monitor.gate.advance(self._gate_state, tool, args, result)
+            self._calls.append(Call(tool, args, result, len(self._calls)))
+            self._enforcement = after_record(self._enforcement)
+            self._pending = None
+            if tool in self._monitor.terminal_tools:
+                self._ended_by = tool
+
+    def allowed_next(self) -> tuple[str, ...]:
+        """The tools whose call now keeps the whole policy satisfiable."""
+        with self._lock:
+            return self._monitor.guidance(self._gate_state)[0]
+
+    def required(self) -> tuple[str, ...]:
+        """A shortest sequence of calls that would satisfy every rule still open."""
+        with self._lock:
+            return self._monitor.guidance(self._gate_state)[1]
+
+    def finish(self):
+        """End the run and return its compliance report (the report `policyc score` gives)."""
+        with self._lock:
+            if self._report is None:  # refusals still awaiting a next proposal stay unresolved
+                self._report = self._monitor.score(self.trace)
+            return self._report
+
+    # ------------------------------------------------------------ what happened
+
+    @property
+    def trace(self) -> Trace:
+        """The calls that ran, in order."""
+        with self._lock:
+            return Trace(tuple(self._calls), {}, self.id)
+
+    @property
+    def events(self) -> tuple[EnforcementEvent, ...]:
+        """The enforcement log: one event per finding acted on."""
+        with self._lock:
+            return tuple(self._events)
+
+    def enforcement_table(self) -> list[LayerRow]:
+        """The AgentLTL paper's table 17 (events and insist rate per layer) for this run."""
+        return enforcement_table(self.events)
+
+    @property
+    def stopped(self) -> bool:
+        with self._lock:
+            return self._enforcement.stopped is not None
+
+    @property
+    def finished(self) -> bool:
+        with self._lock:
+            return self._report is not None
+
+    # ------------------------------------------------------------ snapshot
+
+    def snapshot(self) -> dict:
+        """Everything about the run, as JSON-serialisable data (`Monitor.restore` takes it back)."""
+        from policyc.runtime.snapshot import dump_run
+
+        with self._lock:
+            return dump_run(self)
+
+    # ------------------------------------------------------------ internals
+
+    def _check_open(self, what: str) -> None:
+        if self._report is not None:
+            raise RunError(f"cannot {what}: the run is finished")
+        if self._ended_by is not None:
+            raise RunError(f"cannot {what}: the run ended with `{self._ended_by}`")
+
+    def _resolve(self, identity: str) -> None:
+        """The agent's next move resolves the refusals of its last proposal."""
+        for i in self._awaiting:
+            event = self._events[i]
+            self._events[i] = replace(event, resolution=INSISTED if event.identity == identity else LISTENED)
+        self._awaiting = []
+
+    def _log(self, outcome, step: int, tool: str, identity: str) -> None:
+        if outcome.action in ("allow", "warn"):
+            resolution = EXECUTED
+        elif outcome.action == "stop":
+            resolution = STOPPED
+        else:
+            resolution = None
+        for j in outcome.judged:
+            index = len(self._events)
+            self._events.append(EnforcementEvent(index, step, j.finding.rule, j.finding.layer, j.finding.kind,
+                                                 j.severity, outcome.action, tool, identity, resolution))
+            if resolution is None:
+                self._awaiting.append(index)
