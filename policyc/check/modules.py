@@ -17,7 +17,7 @@ from policyc.check.suggest import did_you_mean
 from policyc.diagnostics import Diagnostic, Source, Span
 from policyc.resources import stdlib_dir
 from policyc.syntax import ast
-from policyc.syntax.parser import decode_source, parse_source
+from policyc.syntax.parser import parse_source, read_source
 
 PRELUDE = "prelude"
 
@@ -88,17 +88,6 @@ def stdlib_definitions() -> dict[str, str]:
             if isinstance(decl, ast.DefDecl | ast.PredicateDecl | ast.ExternDecl):
                 found.setdefault(decl.name, name)
     return found
-
-
-def read_source(path: Path, display: str) -> tuple[Source | None, list[Diagnostic]]:
-    try:
-        data = path.read_bytes()
-    except IsADirectoryError:
-        return None, [Diagnostic("E0005", f"`{display}` is a directory, not a policy file")]
-    except OSError as exc:
-        reason = exc.strerror or str(exc)
-        return None, [Diagnostic("E0005", f"cannot read `{display}`: {reason.lower()}")]
-    return decode_source(data, display)
 
 
 class _Loader:

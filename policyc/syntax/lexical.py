@@ -5,8 +5,8 @@ so tools whose names are not identifiers, or are reserved words, can still be de
 used. String literals use JSON's escapes. The formatter writes names and strings with
 `show_name` and `show_string`; the parser reads them with `read_name` and `read_string`.
 
->>> show_name("read_file"), show_name("get-weather"), show_name("exists")
-('read_file', '`get-weather`', '`exists`')
+>>> show_name("read_file"), show_name("get-weather"), show_name("exists"), show_label("procedure")
+('read_file', '`get-weather`', '`exists`', 'procedure')
 >>> read_name("`get-weather`")
 'get-weather'
 >>> read_string('"tab\\\\there \\\\u00e9"')
@@ -40,8 +40,15 @@ def is_plain_name(name: str) -> bool:
 
 
 def show_name(name: str) -> str:
-    """A name as source text: bare when it is a plain, unreserved identifier, else in backticks."""
+    """A name that may appear in a formula (a tool, argument, variable or predicate) as source
+    text: bare when it is a plain, unreserved identifier, else in backticks."""
     return name if is_plain_name(name) else f"`{name}`"
+
+
+def show_label(name: str) -> str:
+    """A name that only follows a keyword (a rule, layer, type, field or severity): bare when
+    it is identifier-shaped, else in backticks."""
+    return name if PLAIN_NAME.match(name) else f"`{name}`"
 
 
 def read_name(token: str) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import threading
 from functools import cache
+from pathlib import Path
 
 from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedInput
@@ -92,6 +93,19 @@ def decode_source(data: bytes, path: str) -> tuple[Source | None, list[Diagnosti
         return None, [Diagnostic("E0002", f"`{path}` contains NUL bytes and looks like a binary file",
                                  help="policy files are UTF-8 text")]
     return Source(path, text), []
+
+
+def read_source(path: Path, display: str | None = None) -> tuple[Source | None, list[Diagnostic]]:
+    """Read a policy file: its Source, or E0005 (unreadable), E0002 or E0003."""
+    display = display if display is not None else str(path)
+    try:
+        data = Path(path).read_bytes()
+    except IsADirectoryError:
+        return None, [Diagnostic("E0005", f"`{display}` is a directory, not a policy file")]
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        return None, [Diagnostic("E0005", f"cannot read `{display}`: {reason.lower()}")]
+    return decode_source(data, display)
 
 
 # ------------------------------------------------------------------ parsing
