@@ -14,6 +14,7 @@ import json
 from typing import Any, Mapping
 
 from policyc.ir.ops import UNDEF
+from policyc.trace.formats.common import parse_result
 
 
 class RunError(Exception):
@@ -38,15 +39,9 @@ def call_identity(tool: str, args: Mapping[str, Any]) -> str:
 
 
 def normalise_result(result: Any) -> Any:
-    """A tool result as the trace model holds it: a string holding JSON is parsed (appendix B)."""
-    if isinstance(result, str):
-        text = result.strip()
-        if text[:1] in ("{", "[") or text in ("true", "false", "null"):
-            try:
-                return json.loads(text)
-            except (json.JSONDecodeError, RecursionError):
-                return result
-    return result
+    """A tool result as the trace loaders hold it: text that is a JSON object, array or
+    constant is parsed (appendix B), so a run scores as its exported trace does."""
+    return parse_result(result)
 
 
 def result_to_json(result: Any) -> dict:

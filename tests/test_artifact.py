@@ -1,0 +1,147 @@
+"""The monitor artifact: compile, load, verify, refuse anything else with a clear error."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+from click.testing import CliRunner
+
+from policyc.artifact import ArtifactError, parse_artifact, read_artifact
+from policyc.artifact.build import build_artifact
+from policyc.artifact.hashing import content_hash
+from policyc.artifact.io import dump_artifact
+from policyc.artifact.policy import policy_of
+from policyc.artifact.schema import schema_text
+from policyc.check import check_file
+from policyc.cli import cli
+from policyc.runtime import Monitor
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = sorted((ROOT / "examples").glob("*.altl"))
+
+
+def compiled(name: str = "code_qa"):
+    policy, _ = check_file(ROOT / "examples" / f"{name}.altl")
+    return policy, build_artifact(policy)
+
+
+def test_published_schema_is_current():
+    published = (ROOT / "docs" / "artifact.schema.json").read_text(encoding="utf-8")
+    assert published == schema_text(), "regenerate: python -m policyc.artifact.schema > docs/artifact.schema.json"
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
+def test_every_example_compiles_loads_and_matches_the_schema(path, tmp_path):
+    policy, _ = check_file(path)
+    artifact = build_artifact(policy)
+    target = tmp_path / "policy.json"
+    target.write_text(dump_artifact(artifact), encoding="utf-8")
+    data = json.loads(target.read_text(encoding="utf-8"))
+    jsonschema.validate(data, json.loads(schema_text()))
+    loaded = read_artifact(target)
+    assert loaded == artifact
+    again = policy_of(loaded)
+    assert [r.name for r in again.rules] == [r.name for r in policy.rules]
+    assert [r.formula for r in again.rules] == [r.formula for r in policy.rules]
+    assert again.tools == policy.tools
+    Monitor.load(target).start()
+
+
+def test_compiling_twice_gives_the_same_bytes():
+    _, a = compiled()
+    _, b = compiled()
+    assert dump_artifact(a) == dump_artifact(b)
+
+
+def test_source_hash_follows_the_source_text(tmp_path):
+    text = (ROOT / "examples" / "code_qa.altl").read_text(encoding="utf-8")
+    first = tmp_path / "code_qa.altl"
+    first.write_text(text, encoding="utf-8")
+    edited = tmp_path / "sub"
+    edited.mkdir()
+    (edited / "code_qa.altl").write_text(text, encoding="utf-8")
+    h1 = build_artifact(check_file(first)[0]).source_hash
+    h2 = build_artifact(check_file(edited / "code_qa.altl")[0]).source_hash
+    assert h1 == h2  # the directory does not matter
+    (edited / "code_qa.altl").write_text(text + "\n# a comment\n", encoding="utf-8")
+    assert build_artifact(check_file(edited / "code_qa.altl")[0]).source_hash != h1
+
+
+def _rehash(data: dict) -> str:
+    body = {k: v for k, v in data.items() if k != "content_hash"}
+    return json.dumps({**body, "content_hash": content_hash(body)})
+
+
+@pytest.mark.parametrize("edit,message", [
+    (lambda d: d["rules"][0].update(weight=100.0), "was changed after it was compiled"),
+    (lambda d: d["automata"][0]["dfa"]["delta"][0].reverse(), "was changed after it was compiled"),
+    (lambda d: d.pop("content_hash"), "was changed after it was compiled"),
+    (lambda d: d.update(version=99), "is artifact format version 99; this policyc reads version 1"),
+    (lambda d: d.update(format="something.else"), "is not a policyc monitor artifact"),
+])
+def test_tampered_or_foreign_files_are_refused(edit, message):
+    _, artifact = compiled()
+    data = json.loads(dump_artifact(artifact))
+    edit(data)
+    with pytest.raises(ArtifactError) as caught:
+        parse_artifact(json.dumps(data), "policy.json")
+    assert message in str(caught.value)
+    assert caught.value.help and "policyc compile" in caught.value.help
+
+
+def test_a_well_hashed_file_that_breaks_the_schema_is_refused():
+    _, artifact = compiled()
+    data = json.loads(dump_artifact(artifact))
+    data["rules"][0]["severity"]["kind"] = "maybe"
+    with pytest.raises(ArtifactError, match="does not match the artifact schema: `rules.0.severity.kind`"):
+        parse_artifact(_rehash(data), "policy.json")
+    data = json.loads(dump_artifact(artifact))
+    data["rules"][0]["automaton"] = 7
+    with pytest.raises(ArtifactError, match="rule `search_first` points to automaton 7, but there are 2"):
+        parse_artifact(_rehash(data), "policy.json")
+
+
+@pytest.mark.parametrize("text,message", [
+    ("", "is not JSON"),
+    ("{not json", "is not JSON (line 1, column 2"),
+    ("[1, 2]", "is not a policyc monitor artifact"),
+    ('{"tool_calls": []}', "is not a policyc monitor artifact"),
+])
+def test_files_that_are_not_artifacts(text, message):
+    with pytest.raises(ArtifactError, match=message.replace("(", r"\(")):
+        parse_artifact(text, "x.json")
+
+
+def test_unreadable_and_binary_files(tmp_path):
+    with pytest.raises(ArtifactError, match="cannot read"):
+        read_artifact(tmp_path / "missing.json")
+    binary = tmp_path / "bin.json"
+    binary.write_bytes(b"\xff\xfe\x00garbage")
+    with pytest.raises(ArtifactError, match="not UTF-8"):
+        read_artifact(binary)
+
+
+def test_compile_command_writes_a_loadable_artifact(tmp_path):
+    target = tmp_path / "out.json"
+    result = CliRunner().invoke(cli, ["compile", str(ROOT / "examples" / "code_qa.altl"), "-o", str(target)])
+    assert result.exit_code == 0, result.output
+    assert "3 rules (1 gateable, 0 detectable, 2 offline-only)" in result.output
+    assert read_artifact(target).policy.name == "code_qa"
+    result = CliRunner().invoke(cli, ["compile", str(ROOT / "examples" / "code_qa.altl"), "-o", str(target),
+                                      "--format", "json"])
+    summary = json.loads(result.output)
+    assert summary["content_hash"] == read_artifact(target).content_hash
+
+
+def test_compile_command_errors_exit_2_without_traceback(tmp_path):
+    bad = tmp_path / "bad.altl"
+    bad.write_text("rule r: eventually serch\n", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["compile", str(bad), "-o", str(tmp_path / "x.json")])
+    assert result.exit_code == 2
+    assert "Traceback" not in result.output
+    result = CliRunner().invoke(cli, ["compile", str(ROOT / "examples" / "code_qa.altl"),
+                                      "-o", str(tmp_path / "no" / "such" / "dir.json")])
+    assert result.exit_code == 2 and "cannot write" in result.output
