@@ -1,0 +1,105 @@
+"""What the analyses of one lint run share: options, the incremental solver, what is known.
+
+The analyses run in order (`policyc.lint.ANALYSES`) over one `LintContext`: the first ones
+leave facts the later ones use (which rules are unsatisfiable, whether the policy has a
+compliant trace at all, compliant witnesses that already show a tool alive or a trigger
+possible, so that no solver call is spent on them).
+
+>>> from policyc.check import check_text
+>>> policy, _ = check_text('policy p\\ntool a()\\nrule r: called(a)\\n', "p.altl")
+>>> ctx = LintContext(policy, LintOptions(bound=4))
+>>> ctx.rule_name("r"), ctx.solver.k
+('rule:r', 4)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from time import perf_counter
+
+from policyc.ir.nodes import Formula
+from policyc.ir.policy import Policy, Rule
+from policyc.semantics.evaluator import evaluate
+from policyc.smt import PolicySolver, WitnessTrace
+
+
+@dataclass(frozen=True)
+class LintOptions:
+    """Bounds and thresholds. `bound`: trace length for the bounded queries; `max_layer_share`:
+    the weight share above which one layer is said to dominate."""
+
+    bound: int = 8
+    list_bound: int = 3
+    timeout_ms: int = 20_000
+    max_layer_share: float = 0.5
+    prefix_bound: int = 3
+    use_automata: bool = True
+
+
+@dataclass
+class LintContext:
+    policy: Policy
+    options: LintOptions = field(default_factory=LintOptions)
+    solver: PolicySolver = field(init=False)
+    unsatisfiable: set[str] = field(default_factory=set)
+    valid: set[str] = field(default_factory=set)
+    policy_satisfiable: bool | None = None
+    compliant: list[WitnessTrace] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+    used: dict[str, set] = field(default_factory=dict)  # analysis -> techniques used
+
+    def __post_init__(self) -> None:
+        self.solver = PolicySolver(self.policy.tools, self.options.bound, self.options.list_bound,
+                                   self.options.timeout_ms)
+
+    # ------------------------------------------------------------ rules as assumptions
+
+    @staticmethod
+    def rule_name(rule: str) -> str:
+        return f"rule:{rule}"
+
+    def rule_literal(self, rule: Rule) -> str:
+        name = self.rule_name(rule.name)
+        self.solver.require(name, rule.formula)
+        return name
+
+    def formula_literal(self, name: str, phi: Formula, expected: bool = True) -> str:
+        self.solver.require(name, phi, expected)
+        return name
+
+    @property
+    def active_rules(self) -> list[Rule]:
+        """The rules the policy-level analyses reason about (unsatisfiable ones left out)."""
+        return [r for r in self.policy.rules if r.name not in self.unsatisfiable]
+
+    def active_literals(self, exclude: set[str] = frozenset()) -> list[str]:
+        return [self.rule_literal(r) for r in self.active_rules if r.name not in exclude]
+
+    def remember_compliant(self, witness: WitnessTrace | None) -> None:
+        if witness is not None and witness.confirmed:
+            self.compliant.append(witness)
+
+    def shown_by_witness(self, phi: Formula) -> WitnessTrace | None:
+        """A known compliant trace on which `phi` holds, if any (no solver call needed)."""
+        for w in self.compliant:
+            try:
+                if evaluate(phi, w.trace, w.externs):
+                    return w
+            except Exception:
+                continue
+        return None
+
+    def note_use(self, analysis: str, technique: str) -> None:
+        self.used.setdefault(analysis, set()).add(technique)
+
+    def timed(self, name: str):
+        ctx = self
+
+        class _Timer:
+            def __enter__(self):
+                self.start = perf_counter()
+
+            def __exit__(self, *exc):
+                ctx.timings[name] = ctx.timings.get(name, 0.0) + perf_counter() - self.start
+
+        return _Timer()

@@ -1,0 +1,155 @@
+"""Unsatisfiable rules (L0001) and conflicts between rules (L0002).
+
+A rule is unsatisfiable when no trace satisfies it alone; the evidence is a minimal set of
+its parts (top-level conjuncts, then the conditions of its event patterns) that already
+contradict each other. A conflict is a set of satisfiable rules with no common compliant
+trace; each reported set is minimal (every proper subset has a compliant trace, shown by a
+witness), and when a policy has several disjoint such sets, each is reported.
+
+>>> from policyc.check import check_text
+>>> from policyc.lint.context import LintContext, LintOptions
+>>> src = 'policy p\\ntool a()\\nrule must: called(a)\\nrule never_a: never(a)\\n'
+>>> ctx = LintContext(check_text(src, "p.altl")[0], LintOptions(bound=4))
+>>> [f.rules for f in check_conflicts(ctx)]
+[('must', 'never_a')]
+"""
+
+from __future__ import annotations
+
+from policyc.ir import build as b
+from policyc.ir import nodes as n
+from policyc.ir.printer import show
+from policyc.ir.walk import free_vars
+from policyc.lint.context import LintContext
+from policyc.lint.findings import Finding
+from policyc.smt import approximations
+
+
+def check_rules_satisfiable(ctx: LintContext) -> list[Finding]:
+    findings = []
+    for rule in ctx.policy.rules:
+        result = ctx.solver.check([ctx.rule_literal(rule)])
+        ctx.note_use("unsatisfiable-rule", "incremental solving")
+        if not result.is_unsat:
+            continue
+        ctx.unsatisfiable.add(rule.name)
+        evidence = list(_conflicting_parts(ctx, rule))
+        evidence.extend(f"{a}; the rule is unsatisfiable even so" for a in approximations([rule.formula]))
+        findings.append(Finding(
+            "L0001", f"rule `{rule.name}` can never be satisfied", (rule.name,), result.strength,
+            help="every trace violates this rule, so every run fails it; remove the contradictory parts",
+            evidence=tuple(evidence)))
+    return findings
+
+
+def check_conflicts(ctx: LintContext) -> list[Finding]:
+    findings = []
+    remaining = ctx.active_literals()
+    first = True
+    while remaining:
+        result = ctx.solver.check(remaining)
+        if result.is_sat:
+            if first:
+                ctx.policy_satisfiable = True
+                ctx.remember_compliant(result.witness)
+            break
+        if not result.is_unsat:
+            break
+        if first:
+            ctx.policy_satisfiable = False
+        first = False
+        core = ctx.solver.minimal_core(remaining)
+        ctx.note_use("conflict", "unsat cores (deletion-based minimal core)")
+        if not core:
+            break
+        findings.append(_conflict_finding(ctx, core, result.strength))
+        remaining = [x for x in remaining if x not in core]
+    return findings
+
+
+def _conflict_finding(ctx: LintContext, core: list[str], strength) -> Finding:
+    rules = tuple(x.removeprefix("rule:") for x in core)
+    witnesses = []
+    for name in core:
+        rest = [x for x in core if x != name]
+        sub = ctx.solver.check(rest)
+        if sub.is_sat and rest:
+            witnesses.append((f"without `{name.removeprefix('rule:')}` the others allow", sub.witness))
+    names = ", ".join(f"`{r}`" for r in rules)
+    formulas = [ctx.policy.rule(r).formula for r in rules]
+    evidence = tuple(f"`{r}`: {show(ctx.policy.rule(r).formula)}" for r in rules)
+    evidence += tuple(f"{a}; the rules conflict even so" for a in approximations(formulas))
+    return Finding(
+        "L0002", f"rules {names} cannot all hold on one trace", rules, strength,
+        help="no run can comply with all of these rules; drop or weaken one of them",
+        evidence=evidence, witnesses=tuple(witnesses[:1]) if len(witnesses) > 1 else tuple(witnesses),
+        labels=tuple((r, "conflicts with the rule above") for r in rules[1:]))
+
+
+# ------------------------------------------------------------------ why a rule is unsatisfiable
+
+
+def split_parts(phi: n.Formula) -> list[n.Formula]:
+    """Top-level conjuncts, distributing `G` and `forall` over `and`.
+
+    >>> from policyc.ir import build as b
+    >>> [show(p) for p in split_parts(b.always(b.conj(b.event("a"), b.event("a", b.op("gt", b.arg("x"), b.lit(1))))))]
+    ['G a', 'G a(x > 1)']
+    """
+    if isinstance(phi, n.And):
+        return [p for a in phi.args for p in split_parts(a)]
+    if b.is_always(phi) and isinstance(phi.right, n.And):
+        return [b.always(p) for p in split_parts(phi.right)]
+    if isinstance(phi, n.Forall) and isinstance(phi.body, n.And):
+        return [b.forall(phi.var, phi.type, phi.domain, p) for p in split_parts(phi.body)]
+    return [phi]
+
+
+def _conflicting_parts(ctx: LintContext, rule) -> list[str]:
+    parts = split_parts(rule.formula)
+    if len(parts) > 1:
+        names = [ctx.formula_literal(f"part:{rule.name}:{i}", p) for i, p in enumerate(parts)]
+        core = ctx.solver.minimal_core(names)
+        if len(core) > 1:
+            chosen = [parts[names.index(c)] for c in core]
+            return ["conflicting parts: " + " and ".join(f"`{show(p)}`" for p in chosen)]
+        if len(core) == 1:
+            parts = [parts[names.index(core[0])]]
+    conditions = _conflicting_conditions(ctx, rule.name, parts[0])
+    if conditions:
+        return [f"conflicting conditions in `{show(ev)}`: " + " and ".join(f"`{show(c)}`" for c in conds)
+                for ev, conds in conditions]
+    return [f"unsatisfiable: `{show(parts[0])}`"]
+
+
+def _conflicting_conditions(ctx: LintContext, rule: str, phi: n.Formula):
+    """Event patterns whose conditions contradict each other: a minimal subset per pattern."""
+    out = []
+    seen = 0
+    for sub in _events(phi):
+        guard = sub.guard
+        conds = list(guard.args) if isinstance(guard, n.Op) and guard.op == "and" else [guard]
+        if len(conds) < 2 or free_vars(sub):
+            continue
+        seen += 1
+        probe = f"guard:{rule}:{seen}"
+        if not ctx.solver.check([ctx.formula_literal(probe, b.eventually(sub))]).is_unsat:
+            continue
+        keep = list(conds)
+        i = 0
+        while i < len(keep):
+            trial = keep[:i] + keep[i + 1:]
+            event = b.event(sub.tool, b.op("and", *trial) if len(trial) > 1 else trial[0])
+            name = ctx.formula_literal(f"{probe}:{len(trial)}:{event.skey}", b.eventually(event))
+            if trial and ctx.solver.check([name]).is_unsat:
+                keep = trial
+            else:
+                i += 1
+        out.append((sub, keep))
+    return out
+
+
+def _events(phi: n.Formula):
+    from policyc.ir.walk import subformulas
+
+    return [s for s in subformulas(phi) if isinstance(s, n.Event) and not isinstance(s.guard, n.Lit)]

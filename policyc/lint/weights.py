@@ -1,0 +1,49 @@
+"""Layer weights (L0008, informational): layers that decide nothing or decide everything.
+
+A layer whose every rule holds on every trace adds the same amount to every score. A layer
+carrying more than `max_layer_share` of the total weight decides the score on its own:
+failing only that layer's rules already drops the score below what every other layer
+together can restore.
+
+>>> from policyc.check import check_text
+>>> from policyc.lint.context import LintContext, LintOptions
+>>> src = 'policy p\\ntool a()\\ntool b()\\nrule r1 layer L1 weight 9: called(a)\\nrule r2 layer L2 weight 1: called(b)\\n'
+>>> ctx = LintContext(check_text(src, "p.altl")[0], LintOptions(bound=4))
+>>> [f.message for f in check_weights(ctx)]
+['layer `L1` carries 90% of the total weight']
+"""
+
+from __future__ import annotations
+
+from policyc.lint.context import LintContext
+from policyc.lint.findings import Finding
+from policyc.smt import EXACT
+
+
+def check_weights(ctx: LintContext) -> list[Finding]:
+    layers: dict[str, list] = {}
+    for rule in ctx.policy.rules:
+        if rule.layer is not None:
+            layers.setdefault(rule.layer, []).append(rule)
+    findings = []
+    for layer, rules in layers.items():
+        if all(r.name in ctx.valid for r in rules):
+            findings.append(Finding(
+                "L0008", f"the rules of layer `{layer}` can never fail", tuple(r.name for r in rules),
+                ctx.solver.unsat_strength,
+                help="the layer adds the same weight to every score; give it a rule that can fail",
+                evidence=(f"{len(rules)} rule(s), all true on every trace",)))
+    total = sum(r.weight for r in ctx.policy.rules)
+    if len(layers) < 2 or total <= 0:
+        return findings
+    for layer, rules in layers.items():
+        share = sum(r.weight for r in rules) / total
+        if share > ctx.options.max_layer_share:
+            findings.append(Finding(
+                "L0008", f"layer `{layer}` carries {share:.0%} of the total weight", tuple(r.name for r in rules),
+                EXACT,
+                help=f"above {ctx.options.max_layer_share:.0%}, failing this layer alone outweighs every other "
+                     "layer; lower its weights if that is not intended",
+                evidence=(f"weights: " + ", ".join(
+                    f"`{name}` {sum(r.weight for r in rs):g}" for name, rs in layers.items()),)))
+    return findings
