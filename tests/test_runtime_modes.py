@@ -1,0 +1,142 @@
+"""Enforcement modes as the AgentLTL paper's appendix A.5.3 and §4.2 define them, the event
+log, and table 17 (events and insist rate per layer) computed from it."""
+
+from __future__ import annotations
+
+import pytest
+
+from policyc.runtime import RunError, enforcement_table
+from runtime_helpers import drive, monitor_of
+
+RULE = "rule b_needs_a layer L3 severity {severity}: always (b -> once a)\n"
+
+
+def run_with(severity: str, mode: str | None = None):
+    return monitor_of(RULE.format(severity=severity)).start(mode=mode)
+
+
+def test_tolerate_logs_and_continues_silently():
+    run = run_with("tolerate")
+    decision = run.propose("b", {})
+    assert decision.action == "allow" and decision.executes and decision.message == ""
+    assert decision.rules == ("b_needs_a",)
+    (event,) = run.events
+    assert (event.rule, event.layer, event.severity, event.resolution) == ("b_needs_a", "L3", "tolerate", "executed")
+
+
+def test_warn_executes_and_tells_the_agent():
+    run = run_with("warn")
+    decision = run.propose("b", {})
+    assert decision.action == "warn" and decision.executes
+    assert decision.message.startswith("`b` ran, but it breaks the policy:")
+    run.record("b", {})
+
+
+def test_block_and_warn_identical_retry_is_a_deliberate_override():
+    run = run_with("block")
+    first = run.propose("b", {"n": 1})
+    assert first.action == "block" and not first.executes
+    assert "repeat exactly the same call" in first.message
+    with pytest.raises(RunError, match="refused by the gate"):
+        run.record("b", {"n": 1})
+    again = run.propose("b", {"n": 1})
+    assert again.action == "warn" and again.override and again.executes
+    run.record("b", {"n": 1})
+    assert [e.resolution for e in run.events] == ["insisted"]
+
+
+def test_block_and_warn_any_other_retry_is_judged_afresh():
+    run = run_with("block")
+    assert run.propose("b", {"n": 1}).action == "block"
+    assert run.propose("b", {"n": 2}).action == "block"  # not identical: blocked again
+    assert run.propose("b", {"n": 1}).action == "block"  # the pointer moved to n=2
+    assert [e.resolution for e in run.events] == ["listened", "listened", None]
+    assert run.propose("a", {}).action == "allow"
+    assert [e.resolution for e in run.events] == ["listened", "listened", "listened"]
+
+
+def test_identity_is_byte_exact():
+    run = run_with("block")
+    run.propose("b", {"n": 1})
+    assert run.propose("b", {"n": 1.0}).action == "block"  # 1 and 1.0 are different bytes
+    run = run_with("block")
+    run.propose("b", {"n": 1})
+    run.record("c", {})  # something ran in between: the retry is no longer the very next move
+    assert run.propose("b", {"n": 1}).action == "block"
+
+
+def test_soft_block_escalates_to_stop_at_the_nth_refusal_of_the_same_rule():
+    run = run_with("soft_block(3)")
+    first, second = run.propose("b", {}), run.propose("b", {"n": 2})
+    assert [first.action, second.action] == ["block", "block"]
+    assert "Refusal 1 of 3 for rule `b_needs_a`" in first.message
+    third = run.propose("b", {"n": 3})
+    assert third.action == "stop" and third.escalated and run.stopped
+    assert run.propose("a", {}).latched
+    with pytest.raises(RunError, match="stopped"):
+        run.record("a", {})
+
+
+def test_soft_block_default_limit_is_three():
+    assert drive(run_with("soft_block"), ["b", "b", "b"]) == ["block", "block", "stop"]
+
+
+def test_soft_block_counts_per_rule():
+    monitor = monitor_of("rule b_needs_a severity soft_block(2): always (b -> once a)\n"
+                         "rule c_needs_a severity soft_block(2): always (c -> once a)\n")
+    assert drive(monitor.start(), ["b", "c", "b"]) == ["block", "block", "stop"]
+
+
+def test_stop_halts_the_run():
+    run = run_with("stop")
+    decision = run.propose("b", {})
+    assert decision.action == "stop" and not decision.executes
+    assert "the run is stopped" in decision.message
+    later = run.propose("a", {})
+    assert later.action == "stop" and later.latched
+    assert [e.resolution for e in run.events] == ["stopped"]
+
+
+def test_the_strongest_severity_decides():
+    monitor = monitor_of("rule b_needs_a severity warn: always (b -> once a)\n"
+                         "rule b_needs_c severity stop: always (b -> once c)\n")
+    decision = monitor.start().propose("b", {})
+    assert decision.action == "stop" and set(decision.rules) == {"b_needs_a", "b_needs_c"}
+
+
+@pytest.mark.parametrize("mode,actions", [
+    ("tolerate", ["allow", "allow"]),
+    ("warn", ["warn", "allow"]),  # the first `b` ran: the rule is lost, a second cannot lose it again
+    ("block", ["block", "warn"]),
+    ("soft", ["block", "block"]),
+    ("stop", ["stop"]),
+])
+def test_a_run_wide_mode_overrides_the_rules_severities(mode, actions):
+    assert drive(run_with("warn", mode), ["b", "b"]) == actions
+
+
+def test_conformance_findings_use_the_policy_s_conformance_severity():
+    monitor = monitor_of("conformance block\nrule r: called(a)\n")
+    run = monitor.start()
+    decision = run.propose("serch", {})
+    assert decision.action == "block"
+    assert decision.findings[0].detail == "unknown tool `serch`"
+    decision = run.propose("a", {"m": 1})
+    assert decision.action == "block"
+    assert [f.rule for f in decision.findings] == ["conformance/unknown-argument"]
+    assert run.propose("a", {"n": "x"}).findings[0].detail == "`a`: `n` should be int, got str"
+    warned = monitor_of("rule r: called(a)\n").start().propose("a", {"n": "three"})
+    assert warned.action == "warn" and warned.findings[0].kind == "conformance"
+
+
+def test_table_17_from_a_run_log():
+    monitor = monitor_of("rule b_needs_a layer L3 severity block: always (b -> once a)\n"
+                         "rule no_c layer L5 severity block: always not c\n")
+    run = monitor.start()
+    drive(run, ["b", "b", "c", "a", "c"])
+    rows = {row.layer: row for row in run.enforcement_table()}
+    assert (rows["L3"].events, rows["L3"].insisted, rows["L3"].listened) == (1, 1, 0)
+    assert (rows["L5"].events, rows["L5"].insisted, rows["L5"].listened, rows["L5"].resolved) == (2, 0, 1, 1)
+    assert rows["L3"].insist_rate == 1.0 and rows["L5"].insist_rate == 0.0
+    many = [e for r in (run, run) for e in r.events]
+    assert enforcement_table(many)[0].events == 2 * rows["L3"].events
