@@ -69,9 +69,25 @@ def _assign(owner: object, decls: tuple, comments: list[tuple[int, str]], text: 
     for i, found in inner.items():
         decl = decls[i]
         if isinstance(decl, ast.ProcedureDecl):
-            _assign(decl, decl.rules, found, text, decl.span.start, out)
+            brace = _opening_brace(decl, text)
+            out.by_decl.setdefault(id(decl), Attached()).leading.extend(c for o, c in found if o < brace)
+            _assign(decl, decl.rules, [(o, c) for o, c in found if o > brace], text, brace + 1, out)
         else:
             out.by_decl.setdefault(id(decl), Attached()).leading.extend(c for _, c in found)
+
+
+def _opening_brace(proc: ast.ProcedureDecl, text: str) -> int:
+    """The offset of the `{` that opens a procedure's rules (comments skipped)."""
+    pos = proc.params[-1].span.end if proc.params else proc.name_span.end
+    while pos < len(text):
+        if text[pos] == "#":
+            pos = text.find("\n", pos)
+            if pos < 0:
+                break
+        elif text[pos] == "{":
+            return pos
+        pos += 1
+    return proc.span.end
 
 
 def _lines(pending: list[tuple[int, str]], text: str, position: int, gap_first: bool = False) -> list[str | None]:
