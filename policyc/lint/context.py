@@ -43,6 +43,7 @@ class LintContext:
     solver: PolicySolver = field(init=False)
     unsatisfiable: set[str] = field(default_factory=set)
     valid: set[str] = field(default_factory=set)
+    vacuous: set[str] = field(default_factory=set)
     policy_satisfiable: bool | None = None
     compliant: list[WitnessTrace] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)

@@ -70,6 +70,7 @@ def check_vacuous_rules(ctx: LintContext) -> list[Finding]:
             evidence = [f"no compliant trace has `{show(trigger)}`" + (
                 f": it is excluded by {', '.join(f'`{r}`' for r in others)}" if others else "")]
             evidence += [f"{a}; the trigger is impossible even so" for a in approximations([rule.formula])]
+            ctx.vacuous.add(rule.name)
             findings.append(Finding(
                 "L0004", f"rule `{rule.name}` is vacuous: `{show(trigger)}` never happens in a compliant trace",
                 (rule.name, *others), result.strength,
@@ -88,7 +89,7 @@ def check_redundant_rules(ctx: LintContext) -> list[Finding]:
     valid = getattr(ctx, "valid", set())
     dropped: set[str] = set()
     for rule in reversed(ctx.active_rules):
-        if rule.name in valid:
+        if rule.name in valid or rule.name in ctx.vacuous:
             continue
         others = ctx.active_literals(exclude=dropped | {rule.name} | valid)
         if not others:

@@ -1,0 +1,84 @@
+"""`policyc lint FILE...`: prove policies consistent before they are deployed."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from policyc.cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK
+from policyc.cli.common import print_diagnostics, use_color
+from policyc.diagnostics import Severity, has_errors, render_text, summary_line
+
+_DENY = {"errors": Severity.ERROR, "warnings": Severity.WARNING, "notes": Severity.NOTE}
+
+
+@click.command("lint")
+@click.argument("files", nargs=-1, type=click.Path(dir_okay=False))
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif"]), default="text", show_default=True,
+              help="text for people, json for machines, sarif for CI systems and editors")
+@click.option("--deny", type=click.Choice(sorted(_DENY)), default="errors", show_default=True,
+              help="exit 1 on findings at or above this level")
+@click.option("--allow", "allowed", multiple=True, metavar="CODE", help="do not report this finding (code or name)")
+@click.option("--only", "only", multiple=True, metavar="NAME", help="run only this analysis (code or name)")
+@click.option("--bound", type=click.IntRange(1, 64), default=8, show_default=True,
+              help="longest trace the bounded queries consider")
+@click.option("--max-layer-share", type=click.FloatRange(0, 1), default=0.5, show_default=True,
+              help="weight share above which a layer is said to dominate")
+@click.option("--explain", "explain_code", metavar="CODE", help="describe a finding, with a wrong and a fixed example")
+def command(files, fmt, deny, allowed, only, bound, max_layer_share, explain_code) -> None:
+    """Lint policy FILES: conflicts, unsatisfiable, redundant and vacuous rules, dead tools,
+    unenforceable severities, budgets and layer weights.
+
+    \b
+    Exit status: 0 clean, 1 findings at or above --deny, 2 a file could not be read or checked.
+    """
+    from policyc.check import check_file
+    from policyc.lint import LintOptions, kind_by_name, lint_policy
+    from policyc.lint.sarif import to_sarif
+
+    if explain_code:
+        from policyc.lint.explain import explain
+
+        try:
+            click.echo(explain(explain_code), nl=False)
+        except KeyError:
+            raise click.BadParameter(f"no finding is called `{explain_code}`", param_hint="--explain")
+        raise click.exceptions.Exit(EXIT_OK)
+    if not files:
+        raise click.UsageError("give at least one policy file (or --explain CODE)")
+    try:
+        skip = {kind_by_name(a).code for a in allowed}
+        selected = {kind_by_name(o).slug for o in only} or None
+    except KeyError as exc:
+        raise click.BadParameter(f"no finding is called `{exc.args[0]}`")
+    options = LintOptions(bound=bound, max_layer_share=max_layer_share)
+    reports, failed_input = [], False
+    for path in files:
+        policy, diagnostics = check_file(path)
+        if policy is None or has_errors(diagnostics):
+            print_diagnostics(diagnostics, "text", err=True)
+            click.echo(f"policyc: `{path}` has errors ({summary_line(diagnostics)}); fix them before linting",
+                       err=True)
+            failed_input = True
+            continue
+        report = lint_policy(policy, options, selected)
+        report = type(report)(report.policy, tuple(f for f in report.findings if f.code not in skip),
+                              report.timings, report.techniques, report.solver_checks, report.bound)
+        reports.append(report)
+        if fmt == "text":
+            diags = report.diagnostics()
+            if diags:
+                click.echo(render_text(diags, color=use_color()), nl=False)
+                click.echo()
+            click.echo(f"{path}: {summary_line(diags) if diags else 'clean'}"
+                       f"{'' if not diags else ''} (bounded queries up to {bound} calls)")
+    if fmt == "json":
+        click.echo(json.dumps([r.to_json() for r in reports], indent=2, ensure_ascii=False, default=str))
+    elif fmt == "sarif":
+        click.echo(json.dumps(to_sarif(reports), indent=2, ensure_ascii=False, default=str))
+    if failed_input:
+        raise click.exceptions.Exit(EXIT_INPUT)
+    threshold = _DENY[deny]
+    failing = any(r.at_or_above(threshold) for r in reports)
+    raise click.exceptions.Exit(EXIT_FINDINGS if failing else EXIT_OK)
