@@ -1,0 +1,102 @@
+"""The runtime against the reference evaluator, on generated policies and traces.
+
+- the automata the gate steps agree with the evaluator on every prefix;
+- the report of a finished run equals the evaluator's verdicts;
+- a call is refused for a rule only if every result and every continuation fails the rule
+  (brute force over all continuations up to a bound), and a rule that no continuation of
+  the minimal automaton's size can satisfy any more is always reported;
+- a conflict is reported only if no continuation satisfies its rules together;
+- a final call is owed-blocked exactly when the run ending with it fails the rule.
+"""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+
+from runtime_strategies import (
+    CALLS, EXAMPLES, FINALS, holds, monitor_for, policies, some_continuation_satisfies, traces,
+)
+
+SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+BOUND = 2  # continuation length for the brute-force oracle
+
+
+def gated_rules(monitor):
+    """(rule index in the policy, index in the gate) of every compiled rule."""
+    names = [r.name for r in monitor.gate.rules]
+    return [(i, names.index(r.name)) for i, r in enumerate(monitor.policy.rules) if r.name in names]
+
+
+@SETTINGS
+@given(policies(), traces())
+def test_automata_agree_with_the_evaluator_on_every_prefix(policy, calls):
+    monitor = monitor_for(policy)
+    run = monitor.start(mode="tolerate")
+    space = monitor.gate.space
+    for k in range(len(calls) + 1):
+        jid = run._gate_state
+        for i, g in gated_rules(monitor):
+            assert space.accepting(jid, (g,)) == holds(policy.rules[i].formula, calls[:k]), (policy.rules[i], k)
+        if k < len(calls):
+            tool, args, result = calls[k]
+            run.record(tool, args, result)
+
+
+@SETTINGS
+@given(policies(), traces())
+def test_the_report_equals_the_evaluator(policy, calls):
+    monitor = monitor_for(policy)
+    run = monitor.start(mode="tolerate")
+    for tool, args, result in calls:
+        assert run.propose(tool, args).executes
+        run.record(tool, args, result)
+    report = run.finish()
+    verdicts = _verdicts(report)
+    assert verdicts == {r.name: holds(r.formula, calls) for r in policy.rules}
+
+
+def _verdicts(report) -> dict:
+    if isinstance(report, dict):
+        return dict(report["rules"])
+    return {r.name: r.passed for r in report.rules}
+
+
+@SETTINGS
+@given(policies(), traces(max_len=5))
+def test_refusals_are_exact(policy, calls):
+    monitor = monitor_for(policy)
+    gated = {monitor.policy.rules[i].name: (i, g) for i, g in gated_rules(monitor)}
+    run = monitor.start(mode="tolerate")
+    prefix: list = []
+    for call in calls + [c for c in FINALS[:1] if not calls or calls[-1][0] != "done"]:
+        tool, args, result = call
+        decision = run.propose(tool, args)
+        found = {f.rule: f for f in decision.findings}
+        final = tool == "done"
+        outcomes = [(tool, args, r) for r in ({"ok": True}, {"ok": False})]
+        for name, (i, g) in gated.items():
+            formula = policy.rules[i].formula
+            lost_before = not some_continuation_satisfies([formula], prefix, BOUND + 1, final_last=False)
+            if lost_before:
+                assert name not in found or found[name].kind != "violation"
+                continue
+            table = monitor.gate.space.tables[g]
+            if final:
+                fails = all(not holds(formula, prefix + [o]) for o in outcomes)
+                assert (name in found) == fails, (name, prefix, call)
+            else:
+                dead = all(not some_continuation_satisfies([formula], prefix + [o], BOUND, final_last=False)
+                           for o in outcomes)
+                if name in found and found[name].kind == "violation":
+                    assert dead, (name, prefix, call)
+                elif table.size <= BOUND + 1:
+                    assert not dead, (name, prefix, call)  # small automaton: the bound is exhaustive
+        for f in decision.findings:
+            if f.kind == "conflict":
+                formulas = [policy.rules[gated[r][0]].formula for r in f.rules]
+                assert not any(some_continuation_satisfies(formulas, prefix + [o], BOUND, final_last=True)
+                               for o in outcomes), (f.rules, prefix, call)
+        if final:
+            break
+        run.record(tool, args, result)
+        prefix.append(call)
