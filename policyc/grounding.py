@@ -1,9 +1,23 @@
 """Entity extraction and matching for grounding rules (AgentLTL paper §4.4, appendix H.3).
 
-`entities(text)` returns the referential tokens of a text: file paths, identifiers and numeric
-literals, with Python builtins, keywords and a stop list of common words removed.
-`EntitySet` is the set of things seen in tool results (`outputs`); an entity is grounded when
-it matches a member: exactly for paths and numbers, by case-insensitive prefix for identifiers.
+`entities(text)` returns the referential entities a text names, in order, without repeats:
+
+- file paths: repository-relative paths ending in a known source extension (`src/api.py`);
+- identifiers: CamelCase and snake_case tokens of at least three characters, dotted names
+  built from them (`ChargePoint.start`), and any name written as code: in backticks or
+  followed by `(` (`request(`); plain lowercase words are prose, not references;
+- numeric literals (`42`, `3.5`).
+
+Python keywords, builtins (with the exception classes), standard-library module names and a
+stop list of common words are filtered out.
+
+`EntitySet` is what tool results showed (`outputs`). Parsed results contribute their values;
+a file's contents (a result keyed by a path, or a text result of a call whose argument is
+a path) contribute what the file defines: for `.py` files the names Python's `ast` finds
+defined (qualified by class and module), for C and C++ files the names a regex finds
+defined, for other files every token. An entity is grounded when it matches a member of
+its kind: exactly for paths, by value for numbers, by case-insensitive prefix for
+identifiers (`charge` grounds in `ChargePoint`).
 
 >>> entities("The class ChargePoint is in ocpp/charge_point.py, line 42.")
 ['ChargePoint', 'ocpp/charge_point.py', '42']
@@ -15,21 +29,34 @@ it matches a member: exactly for paths and numbers, by case-insensitive prefix f
 from __future__ import annotations
 
 import ast as pyast
+import bisect
 import builtins
 import keyword
+import math
 import re
+import sys
 from dataclasses import dataclass, field
 
-_PATH = r"(?:[A-Za-z0-9_.\-]+/)+[A-Za-z0-9_.\-]+|[A-Za-z0-9_\-]+\.(?:py|pyi|c|h|cc|cpp|hpp|js|ts|java|go|rs|rb|md|txt|json|yaml|yml|toml|cfg|ini)\b"
-_IDENT = r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*"
-_NUMBER = r"-?\d+(?:\.\d+)?"
-_TOKEN = re.compile(rf"(?P<path>{_PATH})|(?P<ident>{_IDENT})|(?P<number>{_NUMBER})")
+SOURCE_EXTENSIONS = (
+    "py pyi c h cc cpp cxx hpp hh js jsx mjs ts tsx java kt scala go rs rb php cs swift m sh "
+    "md rst txt json yaml yml toml cfg ini html css sql"
+).split()
+PYTHON_EXTENSIONS = ("py", "pyi")
+C_EXTENSIONS = ("c", "h", "cc", "cpp", "cxx", "hpp", "hh")
+
+_EXT = "|".join(sorted(SOURCE_EXTENSIONS, key=len, reverse=True))
+_PATH = rf"(?:\.{{1,2}}/)?(?:[\w.-]+/)*[\w-][\w.-]*\.(?:{_EXT})"
+_PATH_RE = re.compile(rf"(?<![\w/.-]){_PATH}(?![\w/])")
+_NAME = r"[A-Za-z_][A-Za-z0-9_]*"
+_IDENT_RE = re.compile(rf"(?<![\w.]){_NAME}(?:\.{_NAME})*")
+_NUMBER_RE = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?!\w|\.\d)")
+_CODE_SPAN_RE = re.compile(r"`([^`\n]+)`")
 
 STOP_WORDS = frozenset(
     """a an the is are was were be been being am do does did done has have had having of in on at to
     for from by with without into onto over under about above below between through during before after
     and or not no nor but if then else when where which who whom whose what why how this that these those
-    it its it's i you he she we they me him her us them my your his our their there here as so than too
+    it its you he she we they me him her us them my your his our their there here as so than too
     very can could should would may might must will shall also only just both each all any some such
     more most other another same own out up down off again further once file files function functions
     class classes method methods defined define definition module modules package line lines code source
@@ -37,119 +64,257 @@ STOP_WORDS = frozenset(
     named name version versions core base user facing directory folder path repository repo don know
     sorry unable cannot read available information""".split()
 )
-_BUILTIN_NAMES = frozenset(dir(builtins)) | frozenset(keyword.kwlist) | frozenset(keyword.softkwlist)
+BLOCKLIST = (frozenset(dir(builtins)) | frozenset(keyword.kwlist) | frozenset(keyword.softkwlist)
+             | frozenset(sys.stdlib_module_names))
 
 
-def _is_identifier_entity(token: str) -> bool:
-    if token.lower() in STOP_WORDS or token in _BUILTIN_NAMES:
+def _is_reference(token: str, code: bool) -> bool:
+    """Whether an identifier token names something (rather than being prose or a builtin)."""
+    head = token.split(".")[0]
+    if len(token) < 3 or token.lower() in STOP_WORDS or token in BLOCKLIST or head in BLOCKLIST:
         return False
-    # plain lowercase English words are prose, not references; identifiers have
-    # an underscore, a capital after the first letter, a dot or a digit
-    return bool(re.search(r"[_.0-9]|[A-Z]", token)) or len(token) > 24
+    if code:
+        return True
+    parts = token.split(".")
+    return any("_" in p.strip("_") or _is_camel(p) for p in parts)
+
+
+def _is_camel(word: str) -> bool:
+    letters = [c for c in word if c.isalpha()]
+    uppers = sum(c.isupper() for c in letters)
+    lowers = len(letters) - uppers
+    return lowers > 0 and (uppers >= 2 or word[0].islower() and uppers >= 1)
+
+
+def _normalise_path(path: str) -> str:
+    return path[2:] if path.startswith("./") else path
 
 
 def entities(text: object) -> list[str]:
-    """Referential tokens of `text` (a string, or a list of strings), in order, without repeats."""
+    """Referential entities of `text` (a string, or a list of strings), in order, without repeats.
+
+    >>> entities("`request` is in src/requests/api.py; see Session.send( and MAX_RETRIES = 3")
+    ['request', 'src/requests/api.py', 'Session.send', 'MAX_RETRIES', '3']
+    >>> entities("I don't know - not found in the source I read."), entities("")
+    ([], [])
+    """
     if isinstance(text, list):
         out: dict[str, None] = {}
         for item in text:
-            for e in entities(item):
-                out[e] = None
+            out.update(dict.fromkeys(entities(item)))
         return list(out)
     if not isinstance(text, str):
         return []
-    found: dict[str, None] = {}
-    for m in _TOKEN.finditer(text):
-        if m.group("path"):
-            token = m.group("path").rstrip(".")
-            found[token] = None
-        elif m.group("ident"):
-            token = m.group("ident").rstrip(".")
-            if _is_identifier_entity(token):
-                found[token] = None
-        elif m.group("number"):
-            found[m.group("number")] = None
-    return list(found)
+    code_spans = [(m.start(1), m.end(1)) for m in _CODE_SPAN_RE.finditer(text)]
+    found: list[tuple[int, str]] = []
+    taken: list[tuple[int, int]] = []
+    for m in _PATH_RE.finditer(text):
+        found.append((m.start(), _normalise_path(m.group())))
+        taken.append(m.span())
+    for m in _IDENT_RE.finditer(text):
+        if any(s <= m.start() < e for s, e in taken):
+            continue
+        token = m.group().rstrip(".")
+        code = text[m.end():m.end() + 1] == "(" or any(s <= m.start() and m.end() <= e for s, e in code_spans)
+        if _is_reference(token, code):
+            found.append((m.start(), token))
+    for m in _NUMBER_RE.finditer(text):
+        if not any(s <= m.start() < e for s, e in taken):
+            found.append((m.start(), m.group()))
+    return list(dict.fromkeys(token for _, token in sorted(found)))
 
 
-def _python_names(source: str) -> set[str]:
+def entity_kind(entity: str) -> str:
+    """`path`, `number` or `identifier`.
+
+    >>> entity_kind("a/b.py"), entity_kind("42"), entity_kind("ChargePoint")
+    ('path', 'number', 'identifier')
+    """
+    if re.fullmatch(_PATH, entity):
+        return "path"
+    if re.fullmatch(r"\d+(?:\.\d+)?", entity):
+        return "number"
+    return "identifier"
+
+
+# ------------------------------------------------------------------ what files define
+
+
+def python_definitions(source: str, module: str = "") -> tuple[set[str], set[float]]:
+    """Names a Python source defines (qualified by class and by `module`) and its numbers.
+
+    A chunk that does not parse (a slice of a file) falls back to a line-based scan.
+
+    >>> names, numbers = python_definitions("class A:\\n    def run(self):\\n        x = 3\\n", "pkg.mod")
+    >>> sorted(names), numbers
+    (['A', 'A.run', 'mod', 'mod.A', 'mod.A.run', 'pkg.mod', 'pkg.mod.A', 'pkg.mod.A.run', 'run', 'x'], {3.0})
+    """
+    names: set[str] = set()
+    numbers: set[float] = set()
     try:
         tree = pyast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return set()
-    names: set[str] = set()
-    for node in pyast.walk(tree):
-        if isinstance(node, (pyast.FunctionDef, pyast.AsyncFunctionDef, pyast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, pyast.Assign):
-            for target in node.targets:
-                if isinstance(target, pyast.Name):
-                    names.add(target.id)
-    return names
+        tree = None
+    qualified: set[str] = set()
+    if tree is None:
+        for m in re.finditer(r"^\s*(?:async\s+)?(?:def|class)\s+(\w+)|^(\w+)\s*(?::[^=\n]*)?=(?!=)", source, re.M):
+            names.add(m.group(1) or m.group(2))
+        numbers.update(float(x) for x in _NUMBER_RE.findall(source))
+    else:
+        _walk_python(tree, "", names, qualified, numbers)
+    modules = _module_suffixes(module)
+    names.update(modules)
+    for mod in modules:
+        names.update(f"{mod}.{q}" for q in qualified)
+    return names | qualified, numbers
+
+
+def _walk_python(node: pyast.AST, prefix: str, names: set[str], qualified: set[str], numbers: set[float]) -> None:
+    for child in pyast.iter_child_nodes(node):
+        if isinstance(child, (pyast.FunctionDef, pyast.AsyncFunctionDef, pyast.ClassDef)):
+            names.add(child.name)
+            full = f"{prefix}.{child.name}" if prefix else child.name
+            qualified.add(full)
+            inner = full if isinstance(child, pyast.ClassDef) else ""
+            _walk_python(child, inner, names, qualified if inner else set(), numbers)
+            continue
+        if isinstance(child, (pyast.Assign, pyast.AnnAssign)):
+            targets = child.targets if isinstance(child, pyast.Assign) else [child.target]
+            for target in targets:
+                for leaf in pyast.walk(target):
+                    if isinstance(leaf, pyast.Name):
+                        names.add(leaf.id)
+                        if prefix:
+                            qualified.add(f"{prefix}.{leaf.id}")
+                        elif node.__class__ is pyast.Module:
+                            qualified.add(leaf.id)
+        if isinstance(child, pyast.Constant) and isinstance(child.value, (int, float)) \
+                and not isinstance(child.value, bool) and math.isfinite(child.value):
+            numbers.add(float(child.value))
+        _walk_python(child, prefix, names, qualified, numbers)
+
+
+def _module_suffixes(module: str) -> list[str]:
+    parts = [p for p in module.split(".") if p]
+    return [".".join(parts[i:]) for i in range(len(parts))]
+
+
+_C_DEFINITIONS = re.compile(
+    r"^\s*#\s*define\s+(\w+)"
+    r"|\b(?:struct|class|enum|union|namespace)\s+(\w+)"
+    r"|^[\w \t\*&:<>,~]*?\b(\w+)\s*\([^;{}]*\)\s*(?:const\s*)?[{;]", re.M)
+
+
+def c_definitions(source: str) -> set[str]:
+    """Names a C or C++ source defines or declares (macros, types, functions), by regex.
+
+    >>> sorted(c_definitions("#define MAX 3\\nstruct point { int x; };\\nint area(struct point p) {\\n"))
+    ['MAX', 'area', 'point']
+    """
+    out = set()
+    for m in _C_DEFINITIONS.finditer(source):
+        name = m.group(1) or m.group(2) or m.group(3)
+        if name and name not in ("if", "for", "while", "switch", "return", "sizeof"):
+            out.add(name)
+    return out
+
+
+# ------------------------------------------------------------------ the seen set
 
 
 @dataclass
 class EntitySet:
-    """What tool results showed: paths, identifiers, numbers and other scalar strings."""
+    """What tool results showed: paths, identifiers (prefix-searchable) and numbers."""
 
     paths: set[str] = field(default_factory=set)
-    identifiers: set[str] = field(default_factory=set)
-    scalars: set[str] = field(default_factory=set)
-
-    def add_value(self, value: object, key_is_path: bool = False) -> None:
-        if isinstance(value, dict):
-            for key, item in value.items():
-                if isinstance(key, str) and re.fullmatch(_PATH, key):
-                    self.paths.add(key)
-                    if key.endswith(".py") and isinstance(item, str):
-                        self.identifiers.update(_python_names(item))
-                self.add_value(item)
-        elif isinstance(value, list):
-            for item in value:
-                self.add_value(item)
-        elif isinstance(value, bool) or value is None:
-            return
-        elif isinstance(value, (int, float)):
-            self.scalars.add(_number_text(value))
-        elif isinstance(value, str):
-            self.scalars.add(value)
-            for e in entities(value):
-                if re.fullmatch(_PATH, e):
-                    self.paths.add(e)
-                elif re.fullmatch(_NUMBER, e):
-                    self.scalars.add(e)
-                else:
-                    self.identifiers.add(e)
+    numbers: set[float] = field(default_factory=set)
+    _names: set[str] = field(default_factory=set)
+    _sorted: list[str] | None = field(default=None, repr=False)
 
     @classmethod
     def from_results(cls, results: list[object]) -> "EntitySet":
+        """The seen set of some tool results (parsed JSON values)."""
         out = cls()
         for r in results:
             out.add_value(r)
         return out
 
+    def add_call(self, args: dict, result: object) -> None:
+        """Add a call's result; a text result of a call with a path argument is that file."""
+        if isinstance(result, str):
+            path = next((v for v in args.values() if isinstance(v, str) and _PATH_RE.fullmatch(v)), None)
+            if path is not None:
+                self.add_file(path, result)
+                return
+        self.add_value(result)
+
+    def add_file(self, path: str, content: object) -> None:
+        path = _normalise_path(path)
+        self.paths.add(path)
+        if not isinstance(content, str):
+            self.add_value(content)
+            return
+        ext = path.rsplit(".", 1)[-1].lower()
+        if ext in PYTHON_EXTENSIONS:
+            module = path.rsplit(".", 1)[0].replace("/", ".").removesuffix(".__init__")
+            names, numbers = python_definitions(content, module)
+            self.add_names(names)
+            self.numbers.update(numbers)
+        elif ext in C_EXTENSIONS:
+            self.add_names(c_definitions(content))
+        else:
+            self.add_text(content)
+
+    def add_value(self, value: object) -> None:
+        if isinstance(value, dict):
+            path = value.get("path") or value.get("file") or value.get("filename")
+            content = next((value[k] for k in ("content", "contents", "text") if k in value), None)
+            if isinstance(path, str) and _PATH_RE.fullmatch(path) and isinstance(content, str):
+                self.add_file(path, content)
+            for key, item in value.items():
+                if isinstance(key, str) and _PATH_RE.fullmatch(key):
+                    self.add_file(key, item)
+                else:
+                    self.add_value(item)
+        elif isinstance(value, list):
+            for item in value:
+                self.add_value(item)
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            if math.isfinite(value):
+                self.numbers.add(float(value))
+        elif isinstance(value, str):
+            self.add_text(value)
+
+    def add_text(self, text: str) -> None:
+        """Every path, name and number a text shows."""
+        self.paths.update(_normalise_path(m.group()) for m in _PATH_RE.finditer(text))
+        self.add_names(m.group().rstrip(".") for m in _IDENT_RE.finditer(text))
+        self.numbers.update(float(x) for x in _NUMBER_RE.findall(text))
+
+    def add_names(self, names) -> None:
+        self._names.update(n.lower() for n in names if n)
+        self._sorted = None
+
     def contains(self, entity: object) -> bool:
+        """Whether an answer entity is grounded in what was seen."""
         if isinstance(entity, (int, float)) and not isinstance(entity, bool):
-            entity = _number_text(entity)
+            return float(entity) in self.numbers
         if not isinstance(entity, str) or not entity:
             return False
-        if entity in self.paths or entity in self.scalars:
-            return True
-        if re.fullmatch(_PATH, entity) or re.fullmatch(_NUMBER, entity):
-            return False
+        kind = entity_kind(entity)
+        if kind == "path":
+            return _normalise_path(entity) in self.paths
+        if kind == "number":
+            return float(entity) in self.numbers
+        if self._sorted is None:
+            self._sorted = sorted(self._names)
         folded = entity.lower()
-        for ident in self.identifiers:
-            seen = ident.lower()
-            # `charge` grounds in `ChargePoint`; `ChargePoint.start` grounds in `ChargePoint`
-            if seen.startswith(folded) or folded.startswith(seen + "."):
-                return True
-        return False
+        i = bisect.bisect_left(self._sorted, folded)
+        return i < len(self._sorted) and self._sorted[i].startswith(folded)
 
     def __iter__(self):
-        return iter(sorted(self.paths | self.identifiers | self.scalars))
+        numbers = (str(int(x)) if x.is_integer() else str(x) for x in self.numbers)
+        return iter(sorted(self.paths) + sorted(self._names) + sorted(numbers))
 
-
-def _number_text(value: float | int) -> str:
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
+    def __len__(self) -> int:
+        return len(self.paths) + len(self._names) + len(self.numbers)

@@ -61,7 +61,13 @@ class Trace:
 
 
 class TraceGlobals:
-    """Trace-wide domains (appendix A.2.4), computed once per trace."""
+    """Trace-wide domains (appendix A.2.4), each computed once per trace.
+
+    `values(tool, path, flatten)` is the active domain of `tool.path`: the distinct values it
+    takes over the calls to `tool`, in order of first appearance (⊥ and null left out; with
+    `flatten`, list values contribute their elements). `outputs(tools)` is the grounding set
+    of the results of `tools` (every tool when empty).
+    """
 
     def __init__(self, trace: Trace):
         self.trace = trace
@@ -71,37 +77,31 @@ class TraceGlobals:
     def values(self, tool: str, path: tuple, flatten: bool) -> list:
         key = (tool, path, flatten)
         if key not in self._values:
-            out: list = []
+            from policyc.semantics.domains import value_key
+
+            seen: dict[object, object] = {}
             for call in self.trace.calls:
-                if call.name != tool:
+                if call.name != tool or not path:
                     continue
-                if path and path[0] == "result":
+                if path[0] == "result":
                     value = path_value(call.result, path[1:])
-                elif path:
-                    value = path_value(call.args.get(path[0], UNDEF), path[1:])
                 else:
-                    value = UNDEF
+                    value = path_value(call.args.get(path[0], UNDEF), path[1:])
                 if value is UNDEF or value is None:
                     continue
-                items = value if flatten and isinstance(value, list) else [value]
-                for item in items:
-                    if not any(_same(item, seen) for seen in out):
-                        out.append(item)
-            self._values[key] = out
+                for item in (value if flatten and isinstance(value, list) else [value]):
+                    seen.setdefault(value_key(item), item)
+            self._values[key] = list(seen.values())
         return self._values[key]
 
     def outputs(self, tools: tuple[str, ...]) -> EntitySet:
         if tools not in self._outputs:
-            results = [c.result for c in self.trace.calls
-                       if (not tools or c.name in tools) and c.result is not UNDEF]
-            self._outputs[tools] = EntitySet.from_results(results)
+            seen = EntitySet()
+            for call in self.trace.calls:
+                if (not tools or call.name in tools) and call.result is not UNDEF:
+                    seen.add_call(dict(call.args), call.result)
+            self._outputs[tools] = seen
         return self._outputs[tools]
 
     def metric(self, path: tuple) -> object:
         return path_value(dict(self.trace.metrics), path)
-
-
-def _same(a: object, b: object) -> bool:
-    from policyc.ir.ops import values_equal
-
-    return values_equal(a, b)

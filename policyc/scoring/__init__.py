@@ -1,0 +1,20 @@
+"""Offline compliance scoring: Definition 1 of the AgentLTL paper, with appendix B's report.
+
+`score_trace(policy, trace)` -> TraceReport; `score_corpus(policy, traces)` -> CorpusReport.
+Nothing here imports the parser, the checker, lark or z3.
+"""
+
+from policyc.scoring.models import (
+    ConstraintResult,
+    CorpusReport,
+    InputProblem,
+    LayerStats,
+    MalformedRecord,
+    RuleStats,
+    TraceReport,
+    label_of,
+)
+from policyc.scoring.score import CorpusTally, resolve_externs, score_corpus, score_rule, score_trace
+
+__all__ = ["ConstraintResult", "CorpusReport", "CorpusTally", "InputProblem", "LayerStats", "MalformedRecord",
+           "RuleStats", "TraceReport", "label_of", "resolve_externs", "score_corpus", "score_rule", "score_trace"]

@@ -1,0 +1,296 @@
+"""Human details for rule verdicts, in the style of the AgentLTL paper's appendix B.
+
+    "tool_a" (call #1) before "tool_d" (call #5).
+    "tool_d" was called (call #5).
+    "tool_b" called 3 time(s); expected >= 3.
+    Predicate returned True (3 branch calls, expected >= 3).
+
+A stdlib predicate at the top of a rule is recognised (`shapes.py`) and described with the
+positions of its events; events are named as the rule's source names them, else as the
+printer shows them. Call numbers count from 1. Anything else gets a generic detail: for
+`always`, the first call where its body fails; for `forall`, the values it fails for; else
+when the violation became certain.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from policyc.ir import build as b
+from policyc.ir import nodes as n
+from policyc.ir.policy import Rule
+from policyc.ir.printer import show
+from policyc.scoring import shapes
+from policyc.scoring.source import SourceCall, list_items, source_call
+from policyc.semantics.positions import PositionEvaluator
+
+COUNT_NAMES = {"called_n": None, "count": None, "at_least": ">=", "existence_n": ">=", "absence_n": "<",
+               "exactly": "=="}
+CALLED_NAMES = ("called", "called_with", "called_with_result", "existence")
+NEVER_NAMES = ("never", "absence")
+
+
+@dataclass(frozen=True)
+class Context:
+    engine: PositionEvaluator
+    passed: bool
+    source: SourceCall | None
+
+    def positions(self, event: n.Formula) -> list[int]:
+        return [i for i, hit in enumerate(self.engine.vector(event)) if hit]
+
+    def first(self, event: n.Formula) -> int | None:
+        found = self.positions(event)
+        return found[0] if found else None
+
+    def arg(self, names, index: int) -> str | None:
+        """The source text of argument `index` when the source calls one of `names`."""
+        src = self.source
+        if src is None or src.name not in names or index >= len(src.args):
+            return None
+        return src.args[index]
+
+
+def quote(event: n.Formula, label: str | None = None) -> str:
+    return f'"{label or show(event)}"'
+
+
+def at(position: int) -> str:
+    return f"call #{position + 1}"
+
+
+def describe(rule: Rule, engine: PositionEvaluator, passed: bool, violated_at: int | None = None) -> str:
+    """The detail line of one rule's verdict on the trace behind `engine`."""
+    ctx = Context(engine, passed, source_call(rule.source) if rule.source else None)
+    for describer in (_count, _called, _never, _before, _all_before, _in_order, _within_steps,
+                      _instance_before, _branch):
+        text = describer(rule.formula, ctx)
+        if text:
+            return text
+    return generic(rule.formula, ctx, violated_at)
+
+
+# ------------------------------------------------------------------ the stdlib predicates
+
+
+def _count(f: n.Formula, ctx: Context) -> str | None:
+    shape = shapes.as_count(f)
+    if shape is None:
+        return None
+    event, op, number = shape
+    src = ctx.source
+    by_name = src is not None and src.name in COUNT_NAMES
+    if not by_name and (op, number) in ((">=", 1), ("<", 1)):
+        return None  # `called` / `never` read better
+    label = ctx.arg(COUNT_NAMES, 0)
+    if by_name:
+        fixed = COUNT_NAMES[src.name]  # type: ignore[union-attr]
+        if fixed is None and src.op is not None:  # type: ignore[union-attr]
+            op, number = src.op, src.number  # type: ignore[union-attr]
+        elif fixed is not None and len(src.args) > 1 and src.args[1].lstrip("-").isdigit():  # type: ignore[union-attr]
+            op, number = fixed, int(src.args[1])  # type: ignore[union-attr]
+    times = len(ctx.positions(event))
+    if isinstance(event, n.Event):
+        return f"{quote(event, label)} called {times} time(s); expected {op} {number}."
+    return f"Predicate returned {ctx.passed} ({times} {label or show(event)} calls, expected {op} {number})."
+
+
+def _called(f: n.Formula, ctx: Context) -> str | None:
+    event = shapes.as_called(f)
+    if event is None:
+        return None
+    label = ctx.arg(CALLED_NAMES, 0)
+    first = ctx.first(event)
+    if first is None:
+        return f"{quote(event, label)} was never called."
+    return f"{quote(event, label)} was called ({at(first)})."
+
+
+def _never(f: n.Formula, ctx: Context) -> str | None:
+    event = shapes.as_never(f)
+    if event is None:
+        return None
+    label = ctx.arg(NEVER_NAMES, 0)
+    first = ctx.first(event)
+    if first is None:
+        return f"{quote(event, label)} was never called."
+    return f"{quote(event, label)} was called ({at(first)})."
+
+
+def _before(f: n.Formula, ctx: Context) -> str | None:
+    shape = shapes.as_before(f)
+    if shape is None:
+        return None
+    first, second = shape
+    if ctx.arg(("after",), 1) is not None:  # after(t1, t2) is before(t2, t1)
+        return _order_text(second, first, ctx.arg(("after",), 0), ctx.arg(("after",), 1), ctx, "after")
+    return _order_text(first, second, ctx.arg(("before",), 0), ctx.arg(("before",), 1), ctx, "before")
+
+
+def _order_text(e1, e2, label1, label2, ctx: Context, word: str) -> str:
+    p1, p2 = ctx.first(e1), ctx.first(e2)
+    q1, q2 = quote(e1, label1), quote(e2, label2)
+    if p1 is None and p2 is None:
+        return f"{q1} and {q2} were never called."
+    if p1 is None:
+        return f"{q1} was never called; {q2} was ({at(p2)})."  # type: ignore[arg-type]
+    if p2 is None:
+        return f"{q2} was never called; {q1} was ({at(p1)})."
+    verb = word if ctx.passed else f"is not {word}"
+    return f"{q1} ({at(p1)}) {verb} {q2} ({at(p2)})."
+
+
+def _all_before(f: n.Formula, ctx: Context) -> str | None:
+    shape = shapes.as_all_before(f)
+    if shape is None:
+        return None
+    events, goal = shape
+    items = list_items(ctx.arg(("all_before",), 0) or "") or []
+    labels = _match_labels(events, items)
+    if labels is not None:
+        events = [e for _, e in sorted(zip(labels, events), key=lambda p: items.index(p[0]))]
+        labels = sorted(labels, key=items.index)
+    else:
+        labels = [None] * len(events)
+    goal_label = ctx.arg(("all_before",), 1)
+    g = ctx.first(goal)
+    if g is None:
+        return f"{quote(goal, goal_label)} was never called."
+    parts = []
+    for event, label in zip(events, labels):
+        p = ctx.first(event)
+        if p is None:
+            parts.append(f"{quote(event, label)} was never called")
+        elif ctx.passed or p > g:
+            parts.append(f"{quote(event, label)} ({at(p)})" + ("" if ctx.passed else " is not"))
+    if ctx.passed:
+        return f"{', '.join(parts)} before {quote(goal, goal_label)} ({at(g)})."
+    return "; ".join(p if p.endswith("called") else f"{p} before {quote(goal, goal_label)} ({at(g)})"
+                     for p in parts) + "."
+
+
+def _match_labels(events: list[n.Formula], items: list[str]) -> list[str] | None:
+    squash = {"".join(text.split()): text for text in items}
+    found = [squash.get("".join(show(e).split())) for e in events]
+    return found if all(found) and len(set(found)) == len(found) else None  # type: ignore[return-value]
+
+
+def _in_order(f: n.Formula, ctx: Context) -> str | None:
+    events = shapes.as_in_order(f)
+    if events is None or len(events) < 2 or len(set(events)) == 1:
+        return None
+    labels = list_items(ctx.arg(("in_order",), 0) or "") or []
+    if len(labels) != len(events):
+        labels = [None] * len(events)  # type: ignore[list-item]
+    found, start = [], 0
+    for event, label in zip(events, labels):
+        later = [p for p in ctx.positions(event) if p >= start]
+        if not later:
+            if not found:
+                return f"{quote(event, label)} was never called."
+            return f"{quote(event, label)} never follows {found[-1]}."
+        found.append(f"{quote(event, label)} ({at(later[0])})")
+        start = later[0] + 1
+    return f"{', '.join(found)} in order."
+
+
+def _within_steps(f: n.Formula, ctx: Context) -> str | None:
+    shape = shapes.as_within_steps(f)
+    if shape is None:
+        return None
+    start, target, k = shape
+    q1 = quote(start, ctx.arg(("within_steps",), 0))
+    q2 = quote(target, ctx.arg(("within_steps",), 1))
+    s = ctx.first(start)
+    if s is None:
+        return f"{q1} was never called."
+    later = [p for p in ctx.positions(target) if p >= s]
+    if not later:
+        return f"No {q2} at or after {q1} ({at(s)})."
+    if later[0] - s <= k:
+        return f"{q2} ({at(later[0])}) within {k} step(s) of {q1} ({at(s)})."
+    return f"{q2} ({at(later[0])}) is {later[0] - s} step(s) after {q1} ({at(s)}); expected at most {k}."
+
+
+def _instance_before(f: n.Formula, ctx: Context) -> str | None:
+    src = ctx.source
+    if src is None or src.name != "instance_before" or len(src.args) != 4 or not isinstance(f, n.Until):
+        return None
+    if not (src.args[1].isdigit() and src.args[3].isdigit()):
+        return None
+    left = f.left.args if isinstance(f.left, n.And) else ()
+    events = [a.arg for a in left if isinstance(a, n.Not)]
+    roles = _match_labels(events, [src.args[0], src.args[2]]) if len(events) == 2 else None
+    if roles is None:
+        return None
+    e1 = events[roles.index(src.args[0])]
+    e2 = events[roles.index(src.args[2])]
+    k1, k2 = int(src.args[1]), int(src.args[3])
+    p1, p2 = ctx.positions(e1), ctx.positions(e2)
+    q1, q2 = quote(e1, src.args[0]), quote(e2, src.args[2])
+    for q, p, k in ((q1, p1, k1), (q2, p2, k2)):
+        if len(p) <= k:
+            return f"{q} called {len(p)} time(s); occurrence {k + 1} does not exist."
+    verb = "before" if ctx.passed else "is not before"
+    return f"Occurrence {k1 + 1} of {q1} ({at(p1[k1])}) {verb} occurrence {k2 + 1} of {q2} ({at(p2[k2])})."
+
+
+def _branch(f: n.Formula, ctx: Context) -> str | None:
+    shape = shapes.as_branch(f)
+    if shape is None:
+        return None
+    taken, forbidden = shape
+    qt, qf = quote(taken, ctx.arg(("branch_called",), 0)), quote(forbidden, ctx.arg(("branch_called",), 1))
+    pt, pf = ctx.first(taken), ctx.first(forbidden)
+    first = f"{qt} was called ({at(pt)})" if pt is not None else f"{qt} was never called"
+    second = f"{qf} was called ({at(pf)})" if pf is not None else f"{qf} was never called"
+    return f"{first}; {second}."
+
+
+# ------------------------------------------------------------------ anything else
+
+
+def generic(f: n.Formula, ctx: Context, violated_at: int | None) -> str:
+    """A detail for a formula that is not one stdlib predicate."""
+    engine = ctx.engine
+    size = engine.n
+    if b.is_always(f) and size:
+        failing = [i for i, ok in enumerate(engine.vector(f.right)) if not ok]
+        if not failing:
+            return f"Holds at every call ({size})."
+        i = failing[0]
+        return f"Does not hold at {at(i)} (`{engine.trace.calls[i].name}`)."
+    if isinstance(f, n.Forall):
+        values = engine.domain(f.domain, engine.root_env)
+        bad = [v for v in values if not engine.holds(f.body, 0, engine.root_env.bind(f.var, v))]
+        if not bad:
+            return f"Holds for all {len(values)} value(s) of {f.var}."
+        shown = ", ".join(_value_text(v) for v in bad[:5]) + (f" and {len(bad) - 5} more" if len(bad) > 5 else "")
+        return f"Does not hold for {f.var} = {shown}."
+    if isinstance(f, n.And):
+        parts = [describe_part(a, ctx, violated_at) for a in f.args
+                 if ctx.passed or not engine.holds(a)]
+        return " ".join(dict.fromkeys(parts))
+    if ctx.passed:
+        return "Satisfied."
+    if violated_at is not None and violated_at < size:
+        return f"Violated after {at(violated_at - 1) if violated_at else 'no call'}: no continuation can satisfy it."
+    return f"Not satisfied by the complete trace ({size} call(s))."
+
+
+def describe_part(f: n.Formula, ctx: Context, violated_at: int | None) -> str:
+    part = Context(ctx.engine, ctx.engine.holds(f), None)
+    for describer in (_count, _called, _never, _before, _all_before, _in_order, _within_steps, _branch):
+        text = describer(f, part)
+        if text:
+            return text
+    return generic(f, part, None)
+
+
+def _value_text(value: object) -> str:
+    import json
+
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return repr(value)

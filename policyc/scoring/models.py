@@ -1,0 +1,156 @@
+"""The compliance report, as pydantic models: appendix B's shape, plus what policyc adds.
+
+A `TraceReport` starts with exactly the fields of the paper's `verify_trace` output, in its
+order (`compliance_score`, `compliance_label`, `details`, `tool_sequence`, `constraints` of
+`name, layer, weight, passed, detail`); `paper_view()` returns only those. policyc adds, per
+constraint, `violated_at`, `vacuous`, `rule_class` and `error`, and per trace its id, where it
+was read from, and the input problems found in it (calls that do not match the signatures).
+
+A `CorpusReport` aggregates many traces as the paper's table 4 does: mean score, per-rule and
+per-layer pass rates, plus vacuity and input-problem counts and the malformed records.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Label = Literal["FULL", "PARTIAL", "NONE"]
+
+
+def label_of(score: float) -> Label:
+    """FULL at 1, NONE at 0, PARTIAL otherwise.
+
+    >>> label_of(1.0), label_of(0.0), label_of(0.4)
+    ('FULL', 'NONE', 'PARTIAL')
+    """
+    return "FULL" if score >= 1.0 else "NONE" if score <= 0.0 else "PARTIAL"
+
+
+class ConstraintResult(BaseModel):
+    """One rule's verdict on one trace."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    layer: str | None
+    weight: float
+    passed: bool
+    detail: str
+    violated_at: int | None = Field(None, description="1-based call after which the rule could no longer hold; "
+                                                      "0: from the start; the trace length for liveness")
+    vacuous: bool = Field(False, description="held without any of its triggers occurring")
+    rule_class: str | None = Field(None, description="gateable, detectable or offline-only; None if unknown")
+    error: str | None = Field(None, description="why the rule could not be evaluated (it then counts as failed)")
+
+
+class InputProblem(BaseModel):
+    """A call that does not match the policy's tool signatures (a SAAG conformance finding)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    stage: str
+    code: str
+    call: int | None = Field(None, description="1-based call number")
+    tool: str
+    argument: str | None = None
+    message: str
+    help: str | None = None
+    severity: Literal["error", "warning"] = "error"
+
+    @classmethod
+    def from_finding(cls, finding) -> "InputProblem":
+        return cls(stage=finding.stage, code=finding.code,
+                   call=None if finding.position is None else finding.position + 1, tool=finding.tool,
+                   argument=finding.argument, message=finding.message, help=finding.help,
+                   severity=finding.severity)
+
+
+class TraceReport(BaseModel):
+    """The compliance report of one trace."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    compliance_score: float
+    compliance_label: Label
+    details: str
+    tool_sequence: list[str]
+    constraints: list[ConstraintResult]
+    trace_id: str | None = None
+    origin: str | None = None
+    input_problems: list[InputProblem] = Field(default_factory=list)
+
+    def paper_view(self) -> dict:
+        """Exactly the fields of the paper's appendix B output, in its order."""
+        paper_fields = ("name", "layer", "weight", "passed", "detail")
+        return {
+            "compliance_score": self.compliance_score,
+            "compliance_label": self.compliance_label,
+            "details": self.details,
+            "tool_sequence": list(self.tool_sequence),
+            "constraints": [{k: getattr(c, k) for k in paper_fields} for c in self.constraints],
+        }
+
+    @property
+    def violated(self) -> list[ConstraintResult]:
+        return [c for c in self.constraints if not c.passed]
+
+    @property
+    def has_input_errors(self) -> bool:
+        return any(p.severity == "error" for p in self.input_problems)
+
+
+class MalformedRecord(BaseModel):
+    """A record that could not be read as a trace (see policyc.trace.TraceError)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    file: str
+    line: int | None
+    field: str | None
+    message: str
+
+
+class RuleStats(BaseModel):
+    name: str
+    layer: str | None
+    weight: float
+    checks: int
+    passed: int
+    vacuous: int
+    pass_rate: float | None
+
+
+class LayerStats(BaseModel):
+    layer: str | None
+    rules: int
+    checks: int
+    passed: int
+    pass_rate: float | None
+    loss_share: float | None = Field(None, description="share of the corpus's violated weight that falls "
+                                                       "in this layer")
+
+
+class CorpusReport(BaseModel):
+    """The aggregate over a corpus of traces (the paper's table 4), with the per-trace reports."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    policy: str
+    records: int
+    traces: int
+    malformed_records: int
+    mean_score: float | None
+    labels: dict[str, int]
+    rules: list[RuleStats]
+    layers: list[LayerStats]
+    vacuous_passes: int
+    traces_with_input_problems: int
+    input_problems: dict[str, int] = Field(description="conformance findings by stage")
+    malformed: list[MalformedRecord] = Field(default_factory=list)
+    reports: list[TraceReport] = Field(default_factory=list)
+
+    def aggregate(self) -> dict:
+        """The report without the per-trace reports."""
+        return self.model_dump(mode="json", exclude={"reports"})

@@ -1,0 +1,193 @@
+"""Definition 1: the compliance score of a trace, and its aggregate over a corpus.
+
+    C(τ, G_P) = 1 − Σ_{violated} w_i / Σ_{all} w_i
+
+A policy without rules scores 1. A rule that cannot be evaluated (an extern predicate without
+a binding, or one that raised) counts as violated and says why in `error`.
+
+>>> from policyc.check import check_file
+>>> from policyc.trace import load_traces
+>>> policy, _ = check_file("examples/fan_out_fan_in.altl")
+>>> report = score_trace(policy, load_traces("examples/traces/appendix_b.json").traces[0])
+>>> report.compliance_score, report.compliance_label, report.constraints[1].detail
+(1.0, 'FULL', '"tool_a" (call #1) before "tool_d" (call #5).')
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Callable, Iterable, Mapping
+
+from policyc.ir.data import ExternError
+from policyc.ir.policy import Policy, Rule
+from policyc.scoring.details import describe
+from policyc.scoring.models import (
+    ConstraintResult,
+    CorpusReport,
+    InputProblem,
+    LayerStats,
+    MalformedRecord,
+    RuleStats,
+    TraceReport,
+    label_of,
+)
+from policyc.scoring.vacuity import VACUOUS, vacuity
+from policyc.scoring.violation import rule_class, violated_at
+from policyc.semantics.positions import PositionEvaluator
+from policyc.trace.conformance import check_trace
+from policyc.trace.errors import TraceError
+from policyc.trace.model import Trace
+
+Externs = Mapping[str, Callable[..., object]]
+
+
+def resolve_externs(policy: Policy) -> dict[str, Callable[..., object]]:
+    """The Python functions the policy's extern predicates are bound to (those that import)."""
+    out = {}
+    for name, extern in policy.externs.items():
+        module_name, _, attr = (extern.binding or "").partition(":")
+        try:
+            fn = getattr(importlib.import_module(module_name), attr, None) if module_name and attr else None
+        except Exception:  # noqa: BLE001 - a user's module failing to import: the rule reports it
+            fn = None
+        if callable(fn):
+            out[name] = fn
+    return out
+
+
+def score_rule(rule: Rule, trace: Trace, engine: PositionEvaluator, classes: dict | None = None) -> ConstraintResult:
+    """One rule's verdict, detail, violation step and vacuity on one trace."""
+    kind = classes.get(rule.name) if classes is not None and rule.name in classes else rule_class(rule.formula)
+    base = {"name": rule.name, "layer": rule.layer, "weight": rule.weight, "rule_class": kind}
+    try:
+        passed = engine.holds(rule.formula)
+        if passed:
+            status, why = vacuity(rule.formula, engine)
+            if status == VACUOUS:
+                return ConstraintResult(**base, passed=True, detail=f"Holds vacuously: {why}.", vacuous=True)
+            return ConstraintResult(**base, passed=True, detail=describe(rule, engine, True))
+        step = violated_at(rule.formula, trace)
+        return ConstraintResult(**base, passed=False, detail=describe(rule, engine, False, step), violated_at=step)
+    except (ExternError, RecursionError) as exc:
+        problem = str(exc) if isinstance(exc, ExternError) else "the formula is nested too deeply to evaluate"
+        return ConstraintResult(**base, passed=False, detail=f"Could not be evaluated: {problem}.", error=problem)
+
+
+def score_trace(policy: Policy, trace: Trace, *, externs: Externs | None = None,
+                classes: dict | None = None) -> TraceReport:
+    """The compliance report of one complete trace against a checked policy.
+
+    `externs` binds extern predicates to Python functions (by default, their `from` bindings).
+    `classes` may hold each rule's class, computed once for a corpus.
+    """
+    engine = PositionEvaluator(trace, resolve_externs(policy) if externs is None else externs)
+    constraints = [score_rule(rule, trace, engine, classes) for rule in policy.rules]
+    total = sum(c.weight for c in constraints)
+    lost = sum(c.weight for c in constraints if not c.passed)
+    score = 1.0 if total == 0 else 1.0 - lost / total
+    failed = [c for c in constraints if not c.passed]
+    if not failed:
+        details = "All constraints satisfied."
+    else:
+        names = ", ".join(f"{c.name} ({c.layer})" if c.layer else c.name for c in failed)
+        details = f"{len(failed)} of {len(constraints)} constraints violated: {names}."
+    return TraceReport(
+        compliance_score=score,
+        compliance_label=label_of(score),
+        details=details,
+        tool_sequence=trace.tool_sequence,
+        constraints=constraints,
+        trace_id=trace.id,
+        origin=trace.origin,
+        input_problems=[InputProblem.from_finding(f) for f in check_trace(trace, policy.tools)],
+    )
+
+
+class CorpusTally:
+    """Accumulates trace reports and malformed records into a CorpusReport, one at a time."""
+
+    def __init__(self, policy: Policy, keep_reports: bool = True):
+        self.policy = policy
+        self.keep_reports = keep_reports
+        self.reports: list[TraceReport] = []
+        self.malformed: list[MalformedRecord] = []
+        self.count = 0
+        self.score_sum = 0.0
+        self.labels = {"FULL": 0, "PARTIAL": 0, "NONE": 0}
+        self.rule_checks = {r.name: [0, 0, 0] for r in policy.rules}  # checks, passed, vacuous
+        self.lost_by_layer: dict[str | None, float] = {}
+        self.with_problems = 0
+        self.problems_by_stage: dict[str, int] = {}
+
+    def add(self, item: TraceReport | TraceError) -> None:
+        if isinstance(item, TraceError):
+            self.malformed.append(MalformedRecord(**item.to_json()))
+            return
+        self.count += 1
+        self.score_sum += item.compliance_score
+        self.labels[item.compliance_label] += 1
+        for c in item.constraints:
+            stats = self.rule_checks.setdefault(c.name, [0, 0, 0])
+            stats[0] += 1
+            stats[1] += c.passed
+            stats[2] += c.vacuous
+            if not c.passed:
+                self.lost_by_layer[c.layer] = self.lost_by_layer.get(c.layer, 0.0) + c.weight
+        if item.input_problems:
+            self.with_problems += 1
+        for p in item.input_problems:
+            self.problems_by_stage[p.stage] = self.problems_by_stage.get(p.stage, 0) + 1
+        if self.keep_reports:
+            self.reports.append(item)
+
+    def report(self) -> CorpusReport:
+        rules = [RuleStats(name=r.name, layer=r.layer, weight=r.weight, checks=s[0], passed=s[1], vacuous=s[2],
+                           pass_rate=s[1] / s[0] if s[0] else None)
+                 for r in self.policy.rules for s in [self.rule_checks[r.name]]]
+        return CorpusReport(
+            policy=self.policy.name,
+            records=self.count + len(self.malformed),
+            traces=self.count,
+            malformed_records=len(self.malformed),
+            mean_score=self.score_sum / self.count if self.count else None,
+            labels=dict(self.labels),
+            rules=rules,
+            layers=self._layers(rules),
+            vacuous_passes=sum(s.vacuous for s in rules),
+            traces_with_input_problems=self.with_problems,
+            input_problems=dict(sorted(self.problems_by_stage.items())),
+            malformed=self.malformed,
+            reports=self.reports,
+        )
+
+    def _layers(self, rules: list[RuleStats]) -> list[LayerStats]:
+        order = list(dict.fromkeys([*sorted(l for l in (r.layer for r in rules) if l and l[:1] == "L"
+                                            and l[1:].isdigit()), *(r.layer for r in rules)]))
+        total_lost = sum(self.lost_by_layer.values())
+        out = []
+        for layer in order:
+            mine = [r for r in rules if r.layer == layer]
+            checks, passed = sum(r.checks for r in mine), sum(r.passed for r in mine)
+            out.append(LayerStats(layer=layer, rules=len(mine), checks=checks, passed=passed,
+                                  pass_rate=passed / checks if checks else None,
+                                  loss_share=self.lost_by_layer.get(layer, 0.0) / total_lost if total_lost else None))
+        return out
+
+
+def score_corpus(policy: Policy, traces: Iterable[Trace | TraceError], *, externs: Externs | None = None,
+                 keep_reports: bool = True) -> CorpusReport:
+    """Score every trace; malformed records (TraceError items) are counted and listed.
+
+    >>> from policyc.check import check_file
+    >>> from policyc.trace import iter_traces
+    >>> policy, _ = check_file("examples/fan_out_fan_in.altl")
+    >>> corpus = score_corpus(policy, iter_traces("examples/traces/appendix_b.json"))
+    >>> corpus.traces, corpus.mean_score, [(l.layer, l.pass_rate) for l in corpus.layers][:2]
+    (1, 1.0, [('L1', 1.0), ('L3', 1.0)])
+    """
+    bound = resolve_externs(policy) if externs is None else externs
+    classes = {r.name: rule_class(r.formula) for r in policy.rules}
+    tally = CorpusTally(policy, keep_reports)
+    for item in traces:
+        tally.add(item if isinstance(item, TraceError) else score_trace(policy, item, externs=bound, classes=classes))
+    return tally.report()

@@ -1,0 +1,129 @@
+"""Where a violation became certain, and what kind of rule it is: the automata's answers.
+
+`violated_at(formula, trace)` is the length k of the shortest prefix of the trace after which
+no continuation could satisfy the rule (a bad prefix, appendix A.5.1), as a 1-based call
+number; 0 when the rule is unsatisfiable from the start. A rule without a bad prefix in the
+trace (liveness: `called(x)` on a trace without x) is violated at the end, n.
+
+Both answers come from `policyc.automata` when it provides them
+(`first_violation(formula, trace) -> int | None`, `rule_class(formula) -> str | None`);
+this module imports it lazily and falls back, so the scorer works before and without it:
+without the automata, every violation is placed at the end of the trace, and the rule class
+is a syntactic estimate.
+"""
+
+from __future__ import annotations
+
+import importlib
+from functools import cache
+from typing import Callable
+
+from policyc.ir import build as b
+from policyc.ir import nodes as n
+from policyc.ir.walk import has_future, subformulas
+from policyc.scoring.shapes import is_event_like
+from policyc.trace.model import Trace
+
+DETECTABLE, OFFLINE_ONLY = "detectable", "offline-only"
+
+
+@cache
+def _automata(name: str) -> Callable | None:
+    try:
+        module = importlib.import_module("policyc.automata")
+    except ImportError:
+        return None
+    fn = getattr(module, name, None)
+    return fn if callable(fn) else None
+
+
+def violated_at(formula: n.Formula, trace: Trace) -> int:
+    """The 1-based call after which the (failed) rule could no longer be satisfied.
+
+    >>> from policyc.trace import Trace
+    >>> violated_at(b.eventually(b.event("x")), Trace.of(("a", {}), ("b", {})))
+    2
+    """
+    first_violation = _automata("first_violation")
+    if first_violation is not None:
+        try:
+            k = first_violation(formula, trace)
+        except Exception:  # noqa: BLE001 - an engine's failure must not stop scoring; fall back
+            k = None
+        if isinstance(k, int) and 0 <= k <= len(trace):
+            return k
+    return len(trace)
+
+
+def rule_class(formula: n.Formula) -> str | None:
+    """gateable / detectable / offline-only from the automata, else a syntactic estimate.
+
+    The estimate says `detectable` for syntactic safety formulas (every violation shows on a
+    finite prefix) and `offline-only` for eventualities of single calls (`called(x)`: no
+    prefix is ever bad); otherwise None (unknown).
+
+    >>> rule_class(b.always(b.implies(b.event("a"), b.once(b.event("b"))))), rule_class(b.eventually(b.event("a")))
+    ('detectable', 'offline-only')
+    """
+    classify = _automata("rule_class")
+    if classify is not None:
+        try:
+            found = classify(formula)
+        except Exception:  # noqa: BLE001 - fall back to the estimate
+            found = None
+        if isinstance(found, str):
+            return found
+    if _uses_trace_wide_data(formula):
+        return None
+    if is_safety(formula, True):
+        return DETECTABLE
+    if _is_eventuality(formula):
+        return OFFLINE_ONLY
+    return None
+
+
+def _uses_trace_wide_data(f: n.Formula) -> bool:
+    """Conditions on whole-trace values (domains inside conditions, outputs, metrics) can change
+    with later calls, so prefixes alone say nothing about them."""
+    for sub in subformulas(f):
+        if isinstance(sub, (n.Cond, n.Event)):
+            if any(isinstance(t, (n.Values, n.Outputs, n.Metric)) for t in subformulas(sub)):
+                return True
+    return False
+
+
+def is_safety(f: n.Formula, positive: bool) -> bool:  # noqa: C901 - one case per operator
+    """Syntactic safety (Sistla), on finite traces with strong and weak next."""
+    if isinstance(f, (n.Const, n.Event, n.Cond)) or not has_future(f) and not _has_quantifier(f):
+        return True
+    if isinstance(f, n.Not):
+        return is_safety(f.arg, not positive)
+    if isinstance(f, (n.And, n.Or)):
+        return all(is_safety(a, positive) for a in f.args)
+    if isinstance(f, n.WNext):
+        return positive and is_safety(f.arg, True)
+    if isinstance(f, n.Next):
+        return not positive and is_safety(f.arg, False)
+    if isinstance(f, n.Release):
+        return positive and is_safety(f.left, True) and is_safety(f.right, True)
+    if isinstance(f, n.Until):
+        return not positive and is_safety(f.left, False) and is_safety(f.right, False)
+    if isinstance(f, n.Forall):
+        return positive and is_safety(f.body, True)
+    if isinstance(f, n.Exists):
+        return not positive and is_safety(f.body, False)
+    return False  # past operators over future ones
+
+
+def _has_quantifier(f: n.Formula) -> bool:
+    return any(isinstance(s, (n.Forall, n.Exists)) for s in subformulas(f))
+
+
+def _is_eventuality(f: n.Formula) -> bool:
+    if b.is_eventually(f):
+        return is_event_like(f.right)
+    if isinstance(f, (n.And, n.Or)):
+        return all(_is_eventuality(a) for a in f.args)
+    if isinstance(f, n.Forall):
+        return _is_eventuality(f.body)
+    return False
