@@ -83,7 +83,7 @@ def _conflict_finding(ctx: LintContext, core: list[str], strength) -> Finding:
         "L0002", f"rules {names} cannot all hold on one trace", rules, strength,
         help="no run can comply with all of these rules; drop or weaken one of them",
         evidence=evidence, witnesses=tuple(witnesses[:1]) if len(witnesses) > 1 else tuple(witnesses),
-        labels=tuple((r, "conflicts with the rule above") for r in rules[1:]))
+        labels=tuple((r, f"conflicts with `{rules[0]}`") for r in rules[1:]))
 
 
 # ------------------------------------------------------------------ why a rule is unsatisfiable

@@ -1,0 +1,162 @@
+"""The lint over its corpus of bad policies, the bundled examples, and the command line.
+
+Each `tests/fixtures/lint/*.altl` names its expected findings in `# expect: CODE rule...`
+lines; every witness a finding carries is replayed on the reference evaluator.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from pathlib import Path
+
+import jsonschema
+import pytest
+from click.testing import CliRunner
+
+from policyc.check import check_file, check_text
+from policyc.cli import cli
+from policyc.diagnostics import render_text
+from policyc.lint import LintOptions, lint_policy
+from policyc.lint.explain import EXPLANATIONS
+from policyc.semantics.evaluator import evaluate
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "fixtures" / "lint"
+SCHEMA = json.loads((FIXTURES / "sarif-schema-2.1.0.json").read_text())
+OPTIONS = LintOptions(bound=6)
+
+
+def expectations(path: Path) -> Counter:
+    found = Counter()
+    for line in path.read_text().splitlines():
+        m = re.match(r"#\s*expect:\s*(L\d{4})\s*(.*)", line)
+        if m:
+            found[(m.group(1), frozenset(m.group(2).split()))] += 1
+    return found
+
+
+def lint(path: Path):
+    policy, diagnostics = check_file(str(path))
+    assert policy is not None and not any(d.is_error for d in diagnostics), render_text(diagnostics)
+    return policy, lint_policy(policy, OPTIONS)
+
+
+def assert_witnesses_replay(policy, report) -> None:
+    for finding in report.findings:
+        for caption, witness in finding.witnesses:
+            assert witness.confirmed, f"{finding.code}: {caption}: {witness}"
+            if finding.code == "L0002":  # the set minus one rule: the others hold on it
+                dropped = re.search(r"`([^`]+)`", caption).group(1)
+                for rule in finding.rules:
+                    if rule != dropped:
+                        assert evaluate(policy.rule(rule).formula, witness.trace, witness.externs), rule
+            if finding.code == "L0007":  # the shortest compliant trace: every rule holds
+                assert len(witness) > policy.budget
+                for rule in policy.rules:
+                    assert evaluate(rule.formula, witness.trace), rule.name
+
+
+@pytest.mark.parametrize("path", sorted(FIXTURES.glob("*.altl")), ids=lambda p: p.stem)
+def test_fixture(path: Path):
+    policy, report = lint(path)
+    actual = Counter((f.code, frozenset(f.rules)) for f in report.findings)
+    assert actual == expectations(path), render_text(report.diagnostics())
+    assert_witnesses_replay(policy, report)
+
+
+EXAMPLES = {
+    "code_qa": [],
+    "file_handling": [],
+    "line_restoration": [],
+    "support_desk": ["L0003"],  # grounded_refund follows from rules 2 and 4 (see the report)
+    "fan_out_fan_in": ["L0003"] * 4,  # the paper's appendix B constraints overlap
+    "diverse_tools": ["L0003"] * 6,
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXAMPLES))
+def test_examples(name: str):
+    policy, report = lint(ROOT / "examples" / f"{name}.altl")
+    assert sorted(f.code for f in report.findings) == EXAMPLES[name], render_text(report.diagnostics())
+    assert_witnesses_replay(policy, report)
+
+
+@pytest.mark.parametrize("code", sorted(EXPLANATIONS))
+def test_explain_examples(code: str):
+    ex = EXPLANATIONS[code]
+    wrong, _ = check_text(ex.wrong, f"{code}-wrong.altl")
+    fixed, _ = check_text(ex.fixed, f"{code}-fixed.altl")
+    assert code in {f.code for f in lint_policy(wrong, OPTIONS).findings}
+    assert lint_policy(fixed, OPTIONS).findings == ()
+
+
+# ------------------------------------------------------------------ the user's view
+
+
+def test_conflict_message_and_snippet():
+    policy, report = lint(FIXTURES / "conflict_data.altl")
+    (d,) = report.diagnostics()
+    assert d.code == "L0002"
+    assert d.message == "rules `capped`, `large_refund` cannot all hold on one trace"
+    assert d.span.text == "rule capped: always (issue_refund -> issue_refund(amount <= 100))"
+    assert d.labels[0].span.text == "rule large_refund: called(issue_refund(amount > 250))"
+    assert d.help == "no run can comply with all of these rules; drop or weaken one of them"
+    assert "strength: holds up to traces of length 6" in d.notes
+
+
+def test_unsatisfiable_rule_names_the_conditions():
+    _, report = lint(FIXTURES / "unsat_data.altl")
+    (f,) = report.findings
+    assert f.evidence == ("conflicting conditions in `issue_refund(amount <= 100, amount > 200)`: "
+                          "`amount <= 100` and `amount > 200`",)
+
+
+def test_extern_is_reported_as_uninterpreted():
+    _, report = lint(FIXTURES / "conflict_extern.altl")
+    (f,) = report.findings
+    assert any("`is_fraud` is uninterpreted" in e for e in f.evidence)
+
+
+def run(*args):
+    return CliRunner().invoke(cli, ["lint", *args], catch_exceptions=False)
+
+
+def test_cli_exit_codes(tmp_path):
+    assert run(str(FIXTURES / "clean.altl")).exit_code == 0
+    assert run(str(FIXTURES / "conflict_two.altl")).exit_code == 1
+    assert run(str(FIXTURES / "dead_tool.altl")).exit_code == 0  # a warning
+    assert run("--deny", "warnings", str(FIXTURES / "dead_tool.altl")).exit_code == 1
+    assert run("--deny", "warnings", "--allow", "dead-tool", str(FIXTURES / "dead_tool.altl")).exit_code == 0
+    assert run(str(tmp_path / "missing.altl")).exit_code == 2
+    broken = tmp_path / "broken.altl"
+    broken.write_text("policy p\nrule r: called(nope)\n")
+    assert run(str(broken)).exit_code == 2
+
+
+def test_cli_text_output():
+    result = run(str(FIXTURES / "dead_tool.altl"))
+    assert "warning[L0005]: tool `delete_file` can never be called in a compliant trace" in result.output
+    assert "rule read_only: never(delete_file)\n  | ^^^^" in result.output
+
+
+def test_cli_json():
+    data = json.loads(run("--format", "json", str(FIXTURES / "budget.altl")).output)
+    (finding,) = data[0]["findings"]
+    assert finding["name"] == "budget" and finding["strength"]["exact"] is True
+    assert [c["tool_name"] for c in finding["witnesses"][0]["tool_calls"]] == ["search", "read_file", "final_answer"]
+
+
+@pytest.mark.parametrize("fixture", ["conflict_cycle", "vacuous_trigger", "weights", "clean"])
+def test_cli_sarif_is_valid(fixture):
+    log = json.loads(run("--format", "sarif", str(FIXTURES / f"{fixture}.altl")).output)
+    jsonschema.validate(log, SCHEMA)
+    if fixture != "clean":
+        assert log["runs"][0]["results"]
+
+
+def test_cli_explain():
+    result = run("--explain", "conflict")
+    assert result.exit_code == 0 and result.output.startswith("L0002 conflict:")
+    assert run("--explain", "L9999").exit_code == 2
