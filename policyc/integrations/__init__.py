@@ -1,0 +1,1 @@
+"""Integrations with agent frameworks (each needs its framework installed: `pip install policyc[smolagents]`)."""
