@@ -30,10 +30,10 @@ from policyc.trace.model import Trace
 
 def is_record(value: Any) -> bool:
     """Whether a JSON value has the shape of a metrics record."""
-    if not isinstance(value, dict) or "messages" in value or "steps" in value:
+    if not isinstance(value, dict) or "messages" in value or "steps" in value or "tool_calls" not in value:
         return False
-    calls = value.get("tool_calls")
-    return isinstance(calls, list) and all(not isinstance(c, dict) or "function" not in c for c in calls)
+    calls = value["tool_calls"]
+    return not isinstance(calls, list) or all(not isinstance(c, dict) or "function" not in c for c in calls)
 
 
 def parse_record(value: Any, origin: str | None = None) -> Trace:

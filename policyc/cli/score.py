@@ -1,0 +1,106 @@
+"""`policyc score POLICY TRACES...`: compliance reports for completed traces, and their aggregate."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from policyc.cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK
+from policyc.cli.common import load_checked
+
+PROGRESS_FROM = 200  # records; below this a progress bar only flickers
+
+
+@click.command("score")
+@click.argument("policy", type=click.Path(dir_okay=False))
+@click.argument("traces", nargs=-1, required=True)
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "jsonl"]), default="table",
+              show_default=True, help="table for people; json (one document) or jsonl (a line per record) "
+                                      "for machines")
+@click.option("--input-format", default="auto", show_default=True,
+              type=click.Choice(["auto", "record", "chat", "smolagents", "tau2"]),
+              help="how to read each trace record; auto detects it from the record's shape")
+def command(policy: str, traces: tuple[str, ...], fmt: str, input_format: str) -> None:
+    """Score TRACES (files, folders, or - for standard input) against POLICY.
+
+    \b
+    Each record gets the report of the AgentLTL paper's appendix B: the score, its label,
+    the tool sequence and a verdict per rule; then the corpus aggregate (table 4).
+    Exit status: 0 every trace fully compliant, 1 some rule violated,
+    2 bad input (a malformed record, a call that does not match a signature, no records).
+    """
+    from policyc.scoring import CorpusTally, resolve_externs, score_trace
+    from policyc.scoring.violation import rule_class
+    from policyc.trace import TraceError, iter_traces
+
+    checked, _ = load_checked(policy, resolve_externs=True)
+    items = list(iter_traces(traces, input_format))
+    externs = resolve_externs(checked)
+    classes = {r.name: rule_class(r.formula) for r in checked.rules}
+    tally = CorpusTally(checked, keep_reports=fmt != "jsonl")
+    with _progress(len(items)) as advance:
+        for item in items:
+            result = item if isinstance(item, TraceError) else score_trace(checked, item, externs=externs,
+                                                                            classes=classes)
+            tally.add(result)
+            if fmt == "jsonl":
+                click.echo(json.dumps(_jsonl_line(result), ensure_ascii=False))
+            advance()
+    corpus = tally.report()
+    if fmt == "json":
+        click.echo(json.dumps(corpus.model_dump(mode="json"), indent=2, ensure_ascii=False))
+    elif fmt == "jsonl":
+        click.echo(json.dumps({"aggregate": corpus.aggregate()}, ensure_ascii=False))
+    else:
+        from policyc.scoring.tables import print_corpus
+
+        print_corpus(corpus)
+    raise click.exceptions.Exit(_exit_code(corpus))
+
+
+def _jsonl_line(result) -> dict:
+    if hasattr(result, "to_json"):
+        return {"malformed_record": result.to_json()}
+    return result.model_dump(mode="json")
+
+
+def _exit_code(corpus) -> int:
+    bad_calls = sum(1 for r in corpus.reports if r.has_input_errors) if corpus.reports else \
+        corpus.input_problems.get("registry", 0) + corpus.input_problems.get("structure", 0) \
+        + corpus.input_problems.get("type", 0)
+    if corpus.records == 0:
+        click.echo("policyc: no trace records found", err=True)
+        return EXIT_INPUT
+    if corpus.malformed_records:
+        click.echo(f"policyc: {corpus.malformed_records} malformed record(s) were not scored", err=True)
+    if bad_calls:
+        click.echo("policyc: some calls do not match the policy's tool signatures (see the input problems)",
+                   err=True)
+    if corpus.malformed_records or bad_calls:
+        return EXIT_INPUT
+    return EXIT_OK if corpus.labels.get("FULL", 0) == corpus.traces else EXIT_FINDINGS
+
+
+class _progress:
+    """A progress bar on standard error, for large corpora on a terminal only."""
+
+    def __init__(self, total: int):
+        self.total = total
+        self.bar = None
+
+    def __enter__(self):
+        if self.total >= PROGRESS_FROM and sys.stderr.isatty():
+            from rich.console import Console
+            from rich.progress import Progress
+
+            self.bar = Progress(console=Console(stderr=True), transient=True)
+            self.bar.start()
+            task = self.bar.add_task("scoring", total=self.total)
+            return lambda: self.bar.advance(task)  # type: ignore[union-attr]
+        return lambda: None
+
+    def __exit__(self, *exc) -> None:
+        if self.bar is not None:
+            self.bar.stop()

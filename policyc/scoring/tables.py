@@ -1,0 +1,95 @@
+"""Compliance reports as rich tables, for people (`policyc score --format table`).
+
+One trace: its score, tool sequence and a row per rule. Several: a row per trace, then the
+aggregate: a row per rule and per layer (the paper's table 4). Malformed records and calls
+that do not match the signatures are listed after.
+"""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+from policyc.scoring.models import CorpusReport, TraceReport
+
+_STYLE = {"FULL": "green", "PARTIAL": "yellow", "NONE": "red"}
+
+
+def _rate(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def _trace_name(report: TraceReport, index: int) -> str:
+    return report.trace_id or report.origin or f"#{index + 1}"
+
+
+def print_trace(console: Console, report: TraceReport, index: int = 0) -> None:
+    label = f"[{_STYLE[report.compliance_label]}]{report.compliance_label}[/]"
+    console.print(f"[bold]{_trace_name(report, index)}[/]: compliance {report.compliance_score:.3f} {label}")
+    console.print(f"tool sequence: {' → '.join(report.tool_sequence) or '(no calls)'}", highlight=False)
+    failed = any(not c.passed for c in report.constraints)
+    table = Table(show_edge=False, pad_edge=False)
+    table.add_column("rule", no_wrap=True)
+    for column in ("layer", "weight", "passed") + (("violated at",) if failed else ()):
+        table.add_column(column, no_wrap=True)
+    table.add_column("detail", overflow="fold", ratio=1)
+    for c in report.constraints:
+        mark = ("[green]yes[/]" + (" (vacuous)" if c.vacuous else "")) if c.passed else "[red]no[/]"
+        at = () if not failed else ("" if c.violated_at is None else f"call {c.violated_at}",)
+        table.add_row(c.name, c.layer or "-", f"{c.weight:g}", mark, *at, c.detail)
+    console.print(table)
+    _print_problems(console, report)
+
+
+def _print_problems(console: Console, report: TraceReport) -> None:
+    for p in report.input_problems:
+        where = f"call #{p.call}: " if p.call else ""
+        hint = f" ({p.help})" if p.help else ""
+        console.print(f"  [yellow]{p.severity}[/]: {where}{p.message}{hint}", highlight=False)
+
+
+def print_corpus(corpus: CorpusReport, console: Console | None = None) -> None:
+    console = console or Console()
+    reports = corpus.reports
+    if len(reports) == 1 and not corpus.malformed:
+        print_trace(console, reports[0])
+        return
+    if reports:
+        table = Table(title="traces", show_edge=False, pad_edge=False)
+        for column in ("trace", "score", "label", "violated", "input problems"):
+            table.add_column(column, overflow="fold")
+        for i, r in enumerate(reports):
+            table.add_row(_trace_name(r, i), f"{r.compliance_score:.3f}",
+                          f"[{_STYLE[r.compliance_label]}]{r.compliance_label}[/]",
+                          ", ".join(c.name for c in r.violated) or "-", str(len(r.input_problems) or "-"))
+        console.print(table)
+    print_aggregate(console, corpus)
+    for i, r in enumerate(reports):
+        if r.input_problems:
+            console.print(f"[bold]{_trace_name(r, i)}[/]:")
+            _print_problems(console, r)
+
+
+def print_aggregate(console: Console, corpus: CorpusReport) -> None:
+    labels = ", ".join(f"{k} {v}" for k, v in corpus.labels.items())
+    mean = _rate(corpus.mean_score)
+    console.print(f"[bold]{corpus.policy}[/]: {corpus.traces} trace(s) scored, mean compliance {mean} ({labels}); "
+                  f"{corpus.malformed_records} malformed record(s), {corpus.vacuous_passes} vacuous pass(es)",
+                  highlight=False)
+    rules = Table(title="rules", show_edge=False, pad_edge=False)
+    for column in ("rule", "layer", "weight", "pass rate", "passed", "vacuous"):
+        rules.add_column(column)
+    for r in corpus.rules:
+        rules.add_row(r.name, r.layer or "-", f"{r.weight:g}", _rate(r.pass_rate), f"{r.passed}/{r.checks}",
+                      str(r.vacuous))
+    console.print(rules)
+    layers = Table(title="layers", show_edge=False, pad_edge=False)
+    for column in ("layer", "rules", "pass rate", "share of lost weight"):
+        layers.add_column(column)
+    for layer in corpus.layers:
+        layers.add_row(layer.layer or "-", str(layer.rules), _rate(layer.pass_rate), _rate(layer.loss_share))
+    console.print(layers)
+    for m in corpus.malformed:
+        where = m.file if m.line is None else f"{m.file}:{m.line}"
+        field = f" `{m.field}`:" if m.field else ""
+        console.print(f"[red]malformed[/]: {where}:{field} {m.message}", highlight=False)
