@@ -87,6 +87,11 @@ class Run:
             if self._pending is not None and self._pending == (identity, False):
                 raise RunError(f"`{tool}` was refused by the gate; a refused call must not run")
             self._resolve(identity)
+            self._advance(tool, args, result)
+
+    def _advance(self, tool: str, args: dict, result: Any) -> None:
+        """Add a call that ran, without the checks of `record` (gate replay uses it)."""
+        with self._lock:
             result = normalise_result(result)
             self._gate_state = self._monitor.gate.advance(self._gate_state, tool, args, result)
             self._calls.append(Call(tool, args, result, len(self._calls)))
@@ -134,6 +139,12 @@ class Run:
     def stopped(self) -> bool:
         with self._lock:
             return self._enforcement.stopped is not None
+
+    @property
+    def ended(self) -> bool:
+        """Whether a terminal call (the final answer) ended the run."""
+        with self._lock:
+            return self._ended_by is not None
 
     @property
     def finished(self) -> bool:

@@ -1,0 +1,143 @@
+"""`policyc replay POLICY_OR_ARTIFACT TRACE`: what the gate would have decided on a recorded run."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from policyc.cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK
+from policyc.cli.common import use_color
+
+MODES = ["tolerate", "warn", "block", "soft", "stop"]
+_STYLE = {"allow": "green", "warn": "yellow", "block": "red", "stop": "bold red", "not reached": "dim"}
+
+
+def load_monitor(path: str):
+    """A monitor from a policy (`.altl`, compiled in memory) or from an artifact file."""
+    from policyc.artifact.io import ArtifactError, read_artifact
+    from policyc.runtime import Monitor
+
+    if path.endswith(".altl"):
+        from policyc.artifact.build import build_artifact
+        from policyc.cli.common import load_checked
+
+        policy, _ = load_checked(path)
+        return Monitor(build_artifact(policy))
+    try:
+        return Monitor(read_artifact(path))
+    except ArtifactError as exc:
+        click.echo(f"policyc: {exc}", err=True)
+        if exc.help:
+            click.echo(f"  help: {exc.help}", err=True)
+        raise click.exceptions.Exit(EXIT_INPUT)
+
+
+def _call_text(call, width: int = 48) -> str:
+    args = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in call.args.items())
+    text = f"{call.name}({args})"
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _why(step) -> str:
+    d = step.decision
+    if d is None:
+        return "the gated run is already over"
+    parts = []
+    for f in d.findings:
+        if f.kind == "conformance":
+            parts.append(f.detail)
+        elif f.kind == "conflict":
+            parts.append(f"conflict: {', '.join(f.rules)}")
+        else:
+            parts.append(f"{f.rule} ({f.kind}" + (f"; first call {', '.join(f.owed)}" if f.owed else "") + ")")
+    if d.override:
+        parts.append("identical retry: deliberate override")
+    return "; ".join(parts)
+
+
+def render_table(replayed, policy_name: str, mode: str | None) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(no_color=not use_color(), soft_wrap=False)
+    title = f"gate replay: {replayed.trace.id or replayed.trace.origin or 'trace'} against {policy_name}"
+    table = Table(title=title + (f" (mode {mode})" if mode else ""), title_justify="left")
+    for name, kw in (("#", {"justify": "right"}), ("call", {}), ("decision", {}), ("why", {"overflow": "fold"})):
+        table.add_column(name, **kw)
+    for step in replayed.steps:
+        call = replayed.trace.calls[step.position]
+        action = step.action + (" *" if step.counterfactual and step.decision is not None else "")
+        table.add_row(str(step.position + 1), _call_text(call), f"[{_STYLE[step.action]}]{action}[/]", _why(step))
+    console.print(table)
+    first = replayed.first_refusal
+    if first is None:
+        console.print("the gate would have let every call run")
+    else:
+        console.print(f"the gate would have refused call #{first + 1}; * marks calls after a refusal "
+                      "(counterfactual: the gated agent would have been told and acted otherwise)")
+    score = getattr(replayed.report, "compliance_score", None)
+    if score is None and isinstance(replayed.report, dict):
+        score = replayed.report.get("compliance_score")
+    if score is not None:
+        console.print(f"compliance of the recorded run: {score:.3f}")
+
+
+@click.command("replay")
+@click.argument("policy", metavar="POLICY_OR_ARTIFACT", type=click.Path(dir_okay=False))
+@click.argument("traces", nargs=-1, required=True, type=click.Path())
+@click.option("--mode", type=click.Choice(MODES), default=None,
+              help="enforce every rule with one severity (default: each rule's own)")
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
+              help="a table for people, JSON for machines")
+@click.option("--trace-format", default="auto", show_default=True, help="the format of the trace records")
+def command(policy: str, traces: tuple[str, ...], mode: str | None, fmt: str, trace_format: str) -> None:
+    """Replay recorded runs (TRACES) through the gate, call by call.
+
+    Shows, for every recorded call, what the gate would have decided before it ran: allow,
+    warn, block or stop, and which rules were involved. Calls after the first refusal are
+    marked: the gated agent would have been told, so they are counterfactual.
+
+    \b
+    Exit status: 0 every call allowed, 1 some call warned or refused,
+    2 unreadable input (the readable records are still replayed).
+    """
+    from policyc.runtime.replay import replay
+    from policyc.trace import iter_traces
+    from policyc.trace.errors import TraceError
+
+    monitor = load_monitor(policy)
+    results, errors = [], []
+    for item in iter_traces(list(traces), trace_format):
+        if isinstance(item, TraceError):
+            errors.append(item)
+            continue
+        results.append(replay(monitor, item, mode))
+    for e in errors:
+        click.echo(f"policyc: {e}", err=True)
+    if fmt == "json":
+        click.echo(json.dumps({
+            "policy": monitor.name, "mode": mode,
+            "traces": [{"id": r.trace.id, "origin": r.trace.origin,
+                        "first_refusal": None if r.first_refusal is None else r.first_refusal + 1,
+                        "steps": [s.to_json(r.trace.calls[s.position]) for s in r.steps],
+                        "events": [e.to_json() for e in r.events],
+                        "report": _report_json(r.report)} for r in results],
+            "errors": [e.to_json() for e in errors],
+        }, indent=2, ensure_ascii=False, default=str))
+    else:
+        for r in results:
+            render_table(r, monitor.name, mode)
+    sys.stdout.flush()
+    if errors:
+        raise click.exceptions.Exit(EXIT_INPUT)
+    raise click.exceptions.Exit(EXIT_OK if all(r.all_allowed for r in results) else EXIT_FINDINGS)
+
+
+def _report_json(report):
+    if hasattr(report, "model_dump"):
+        return report.model_dump(mode="json")
+    if hasattr(report, "to_json"):
+        return report.to_json()
+    return report
