@@ -31,6 +31,8 @@ MAX_SOURCE_BYTES = 2 * 1024 * 1024
 #: Nesting deeper than this is refused (E0004): later stages walk formulas recursively.
 MAX_NESTING = 200
 
+_CHAINS = {"disjunction": "or", "conjunction": "and", "arithmetic": "+"}
+
 _comments = threading.local()
 
 
@@ -99,6 +101,9 @@ def read_source(path: Path, display: str | None = None) -> tuple[Source | None, 
     """Read a policy file: its Source, or E0005 (unreadable), E0002 or E0003."""
     display = display if display is not None else str(path)
     try:
+        size = Path(path).stat().st_size
+        if size > MAX_SOURCE_BYTES:
+            return None, [_too_large(display, size)]
         data = Path(path).read_bytes()
     except IsADirectoryError:
         return None, [Diagnostic("E0005", f"`{display}` is a directory, not a policy file")]
@@ -150,18 +155,35 @@ def _recover(source: Source, first: UnexpectedInput) -> list[Diagnostic]:
     return diagnostics
 
 
+def _first_line(source: Source, node: Tree):
+    line_end = source.text.find("\n", node.meta.start_pos)
+    end = min(node.meta.end_pos, line_end if line_end >= 0 else len(source.text))
+    return source.span(node.meta.start_pos, end)
+
+
+def _long_chain(source: Source, tree: Tree) -> Diagnostic | None:
+    """E0004 for a chain of one operator (`a or b or ...`) with more than MAX_NESTING operands."""
+    for node in tree.iter_subtrees_topdown():
+        if node.data not in _CHAINS:
+            continue
+        length, cur = 1, node
+        while isinstance(cur.children[0], Tree) and cur.children[0].data == node.data:
+            length, cur = length + 1, cur.children[0]
+        if length >= MAX_NESTING:
+            return Diagnostic("E0004", f"this chain of `{_CHAINS[node.data]}` has more than {MAX_NESTING} operands",
+                              _first_line(source, node), help="name groups of operands with `def` and combine those")
+    return None
+
+
 def _too_deep(source: Source, tree: Tree) -> Diagnostic | None:
     """E0004 at the outermost node nested deeper than MAX_NESTING (found without recursion)."""
     stack: list[tuple[Tree, int]] = [(tree, 0)]
     while stack:
         node, depth = stack.pop()
         if depth > MAX_NESTING + 2:  # the module and the declaration do not count
-            meta = node.meta
-            line_end = source.text.find("\n", meta.start_pos)
-            end = min(meta.end_pos, line_end if line_end >= 0 else len(source.text))
-            return Diagnostic("E0004", f"this expression is nested more than {MAX_NESTING} levels deep",
-                              source.span(meta.start_pos, end),
-                              help="split the formula: name its parts with `def` or state them as separate rules")
+            return _long_chain(source, tree) or Diagnostic(
+                "E0004", f"this expression is nested more than {MAX_NESTING} levels deep", _first_line(source, node),
+                help="split the formula: name its parts with `def` or state them as separate rules")
         stack.extend((child, depth + 1) for child in node.children if isinstance(child, Tree))
     return None
 
