@@ -26,7 +26,7 @@ from policyc.semantics.positions import PositionEvaluator
 
 COUNT_NAMES = {"called_n": None, "count": None, "at_least": ">=", "existence_n": ">=", "absence_n": "<",
                "exactly": "=="}
-CALLED_NAMES = ("called", "called_with", "called_with_result", "existence")
+CALLED_NAMES = ("called", "called_with", "existence")  # called_with_result: its event shows the result
 NEVER_NAMES = ("never", "absence")
 
 

@@ -36,7 +36,9 @@ _METRICS = ("task_id", "trial", "seed", "termination_reason", "duration", "agent
 
 
 def is_tau2(value: Any) -> bool:
-    if not isinstance(value, dict) or not isinstance(value.get("messages", value.get("ticks")), list):
+    if not isinstance(value, dict):
+        return False
+    if not isinstance(value.get("messages"), list) and not isinstance(value.get("ticks"), list):
         return False
     if "task_id" in value or "termination_reason" in value:
         return True

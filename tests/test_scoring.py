@@ -1,0 +1,275 @@
+"""Offline scoring: appendix B exactly, Definition 1, labels, details, violated_at, vacuity, aggregates."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from policyc.check import check_file, check_text
+from policyc.scoring import score_corpus, score_trace
+from policyc.scoring import violation
+from policyc.trace import Trace, TraceError, load_traces
+
+APPENDIX_B_OUTPUT = """{
+  "compliance_score": 1.0,
+  "compliance_label": "FULL",
+  "details": "All constraints satisfied.",
+  "tool_sequence": ["tool_a", "tool_b", "tool_b", "tool_b", "tool_d"],
+  "constraints": [
+    {"name": "tool_a_called", "layer": "L1", "weight": 2.0, "passed": true,
+     "detail": "\\"tool_a\\" was called (call #1)."},
+    {"name": "tool_a_before_branches", "layer": "L4", "weight": 3.0, "passed": true,
+     "detail": "\\"tool_a\\" (call #1) before \\"tool_d\\" (call #5)."},
+    {"name": "branch_call_count", "layer": "L5", "weight": 3.0, "passed": true,
+     "detail": "Predicate returned True (3 branch calls, expected >= 3)."},
+    {"name": "tool_b_for_even", "layer": "L5", "weight": 3.0, "passed": true,
+     "detail": "\\"tool_b\\" called 3 time(s); expected >= 3."},
+    {"name": "tool_b_before_tool_d", "layer": "L3", "weight": 4.0, "passed": true,
+     "detail": "\\"tool_b\\" (call #2) before \\"tool_d\\" (call #5)."},
+    {"name": "tool_d_called", "layer": "L1", "weight": 2.0, "passed": true,
+     "detail": "\\"tool_d\\" was called (call #5)."}
+  ]
+}"""
+
+
+@pytest.fixture(scope="module")
+def fan_out():
+    policy, diagnostics = check_file("examples/fan_out_fan_in.altl")
+    assert policy is not None, diagnostics
+    return policy
+
+
+def test_appendix_b_record_gives_exactly_the_appendix_b_output(fan_out):
+    (trace,) = load_traces("examples/traces/appendix_b.json").traces
+    report = score_trace(fan_out, trace)
+    assert report.paper_view() == json.loads(APPENDIX_B_OUTPUT)
+    dumped = report.model_dump(mode="json")
+    assert list(dumped)[:5] == ["compliance_score", "compliance_label", "details", "tool_sequence", "constraints"]
+    assert list(dumped["constraints"][0])[:5] == ["name", "layer", "weight", "passed", "detail"]
+    assert json.dumps(report.paper_view()) == json.dumps(json.loads(APPENDIX_B_OUTPUT))  # same key order
+    assert all(c.violated_at is None and not c.vacuous for c in report.constraints)
+    assert report.input_problems == []
+
+
+def test_definition_1_and_the_labels(fan_out):
+    partial = score_trace(fan_out, Trace.of(("tool_a", {"seed": 1}), ("tool_b", {"i": 2, "j": 0}),
+                                            ("tool_b", {"i": 4, "j": 0})))
+    failed = {c.name for c in partial.constraints if not c.passed}
+    assert failed == {"tool_a_before_branches", "branch_call_count", "tool_b_for_even", "tool_b_before_tool_d",
+                      "tool_d_called"}
+    total = 2 + 3 + 3 + 3 + 4 + 2
+    assert partial.compliance_score == pytest.approx(1 - (3 + 3 + 3 + 4 + 2) / total)
+    assert partial.compliance_label == "PARTIAL"
+    assert partial.details.startswith("5 of 6 constraints violated: tool_a_before_branches (L4), ")
+    empty = score_trace(fan_out, Trace.of())
+    assert (empty.compliance_score, empty.compliance_label, empty.tool_sequence) == (0.0, "NONE", [])
+
+
+def test_a_policy_without_rules_scores_one():
+    policy, _ = check_text("tool a()\n", "empty.altl")
+    report = score_trace(policy, Trace.of(("a", {})))
+    assert (report.compliance_score, report.compliance_label, report.details) == (1.0, "FULL",
+                                                                                   "All constraints satisfied.")
+
+
+# ------------------------------------------------------------------ details
+
+
+TOOLS = "import declare\n" + "".join(f"tool {t}(x: int?) -> int\n" for t in "abcd")
+
+DETAILS = [
+    ("called(a)", "b a", '"a" was called (call #2).'),
+    ("called(a)", "b", '"a" was never called.'),
+    ("never(a)", "b", '"a" was never called.'),
+    ("never(a)", "b a", '"a" was called (call #2).'),
+    ("called_n(a) >= 2", "a b a", '"a" called 2 time(s); expected >= 2.'),
+    ("called_n(a) > 2", "a a", '"a" called 2 time(s); expected > 2.'),
+    ("called_n(a or b) == 2", "a c b", "Predicate returned True (2 a or b calls, expected == 2)."),
+    ("count(a(x: 1)) <= 1", "a:1 a:1", '"a(x: 1)" called 2 time(s); expected <= 1.'),
+    ("at_least(a, 2)", "a", '"a" called 1 time(s); expected >= 2.'),
+    ("exactly(a, 1)", "a", '"a" called 1 time(s); expected == 1.'),
+    ("before(a, d)", "a b d", '"a" (call #1) before "d" (call #3).'),
+    ("before(a, d)", "d a", '"a" (call #2) is not before "d" (call #1).'),
+    ("before(a, d)", "a", '"d" was never called; "a" was (call #1).'),
+    ("before(a, d)", "d", '"a" was never called; "d" was (call #1).'),
+    ("before(a, d)", "", '"a" and "d" were never called.'),
+    ("after(a, d)", "d a", '"a" (call #2) after "d" (call #1).'),
+    ("all_before([a, b], d)", "b a d", '"a" (call #2), "b" (call #1) before "d" (call #3).'),
+    ("all_before([a, b], d)", "a d b", '"b" (call #3) is not before "d" (call #2).'),
+    ("all_before([a, b], d)", "a b", '"d" was never called.'),
+    ("in_order([a, b, d])", "a c b d", '"a" (call #1), "b" (call #3), "d" (call #4) in order.'),
+    ("in_order([a, b, d])", "a d b", '"d" never follows "b" (call #3).'),
+    ("within_steps(a, b, 1)", "c a b", '"b" (call #3) within 1 step(s) of "a" (call #2).'),
+    ("within_steps(a, b, 1)", "a c b", '"b" (call #3) is 2 step(s) after "a" (call #1); expected at most 1.'),
+    ("within_steps(a, b, 1)", "b a", 'No "b" at or after "a" (call #2).'),
+    ("instance_before(a, 1, b, 0)", "a a b", 'Occurrence 2 of "a" (call #2) before occurrence 1 of "b" (call #3).'),
+    ("instance_before(a, 1, b, 0)", "a b a", 'Occurrence 2 of "a" (call #3) is not before occurrence 1 of "b" '
+                                             '(call #2).'),
+    ("instance_before(a, 1, b, 0)", "a b", '"a" called 1 time(s); occurrence 2 does not exist.'),
+    ("called_with(a(x: 1))", "a:2 a:1", '"a(x: 1)" was called (call #2).'),
+    ("called_with_result(a, 3)", "a=4", '"a(result == 3)" was never called.'),
+    ("branch_called(b, c)", "b", '"b" was called (call #1); "c" was never called.'),
+    ("branch_called(b, c)", "c b", '"b" was called (call #2); "c" was called (call #1).'),
+    ("always (a -> once b)", "b a a", "Holds at every call (3)."),
+    ("always (a -> once b)", "a b", "Does not hold at call #1 (`a`)."),
+    ("always (a -> once b)", "c", "Holds vacuously: `a` never occurred."),
+    ("response(a, b)", "a c", "Does not hold at call #1 (`a`)."),
+    ("always (a(x: v) -> once b(x: v))", "b:1 a:2", "Does not hold for v = 2."),
+    ("a until b", "a b", "Satisfied."),
+    ("a until b", "a c", "Not satisfied by the complete trace (2 call(s))."),
+]
+
+
+def trace_of(text: str) -> Trace:
+    calls = []
+    for word in text.split():
+        call, _, result = word.partition("=")
+        name, _, x = call.partition(":")
+        calls.append((name, {"x": int(x)} if x else {}) + ((int(result),) if result else ()))
+    return Trace.of(*calls)
+
+
+@pytest.fixture(scope="module")
+def detail_policy():
+    bodies = sorted({body for body, _, _ in DETAILS})
+    policy, diagnostics = check_text(TOOLS + "".join(f"rule r{i}: {body}\n" for i, body in enumerate(bodies)),
+                                     "details.altl")
+    assert policy is not None, [d.message for d in diagnostics]
+    return policy, bodies
+
+
+@pytest.mark.parametrize("body,trace,expected", DETAILS, ids=[f"{b} on [{t}]" for b, t, _ in DETAILS])
+def test_details(detail_policy, body, trace, expected):
+    policy, bodies = detail_policy
+    report = score_trace(policy, trace_of(trace))
+    (result,) = [c for c in report.constraints if c.name == f"r{bodies.index(body)}"]
+    assert result.detail == expected
+
+
+# ------------------------------------------------------------------ vacuity
+
+
+VACUITY = [
+    ("always (a -> once b)", "c", True),                 # the trigger never occurred
+    ("always (a -> once b)", "b a", False),
+    ("always (a(x: v) -> once b(x: v))", "c", True),     # the implicit domain is empty
+    ("forall v in a.x: v > 0", "b", True),
+    ("forall v in a.x: v > 0", "a:1", False),            # a condition on every value: exercised, not vacuous
+    ("precedence(a, b)", "c a", True),                    # no b at all
+    ("precedence(a, b)", "a b", False),
+    ("called(a) and always (b -> once a)", "a", True),   # an obligation without a trigger does not count
+    ("always (b -> once a) and always (c -> once a)", "a c", False),
+    ("called_n(a) == 0", "", False),                     # a prohibition that holds is not vacuous
+    ("never(a)", "b", False),
+    ("called(b) -> called(a)", "c", True),                # a top-level implication with a false antecedent
+]
+
+
+@pytest.mark.parametrize("body,trace,vacuous", VACUITY, ids=[f"{b} on [{t}]" for b, t, _ in VACUITY])
+def test_vacuity(body, trace, vacuous):
+    policy, diagnostics = check_text(f"{TOOLS}rule r: {body}\n", "v.altl")
+    assert policy is not None, [d.message for d in diagnostics]
+    (result,) = score_trace(policy, trace_of(trace)).constraints
+    assert (result.passed, result.vacuous) == (True, vacuous)
+    assert result.detail.startswith("Holds vacuously: ") is vacuous
+
+
+# ------------------------------------------------------------------ violated_at and the rule class
+
+
+def test_violated_at_falls_back_to_the_trace_length_without_the_automata(fan_out, monkeypatch):
+    monkeypatch.setattr(violation, "_automata", lambda name: None)
+    report = score_trace(fan_out, Trace.of(("tool_b", {"i": 1, "j": 0}), ("tool_d", {"numbers": []})))
+    assert {c.name: c.violated_at for c in report.constraints if not c.passed} == {
+        "tool_a_called": 2, "tool_a_before_branches": 2, "branch_call_count": 2, "tool_b_for_even": 2}
+    assert all(c.violated_at is None for c in report.constraints if c.passed)
+
+
+def test_violated_at_comes_from_the_automata_when_they_answer(fan_out, monkeypatch):
+    answers = {"tool_a_called": None, "tool_a_before_branches": 0}
+    by_formula = {r.formula: answers.get(r.name, 1) for r in fan_out.rules}
+
+    def first_violation(formula, trace):
+        if by_formula[formula] == 1:
+            raise RuntimeError("cannot compile")
+        return by_formula[formula]
+
+    monkeypatch.setattr(violation, "_automata", lambda name: first_violation if name == "first_violation" else None)
+    report = score_trace(fan_out, Trace.of(("tool_b", {"i": 1, "j": 0}), ("tool_d", {"numbers": []})))
+    got = {c.name: c.violated_at for c in report.constraints if not c.passed}
+    # None (no bad prefix) and a failing engine both mean: the end of the trace
+    assert got == {"tool_a_called": 2, "tool_a_before_branches": 0, "branch_call_count": 2, "tool_b_for_even": 2}
+
+
+def test_rule_classes_estimated_syntactically(fan_out, monkeypatch):
+    monkeypatch.setattr(violation, "_automata", lambda name: None)
+    policy, _ = check_file("examples/line_restoration.altl")
+    classes = {r.name: violation.rule_class(r.formula) for r in policy.rules}
+    assert classes["identify_before_write"] == "detectable" and classes["recheck_bill"] is None
+    assert violation.rule_class(fan_out.rule("tool_d_called").formula) == "offline-only"
+    monkeypatch.setattr(violation, "_automata", lambda name: (lambda f: "gateable") if name == "rule_class" else None)
+    assert violation.rule_class(fan_out.rule("tool_d_called").formula) == "gateable"
+
+
+# ------------------------------------------------------------------ externs and input problems
+
+
+def test_a_rule_that_cannot_be_evaluated_counts_as_violated_and_says_why():
+    policy, _ = check_text('tool a(x: int)\nextern predicate ok(n: int) from "no_such_module:ok"\n'
+                           "rule r weight 2: forall v in a.x: ok(v)\nrule s: called(a)\n", "e.altl")
+    report = score_trace(policy, Trace.of(("a", {"x": 1})))
+    r = report.constraints[0]
+    assert (r.passed, r.error) == (False, "extern predicate `ok` has no Python binding")
+    assert r.detail == "Could not be evaluated: extern predicate `ok` has no Python binding."
+    assert report.compliance_score == pytest.approx(1 / 3)
+    bound = score_trace(policy, Trace.of(("a", {"x": 1})), externs={"ok": lambda n: n > 0})
+    assert bound.compliance_score == 1.0
+
+
+def test_extern_bindings_resolve_from_the_policy():
+    policy, _ = check_text('tool a(x: int)\nextern predicate truthy(n: int) from "builtins:bool"\n'
+                           "rule r: forall v in a.x: truthy(v)\n", "e.altl")
+    assert score_trace(policy, Trace.of(("a", {"x": 1}))).compliance_score == 1.0
+    assert score_trace(policy, Trace.of(("a", {"x": 0}))).compliance_score == 0.0
+
+
+def test_calls_that_do_not_match_the_signatures_are_input_problems(fan_out):
+    report = score_trace(fan_out, Trace.of(("tool_a", {"sead": 1}), ("launch", {})))
+    assert [(p.call, p.stage, p.code, p.help) for p in report.input_problems] == [
+        (1, "structure", "missing-argument", None),
+        (1, "structure", "unknown-argument", "did you mean `seed`?"),
+        (2, "registry", "unknown-tool", None),
+    ]
+    assert report.has_input_errors
+
+
+# ------------------------------------------------------------------ the corpus
+
+
+def test_corpus_aggregate(fan_out):
+    good = load_traces("examples/traces/appendix_b.json").traces[0]
+    no_d = Trace.of(("tool_a", {"seed": 1}), ("tool_b", {"i": 2, "j": 0}), ("tool_b", {"i": 4, "j": 0}),
+                    ("tool_b", {"i": 6, "j": 0}))
+    broken = TraceError("x.jsonl", 3, "tool_calls", "`tool_calls` must be an array, found an object")
+    corpus = score_corpus(fan_out, [good, no_d, broken, Trace.of(("tool_q", {}))])
+    assert (corpus.records, corpus.traces, corpus.malformed_records) == (4, 3, 1)
+    reports = corpus.reports
+    assert corpus.mean_score == pytest.approx(sum(r.compliance_score for r in reports) / 3)
+    assert corpus.labels == {"FULL": 1, "PARTIAL": 1, "NONE": 1}
+    rules = {r.name: (r.checks, r.passed) for r in corpus.rules}
+    assert rules["tool_d_called"] == (3, 1) and rules["tool_b_for_even"] == (3, 2)
+    layers = {l.layer: l for l in corpus.layers}
+    assert [l.layer for l in corpus.layers] == ["L1", "L3", "L4", "L5"]
+    assert (layers["L1"].checks, layers["L1"].passed) == (6, 3)   # tool_a_called 2 of 3, tool_d_called 1 of 3
+    lost = {"L1": 2 + 2 + 2, "L3": 4 + 4, "L4": 3 + 3, "L5": 3 + 3}  # weights of the violated checks
+    assert layers["L3"].loss_share == pytest.approx(lost["L3"] / sum(lost.values()))
+    assert corpus.traces_with_input_problems == 1 and corpus.input_problems == {"registry": 1}
+    assert corpus.malformed[0].line == 3
+    assert "reports" not in corpus.aggregate()
+
+
+def test_corpus_vacuity_counts():
+    policy, _ = check_text("tool a()\ntool b()\nrule r layer L4: always (a -> once b)\n", "v.altl")
+    corpus = score_corpus(policy, [Trace.of(("b", {})), Trace.of(("b", {}), ("a", {})), Trace.of()])
+    assert corpus.vacuous_passes == 2 and corpus.rules[0].vacuous == 2 and corpus.rules[0].pass_rate == 1.0
