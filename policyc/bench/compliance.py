@@ -1,0 +1,90 @@
+"""Checking an instance's policy and scoring a trace against it (Definition 1).
+
+`instance_policy` checks the synthesized `.altl` text with the ordinary front end
+(`policyc.check.check_text`), resolving `import "bench_tools.altl"` against this package;
+an aliased instance's policy is the rename-map file of `synthesize.aliased_policy_text`,
+checked next to a copy of its base policy. `score_trace` gives the weighted compliance score
+and each rule's verdict.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from policyc.bench.model import Instance
+from policyc.bench.synthesize import aliased_policy_text, policy_name, policy_text
+from policyc.bench.tools import SIGNATURES_PATH
+from policyc.diagnostics import has_errors, render_text
+from policyc.ir.policy import Policy
+from policyc.trace import Trace
+
+
+class PolicyError(RuntimeError):
+    """A synthesized policy did not check: a bug in the synthesis, reported with its diagnostics."""
+
+
+@dataclass(frozen=True, slots=True)
+class RuleOutcome:
+    name: str
+    layer: str | None
+    weight: float
+    passed: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TraceScore:
+    """C(τ, G_P) and the per-rule verdicts behind it."""
+
+    score: float
+    rules: tuple[RuleOutcome, ...]
+
+    @property
+    def failed_layers(self) -> set[str]:
+        return {r.layer for r in self.rules if not r.passed and r.layer}
+
+
+def score_trace(policy: Policy, trace: Trace) -> TraceScore:
+    """Score a completed trace: 1 - (weight of violated rules) / (total weight).
+
+    >>> inst = __import__("policyc.bench.generate", fromlist=["x"]).generate_instance("loop_termination", 1, 42)
+    >>> score_trace(instance_policy(inst), inst.gold_trace()).score
+    1.0
+    """
+    from policyc.semantics import evaluate
+
+    outcomes = tuple(RuleOutcome(r.name, r.layer, r.weight, bool(evaluate(r.formula, trace))) for r in policy.rules)
+    total = sum(o.weight for o in outcomes)
+    lost = sum(o.weight for o in outcomes if not o.passed)
+    return TraceScore(1.0 - lost / total if total else 1.0, outcomes)
+
+
+def instance_policy(instance: Instance) -> Policy:
+    """The checked policy of an instance (over its aliases, if it has some)."""
+    base = policy_text(instance)
+    if not instance.renames:
+        return _check(base, None)
+    return _check(aliased_policy_text(instance, base_file_name(instance)), (base_file_name(instance), base))
+
+
+def base_file_name(instance: Instance) -> str:
+    return f"{policy_name(instance)}.base.altl"
+
+
+@lru_cache(maxsize=512)
+def _check(text: str, base: tuple[str, str] | None) -> Policy:
+    from policyc.check import check_text
+
+    if base is None:
+        policy, diagnostics = check_text(text, str(SIGNATURES_PATH.with_name("instance.altl")))
+    else:
+        with tempfile.TemporaryDirectory() as folder:
+            root = Path(folder)
+            root.joinpath(base[0]).write_text(base[1], encoding="utf-8")
+            root.joinpath(SIGNATURES_PATH.name).write_text(SIGNATURES_PATH.read_text(encoding="utf-8"), "utf-8")
+            policy, diagnostics = check_text(text, str(root / "policy.altl"))
+    if policy is None or has_errors(diagnostics):
+        raise PolicyError("a synthesized policy does not check:\n" + render_text(diagnostics, color=False))
+    return policy
