@@ -350,9 +350,13 @@ class Elaborator:
             final = tool.arg_name(first)
             param = tool.sig.param(final)
             if param is None:
-                self.error("E0202", f"`{tool.tool}` has no argument `{first}`", first_span,
-                           help=did_you_mean(first, [p.name for p in tool.sig.params] + ["result"], "argument"),
-                           scope=scope)
+                names = [p.name for p in tool.sig.params]
+                best = closest(first, names + ["result"])
+                listed = ", ".join(f"`{a}`" for a in names)
+                hint = (f"did you mean `{best}`?" if best else
+                        (f"the arguments of `{tool.tool}` are {listed}" if names else f"`{tool.tool}` takes no arguments")
+                        + f"; its result is `{tool.tool}.result`")
+                self.error("E0202", f"`{tool.tool}` has no argument `{first}`", first_span, help=hint, scope=scope)
                 return None
             path, ty = [final], param.type
         for step, span in steps[1:]:

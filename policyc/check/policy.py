@@ -168,7 +168,8 @@ class PolicyBuilder:
                 continue
             params = tuple((p.name, self.resolver.data_type(p.type)) for p in decl.params)
             out[name] = ExternPredicate(name, params, decl.binding)
-            if resolve:
+            malformed = decl.binding is not None and not _is_binding(decl.binding)
+            if resolve or malformed:
                 problem = resolve_binding(decl.binding)
                 if problem:
                     self.diags.append(Diagnostic("E0218", f"extern predicate `{name}` {problem}", decl.name_span,
@@ -198,7 +199,13 @@ class PolicyBuilder:
         for entry in list(self.syms.procedures.values()) + [
                 e for e in self.syms.functions.values() if hasattr(e.decl, "params")]:
             allow = not isinstance(entry.decl, (ast.PredicateDecl, ast.ExternDecl))
+            first: dict[str, ast.Param] = {}
             for p in entry.decl.params:
+                if p.name in first:
+                    self.diags.append(Diagnostic("E0213", f"parameter `{p.name}` is declared twice in `{entry.decl.name}`",
+                                                 p.span, labels=(Label(first[p.name].span, "first declared here"),),
+                                                 help="give each parameter its own name"))
+                first.setdefault(p.name, p)
                 resolved = self.resolver.resolve(p.type, allow_kinds=allow)
                 if isinstance(resolved, Kind) and resolved.name == "cmp" and resolved.is_list:
                     self.diags.append(Diagnostic("E0221", "`cmp` parameters cannot be lists", p.span))
@@ -225,13 +232,18 @@ class PolicyBuilder:
         return Policy(name, description, dict(self.sigs), tuple(rules), layers, externs, budget, conformance, sources)
 
 
+def _is_binding(binding: str) -> bool:
+    module_name, _, attr = binding.partition(":")
+    return all(part.isidentifier() for part in module_name.split(".") + [attr])
+
+
 def resolve_binding(binding: str | None) -> str | None:
     """None if `module:function` imports to a callable, else what is wrong."""
     if not binding:
         return "has no Python binding"
     module_name, _, attr = binding.partition(":")
-    if not module_name or not attr:
-        return f'binding `{binding}` is not of the form "module:function"'
+    if not _is_binding(binding):
+        return f'has a binding, `{binding}`, that is not of the form "module:function"'
     try:
         module = importlib.import_module(module_name)
     except Exception as exc:  # any import failure is the user's module's, reported as such

@@ -26,6 +26,8 @@ BUILTIN_FUNCTIONS = {
     "outputs": "outputs(tool, ...): what the results of these tools showed, for grounding",
 }
 SPECIAL_NAMES = ("outputs", "metrics", "result")
+#: Names of built-in types and of parameter kinds; a declared type cannot take one.
+BUILTIN_TYPES = ("int", "float", "str", "bool", "null", "any", "list", "dict", "event", "formula", "tool", "cmp")
 
 
 @dataclass
@@ -68,6 +70,7 @@ def collect(graph: ModuleGraph) -> tuple[Symbols, list[Diagnostic]]:
             return
         table[name] = Entry(decl, inst)
 
+    root_settings: dict[str, ast.BudgetDecl | ast.ConformanceDecl] = {}
     for inst in graph.instances:
         is_root = inst is graph.root
         for decl in inst.module.items:
@@ -94,12 +97,22 @@ def collect(graph: ModuleGraph) -> tuple[Symbols, list[Diagnostic]]:
                     diags.append(Diagnostic("E0213", "the policy is named more than once", decl.span,
                                             labels=(Label(syms.policy.span, "first named here"),)))
                 syms.policy = decl
-            elif isinstance(decl, ast.BudgetDecl):
-                if is_root or syms.budget is None:
-                    syms.budget = decl
-            elif isinstance(decl, ast.ConformanceDecl):
-                if is_root or syms.conformance is None:
-                    syms.conformance = decl
+            elif isinstance(decl, ast.BudgetDecl | ast.ConformanceDecl):
+                what = "budget" if isinstance(decl, ast.BudgetDecl) else "conformance"
+                earlier = root_settings.get(what) if is_root else None
+                if earlier is not None:
+                    diags.append(Diagnostic("E0222", f"the {what} is set twice", decl.span,
+                                            labels=(Label(earlier.span, "first set here"),),
+                                            help=f"keep one `{what}` declaration"))
+                    continue
+                if is_root:
+                    root_settings[what] = decl
+                if is_root or getattr(syms, what) is None:
+                    setattr(syms, what, decl)
+    for name, entry in syms.types.items():
+        if name in BUILTIN_TYPES:
+            diags.append(Diagnostic("E0213", f"`{name}` is a built-in type and cannot be declared again",
+                                    entry.decl.span, help="give the type another name"))
     for name, entry in syms.tools.items():
         if name in BUILTIN_FUNCTIONS or name in SPECIAL_NAMES:
             diags.append(Diagnostic("E0213", f"the tool name `{name}` is reserved", _name_span(entry.decl),

@@ -48,7 +48,11 @@ class TypeResolver:
             return None
         decl = entry.decl
         if isinstance(decl, ast.EnumDecl):
-            result: t.Type = t.EnumT(decl.name, decl.members)
+            for i, member in enumerate(decl.members):
+                if member in decl.members[:i]:
+                    self.diags.append(Diagnostic("E0213", f"`{member}` is listed twice in the enum `{name}`",
+                                                 decl.span, help="list each member once"))
+            result: t.Type = t.EnumT(decl.name, tuple(dict.fromkeys(decl.members)))
         else:
             if name in self._resolving:
                 self.diags.append(Diagnostic("E0221", f"the record type `{name}` contains itself", decl.span,
