@@ -59,7 +59,7 @@ def errors(agent) -> list:
 
 
 def score(report) -> float:
-    return report["compliance_score"] if isinstance(report, dict) else report.compliance_score
+    return report.compliance_score
 
 
 def test_a_compliant_script_scores_one():

@@ -56,9 +56,7 @@ def test_the_report_equals_the_evaluator(policy, calls):
 
 
 def _verdicts(report) -> dict:
-    if isinstance(report, dict):
-        return dict(report["rules"])
-    return {r.name: r.passed for r in report.rules}
+    return {c.name: c.passed for c in report.constraints}
 
 
 @SETTINGS

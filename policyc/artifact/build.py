@@ -7,8 +7,8 @@ scored after the run through the reference evaluator. This module needs the comp
 >>> from policyc.check import check_file
 >>> policy, _ = check_file("examples/code_qa.altl")
 >>> artifact = build_artifact(policy)
->>> [(r.name, r.rule_class, r.automaton is not None) for r in artifact.rules]
-[('search_first', 'gateable', True), ('reads_a_file', 'offline-only', True), ('grounded', 'offline-only', False)]
+>>> [(r.name, r.automaton is not None) for r in artifact.rules]
+[('search_first', True), ('reads_a_file', True), ('grounded', False)]
 """
 
 from __future__ import annotations

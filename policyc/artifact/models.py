@@ -68,10 +68,10 @@ class RuleModel(Strict):
     message: str | None = Field(None, description="shown to the agent when the rule refuses a call")
     description: str | None = None
     source: str = Field("", description="the rule's text as written")
-    rule_class: RuleClass = Field(
+    rule_class: RuleClass | None = Field(
         alias="class",
         description="gateable: refused before the call runs; detectable: decided once a result is in; "
-        "offline-only: decided only on the complete run",
+        "offline-only: decided only on the complete run; null: unknown",
     )
     formula: int = Field(ge=0, description="index of the rule's formula in `formulas.roots`")
     automaton: int | None = Field(

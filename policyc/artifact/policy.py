@@ -26,7 +26,7 @@ def _severity(s: Severity) -> SeverityModel:
     return SeverityModel(kind=s.kind, limit=s.limit)
 
 
-def policy_fields(policy: Policy, classes: dict[str, str], automata: dict[str, tuple[int, str | None]]) -> dict:
+def policy_fields(policy: Policy, classes: dict[str, str | None], automata: dict[str, tuple[int, str | None]]) -> dict:
     """The artifact fields a policy fills: `policy`, `tools`, `rules`, `formulas`, `externs`.
 
     `classes` maps each rule to its class; `automata` maps a compiled rule to (index of its

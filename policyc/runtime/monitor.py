@@ -38,6 +38,7 @@ class Monitor:
         self.gate = Gate(artifact, self.policy, self.externs)
         self.conformance = ConformanceChecker(self.policy)
         self.terminal_tools = self.policy.terminal_tools
+        self.rule_classes = {r.name: r.rule_class for r in artifact.rules}
 
     @classmethod
     def load(cls, path: str | Path, externs: Mapping[str, Callable[..., object]] | None = None) -> "Monitor":

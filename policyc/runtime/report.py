@@ -1,20 +1,21 @@
-"""The compliance report of a finished run: the one `policyc score` gives for its trace."""
+"""The compliance report of a finished run: exactly the report `policyc score` gives for its trace.
+
+It is computed by the same code (`policyc.scoring.score_trace`), with the rule classes the
+artifact recorded at compile time and the monitor's extern bindings.
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from policyc.semantics import evaluate
+from policyc.scoring import TraceReport
+from policyc.scoring import score_trace as _score
 from policyc.trace.model import Trace
 
 if TYPE_CHECKING:
     from policyc.runtime.monitor import Monitor
 
 
-def score_trace(monitor: "Monitor", trace: Trace):
+def score_trace(monitor: "Monitor", trace: Trace) -> TraceReport:
     """Score a complete trace against the monitor's policy."""
-    policy = monitor.policy
-    verdicts = {r.name: evaluate(r.formula, trace, monitor.externs) for r in policy.rules}
-    total = policy.total_weight
-    score = sum(r.weight for r in policy.rules if verdicts[r.name]) / total if total else 1.0
-    return {"compliance_score": score, "tool_sequence": trace.tool_sequence, "rules": verdicts}
+    return _score(monitor.policy, trace, externs=monitor.externs, classes=monitor.rule_classes)
