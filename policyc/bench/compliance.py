@@ -4,13 +4,13 @@
 (`policyc.check.check_text`), resolving `import "bench_tools.altl"` against this package;
 an aliased instance's policy is the rename-map file of `synthesize.aliased_policy_text`,
 checked next to a copy of its base policy. `score_trace` gives the weighted compliance score
-and each rule's verdict.
+and each rule's verdict: it is `policyc.scoring.score_trace`, the scorer every other
+command uses.
 """
 
 from __future__ import annotations
 
 import tempfile
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -19,46 +19,24 @@ from policyc.bench.synthesize import aliased_policy_text, policy_name, policy_te
 from policyc.bench.tools import SIGNATURES_PATH
 from policyc.diagnostics import has_errors, render_text
 from policyc.ir.policy import Policy
-from policyc.trace import Trace
+from policyc.scoring import TraceReport, score_trace
 
 
 class PolicyError(RuntimeError):
     """A synthesized policy did not check: a bug in the synthesis, reported with its diagnostics."""
 
 
-@dataclass(frozen=True, slots=True)
-class RuleOutcome:
-    name: str
-    layer: str | None
-    weight: float
-    passed: bool
+def failed_layers(report: TraceReport) -> set[str]:
+    """The layers with at least one violated rule.
 
-
-@dataclass(frozen=True, slots=True)
-class TraceScore:
-    """C(τ, G_P) and the per-rule verdicts behind it."""
-
-    score: float
-    rules: tuple[RuleOutcome, ...]
-
-    @property
-    def failed_layers(self) -> set[str]:
-        return {r.layer for r in self.rules if not r.passed and r.layer}
-
-
-def score_trace(policy: Policy, trace: Trace) -> TraceScore:
-    """Score a completed trace: 1 - (weight of violated rules) / (total weight).
-
-    >>> inst = __import__("policyc.bench.generate", fromlist=["x"]).generate_instance("loop_termination", 1, 42)
-    >>> score_trace(instance_policy(inst), inst.gold_trace()).score
-    1.0
+    >>> from policyc.bench.generate import generate_instance
+    >>> from policyc.bench.agent import scripted_run
+    >>> from policyc.trace.formats import parse_trace
+    >>> inst = generate_instance("fan_out_fan_in", 1, 42)
+    >>> sorted(failed_layers(score_trace(instance_policy(inst), parse_trace(scripted_run(inst, ["repeat"])))))
+    ['L5']
     """
-    from policyc.semantics import evaluate
-
-    outcomes = tuple(RuleOutcome(r.name, r.layer, r.weight, bool(evaluate(r.formula, trace))) for r in policy.rules)
-    total = sum(o.weight for o in outcomes)
-    lost = sum(o.weight for o in outcomes if not o.passed)
-    return TraceScore(1.0 - lost / total if total else 1.0, outcomes)
+    return {c.layer for c in report.constraints if not c.passed and c.layer}
 
 
 def instance_policy(instance: Instance) -> Policy:
