@@ -1,9 +1,8 @@
 """Checking an instance's policy and scoring a trace against it (Definition 1).
 
 `instance_policy` checks the synthesized `.altl` text with the ordinary front end
-(`policyc.check.check_text`), resolving `import "bench_tools.altl"` against this package;
-an aliased instance's policy is the rename-map file of `synthesize.aliased_policy_text`,
-checked next to a copy of its base policy. `score_trace` gives the weighted compliance score
+(`policyc.check.check_text`); an aliased instance's policy is the rename-map file of
+`synthesize.aliased_policy_text`, checked next to a copy of the base policy it imports. `score_trace` gives the weighted compliance score
 and each rule's verdict: it is `policyc.scoring.score_trace`, the scorer every other
 command uses.
 """
@@ -61,7 +60,6 @@ def _check(text: str, base: tuple[str, str] | None) -> Policy:
         with tempfile.TemporaryDirectory() as folder:
             root = Path(folder)
             root.joinpath(base[0]).write_text(base[1], encoding="utf-8")
-            root.joinpath(SIGNATURES_PATH.name).write_text(SIGNATURES_PATH.read_text(encoding="utf-8"), "utf-8")
             policy, diagnostics = check_text(text, str(root / "policy.altl"))
     if policy is None or has_errors(diagnostics):
         raise PolicyError("a synthesized policy does not check:\n" + render_text(diagnostics, color=False))

@@ -23,6 +23,7 @@ can tell the two apart.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass
 
@@ -148,16 +149,41 @@ def policy_name(instance: Instance) -> str:
     return f"{base}_d{instance.difficulty}_s{instance.seed}"
 
 
-def policy_text(instance: Instance, tools_file: str = "bench_tools.altl") -> str:
-    """The policy of an instance, over the base tool names, as an `.altl` file."""
+def tool_declarations(tools: tuple[str, ...]) -> list[str]:
+    """The declarations of these tools (and of the record types they return), as written in
+    `bench_tools.altl`, the benchmark's signature file.
+
+    >>> tool_declarations(("tool_b",))
+    ['type Value = { result: int }', 'tool tool_b(i: int, j: int) -> Value']
+    """
+    from policyc.bench.tools import SIGNATURES_PATH
+
+    lines = SIGNATURES_PATH.read_text(encoding="utf-8").splitlines()
+    chosen = [line for line in lines if (m := _TOOL_LINE.match(line)) and m.group(1) in tools]
+    used = {_TOOL_LINE.match(line).group(2) for line in chosen}
+    return [line for line in lines if (m := _TYPE_LINE.match(line)) and m.group(1) in used] + chosen
+
+
+_TOOL_LINE = re.compile(r"^tool (\w+)\(.*\) -> (\w+)$")
+_TYPE_LINE = re.compile(r"^type (\w+) = ")
+
+
+def policy_text(instance: Instance) -> str:
+    """The policy of an instance, over the base tool names, as an `.altl` file.
+
+    The file declares the tools it uses itself, with the lines of `bench_tools.altl`, rather
+    than importing that file: an importer may rename only the tools a file declares (E0103),
+    and the diverse-tool split renames the policy's tools through its import.
+    """
     rules = synthesize_rules(instance)
+    tools = tuple(dict.fromkeys(instance.tools + tuple(c.name for c in instance.calls)))
     mode = f"{instance.mode} mode" + (f", {instance.variant} transform" if instance.variant else "") + (
         f", {instance.augmentation} augmentation" if instance.augmentation != "none" else "")
     head = [f"# {instance.template}, difficulty {instance.difficulty}, seed {instance.seed} ({mode}).",
             "# Synthesized from the gold trace: six layers with the weights of table 5 (AgentLTL paper):",
             "# L1 branching 2, L2 prompt arguments 1.5, L3 sequence 4, L4 pair order 3, L5 counts 3,",
-            "# L6 exact arguments 1.",
-            f'import "{tools_file}"', "",
+            "# L6 exact arguments 1. Tool signatures: bench_tools.altl (policyc/bench).",
+            *tool_declarations(tools), "",
             f'policy {policy_name(instance)} "{instance.template}: {len(instance.calls)} gold calls, '
             f'answer {instance.expected_answer}"', ""]
     body = []
