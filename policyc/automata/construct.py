@@ -1,0 +1,139 @@
+"""From a formula to its minimal DFA table: explore residuals, minimise, read off verdicts.
+
+>>> from policyc.ir import build as b
+>>> dfa = build_dfa(b.always(b.implies(b.event("refund"), b.once(b.event("approve")))))
+>>> dfa.size, [dfa.verdict[q] for q in range(dfa.size)]
+(3, ['open', 'satisfied', 'violated'])
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Sequence
+
+from policyc.ir import nodes as n
+from policyc.ir.printer import show
+
+from policyc.automata.alphabet import build_alphabet
+from policyc.automata.progress import ALIVE, Progression
+from policyc.automata.table import OPEN, SATISFIED, VIOLATED, Alphabet, DfaTable
+
+
+def explore(prog: Progression, letters: int) -> tuple[list, list[list[int]], list[bool]]:
+    """Every state reachable from the initial one (index 0), with its transitions."""
+    start = prog.initial()
+    index = {start: 0}
+    states = [start]
+    delta: list[list[int]] = []
+    queue = deque([start])
+    while queue:
+        state = queue.popleft()
+        row = []
+        for letter in range(letters):
+            nxt = prog.step(state, letter)
+            q = index.get(nxt)
+            if q is None:
+                q = index[nxt] = len(states)
+                states.append(nxt)
+                queue.append(nxt)
+            row.append(q)
+        delta.append(row)
+    return states, delta, [prog.accepting(s) for s in states]
+
+
+def minimize(delta: Sequence[Sequence[int]], accepting: Sequence[bool], initial: int = 0) -> list[int]:
+    """Moore partition refinement: the block (equivalence class) of every state.
+
+    Blocks are numbered in breadth-first order from the initial state, so equal languages
+    give identical tables.
+    """
+    block = [1 if a else 0 for a in accepting]
+    count = len(set(block))
+    while True:
+        signatures: dict = {}
+        refined = [signatures.setdefault((block[q], *[block[t] for t in row]), len(signatures))
+                   for q, row in enumerate(delta)]
+        if len(signatures) == count:
+            break
+        block, count = refined, len(signatures)
+    order: dict[int, int] = {block[initial]: 0}
+    queue = deque([initial])
+    seen = {initial}
+    while queue:
+        q = queue.popleft()
+        for t in delta[q]:
+            if t not in seen:
+                seen.add(t)
+                order.setdefault(block[t], len(order))
+                queue.append(t)
+    return [order[b] for b in block]
+
+
+def analyse(delta: Sequence[Sequence[int]], accepting: Sequence[bool]) -> tuple:
+    """Per state: verdict, first letter and length of a shortest path to acceptance, and the
+    first letter of a shortest path to rejection."""
+    size = len(delta)
+    preds: list[list[tuple[int, int]]] = [[] for _ in range(size)]
+    for q, row in enumerate(delta):
+        for letter, t in enumerate(row):
+            preds[t].append((q, letter))
+
+    def distances(goal: Sequence[bool]):
+        dist: list[int | None] = [0 if g else None for g in goal]
+        first: list[int | None] = [None] * size
+        queue = deque(q for q in range(size) if goal[q])
+        while queue:
+            t = queue.popleft()
+            for q, letter in preds[t]:
+                if dist[q] is None:
+                    dist[q] = dist[t] + 1
+                    first[q] = letter
+                    queue.append(q)
+        return dist, first
+
+    dist_acc, to_acc = distances(accepting)
+    dist_rej, to_rej = distances([not a for a in accepting])
+    verdict = tuple(VIOLATED if dist_acc[q] is None else SATISFIED if dist_rej[q] is None else OPEN
+                    for q in range(size))
+    return verdict, tuple(to_acc), tuple(dist_acc), tuple(to_rej)
+
+
+def table_from(alphabet: Alphabet, delta, accepting, residuals: Sequence[str] = ()) -> DfaTable:
+    """Minimise an explored DFA (initial state 0) and read off its verdicts."""
+    block = minimize(delta, accepting)
+    size = max(block) + 1
+    mdelta: list = [None] * size
+    macc: list = [False] * size
+    names: list = [""] * size
+    for q, row in enumerate(delta):
+        b = block[q]
+        if mdelta[b] is None:
+            mdelta[b] = tuple(block[t] for t in row)
+            macc[b] = accepting[q]
+            if residuals:
+                names[b] = residuals[q]
+    verdict, to_acc, dist_acc, to_rej = analyse(mdelta, macc)
+    return DfaTable(alphabet, 0, tuple(mdelta), tuple(macc), verdict, to_acc, dist_acc, to_rej,
+                    tuple(names) if residuals else ())
+
+
+def show_state(prog: Progression, state) -> str:
+    """The residual formula of a state as AgentLTL text (`F true`: the trace goes on), with
+    the past sub-formulas its memory holds true."""
+    residual, mem = state
+    text = show(prog.to_formula(residual))
+    if mem:
+        text += "  [" + ", ".join(sorted(show(p) for p in mem)) + "]"
+    return text
+
+
+def build_dfa(formula: n.Formula, alphabet: Alphabet | None = None, true_events=None) -> DfaTable:
+    """The minimal DFA of a propositional formula (events, temporal operators, past)."""
+    if alphabet is None:
+        alphabet, true_events = build_alphabet(formula)
+    prog = Progression(formula, true_events)
+    states, delta, accepting = explore(prog, alphabet.size)
+    return table_from(alphabet, delta, accepting, [show_state(prog, s) for s in states])
+
+
+__all__ = ["build_dfa", "explore", "minimize", "analyse", "table_from", "ALIVE"]

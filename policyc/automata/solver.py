@@ -1,0 +1,201 @@
+"""Which combinations of a tool's guard atoms can hold together: decided by Z3.
+
+A call's arguments and result are arbitrary JSON values (the evaluator accepts any, typed or
+not), so a term is encoded as a JSON value: a kind (⊥, null, bool, number, string, other)
+with a boolean, a real and a string component. Comparisons follow `policyc.ir.ops`: an
+operand that is ⊥ makes `==`, `!=`, `<`... false; numbers compare by value; booleans are
+not numbers. Pieces Z3 cannot see into (extern predicates, `len`, `%`, list and object
+equality, membership) become fresh unconstrained values: a combination is pruned only when
+it is impossible, never because it was not understood, and `exact` says whether every
+piece was understood.
+
+>>> from policyc.ir import build as b
+>>> gt, lt = b.op("gt", b.arg("amount"), b.lit(100)), b.op("lt", b.arg("amount"), b.lit(50))
+>>> masks, exact = satisfiable_masks([gt, lt])
+>>> sorted(masks), exact       # bit i set: atom i holds; both together is impossible
+([0, 1, 2], True)
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from policyc.ir import nodes as n
+
+UNDEF, NULL, BOOL, NUM, STR, OTHER = range(6)
+
+
+class _Encoder:
+    def __init__(self, z3):
+        self.z3 = z3
+        self.vals: dict[n.Node, tuple] = {}
+        self.side: list = []  # constraints that tie fresh values to their definitions
+        self.exact = True
+        self._fresh = 0
+
+    def fresh_val(self, hint: str) -> tuple:
+        z3 = self.z3
+        self._fresh += 1
+        k = f"{hint}#{self._fresh}"
+        kind = z3.Int(f"k_{k}")
+        self.side.append(z3.And(kind >= UNDEF, kind <= OTHER))
+        return kind, z3.Bool(f"b_{k}"), z3.Real(f"r_{k}"), z3.String(f"s_{k}")
+
+    def opaque(self, hint: str) -> tuple:
+        self.exact = False
+        return self.fresh_val(hint)
+
+    # -------------------------------------------------------------- values
+
+    def val(self, t: n.Term) -> tuple:  # noqa: C901 - one case per node type
+        cached = self.vals.get(t)
+        if cached is not None:
+            return cached
+        z3 = self.z3
+        if isinstance(t, n.Lit):
+            out = self.literal(t.value)
+        elif isinstance(t, (n.Arg, n.Result)):
+            out = self.fresh_val("arg")
+        elif isinstance(t, n.Var):
+            out = self.fresh_val("var")
+            self.side.append(out[0] != UNDEF)
+        elif isinstance(t, (n.Field, n.Index)):
+            base = self.val(t.base)
+            out = self.fresh_val("path")
+            allowed = base[0] == OTHER if isinstance(t, n.Field) else z3.Or(base[0] == OTHER, base[0] == STR)
+            self.side.append(z3.Implies(out[0] != UNDEF, allowed))
+            if not isinstance(t.base, (n.Arg, n.Result, n.Field, n.Index, n.Var)):
+                self.exact = False
+        elif isinstance(t, n.Op) and t.op in ("add", "sub", "mul", "div", "neg"):
+            out = self.arith(t)
+        elif isinstance(t, n.Op) and _is_boolean_op(t.op):
+            out = self.fresh_val("bool")
+            self.side.append(out[0] == BOOL)
+            self.side.append(out[1] == self.truth(t))
+        else:
+            out = self.opaque("opaque")
+        self.vals[t] = out
+        return out
+
+    def literal(self, v: object) -> tuple:
+        z3 = self.z3
+        kind, b, r, s = self.fresh_val("lit")
+        if v is None:
+            self.side.append(kind == NULL)
+        elif isinstance(v, bool):
+            self.side.append(z3.And(kind == BOOL, b == v))
+        elif isinstance(v, (int, float)):
+            self.side.append(z3.And(kind == NUM, r == z3.RealVal(repr(v) if isinstance(v, float) else v)))
+        elif isinstance(v, str):
+            self.side.append(z3.And(kind == STR, s == z3.StringVal(v)))
+        else:
+            self.side.append(kind == OTHER)
+        return kind, b, r, s
+
+    def arith(self, t: n.Op) -> tuple:
+        z3 = self.z3
+        args = [self.val(a) for a in t.args]
+        kind, b, r, s = out = self.fresh_val(t.op)
+        nums = z3.And(*[a[0] == NUM for a in args])
+        if t.op == "neg":
+            self.side.append(z3.If(nums, z3.And(kind == NUM, r == -args[0][2]), kind == UNDEF))
+            return out
+        (ka, _, ra, sa), (kb, _, rb, sb) = args
+        if t.op == "add":
+            self.side.append(z3.If(nums, z3.And(kind == NUM, r == ra + rb),
+                                   z3.If(z3.And(ka == STR, kb == STR), z3.And(kind == STR, s == z3.Concat(sa, sb)),
+                                         z3.If(z3.And(ka == OTHER, kb == OTHER),
+                                               z3.Or(kind == OTHER, kind == UNDEF), kind == UNDEF))))
+        elif t.op == "div":
+            self.side.append(z3.If(z3.And(nums, rb != 0), z3.And(kind == NUM, r * rb == ra), kind == UNDEF))
+        else:
+            value = ra - rb if t.op == "sub" else ra * rb
+            self.side.append(z3.If(nums, z3.And(kind == NUM, r == value), kind == UNDEF))
+        return out
+
+    # -------------------------------------------------------------- conditions
+
+    def truth(self, t: n.Term):  # noqa: C901 - one case per operator
+        """A Z3 boolean: the term read as a condition (only `true` is true)."""
+        z3 = self.z3
+        if isinstance(t, n.Op):
+            if t.op == "and":
+                return z3.And(*[self.truth(a) for a in t.args])
+            if t.op == "or":
+                return z3.Or(*[self.truth(a) for a in t.args])
+            if t.op == "not":
+                return z3.Not(self.truth(t.args[0]))
+            if t.op in ("eq", "ne", "lt", "le", "gt", "ge", "contains", "startswith", "endswith"):
+                a, c = (self.val(x) for x in t.args)
+                defined = z3.And(a[0] != UNDEF, c[0] != UNDEF)
+                if t.op == "eq":
+                    return self.equal(t, a, c)
+                if t.op == "ne":
+                    return z3.And(defined, z3.Not(self.equal(t, a, c)))
+                if t.op in ("contains", "startswith", "endswith"):
+                    strs = z3.And(a[0] == STR, c[0] == STR)
+                    fn = {"contains": lambda x, y: z3.Contains(x, y), "startswith": lambda x, y: z3.PrefixOf(y, x),
+                          "endswith": lambda x, y: z3.SuffixOf(y, x)}[t.op]
+                    return z3.And(strs, fn(a[3], c[3]))
+                cmp = {"lt": lambda x, y: x < y, "le": lambda x, y: x <= y,
+                       "gt": lambda x, y: x > y, "ge": lambda x, y: x >= y}[t.op]
+                nums = z3.And(a[0] == NUM, c[0] == NUM, cmp(a[2], c[2]))
+                strs = z3.And(a[0] == STR, c[0] == STR, cmp(a[3], c[3]))
+                return z3.Or(nums, strs)
+            if t.op == "in":
+                self.exact = False
+                return z3.And(self.val(t.args[0])[0] != UNDEF, z3.Bool(f"in#{t.skey}"))
+        if isinstance(t, n.Extern):
+            self.exact = False
+            return z3.Bool(f"extern#{t.skey}")
+        kind, b, _, _ = self.val(t)
+        return z3.And(kind == BOOL, b)
+
+    def equal(self, t: n.Term, a: tuple, c: tuple):
+        z3 = self.z3
+        same_other = z3.Bool(f"eqother#{t.skey}")
+        if a[0] is not None:
+            pass
+        return z3.And(a[0] == c[0], a[0] != UNDEF, z3.Or(
+            a[0] == NULL,
+            z3.And(a[0] == BOOL, a[1] == c[1]),
+            z3.And(a[0] == NUM, a[2] == c[2]),
+            z3.And(a[0] == STR, a[3] == c[3]),
+            z3.And(a[0] == OTHER, same_other),
+        ))
+
+
+def _is_boolean_op(op: str) -> bool:
+    return op in ("and", "or", "not", "eq", "ne", "lt", "le", "gt", "ge", "in", "contains", "startswith", "endswith")
+
+
+def satisfiable_masks(atoms: Sequence[n.Term]) -> tuple[list[int], bool]:
+    """Every truth assignment of `atoms` (bit i = atom i) some call can produce.
+
+    Returns the satisfiable assignments and whether the decision was exact (every piece of
+    every atom understood); when it is not, unknown pieces were left free, so the list can
+    only contain too many assignments, never too few.
+    """
+    if not atoms:
+        return [0], True
+    import z3
+
+    enc = _Encoder(z3)
+    conds = [enc.truth(a) for a in atoms]
+    solver = z3.Solver()
+    solver.add(*enc.side)
+    out: list[int] = []
+
+    def search(i: int, mask: int) -> None:
+        if i == len(conds):
+            out.append(mask)
+            return
+        for value in (False, True):
+            solver.push()
+            solver.add(conds[i] if value else z3.Not(conds[i]))
+            if solver.check() != z3.unsat:
+                search(i + 1, mask | (1 << i) if value else mask)
+            solver.pop()
+
+    search(0, 0)
+    return out, enc.exact
