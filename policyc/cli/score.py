@@ -22,7 +22,9 @@ PROGRESS_FROM = 200  # records; below this a progress bar only flickers
 @click.option("--input-format", default="auto", show_default=True,
               type=click.Choice(["auto", "record", "chat", "smolagents", "tau2"]),
               help="how to read each trace record; auto detects it from the record's shape")
-def command(policy: str, traces: tuple[str, ...], fmt: str, input_format: str) -> None:
+@click.option("--rows", default=50, show_default=True, type=click.IntRange(min=0),
+              help="table format: list at most this many traces one by one (0: all)")
+def command(policy: str, traces: tuple[str, ...], fmt: str, input_format: str, rows: int) -> None:
     """Score TRACES (files, folders, or - for standard input) against POLICY.
 
     \b
@@ -56,7 +58,7 @@ def command(policy: str, traces: tuple[str, ...], fmt: str, input_format: str) -
     else:
         from policyc.scoring.tables import print_corpus
 
-        print_corpus(corpus)
+        print_corpus(corpus, rows=rows)
     raise click.exceptions.Exit(_exit_code(corpus))
 
 

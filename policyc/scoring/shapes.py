@@ -17,10 +17,13 @@ True
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from policyc.ir import build as b
 from policyc.ir import nodes as n
 
 
+@lru_cache(maxsize=65536)
 def is_event_like(f: n.Formula) -> bool:
     """A condition on the call at one position: events combined by not/and/or."""
     if isinstance(f, n.Event):
@@ -32,6 +35,7 @@ def is_event_like(f: n.Formula) -> bool:
     return False
 
 
+@lru_cache(maxsize=65536)
 def as_called(f: n.Formula) -> n.Formula | None:
     """called(t) = F t."""
     if b.is_eventually(f) and is_event_like(f.right):
@@ -39,6 +43,7 @@ def as_called(f: n.Formula) -> n.Formula | None:
     return None
 
 
+@lru_cache(maxsize=65536)
 def as_never(f: n.Formula) -> n.Formula | None:
     """never(t) = G not t, or not F t."""
     if b.is_always(f) and isinstance(f.right, n.Not) and is_event_like(f.right.arg):
@@ -48,6 +53,7 @@ def as_never(f: n.Formula) -> n.Formula | None:
     return None
 
 
+@lru_cache(maxsize=65536)
 def as_at_least(f: n.Formula) -> tuple[n.Formula, int] | None:
     """at_least(t, k) = F (t and X at_least(t, k - 1)), at_least(t, 1) = F t."""
     e = as_called(f)
@@ -66,6 +72,7 @@ def as_at_least(f: n.Formula) -> tuple[n.Formula, int] | None:
     return event, inner[1] + 1
 
 
+@lru_cache(maxsize=65536)
 def as_count(f: n.Formula) -> tuple[n.Formula, str, int] | None:
     """called_n(t) OP k, as (t, OP, k) with OP one of >=, <, ==, != (>, <= read as >=, <)."""
     hit = as_at_least(f)
@@ -87,6 +94,7 @@ def as_count(f: n.Formula) -> tuple[n.Formula, str, int] | None:
     return None
 
 
+@lru_cache(maxsize=65536)
 def as_before(f: n.Formula) -> tuple[n.Formula, n.Formula] | None:
     """before(t1, t2) = not t2 U (t1 and not t2 and F t2), as (t1, t2)."""
     if not (isinstance(f, n.Until) and isinstance(f.left, n.Not) and is_event_like(f.left.arg)):
@@ -103,21 +111,23 @@ def as_before(f: n.Formula) -> tuple[n.Formula, n.Formula] | None:
     return first, second
 
 
-def as_all_before(f: n.Formula) -> tuple[list[n.Formula], n.Formula] | None:
+@lru_cache(maxsize=65536)
+def as_all_before(f: n.Formula) -> tuple[tuple[n.Formula, ...], n.Formula] | None:
     """all_before([t...], g): before(t, g) for each t, as ([t...], g)."""
     if not isinstance(f, n.And):
         return None
     pairs = [as_before(a) for a in f.args]
     if not all(pairs) or len({p[1] for p in pairs}) != 1:  # type: ignore[index]
         return None
-    return [p[0] for p in pairs], pairs[0][1]  # type: ignore[index]
+    return tuple(p[0] for p in pairs), pairs[0][1]  # type: ignore[index]
 
 
-def as_in_order(f: n.Formula) -> list[n.Formula] | None:
+@lru_cache(maxsize=65536)
+def as_in_order(f: n.Formula) -> tuple[n.Formula, ...] | None:
     """in_order([t1, ..., tk]) = F (t1 and X in_order([t2, ..., tk])), k >= 2."""
     e = as_called(f)
     if e is not None:
-        return [e]
+        return (e,)
     if not (b.is_eventually(f) and isinstance(f.right, n.And)):
         return None
     nexts = [a for a in f.right.args if isinstance(a, n.Next)]
@@ -125,9 +135,10 @@ def as_in_order(f: n.Formula) -> list[n.Formula] | None:
     if len(nexts) != 1 or not rest or not is_event_like(b.conj(*rest)):
         return None
     tail = as_in_order(nexts[0].arg)
-    return None if tail is None else [b.conj(*rest)] + tail
+    return None if tail is None else (b.conj(*rest),) + tail
 
 
+@lru_cache(maxsize=65536)
 def _as_within(f: n.Formula) -> tuple[n.Formula, int] | None:
     """within(t, k) = t or X within(t, k - 1), within(t, 0) = t."""
     if is_event_like(f) and not (isinstance(f, n.Or) and any(isinstance(a, n.Next) for a in f.args)):
@@ -145,6 +156,7 @@ def _as_within(f: n.Formula) -> tuple[n.Formula, int] | None:
     return event, inner[1] + 1
 
 
+@lru_cache(maxsize=65536)
 def as_within_steps(f: n.Formula) -> tuple[n.Formula, n.Formula, int] | None:
     """within_steps(t1, t2, k) = not t1 U (t1 and within(t2, k)), as (t1, t2, k)."""
     if not (isinstance(f, n.Until) and isinstance(f.left, n.Not) and is_event_like(f.left.arg)):
@@ -159,6 +171,7 @@ def as_within_steps(f: n.Formula) -> tuple[n.Formula, n.Formula, int] | None:
     return start, window[0], window[1]
 
 
+@lru_cache(maxsize=65536)
 def as_branch(f: n.Formula) -> tuple[n.Formula, n.Formula] | None:
     """branch_called(taken, forbidden) = F taken and not F forbidden."""
     if not (isinstance(f, n.And) and len(f.args) == 2):
@@ -171,6 +184,7 @@ def as_branch(f: n.Formula) -> tuple[n.Formula, n.Formula] | None:
     return None
 
 
+@lru_cache(maxsize=65536)
 def as_implication(f: n.Formula) -> tuple[n.Formula, n.Formula] | None:
     """trigger -> consequence, as written by the smart constructors: not t or c."""
     if not isinstance(f, n.Or):

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 _TAIL = re.compile(r"\s*(==|!=|<=|>=|<|>)\s*(-?\d+)\s*$")
 _OPEN, _CLOSE = "([{", ")]}"
@@ -95,6 +96,7 @@ def _matching_close(text: str, open_at: int) -> int | None:
     return None
 
 
+@lru_cache(maxsize=4096)
 def source_call(source: str) -> SourceCall | None:
     """The rule's body as `name(args) [op number]`, or None when it is not one call."""
     body = " ".join(rule_body(source).split())

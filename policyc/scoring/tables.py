@@ -48,26 +48,33 @@ def _print_problems(console: Console, report: TraceReport) -> None:
         console.print(f"  [yellow]{p.severity}[/]: {where}{p.message}{hint}", highlight=False)
 
 
-def print_corpus(corpus: CorpusReport, console: Console | None = None) -> None:
+def print_corpus(corpus: CorpusReport, console: Console | None = None, rows: int = 50) -> None:
+    """The reports of a corpus; at most `rows` traces are listed one by one (0: all of them)."""
     console = console or Console()
     reports = corpus.reports
     if len(reports) == 1 and not corpus.malformed:
         print_trace(console, reports[0])
         return
-    if reports:
+    shown = reports if rows <= 0 else reports[:rows]
+    if shown:
         table = Table(title="traces", show_edge=False, pad_edge=False)
-        for column in ("trace", "score", "label", "violated", "input problems"):
-            table.add_column(column, overflow="fold")
-        for i, r in enumerate(reports):
+        table.add_column("trace", no_wrap=True)
+        for column in ("score", "label", "input problems"):
+            table.add_column(column, no_wrap=True)
+        table.add_column("violated", overflow="fold", ratio=1)
+        for i, r in enumerate(shown):
             table.add_row(_trace_name(r, i), f"{r.compliance_score:.3f}",
                           f"[{_STYLE[r.compliance_label]}]{r.compliance_label}[/]",
-                          ", ".join(c.name for c in r.violated) or "-", str(len(r.input_problems) or "-"))
+                          str(len(r.input_problems) or "-"), ", ".join(c.name for c in r.violated) or "-")
         console.print(table)
+        if len(shown) < len(reports):
+            console.print(f"... and {len(reports) - len(shown)} more trace(s); `--rows 0` lists them all, "
+                          "`--format json` gives every report", highlight=False)
     print_aggregate(console, corpus)
-    for i, r in enumerate(reports):
-        if r.input_problems:
-            console.print(f"[bold]{_trace_name(r, i)}[/]:")
-            _print_problems(console, r)
+    problems = [(i, r) for i, r in enumerate(reports) if r.input_problems]
+    for i, r in problems if rows <= 0 else problems[:rows]:
+        console.print(f"[bold]{_trace_name(r, i)}[/]:")
+        _print_problems(console, r)
 
 
 def print_aggregate(console: Console, corpus: CorpusReport) -> None:

@@ -1,19 +1,21 @@
-"""All positions at once: the truth of a formula at every position of a trace, in linear time.
+"""All positions at once: the truth of a formula at every position of a trace.
 
 The reference evaluator (`evaluator.py`) states each clause as the paper writes it and is
 quadratic or worse on nested temporal operators. This engine computes, for each subformula,
-the list of its truth values at positions 0..n-1 in one pass, using the expansion laws that
-follow from those clauses on finite traces:
+its truth at positions 0..n-1 as the bits of one integer (bit i: position i), using the
+expansion laws that follow from those clauses on finite traces:
 
-    φ U ψ  at i  =  ψ(i) or (φ(i) and (φ U ψ)(i+1)),   false at i = n
-    φ R ψ  at i  =  ψ(i) and (φ(i) or (φ R ψ)(i+1)),   true at i = n
+    φ U ψ  at i  =  ψ(i) or (φ(i) and (φ U ψ)(i+1)),   false at i = n   (least fixpoint)
+    φ R ψ  at i  =  ψ(i) and (φ(i) or (φ R ψ)(i+1)),   true at i = n    (greatest fixpoint)
     φ S ψ  at i  =  ψ(i) or (φ(i) and (φ S ψ)(i-1)),   false at i = -1
     φ T ψ  at i  =  ψ(i) and (φ(i) or (φ T ψ)(i-1)),   true at i = -1
 
-Vectors are memoised per subformula and per binding of the variables free in it, so a
+X shifts the bits down, Y up; F, G, O and H are read off the highest or lowest set bit.
+Results are memoised per subformula and per binding of the variables free in it, so a
 subformula that does not mention a quantified variable is computed once for all its values.
-The scorer uses this engine; tests check it against the reference evaluator on random
-formulas and traces. On the empty trace it defers to the reference evaluator (position 0 = n).
+The scorer uses this engine; tests check it against the reference evaluator at every
+position of random formulas and traces. On the empty trace it defers to the reference
+evaluator (position 0 = n).
 
 >>> from policyc.ir import build as b
 >>> from policyc.trace import Trace
@@ -28,96 +30,132 @@ from __future__ import annotations
 
 from typing import Callable, Mapping
 
+from policyc.ir import build as b
 from policyc.ir import nodes as n
 from policyc.ir.data import DataEnv, eval_term, holds
 from policyc.ir.ops import UNDEF
 from policyc.ir.walk import free_vars
 from policyc.semantics.domains import domain_values, value_key
 from policyc.semantics.evaluator import Evaluator
+from policyc.semantics.terms import compile_term
 from policyc.trace.model import Trace
 
 
 class PositionEvaluator:
-    """Truth vectors of formulas over one complete trace."""
+    """Truth values of formulas at every position of one complete trace."""
 
     def __init__(self, trace: Trace, externs: Mapping[str, Callable[..., object]] | None = None):
         self.trace = trace
         self.n = len(trace.calls)
+        self.mask = (1 << self.n) - 1
         self.root_env = DataEnv({}, None, UNDEF, trace.globals, dict(externs or {}))
         self._memo: dict = {}
+        self._by_tool: dict[str, list[int]] = {}
+        for c in trace.calls:
+            self._by_tool.setdefault(c.name, []).append(c.position)
         self._reference = Evaluator(trace, externs) if self.n == 0 else None
 
     def holds(self, phi: n.Formula, i: int = 0, env: DataEnv | None = None) -> bool:
         """τ, i ⊨ φ, like `Evaluator.holds`."""
         if self._reference is not None:
             return self._reference.holds(phi, i, env)
-        return self.vector(phi, env)[i]
+        return bool(self.bits(phi, env) >> i & 1)
 
     def vector(self, phi: n.Formula, env: DataEnv | None = None) -> list[bool]:
         """[τ, i ⊨ φ for i in 0..n-1] (an empty list for the empty trace)."""
+        value = self.bits(phi, env)
+        return [bool(value >> i & 1) for i in range(self.n)]
+
+    def domain(self, term: n.Term, env: DataEnv) -> list:
+        return domain_values(eval_term(term, env))
+
+    def bits(self, phi: n.Formula, env: DataEnv | None = None) -> int:
+        """The positions where φ holds, as the set bits of an integer."""
         env = env or self.root_env
-        free = free_vars(phi)
-        key = (phi, tuple(sorted((v, value_key(env.vars.get(v, UNDEF))) for v in free)))
+        free = _sorted_free_vars(phi)
+        key = (phi, tuple([value_key(env.vars.get(v, UNDEF)) for v in free])) if free else phi
         cached = self._memo.get(key)
         if cached is None:
             cached = self._memo[key] = self._compute(phi, env)
         return cached
 
-    def domain(self, term: n.Term, env: DataEnv) -> list:
-        return domain_values(eval_term(term, env))
-
-    def _compute(self, phi: n.Formula, env: DataEnv) -> list[bool]:  # noqa: C901 - one case per operator
-        size = self.n
+    def _compute(self, phi: n.Formula, env: DataEnv) -> int:  # noqa: C901 - one case per operator
+        mask = self.mask
         if isinstance(phi, n.Const):
-            return [phi.value] * size
+            return mask if phi.value else 0
         if isinstance(phi, n.Event):
-            return [c.name == phi.tool and holds(phi.guard, env.at_call(c.args, c.result)) for c in self.trace.calls]
+            out = 0
+            calls = self.trace.calls
+            guard = None if phi.guard is b.LIT_TRUE else compile_term(phi.guard)
+            for i in self._by_tool.get(phi.tool, ()):
+                if guard is None or guard(env, calls[i].args, calls[i].result) is True:
+                    out |= 1 << i
+            return out
         if isinstance(phi, n.Cond):
-            return [holds(phi.term, env)] * size
+            return mask if holds(phi.term, env) else 0
         if isinstance(phi, n.Not):
-            return [not x for x in self.vector(phi.arg, env)]
+            return mask & ~self.bits(phi.arg, env)
         if isinstance(phi, n.And):
-            out = [True] * size
+            out = mask
             for arg in phi.args:
-                out = [x and y for x, y in zip(out, self.vector(arg, env))]
+                out &= self.bits(arg, env)
+                if not out:
+                    break
             return out
         if isinstance(phi, n.Or):
-            out = [False] * size
+            out = 0
             for arg in phi.args:
-                out = [x or y for x, y in zip(out, self.vector(arg, env))]
+                out |= self.bits(arg, env)
             return out
-        if isinstance(phi, (n.Next, n.WNext)):
-            arg = self.vector(phi.arg, env)
-            return arg[1:] + [isinstance(phi, n.WNext)]
-        if isinstance(phi, (n.Yesterday, n.WYesterday)):
-            arg = self.vector(phi.arg, env)
-            return [isinstance(phi, n.WYesterday)] + arg[:-1]
-        if isinstance(phi, (n.Until, n.Release)):
-            return _scan(self.vector(phi.left, env), self.vector(phi.right, env),
-                         reverse=True, release=isinstance(phi, n.Release))
-        if isinstance(phi, (n.Since, n.Trigger)):
-            return _scan(self.vector(phi.left, env), self.vector(phi.right, env),
-                         reverse=False, release=isinstance(phi, n.Trigger))
+        if isinstance(phi, n.Next):
+            return self.bits(phi.arg, env) >> 1
+        if isinstance(phi, n.WNext):
+            return self.bits(phi.arg, env) >> 1 | 1 << (self.n - 1)
+        if isinstance(phi, n.Yesterday):
+            return self.bits(phi.arg, env) << 1 & mask
+        if isinstance(phi, n.WYesterday):
+            return (self.bits(phi.arg, env) << 1 | 1) & mask
+        if isinstance(phi, (n.Until, n.Release, n.Since, n.Trigger)):
+            return self._binary(phi, self.bits(phi.left, env), self.bits(phi.right, env))
         if isinstance(phi, (n.Forall, n.Exists)):
             universal = isinstance(phi, n.Forall)
-            out = [universal] * size
+            out = mask if universal else 0
             for value in self.domain(phi.domain, env):
-                body = self.vector(phi.body, env.bind(phi.var, value))
-                out = [x and y for x, y in zip(out, body)] if universal else [x or y for x, y in zip(out, body)]
+                body = self.bits(phi.body, env.bind(phi.var, value))
+                out = out & body if universal else out | body
             return out
         raise TypeError(f"not a formula: {type(phi).__name__}")
 
-
-def _scan(left: list[bool], right: list[bool], reverse: bool, release: bool) -> list[bool]:
-    """Until/Since (release=False) or Release/Trigger (release=True) by one pass."""
-    size = len(right)
-    out = [False] * size
-    carry = release  # the value beyond the end (future) or before the start (past)
-    order = range(size - 1, -1, -1) if reverse else range(size)
-    for i in order:
-        if release:
-            carry = right[i] and (left[i] or carry)
+    def _binary(self, phi: n.Formula, left: int, right: int) -> int:
+        mask, top = self.mask, 1 << (self.n - 1)
+        if isinstance(phi, n.Until):
+            if left == mask:  # F ψ: up to the last ψ
+                return (1 << right.bit_length()) - 1
+            step = lambda r: right | left & r >> 1  # noqa: E731
+        elif isinstance(phi, n.Release):
+            if left == 0:  # G ψ: after the last ¬ψ
+                gaps = mask & ~right
+                return mask & ~((1 << gaps.bit_length()) - 1)
+            step = lambda r: right & (left | r >> 1 | top)  # noqa: E731
+        elif isinstance(phi, n.Since):
+            if left == mask:  # O ψ: from the first ψ on
+                return mask & ~((right & -right) - 1) if right else 0
+            step = lambda r: (right | left & r << 1) & mask  # noqa: E731
         else:
-            carry = right[i] or (left[i] and carry)
-        out[i] = carry
-    return out
+            if left == 0:  # H ψ: before the first ¬ψ
+                gaps = mask & ~right
+                return (gaps & -gaps) - 1 if gaps else mask
+            step = lambda r: right & (left | r << 1 | 1)  # noqa: E731
+        value = right
+        while True:  # each round settles at least one more position
+            following = step(value)
+            if following == value:
+                return value
+            value = following
+
+
+def _sorted_free_vars(phi: n.Formula) -> tuple[str, ...]:
+    cached = phi._cache.get("sorted_free_vars")
+    if cached is None:
+        cached = phi._cache["sorted_free_vars"] = tuple(sorted(free_vars(phi)))
+    return cached
