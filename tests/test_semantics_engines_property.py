@@ -56,3 +56,33 @@ def test_engines_agree_at_every_position(phi, trace, v):
     env = reference.root_env.bind("v", v)
     for i in range(max(len(trace), 1)):
         assert fast.holds(phi, i, env) == reference.holds(phi, i, env), (phi, i)
+
+
+# ------------------------------------------------------------------ compiled guards
+
+
+values = st.one_of(st.none(), st.booleans(), st.integers(-2, 3), st.sampled_from([0.0, 2.5, "a", "ab", ""]),
+                   st.lists(st.integers(0, 2), max_size=3), st.just({"n": 1, "s": "a"}))
+term_leaves = st.one_of(values.map(b.lit), st.sampled_from([b.arg("x"), b.arg("missing"), b.result(), b.var("v"),
+                                                            b.field(b.result(), "n"), b.index(b.arg("x"), b.lit(0))]))
+binary_ops = ["eq", "ne", "lt", "le", "gt", "ge", "in", "add", "sub", "mul", "div", "mod", "min", "max",
+              "contains", "startswith", "endswith"]
+terms = st.recursive(term_leaves, lambda children: st.one_of(
+    st.builds(lambda o, x, y: b.Op(o, (x, y)), st.sampled_from(binary_ops), children, children),
+    st.builds(lambda o, xs: b.Op(o, tuple(xs)), st.sampled_from(["and", "or"]), st.lists(children, min_size=1, max_size=3)),
+    st.builds(lambda o, x: b.Op(o, (x,)), st.sampled_from(["not", "len", "abs", "neg", "lower"]), children),
+), max_leaves=6)
+
+
+@settings(max_examples=EXAMPLES * 2, deadline=None)
+@given(term=terms, x=values, result=values, v=values)
+def test_compiled_terms_evaluate_like_eval_term(term, x, result, v):
+    from policyc.ir.data import DataEnv, eval_term
+    from policyc.ir.ops import UNDEF, values_equal
+    from policyc.semantics.terms import compile_term
+
+    env = DataEnv({"v": v})
+    expected = eval_term(term, env.at_call({"x": x}, result))
+    got = compile_term(term)(env, {"x": x}, result)
+    assert (got is UNDEF) == (expected is UNDEF) and (got is UNDEF or values_equal(got, expected)
+                                                       or got != got and expected != expected), (term, got, expected)
