@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from policyc.check.modules import ModuleGraph, load_policy, load_text
@@ -16,7 +17,15 @@ from policyc.diagnostics import Diagnostic, has_errors, sort_diagnostics
 from policyc.ir.policy import Policy
 
 
+#: Macro expansion recurses some fifteen Python frames per level, so the standard library's
+#: recursive macros (`called_n(t) >= 150`) need more than the interpreter's default of 1000.
+#: The limit is only ever raised.
+RECURSION_LIMIT = 12_000
+
+
 def check_graph(graph: ModuleGraph, resolve_externs: bool = False) -> tuple[Policy | None, list[Diagnostic]]:
+    if sys.getrecursionlimit() < RECURSION_LIMIT:
+        sys.setrecursionlimit(RECURSION_LIMIT)
     syms, diags = collect(graph)
     resolver = TypeResolver(syms, diags)
     sigs = signatures(syms, resolver, diags)

@@ -259,8 +259,8 @@ class Elaborator:
                        help=did_you_mean(name, functions + tools), scope=scope)
         elif best_var or not best_tool and (variables or pattern_args):
             self.error("E0206", f"unbound variable `{name}`", span,
-                       help=did_you_mean(name, variables + pattern_args)
-                       or f"bind it with `forall {name} in ...:` or in an event pattern `tool(arg: {name})`",
+                       help=f"did you mean `{best_var}`?" if best_var
+                       else f"bind it with `forall {name} in ...:` or in an event pattern `tool(arg: {name})`",
                        scope=scope)
         else:
             self.error("E0201", f"unknown tool `{name}`", span,
@@ -443,8 +443,8 @@ class Elaborator:
             lit = right if isinstance(right.term, n.Lit) else left if isinstance(left.term, n.Lit) else None
             if lit is not None and isinstance(lit.term.value, (int, float)):
                 return f"write the number as a string: \"{lit.term.value}\""
-            if lit is not None and isinstance(lit.term.value, str):
-                return "write the value without quotes to compare numbers"
+            if lit is not None and isinstance(lit.term.value, str) and _is_number(lit.term.value):
+                return f"write the number without quotes: {lit.term.value.strip()}"
         return None
 
     def arithmetic(self, e: ast.Arithmetic, scope: Scope) -> Value | None:
@@ -1048,6 +1048,14 @@ class Elaborator:
 
         visit(body, set())
         return list(found.items())
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _value_key(v: Value) -> object:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from policyc.check.suggest import did_you_mean
+from policyc.check.suggest import closest, did_you_mean
 from policyc.diagnostics import Diagnostic, Source, Span
 from policyc.resources import stdlib_dir
 from policyc.syntax import ast
@@ -161,11 +161,14 @@ class _Loader:
         if candidate.is_file():
             shown = str(candidate) if not candidate.is_absolute() else decl.target
             return candidate, _display(candidate, shown), False
-        siblings = [p.name for p in importer.parent.glob("*.altl")] if importer.parent.is_dir() else []
-        hint = did_you_mean(Path(decl.target).name, siblings, "file")
+        folder = candidate.parent
+        siblings = [p.name for p in folder.glob("*.altl")] if folder.is_dir() else []
+        best = closest(candidate.name, siblings)
+        prefix = decl.target[: len(decl.target) - len(Path(decl.target).name)]
         self.diagnostics.append(Diagnostic(
             "E0101", f"cannot find `{decl.target}`", decl.target_span,
-            help=hint or f"imports are resolved relative to `{importer.parent}`",
+            help=f"did you mean `{prefix}{best}`?" if best
+            else f"`{decl.target}` is looked up relative to the folder of `{importer.name}`",
         ))
         return None
 

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import importlib
+from dataclasses import replace
 
 from policyc.check.elaborate import Elaborator, ExpansionTooDeep
 from policyc.check.modules import ModuleGraph, ModuleInstance
 from policyc.check.scope import Scope
-from policyc.check.suggest import did_you_mean
+from policyc.check.suggest import closest, did_you_mean
 from policyc.check.symbols import Symbols
 from policyc.check.typing import Kind, TypeResolver
 from policyc.diagnostics import Diagnostic, Label
@@ -79,8 +80,9 @@ class PolicyBuilder:
                 if meta.name not in PAPER_LAYERS and meta.name not in self.syms.layers:
                     choices = list(PAPER_LAYERS) + list(self.syms.layers)
                     self.diags.append(Diagnostic("E0216", f"unknown layer `{meta.name}`", meta.span,
-                                                 help=did_you_mean(meta.name, choices, "layer")
-                                                 or f"declare it: `layer {meta.name} \"description\"`"))
+                                                 help=(f"did you mean `{best}`?" if (best := closest(meta.name, choices))
+                                                       else f"the layers are the paper's L1-L6 and those declared "
+                                                            f"with `layer`; declare it: `layer {meta.name} \"...\"`")))
                     ok = False
                 layer = meta.name
             elif isinstance(meta, ast.MetaSeverity):
@@ -94,6 +96,14 @@ class PolicyBuilder:
         try:
             value = self.elab.with_implicit_bindings(decl.body, scope)
         except ExpansionTooDeep:
+            endless = next(i for i in reversed(range(len(self.diags))) if self.diags[i].code == "E0219")
+            d = self.diags[endless]
+            self.diags[endless] = replace(d, labels=d.labels + (Label(decl.name_span, "while checking this rule"),),
+                                          notes=())
+            return None
+        except RecursionError:
+            self.diags.append(Diagnostic("E0004", f"rule `{name}` expands to a formula nested too deeply to process",
+                                         decl.name_span, help="lower the counts or the nesting of the macros it uses"))
             return None
         formula = self.elab.as_formula(value, decl.body.span, scope) if value is not None else None
         if formula is None or not ok:
@@ -238,19 +248,19 @@ def _is_binding(binding: str) -> bool:
 
 
 def resolve_binding(binding: str | None) -> str | None:
-    """None if `module:function` imports to a callable, else what is wrong."""
+    """None if `module:function` imports to a callable, else what is wrong (to follow
+    "extern predicate `name` ...")."""
     if not binding:
         return "has no Python binding"
-    module_name, _, attr = binding.partition(":")
     if not _is_binding(binding):
         return f'has a binding, `{binding}`, that is not of the form "module:function"'
+    module_name, _, attr = binding.partition(":")
     try:
         module = importlib.import_module(module_name)
     except Exception as exc:  # any import failure is the user's module's, reported as such
-        return f"cannot import `{module_name}` ({type(exc).__name__}: {exc})"
-    fn = getattr(module, attr, None)
-    if not callable(fn):
-        return f"`{module_name}` has no function `{attr}`"
+        return f"is bound to `{binding}`, but `{module_name}` cannot be imported ({type(exc).__name__}: {exc})"
+    if not callable(getattr(module, attr, None)):
+        return f"is bound to `{binding}`, but `{module_name}` has no function `{attr}`"
     return None
 
 

@@ -27,12 +27,18 @@ def closest(word: str, candidates: Iterable[str]) -> str | None:
 
 
 def did_you_mean(word: str, candidates: Iterable[str], what: str = "") -> str | None:
-    """A help line: `did you mean ...?`, or the list of choices when there are few."""
+    """A help line: `did you mean ...?`, or the list of choices when there are few.
+
+    >>> did_you_mean("serch", ["search", "read_file"], "tool")
+    'did you mean `search`?'
+    >>> did_you_mean("x", ["search", "read_file"], "tool")
+    'the declared tools are `read_file`, `search`'
+    """
     pool = sorted(set(candidates))
     best = closest(word, pool)
     if best is not None:
         return f"did you mean `{best}`?"
     if 0 < len(pool) <= 6:
-        label = f"{what} " if what else ""
-        return f"the declared {label}names are " + ", ".join(f"`{c}`" for c in pool)
+        label = f"{what}s" if what else "names"
+        return f"the declared {label} are " + ", ".join(f"`{c}`" for c in pool)
     return None

@@ -114,7 +114,8 @@ class TypeResolver:
         seen: set[str] = set()
         for f in fields:
             if f.name in seen:
-                self.diags.append(Diagnostic("E0213", f"field `{f.name}` is declared twice in {where}", f.span))
+                self.diags.append(Diagnostic("E0213", f"field `{f.name}` is declared twice in {where}", f.span,
+                                             help="give each field its own name"))
             seen.add(f.name)
             out.append((f.name, self.data_type(f.type)))
         return tuple(out)
