@@ -1,0 +1,153 @@
+"""Compile a rule to its monitor: the entry point of the automata stage.
+
+>>> from policyc.ir import build as b
+>>> rule = b.always(b.implies(b.event("refund"), b.once(b.event("approve"))))
+>>> auto = compile_rule(rule)
+>>> auto.dfa.size, auto.allowed_next(auto.dfa.initial), auto.allowed_next(auto.dfa.step(0, 0))
+(3, ['*', 'approve'], ['*', 'approve', 'refund'])
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Mapping
+
+from policyc.ir import nodes as n
+from policyc.ir.data import ExternError
+from policyc.ir.policy import Policy
+from policyc.ir.types import ToolSignature
+from policyc.trace.model import Trace
+
+from policyc.automata.alphabet import build_alphabet, events_of
+from policyc.automata.construct import build_dfa, explore, show_state, table_from
+from policyc.automata.fragment import NotCompilable, Plan, PlainPart, SlicedPart, plan_rule
+from policyc.automata.progress import Progression
+from policyc.automata.rule_table import RuleRun, RuleTable
+from policyc.automata.slicing import SliceTable
+from policyc.automata.solver import satisfiable_masks
+from policyc.automata.specialise import specialise
+from policyc.automata.table import VIOLATED, DfaTable
+
+
+@dataclass(frozen=True)
+class RuleAutomaton:
+    """A compiled rule: its plan, its pure-data table, and the tools of its policy."""
+
+    formula: n.Formula
+    plan: Plan
+    table: RuleTable
+    tools: Mapping[str, ToolSignature] = field(default_factory=dict)
+
+    @property
+    def dfa(self) -> DfaTable | None:
+        """The minimal DFA when the rule is one plain part (exact verdicts), else None."""
+        return self.table.dfa
+
+    @property
+    def is_sliced(self) -> bool:
+        return any(isinstance(p, SliceTable) for p in self.table.parts)
+
+    def start(self) -> RuleRun:
+        return self.table.start()
+
+    def allowed_next(self, state: int) -> list[str]:
+        """Tools whose some call keeps acceptance reachable from DFA `state` (`*`: any tool the
+        rule does not name, listed by name when the policy's tools are known)."""
+        dfa = self._require_dfa()
+        ab = dfa.alphabet
+        ok = {l for l, t in enumerate(dfa.delta[state]) if dfa.verdict[t] != VIOLATED}
+        names = {tool for tool, tl in ab.tools.items() if ok & set(tl.letters.values())}
+        if ab.other in ok:
+            others = [t for t in self.tools if t not in ab.tools]
+            names.update(others or ["*"])
+        return sorted(names)
+
+    def shortest_continuation(self, state: int) -> list[str] | None:
+        """Readable letters of a shortest continuation from `state` to acceptance."""
+        dfa = self._require_dfa()
+        letters = dfa.shortest_continuation(state)
+        return None if letters is None else [dfa.alphabet.describe(l) for l in letters]
+
+    def _require_dfa(self) -> DfaTable:
+        if self.dfa is None:
+            raise ValueError("a rule with quantified parts has no single automaton state")
+        return self.dfa
+
+    def to_json(self) -> dict:
+        return self.table.to_json()
+
+
+def build_slice(part: SlicedPart) -> SliceTable:
+    masks, _ = satisfiable_masks(part.static_atoms) if part.static_atoms else ([0], True)
+    bodies = {m: specialise(part.body, {a: bool(m >> i & 1) for i, a in enumerate(part.static_atoms)})
+              for m in masks}
+    events = tuple(e for f in bodies.values() for e in events_of(f))
+    alphabet, true_events = build_alphabet(n.TRUE, part.var, events)
+    tables = {}
+    for mask, body in bodies.items():
+        prog = Progression(body, true_events)
+        states, delta, accepting = explore(prog, alphabet.size)
+        tables[mask] = table_from(alphabet, delta, accepting, [show_state(prog, s) for s in states])
+    touch: dict[str, tuple] = {}
+    for tool, term in part.touch:
+        touch[tool] = touch.get(tool, ()) + (term,)
+    return SliceTable(part.kind, part.var, alphabet, part.static_atoms, tables, touch, part.domain, part.constants)
+
+
+_CACHE: dict[n.Formula, RuleAutomaton | NotCompilable] = {}
+
+
+def compile_rule(formula: n.Formula, tools: Mapping[str, ToolSignature] | None = None) -> RuleAutomaton:
+    """The monitor of a rule; raises NotCompilable (with `.reason`) outside the fragment."""
+    cached = _CACHE.get(formula)
+    if cached is None:
+        try:
+            plan = plan_rule(formula)
+            parts = tuple(build_dfa(p.formula) if isinstance(p, PlainPart) else build_slice(p) for p in plan.parts)
+            cached = RuleAutomaton(formula, plan, RuleTable(plan.skeleton, parts))
+        except NotCompilable as exc:
+            cached = exc
+        if len(_CACHE) > 4096:
+            _CACHE.clear()
+        _CACHE[formula] = cached
+    if isinstance(cached, NotCompilable):
+        raise NotCompilable(cached.reason)
+    if tools:
+        return RuleAutomaton(cached.formula, cached.plan, cached.table, dict(tools))
+    return cached
+
+
+def compile_policy(policy: Policy) -> dict[str, RuleAutomaton | NotCompilable]:
+    """Every rule of a policy: its automaton, or why it is scored offline only."""
+    out: dict[str, RuleAutomaton | NotCompilable] = {}
+    for rule in policy.rules:
+        try:
+            out[rule.name] = compile_rule(rule.formula, policy.tools)
+        except NotCompilable as exc:
+            out[rule.name] = exc
+    return out
+
+
+def first_violation(formula: n.Formula, trace: Trace,
+                    externs: Mapping[str, Callable[..., object]] | None = None) -> int | None:
+    """The length of the shortest bad prefix of `trace` (0: the rule is unsatisfiable), or
+    None when no prefix is bad or the rule is not compiled.
+
+    >>> from policyc.ir import build as b
+    >>> t = Trace.of(("x", {}), ("b", {}), ("a", {}), ("b", {}))
+    >>> first_violation(b.until(b.neg(b.event("b")), b.event("a")), t)   # `a` must come before any `b`
+    2
+    >>> first_violation(b.eventually(b.event("z")), t) is None              # liveness: never bad
+    True
+    """
+    try:
+        run = compile_rule(formula).start()
+        if run.verdict() == VIOLATED:
+            return 0
+        for k, call in enumerate(trace.calls, 1):
+            run.step(call.name, call.args, call.result, externs)
+            if run.verdict() == VIOLATED:
+                return k
+    except (NotCompilable, ExternError):
+        return None
+    return None

@@ -1,0 +1,219 @@
+"""Which rules compile, and into what: a plan of plain and sliced parts.
+
+A rule compiles when, after moving universal quantifiers out of `always`
+(`G forall x in D: φ` is `forall x in D: G φ`, D being the same at every position), it is a
+boolean combination (and, or, not) of
+
+  - *plain* parts: no quantifier; events whose guards read only the current call
+    (arguments, result, literals, extern predicates); every temporal operator, future and
+    past, with no future operator below a past one. All plain parts under one `and`/`or`
+    are merged into one automaton, so their interplay is exact;
+  - *sliced* parts: `forall x in D: φ` or `exists x in D: φ` with φ plain except that guards
+    may compare x with a call's argument or result by `==` or `!=` (binding atoms), and
+    conditions may test x against literals (static atoms). D is a union of call domains
+    (`tool.arg`, `tool.result.path`, as pattern-bound variables produce) and literal lists.
+
+Everything else is reported as not compiled, with the reason: nested quantifiers, a
+quantifier below another temporal operator, conditions on trace-wide values (`outputs`,
+`entities(...)` domains, metrics), a variable compared other than by equality with a call.
+
+>>> from policyc.ir import build as b
+>>> o = b.var("o")
+>>> phi = b.forall("o", None, b.values("refund", ("order_id",)),
+...     b.always(b.implies(b.event("refund", b.op("eq", b.arg("order_id"), o)),
+...                        b.once(b.event("check", b.op("eq", b.arg("order_id"), o))))))
+>>> plan = plan_rule(phi)
+>>> plan.skeleton, type(plan.parts[0]).__name__, plan.parts[0].domain
+(0, 'SlicedPart', (('refund', ('order_id',), False),))
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Union
+
+from policyc.ir import build as b
+from policyc.ir import nodes as n
+from policyc.ir.walk import free_vars, subformulas
+
+from policyc.automata.atoms import atom_kind, guard_leaves
+from policyc.automata.progress import NotPropositional, check_progressable
+
+
+class NotCompilable(ValueError):
+    """The rule is outside the compiled fragment; it is scored offline only."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class PlainPart:
+    formula: n.Formula
+
+
+@dataclass(frozen=True)
+class SlicedPart:
+    kind: str  # "forall" | "exists"
+    var: str
+    domain: tuple[tuple[str, tuple, bool], ...]  # (tool, path, flatten) call domains
+    constants: tuple  # literal domain values
+    body: n.Formula
+    static_atoms: tuple[n.Term, ...]
+    touch: tuple[tuple[str, n.Term], ...]  # (tool, call-local term compared with var)
+
+
+Part = Union[PlainPart, SlicedPart]
+#: skeleton: an int (index of a part), ("and", [...]), ("or", [...]) or ("not", skeleton)
+Skeleton = Union[int, tuple]
+
+
+@dataclass(frozen=True)
+class Plan:
+    skeleton: Skeleton
+    parts: tuple[Part, ...]
+
+
+def _has_quantifier(f: n.Formula) -> bool:
+    return any(isinstance(s, (n.Forall, n.Exists)) for s in subformulas(f))
+
+
+def hoist(f: n.Formula) -> n.Formula:
+    """Move universal quantifiers and conjunctions out of `always`."""
+    if isinstance(f, (n.And, n.Or)):
+        return (b.conj if isinstance(f, n.And) else b.disj)(*(hoist(a) for a in f.args))
+    if isinstance(f, n.Not):
+        return b.neg(hoist(f.arg))
+    if b.is_always(f):
+        inner = hoist(f.right)
+        if isinstance(inner, n.Forall):
+            return n.Forall(inner.var, inner.type, inner.domain, hoist(b.always(inner.body)))
+        if isinstance(inner, n.And):
+            return b.conj(*(hoist(b.always(a)) for a in inner.args))
+        return b.always(inner)
+    return f
+
+
+def plan_rule(formula: n.Formula) -> Plan:
+    """Split a rule into parts the automata compile; raise NotCompilable otherwise."""
+    parts: list[Part] = []
+
+    def split(f: n.Formula) -> Skeleton:
+        if not _has_quantifier(f):
+            parts.append(plain_part(f))
+            return len(parts) - 1
+        if isinstance(f, n.Not):
+            return ("not", split(f.arg))
+        if isinstance(f, (n.And, n.Or)):
+            plain = [a for a in f.args if not _has_quantifier(a)]
+            rest = [split(a) for a in f.args if _has_quantifier(a)]
+            if plain:
+                merged = (b.conj if isinstance(f, n.And) else b.disj)(*plain)
+                parts.append(plain_part(merged))
+                rest.insert(0, len(parts) - 1)
+            return ("and" if isinstance(f, n.And) else "or", rest)
+        if isinstance(f, (n.Forall, n.Exists)):
+            parts.append(sliced_part(f))
+            return len(parts) - 1
+        raise NotCompilable("a quantifier below a temporal operator other than `always`")
+
+    skeleton = split(hoist(formula))
+    return Plan(skeleton, tuple(parts))
+
+
+def plain_part(f: n.Formula) -> PlainPart:
+    _check_atoms(f, None)
+    _check_temporal(f)
+    return PlainPart(f)
+
+
+def _check_temporal(f: n.Formula) -> None:
+    try:
+        check_progressable(f)
+    except NotPropositional as exc:
+        raise NotCompilable(str(exc)) from None
+
+
+def _check_atoms(f: n.Formula, var: str | None) -> tuple[list[n.Term], list[tuple[str, n.Term]]]:
+    """The static atoms and binding terms of `f`; NotCompilable for unsupported atoms."""
+    static: list[n.Term] = []
+    touch: list[tuple[str, n.Term]] = []
+    for sub in subformulas(f):
+        if isinstance(sub, n.Event):
+            leaves = [(leaf, sub.tool) for leaf in guard_leaves(sub.guard)]
+        elif isinstance(sub, n.Cond):
+            leaves = [(leaf, None) for leaf in guard_leaves(sub.term)]
+        else:
+            continue
+        for leaf, tool in leaves:
+            kind = atom_kind(leaf, var)
+            if tool is None and kind == "call":
+                kind = "unsupported"  # a condition outside any event cannot read a call
+            if kind == "static":
+                if leaf not in static:
+                    static.append(leaf)
+            elif kind == "binding":
+                left, right = leaf.args
+                term = right if left == n.Var(var) else left
+                if (tool, term) not in touch:
+                    touch.append((tool, term))
+            elif kind == "unsupported":
+                raise NotCompilable(_unsupported_reason(leaf, var))
+    return static, touch
+
+
+def _unsupported_reason(leaf: n.Term, var: str | None) -> str:
+    from policyc.ir.printer import show
+
+    kinds = {type(s).__name__ for s in subformulas(leaf)}
+    if kinds & {"Values", "Outputs", "Metric"}:
+        return f"the condition `{show(leaf)}` reads trace-wide values (domains, outputs or metrics)"
+    if var is not None and n.Var(var) in subformulas(leaf):
+        return f"`{var}` is compared with a call other than by `==` or `!=` in `{show(leaf)}`"
+    return f"the condition `{show(leaf)}` reads variables the automata do not track"
+
+
+def _domain(term: n.Term) -> tuple[list, list]:
+    """(call domains, literal values) of a quantifier's domain."""
+    if isinstance(term, n.Values):
+        return [(term.tool, term.path, term.flatten)], []
+    if isinstance(term, n.Lit):
+        v = term.value
+        values = v if isinstance(v, list) else list(v) if isinstance(v, dict) else [] if v is None else [v]
+        return [], values
+    if isinstance(term, n.Op) and term.op == "add":
+        calls, consts = [], []
+        for a in term.args:
+            c, k = _domain(a)
+            if isinstance(a, n.Lit) and not isinstance(a.value, list):
+                raise NotCompilable("a domain adds a literal that is not a list")
+            calls += c
+            consts += k
+        return calls, consts
+    from policyc.ir.printer import show
+
+    raise NotCompilable(f"the domain `{show(term)}` is not drawn from call arguments or results")
+
+
+def sliced_part(q: n.Formula) -> SlicedPart:
+    body = q.body
+    if _has_quantifier(body):
+        raise NotCompilable("nested quantifiers")
+    if free_vars(body) - {q.var} or free_vars(q.domain):
+        raise NotCompilable("a variable bound outside the quantifier")
+    calls, consts = _domain(q.domain)
+    static, touch = _check_atoms(body, q.var)
+    _check_temporal(_without_conditions(body))
+    kind = "forall" if isinstance(q, n.Forall) else "exists"
+    return SlicedPart(kind, q.var, tuple(calls), tuple(consts), body, tuple(static), tuple(touch))
+
+
+def _without_conditions(f: n.Formula) -> n.Formula:
+    """`f` with its static conditions read as true (only to check its temporal shape)."""
+    from policyc.automata.specialise import specialise
+
+    return specialise(f, {})
+
+
+__all__ = ["NotCompilable", "Plan", "PlainPart", "SlicedPart", "plan_rule", "hoist"]
