@@ -190,7 +190,7 @@ def test_violated_at_comes_from_the_automata_when_they_answer(fan_out, monkeypat
     answers = {"tool_a_called": None, "tool_a_before_branches": 0}
     by_formula = {r.formula: answers.get(r.name, 1) for r in fan_out.rules}
 
-    def first_violation(formula, trace):
+    def first_violation(formula, trace, externs=None):
         if by_formula[formula] == 1:
             raise RuntimeError("cannot compile")
         return by_formula[formula]
@@ -208,7 +208,8 @@ def test_rule_classes_estimated_syntactically(fan_out, monkeypatch):
     classes = {r.name: violation.rule_class(r.formula) for r in policy.rules}
     assert classes["identify_before_write"] == "detectable" and classes["recheck_bill"] is None
     assert violation.rule_class(fan_out.rule("tool_d_called").formula) == "offline-only"
-    monkeypatch.setattr(violation, "_automata", lambda name: (lambda f: "gateable") if name == "rule_class" else None)
+    monkeypatch.setattr(violation, "_automata",
+                        lambda name: (lambda f, tools: "gateable") if name == "rule_class" else None)
     assert violation.rule_class(fan_out.rule("tool_d_called").formula) == "gateable"
 
 
@@ -273,3 +274,13 @@ def test_corpus_vacuity_counts():
     policy, _ = check_text("tool a()\ntool b()\nrule r layer L4: always (a -> once b)\n", "v.altl")
     corpus = score_corpus(policy, [Trace.of(("b", {})), Trace.of(("b", {}), ("a", {})), Trace.of()])
     assert corpus.vacuous_passes == 2 and corpus.rules[0].vacuous == 2 and corpus.rules[0].pass_rate == 1.0
+
+
+def test_violated_at_from_the_automata_engine(fan_out):
+    pytest.importorskip("policyc.automata")
+    trace = Trace.of(("tool_b", {"i": 2, "j": 0}), ("tool_d", {"numbers": []}), ("tool_a", {"seed": 1}))
+    report = score_trace(fan_out, trace)
+    got = {c.name: c.violated_at for c in report.constraints if not c.passed}
+    # tool_d came before tool_a: certain after call #2, though the trace has 3 calls
+    assert got["tool_a_before_branches"] == 2
+    assert got["tool_b_for_even"] == 3  # a count: only the end of the trace decides

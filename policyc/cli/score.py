@@ -34,13 +34,13 @@ def command(policy: str, traces: tuple[str, ...], fmt: str, input_format: str, r
     2 bad input (a malformed record, a call that does not match a signature, no records).
     """
     from policyc.scoring import CorpusTally, resolve_externs, score_trace
-    from policyc.scoring.violation import rule_class
+    from policyc.scoring.score import rule_classes
     from policyc.trace import TraceError, iter_traces
 
     checked, _ = load_checked(policy, resolve_externs=True)
     items = list(iter_traces(traces, input_format))
     externs = resolve_externs(checked)
-    classes = {r.name: rule_class(r.formula) for r in checked.rules}
+    classes = rule_classes(checked)
     tally = CorpusTally(checked, keep_reports=fmt != "jsonl")
     with _progress(len(items)) as advance:
         for item in items:

@@ -57,7 +57,7 @@ def resolve_externs(policy: Policy) -> dict[str, Callable[..., object]]:
 
 def score_rule(rule: Rule, trace: Trace, engine: PositionEvaluator, classes: dict | None = None) -> ConstraintResult:
     """One rule's verdict, detail, violation step and vacuity on one trace."""
-    kind = classes.get(rule.name) if classes is not None and rule.name in classes else rule_class(rule.formula)
+    kind = classes[rule.name] if classes is not None and rule.name in classes else rule_class(rule.formula)
     base = {"name": rule.name, "layer": rule.layer, "weight": rule.weight, "rule_class": kind}
     try:
         passed = engine.holds(rule.formula)
@@ -66,7 +66,7 @@ def score_rule(rule: Rule, trace: Trace, engine: PositionEvaluator, classes: dic
             if status == VACUOUS:
                 return ConstraintResult(**base, passed=True, detail=f"Holds vacuously: {why}.", vacuous=True)
             return ConstraintResult(**base, passed=True, detail=describe(rule, engine, True))
-        step = violated_at(rule.formula, trace)
+        step = violated_at(rule.formula, trace, engine.root_env.externs)
         return ConstraintResult(**base, passed=False, detail=describe(rule, engine, False, step), violated_at=step)
     except (ExternError, RecursionError) as exc:
         problem = str(exc) if isinstance(exc, ExternError) else "the formula is nested too deeply to evaluate"
@@ -81,6 +81,8 @@ def score_trace(policy: Policy, trace: Trace, *, externs: Externs | None = None,
     `classes` may hold each rule's class, computed once for a corpus.
     """
     engine = PositionEvaluator(trace, resolve_externs(policy) if externs is None else externs)
+    if classes is None:
+        classes = rule_classes(policy)
     constraints = [score_rule(rule, trace, engine, classes) for rule in policy.rules]
     total = sum(c.weight for c in constraints)
     lost = sum(c.weight for c in constraints if not c.passed)
@@ -101,6 +103,11 @@ def score_trace(policy: Policy, trace: Trace, *, externs: Externs | None = None,
         origin=trace.origin,
         input_problems=[InputProblem.from_finding(f) for f in check_trace(trace, policy.tools)],
     )
+
+
+def rule_classes(policy: Policy) -> dict[str, str | None]:
+    """Each rule's class (see `violation.rule_class`), computed once per policy."""
+    return {r.name: rule_class(r.formula, policy.tools) for r in policy.rules}
 
 
 class CorpusTally:
@@ -186,7 +193,7 @@ def score_corpus(policy: Policy, traces: Iterable[Trace | TraceError], *, extern
     (1, 1.0, [('L1', 1.0), ('L3', 1.0)])
     """
     bound = resolve_externs(policy) if externs is None else externs
-    classes = {r.name: rule_class(r.formula) for r in policy.rules}
+    classes = rule_classes(policy)
     tally = CorpusTally(policy, keep_reports)
     for item in traces:
         tally.add(item if isinstance(item, TraceError) else score_trace(policy, item, externs=bound, classes=classes))

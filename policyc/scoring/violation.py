@@ -6,7 +6,8 @@ number; 0 when the rule is unsatisfiable from the start. A rule without a bad pr
 trace (liveness: `called(x)` on a trace without x) is violated at the end, n.
 
 Both answers come from `policyc.automata` when it provides them
-(`first_violation(formula, trace) -> int | None`, `rule_class(formula) -> str | None`);
+(`first_violation(formula, trace, externs=...) -> int | None`,
+`rule_class(formula, tools) -> str`);
 this module imports it lazily and falls back, so the scorer works before and without it:
 without the automata, every violation is placed at the end of the trace, and the rule class
 is a syntactic estimate.
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 import importlib
 from functools import cache
-from typing import Callable
+from typing import Callable, Mapping
 
 from policyc.ir import build as b
 from policyc.ir import nodes as n
@@ -37,7 +38,7 @@ def _automata(name: str) -> Callable | None:
     return fn if callable(fn) else None
 
 
-def violated_at(formula: n.Formula, trace: Trace) -> int:
+def violated_at(formula: n.Formula, trace: Trace, externs: Mapping[str, Callable] | None = None) -> int:
     """The 1-based call after which the (failed) rule could no longer be satisfied.
 
     >>> from policyc.trace import Trace
@@ -47,7 +48,7 @@ def violated_at(formula: n.Formula, trace: Trace) -> int:
     first_violation = _automata("first_violation")
     if first_violation is not None:
         try:
-            k = first_violation(formula, trace)
+            k = first_violation(formula, trace, externs=externs)
         except Exception:  # noqa: BLE001 - an engine's failure must not stop scoring; fall back
             k = None
         if isinstance(k, int) and 0 <= k <= len(trace):
@@ -55,24 +56,29 @@ def violated_at(formula: n.Formula, trace: Trace) -> int:
     return len(trace)
 
 
-def rule_class(formula: n.Formula) -> str | None:
-    """gateable / detectable / offline-only from the automata, else a syntactic estimate.
-
-    The estimate says `detectable` for syntactic safety formulas (every violation shows on a
-    finite prefix) and `offline-only` for eventualities of single calls (`called(x)`: no
-    prefix is ever bad); otherwise None (unknown).
-
-    >>> rule_class(b.always(b.implies(b.event("a"), b.once(b.event("b"))))), rule_class(b.eventually(b.event("a")))
-    ('detectable', 'offline-only')
-    """
+def rule_class(formula: n.Formula, tools: Mapping | None = None) -> str | None:
+    """gateable / detectable / offline-only from the automata, else `syntactic_class`."""
     classify = _automata("rule_class")
     if classify is not None:
         try:
-            found = classify(formula)
+            found = classify(formula, tools)
         except Exception:  # noqa: BLE001 - fall back to the estimate
             found = None
         if isinstance(found, str):
             return found
+    return syntactic_class(formula)
+
+
+def syntactic_class(formula: n.Formula) -> str | None:
+    """An estimate of the rule class from the formula's syntax alone.
+
+    `detectable` for syntactic safety formulas (every violation shows on a finite prefix),
+    `offline-only` for eventualities of single calls (`called(x)`: no prefix is ever bad),
+    otherwise None (unknown).
+
+    >>> syntactic_class(b.always(b.implies(b.event("a"), b.once(b.event("b"))))), syntactic_class(b.eventually(b.event("a")))
+    ('detectable', 'offline-only')
+    """
     if _uses_trace_wide_data(formula):
         return None
     if is_safety(formula, True):

@@ -2,8 +2,9 @@
 
 This is the executable specification every other engine (automata, solver encodings,
 runtime, scorer) is tested against. It is written to be read, not to be fast: each clause is
-the paper's definition evaluated directly over the complete trace. Results are memoised per
-(formula, position, variable binding) only so that nested temporal operators stay polynomial.
+one method that evaluates the paper's definition directly over the complete trace. Results
+are memoised per (formula, position, variable binding) only so that nested temporal
+operators stay polynomial.
 
 Positions range over the trace, 0 <= i < n (A.1.1). A formula may also be evaluated at
 i = n: that happens for the empty trace, where no call exists; there no event holds, the
@@ -37,82 +38,117 @@ class Evaluator:
         self.root_env = DataEnv({}, None, UNDEF, trace.globals, dict(externs or {}))
         self._memo: dict = {}
 
-    # ------------------------------------------------------------ entry point
-
     def holds(self, phi: n.Formula, i: int = 0, env: DataEnv | None = None) -> bool:
         """τ, i ⊨ φ under the variable binding of `env` (the root binding when omitted)."""
         env = env or self.root_env
         key = (phi, i, binding_key(env.vars))
         cached = self._memo.get(key)
         if cached is None:
-            cached = self._memo[key] = self._eval(phi, i, env)
+            clause = _CLAUSES.get(type(phi))
+            if clause is None:
+                raise TypeError(f"not a formula: {type(phi).__name__}")
+            cached = self._memo[key] = clause(self, phi, i, env)
         return cached
-
-    # ------------------------------------------------------------ clauses
-
-    def _eval(self, phi: n.Formula, i: int, env: DataEnv) -> bool:  # noqa: C901 - one case per clause
-        n_ = self.n
-        if isinstance(phi, n.Const):  # ⊤, ⊥ (A.2.1)
-            return phi.value
-        if isinstance(phi, n.Event):
-            # an atomic proposition over c_i: its name is the tool and its arguments and
-            # result satisfy the guard (A.2.2: a ⊑ c_i.args, match(c_i.result, r))
-            if i >= n_:
-                return False
-            call = self.trace.calls[i]
-            return call.name == phi.tool and holds(phi.guard, env.at_call(call.args, call.result))
-        if isinstance(phi, n.Cond):  # a data condition: independent of the position (A.1.4: ⊥ is false)
-            return holds(phi.term, env)
-        if isinstance(phi, n.Not):
-            return not self.holds(phi.arg, i, env)
-        if isinstance(phi, n.And):
-            return all(self.holds(a, i, env) for a in phi.args)
-        if isinstance(phi, n.Or):
-            return any(self.holds(a, i, env) for a in phi.args)
-        # ---- future (A.2.3)
-        if isinstance(phi, n.Next):  # X φ: i+1 < n and τ≥i+1 ⊨ φ
-            return i + 1 < n_ and self.holds(phi.arg, i + 1, env)
-        if isinstance(phi, n.WNext):  # weak next: i+1 >= n or τ≥i+1 ⊨ φ
-            return i + 1 >= n_ or self.holds(phi.arg, i + 1, env)
-        if isinstance(phi, n.Until):  # ∃j≥i. τ≥j ⊨ ψ and ∀i≤k<j. τ≥k ⊨ φ
-            return any(
-                self.holds(phi.right, j, env) and all(self.holds(phi.left, k, env) for k in range(i, j))
-                for j in range(i, n_)
-            )
-        if isinstance(phi, n.Release):  # ∀j≥i. τ≥j ⊨ ψ or ∃i≤k<j. τ≥k ⊨ φ
-            return all(
-                self.holds(phi.right, j, env) or any(self.holds(phi.left, k, env) for k in range(i, j))
-                for j in range(i, n_)
-            )
-        # ---- past (the mirror images, over the prefix up to i)
-        if isinstance(phi, n.Yesterday):  # Y φ: i > 0 and τ, i-1 ⊨ φ
-            return 0 < i < n_ and self.holds(phi.arg, i - 1, env)
-        if isinstance(phi, n.WYesterday):  # Z φ: i = 0 or τ, i-1 ⊨ φ
-            return i >= n_ or i == 0 or self.holds(phi.arg, i - 1, env)
-        if isinstance(phi, n.Since):  # ∃j≤i. τ,j ⊨ ψ and ∀j<k≤i. τ,k ⊨ φ
-            if i >= n_:
-                return False
-            return any(
-                self.holds(phi.right, j, env) and all(self.holds(phi.left, k, env) for k in range(j + 1, i + 1))
-                for j in range(0, i + 1)
-            )
-        if isinstance(phi, n.Trigger):  # ∀j≤i. τ,j ⊨ ψ or ∃j<k≤i. τ,k ⊨ φ
-            if i >= n_:
-                return True
-            return all(
-                self.holds(phi.right, j, env) or any(self.holds(phi.left, k, env) for k in range(j + 1, i + 1))
-                for j in range(0, i + 1)
-            )
-        # ---- data quantifiers (A.2.4): eager instantiation over D(τ, μ); inner scopes shadow
-        if isinstance(phi, n.Forall):  # ⋀ over e ∈ D: true over an empty domain
-            return all(self.holds(phi.body, i, env.bind(phi.var, e)) for e in self.domain(phi.domain, env))
-        if isinstance(phi, n.Exists):  # ⋁ over e ∈ D: false over an empty domain
-            return any(self.holds(phi.body, i, env.bind(phi.var, e)) for e in self.domain(phi.domain, env))
-        raise TypeError(f"not a formula: {type(phi).__name__}")
 
     def domain(self, term: n.Term, env: DataEnv) -> list:
         """D(τ, μ): the values a quantifier ranges over (see `domains.domain_values`)."""
         return domain_values(eval_term(term, env))
+
+    # ------------------------------------------------------------ A.2.1: constants and connectives
+
+    def const(self, phi: n.Const, i: int, env: DataEnv) -> bool:
+        """⊤ and ⊥."""
+        return phi.value
+
+    def negation(self, phi: n.Not, i: int, env: DataEnv) -> bool:
+        """¬φ."""
+        return not self.holds(phi.arg, i, env)
+
+    def conjunction(self, phi: n.And, i: int, env: DataEnv) -> bool:
+        """φ ∧ ψ ∧ …"""
+        return all(self.holds(a, i, env) for a in phi.args)
+
+    def disjunction(self, phi: n.Or, i: int, env: DataEnv) -> bool:
+        """φ ∨ ψ ∨ …"""
+        return any(self.holds(a, i, env) for a in phi.args)
+
+    # ------------------------------------------------------------ A.2.2: atomic propositions
+
+    def event(self, phi: n.Event, i: int, env: DataEnv) -> bool:
+        """cᵢ matches the pattern: its name is the tool and its arguments and result satisfy
+        the guard (a ⊑ cᵢ.args, match(cᵢ.result, r)); no call exists at i = n."""
+        if i >= self.n:
+            return False
+        call = self.trace.calls[i]
+        return call.name == phi.tool and holds(phi.guard, env.at_call(call.args, call.result))
+
+    def condition(self, phi: n.Cond, i: int, env: DataEnv) -> bool:
+        """A data condition, independent of the position; a ⊥ operand makes it false (A.1.4)."""
+        return holds(phi.term, env)
+
+    # ------------------------------------------------------------ A.2.3: future
+
+    def next(self, phi: n.Next, i: int, env: DataEnv) -> bool:
+        """X φ: i + 1 < n and τ≥i+1 ⊨ φ (strong next: false at the end)."""
+        return i + 1 < self.n and self.holds(phi.arg, i + 1, env)
+
+    def weak_next(self, phi: n.WNext, i: int, env: DataEnv) -> bool:
+        """weak next: i + 1 ≥ n or τ≥i+1 ⊨ φ."""
+        return i + 1 >= self.n or self.holds(phi.arg, i + 1, env)
+
+    def until(self, phi: n.Until, i: int, env: DataEnv) -> bool:
+        """φ U ψ: ∃j ≥ i. τ≥j ⊨ ψ and ∀i ≤ k < j. τ≥k ⊨ φ (F φ = ⊤ U φ)."""
+        return any(self.holds(phi.right, j, env) and all(self.holds(phi.left, k, env) for k in range(i, j))
+                   for j in range(i, self.n))
+
+    def release(self, phi: n.Release, i: int, env: DataEnv) -> bool:
+        """φ R ψ: ∀j ≥ i. τ≥j ⊨ ψ or ∃i ≤ k < j. τ≥k ⊨ φ (G φ = ⊥ R φ; vacuously true when i ≥ n)."""
+        return all(self.holds(phi.right, j, env) or any(self.holds(phi.left, k, env) for k in range(i, j))
+                   for j in range(i, self.n))
+
+    # ------------------------------------------------------------ past: the mirror images
+
+    def yesterday(self, phi: n.Yesterday, i: int, env: DataEnv) -> bool:
+        """Y φ: i > 0 and τ, i − 1 ⊨ φ."""
+        return 0 < i < self.n and self.holds(phi.arg, i - 1, env)
+
+    def weak_yesterday(self, phi: n.WYesterday, i: int, env: DataEnv) -> bool:
+        """Z φ: i = 0 or τ, i − 1 ⊨ φ."""
+        return i >= self.n or i == 0 or self.holds(phi.arg, i - 1, env)
+
+    def since(self, phi: n.Since, i: int, env: DataEnv) -> bool:
+        """φ S ψ: ∃j ≤ i. τ, j ⊨ ψ and ∀j < k ≤ i. τ, k ⊨ φ (O φ = ⊤ S φ)."""
+        if i >= self.n:
+            return False
+        return any(self.holds(phi.right, j, env) and all(self.holds(phi.left, k, env) for k in range(j + 1, i + 1))
+                   for j in range(0, i + 1))
+
+    def trigger(self, phi: n.Trigger, i: int, env: DataEnv) -> bool:
+        """φ T ψ: ∀j ≤ i. τ, j ⊨ ψ or ∃j < k ≤ i. τ, k ⊨ φ (H φ = ⊥ T φ)."""
+        if i >= self.n:
+            return True
+        return all(self.holds(phi.right, j, env) or any(self.holds(phi.left, k, env) for k in range(j + 1, i + 1))
+                   for j in range(0, i + 1))
+
+    # ------------------------------------------------------------ A.2.4: data quantifiers
+
+    def forall(self, phi: n.Forall, i: int, env: DataEnv) -> bool:
+        """∀x ∈ D. φ: ⋀ over e ∈ D(τ, μ) of φ[x ↦ e], eagerly; true over an empty domain.
+        The binding of x hides any outer x (inner scopes shadow outer ones, A.3.1)."""
+        return all(self.holds(phi.body, i, env.bind(phi.var, e)) for e in self.domain(phi.domain, env))
+
+    def exists(self, phi: n.Exists, i: int, env: DataEnv) -> bool:
+        """∃x ∈ D. φ: ⋁ over e ∈ D(τ, μ) of φ[x ↦ e]; false over an empty domain."""
+        return any(self.holds(phi.body, i, env.bind(phi.var, e)) for e in self.domain(phi.domain, env))
+
+
+_CLAUSES: dict[type, Callable[[Evaluator, n.Formula, int, DataEnv], bool]] = {
+    n.Const: Evaluator.const, n.Not: Evaluator.negation, n.And: Evaluator.conjunction,
+    n.Or: Evaluator.disjunction, n.Event: Evaluator.event, n.Cond: Evaluator.condition,
+    n.Next: Evaluator.next, n.WNext: Evaluator.weak_next, n.Until: Evaluator.until,
+    n.Release: Evaluator.release, n.Yesterday: Evaluator.yesterday, n.WYesterday: Evaluator.weak_yesterday,
+    n.Since: Evaluator.since, n.Trigger: Evaluator.trigger, n.Forall: Evaluator.forall, n.Exists: Evaluator.exists,
+}
 
 
 def evaluate(phi: n.Formula, trace: Trace, externs: Mapping[str, Callable[..., object]] | None = None) -> bool:
