@@ -4,8 +4,8 @@
 >>> from policyc.ir.policy import Policy, Rule
 >>> p = Policy("p", None, {}, (Rule("r", b.always(b.implies(b.event("refund"), b.once(b.event("approve"))))),))
 >>> compiled = compile_rules(p)
->>> sorted(compiled.tables["r"][0]), compiled.classes["r"] in ("gateable", "detectable")
-(['dfa'], True)
+>>> sorted(compiled.tables["r"][0]), compiled.classes["r"]
+(['rule'], 'gateable')
 """
 
 from __future__ import annotations
@@ -22,22 +22,21 @@ class CompiledRules:
 
 
 def compile_rules(policy: Policy) -> CompiledRules:
-    """Compile every rule of a policy that the automata support.
+    """Compile every rule of a policy that the automata support (`policyc.automata.compile_rule`).
 
     The class of each rule is the one `policyc score` reports (`policyc.scoring.violation.rule_class`),
     so a gated run's report and an offline score of the same trace agree to the letter.
     """
-    from policyc.automata.construct import build_dfa
-    from policyc.automata.progress import NotPropositional
+    from policyc.automata import NotCompilable, compile_rule
     from policyc.scoring.violation import rule_class
 
     out = CompiledRules()
     for rule in policy.rules:
-        out.classes[rule.name] = rule_class(rule.formula)
+        out.classes[rule.name] = rule_class(rule.formula, policy.tools)
         try:
-            dfa = build_dfa(rule.formula)
-        except (NotPropositional, ValueError, TypeError) as exc:
-            out.tables[rule.name] = (None, f"outside the compiled fragment: {exc}")
+            automaton = compile_rule(rule.formula, policy.tools)
+        except NotCompilable as exc:
+            out.tables[rule.name] = (None, exc.reason)
             continue
-        out.tables[rule.name] = ({"dfa": dfa.to_json()}, None)
+        out.tables[rule.name] = ({"rule": automaton.table.to_json()}, None)
     return out

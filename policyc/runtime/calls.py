@@ -17,6 +17,9 @@ from policyc.ir.ops import UNDEF
 from policyc.trace.formats.common import parse_result
 
 
+_IDENTITY = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=repr)
+
+
 class RunError(Exception):
     """A run used in a way that cannot be right (a refused call recorded, a stopped run continued)."""
 
@@ -35,7 +38,7 @@ def call_identity(tool: str, args: Mapping[str, Any]) -> str:
 
     Keys are sorted (a mapping has no order), values are kept exactly: `1` and `1.0` differ.
     """
-    return json.dumps([tool, args], sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=repr)
+    return _IDENTITY.encode([tool, args])
 
 
 def normalise_result(result: Any) -> Any:

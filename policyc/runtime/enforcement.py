@@ -75,12 +75,13 @@ class Outcome:
 
 def enforce(state: EnforcementState, identity: str, findings: list[Finding], mode: str | None) -> Outcome:
     """Decide what happens to a proposed call with these findings."""
-    if state.override is not None and state.override == identity:
-        return Outcome("warn", replace(state, override=None), severity="block", override=True)
-    state = replace(state, override=None)
-    judged = tuple(Judged(f, *effective_severity(f, mode)) for f in findings)
-    if not judged:
+    if state.override is not None:
+        if state.override == identity:
+            return Outcome("warn", replace(state, override=None), severity="block", override=True)
+        state = replace(state, override=None)
+    if not findings:
         return Outcome("allow", state)
+    judged = tuple(Judged(f, *effective_severity(f, mode)) for f in findings)
     strongest = max((j.severity for j in judged), key=SEVERITY_RANK.__getitem__)
     action, escalated, attempts = _ACTION[strongest], False, []
     if strongest == "soft_block":

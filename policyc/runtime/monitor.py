@@ -39,6 +39,7 @@ class Monitor:
         self.conformance = ConformanceChecker(self.policy)
         self.terminal_tools = self.policy.terminal_tools
         self.rule_classes = {r.name: r.rule_class for r in artifact.rules}
+        share_tables(self.policy, self.gate.tables)
 
     @classmethod
     def load(cls, path: str | Path, externs: Mapping[str, Callable[..., object]] | None = None) -> "Monitor":
@@ -83,6 +84,39 @@ class Monitor:
         from policyc.runtime.report import score_trace
 
         return score_trace(self, trace)
+
+    def verdicts(self, trace) -> dict[str, bool]:
+        """Whether each rule holds on a complete trace: the compiled rules by stepping their
+        automata (linear, one lookup per call when warm), the others by the evaluator."""
+        from policyc.semantics.positions import PositionEvaluator
+
+        state = self.gate.start()
+        for call in trace.calls:
+            state = self.gate.advance(state, call.name, call.args, call.result)
+        gated = self.gate.verdicts(state)
+        out = {}
+        engine = None
+        for rule in self.policy.rules:
+            found = gated.get(rule.name)
+            if found is not None and found[0] != "untracked":
+                out[rule.name] = found[1]
+            else:
+                engine = engine or PositionEvaluator(trace, self.externs)
+                out[rule.name] = engine.holds(rule.formula)
+        return out
+
+
+def share_tables(policy, tables: Mapping) -> None:
+    """Hand the artifact's compiled tables to `policyc.automata`, whose `first_violation`
+    and `rule_class` the scorer asks: they then reuse these tables instead of compiling the
+    rules again, which needs the solver a deployed runtime does not have."""
+    from policyc.automata import compile as compiled
+    from policyc.automata.fragment import plan_rule
+
+    for rule in policy.rules:
+        table = tables.get(rule.name)
+        if table is not None and rule.formula not in compiled._CACHE:
+            compiled._CACHE[rule.formula] = compiled.RuleAutomaton(rule.formula, plan_rule(rule.formula), table)
 
 
 def resolve_externs(artifact: Artifact, given: Mapping[str, Callable[..., object]]) -> dict:

@@ -61,6 +61,24 @@ class JointSpace:
                                       letters.letters)
                                for tool, letters in ab.tools.items()})
         self.declared = tuple(tools)
+        # a rule is *local* when a call to a tool it does not mention never moves it; a call
+        # then only moves the local rules that mention its tool, and the non-local ones
+        self.mentions = [frozenset(t.alphabet.tools) for t in tables]
+        self.local = [all(row[t.alphabet.other] == q for q, row in enumerate(t.delta)) for t in tables]
+        nonlocal_rules = tuple(i for i, loc in enumerate(self.local) if not loc)
+        self.affected: dict[str, tuple[int, ...]] = {
+            key: tuple(sorted({i for i, m in enumerate(self.mentions) if key in m} | set(nonlocal_rules)))
+            for key in self.atoms}
+        self.affected[OTHER] = nonlocal_rules
+        # rules that may constrain one another: they share a tool, or one is not local
+        self.neighbours: list[tuple[int, ...]] = [
+            tuple(j for j in range(len(tables)) if j != i and (
+                not self.local[i] or not self.local[j] or self.mentions[i] & self.mentions[j]))
+            for i in range(len(tables))]
+        self._open = [tuple(v not in (SATISFIED, VIOLATED) for v in t.verdict) for t in tables]
+        self.violated = [tuple(v == VIOLATED for v in t.verdict) for t in tables]
+        self._open_sets: dict[int, frozenset[int]] = {}
+        self.letter_tools = [[t.alphabet.tool_of(letter) for letter in range(t.alphabet.size)] for t in tables]
         self._ids: dict[tuple[int, ...], int] = {}
         self.states: list[tuple[int, ...]] = []
         self._step: dict[tuple[int, str, int], int | None] = {}
@@ -127,16 +145,20 @@ class JointSpace:
         if out != -2:
             return out
         states = self.states[jid]
-        nxt = []
-        possible = True
-        for i, table in enumerate(self.tables):
-            s = states[i]
+        nxt = None
+        for i in self.affected.get(key, ()):
             letter = self._letter(i, key, mask)
             if letter is None:
-                possible = False
-                break
-            nxt.append(UNTRACKED if s == UNTRACKED else table.delta[s][letter])
-        out = self.intern(tuple(nxt)) if possible else None
+                self._step[memo] = None
+                return None
+            s = states[i]
+            if s != UNTRACKED:
+                t = self.tables[i].delta[s][letter]
+                if t != s:
+                    if nxt is None:
+                        nxt = list(states)
+                    nxt[i] = t
+        out = jid if nxt is None else self.intern(tuple(nxt))
         self._step[memo] = out
         return out
 
@@ -145,12 +167,11 @@ class JointSpace:
         out = self.step(jid, key, mask)
         if out is not None:
             return out
-        states = self.states[jid]
-        nxt = []
-        for i, table in enumerate(self.tables):
+        nxt = list(self.states[jid])
+        for i in self.affected.get(key, ()):
             letter = self._letter(i, key, mask)
-            s = states[i]
-            nxt.append(UNTRACKED if s == UNTRACKED or letter is None else table.delta[s][letter])
+            s = nxt[i]
+            nxt[i] = UNTRACKED if s == UNTRACKED or letter is None else self.tables[i].delta[s][letter]
         return self.intern(tuple(nxt))
 
     def completions(self, key: str, known: int) -> tuple[int, ...] | None:
@@ -187,9 +208,19 @@ class JointSpace:
         """Every distinct kind of call: each tool some rule mentions, then any other tool."""
         return tuple(self.atoms) + (OTHER,)
 
+    def open_rules(self, jid: int) -> frozenset[int]:
+        """The rules open in joint state `jid` (memoised)."""
+        out = self._open_sets.get(jid)
+        if out is None:
+            st = self.states[jid]
+            out = self._open_sets[jid] = frozenset(
+                i for i, s in enumerate(st) if s != UNTRACKED and self._open[i][s])
+        return out
+
     def is_open(self, jid: int, rule: int) -> bool:
+        """Neither lost nor won for good (nor untracked) in joint state `jid`."""
         s = self.states[jid][rule]
-        return s != UNTRACKED and self.tables[rule].verdict[s] not in (SATISFIED, VIOLATED)
+        return s != UNTRACKED and self._open[rule][s]
 
 
 def _reads_result(t: n.Term) -> bool:

@@ -65,10 +65,10 @@ class Run:
             self._enforcement = outcome.state
             self._pending = (identity, outcome.executes)
             if not outcome.judged:
-                return Decision(outcome.action, tool, args, step, override=outcome.override,
-                                severity=outcome.severity,
-                                message=render_message(Decision(outcome.action, tool, args, step,
-                                                                override=outcome.override)))
+                if not outcome.override:
+                    return Decision(outcome.action, tool, args, step)
+                decision = Decision(outcome.action, tool, args, step, severity=outcome.severity, override=True)
+                return replace(decision, message=render_message(decision))
             self._log(outcome, step, tool, identity)
             allowed, required = self._monitor.guidance(self._gate_state)
             decision = Decision(outcome.action, tool, args, step, tuple(j.finding for j in outcome.judged),
@@ -83,10 +83,12 @@ class Run:
             self._check_open("record a call")
             if self._enforcement.stopped is not None:
                 raise RunError(f"the run was stopped by {self._enforcement.stopped}; `{tool}` must not run")
-            identity = call_identity(tool, args)
-            if self._pending is not None and self._pending == (identity, False):
-                raise RunError(f"`{tool}` was refused by the gate; a refused call must not run")
-            self._resolve(identity)
+            pending = self._pending
+            if self._awaiting or pending is not None and not pending[1]:  # identity needed only then
+                identity = call_identity(tool, args)
+                if pending == (identity, False):
+                    raise RunError(f"`{tool}` was refused by the gate; a refused call must not run")
+                self._resolve(identity)
             self._advance(tool, args, result)
 
     def _advance(self, tool: str, args: dict, result: Any) -> None:

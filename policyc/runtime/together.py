@@ -76,8 +76,7 @@ class Together:
 
     def _realise(self, rule: int, local_letter: int) -> Letter | None:
         """A product letter that gives `rule` this letter of its own alphabet."""
-        ab = self.space.tables[rule].alphabet
-        tool = ab.tool_of(local_letter)
+        tool = self.space.letter_tools[rule][local_letter]
         if tool is None:
             return (OTHER, 0)
         for mask in self.space.letters_of(tool):
