@@ -8,6 +8,7 @@ runtime steps are in `table`, `slicing` and `rule_table`, which import only `pol
 
 >>> from policyc.ir import build as b
 >>> from policyc.trace import Trace
+>>> from policyc.automata import classify, first_violation
 >>> rule = b.always(b.implies(b.event("refund"), b.once(b.event("check"))))
 >>> first_violation(rule, Trace.of(("search", {}), ("refund", {}), ("check", {})))
 2
@@ -15,21 +16,35 @@ runtime steps are in `table`, `slicing` and `rule_table`, which import only `pol
 ('gateable', 'offline-only')
 """
 
-from policyc.automata.classify import RuleClass, classify, rule_class
-from policyc.automata.compile import RuleAutomaton, compile_policy, compile_rule, first_violation
-from policyc.automata.construct import build_dfa
-from policyc.automata.fragment import NotCompilable
-from policyc.automata.rule_table import RuleRun, RuleTable
-from policyc.automata.slicing import SliceRun, SliceTable
-from policyc.automata.table import OPEN, SATISFIED, VIOLATED, Alphabet, DfaTable, ToolLetters
+from importlib import import_module
+
+# Loaded on first use, so that the runtime importing only the pure-data tables
+# (`policyc.automata.table`, `.slicing`, `.rule_table`) never loads the compiler.
+_LAZY = {
+    "RuleClass": "classify", "classify": "classify", "rule_class": "classify",
+    "RuleAutomaton": "compile", "compile_policy": "compile", "compile_rule": "compile", "first_violation": "compile",
+    "build_dfa": "construct", "NotCompilable": "fragment",
+    "RuleRun": "rule_table", "RuleTable": "rule_table", "SliceRun": "slicing", "SliceTable": "slicing",
+    "OPEN": "table", "SATISFIED": "table", "VIOLATED": "table", "Alphabet": "table", "DfaTable": "table",
+    "ToolLetters": "table",
+}
 
 
-def allowed_next(automaton: RuleAutomaton, state: int) -> list[str]:
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'policyc.automata' has no attribute {name!r}")
+    value = getattr(import_module(f"policyc.automata.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def allowed_next(automaton, state: int) -> list[str]:
     """Tools a next call may use and keep the rule satisfiable (see `RuleAutomaton.allowed_next`)."""
     return automaton.allowed_next(state)
 
 
-def shortest_continuation(automaton: RuleAutomaton, state: int) -> list[str] | None:
+def shortest_continuation(automaton, state: int) -> list[str] | None:
     """Readable letters of a shortest continuation to acceptance (None: none exists)."""
     return automaton.shortest_continuation(state)
 

@@ -112,6 +112,8 @@ def table_from(alphabet: Alphabet, delta, accepting, residuals: Sequence[str] = 
             macc[b] = accepting[q]
             if residuals:
                 names[b] = residuals[q]
+        elif residuals and len(residuals[q]) < len(names[b]):
+            names[b] = residuals[q]  # the shortest residual names the state
     verdict, to_acc, dist_acc, to_rej = analyse(mdelta, macc)
     return DfaTable(alphabet, 0, tuple(mdelta), tuple(macc), verdict, to_acc, dist_acc, to_rej,
                     tuple(names) if residuals else ())

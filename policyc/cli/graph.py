@@ -1,0 +1,90 @@
+"""`policyc graph POLICY [--rule R] [--format dot|svg|png] [-o FILE]`: draw a rule's automaton."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+
+import click
+
+from policyc.cli import EXIT_INPUT, EXIT_OK
+from policyc.cli.common import load_checked
+
+
+def pick_rules(policy, rule: str | None) -> list:
+    if rule is None:
+        return list(policy.rules)
+    try:
+        return [policy.rule(rule)]
+    except KeyError:
+        names = ", ".join(f"`{r.name}`" for r in policy.rules)
+        click.echo(f"policyc: no rule `{rule}` in the policy (its rules: {names})", err=True)
+        raise click.exceptions.Exit(EXIT_INPUT) from None
+
+
+@click.command("graph")
+@click.argument("policy", type=click.Path(dir_okay=False))
+@click.option("--rule", "rule", default=None, help="the rule to draw (default: every compiled rule)")
+@click.option("--format", "fmt", type=click.Choice(["dot", "svg", "png"]), default="dot", show_default=True,
+              help="dot needs nothing else; svg and png need graphviz's `dot` program")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None, help="write here instead of stdout")
+def command(policy: str, rule: str | None, fmt: str, output: str | None) -> None:
+    """Draw the minimal automaton of a rule of POLICY.
+
+    States show their verdict (open, satisfied for good, violated for good; a double circle
+    accepts: the run may end there) and their residual formula, what is still to be done.
+    Edges show the calls that take them: a tool name, a guard such as
+    `refund(amount > 100)`, or `*` for any tool the rule does not name.
+
+    \b
+    Exit status: 0 drawn, 1 the rule is not compiled (scored offline only), 2 input error.
+    """
+    from policyc.automata import NotCompilable, compile_rule
+    from policyc.automata.render import to_dot
+
+    checked, _ = load_checked(policy)
+    graphs, skipped = [], []
+    for r in pick_rules(checked, rule):
+        try:
+            graphs.append(to_dot(compile_rule(r.formula, checked.tools), r.name))
+        except NotCompilable as exc:
+            skipped.append((r.name, exc.reason))
+    for name, reason in skipped:
+        click.echo(f"policyc: rule `{name}` is not compiled: {reason}", err=True)
+    if not graphs:
+        raise click.exceptions.Exit(1)
+    text = "".join(graphs) if len(graphs) == 1 else _merge(graphs)
+    data = text.encode() if fmt == "dot" else _render(text, fmt)
+    if output:
+        with open(output, "wb") as fh:
+            fh.write(data)
+    elif fmt == "png":
+        sys.stdout.buffer.write(data)
+    else:
+        click.echo(data.decode(), nl=False)
+    raise click.exceptions.Exit(EXIT_OK)
+
+
+def _merge(graphs: list[str]) -> str:
+    """Several rules in one drawing: each graph becomes a cluster."""
+    out = ["digraph policy {", "  rankdir=LR;"]
+    for i, g in enumerate(graphs):
+        body = g.split("\n", 1)[1].rsplit("}", 1)[0]
+        body = body.replace("  q", f"  r{i}q").replace("-> q", f"-> r{i}q")
+        out.append(f"  subgraph cluster_rule{i} {{\n{body}  }}")
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+def _render(dot_text: str, fmt: str) -> bytes:
+    program = shutil.which("dot")
+    if program is None:
+        click.echo(f"policyc: --format {fmt} needs graphviz's `dot` program, which is not installed; "
+                   "install graphviz (Debian: apt-get install graphviz) or use --format dot", err=True)
+        raise click.exceptions.Exit(EXIT_INPUT)
+    done = subprocess.run([program, f"-T{fmt}"], input=dot_text.encode(), capture_output=True, check=False)
+    if done.returncode != 0:
+        click.echo(f"policyc: `dot` failed: {done.stderr.decode(errors='replace').strip()}", err=True)
+        raise click.exceptions.Exit(EXIT_INPUT)
+    return done.stdout

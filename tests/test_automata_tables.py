@@ -1,0 +1,99 @@
+"""The pure-data tables: JSON round trips, stepping without the compiler, slicing, imports."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from policyc.automata import NotCompilable, RuleRun, RuleTable, classify, compile_rule, first_violation
+from policyc.automata.table import VIOLATED
+from policyc.check import check_file
+from policyc.ir import build as b
+from policyc.semantics import evaluate
+from policyc.trace import Trace
+
+from automata_strategies import quantified, trace_strategy
+
+PURE = ["policyc.automata.table", "policyc.automata.slicing", "policyc.automata.rule_table", "policyc.automata.atoms"]
+
+
+@pytest.mark.parametrize("module", PURE)
+def test_runtime_tables_import_only_the_ir(module):
+    code = (
+        "import sys\n"
+        f"import {module}\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('z3', 'lark', 'networkx') or "
+        "m.startswith(('policyc.check', 'policyc.syntax', 'policyc.smt', 'policyc.automata.solver', "
+        "'policyc.automata.compile')))\n"
+        "print(','.join(bad))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
+
+
+@settings(max_examples=150, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(quantified(2), trace_strategy(12))
+def test_tables_and_run_states_round_trip_through_json(phi, trace):
+    try:
+        table = compile_rule(phi).table
+    except NotCompilable:
+        return
+    loaded = RuleTable.from_json(json.loads(json.dumps(table.to_json())))
+    a, c = table.start(), loaded.start()
+    for call in trace.calls:
+        a.step(call.name, call.args, call.result)
+        c = RuleRun.from_json(loaded, json.loads(json.dumps(c.to_json())))  # a snapshot at every step
+        c.step(call.name, call.args, call.result)
+        assert (a.verdict(), a.accepting()) == (c.verdict(), c.accepting())
+    assert c.accepting() == evaluate(phi, trace)
+
+
+def test_support_desk_refunds_are_sliced_per_order():
+    policy, _ = check_file("examples/support_desk.altl")
+    rule = policy.rule("eligible_before_refund").formula
+    ok = Trace.of(("check_eligibility", {"order_id": "A1"}, {"eligible": True}),
+                  ("issue_refund", {"order_id": "A1", "amount": 5}),
+                  ("issue_refund", {"order_id": "B2", "amount": 5}))
+    assert first_violation(rule, ok) == 3          # B2 was never checked
+    assert first_violation(rule, ok.prefix(2)) is None
+    run = compile_rule(rule).start()
+    for call in ok.calls:
+        run.step(call.name, call.args, call.result)
+    instances = run.states[0].instances()
+    assert set(instances) == {"A1", "B2"} and run.verdict() == VIOLATED
+
+
+def test_unsatisfiable_rules_are_violated_before_any_call():
+    phi = b.conj(b.eventually(b.event("a")), b.always(b.neg(b.event("a"))))
+    assert first_violation(phi, Trace.of()) == 0
+    assert classify(phi).min_bad_prefix == 0
+
+
+def test_impossible_guard_combinations_are_not_letters():
+    big, small = b.op("gt", b.arg("amount"), b.lit(100)), b.op("lt", b.arg("amount"), b.lit(50))
+    phi = b.always(b.neg(b.event("refund", b.op("and", big, small))))
+    dfa = compile_rule(phi).dfa
+    assert dfa.size == 1 and classify(phi).is_liveness  # the forbidden call cannot exist
+
+
+def test_proposals_map_to_every_letter_the_result_may_give():
+    phi = b.always(b.neg(b.event("lookup", b.op("eq", b.field(b.result(), "status"), b.lit("error")))))
+    ab = compile_rule(phi).dfa.alphabet
+    assert len(ab.proposal_letters("lookup", {"id": 1})) == 2
+    assert ab.proposal_letters("other", {}) == (ab.other,)
+
+
+def test_offline_only_rules_say_why():
+    policy, _ = check_file("examples/code_qa.altl")
+    with pytest.raises(NotCompilable, match="domain"):
+        compile_rule(policy.rule("grounded").formula)
+    assert "not compiled" in classify(policy.rule("grounded").formula).reason
+    nested = b.forall("x", None, b.values("a", ("x",)), b.eventually(b.once(b.event("b"))))
+    assert classify(nested).kind == "detectable" or classify(nested).compiled
+    with pytest.raises(NotCompilable, match="future operator below a past"):
+        compile_rule(b.once(b.eventually(b.event("a"))))
