@@ -21,8 +21,11 @@ EXAMPLES = 3000 if os.environ.get("POLICYC_NIGHTLY") else 150
 PLAIN = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,8}", fullmatch=True).filter(lambda s: s not in RESERVED)
 ODD = st.sampled_from(["get-weather", "a b", "ünï", "1x", "x.y", "#not-a-comment", "a\tb", "q\"uote"])
 RESERVED_WORDS = st.sampled_from(sorted(RESERVED))
-#: A name anywhere: mostly plain, sometimes a reserved word or one that needs backticks.
-NAMES = st.one_of(st.sampled_from(["a", "b", "x", "read_file", "t1", "_"]), PLAIN, RESERVED_WORDS, ODD)
+#: Names that start or end like a keyword (`notify`, `order_id`, `true_up`, `xor`).
+KEYWORD_LIKE = st.builds(lambda word, suffix, before: before + word + suffix, RESERVED_WORDS,
+                         st.sampled_from(["", "x", "_x", "1", "ify"]), st.sampled_from(["", "", "x", "_"]))
+#: A name anywhere: mostly plain, sometimes a reserved word, keyword-like, or one that needs backticks.
+NAMES = st.one_of(st.sampled_from(["a", "b", "x", "read_file", "t1", "_"]), PLAIN, RESERVED_WORDS, KEYWORD_LIKE, ODD)
 IDENTIFIERS = st.one_of(st.sampled_from(["a", "b", "declare", "lib"]), PLAIN)
 TEXT = st.text(max_size=12)
 

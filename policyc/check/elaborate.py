@@ -714,14 +714,24 @@ class Elaborator:
             return None
         return ToolVal(sig, tuple(guards), e.span, tool.arg_name)
 
-    @staticmethod
-    def _is_condition(a: ast.Expr, tool: ToolVal) -> bool:
+    def _is_condition(self, a: ast.Expr, tool: ToolVal) -> bool:
+        """Whether a positional argument of a pattern is a condition (`x > 1`, `result.ok`,
+        `is_even(x)`) rather than the value of the next argument (`search("foo")`)."""
         if isinstance(a, (ast.Comparison, ast.Not, ast.Logic)):
+            return True
+        root = a
+        while isinstance(root, (ast.FieldAccess, ast.Index, ast.Slice)):
+            root = root.target
+        if isinstance(root, ast.Name) and root.id == "result":
             return True
         if isinstance(a, ast.Name):
             param = tool.sig.param(tool.arg_name(a.id))
             return param is not None and t.strip_optional(param.type) is t.BOOL
-        return isinstance(a, ast.Call) and a.func in ("contains", "startswith", "endswith")
+        if isinstance(a, ast.Call):
+            entry = self.syms.functions.get(a.func)
+            is_predicate = entry is not None and isinstance(entry.decl, ast.PredicateDecl | ast.ExternDecl)
+            return is_predicate or a.func in ("contains", "startswith", "endswith")
+        return False
 
     def keyword_condition(self, tool: ToolVal, a: ast.KeywordArg, scope: Scope) -> n.Term | None:
         sig = tool.sig
