@@ -96,3 +96,16 @@ class Scope:
 
     def in_pattern(self, pattern: ToolVal | None) -> "Scope":
         return replace(self, pattern=pattern)
+
+
+def describe(v: Value) -> str:
+    """How a value is named in messages: "a formula", "the tool `search`", ..."""
+    if isinstance(v, FVal):
+        return "a formula"
+    if isinstance(v, ToolVal):
+        return f"the tool `{v.tool}`"
+    if isinstance(v, ListVal):
+        return "a list of formulas"
+    if isinstance(v, EnumVal):
+        return f"the enum type `{v.type}`"
+    return f"a value of type `{v.type}`"

@@ -1,0 +1,283 @@
+"""Macros, predicates and externs: binding arguments to parameters, expansion, implicit variables."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Iterable
+
+from policyc.check.scope import EnumVal, FVal, ListVal, Scope, ToolVal, TVal, Value, VarInfo, describe
+from policyc.check.suggest import did_you_mean
+from policyc.check.typing import Kind
+from policyc.diagnostics import Span
+from policyc.ir import build as b
+from policyc.ir import nodes as n
+from policyc.ir import types as t
+from policyc.syntax import ast
+
+
+MAX_EXPANSION_DEPTH = 200
+CMP_OPS = ("==", "!=", "<", "<=", ">", ">=")
+
+
+class ExpansionTooDeep(Exception):
+    pass
+
+
+class MacrosMixin:
+    """Elaborator methods that apply `def`, `predicate` and `extern` declarations and bind pattern variables."""
+
+    # ------------------------------------------------------------ macros, predicates, externs
+
+    def bind_arguments(self, params: tuple[ast.Param, ...], args: tuple, what: str, call_span: Span,
+                       scope: Scope, signature: str) -> list[tuple[ast.Param, ast.Expr]] | None:
+        positional = [a for a in args if not isinstance(a, ast.KeywordArg)]
+        keywords = {a.name: a for a in args if isinstance(a, ast.KeywordArg)}
+        if len(positional) > len(params):
+            self.error("E0209", f"{what} takes {len(params)} argument{'s' if len(params) != 1 else ''} "
+                       f"but {len(args)} were given", call_span, help=f"the signature is `{signature}`", scope=scope)
+            return None
+        bound: list[tuple[ast.Param, ast.Expr]] = []
+        for i, p in enumerate(params):
+            if i < len(positional):
+                if p.name in keywords:
+                    self.error("E0209", f"argument `{p.name}` is given twice", keywords[p.name].span, scope=scope)
+                    return None
+                bound.append((p, positional[i]))
+            elif p.name in keywords:
+                bound.append((p, keywords.pop(p.name).value))
+            else:
+                self.error("E0209", f"{what} is missing its argument `{p.name}`", call_span,
+                           help=f"the signature is `{signature}`", scope=scope)
+                return None
+        for extra in keywords.values():
+            if extra.name not in {p.name for p in params}:
+                self.error("E0209", f"{what} has no parameter `{extra.name}`", extra.name_span,
+                           help=did_you_mean(extra.name, [p.name for p in params], "parameter")
+                           or f"the signature is `{signature}`", scope=scope)
+                return None
+        return bound
+
+    @staticmethod
+    def signature_text(name: str, params: tuple[ast.Param, ...]) -> str:
+        def show_type(te) -> str:
+            if isinstance(te, ast.OptionalType):
+                return show_type(te.inner) + "?"
+            if te.args:
+                return f"{te.name}[{', '.join(show_type(a) for a in te.args)}]"
+            return te.name
+
+        return f"{name}({', '.join(f'{p.name}: {show_type(p.type)}' for p in params)})"
+
+    def bind_param(self, param: ast.Param, expected, arg: ast.Expr, scope: Scope, what: str) -> Value | None:
+        """Elaborate one macro argument in the caller's scope and check it against the parameter kind."""
+        value = self.elab(arg, scope)
+        if value is None:
+            return None
+
+        def wrong(kind_text: str) -> None:
+            self.error("E0210", f"{what} expects {kind_text} for `{param.name}`, found {describe(value)}",
+                       arg.span, scope=scope)
+
+        if isinstance(expected, Kind):
+            if expected.is_list:
+                if isinstance(value, TVal) and isinstance(value.term, n.Lit) and value.term.value == []:
+                    return ListVal((), arg.span)
+                if not isinstance(value, ListVal):
+                    wrong(f"a list of {expected.name}s, e.g. `[a, b, c]`")
+                    return None
+                out = []
+                for item in value.items:
+                    one = self._kind_item(Kind(expected.name), item, arg, scope, what, param)
+                    if one is None:
+                        return None
+                    out.append(one)
+                return ListVal(tuple(out), arg.span)
+            return self._kind_item(expected, value, arg, scope, what, param)
+        tv = self.as_term(value, arg.span, scope)
+        if tv is None:
+            return None
+        target = TVal(b.var(param.name), expected, param.span)
+        described = f"`{param.name}` of {what}"
+        if not self.check_compatible(target, tv, arg, scope, expected=described):
+            return None
+        if t.strip_optional(expected) is t.INT and t.strip_optional(tv.type) is t.FLOAT:
+            self.error("E0208", f"{described} is `int`, but the value given is `float`", arg.span,
+                       help="write a whole number", scope=scope)
+            return None
+        return tv
+
+    def _kind_item(self, kind: Kind, value: Value, arg: ast.Expr, scope: Scope, what: str,
+                   param: ast.Param) -> Value | None:
+        if kind.name == "tool":
+            if not isinstance(value, ToolVal):
+                self.error("E0210", f"{what} expects a tool for `{param.name}`, found {describe(value)}", arg.span,
+                           help="pass a tool name or an event pattern such as `search(query: q)`", scope=scope)
+                return None
+            return value
+        if kind.name == "cmp":
+            if isinstance(value, TVal) and isinstance(value.term, n.Lit) and value.term.value in CMP_OPS:
+                return value
+            self.error("E0210", f"{what} expects a comparison operator for `{param.name}`", arg.span,
+                       help='one of "==", "!=", "<", "<=", ">", ">="', scope=scope)
+            return None
+        if isinstance(value, TVal) and t.strip_optional(value.type) not in (t.BOOL, t.ANY):
+            self.error("E0210", f"{what} expects {'an event' if kind.name == 'event' else 'a formula'} for "
+                       f"`{param.name}`, found {describe(value)}", arg.span,
+                       help="pass a tool, an event pattern such as `search(query: q)`, or a formula", scope=scope)
+            return None
+        f = self.as_formula(value, arg.span, scope)
+        return FVal(f, value.span) if f is not None else None
+
+    def apply_function(self, name: str, e: ast.Call, scope: Scope, extra: tuple = ()) -> Value | None:
+        entry = self.syms.functions[name]
+        decl, inst = entry.decl, entry.instance
+        sig_text = self.signature_text(name, decl.params)
+        what = {ast.DefDecl: "`{}`", ast.PredicateDecl: "the predicate `{}`",
+                ast.ExternDecl: "the extern predicate `{}`"}[type(decl)].format(name)
+        bound = self.bind_arguments(decl.params, e.args + extra, what, e.span, scope, sig_text)
+        if bound is None:
+            return None
+        if scope.depth >= MAX_EXPANSION_DEPTH:
+            self.error("E0219", f"the expansion of `{name}` does not end", e.span,
+                       help="a recursive `def` must reach a base case through `if ... then ... else` on constants",
+                       scope=scope)
+            raise ExpansionTooDeep(name)
+        params: dict[str, Value] = {}
+        for p, arg in bound:
+            expected = self.types.resolve(p.type, allow_kinds=isinstance(decl, ast.DefDecl))
+            if not isinstance(decl, ast.DefDecl) and isinstance(expected, Kind):
+                expected = t.ANY
+            value = self.bind_param(p, expected, arg, scope, what)
+            if value is None:
+                return None
+            params[p.name] = value
+        if isinstance(decl, ast.ExternDecl):
+            terms = [params[p.name].term for p in decl.params]  # type: ignore[union-attr]
+            return TVal(b.extern(name, *terms), t.BOOL, e.span)
+        memo_key = (name, tuple((k, _value_key(v)) for k, v in params.items()))
+        cached = self._expansions.get(memo_key)
+        if cached is not None:
+            return replace(cached, span=e.span)
+        errors_before = len(self.diags)
+        body_scope = Scope(inst, {}, params, None, scope.depth + 1, f"`{name}` at {e.span}")
+        if isinstance(decl, ast.PredicateDecl):
+            tv = self.term(decl.body, body_scope)
+            if tv is None:
+                return None
+            if t.strip_optional(tv.type) not in (t.BOOL, t.ANY):
+                self.error("E0208", f"the predicate `{name}` must be true or false, but its body is `{tv.type}`",
+                           decl.body.span)
+                return None
+            value: Value | None = TVal(tv.term, t.BOOL, e.span)
+        else:
+            value = self.with_implicit_bindings(decl.body, body_scope)
+        if value is None or isinstance(value, EnumVal):
+            return value
+        if len(self.diags) == errors_before:
+            self._expansions[memo_key] = value
+        return replace(value, span=e.span)
+
+    def counting_sugar(self, e: ast.Comparison, scope: Scope):
+        """`called_n(t) >= 2` reads as `called_n(t, ">=", 2)` for macros whose last parameters are (cmp, int)."""
+        call = e.left
+        assert isinstance(call, ast.Call)
+        entry = self.syms.functions.get(call.func)
+        if entry is None or not isinstance(entry.decl, ast.DefDecl) or call.func in scope.params:
+            return False
+        params = entry.decl.params
+        if len(params) < 2 or len(call.args) != len(params) - 2:
+            return False
+        cmp_type = params[-2].type
+        if not (isinstance(cmp_type, ast.TypeName) and cmp_type.name == "cmp"):
+            return False
+        extra = (ast.Literal(e.op, "str", span=e.span), e.right)
+        return self.apply_function(call.func, call, scope, extra)
+
+    # ------------------------------------------------------------ implicit bindings
+
+    def with_implicit_bindings(self, body: ast.Expr, scope: Scope) -> Value | None:
+        """Elaborate a rule or macro body; variables first bound in event patterns are
+        universally quantified at its top, over the values those patterns bind."""
+        implicit = self.implicit_variables(body, scope)
+        if not implicit:
+            return self.elab(body, scope)
+        infos = []
+        inner = scope
+        for name, span in implicit:
+            info = VarInfo(name, self.fresh_name(name, self.captured_names(scope)), None, span, infer=True,
+                           implicit=True)
+            infos.append(info)
+            inner = inner.with_var(info)
+        f = self.formula(body, inner)
+        if f is None:
+            return None
+        for info in reversed(infos):
+            if info.uses <= 1:
+                self.warn("W0207", f"variable `{info.name}` is bound but never used", info.span,
+                          help="use `_` to accept any value, or compare the argument with a constant")
+            domain = self.inferred_domain(info, scope)
+            if domain is None:
+                return None
+            f = b.forall(info.ir_name, info.type or t.ANY, domain, f)
+        return FVal(f, body.span)
+
+    def implicit_variables(self, body: ast.Expr, scope: Scope) -> list[tuple[str, Span]]:
+        found: dict[str, Span] = {}
+
+        def resolves(name: str, bound: set[str]) -> bool:
+            return (name in bound or name in scope.vars or name in scope.params or name in self.syms.functions
+                    or name in self.syms.types or name in ("_", "outputs", "metrics", "result")
+                    or scope.instance.renamer.tool(name) in self.sigs)
+
+        def visit(node, bound: set[str]) -> None:
+            if isinstance(node, ast.Quantifier):
+                if node.domain is not None:
+                    visit(node.domain, bound)
+                visit(node.body, bound | {node.var})
+                return
+            if isinstance(node, ast.Call):
+                is_pattern = (node.func in scope.params and isinstance(scope.params[node.func], ToolVal)) or (
+                    node.func not in scope.params and scope.instance.renamer.tool(node.func) in self.sigs)
+                for a in node.args:
+                    if isinstance(a, ast.KeywordArg):
+                        v = a.value
+                        if is_pattern and isinstance(v, ast.Name) and not resolves(v.id, bound) and v.id not in found:
+                            found[v.id] = v.span
+                        visit(v, bound)
+                    else:
+                        visit(a, bound)
+                return
+            for child in _ast_children(node):
+                visit(child, bound)
+
+        visit(body, set())
+        return list(found.items())
+
+
+
+
+def _value_key(v: Value) -> object:
+    if isinstance(v, FVal):
+        return ("F", v.formula)
+    if isinstance(v, TVal):
+        return ("T", v.term, v.type)
+    if isinstance(v, ToolVal):
+        return ("tool", v.sig, v.guards)
+    if isinstance(v, ListVal):
+        return ("list", tuple(_value_key(i) for i in v.items))
+    return ("enum", v.type)
+
+
+def _ast_children(node) -> Iterable:
+    for name in getattr(node, "__dataclass_fields__", {}):
+        if name in ("span", "name_span", "func_span", "var_span"):
+            continue
+        value = getattr(node, name)
+        if isinstance(value, tuple):
+            for v in value:
+                if isinstance(v, tuple):
+                    yield from (x for x in v if not isinstance(x, str))
+                elif not isinstance(v, str):
+                    yield v
+        elif value is not None and not isinstance(value, (str, int, float, bool)):
+            yield value

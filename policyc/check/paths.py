@@ -1,0 +1,182 @@
+"""Field access, indexing and slicing, and the trace-wide paths `tool.arg` and `tool.result...`."""
+
+from __future__ import annotations
+
+from policyc.check.scope import EnumVal, ListVal, Scope, ToolVal, TVal, Value
+from policyc.check.suggest import closest, did_you_mean
+from policyc.diagnostics import Span
+from policyc.ir import build as b
+from policyc.ir import nodes as n
+from policyc.ir import types as t
+from policyc.syntax import ast
+
+
+class PathsMixin:
+    """Elaborator methods for `x.f`, `x[i]`, `x[a:b]` and rooted paths (`search.query`, `metrics.steps`)."""
+
+    # ------------------------------------------------------------ field access and domains
+
+    def field_access(self, e: ast.FieldAccess, scope: Scope) -> Value | None:
+        chain = self._chain(e)
+        if chain is not None:
+            root, steps = chain
+            special = self.rooted_path(root, steps, e, scope)
+            if special is not False:
+                return special  # type: ignore[return-value]
+        base = self.elab(e.target, scope)
+        if isinstance(base, EnumVal):
+            members = base.type.members  # type: ignore[union-attr]
+            if e.name not in members:
+                self.error("E0203", f"`{base.type}` has no member `{e.name}`", e.name_span,
+                           help=did_you_mean(e.name, members, "member"), scope=scope)
+                return None
+            return TVal(b.lit(e.name), base.type, e.span)
+        tv = self.as_term(base, e.target.span, scope)
+        if tv is None:
+            return None
+        ftype = self.field_type(tv.type, e.name, e.name_span, scope)
+        if ftype is None:
+            return None
+        return TVal(b.field(tv.term, e.name), ftype, e.span)
+
+    def field_type(self, base: t.Type, name: str, span: Span, scope: Scope) -> t.Type | None:
+        bt = t.strip_optional(base)
+        if bt is t.ANY:
+            return t.ANY
+        if isinstance(bt, t.RecordT):
+            ft = bt.field(name)
+            if ft is None:
+                self.error("E0203", f"`{bt}` has no field `{name}`", span,
+                           help=did_you_mean(name, [f for f, _ in bt.fields], "field"), scope=scope)
+            return ft
+        if isinstance(bt, t.DictT):
+            return bt.value
+        self.error("E0203", f"a value of type `{base}` has no field `{name}`", span, scope=scope)
+        return None
+
+    @staticmethod
+    def _chain(e: ast.Expr) -> tuple[ast.Name, list] | None:
+        steps: list = []
+        cur = e
+        while True:
+            if isinstance(cur, ast.FieldAccess):
+                steps.append((cur.name, cur.name_span))
+                cur = cur.target
+            elif isinstance(cur, ast.Index) and isinstance(cur.index, ast.Literal) and cur.index.kind == "int":
+                steps.append((cur.index.value, cur.index.span))
+                cur = cur.target
+            elif isinstance(cur, ast.Name):
+                return cur, list(reversed(steps))
+            else:
+                return None
+
+    def rooted_path(self, root: ast.Name, steps: list, e: ast.Expr, scope: Scope):
+        """`tool.arg...`, `tool.result...` (trace-wide domains), `metrics...`; False: not one of these."""
+        name = root.id
+        if name in scope.params or name in scope.vars:
+            param = scope.params.get(name)
+            if not isinstance(param, ToolVal):
+                return False
+            tool = param
+        elif scope.pattern is not None and (scope.pattern.sig.param(scope.pattern.arg_name(name)) or name == "result"):
+            return False
+        elif name == "metrics" and name not in self.sigs:
+            return TVal(b.metric(tuple(s for s, _ in steps)), t.ANY, e.span)
+        else:
+            tool = self.tool_by_name(name, scope, root.span)
+            if tool is None:
+                return False
+        first, first_span = steps[0]
+        if first == "result":
+            path: list = ["result"]
+            ty: t.Type = tool.sig.result
+        else:
+            if not isinstance(first, str):
+                self.error("E0202", f"`{tool.tool}` is a tool; index one of its arguments", first_span, scope=scope)
+                return None
+            final = tool.arg_name(first)
+            param = tool.sig.param(final)
+            if param is None:
+                names = [p.name for p in tool.sig.params]
+                best = closest(first, names + ["result"])
+                listed = ", ".join(f"`{a}`" for a in names)
+                hint = (f"did you mean `{best}`?" if best else
+                        (f"the arguments of `{tool.tool}` are {listed}" if names else f"`{tool.tool}` takes no arguments")
+                        + f"; its result is `{tool.tool}.result`")
+                self.error("E0202", f"`{tool.tool}` has no argument `{first}`", first_span, help=hint, scope=scope)
+                return None
+            path, ty = [final], param.type
+        for step, span in steps[1:]:
+            if isinstance(step, int):
+                inner = t.strip_optional(ty)
+                if inner is not t.ANY and not isinstance(inner, t.ListT):
+                    self.error("E0208", f"cannot index a value of type `{ty}`", span, scope=scope)
+                    return None
+                ty = t.element_type(inner)
+            else:
+                nt = self.field_type(ty, step, span, scope)
+                if nt is None:
+                    return None
+                ty = nt
+            path.append(step)
+        ty = t.strip_optional(ty)
+        flatten = isinstance(ty, t.ListT)
+        elem = ty.elem if isinstance(ty, t.ListT) else ty
+        return TVal(b.values(tool.tool, tuple(path), flatten), t.ListT(elem), e.span)
+
+    def index(self, e: ast.Index, scope: Scope) -> Value | None:
+        chain = self._chain(e)
+        if chain is not None:
+            special = self.rooted_path(chain[0], chain[1], e, scope)
+            if special is not False:
+                return special  # type: ignore[return-value]
+        base = self.elab(e.target, scope)
+        idx = self.term(e.index, scope)
+        if base is None or idx is None:
+            return None
+        if isinstance(base, ListVal):
+            if isinstance(idx.term, n.Lit) and isinstance(idx.term.value, int):
+                i = idx.term.value
+                if -len(base.items) <= i < len(base.items):
+                    return base.items[i]
+            self.error("E0208", "a list of formulas can only be indexed by a constant within its length", e.span,
+                       scope=scope)
+            return None
+        tv = self.as_term(base, e.target.span, scope)
+        if tv is None:
+            return None
+        bt = t.strip_optional(tv.type)
+        if isinstance(bt, t.ListT):
+            ty: t.Type = bt.elem
+        elif isinstance(bt, t.DictT):
+            ty = bt.value
+        elif bt is t.STR:
+            ty = t.STR
+        elif bt is t.ANY:
+            ty = t.ANY
+        else:
+            self.error("E0208", f"cannot index a value of type `{tv.type}`", e.span, scope=scope)
+            return None
+        return TVal(b.index(tv.term, idx.term), ty, e.span)
+
+    def slice(self, e: ast.Slice, scope: Scope) -> Value | None:
+        base = self.elab(e.target, scope)
+        start = self.term(e.start, scope) if e.start is not None else None
+        stop = self.term(e.stop, scope) if e.stop is not None else None
+        if base is None:
+            return None
+        if isinstance(base, ListVal):
+            bounds = []
+            for bound in (start, stop):
+                if bound is None:
+                    bounds.append(None)
+                elif isinstance(bound.term, n.Lit) and isinstance(bound.term.value, int):
+                    bounds.append(bound.term.value)
+                else:
+                    self.error("E0208", "a list of formulas can only be sliced by constants", e.span, scope=scope)
+                    return None
+            return ListVal(base.items[bounds[0]:bounds[1]], e.span)
+        tv = self.as_term(base, e.target.span, scope)
+        if tv is None:
+            return None
+        return TVal(b.slice_(tv.term, start.term if start else None, stop.term if stop else None), tv.type, e.span)
