@@ -60,12 +60,26 @@ TEMPLATES = st.one_of(
     EVENTS.map(lambda e: b.neg(b.eventually(b.conj(e, b.next_(b.eventually(e)))))),
 )
 
+def _per_value(kind, first: str, then: str, response: bool):
+    """`forall o in first.n + then.n: always (then(n: o) -> once first(n: o))` and its kin."""
+    o = b.var("o")
+    ev = lambda tool: b.event(tool, b.op("eq", b.arg("n"), o))  # noqa: E731
+    body = b.always(b.implies(ev(first), b.eventually(ev(then)))) if response else \
+        b.always(b.implies(ev(then), b.once(ev(first))))
+    domain = b.op("add", b.values(first, ("n",)), b.values(then, ("n",)))
+    return (b.forall if kind == "forall" else b.exists)("o", INT, domain, body)
+
+
+#: Rules over values bound in patterns, monitored by parametric slicing.
+SLICED = st.tuples(st.sampled_from(["forall", "exists"]), st.sampled_from("abc"), st.sampled_from("abc"),
+                   st.booleans()).filter(lambda p: p[1] != p[2]).map(lambda p: _per_value(*p))
+
 SEVERITIES = st.sampled_from([Severity("warn"), Severity("block"), Severity("soft_block", 2), Severity("tolerate")])
 
 
 @st.composite
 def policies(draw, min_rules: int = 1, max_rules: int = 3):
-    formulas = draw(st.lists(st.one_of(TEMPLATES, FORMULAS), min_size=min_rules, max_size=max_rules))
+    formulas = draw(st.lists(st.one_of(TEMPLATES, FORMULAS, SLICED), min_size=min_rules, max_size=max_rules))
     rules = tuple(Rule(f"r{i}", f, float(draw(st.integers(1, 4))), draw(st.sampled_from(["L3", "L5", None])),
                        draw(SEVERITIES)) for i, f in enumerate(formulas))
     return Policy("generated", None, dict(TOOLS), rules)
