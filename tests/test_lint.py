@@ -103,7 +103,7 @@ def test_conflict_message_and_snippet():
     assert d.span.text == "rule capped: always (issue_refund -> issue_refund(amount <= 100))"
     assert d.labels[0].span.text == "rule large_refund: called(issue_refund(amount > 250))"
     assert d.help == "no run can comply with all of these rules; drop or weaken one of them"
-    assert "strength: holds up to traces of length 6" in d.notes
+    assert "strength: holds up to traces of length 9" in d.notes  # confirmed at 1.5 x the bound
 
 
 def test_unsatisfiable_rule_names_the_conditions():

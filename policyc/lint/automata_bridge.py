@@ -5,6 +5,9 @@ When the automata package is importable and compiles a rule, its answers are exa
 violations are decided before a call's result (gateable). When it is missing, or the rule
 is outside what it compiles (for instance quantified rules it slices parametrically), the
 caller falls back to the bounded Z3 queries and says so in the finding's strength.
+The automata read a rule without the policy's terminal tools (a run ends with a terminal
+call, which makes liveness rules decidable when it is proposed), so "no bad prefix" from
+them is re-asked of the solver when the policy declares a terminal tool.
 
 >>> rule_class is not None
 True
@@ -39,6 +42,8 @@ def rule_class(phi: n.Formula, tools: Mapping[str, ToolSignature]) -> RuleClassA
         answer = classify(phi, tools)
     except Exception:  # outside the compiled fragment, or not finished: fall back to Z3
         return None
+    if not getattr(answer, "compiled", True) or not getattr(answer, "exact", True):
+        return None  # not compiled, or only estimated: the solver answers instead
     try:
         return RuleClassAnswer(bool(answer.is_enforceable), bool(answer.is_gateable),
                                bool(getattr(answer, "is_liveness", not answer.is_enforceable)))

@@ -33,6 +33,7 @@ class LintOptions:
     timeout_ms: int = 20_000
     max_layer_share: float = 0.5
     prefix_bound: int = 3
+    confirm_factor: float = 1.5  # an unsat answer is re-checked over traces this many times longer
     use_automata: bool = True
 
 
@@ -48,6 +49,7 @@ class LintContext:
     compliant: list[WitnessTrace] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     used: dict[str, set] = field(default_factory=dict)  # analysis -> techniques used
+    _confirmer: PolicySolver | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.solver = PolicySolver(self.policy.tools, self.options.bound, self.options.list_bound,
@@ -75,6 +77,36 @@ class LintContext:
 
     def active_literals(self, exclude: set[str] = frozenset()) -> list[str]:
         return [self.rule_literal(r) for r in self.active_rules if r.name not in exclude]
+
+    def confirm_unsat(self, names: list[str], k: int | None = None):
+        """Re-ask an unsat query over traces `confirm_factor` times longer, with just these names.
+
+        A bounded "no trace" can be an artifact of the bound (a policy that needs ten calls
+        has no compliant trace of eight); the findings report only what survives this
+        check, with the longer bound as their strength. Returns the longer check's result.
+        """
+        if k is None:  # one incremental solver at the longer bound serves every confirmation
+            k = int(self.options.bound * self.options.confirm_factor)
+            if self._confirmer is None or self._confirmer.k != k:
+                self._confirmer = PolicySolver(self.policy.tools, k, self.options.list_bound,
+                                               self.options.timeout_ms, name=f"confirm{k}")
+            longer, want_witness = self._confirmer, False
+        else:
+            longer = PolicySolver(self.policy.tools, k, self.options.list_bound, self.options.timeout_ms,
+                                  name=f"grow{k}")
+            want_witness = True  # growing the bound needs the witness's length
+        for name in names:
+            claim = self.solver.claim(name)
+            if claim is not None:
+                longer.require(name, *claim)
+        self.note_use("confirmation", f"re-check at bound {k}")
+        return longer.check(names, witness=want_witness)
+
+    def grow_bound(self, k: int) -> None:
+        """Use a longer bound from now on (the policy needs more calls than the bound allowed)."""
+        self.options = LintOptions(**{**self.options.__dict__, "bound": k})
+        self.solver = PolicySolver(self.policy.tools, k, self.options.list_bound, self.options.timeout_ms,
+                                   name=f"t{k}")
 
     def remember_compliant(self, witness: WitnessTrace | None) -> None:
         if witness is not None and witness.confirmed:

@@ -37,6 +37,8 @@ def check_severities(ctx: LintContext) -> list[Finding]:
         if not rule.severity.can_block or rule.name in ctx.valid:
             continue
         answer = rule_class(rule.formula, ctx.policy.tools) if ctx.options.use_automata else None
+        if answer is not None and not answer.is_enforceable and ctx.policy.terminal_tools:
+            answer = None  # a terminal call ends the run: the solver models that, the automata do not
         if answer is None and is_past_safety(rule.formula):
             ctx.note_use("unenforceable-severity", "syntax (G of a past formula: decided by the prefix)")
             continue

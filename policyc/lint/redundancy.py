@@ -35,8 +35,12 @@ def check_vacuous_rules(ctx: LintContext) -> list[Finding]:
     ctx.valid = getattr(ctx, "valid", set())
     for rule in ctx.active_rules:
         name = ctx.formula_literal(f"not:{rule.name}", rule.formula, expected=False)
-        result = ctx.solver.check([name])
+        result = ctx.solver.check([name], witness=False)
         if result.is_unsat:
+            confirmed = ctx.confirm_unsat([name])
+            if confirmed.is_sat:
+                continue
+            result = confirmed if confirmed.is_unsat else result
             ctx.valid.add(rule.name)
             findings.append(Finding(
                 "L0004", f"rule `{rule.name}` holds on every trace", (rule.name,), result.strength,
@@ -65,6 +69,10 @@ def check_vacuous_rules(ctx: LintContext) -> list[Finding]:
                 continue
             core = [x for x in ctx.solver.minimal_core(everything, fixed=[probe])]
             ctx.note_use("vacuous-rule", "unsat cores")
+            confirmed = ctx.confirm_unsat([*core, probe])
+            if confirmed.is_sat:
+                continue
+            result = confirmed if confirmed.is_unsat else result
             blockers = tuple(x.removeprefix("rule:") for x in core)
             others = tuple(r for r in blockers if r != rule.name)
             evidence = [f"no compliant trace has `{show(trigger)}`" + (
@@ -95,12 +103,16 @@ def check_redundant_rules(ctx: LintContext) -> list[Finding]:
         if not others:
             continue
         negation = ctx.formula_literal(f"not:{rule.name}", rule.formula, expected=False)
-        result = ctx.solver.check([*others, negation])
+        result = ctx.solver.check([*others, negation], witness=False)
         ctx.note_use("redundant-rule", "incremental solving")
         if not result.is_unsat:
             continue
         core = ctx.solver.minimal_core(others, fixed=[negation])
         ctx.note_use("redundant-rule", "unsat cores")
+        confirmed = ctx.confirm_unsat([*core, negation])
+        if confirmed.is_sat:
+            continue
+        result = confirmed if confirmed.is_unsat else result
         implying = tuple(x.removeprefix("rule:") for x in core)
         dropped.add(rule.name)
         names = ", ".join(f"`{r}`" for r in implying)

@@ -28,10 +28,14 @@ from policyc.smt import approximations
 def check_rules_satisfiable(ctx: LintContext) -> list[Finding]:
     findings = []
     for rule in ctx.policy.rules:
-        result = ctx.solver.check([ctx.rule_literal(rule)])
+        result = ctx.solver.check([ctx.rule_literal(rule)], witness=False)
         ctx.note_use("unsatisfiable-rule", "incremental solving")
         if not result.is_unsat:
             continue
+        confirmed = ctx.confirm_unsat([ctx.rule_name(rule.name)])
+        if confirmed.is_sat:
+            continue
+        result = confirmed if confirmed.is_unsat else result
         ctx.unsatisfiable.add(rule.name)
         evidence = list(_conflicting_parts(ctx, rule))
         evidence.extend(f"{a}; the rule is unsatisfiable even so" for a in approximations([rule.formula]))
@@ -46,6 +50,9 @@ def check_conflicts(ctx: LintContext) -> list[Finding]:
     findings = []
     remaining = ctx.active_literals()
     first = True
+    if remaining and ctx.solver.check(remaining, witness=False).is_unsat:
+        _fit_bound(ctx, remaining)
+        remaining = ctx.active_literals()
     while remaining:
         result = ctx.solver.check(remaining)
         if result.is_sat:
@@ -62,9 +69,27 @@ def check_conflicts(ctx: LintContext) -> list[Finding]:
         ctx.note_use("conflict", "unsat cores (deletion-based minimal core)")
         if not core:
             break
-        findings.append(_conflict_finding(ctx, core, result.strength))
+        confirmed = ctx.confirm_unsat(core)
+        if not confirmed.is_sat:
+            findings.append(_conflict_finding(ctx, core, confirmed.strength if confirmed.is_unsat else result.strength))
         remaining = [x for x in remaining if x not in core]
     return findings
+
+
+def _fit_bound(ctx: LintContext, names: list[str], cap: int = 32) -> None:
+    """The policy has no compliant trace within the bound: is it the bound? Double it (up to
+    `cap`) on the whole policy, and if a compliant trace appears, lint on with a bound that
+    fits it (its length plus two), so that no finding is an artifact of a short bound."""
+    k = ctx.options.bound
+    while k < cap:
+        k = min(cap, k * 2)
+        longer = ctx.confirm_unsat(names, k)
+        if longer.is_sat:
+            ctx.grow_bound(len(longer.witness) + 2)
+            ctx.note_use("conflict", "bound grown to fit the shortest compliant trace")
+            return
+        if not longer.is_unsat:
+            return
 
 
 def _conflict_finding(ctx: LintContext, core: list[str], strength) -> Finding:

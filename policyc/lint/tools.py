@@ -44,6 +44,10 @@ def check_dead_tools(ctx: LintContext) -> list[Finding]:
             continue
         core = ctx.solver.minimal_core(everything, fixed=[probe])
         ctx.note_use("dead-tool", "unsat cores")
+        confirmed = ctx.confirm_unsat([*core, probe])
+        if confirmed.is_sat:
+            continue
+        result = confirmed if confirmed.is_unsat else result
         rules = tuple(x.removeprefix("rule:") for x in core)
         why = f"forbidden by {', '.join(f'`{r}`' for r in rules)}" if rules else "it can never be called"
         findings.append(Finding(

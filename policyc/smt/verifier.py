@@ -93,6 +93,10 @@ class PolicySolver:
             self._by_literal[str(lit)] = name
         return name
 
+    def claim(self, name: str) -> tuple[n.Formula, bool] | None:
+        """The formula behind an assumption name, and the truth value it asks for."""
+        return self._claims.get(name)
+
     def has(self, name: str) -> bool:
         return name in self._literals
 
@@ -108,12 +112,13 @@ class PolicySolver:
     def unsat_strength(self) -> Strength:
         return Strength.bounded(self.k, self.trace.list_bound if self.trace.used_lists else None)
 
-    def check(self, names: Iterable[str]) -> SatResult:
+    def check(self, names: Iterable[str], witness: bool = True) -> SatResult:
+        """Assume `names`; a sat answer carries a replayed witness unless `witness` is false."""
         names = tuple(dict.fromkeys(names))
         self.checks += 1
         status = self.solver.check(*[self._literals[x] for x in names])
         if status == z3.sat:
-            return SatResult("sat", EXACT, self.witness(names), assumed=names)
+            return SatResult("sat", EXACT, self.witness(names) if witness else None, assumed=names)
         if status == z3.unsat:
             core = tuple(self._by_literal[str(c)] for c in self.solver.unsat_core())
             return SatResult("unsat", self.unsat_strength, core=core, assumed=names)
@@ -143,14 +148,14 @@ class PolicySolver:
         keeps the set unsat; each test reuses the incremental solver. Returns [] when the
         names are satisfiable (or the solver gave up).
         """
-        first = self.check([*fixed, *names])
+        first = self.check([*fixed, *names], witness=False)
         if not first.is_unsat:
             return []
         core = [x for x in names if x in first.core]
         i = 0
         while i < len(core):
             trial = core[:i] + core[i + 1:]
-            result = self.check([*fixed, *trial])
+            result = self.check([*fixed, *trial], witness=False)
             if result.is_unsat:
                 core = [x for x in trial if x in result.core]
             else:
