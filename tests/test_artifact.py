@@ -145,3 +145,10 @@ def test_compile_command_errors_exit_2_without_traceback(tmp_path):
     result = CliRunner().invoke(cli, ["compile", str(ROOT / "examples" / "code_qa.altl"),
                                       "-o", str(tmp_path / "no" / "such" / "dir.json")])
     assert result.exit_code == 2 and "cannot write" in result.output
+
+
+def test_compile_to_standard_output():
+    result = CliRunner().invoke(cli, ["compile", str(ROOT / "examples" / "code_qa.altl"), "-o", "-"])
+    assert result.exit_code == 0
+    assert parse_artifact(result.stdout).policy.name == "code_qa"
+    assert "3 rules" in result.stderr

@@ -20,8 +20,9 @@ def default_output(policy_path: str) -> str:
 
 @click.command("compile")
 @click.argument("policy", type=click.Path(dir_okay=False))
-@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
-              help="where to write the artifact (default: POLICY with the suffix .policy.json)")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default=None,
+              help="where to write the artifact (default: POLICY with the suffix .policy.json; "
+                   "- for standard output, the summary then goes to standard error)")
 @click.option("--format", "fmt", type=FORMAT_TEXT_JSON, default="text", show_default=True,
               help="text for people, json for machines")
 def command(policy: str, output: str | None, fmt: str) -> None:
@@ -35,13 +36,16 @@ def command(policy: str, output: str | None, fmt: str) -> None:
     Exit status: 0 written, 2 the policy has errors or the file cannot be written.
     """
     from policyc.artifact.build import build_artifact
-    from policyc.artifact.io import write_artifact
+    from policyc.artifact.io import dump_artifact, write_artifact
 
     checked, _ = load_checked(policy)
     artifact = build_artifact(checked)
     target = output or default_output(policy)
     try:
-        write_artifact(artifact, target)
+        if target == "-":
+            click.echo(dump_artifact(artifact))
+        else:
+            write_artifact(artifact, target)
     except OSError as exc:
         click.echo(f"policyc: cannot write `{target}`: {exc.strerror or exc}", err=True)
         raise click.exceptions.Exit(EXIT_INPUT)
@@ -55,9 +59,10 @@ def command(policy: str, output: str | None, fmt: str) -> None:
         "source_hash": artifact.source_hash,
         "content_hash": artifact.content_hash,
     }
+    to_stderr = target == "-"
     if fmt == "json":
-        click.echo(json.dumps(summary, indent=2))
+        click.echo(json.dumps(summary, indent=2), err=to_stderr)
     else:
         counts = ", ".join(f"{n} {k}" for k, n in summary["classes"].items())
-        click.echo(f"{target}: {summary['rules']} rules ({counts}), {summary['automata']} automata")
+        click.echo(f"{target}: {summary['rules']} rules ({counts}), {summary['automata']} automata", err=to_stderr)
     raise click.exceptions.Exit(EXIT_OK)
