@@ -87,7 +87,7 @@ def build_slice(part: SlicedPart) -> SliceTable:
     for mask, body in bodies.items():
         prog = Progression(body, true_events)
         states, delta, accepting = explore(prog, alphabet.size)
-        tables[mask] = table_from(alphabet, delta, accepting, [show_state(prog, s) for s in states])
+        tables[mask] = table_from(alphabet, delta, accepting, lambda q, p=prog, st=states: show_state(p, st[q]))
     touch: dict[str, tuple] = {}
     for tool, term in part.touch:
         touch[tool] = touch.get(tool, ()) + (term,)

@@ -8,8 +8,9 @@
 
 from __future__ import annotations
 
+import gc
 from collections import deque
-from typing import Sequence
+from typing import Callable, Sequence
 
 from policyc.ir import nodes as n
 from policyc.ir.printer import show
@@ -98,8 +99,9 @@ def analyse(delta: Sequence[Sequence[int]], accepting: Sequence[bool]) -> tuple:
     return verdict, tuple(to_acc), tuple(dist_acc), tuple(to_rej)
 
 
-def table_from(alphabet: Alphabet, delta, accepting, residuals: Sequence[str] = ()) -> DfaTable:
-    """Minimise an explored DFA (initial state 0) and read off its verdicts."""
+def table_from(alphabet: Alphabet, delta, accepting, name: Callable[[int], str] | None = None) -> DfaTable:
+    """Minimise an explored DFA (initial state 0) and read off its verdicts; `name(q)` prints
+    the residual of raw state q (each minimal state is named by its first raw state)."""
     block = minimize(delta, accepting)
     size = max(block) + 1
     mdelta: list = [None] * size
@@ -110,32 +112,47 @@ def table_from(alphabet: Alphabet, delta, accepting, residuals: Sequence[str] = 
         if mdelta[b] is None:
             mdelta[b] = tuple(block[t] for t in row)
             macc[b] = accepting[q]
-            if residuals:
-                names[b] = residuals[q]
-        elif residuals and len(residuals[q]) < len(names[b]):
-            names[b] = residuals[q]  # the shortest residual names the state
+            if name is not None:
+                names[b] = name(q)
     verdict, to_acc, dist_acc, to_rej = analyse(mdelta, macc)
     return DfaTable(alphabet, 0, tuple(mdelta), tuple(macc), verdict, to_acc, dist_acc, to_rej,
-                    tuple(names) if residuals else ())
+                    tuple(names) if name is not None else ())
 
 
 def show_state(prog: Progression, state) -> str:
     """The residual formula of a state as AgentLTL text (`F true`: the trace goes on), with
     the past sub-formulas its memory holds true."""
     residual, mem = state
-    text = show(prog.to_formula(residual))
+    formula = prog.to_formula(residual)
+    text = show(formula) if formula is not None else "(a residual too large to print)"
     if mem:
         text += "  [" + ", ".join(sorted(show(p) for p in mem)) + "]"
     return text
 
 
+#: conjunctions of at least this many conjuncts are built as products of their parts
+PRODUCT_FROM = 3
+
+
 def build_dfa(formula: n.Formula, alphabet: Alphabet | None = None, true_events=None) -> DfaTable:
     """The minimal DFA of a propositional formula (events, temporal operators, past)."""
-    if alphabet is None:
-        alphabet, true_events = build_alphabet(formula)
-    prog = Progression(formula, true_events)
-    states, delta, accepting = explore(prog, alphabet.size)
-    return table_from(alphabet, delta, accepting, [show_state(prog, s) for s in states])
+    collecting = gc.isenabled()
+    gc.disable()  # construction allocates many small, long-lived objects: skip collections
+    try:
+        if alphabet is None and isinstance(formula, n.And) and len(formula.args) >= PRODUCT_FROM:
+            from policyc.automata.conjunction import build_conjunction
+
+            table = build_conjunction(formula)
+            if table is not None:
+                return table
+        if alphabet is None:
+            alphabet, true_events = build_alphabet(formula)
+        prog = Progression(formula, true_events)
+        states, delta, accepting = explore(prog, alphabet.size)
+        return table_from(alphabet, delta, accepting, lambda q: show_state(prog, states[q]))
+    finally:
+        if collecting:
+            gc.enable()
 
 
 __all__ = ["build_dfa", "explore", "minimize", "analyse", "table_from", "ALIVE"]

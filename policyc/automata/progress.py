@@ -132,6 +132,8 @@ class Progression:
         self._support: dict = {}
         self._past_of: dict = {}
         self._empty: dict = {}
+        self._paths: dict = {}
+        self._origin: dict = {}  # BDD node -> the formula it was first built from
 
     # ------------------------------------------------------------------ formulas <-> BDDs
 
@@ -154,11 +156,18 @@ class Progression:
             else:
                 out = m.var(f)
             self._to_bdd[f] = out
+            self._origin.setdefault(out, f)
         return out
 
-    def to_formula(self, u: int) -> n.Formula:
-        """A readable formula for a residual: the shorter of its DNF and negated DNF."""
+    def to_formula(self, u: int) -> n.Formula | None:
+        """A readable formula for a residual: the formula it was built from, else the shorter
+        of its DNF and negated DNF; None when both have more than 16 terms."""
+        origin = self._origin.get(u)
+        if origin is not None:
+            return origin
         m = self.bdd
+        if self._count_paths(u) > 32:
+            return None
         labels = m.labels
         pos, neg = m.paths(u, m.TRUE), m.paths(u, m.FALSE)
 
@@ -166,6 +175,16 @@ class Progression:
             return b.disj(*(b.conj(*(labels[l] if v else b.neg(labels[l]) for l, v in p)) for p in paths))
 
         return dnf(pos) if len(pos) <= len(neg) + 1 else b.neg(dnf(neg))
+
+    def _count_paths(self, u: int) -> int:
+        """Paths to either terminal below u (to bound the size of a printed residual)."""
+        if u <= 1:
+            return 1
+        out = self._paths.get(u)
+        if out is None:
+            _, low, high = self.bdd.nodes[u]
+            out = self._paths[u] = min(self._count_paths(low) + self._count_paths(high), 1 << 20)
+        return out
 
     def _past_needed(self, u: int) -> frozenset:
         out = self._past_of.get(u)
