@@ -21,6 +21,7 @@ from policyc.smt import PolicySolver
 from policyc.smt.decoder import pin_trace
 from policyc.smt.encoder import FormulaEncoder
 from policyc.smt.symtrace import SymbolicTrace
+from policyc.smt.values import NeedsStrings
 from policyc.trace.model import Call, Trace
 from policyc.ir.ops import UNDEF
 
@@ -115,8 +116,8 @@ def formulas(var: str | None = None, depth: int = 3):
 # ------------------------------------------------------------------ properties
 
 
-def encoded_truth(phi, trace: Trace, extra: int) -> bool:
-    enc = FormulaEncoder(SymbolicTrace(TOOLS, len(trace.calls) + extra))
+def encoded_truth(phi, trace: Trace, extra: int, coded: bool = False) -> bool:
+    enc = FormulaEncoder(SymbolicTrace(TOOLS, len(trace.calls) + extra, coded_strings=coded))
     holds = enc.holds(phi, 0)
     s = z3.Solver()
     s.add(*enc.trace.constraints, *pin_trace(enc.trace, trace))
@@ -130,6 +131,18 @@ def encoded_truth(phi, trace: Trace, extra: int) -> bool:
 @given(formulas(), traces, st.integers(0, 2))
 def test_encoding_agrees_with_the_evaluator(phi, trace, extra):
     assert encoded_truth(phi, trace, extra) == evaluate(phi, trace)
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(formulas(), traces, st.integers(0, 2))
+def test_strings_coded_as_integers_agree(phi, trace, extra):
+    """With strings coded as integers (equality-only policies), the same agreement holds;
+    formulas that need real strings are refused with NeedsStrings."""
+    try:
+        truth = encoded_truth(phi, trace, extra, coded=True)
+    except NeedsStrings:
+        return
+    assert truth == evaluate(phi, trace)
 
 
 @settings(max_examples=EXAMPLES // 2, deadline=None, suppress_health_check=[HealthCheck.too_slow])

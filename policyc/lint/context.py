@@ -21,6 +21,7 @@ from policyc.ir.nodes import Formula
 from policyc.ir.policy import Policy, Rule
 from policyc.semantics.evaluator import evaluate
 from policyc.smt import PolicySolver, WitnessTrace
+from policyc.smt.verifier import needs_strings
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,7 @@ class LintOptions:
     prefix_bound: int = 3
     confirm_factor: float = 1.5  # an unsat answer is re-checked over traces this many times longer
     use_automata: bool = True
+    code_strings: bool = True  # strings as integers when the policy only compares them for equality
 
 
 @dataclass
@@ -51,9 +53,17 @@ class LintContext:
     used: dict[str, set] = field(default_factory=dict)  # analysis -> techniques used
     _confirmer: PolicySolver | None = field(default=None, repr=False)
 
+    coded_strings: bool = field(init=False, default=False)
+
     def __post_init__(self) -> None:
-        self.solver = PolicySolver(self.policy.tools, self.options.bound, self.options.list_bound,
-                                   self.options.timeout_ms)
+        self.coded_strings = self.options.code_strings and not needs_strings(
+            [r.formula for r in self.policy.rules], self.policy.tools)
+        self.solver = self.new_solver(self.options.bound, "t")
+
+    def new_solver(self, k: int, name: str) -> PolicySolver:
+        """A solver over traces of at most k calls, with this lint's string coding."""
+        return PolicySolver(self.policy.tools, k, self.options.list_bound, self.options.timeout_ms,
+                            name=name, coded_strings=self.coded_strings)
 
     # ------------------------------------------------------------ rules as assumptions
 
@@ -88,12 +98,10 @@ class LintContext:
         if k is None:  # one incremental solver at the longer bound serves every confirmation
             k = int(self.options.bound * self.options.confirm_factor)
             if self._confirmer is None or self._confirmer.k != k:
-                self._confirmer = PolicySolver(self.policy.tools, k, self.options.list_bound,
-                                               self.options.timeout_ms, name=f"confirm{k}")
+                self._confirmer = self.new_solver(k, f"confirm{k}")
             longer, want_witness = self._confirmer, False
         else:
-            longer = PolicySolver(self.policy.tools, k, self.options.list_bound, self.options.timeout_ms,
-                                  name=f"grow{k}")
+            longer = self.new_solver(k, f"grow{k}")
             want_witness = True  # growing the bound needs the witness's length
         for name in names:
             claim = self.solver.claim(name)
@@ -105,8 +113,7 @@ class LintContext:
     def grow_bound(self, k: int) -> None:
         """Use a longer bound from now on (the policy needs more calls than the bound allowed)."""
         self.options = LintOptions(**{**self.options.__dict__, "bound": k})
-        self.solver = PolicySolver(self.policy.tools, k, self.options.list_bound, self.options.timeout_ms,
-                                   name=f"t{k}")
+        self.solver = self.new_solver(k, f"t{k}")
 
     def remember_compliant(self, witness: WitnessTrace | None) -> None:
         if witness is not None and witness.confirmed:

@@ -86,7 +86,7 @@ def check_budget(ctx: LintContext) -> list[Finding]:
 
 
 def _solver(ctx: LintContext, k: int, name: str) -> PolicySolver:
-    solver = PolicySolver(ctx.policy.tools, k, ctx.options.list_bound, ctx.options.timeout_ms, name=name)
+    solver = ctx.new_solver(k, name)
     for r in ctx.active_rules:
         solver.require(f"rule:{r.name}", r.formula)
     return solver

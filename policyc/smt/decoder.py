@@ -47,7 +47,7 @@ from policyc.trace.model import Call, Trace
 
 def decode_trace(model: z3.ModelRef, trace: SymbolicTrace) -> Trace:
     """The concrete trace a model describes."""
-    ev = _Evaluator(model)
+    ev = _Evaluator(model, trace)
     names = {str(c): t for t, c in trace.tool_consts.items()}
     calls = []
     for i in range(trace.k):
@@ -124,8 +124,9 @@ def default_value(t: Type) -> object:
 
 
 class _Evaluator:
-    def __init__(self, model: z3.ModelRef):
+    def __init__(self, model: z3.ModelRef, trace: SymbolicTrace):
         self.model = model
+        self.trace = trace
 
     def __call__(self, term):
         return self.model.eval(term, model_completion=True)
@@ -143,6 +144,8 @@ class _Evaluator:
         if v.kind == "real":
             return _number(self(v.value))
         if v.kind == "str":
+            if self.trace.coded_strings:
+                return self.trace.text_of(self(v.value).as_long())
             return self(v.value).as_string()
         if v.kind == "bool":
             return self.bool(v.value)
@@ -242,11 +245,11 @@ def pin_trace(trace: SymbolicTrace, concrete: Trace) -> list[z3.BoolRef]:
         out.append(trace.tool[i] == trace.tool_consts[call.name])
         for root, value in trace.created_slots(i, call.name).items():
             actual = call.result if root == RESULT else call.args.get(root, UNDEF)
-            out.append(pin_value(value, actual))
+            out.append(pin_value(value, actual, trace))
     return out
 
 
-def pin_value(v: SymValue, value: object) -> z3.BoolRef:  # noqa: C901 - one case per kind
+def pin_value(v: SymValue, value: object, trace: SymbolicTrace | None = None) -> z3.BoolRef:  # noqa: C901
     """The constraint "the symbolic value `v` is the JSON value `value`" (UNDEF for ⊥)."""
     if value is UNDEF:
         return z3.Not(v.defined)
@@ -260,19 +263,19 @@ def pin_value(v: SymValue, value: object) -> z3.BoolRef:  # noqa: C901 - one cas
     elif v.kind == "real":
         parts.append(v.value == _to_z3(value, z3.RealSort()))
     elif v.kind == "str":
-        parts.append(v.value == z3.StringVal(value))
+        parts.append(v.value == (trace.string(value) if trace is not None else z3.StringVal(value)))
     elif v.kind == "bool":
         parts.append(v.value == z3.BoolVal(value))
     elif v.kind == "list":
         parts.append(v.length == len(value))
-        parts.extend(pin_value(e, x) for e, x in zip(v.items, value))
+        parts.extend(pin_value(e, x, trace) for e, x in zip(v.items, value))
     elif v.kind == "record":
         for name, f in v.fields:
-            parts.append(pin_value(f, value.get(name, UNDEF)))
+            parts.append(pin_value(f, value.get(name, UNDEF), trace))
     elif v.kind == "dict":
         parts.append(v.length == len(value))
         for (key, item), k, e in zip(value.items(), v.keys, v.items):
-            parts.extend([k == z3.StringVal(key), pin_value(e, item)])
+            parts.extend([k == z3.StringVal(key), pin_value(e, item, trace)])
     elif v.kind == "dyn":
         parts.append(v.value == _dyn_value(value))
     return z3.And(parts)

@@ -120,7 +120,7 @@ class FormulaEncoder:
         elif value.kind == "dict":
             out = [(V.item_live(value, j), SymValue("str", value=k)) for j, k in enumerate(value.keys)]
         elif value.kind == "record":
-            out = [(z3.And(value.present, f.defined), V.lit_value(name)) for name, f in value.fields]
+            out = [(z3.And(value.present, f.defined), self.terms.lit(name)) for name, f in value.fields]
         elif value.kind == "outputs":
             self.approx.add("quantifiers over `outputs`")
             fresh = self.terms._fresh_list("outputs")

@@ -58,6 +58,7 @@ def apply_op(enc, t: n.Op, env) -> SymValue:  # noqa: C901 - one case per operat
         a, b = args
         if a.kind != "str" or b.kind != "str":
             return boolean(FALSE)
+        values.require_text(a, b)
         test = {"contains": lambda x, y: z3.Contains(x, y),
                 "startswith": lambda x, y: z3.PrefixOf(y, x),
                 "endswith": lambda x, y: z3.SuffixOf(y, x)}[op](a.value, b.value)
@@ -66,6 +67,7 @@ def apply_op(enc, t: n.Op, env) -> SymValue:  # noqa: C901 - one case per operat
         (a,) = args
         if a.kind != "str":
             return undefined()
+        values.require_text(a)
         enc.approx.add(f"`{op}`")
         return SymValue("str", a.present, FALSE, enc._func(op, z3.StringSort(), z3.StringSort())(a.value))
     if op == "entities":
@@ -91,6 +93,7 @@ def apply_op(enc, t: n.Op, env) -> SymValue:  # noqa: C901 - one case per operat
 def _arith(enc, op: str, a: SymValue, b: SymValue) -> SymValue:
     ok = z3.And(a.present, b.present)
     if op == "add" and a.kind == b.kind == "str":
+        values.require_text(a, b)
         return SymValue("str", ok, FALSE, z3.Concat(a.value, b.value))
     if op == "add" and a.kind == b.kind == "list":
         return _concat(a, b)
@@ -140,6 +143,7 @@ def _minmax(op: str, a: SymValue, b: SymValue) -> SymValue:
         kind = "int" if a.kind == b.kind == "int" else "real"
         x, y = (a.value, b.value) if kind == "int" else (values.as_real(a), values.as_real(b))
     elif a.kind == b.kind == "str":
+        values.require_text(a, b)
         kind, x, y = "str", a.value, b.value
     else:
         return undefined()
@@ -151,6 +155,7 @@ def _length(a: SymValue) -> SymValue:
     if a.kind in ("list", "dict"):
         return SymValue("int", a.present, FALSE, a.length)
     if a.kind == "str":
+        values.require_text(a)
         return SymValue("int", a.present, FALSE, z3.Length(a.value))
     if a.kind == "record":
         count = z3.Sum([z3.If(v.defined, 1, 0) for _, v in a.fields]) if a.fields else z3.IntVal(0)
@@ -162,5 +167,6 @@ def _outputs_member(enc, x: SymValue, coll: SymValue) -> z3.BoolRef:
     """`x in outputs(...)`: an uninterpreted predicate of the entity (over-approximated)."""
     if x.kind != "str":
         return FALSE
+    values.require_text(x)
     f = enc._func("outputs." + coll.value.as_string(), z3.StringSort(), z3.BoolSort())
     return z3.And(x.present, f(x.value))

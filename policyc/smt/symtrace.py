@@ -36,7 +36,7 @@ from policyc.ir.types import (
     ToolSignature,
     Type,
 )
-from policyc.smt.values import FALSE, SORTS, TRUE, Dyn, SymValue, undefined
+from policyc.smt.values import FALSE, SORTS, TRUE, Dyn, NeedsStrings, SymValue, undefined
 
 RESULT = "<result>"
 
@@ -54,8 +54,11 @@ def tool_sort(tools: tuple[str, ...]) -> tuple[z3.SortRef, dict[str, z3.ExprRef]
 class SymbolicTrace:
     """The calls of a symbolic trace of at most `k` positions."""
 
-    def __init__(self, tools: Mapping[str, ToolSignature], k: int, list_bound: int = 3, name: str = "t"):
+    def __init__(self, tools: Mapping[str, ToolSignature], k: int, list_bound: int = 3, name: str = "t",
+                 coded_strings: bool = False):
         self.signatures = dict(tools)
+        self.coded_strings = coded_strings
+        self.codes: dict[str, int] = {}
         self.k = k
         self.list_bound = list_bound
         self.name = name
@@ -88,6 +91,25 @@ class SymbolicTrace:
         return z3.Not(self.live[m]) if 0 <= m < self.k else TRUE
 
     # ------------------------------------------------------------ data
+
+    def code(self, text: str) -> int:
+        """The integer that stands for a string when strings are coded."""
+        if text not in self.codes:
+            self.codes[text] = len(self.codes)
+        return self.codes[text]
+
+    def text_of(self, code: int) -> str:
+        """The string a code stands for; other integers are fresh strings, distinct from all."""
+        for text, c in self.codes.items():
+            if c == code:
+                return text
+        fresh = f"s{code}"
+        while fresh in self.codes:
+            fresh += "'"
+        return fresh
+
+    def string(self, text: str) -> z3.ExprRef:
+        return z3.IntVal(self.code(text)) if self.coded_strings else z3.StringVal(text)
 
     def arg(self, i: int, tool: str, name: str) -> SymValue:
         sig = self.signatures.get(tool)
@@ -130,10 +152,10 @@ class SymbolicTrace:
         if t is FLOAT:
             return SymValue("real", defined, null, z3.Real(name))
         if t is STR:
-            return SymValue("str", defined, null, z3.String(name))
+            return SymValue("str", defined, null, z3.Int(name) if self.coded_strings else z3.String(name))
         if isinstance(t, EnumT):
-            v = z3.String(name)
-            self.constraints.append(z3.Or([v == z3.StringVal(m) for m in t.members]))
+            v = z3.Int(name) if self.coded_strings else z3.String(name)
+            self.constraints.append(z3.Or([v == self.string(m) for m in t.members]))
             return SymValue("str", defined, null, v)
         if t is BOOL:
             return SymValue("bool", defined, null, z3.Bool(name))
@@ -152,6 +174,8 @@ class SymbolicTrace:
                           for j in range(self.list_bound))
             return SymValue("list", defined, null, items=items, length=length)
         if isinstance(t, DictT):
+            if self.coded_strings:
+                raise NeedsStrings()
             self.used_lists = True
             length = z3.Int(f"{name}#len")
             self.constraints.append(z3.And(length >= 0, length <= self.list_bound))

@@ -63,6 +63,8 @@ class TermEncoder:
 
     def _fresh_list(self, label: str, elem_kind: str = "str") -> SymValue:
         """An unconstrained list of strings (at most `list_bound` elements)."""
+        if self.trace.coded_strings:
+            raise V.NeedsStrings()
         self._fresh += 1
         name = f"{self.trace.name}.{label}#{self._fresh}"
         length = z3.Int(f"{name}#len")
@@ -70,11 +72,24 @@ class TermEncoder:
         items = tuple(SymValue("str", value=z3.String(f"{name}[{j}]")) for j in range(self.trace.list_bound))
         return SymValue("list", items=items, length=length)
 
+    def lit(self, value: object) -> SymValue:
+        """A JSON constant; its strings coded as integers when the trace codes strings."""
+        if not self.trace.coded_strings:
+            return V.lit_value(value)
+        if isinstance(value, str):
+            return SymValue("str", value=self.trace.string(value))
+        if isinstance(value, list):
+            items = tuple(self.lit(v) for v in value)
+            return SymValue("list", items=items, length=z3.IntVal(len(items)))
+        if isinstance(value, dict):
+            return SymValue("record", fields=tuple((k, self.lit(v)) for k, v in value.items()))
+        return V.lit_value(value)
+
     # ------------------------------------------------------------ terms
 
     def term(self, t: n.Term, env: TermEnv) -> SymValue:  # noqa: C901 - one case per node type
         if isinstance(t, n.Lit):
-            return V.lit_value(t.value)
+            return self.lit(t.value)
         if isinstance(t, n.Var):
             return env.vars.get(t.name) or undefined()
         if isinstance(t, n.Arg):
@@ -163,10 +178,12 @@ class TermEncoder:
             if base.kind == "dict":
                 out = self._dict_lookup(base, idx.value)
                 return _restrict(out, idx.present)
+            V.require_text(idx)
             hits = [(z3.And(base.present, idx.present, idx.value == z3.StringVal(name)), v)
                     for name, v in base.fields]
             return _select(hits)
         if base.kind == "str" and idx.kind == "int":
+            V.require_text(base)
             length = z3.Length(base.value)
             j = z3.If(idx.value < 0, idx.value + length, idx.value)
             ok = z3.And(base.present, idx.present, j >= 0, j < length)
@@ -189,6 +206,8 @@ class TermEncoder:
             length = base.length - lo if hi is None else z3.If(base.length < hi, base.length, hi) - lo
             return SymValue("list", base.defined, base.null, items=items,
                             length=z3.If(length < 0, 0, length))
+        if base.kind == "str":
+            V.require_text(base)
         if base.kind == "str" and const and (lo is None or lo >= 0) and (hi is None or hi >= 0):
             lo = lo or 0
             size = z3.Length(base.value)
@@ -205,6 +224,7 @@ class TermEncoder:
     def extern(self, t: n.Extern, env: TermEnv) -> SymValue:
         """An extern predicate: an uninterpreted function of its (defined) arguments."""
         args = [self.term(a, env) for a in t.args]
+        V.require_text(*args)  # the replay calls the Python function with real strings
         self.approx.add(f"extern `{t.name}`")
         sorts = tuple(_sort_of(a) for a in args)
         key = (t.name, sorts)

@@ -49,6 +49,25 @@ Dyn = _make_dyn()
 SORTS: dict = {}
 
 
+class NeedsStrings(Exception):
+    """A string operation other than equality met strings coded as integers.
+
+    When a policy compares strings only for equality, strings are coded as integers (one code
+    per literal, any other integer a fresh string), which Z3 decides much faster; a term
+    that needs real strings (`contains`, `<`, `+`, `len`, ...) raises this, and the caller
+    encodes the policy again with the string theory."""
+
+
+def is_coded(v: "SymValue") -> bool:
+    """A string value coded as an integer."""
+    return v.kind == "str" and v.value is not None and v.value.sort() == z3.IntSort()
+
+
+def require_text(*vs: "SymValue") -> None:
+    if any(is_coded(v) for v in vs):
+        raise NeedsStrings()
+
+
 @dataclass(frozen=True, eq=False)
 class SymValue:
     """A symbolic value: `defined` is false for ⊥, `null` is true for JSON null.
@@ -146,6 +165,7 @@ def dyn_matches(d: SymValue, v: SymValue) -> z3.BoolRef:
     if is_numeric(v):
         return z3.And(Dyn.is_d_num(d.value), Dyn.d_r(d.value) == as_real(v))
     if v.kind == "str":
+        require_text(v)
         return z3.And(Dyn.is_d_str(d.value), Dyn.d_s(d.value) == v.value)
     if v.kind == "bool":
         return z3.And(Dyn.is_d_bool(d.value), Dyn.d_b(d.value) == v.value)
@@ -218,6 +238,7 @@ def ordered(op: str, a: SymValue, b: SymValue) -> z3.BoolRef:
         x, y = (a.value, b.value) if a.kind == b.kind else (as_real(a), as_real(b))
         return z3.And(guard, cmp(x, y))
     if a.kind == "str" and b.kind == "str":
+        require_text(a, b)
         return z3.And(guard, cmp(a.value, b.value))
     if "dyn" in (a.kind, b.kind):
         d, other, flip = (a, b, False) if a.kind == "dyn" else (b, a, True)
@@ -227,6 +248,7 @@ def ordered(op: str, a: SymValue, b: SymValue) -> z3.BoolRef:
             x, y = Dyn.d_r(d.value), as_real(other)
             test = Dyn.is_d_num(d.value)
         elif other.kind == "str":
+            require_text(other)
             x, y = Dyn.d_s(d.value), other.value
             test = Dyn.is_d_str(d.value)
         else:
@@ -245,10 +267,12 @@ def membership(x: SymValue, coll: SymValue) -> z3.BoolRef:
     if coll.kind == "str":
         if x.kind != "str":
             return FALSE
+        require_text(x, coll)
         return z3.And(x.present, coll.present, z3.Contains(coll.value, x.value))
     if coll.kind == "record":
         if x.kind != "str":
             return FALSE
+        require_text(x)
         return z3.And(x.present, coll.present,
                       z3.Or([z3.And(v.defined, x.value == z3.StringVal(n)) for n, v in coll.fields] or [FALSE]))
     if coll.kind == "dict":

@@ -55,8 +55,8 @@ class PolicySolver:
     """An incremental solver over traces of at most `k` calls to the declared tools."""
 
     def __init__(self, tools: Mapping[str, ToolSignature], k: int, list_bound: int = 3,
-                 timeout_ms: int = 20_000, name: str = "t"):
-        self.trace = SymbolicTrace(tools, k, list_bound, name)
+                 timeout_ms: int = 20_000, name: str = "t", coded_strings: bool = False):
+        self.trace = SymbolicTrace(tools, k, list_bound, name, coded_strings)
         self.encoder = FormulaEncoder(self.trace)
         self.solver = z3.Solver()
         self.solver.set("timeout", timeout_ms)
@@ -161,6 +161,28 @@ class PolicySolver:
             else:
                 i += 1
         return core
+
+
+def needs_strings(formulas, tools: Mapping[str, ToolSignature]) -> bool:
+    """Whether these formulas use strings beyond equality (so strings cannot be coded as integers).
+
+    >>> from policyc.ir import build as b
+    >>> from policyc.ir.types import ANY, STR, Param
+    >>> tools = {"a": ToolSignature("a", (Param("s", STR),), ANY)}
+    >>> needs_strings([b.event("a", b.op("eq", b.arg("s"), b.lit("p")))], tools)
+    False
+    >>> needs_strings([b.event("a", b.op("startswith", b.arg("s"), b.lit("p")))], tools)
+    True
+    """
+    from policyc.smt.values import NeedsStrings
+
+    probe = FormulaEncoder(SymbolicTrace(tools, 2, 1, "probe", coded_strings=True))
+    try:
+        for phi in formulas:
+            probe.holds(phi, 0)
+    except NeedsStrings:
+        return True
+    return False
 
 
 def check_satisfiable(phi: n.Formula, tools: Mapping[str, ToolSignature], k: int = 8) -> SatResult:
