@@ -97,3 +97,19 @@ def test_offline_only_rules_say_why():
     assert classify(nested).kind == "detectable" or classify(nested).compiled
     with pytest.raises(NotCompilable, match="future operator below a past"):
         compile_rule(b.once(b.eventually(b.event("a"))))
+
+
+def test_the_product_finds_rules_that_cannot_be_satisfied_together():
+    from policyc.automata.product import PolicyProduct
+
+    a, bb, c = b.event("a"), b.event("b"), b.event("c")
+    rules = [b.always(b.implies(a, b.next_(bb))), b.always(b.implies(a, b.next_(c))), b.eventually(bb)]
+    tables = [compile_rule(r).dfa for r in rules]
+    prod = PolicyProduct(tables)
+    assert prod.satisfiable_together(prod.initial)
+    j = prod.step(prod.initial, "a", {})
+    # after `a` each rule alone can still be met (`b` next, `c` next), but not both
+    assert not any(t.verdict[s] == VIOLATED for t, s in zip(tables, prod.states[j]))
+    assert not prod.satisfiable_together(j)
+    assert prod.step(prod.initial, "a", {}) == j  # memoised
+    assert prod.satisfiable_together(prod.step(prod.initial, "b", {}))
