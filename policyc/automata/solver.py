@@ -154,8 +154,6 @@ class _Encoder:
     def equal(self, t: n.Term, a: tuple, c: tuple):
         z3 = self.z3
         same_other = z3.Bool(f"eqother#{t.skey}")
-        if a[0] is not None:
-            pass
         return z3.And(a[0] == c[0], a[0] != UNDEF, z3.Or(
             a[0] == NULL,
             z3.And(a[0] == BOOL, a[1] == c[1]),
