@@ -5,7 +5,8 @@ not), so a term is encoded as a JSON value: a kind (⊥, null, bool, number, str
 with a boolean, a real and a string component. Comparisons follow `policyc.ir.ops`: an
 operand that is ⊥ makes `==`, `!=`, `<`... false; numbers compare by value; booleans are
 not numbers. Pieces Z3 cannot see into (extern predicates, `len`, `%`, list and object
-equality, membership) become fresh unconstrained values: a combination is pruned only when
+equality, membership, arithmetic: Python's floating point and Z3's exact reals would
+disagree on `0.1 + 0.2 == 0.3`) become fresh unconstrained values: a combination is pruned only when
 it is impossible, never because it was not understood, and `exact` says whether every
 piece was understood.
 
@@ -66,8 +67,8 @@ class _Encoder:
             self.side.append(z3.Implies(out[0] != UNDEF, allowed))
             if not isinstance(t.base, (n.Arg, n.Result, n.Field, n.Index, n.Var)):
                 self.exact = False
-        elif isinstance(t, n.Op) and t.op in ("add", "sub", "mul", "div", "neg"):
-            out = self.arith(t)
+        elif isinstance(t, n.Op) and t.op == "neg":
+            out = self.negation(t)
         elif isinstance(t, n.Op) and _is_boolean_op(t.op):
             out = self.fresh_val("bool")
             self.side.append(out[0] == BOOL)
@@ -92,25 +93,11 @@ class _Encoder:
             self.side.append(kind == OTHER)
         return kind, b, r, s
 
-    def arith(self, t: n.Op) -> tuple:
+    def negation(self, t: n.Op) -> tuple:
         z3 = self.z3
-        args = [self.val(a) for a in t.args]
-        kind, b, r, s = out = self.fresh_val(t.op)
-        nums = z3.And(*[a[0] == NUM for a in args])
-        if t.op == "neg":
-            self.side.append(z3.If(nums, z3.And(kind == NUM, r == -args[0][2]), kind == UNDEF))
-            return out
-        (ka, _, ra, sa), (kb, _, rb, sb) = args
-        if t.op == "add":
-            self.side.append(z3.If(nums, z3.And(kind == NUM, r == ra + rb),
-                                   z3.If(z3.And(ka == STR, kb == STR), z3.And(kind == STR, s == z3.Concat(sa, sb)),
-                                         z3.If(z3.And(ka == OTHER, kb == OTHER),
-                                               z3.Or(kind == OTHER, kind == UNDEF), kind == UNDEF))))
-        elif t.op == "div":
-            self.side.append(z3.If(z3.And(nums, rb != 0), z3.And(kind == NUM, r * rb == ra), kind == UNDEF))
-        else:
-            value = ra - rb if t.op == "sub" else ra * rb
-            self.side.append(z3.If(nums, z3.And(kind == NUM, r == value), kind == UNDEF))
+        (ka, _, ra, _), = (self.val(a) for a in t.args)
+        kind, b, r, s = out = self.fresh_val("neg")
+        self.side.append(z3.If(ka == NUM, z3.And(kind == NUM, r == -ra), kind == UNDEF))
         return out
 
     # -------------------------------------------------------------- conditions
