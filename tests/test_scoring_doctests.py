@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import policyc.grounding
 import policyc.scoring
 import policyc.semantics
 import policyc.trace
@@ -17,8 +18,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def _modules() -> list[str]:
-    names = ["policyc.grounding"]
-    for package in (policyc.semantics, policyc.trace, policyc.scoring):
+    names = []
+    for package in (policyc.grounding, policyc.semantics, policyc.trace, policyc.scoring):
         names.append(package.__name__)
         names += [m.name for m in pkgutil.walk_packages(package.__path__, package.__name__ + ".")]
     return sorted(names)
