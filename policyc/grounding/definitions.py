@@ -4,7 +4,7 @@ The paper applies AST extraction to each chunk a `read_file` call returned: Pyth
 `ast.parse` for `.py` files, libclang for C and C++ headers with a regex fallback. policyc
 uses `ast` for Python (with a line scan for chunks that do not parse) and a regex for C/C++.
 
->>> sorted(python_definitions("def f():\n    return 2\n", "pkg.m")[0])
+>>> sorted(python_definitions("def f():\\n    return 2\\n", "pkg.m")[0])
 ['f', 'm', 'm.f', 'pkg.m', 'pkg.m.f']
 """
 
