@@ -49,3 +49,39 @@ def rule_class(phi: n.Formula, tools: Mapping[str, ToolSignature]) -> RuleClassA
                                bool(getattr(answer, "is_liveness", not answer.is_enforceable)))
     except AttributeError:
         return None
+
+
+def proves_empty(claims: list[tuple[n.Formula, bool]], tools: Mapping[str, ToolSignature]) -> bool:
+    """Whether the automata prove, for traces of any length, that no trace makes every
+    formula take its truth value: the emptiness of the product of their minimal DFAs.
+
+    Only plain (unsliced) rules with exact alphabets take part; the product treats the letters
+    of different rules for one tool as independent, which can only add traces, so `True` is
+    certain. Terminal tools only remove traces, so the answer holds with them too.
+
+    >>> from policyc.ir import build as b
+    >>> from policyc.smt import bare_tools
+    >>> a = b.event("a")
+    >>> proves_empty([(b.eventually(a), True), (b.always(b.neg(a)), True)], bare_tools("a", "b"))
+    True
+    """
+    try:
+        from policyc.ir import build as b
+        from policyc.automata import compile_rule
+        from policyc.automata.product import PolicyProduct
+    except Exception:
+        return False
+    tables = []
+    for phi, expected in claims:
+        try:
+            dfa = compile_rule(phi if expected else b.neg(phi), tools).dfa
+        except Exception:
+            return False
+        if dfa is None or not getattr(dfa.alphabet, "exact", False):
+            return False
+        tables.append(dfa)
+    try:
+        product = PolicyProduct(tables)
+        return product.searchable and not product.satisfiable_together(product.initial)
+    except Exception:
+        return False

@@ -20,7 +20,7 @@ from time import perf_counter
 from policyc.ir.nodes import Formula
 from policyc.ir.policy import Policy, Rule
 from policyc.semantics.evaluator import evaluate
-from policyc.smt import PolicySolver, WitnessTrace
+from policyc.smt import PolicySolver, Strength, WitnessTrace
 from policyc.smt.verifier import needs_strings
 
 
@@ -109,6 +109,21 @@ class LintContext:
                 longer.require(name, *claim)
         self.note_use("confirmation", f"re-check at bound {k}")
         return longer.check(names, witness=want_witness)
+
+    def strengthen(self, names: list[str], strength):
+        """The strength of an unsat answer over `names`: exact when the automata prove the same
+        emptiness for traces of any length (`automata_bridge.proves_empty`), else as given."""
+        if not self.options.use_automata:
+            return strength
+        claims = [c for c in (self.solver.claim(x) for x in names) if c is not None]
+        if len(claims) != len(names):
+            return strength
+        from policyc.lint.automata_bridge import proves_empty
+
+        if proves_empty(claims, self.policy.tools):
+            self.note_use("exactness", "automata product emptiness")
+            return Strength(True, None, None, "automata")
+        return strength
 
     def grow_bound(self, k: int) -> None:
         """Use a longer bound from now on (the policy needs more calls than the bound allowed)."""

@@ -44,7 +44,8 @@ def check_severities(ctx: LintContext) -> list[Finding]:
             continue
         if answer is not None:
             ctx.note_use("unenforceable-severity", "automata (exact)")
-            enforceable, gateable, strength, note = answer.is_enforceable, answer.is_gateable, EXACT, None
+            enforceable, gateable, note = answer.is_enforceable, answer.is_gateable, None
+            strength = Strength(True, None, None, "automata")
         else:
             result = find_bad_prefix(rule.formula, ctx.policy.tools, ctx.options.prefix_bound,
                                      min(ctx.options.bound, 6), min(ctx.options.timeout_ms, 5_000))

@@ -41,9 +41,10 @@ def check_vacuous_rules(ctx: LintContext) -> list[Finding]:
             if confirmed.is_sat:
                 continue
             result = confirmed if confirmed.is_unsat else result
+            strength = ctx.strengthen([name], result.strength)
             ctx.valid.add(rule.name)
             findings.append(Finding(
-                "L0004", f"rule `{rule.name}` holds on every trace", (rule.name,), result.strength,
+                "L0004", f"rule `{rule.name}` holds on every trace", (rule.name,), strength,
                 help="a rule that cannot fail tests nothing; state what the procedure requires",
                 evidence=(f"`{show(rule.formula)}` is true whatever the agent does",)))
     if not ctx.policy_satisfiable:
@@ -73,6 +74,7 @@ def check_vacuous_rules(ctx: LintContext) -> list[Finding]:
             if confirmed.is_sat:
                 continue
             result = confirmed if confirmed.is_unsat else result
+            strength = ctx.strengthen([*core, probe], result.strength)
             blockers = tuple(x.removeprefix("rule:") for x in core)
             others = tuple(r for r in blockers if r != rule.name)
             evidence = [f"no compliant trace has `{show(trigger)}`" + (
@@ -81,7 +83,7 @@ def check_vacuous_rules(ctx: LintContext) -> list[Finding]:
             ctx.vacuous.add(rule.name)
             findings.append(Finding(
                 "L0004", f"rule `{rule.name}` is vacuous: `{show(trigger)}` never happens in a compliant trace",
-                (rule.name, *others), result.strength,
+                (rule.name, *others), strength,
                 help=f"the rule's condition `{show(consequence)}` is never tested; remove the rule or "
                      f"the rule that forbids its trigger",
                 evidence=tuple(evidence),
@@ -113,11 +115,12 @@ def check_redundant_rules(ctx: LintContext) -> list[Finding]:
         if confirmed.is_sat:
             continue
         result = confirmed if confirmed.is_unsat else result
+        strength = ctx.strengthen([*core, negation], result.strength)
         implying = tuple(x.removeprefix("rule:") for x in core)
         dropped.add(rule.name)
         names = ", ".join(f"`{r}`" for r in implying)
         findings.append(Finding(
-            "L0003", f"rule `{rule.name}` is implied by {names}", (rule.name, *implying), result.strength,
+            "L0003", f"rule `{rule.name}` is implied by {names}", (rule.name, *implying), strength,
             help="a trace that breaks it breaks those rules too; remove it, or keep it only for its own weight "
                  "and message",
             evidence=tuple(f"{a}; the implication holds even so" for a in approximations(

@@ -36,11 +36,12 @@ def check_rules_satisfiable(ctx: LintContext) -> list[Finding]:
         if confirmed.is_sat:
             continue
         result = confirmed if confirmed.is_unsat else result
+        strength = ctx.strengthen([ctx.rule_name(rule.name)], result.strength)
         ctx.unsatisfiable.add(rule.name)
         evidence = list(_conflicting_parts(ctx, rule))
         evidence.extend(f"{a}; the rule is unsatisfiable even so" for a in approximations([rule.formula]))
         findings.append(Finding(
-            "L0001", f"rule `{rule.name}` can never be satisfied", (rule.name,), result.strength,
+            "L0001", f"rule `{rule.name}` can never be satisfied", (rule.name,), strength,
             help="every trace violates this rule, so every run fails it; remove the contradictory parts",
             evidence=tuple(evidence)))
     return findings
@@ -71,7 +72,8 @@ def check_conflicts(ctx: LintContext) -> list[Finding]:
             break
         confirmed = ctx.confirm_unsat(core)
         if not confirmed.is_sat:
-            findings.append(_conflict_finding(ctx, core, confirmed.strength if confirmed.is_unsat else result.strength))
+            strength = ctx.strengthen(core, confirmed.strength if confirmed.is_unsat else result.strength)
+            findings.append(_conflict_finding(ctx, core, strength))
         remaining = [x for x in remaining if x not in core]
     return findings
 

@@ -48,10 +48,11 @@ def check_dead_tools(ctx: LintContext) -> list[Finding]:
         if confirmed.is_sat:
             continue
         result = confirmed if confirmed.is_unsat else result
+        strength = ctx.strengthen([*core, probe], result.strength)
         rules = tuple(x.removeprefix("rule:") for x in core)
         why = f"forbidden by {', '.join(f'`{r}`' for r in rules)}" if rules else "it can never be called"
         findings.append(Finding(
-            "L0005", f"tool `{tool}` can never be called in a compliant trace", rules, result.strength,
+            "L0005", f"tool `{tool}` can never be called in a compliant trace", rules, strength,
             help="remove the tool from the policy, or relax the rules that forbid it",
             evidence=(why,), tools=(tool,),
             labels=tuple((r, "forbids it") for r in rules[1:])))

@@ -31,7 +31,7 @@ class Strength:
 
     def __str__(self) -> str:
         if self.exact:
-            return "exact"
+            return "exact (automata)" if self.method == "automata" else "exact"
         text = f"holds up to traces of length {self.bound}"
         if self.list_bound is not None:
             text += f" with lists of at most {self.list_bound} elements"
