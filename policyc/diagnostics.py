@@ -226,13 +226,14 @@ def _snippet(source: Source, marks: list[tuple[Span, str, str]], width: int, pai
 
 
 def _paint_with(color: bool):
-    def paint(text: str, style: str) -> str:
-        if not color:
-            return text
-        from rich.console import Console
-        from rich.text import Text
+    if not color:
+        return lambda text, style: text
+    from rich.console import Console
+    from rich.text import Text
 
-        console = Console(force_terminal=True, color_system="standard", width=10_000)
+    console = Console(force_terminal=True, color_system="standard", width=10_000)
+
+    def paint(text: str, style: str) -> str:
         with console.capture() as cap:
             console.print(Text(text, style=style), end="")
         return cap.get()
