@@ -21,7 +21,7 @@ from policyc.ir.nodes import Formula
 from policyc.ir.policy import Policy, Rule
 from policyc.semantics.evaluator import evaluate
 from policyc.smt import PolicySolver, Strength, WitnessTrace
-from policyc.smt.verifier import needs_strings
+from policyc.smt.verifier import SatResult, needs_strings
 
 
 @dataclass(frozen=True)
@@ -88,13 +88,17 @@ class LintContext:
     def active_literals(self, exclude: set[str] = frozenset()) -> list[str]:
         return [self.rule_literal(r) for r in self.active_rules if r.name not in exclude]
 
-    def confirm_unsat(self, names: list[str], k: int | None = None):
+    def confirm_unsat(self, names: list[str], k: int | None = None, exact_first: bool = False):
         """Re-ask an unsat query over traces `confirm_factor` times longer, with just these names.
 
         A bounded "no trace" can be an artifact of the bound (a policy that needs ten calls
         has no compliant trace of eight); the findings report only what survives this
         check, with the longer bound as their strength. Returns the longer check's result.
         """
+        if exact_first:  # the automata may settle it for every length: no longer bound needed
+            strength = self.strengthen(names, None)
+            if strength is not None:
+                return SatResult("unsat", strength, assumed=tuple(names))
         if k is None:  # one incremental solver at the longer bound serves every confirmation
             k = int(self.options.bound * self.options.confirm_factor)
             if self._confirmer is None or self._confirmer.k != k:

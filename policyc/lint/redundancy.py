@@ -37,7 +37,7 @@ def check_vacuous_rules(ctx: LintContext) -> list[Finding]:
         name = ctx.formula_literal(f"not:{rule.name}", rule.formula, expected=False)
         result = ctx.solver.check([name], witness=False)
         if result.is_unsat:
-            confirmed = ctx.confirm_unsat([name])
+            confirmed = ctx.confirm_unsat([name], exact_first=True)
             if confirmed.is_sat:
                 continue
             result = confirmed if confirmed.is_unsat else result
@@ -70,7 +70,7 @@ def check_vacuous_rules(ctx: LintContext) -> list[Finding]:
                 continue
             core = [x for x in ctx.solver.minimal_core(everything, fixed=[probe])]
             ctx.note_use("vacuous-rule", "unsat cores")
-            confirmed = ctx.confirm_unsat([*core, probe])
+            confirmed = ctx.confirm_unsat([*core, probe], exact_first=True)
             if confirmed.is_sat:
                 continue
             result = confirmed if confirmed.is_unsat else result
@@ -111,7 +111,7 @@ def check_redundant_rules(ctx: LintContext) -> list[Finding]:
             continue
         core = ctx.solver.minimal_core(others, fixed=[negation])
         ctx.note_use("redundant-rule", "unsat cores")
-        confirmed = ctx.confirm_unsat([*core, negation])
+        confirmed = ctx.confirm_unsat([*core, negation], exact_first=True)
         if confirmed.is_sat:
             continue
         result = confirmed if confirmed.is_unsat else result

@@ -32,7 +32,7 @@ def check_rules_satisfiable(ctx: LintContext) -> list[Finding]:
         ctx.note_use("unsatisfiable-rule", "incremental solving")
         if not result.is_unsat:
             continue
-        confirmed = ctx.confirm_unsat([ctx.rule_name(rule.name)])
+        confirmed = ctx.confirm_unsat([ctx.rule_name(rule.name)], exact_first=True)
         if confirmed.is_sat:
             continue
         result = confirmed if confirmed.is_unsat else result
@@ -70,7 +70,7 @@ def check_conflicts(ctx: LintContext) -> list[Finding]:
         ctx.note_use("conflict", "unsat cores (deletion-based minimal core)")
         if not core:
             break
-        confirmed = ctx.confirm_unsat(core)
+        confirmed = ctx.confirm_unsat(core, exact_first=True)
         if not confirmed.is_sat:
             strength = ctx.strengthen(core, confirmed.strength if confirmed.is_unsat else result.strength)
             findings.append(_conflict_finding(ctx, core, strength))

@@ -44,7 +44,7 @@ def check_dead_tools(ctx: LintContext) -> list[Finding]:
             continue
         core = ctx.solver.minimal_core(everything, fixed=[probe])
         ctx.note_use("dead-tool", "unsat cores")
-        confirmed = ctx.confirm_unsat([*core, probe])
+        confirmed = ctx.confirm_unsat([*core, probe], exact_first=True)
         if confirmed.is_sat:
             continue
         result = confirmed if confirmed.is_unsat else result

@@ -67,7 +67,7 @@ class FormulaEncoder:
             if not 0 <= i < tr.k:
                 return FALSE
             guard = V.truthy(self.terms.term(phi.guard, env.at_call(i, phi.tool)))
-            return z3.And(tr.is_call(i, phi.tool), guard)
+            return V.conj(tr.is_call(i, phi.tool), guard)
         if isinstance(phi, n.Cond):
             return V.truthy(self.terms.term(phi.term, TermEnv(env.vars)))
         if isinstance(phi, n.Not):
@@ -102,8 +102,9 @@ class FormulaEncoder:
         if isinstance(phi, (n.Forall, n.Exists)):
             members = self.domain(phi.domain, env)
             if isinstance(phi, n.Forall):
-                return z3.And([z3.Implies(g, h(phi.body, i, env.bind(phi.var, v))) for g, v in members] or [TRUE])
-            return z3.Or([z3.And(g, h(phi.body, i, env.bind(phi.var, v))) for g, v in members] or [FALSE])
+                return V.conj(*[z3.Implies(g, h(phi.body, i, env.bind(phi.var, v))) for g, v in members
+                                if g is not FALSE])
+            return z3.Or([V.conj(g, h(phi.body, i, env.bind(phi.var, v))) for g, v in members] or [FALSE])
         raise TypeError(f"not a formula: {type(phi).__name__}")
 
     def domain(self, term: n.Term, env: TermEnv) -> list[tuple[z3.BoolRef, SymValue]]:

@@ -24,7 +24,7 @@ from policyc.smt.values import FALSE, TRUE, SymValue, boolean, is_numeric, undef
 def apply_op(enc, t: n.Op, env) -> SymValue:  # noqa: C901 - one case per operator
     op = t.op
     if op == "and":
-        return boolean(z3.And([values.truthy(enc.term(a, env)) for a in t.args]))
+        return boolean(values.conj(*[values.truthy(enc.term(a, env)) for a in t.args]))
     if op == "or":
         return boolean(z3.Or([values.truthy(enc.term(a, env)) for a in t.args]))
     args = [enc.term(a, env) for a in t.args]

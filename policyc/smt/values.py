@@ -92,13 +92,29 @@ class SymValue:
     @property
     def present(self) -> z3.BoolRef:
         """Defined and not null: an actual value of the kind."""
-        return z3.And(self.defined, z3.Not(self.null))
+        if self.null is FALSE:
+            return self.defined
+        return conj(self.defined, z3.Not(self.null))
 
     def field(self, name: str) -> "SymValue | None":
         for fname, value in self.fields:
             if fname == name:
                 return value
         return None
+
+
+def conj(*parts: z3.BoolRef) -> z3.BoolRef:
+    """`z3.And` without the constant `true` operands (the encodings are full of them)."""
+    kept = []
+    for p in parts:
+        if p is TRUE:
+            continue
+        if p is FALSE:
+            return FALSE
+        kept.append(p)
+    if not kept:
+        return TRUE
+    return kept[0] if len(kept) == 1 else z3.And(kept)
 
 
 def undefined() -> SymValue:
@@ -149,7 +165,7 @@ def as_real(v: SymValue) -> z3.ArithRef:
 def truthy(v: SymValue) -> z3.BoolRef:
     """How a value reads as a condition: only `true` is true."""
     if v.kind == "bool":
-        return z3.And(v.present, v.value)
+        return conj(v.present, v.value)
     if v.kind == "dyn":
         return z3.And(v.present, Dyn.is_d_bool(v.value), Dyn.d_b(v.value))
     return FALSE
@@ -176,6 +192,8 @@ def dyn_matches(d: SymValue, v: SymValue) -> z3.BoolRef:
 
 def values_equal(a: SymValue, b: SymValue) -> z3.BoolRef:
     """JSON equality with ⊥ (`policyc.ir.ops.values_equal`)."""
+    if a.null is FALSE and b.null is FALSE and a.kind == b.kind and a.kind in ("int", "real", "str", "bool"):
+        return conj(a.defined, b.defined, a.value == b.value)  # the common case, without null tests
     both = z3.And(a.defined, b.defined)
     nulls = z3.And(a.null, b.null)
     return z3.And(both, z3.Or(nulls, z3.And(z3.Not(a.null), z3.Not(b.null), _equal_present(a, b))))
@@ -233,10 +251,10 @@ def ordered(op: str, a: SymValue, b: SymValue) -> z3.BoolRef:
     """`<`, `<=`, `>`, `>=`: numbers with numbers, strings with strings, else false."""
     cmp = {"lt": lambda x, y: x < y, "le": lambda x, y: x <= y,
            "gt": lambda x, y: x > y, "ge": lambda x, y: x >= y}[op]
-    guard = z3.And(a.present, b.present)
+    guard = conj(a.present, b.present)
     if is_numeric(a) and is_numeric(b):
         x, y = (a.value, b.value) if a.kind == b.kind else (as_real(a), as_real(b))
-        return z3.And(guard, cmp(x, y))
+        return conj(guard, cmp(x, y))
     if a.kind == "str" and b.kind == "str":
         require_text(a, b)
         return z3.And(guard, cmp(a.value, b.value))
