@@ -71,8 +71,8 @@ def command(files, fmt, deny, allowed, only, bound, max_layer_share, explain_cod
             if diags:
                 click.echo(render_text(diags, color=use_color()), nl=False)
                 click.echo()
-            click.echo(f"{path}: {summary_line(diags) if diags else 'clean'}"
-                       f"{'' if not diags else ''} (bounded queries up to {bound} calls)")
+            click.echo(f"{path}: {summary_line(diags) if diags else 'clean'} "
+                       f"(bounded queries up to {report.bound} calls)")
     if fmt == "json":
         click.echo(json.dumps([r.to_json() for r in reports], indent=2, ensure_ascii=False, default=str))
     elif fmt == "sarif":

@@ -101,7 +101,8 @@ def _conflict_finding(ctx: LintContext, core: list[str], strength) -> Finding:
         rest = [x for x in core if x != name]
         sub = ctx.solver.check(rest)
         if sub.is_sat and rest:
-            witnesses.append((f"without `{name.removeprefix('rule:')}` the others allow", sub.witness))
+            witness = _shortest_witness(ctx, rest, sub.witness)
+            witnesses.append((f"without `{name.removeprefix('rule:')}` the others allow", witness))
     names = ", ".join(f"`{r}`" for r in rules)
     formulas = [ctx.policy.rule(r).formula for r in rules]
     evidence = tuple(f"`{r}`: {show(ctx.policy.rule(r).formula)}" for r in rules)
@@ -111,6 +112,15 @@ def _conflict_finding(ctx: LintContext, core: list[str], strength) -> Finding:
         help="no run can comply with all of these rules; drop or weaken one of them",
         evidence=evidence, witnesses=tuple(witnesses[:1]) if len(witnesses) > 1 else tuple(witnesses),
         labels=tuple((r, f"conflicts with `{rules[0]}`") for r in rules[1:]))
+
+
+def _shortest_witness(ctx: LintContext, names: list[str], witness):
+    """A shortest trace satisfying `names`, searched upward with length assumptions."""
+    for m in range(len(witness)):
+        shorter = ctx.solver.check([*names, ctx.solver.require_length_at_most(m)])
+        if shorter.is_sat and shorter.witness.confirmed:
+            return shorter.witness
+    return witness
 
 
 # ------------------------------------------------------------------ why a rule is unsatisfiable
