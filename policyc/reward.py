@@ -3,7 +3,7 @@
     R = 0.5·C + 0.25·Acc + 0.25·exp(−d)
 
 - C is the compliance score of the completion's tool calls against the instance's
-  synthesized policy (Definition 1, `policyc.scoring.score_trace`);
+  synthesized policy (Definition 1, `policyc.bench.compliance.score_instance`);
 - Acc is the shaped answer accuracy: 1.0 right and well formatted, 0.1 well formatted but
   wrong, 0.0 badly formatted (`policyc.bench.answer`);
 - d is the weighted Levenshtein distance between the completion's calls and the gold trace:
@@ -42,11 +42,10 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from policyc.bench.aliases import inverse, rename_call
 from policyc.bench.answer import parse_answer, shaped_accuracy
-from policyc.bench.compliance import instance_policy
+from policyc.bench.compliance import score_instance
 from policyc.bench.model import Instance, freeze
 from policyc.bench.runs import FINAL_ANSWER_TOOL, instance_of
 from policyc.bench.tools import ToolCallError
-from policyc.scoring import score_trace
 from policyc.trace import Trace
 
 #: (w_C, w_A, w_D) of equation (4): α = 0.5, (1 − α)/2 each for accuracy and distance.
@@ -102,7 +101,7 @@ def reward_of_run(instance: Instance, calls: Sequence[tuple[str, Mapping[str, An
     1.0
     """
     trace = Trace.of(*((name, dict(args), result) for name, args, result in calls))
-    compliance = score_trace(instance_policy(instance), trace).compliance_score
+    compliance = score_instance(instance, trace).compliance_score
     accuracy = shaped_accuracy(parse_answer(answer), instance.expected_answer)
     gold = [instance.seen(c) for c in instance.calls]
     distance = trace_distance(gold, [(name, args) for name, args, _ in calls])

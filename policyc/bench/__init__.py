@@ -12,12 +12,12 @@
 >>> inst = generate_instance("fan_out_fan_in", 1, 42)
 >>> inst.tool_sequence, inst.expected_answer
 (['tool_a_list', 'tool_b', 'tool_b', 'tool_b', 'tool_d'], 33)
->>> score_trace(instance_policy(inst), inst.gold_trace()).compliance_score
+>>> score_instance(inst, inst.gold_trace()).compliance_score
 1.0
 """
 
 from policyc.bench.agent import scripted_run
-from policyc.bench.compliance import failed_layers, instance_policy, score_trace
+from policyc.bench.compliance import failed_layers, instance_policy, score_instance
 from policyc.bench.faults import FAULTS, Fault
 from policyc.bench.generate import InstanceFiltered, call_limit, find_template, generate_instance
 from policyc.bench.model import Decision, GoldCall, Instance, Pattern
@@ -28,5 +28,5 @@ from policyc.bench.synthesize import LAYER_WEIGHTS, aliased_policy_text, policy_
 __all__ = [
     "FAULTS", "Decision", "Fault", "GoldCall", "Instance", "InstanceFiltered", "LAYER_WEIGHTS", "PRODUCTION",
     "Pattern", "SIMPLIFIED", "TRAINING", "failed_layers", "aliased_policy_text", "call_limit", "find_template",
-    "generate_instance", "instance_policy", "policy_text", "score_trace", "scripted_run", "synthesize_rules",
+    "generate_instance", "instance_policy", "policy_text", "score_instance", "scripted_run", "synthesize_rules",
 ]

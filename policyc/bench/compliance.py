@@ -2,9 +2,11 @@
 
 `instance_policy` checks the synthesized `.altl` text with the ordinary front end
 (`policyc.check.check_text`); an aliased instance's policy is the rename-map file of
-`synthesize.aliased_policy_text`, checked next to a copy of the base policy it imports. `score_trace` gives the weighted compliance score
-and each rule's verdict: it is `policyc.scoring.score_trace`, the scorer every other
-command uses.
+`synthesize.aliased_policy_text`, checked next to a copy of the base policy it imports. `score_instance` gives the weighted
+compliance score and each rule's verdict with `policyc.scoring.score_trace`, the scorer every
+other command uses. It passes the rules' classes (gateable, detectable, offline-only), which
+no benchmark table uses, as the scorer's syntactic estimate, rather than letting it build
+each rule's automaton.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from policyc.bench.tools import SIGNATURES_PATH
 from policyc.diagnostics import has_errors, render_text
 from policyc.ir.policy import Policy
 from policyc.scoring import TraceReport, score_trace
+from policyc.scoring.violation import syntactic_class
+from policyc.trace import Trace
 
 
 class PolicyError(RuntimeError):
@@ -32,10 +36,22 @@ def failed_layers(report: TraceReport) -> set[str]:
     >>> from policyc.bench.agent import scripted_run
     >>> from policyc.trace.formats import parse_trace
     >>> inst = generate_instance("fan_out_fan_in", 1, 42)
-    >>> sorted(failed_layers(score_trace(instance_policy(inst), parse_trace(scripted_run(inst, ["repeat"])))))
+    >>> sorted(failed_layers(score_instance(inst, parse_trace(scripted_run(inst, ["repeat"])))))
     ['L5']
     """
     return {c.layer for c in report.constraints if not c.passed and c.layer}
+
+
+def score_instance(instance: Instance, trace: Trace) -> TraceReport:
+    """The compliance report of a trace against the instance's policy.
+
+    >>> from policyc.bench.generate import generate_instance
+    >>> inst = generate_instance("loop_termination", 1, 42)
+    >>> score_instance(inst, inst.gold_trace()).compliance_score
+    1.0
+    """
+    policy = instance_policy(instance)
+    return score_trace(policy, trace, classes={r.name: syntactic_class(r.formula) for r in policy.rules})
 
 
 def instance_policy(instance: Instance) -> Policy:

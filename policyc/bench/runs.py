@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from policyc.bench.answer import parse_answer
-from policyc.bench.compliance import instance_policy
+from policyc.bench.compliance import score_instance
 from policyc.bench.generate import generate_instance
 from policyc.bench.model import Instance
-from policyc.scoring import TraceReport, score_trace
+from policyc.scoring import TraceReport
 from policyc.trace import Trace, TraceError, iter_traces
 
 FINAL_ANSWER_TOOL = "final_answer"
@@ -139,4 +139,4 @@ def score_run(run: Run) -> ScoredRun:
     >>> scored.report.compliance_score, scored.correct
     (1.0, True)
     """
-    return ScoredRun(run, score_trace(instance_policy(run.instance), run.trace))
+    return ScoredRun(run, score_instance(run.instance, run.trace))

@@ -204,15 +204,17 @@ def stats(seeds: tuple[int, ...], fmt: str) -> None:
 @command.command("trainset")
 @click.option("--size", type=click.IntRange(1), default=300, show_default=True)
 @click.option("--cores", type=click.IntRange(1), default=30, show_default=True, help="core seeds per pattern variant")
+@click.option("--min", "minimum", type=click.IntRange(0), default=8, show_default=True, help="examples per pattern, at least")
+@click.option("--max", "maximum", type=click.IntRange(1), default=24, show_default=True, help="examples per pattern, at most")
 @click.option("--seed", type=int, default=0, show_default=True, help="seed of the sampler's shuffles")
 @click.option("--output", "-o", type=click.Path(dir_okay=False), default=None, help="JSONL file (default: print)")
-def trainset(size: int, cores: int, seed: int, output: str | None) -> None:
+def trainset(size: int, cores: int, minimum: int, maximum: int, seed: int, output: str | None) -> None:
     """The balanced GRPO training set of appendix D.3, as JSONL rows (prompt, instance)."""
     from policyc.bench.sampler import sample_training_set
     from policyc.reward import dataset_row
 
     try:
-        entries = sample_training_set(size, cores=cores, seed=seed)
+        entries = sample_training_set(size, cores=cores, minimum=minimum, maximum=maximum, seed=seed)
     except ValueError as exc:
         _fail(str(exc))
     lines = [json.dumps(dataset_row(e.instance())) for e in entries]
