@@ -130,3 +130,15 @@ def test_stats_prints_the_structural_share():
 def test_trainset_that_cannot_be_balanced_is_an_input_error():
     result = invoke("trainset", "--size", "30")
     assert result.exit_code == 2 and "cannot draw 30 examples" in result.output
+
+
+def test_docs_record_the_measured_structural_share():
+    """docs/benchmark.md states the share of L3+L4+L5 over the paper's grid: it must be the measured one."""
+    from pathlib import Path
+
+    text = Path(__file__).resolve().parent.parent.joinpath("docs", "benchmark.md").read_text(encoding="utf-8")
+    stats = weight_statistics()
+    assert f"carry **{stats.structural_share:.1%}**".replace("%", " %") in text
+    shares = stats.layer_shares()
+    stated = ", ".join(f"{layer} {share:.1%}".replace("%", " %") for layer, share in shares.items())
+    assert f"({stated})" in text.replace("\n", " ")

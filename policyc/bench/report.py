@@ -67,25 +67,20 @@ def ordered_settings(scored: Iterable[ScoredRun]) -> list[str]:
 
 
 def template_table(scored: list[ScoredRun]) -> Table:
-    """Compliance and accuracy per template (and setting)."""
+    """Compliance and accuracy per template, one row per template and setting."""
     settings = ordered_settings(scored)
     order = [t.name for t in PRODUCTION] + [t.name for t in SIMPLIFIED]
     groups: dict[tuple[str, str], list[ScoredRun]] = defaultdict(list)
     for s in scored:
         groups[(s.run.instance.template, s.run.setting)].append(s)
     templates = sorted({t for t, _ in groups}, key=lambda t: (order.index(t) if t in order else len(order), t))
-    header = ["template"]
-    for setting in settings:
-        suffix = f" ({setting})" if len(settings) > 1 else ""
-        header += [f"runs{suffix}", f"compliance{suffix}", f"accuracy{suffix}"]
-    table = Table("Compliance and accuracy per template", header)
+    table = Table("Compliance and accuracy per template", ["template", "setting", "runs", "compliance", "accuracy"])
     for template in templates:
-        row: list[Any] = [template]
         for setting in settings:
             runs = groups.get((template, setting), [])
-            row += [len(runs), _mean([r.report.compliance_score for r in runs]),
-                    _mean([1.0 if r.correct else 0.0 for r in runs])]
-        table.rows.append(row)
+            if runs:
+                table.rows.append([template, setting, len(runs), _mean([r.report.compliance_score for r in runs]),
+                                   _mean([1.0 if r.correct else 0.0 for r in runs])])
     return table
 
 
