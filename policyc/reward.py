@@ -67,7 +67,11 @@ def substitution_cost(gold: Call, predicted: Call) -> float:
 
 
 def trace_distance(gold: Sequence[Call], predicted: Sequence[Call]) -> float:
-    """d(G, P), the weighted Levenshtein distance of equations (5)-(6)."""
+    """d(G, P), the weighted Levenshtein distance of equations (5)-(6).
+
+    >>> trace_distance([("a", {})], [("a", {}), ("b", {})])
+    1.0
+    """
     previous = [float(j) for j in range(len(predicted) + 1)]
     for i, g in enumerate(gold, 1):
         row = [float(i)]
@@ -178,7 +182,12 @@ def _from_block(text: str) -> tuple[str, dict] | None:
 
 
 def with_results(instance: Instance, calls: Iterable[tuple[str, dict, Any]]) -> list[tuple[str, dict, Any]]:
-    """Fill in the result of every call that has none by running the instance's tools."""
+    """Fill in the result of every call that has none by running the instance's tools.
+
+    >>> from policyc.bench import generate_instance
+    >>> with_results(generate_instance("loop_termination", 1, 42), [("tool_a", {"i": 3}, None)])
+    [('tool_a', {'i': 3}, {'result': 1})]
+    """
     box, back = instance.toolbox(), inverse(instance.renames)
     out = []
     for name, args, result in calls:
@@ -194,7 +203,14 @@ def with_results(instance: Instance, calls: Iterable[tuple[str, dict, Any]]) -> 
 
 def make_reward_function(weights: tuple[float, float, float] = PAPER_WEIGHTS,
                          column: str = "instance") -> Callable[..., list[float]]:
-    """A GRPOTrainer reward function with these weights, reading the instance from `column`."""
+    """A GRPOTrainer reward function with these weights, reading the instance from `column`.
+
+    >>> compliance_only = make_reward_function((1.0, 0.0, 0.0))
+    >>> first_call_only = '<tool_call>{"name": "tool_a", "arguments": {"i": 1}}</tool_call>'
+    >>> [round(r, 3) for r in compliance_only(prompts=["p"], completions=[first_call_only], completion_ids=[[0]],
+    ...                                       instance=['{"template": "loop_termination", "seed": 42}'])]
+    [0.147]
+    """
 
     def agentltl_reward(prompts: Sequence[Any] | None = None, completions: Sequence[Any] = (),
                         completion_ids: Sequence[Any] | None = None, **columns: Any) -> list[float]:

@@ -76,7 +76,11 @@ _SALT = {tool: 5 * k for k, tool in enumerate(ALIAS_POOLS)}
 
 
 def choose_aliases(tools: Iterable[str], seed: int) -> dict[str, tuple[str, dict[str, str]]]:
-    """One alias per tool, drawn deterministically from the seed."""
+    """One alias per tool, drawn deterministically from the seed.
+
+    >>> choose_aliases(("tool_a", "tool_d"), 42)
+    {'tool_a': ('check_dosage_class', {'i': 'prescription_id'}), 'tool_d': ('combine_sensor_totals', {'numbers': 'totals'})}
+    """
     out = {}
     for tool in tools:
         pool = ALIAS_POOLS[tool]

@@ -48,27 +48,56 @@ def suffix_seed(seed: int) -> int:
 
 
 def add_prefix(proc: Procedure, seed: int) -> int:
-    """Record the prefix call (it must be the first call); its value."""
+    """Record the prefix call (it must be the first call); its value.
+
+    >>> from policyc.bench.tools import ToolBox, tool_a
+    >>> add_prefix(Procedure(ToolBox(42, 1)), 42) == tool_a(prefix_seed(42))
+    True
+    """
     return proc.call("tool_a", i=prefix_seed(seed), given=("i",))
 
 
 def add_suffix(proc: Procedure, seed: int) -> int:
-    """Record the suffix call after the core; its value."""
+    """Record the suffix call after the core; its value.
+
+    >>> from policyc.bench.tools import ToolBox, tool_a
+    >>> proc = Procedure(ToolBox(42, 1))
+    >>> add_suffix(proc, 42) == tool_a(suffix_seed(42)), proc.calls[0].args
+    (True, {'i': 18641})
+    """
     return proc.call("tool_a", i=suffix_seed(seed), given=("i",), after=(proc.last,))
 
 
 def link_extra_calls(proc: Procedure, first_core: int, has_prefix: bool, has_suffix: bool) -> None:
-    """Make the first core call depend on the prefix call (the L4 relation the prefix adds)."""
+    """Make the first core call depend on the prefix call (the L4 relation the prefix adds).
+
+    >>> from policyc.bench.tools import ToolBox
+    >>> proc = Procedure(ToolBox(1, 1))
+    >>> _ = add_prefix(proc, 1), proc.call("tool_c", x=1)
+    >>> link_extra_calls(proc, 1, True, False)
+    >>> proc.calls[1].after
+    (0,)
+    """
     if has_prefix and first_core < len(proc.calls):
         call = proc.calls[first_core]
         proc.calls[first_core] = replace(call, after=tuple(sorted(set(call.after) | {0})))
 
 
 def prefix_sentence(seed: int, names: ToolNames) -> str:
+    """The sentence a prefix instance's prompt begins with.
+
+    >>> prefix_sentence(42, ToolNames())
+    'Call tool_a(i=9615) first; its result is an addend you will include in your final answer.'
+    """
     return (f"Call {names.call('tool_a', i=prefix_seed(seed))} first; its result is an addend you will "
             "include in your final answer.")
 
 
 def suffix_sentence(seed: int, names: ToolNames) -> str:
+    """The mirror sentence a suffix instance's prompt ends with.
+
+    >>> suffix_sentence(42, ToolNames()).split(";")[0]
+    'Finally, call tool_a(i=18641) last'
+    """
     return (f"Finally, call {names.call('tool_a', i=suffix_seed(seed))} last; its result is an addend you will "
             "include in your final answer.")

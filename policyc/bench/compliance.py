@@ -55,7 +55,12 @@ def score_instance(instance: Instance, trace: Trace) -> TraceReport:
 
 
 def instance_policy(instance: Instance) -> Policy:
-    """The checked policy of an instance (over its aliases, if it has some)."""
+    """The checked policy of an instance (over its aliases, if it has some).
+
+    >>> from policyc.bench.generate import generate_instance
+    >>> len(instance_policy(generate_instance("fan_out_fan_in", 1, 42)).rules)
+    20
+    """
     base = policy_text(instance)
     if not instance.renames:
         return _check(base, None)
@@ -63,6 +68,12 @@ def instance_policy(instance: Instance) -> Policy:
 
 
 def base_file_name(instance: Instance) -> str:
+    """The file name an aliased policy imports its base policy from.
+
+    >>> from policyc.bench.generate import generate_instance
+    >>> base_file_name(generate_instance("fan_out_fan_in", 1, 42))
+    'fan_out_fan_in_d1_s42.base.altl'
+    """
     return f"{policy_name(instance)}.base.altl"
 
 

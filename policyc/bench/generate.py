@@ -42,7 +42,13 @@ def call_limit(difficulty: int) -> int:
 
 
 def find_template(name: str, mode: str = "production") -> Template:
-    """The template of that name in that mode; ValueError (with the known names) otherwise."""
+    """The template of that name in that mode; ValueError (with the known names) otherwise.
+
+    >>> find_template("fan_out+loop").levels[4]
+    (7, 4)
+    >>> find_template("loop_termination", "simplified").held_out
+    True
+    """
     registry = PRODUCTION_BY_NAME if mode == "production" else SIMPLIFIED_BY_NAME
     if mode not in MODES:
         raise ValueError(f"unknown mode `{mode}`; use production or simplified")

@@ -74,10 +74,6 @@ class GoldCall:
     given: tuple[str, ...] = ()   # arguments whose values the prompt states (layer L2)
     after: tuple[int, ...] = ()   # earlier calls this one depends on (layer L4)
 
-    def record(self) -> dict[str, Any]:
-        """The paper's JSON record of the call (appendix A.1.2)."""
-        return {"tool_name": self.name, "arguments": dict(self.args), "tool_result": dict(self.result)}
-
 
 @dataclass(frozen=True, slots=True)
 class Decision:

@@ -6,7 +6,8 @@
 - per setting (table 1): mean compliance of each model under each enforcement setting,
   printed when the runs come from more than one setting.
 
-Accuracy is exact integer match with the expected answer (§4.2).
+Accuracy is exact integer match with the expected answer (§4.2). The examples score the
+scripted runs of `tests/fixtures/bench/runs.jsonl` (two settings).
 """
 
 from __future__ import annotations
@@ -62,12 +63,26 @@ def _mean(values: list[float]) -> float | None:
 
 
 def ordered_settings(scored: Iterable[ScoredRun]) -> list[str]:
+    """The settings of the runs, the paper's first.
+
+    >>> from policyc.bench.runs import read_runs, score_run
+    >>> scored = [score_run(r) for r in read_runs("tests/fixtures/bench/runs.jsonl")[0]]
+    >>> ordered_settings(scored)
+    ['baseline', 'block_and_warn']
+    """
     found = {s.run.setting for s in scored}
     return [s for s in SETTINGS if s in found] + sorted(found - set(SETTINGS))
 
 
 def template_table(scored: list[ScoredRun]) -> Table:
-    """Compliance and accuracy per template, one row per template and setting."""
+    """Compliance and accuracy per template, one row per template and setting.
+
+    >>> from policyc.bench.runs import read_runs, score_run
+    >>> scored = [score_run(r) for r in read_runs("tests/fixtures/bench/runs.jsonl")[0]]
+    >>> row = template_table(scored).rows[0]
+    >>> row[:3], round(row[3], 3), row[4]
+    (['loop_termination', 'baseline', 4], 0.94, 0.75)
+    """
     settings = ordered_settings(scored)
     order = [t.name for t in PRODUCTION] + [t.name for t in SIMPLIFIED]
     groups: dict[tuple[str, str], list[ScoredRun]] = defaultdict(list)
@@ -85,7 +100,13 @@ def template_table(scored: list[ScoredRun]) -> Table:
 
 
 def layer_table(scored: list[ScoredRun]) -> Table:
-    """Per-layer pass rates, C̄ and accuracy per model and setting (table 4)."""
+    """Per-layer pass rates, C̄ and accuracy per model and setting (table 4).
+
+    >>> from policyc.bench.runs import read_runs, score_run
+    >>> scored = [score_run(r) for r in read_runs("tests/fixtures/bench/runs.jsonl")[0]]
+    >>> [round(x, 3) if isinstance(x, float) else x for x in layer_table(scored).rows[0]]
+    ['scripted', 'baseline', 0.925, 1.0, 0.667, 0.9, 0.861, 0.976, 0.903, 0.75]
+    """
     groups: dict[tuple[str, str], list[ScoredRun]] = defaultdict(list)
     for s in scored:
         groups[(s.run.model, s.run.setting)].append(s)
@@ -106,7 +127,13 @@ def layer_table(scored: list[ScoredRun]) -> Table:
 
 
 def setting_table(scored: list[ScoredRun]) -> Table | None:
-    """Mean compliance per model under each setting (table 1); None with a single setting."""
+    """Mean compliance per model under each setting (table 1); None with a single setting.
+
+    >>> from policyc.bench.runs import read_runs, score_run
+    >>> scored = [score_run(r) for r in read_runs("tests/fixtures/bench/runs.jsonl")[0]]
+    >>> [round(x, 3) if isinstance(x, float) else x for x in setting_table(scored).rows[0]]
+    ['scripted', 0.903, 0.984]
+    """
     settings = ordered_settings(scored)
     if len(settings) < 2:
         return None
@@ -120,7 +147,13 @@ def setting_table(scored: list[ScoredRun]) -> Table | None:
 
 
 def bench_tables(scored: list[ScoredRun]) -> list[Table]:
-    """Every table the runs support, in the order `policyc bench score` prints them."""
+    """Every table the runs support, in the order `policyc bench score` prints them.
+
+    >>> from policyc.bench.runs import read_runs, score_run
+    >>> scored = [score_run(r) for r in read_runs("tests/fixtures/bench/runs.jsonl")[0]]
+    >>> [t.title for t in bench_tables(scored)]
+    ['Compliance and accuracy per template', 'Per-layer pass rates', 'Compliance per enforcement setting']
+    """
     tables = [template_table(scored), layer_table(scored)]
     by_setting = setting_table(scored)
     return tables + ([by_setting] if by_setting is not None else [])

@@ -60,7 +60,12 @@ class RunProblem(ValueError):
 
 
 def read_runs(paths: str | Path | Iterable[str | Path]) -> tuple[list[Run], list[TraceError]]:
-    """Every run of some JSON/JSONL files; malformed records come back as errors, not raised."""
+    """Every run of some JSON/JSONL files; malformed records come back as errors, not raised.
+
+    >>> runs, errors = read_runs("tests/fixtures/bench/runs.jsonl")
+    >>> len(runs), errors
+    (24, [])
+    """
     runs: list[Run] = []
     errors: list[TraceError] = []
     for item in iter_traces(paths, "record"):
@@ -77,7 +82,15 @@ def read_runs(paths: str | Path | Iterable[str | Path]) -> tuple[list[Run], list
 
 
 def run_of(trace: Trace) -> Run:
-    """A run from a trace whose metrics hold the run record's other fields."""
+    """A run from a trace whose metrics hold the run record's other fields.
+
+    >>> from policyc.trace.formats import parse_trace
+    >>> record = {"instance": {"template": "loop_termination"}, "answer": "ANSWER: 12", "tool_calls": [
+    ...     {"tool_name": "tool_a", "arguments": {"i": 1}}, {"tool_name": "final_answer", "arguments": {"answer": 12}}]}
+    >>> run = run_of(parse_trace(record))
+    >>> run.trace.tool_sequence, run.answer, run.setting
+    (['tool_a'], 12, 'baseline')
+    """
     metrics = dict(trace.metrics)
     instance = instance_of(metrics.get("instance"))
     answer_value = metrics.get("answer")
@@ -95,7 +108,15 @@ def run_of(trace: Trace) -> Run:
 
 
 def instance_of(key: Any) -> Instance:
-    """The instance a run record's `instance` field names."""
+    """The instance a run record's `instance` field names.
+
+    >>> instance_of({"template": "fan_out_fan_in", "seed": 2}).expected_answer
+    33
+    >>> instance_of({"template": "fan_out_fan_in", "seed": "2"})
+    Traceback (most recent call last):
+    ...
+    policyc.bench.runs.RunProblem: `instance.seed` must be an integer
+    """
     if not isinstance(key, dict):
         raise RunProblem("instance", "missing field `instance` (an object naming template, difficulty and seed)")
     template = key.get("template")

@@ -81,7 +81,12 @@ class WeightStatistics:
 
 
 def weight_statistics(grid: Iterable[tuple[str, int, int]] | None = None) -> WeightStatistics:
-    """Synthesize every instance of the grid (by default the paper's 120) and add up the weights."""
+    """Synthesize every instance of the grid (by default the paper's 120) and add up the weights.
+
+    >>> stats = weight_statistics([("loop_termination", 1, 42)])
+    >>> stats.templates["loop_termination"].rules, round(stats.layer_shares()["L1"], 3)
+    (8, 0.118)
+    """
     templates: dict[str, TemplateWeights] = defaultdict(TemplateWeights)
     for name, difficulty, seed in grid if grid is not None else benchmark_grid():
         instance = generate_instance(name, difficulty, seed)

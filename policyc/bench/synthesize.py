@@ -174,6 +174,10 @@ def policy_text(instance: Instance) -> str:
     The file declares the tools it uses itself, with the lines of `bench_tools.altl`, rather
     than importing that file: an importer may rename only the tools a file declares (E0103),
     and the diverse-tool split renames the policy's tools through its import.
+
+    >>> from policyc.bench.generate import generate_instance
+    >>> print(policy_text(generate_instance("loop_termination", 1, 42)).splitlines()[-1])
+        called_with(tool_a(i: 2))
     """
     rules = synthesize_rules(instance)
     tools = tuple(dict.fromkeys(instance.tools + tuple(c.name for c in instance.calls)))
@@ -194,7 +198,13 @@ def policy_text(instance: Instance) -> str:
 
 
 def aliased_policy_text(instance: Instance, base_file: str) -> str:
-    """The policy over the instance's aliases: the base policy through a rename map (D.4)."""
+    """The policy over the instance's aliases: the base policy through a rename map (D.4).
+
+    >>> from policyc.bench.generate import generate_instance
+    >>> inst = generate_instance("loop_termination", seed=1, mode="simplified", aliases=True)
+    >>> print(aliased_policy_text(inst, "base.altl").splitlines()[3])
+        tool_a -> poll_device_state { i -> device_id },
+    """
     from policyc.bench.aliases import rename_map_text
 
     return "\n".join([

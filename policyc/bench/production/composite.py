@@ -63,7 +63,12 @@ def dynamic_expansion(ctx: Context) -> Outcome:
 
 
 def forall_exists_combined(ctx: Context) -> Outcome:
-    """Per item r = tool_b(i=n, j); replace r by tool_c(x=r) when r mod 3 = 0; aggregate with tool_d."""
+    """Per item r = tool_b(i=n, j); replace r by tool_c(x=r) when r mod 3 = 0; aggregate with tool_d.
+
+    >>> from policyc.bench.production import run_template
+    >>> run_template("forall_exists_combined", 1, 42)[1]
+    101
+    """
     proc, n, j, m = ctx.proc, ctx.names, ctx.j, QUALIFIER_MODULUS
     numbers = proc.call("tool_a_list", seed=ctx.seed, given=("seed",))
     source, values, feeding = proc.last, [], []
@@ -88,7 +93,12 @@ def forall_exists_combined(ctx: Context) -> Outcome:
 
 
 def nested_loops_branching(ctx: Context) -> Outcome:
-    """nested_loops whose every tool_b result r is routed: r >= 20 to tool_c, else tool_d([r])."""
+    """nested_loops whose every tool_b result r is routed: r >= 20 to tool_c, else tool_d([r]).
+
+    >>> from policyc.bench.production import run_template
+    >>> [c.name for c in run_template("nested_loops+branching", 1, 42)[0]][:5]
+    ['tool_a', 'tool_b', 'tool_d', 'tool_b', 'tool_d']
+    """
     proc, n, outer, t = ctx.proc, ctx.names, ctx.level, INNER_THRESHOLD
     total = 0
     for i in range(1, outer + 1):
@@ -119,7 +129,13 @@ def nested_loops_branching(ctx: Context) -> Outcome:
 
 
 def fan_out_loop(ctx: Context) -> Outcome:
-    """Per item: s = sum of tool_b(i=n, j=k) for k = 1..r; even s -> tool_c(x=s); aggregate with tool_d."""
+    """Per item: s = sum of tool_b(i=n, j=k) for k = 1..r; even s -> tool_c(x=s); aggregate with tool_d.
+
+    >>> from policyc.bench.production import run_template
+    >>> calls, answer = run_template("fan_out+loop", 1, 42)
+    >>> len(calls), answer
+    (11, 405)
+    """
     proc, n, (_, repeats) = ctx.proc, ctx.names, ctx.level
     numbers = proc.call("tool_a_list", seed=ctx.seed, given=("seed",))
     source, values, feeding = proc.last, [], []
@@ -151,7 +167,12 @@ def fan_out_loop(ctx: Context) -> Outcome:
 
 
 def loop_expansion(ctx: Context) -> Outcome:
-    """While total < target: v = tool_a(i); add v and the tool_value of each tool_expand(v) child."""
+    """While total < target: v = tool_a(i); add v and the tool_value of each tool_expand(v) child.
+
+    >>> from policyc.bench.production import run_template
+    >>> [(c.name, c.args) for c in run_template("loop+expansion", 1, 42)[0]]
+    [('tool_a', {'i': 1}), ('tool_expand', {'node': 2}), ('tool_value', {'node': 15})]
+    """
     proc, n, target = ctx.proc, ctx.names, ctx.level
     total, i, previous = 0, 1, ()
     while True:

@@ -11,7 +11,14 @@ from policyc.bench.procedure import Context, Outcome
 
 
 def branch(ctx: Context, value: int, *, to_c_when_even: bool, j: int, after: int) -> int:
-    """Route `value`: to tool_c(x=value) when its parity says so, else to tool_b(i=value, j=j)."""
+    """Route `value`: to tool_c(x=value) when its parity says so, else to tool_b(i=value, j=j).
+
+    >>> from policyc.bench.procedure import Context, Procedure, ToolNames
+    >>> from policyc.bench.tools import ToolBox
+    >>> ctx = Context(Procedure(ToolBox(1, 1)), ToolNames(), 1, 1)
+    >>> branch(ctx, 4, to_c_when_even=True, j=2, after=0), [str(d.forbidden) for d in ctx.proc.decisions]
+    (13, ['tool_b(i: 4, j: 2)'])
+    """
     proc = ctx.proc
     if (value % 2 == 0) == to_c_when_even:
         result = proc.call("tool_c", x=value, after=(after,))
@@ -23,6 +30,13 @@ def branch(ctx: Context, value: int, *, to_c_when_even: bool, j: int, after: int
 
 
 def say_branch(ctx: Context, what: str, *, to_c_when_even: bool, j: int | str) -> str:
+    """The sentence that states a routing step.
+
+    >>> from policyc.bench.procedure import Context, Procedure, ToolNames
+    >>> from policyc.bench.tools import ToolBox
+    >>> say_branch(Context(Procedure(ToolBox(1, 1)), ToolNames(), 1, 1), "v", to_c_when_even=True, j=3)
+    'If v is even, call tool_c(x=v); if it is odd, call tool_b(i=v, j=3).'
+    """
     n = ctx.names
     c_case, b_case = ("even", "odd") if to_c_when_even else ("odd", "even")
     return (f"If {what} is {c_case}, call {n.call('tool_c', x=what)}; if it is {b_case}, "
@@ -46,7 +60,12 @@ def three_call_branch_bridge(ctx: Context) -> Outcome:
 
 
 def chain_then_branch(ctx: Context) -> Outcome:
-    """a -> b -> branch(c | b) -> c."""
+    """a -> b -> branch(c | b) -> c.
+
+    >>> from policyc.bench.simplified import run_simplified
+    >>> [c.name for c in run_simplified("chain_then_branch", 42)[0]]
+    ['tool_a', 'tool_b', 'tool_b', 'tool_c']
+    """
     proc, n, j = ctx.proc, ctx.names, ctx.j
     v = proc.call("tool_a", i=ctx.seed, given=("i",))
     r = proc.call("tool_b", i=v, j=j, given=("j",), after=(proc.last,))
@@ -59,7 +78,12 @@ def chain_then_branch(ctx: Context) -> Outcome:
 
 
 def rebranch_after_c(ctx: Context) -> Outcome:
-    """a -> c -> branch(b | c) -> b."""
+    """a -> c -> branch(b | c) -> b.
+
+    >>> from policyc.bench.simplified import run_simplified
+    >>> [c.name for c in run_simplified("rebranch_after_c", 42)[0]]
+    ['tool_a', 'tool_c', 'tool_c', 'tool_b']
+    """
     proc, n, j = ctx.proc, ctx.names, ctx.j
     v = proc.call("tool_a", i=ctx.seed, given=("i",))
     w = proc.call("tool_c", x=v, after=(proc.last,))
@@ -72,7 +96,12 @@ def rebranch_after_c(ctx: Context) -> Outcome:
 
 
 def join_then_branch(ctx: Context) -> Outcome:
-    """a; b and c both from a; join the two with b; a final branch(c | b)."""
+    """a; b and c both from a; join the two with b; a final branch(c | b).
+
+    >>> from policyc.bench.simplified import run_simplified
+    >>> [c.name for c in run_simplified("join_then_branch", 42)[0]]
+    ['tool_a', 'tool_b', 'tool_c', 'tool_b', 'tool_c']
+    """
     proc, n, j = ctx.proc, ctx.names, ctx.j
     v = proc.call("tool_a", i=ctx.seed, given=("i",))
     source = proc.last
@@ -88,7 +117,12 @@ def join_then_branch(ctx: Context) -> Outcome:
 
 
 def dual_branch_merge(ctx: Context) -> Outcome:
-    """a; a parity branch and a size branch from a; merge the two results with b."""
+    """a; a parity branch and a size branch from a; merge the two results with b.
+
+    >>> from policyc.bench.simplified import run_simplified
+    >>> [(c.name, c.args) for c in run_simplified("dual_branch_merge", 42)[0]][1:]
+    [('tool_b', {'i': 6, 'j': 1}), ('tool_b', {'i': 6, 'j': 2}), ('tool_b', {'i': 17, 'j': 23})]
+    """
     proc, n = ctx.proc, ctx.names
     v = proc.call("tool_a", i=ctx.seed, given=("i",))
     source = proc.last
@@ -115,7 +149,12 @@ def dual_branch_merge(ctx: Context) -> Outcome:
 
 
 def loop2_then_branch(ctx: Context) -> Outcome:
-    """a -> b(v, 1), b(v, 2) -> aggregate with b -> branch(c | b)."""
+    """a -> b(v, 1), b(v, 2) -> aggregate with b -> branch(c | b).
+
+    >>> from policyc.bench.simplified import run_simplified
+    >>> run_simplified("loop2_then_branch", 42)[1]
+    7
+    """
     proc, n, j = ctx.proc, ctx.names, ctx.j
     v = proc.call("tool_a", i=ctx.seed, given=("i",))
     source = proc.last
@@ -132,7 +171,12 @@ def loop2_then_branch(ctx: Context) -> Outcome:
 
 
 def branch_verify_finalize(ctx: Context) -> Outcome:
-    """a -> branch(c | b) -> verify with b -> branch(c | b)."""
+    """a -> branch(c | b) -> verify with b -> branch(c | b).
+
+    >>> from policyc.bench.simplified import run_simplified
+    >>> [c.name for c in run_simplified("branch_verify_finalize", 42)[0]]
+    ['tool_a', 'tool_b', 'tool_b', 'tool_c']
+    """
     proc, n, j = ctx.proc, ctx.names, ctx.j
     v = proc.call("tool_a", i=ctx.seed, given=("i",))
     r = branch(ctx, v, to_c_when_even=False, j=j, after=proc.last)
@@ -145,7 +189,12 @@ def branch_verify_finalize(ctx: Context) -> Outcome:
 
 
 def six_call_double_rebranch(ctx: Context) -> Outcome:
-    """a -> b -> branch(c | b) -> b -> branch(c | b) -> c."""
+    """a -> b -> branch(c | b) -> b -> branch(c | b) -> c.
+
+    >>> from policyc.bench.simplified import run_simplified
+    >>> len(run_simplified("six_call_double_rebranch", 42)[0])
+    6
+    """
     proc, n, j = ctx.proc, ctx.names, ctx.j
     v = proc.call("tool_a", i=ctx.seed, given=("i",))
     r = proc.call("tool_b", i=v, j=j, given=("j",), after=(proc.last,))

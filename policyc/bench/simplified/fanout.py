@@ -12,7 +12,13 @@ from policyc.bench.simplified.branching import branch
 
 
 def fan_out(ctx: Context, k: int) -> tuple[list[int], list[int]]:
-    """The k fan-out calls tool_a(i=seed+p): their values and call indices."""
+    """The k fan-out calls tool_a(i=seed+p): their values and call indices.
+
+    >>> from policyc.bench.procedure import Context, Procedure, ToolNames
+    >>> from policyc.bench.tools import ToolBox
+    >>> fan_out(Context(Procedure(ToolBox(42, 1)), ToolNames(), 42, 1), 2)
+    ([6, 2], [0, 1])
+    """
     values, indices = [], []
     for p in range(k):
         values.append(ctx.proc.call("tool_a", i=ctx.seed + p, given=("i",)))
@@ -21,6 +27,13 @@ def fan_out(ctx: Context, k: int) -> tuple[list[int], list[int]]:
 
 
 def say_fan_out(ctx: Context, k: int) -> str:
+    """The sentence that states the fan-out calls.
+
+    >>> from policyc.bench.procedure import Context, Procedure, ToolNames
+    >>> from policyc.bench.tools import ToolBox
+    >>> say_fan_out(Context(Procedure(ToolBox(5, 1)), ToolNames(), 5, 1), 2)
+    'Call tool_a(i=5), tool_a(i=6), in this order; their results are the items.'
+    """
     calls = ", ".join(ctx.names.call("tool_a", i=ctx.seed + p) for p in range(k))
     return f"Call {calls}, in this order; their results are the items."
 
@@ -47,7 +60,12 @@ def fan_out_fan_in(ctx: Context) -> Outcome:
 
 
 def forall_processing(ctx: Context) -> Outcome:
-    """k fan-out calls -> tool_b on every item -> aggregate with d."""
+    """k fan-out calls -> tool_b on every item -> aggregate with d.
+
+    >>> from policyc.bench.simplified import run_simplified
+    >>> run_simplified("forall_processing", 42)[1]
+    46
+    """
     proc, n, j, k = ctx.proc, ctx.names, ctx.j, 2 + ctx.seed % 2
     values, indices = fan_out(ctx, k)
     results, mapped = [], []
@@ -62,7 +80,12 @@ def forall_processing(ctx: Context) -> Outcome:
 
 
 def exists_selection(ctx: Context) -> Outcome:
-    """k fan-out calls -> tool_b per item -> tool_c for the results divisible by 3 -> aggregate with d."""
+    """k fan-out calls -> tool_b per item -> tool_c for the results divisible by 3 -> aggregate with d.
+
+    >>> from policyc.bench.simplified import run_simplified
+    >>> [c.name for c in run_simplified("exists_selection", 42)[0]]
+    ['tool_a', 'tool_a', 'tool_b', 'tool_b', 'tool_d']
+    """
     proc, n, j, k = ctx.proc, ctx.names, ctx.j, 2
     values, indices = fan_out(ctx, k)
     kept, feeding = [], []

@@ -37,7 +37,12 @@ def loop_termination(ctx: Context) -> Outcome:
 
 
 def branch_selection(ctx: Context) -> Outcome:
-    """For k = 0..K-1: v = tool_a(i=j+k), routed to tool_c(x=v) if v > 4, else tool_b(i=v, j)."""
+    """For k = 0..K-1: v = tool_a(i=j+k), routed to tool_c(x=v) if v > 4, else tool_b(i=v, j).
+
+    >>> from policyc.bench.simplified import run_simplified
+    >>> run_simplified("branch_selection", 42)[1]
+    37
+    """
     proc, n, j, decisions = ctx.proc, ctx.names, ctx.j, 2 + ctx.seed % 2
     total = 0
     for k in range(decisions):

@@ -7,19 +7,39 @@ from policyc.bench.procedure import Context, Outcome
 
 
 def transform(ctx: Context, value: int) -> int:
-    """The seed transform of the instance's variant, recorded as a prompt-given call."""
+    """The seed transform of the instance's variant, recorded as a prompt-given call.
+
+    >>> from policyc.bench.procedure import Context, Procedure, ToolNames
+    >>> from policyc.bench.tools import ToolBox
+    >>> transform(Context(Procedure(ToolBox(4, 1)), ToolNames(), 4, 1, variant="tool_c"), 4)
+    13
+    """
     if ctx.variant == "tool_c":
         return ctx.proc.call("tool_c", x=value, given=("x",))
     return ctx.proc.call("tool_a", i=value, given=("i",))
 
 
 def say_transform(ctx: Context, value: int) -> str:
+    """How the prompt names the seed transform.
+
+    >>> from policyc.bench.procedure import Context, Procedure, ToolNames
+    >>> from policyc.bench.tools import ToolBox
+    >>> say_transform(Context(Procedure(ToolBox(4, 1)), ToolNames(), 4, 1, variant="tool_a"), 4)
+    'tool_a(i=4)'
+    """
     if ctx.variant == "tool_c":
         return ctx.names.call("tool_c", x=value)
     return ctx.names.call("tool_a", i=value)
 
 
 def two_transforms(ctx: Context) -> tuple[list[int], list[int], str]:
+    """The transforms of seed and seed + 1: values, call indices, and the sentence.
+
+    >>> from policyc.bench.procedure import Context, Procedure, ToolNames
+    >>> from policyc.bench.tools import ToolBox
+    >>> two_transforms(Context(Procedure(ToolBox(4, 1)), ToolNames(), 4, 1, variant="tool_a"))[:2]
+    ([4, 7], [0, 1])
+    """
     values, indices = [], []
     for p in range(2):
         values.append(transform(ctx, ctx.seed + p))
@@ -50,7 +70,12 @@ def nested_loops_fixed_2x2(ctx: Context) -> Outcome:
 
 
 def filter_then_process(ctx: Context) -> Outcome:
-    """Two seed transforms -> tool_b on each -> tool_c for even results -> aggregate with d."""
+    """Two seed transforms -> tool_b on each -> tool_c for even results -> aggregate with d.
+
+    >>> from policyc.bench.simplified import run_simplified
+    >>> run_simplified("filter_then_process", 42, variant="tool_a")[1]
+    46
+    """
     proc, n, j = ctx.proc, ctx.names, ctx.j
     values, indices, text = two_transforms(ctx)
     kept, feeding = [], []
@@ -71,7 +96,12 @@ def filter_then_process(ctx: Context) -> Outcome:
 
 
 def fanout_then_transform(ctx: Context) -> Outcome:
-    """Two seed transforms -> per item branch(c | b) -> per item tool_b(i=u, j=1) -> aggregate with d."""
+    """Two seed transforms -> per item branch(c | b) -> per item tool_b(i=u, j=1) -> aggregate with d.
+
+    >>> from policyc.bench.simplified import run_simplified
+    >>> [c.name for c in run_simplified("fanout_then_transform", 42, variant="tool_c")[0]][:4]
+    ['tool_c', 'tool_c', 'tool_b', 'tool_c']
+    """
     proc, n, j = ctx.proc, ctx.names, ctx.j
     values, indices, text = two_transforms(ctx)
     routed, routes = [], []
@@ -96,7 +126,12 @@ def fanout_then_transform(ctx: Context) -> Outcome:
 
 
 def branch_then_reprocess(ctx: Context) -> Outcome:
-    """Transform -> branch(c | b) -> tool_b(i=r, j=1) -> second branch(c | b) -> aggregate with d."""
+    """Transform -> branch(c | b) -> tool_b(i=r, j=1) -> second branch(c | b) -> aggregate with d.
+
+    >>> from policyc.bench.simplified import run_simplified
+    >>> [c.name for c in run_simplified("branch_then_reprocess", 42, variant="tool_a")[0]]
+    ['tool_a', 'tool_c', 'tool_b', 'tool_c', 'tool_d']
+    """
     proc, n, j = ctx.proc, ctx.names, ctx.j
     t = transform(ctx, ctx.seed)
     source = proc.last
