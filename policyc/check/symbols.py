@@ -62,10 +62,12 @@ def collect(graph: ModuleGraph) -> tuple[Symbols, list[Diagnostic]]:
         clash = table.get(name) or next((t[name] for t in shared if name in t), None)
         if clash is not None:
             if clash.decl is not decl:
+                in_stdlib = clash.instance.is_stdlib and not inst.is_stdlib
                 diags.append(Diagnostic(
                     "E0213", f"`{name}` is declared more than once", _name_span(decl),
                     labels=(Label(_name_span(clash.decl), "first declared here"),),
-                    help="rename one of them; tools, predicates and macros share one namespace",
+                    help=f"`{name}` is defined by the standard library; choose another name" if in_stdlib
+                    else "rename one of them; tools, predicates and macros share one namespace",
                 ))
             return
         table[name] = Entry(decl, inst)
