@@ -26,7 +26,7 @@ class Decision:
     findings: tuple[Finding, ...] = ()
     severity: str | None = None          # the severity that decided, when a finding did
     message: str = ""                    # for the agent; empty when there is nothing to say
-    allowed_next: tuple[str, ...] = ()   # tools that keep the policy satisfiable (instead of this call)
+    allowed_next: tuple[str, ...] = ()   # tools that keep the policy satisfiable (when the agent is told)
     required: tuple[str, ...] = ()       # calls still owed, in an order that satisfies the policy
     override: bool = False               # ran as a deliberate override of a block-and-warn
     escalated: bool = False              # a soft_block rule ran out of refusals

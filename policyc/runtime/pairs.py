@@ -1,11 +1,12 @@
-"""Can two rules still hold together? An exact search in the product of their two automata.
+"""Can two rules still hold together? Exact, in the product of their two automata.
 
 Two rules may each be satisfiable while no continuation satisfies both (`always (a -> always
 not b)` and `called(b)`, once `a` ran). The product of two minimal DFAs is small, so the
-answer for a pair of states is computed once, by a forward search that stops at the first
-joint acceptance, and memoised with everything the search learnt: states on a path to
-acceptance can still comply, and every state reachable from a state that cannot comply
-cannot either. Continuations respect the end of a run: after a terminal call, nothing.
+first time a pair is needed its whole product is analysed at once, backwards from the
+pairs of states that both accept: the result is a table saying, for every pair of states,
+whether some continuation satisfies both. Continuations respect the end of a run: after a
+terminal call, nothing. A pair whose table has no state where both rules are alive alone
+but not together can never conflict, and is never looked at again.
 
 >>> from policyc.automata.table import Alphabet, DfaTable, ToolLetters
 >>> from policyc.runtime.product import JointSpace
@@ -15,86 +16,116 @@ cannot either. Continuations respect the end of a run: after a terminal call, no
 >>> ab2 = Alphabet((), {"b": ToolLetters((), {0: 0}, 0)}, other=1)
 >>> needs_b = DfaTable(ab2, 0, ((1, 0), (1, 1)), (False, True), ("open", "satisfied"), (0, None), (1, 0))
 >>> pairs = PairChecker(JointSpace([after_a_no_b, needs_b], {"a": (), "b": ()}, frozenset()))
->>> pairs.alive(0, 1, 0, 0), pairs.alive(0, 1, 1, 0)
-(True, False)
+>>> pairs.alive(0, 1, 0, 0), pairs.alive(0, 1, 1, 0), pairs.can_conflict(0, 1)
+(True, False, True)
 """
 
 from __future__ import annotations
 
 from collections import deque
 
-from policyc.automata.table import SATISFIED, VIOLATED
+from policyc.automata.table import VIOLATED
 from policyc.runtime.product import OTHER, JointSpace
+
+
+class PairTable:
+    """For every pair of states of rules i and j: can some continuation satisfy both?"""
+
+    __slots__ = ("width", "alive", "can_conflict")
+
+    def __init__(self, width: int, alive: bytearray, can_conflict: bool):
+        self.width, self.alive, self.can_conflict = width, alive, can_conflict
 
 
 class PairChecker:
     def __init__(self, space: JointSpace):
         self.space = space
-        self._alive: dict[tuple[int, int, int, int], bool] = {}
-        self._moves: dict[tuple[int, int], list[tuple[int, int, bool]]] = {}
+        self._tables: dict[tuple[int, int], PairTable] = {}
+        self._rivals: dict[int, tuple[int, ...]] = {}
+        self._risky: dict[int, frozenset[int]] = {}
 
-    def _pair_moves(self, i: int, j: int) -> list[tuple[int, int, bool]]:
-        """(letter of i, letter of j, terminal) of every call, deduplicated."""
-        key = (i, j)
-        moves = self._moves.get(key)
-        if moves is None:
-            space = self.space
-            seen: dict[tuple[int, int], bool] = {}
-            keys = sorted(space.mentions[i] | space.mentions[j]) + [OTHER]
-            for tool in keys:
-                final = tool in space.terminal
-                for mask in space.letters_of(tool) if tool != OTHER else (0,):
-                    li, lj = space._letter(i, tool, mask), space._letter(j, tool, mask)
-                    if li is None or lj is None:
-                        continue
+    def _moves(self, i: int, j: int) -> list[tuple[int, int, bool]]:
+        """(letter of i, letter of j, terminal) of every kind of call, deduplicated."""
+        space = self.space
+        seen: dict[tuple[int, int], bool] = {}
+        for tool in sorted(space.mentions[i] | space.mentions[j]) + [OTHER]:
+            final = tool in space.terminal
+            for mask in space.letters_of(tool) if tool != OTHER else (0,):
+                li, lj = space._letter(i, tool, mask), space._letter(j, tool, mask)
+                if li is not None and lj is not None:
                     # a letter that can be final or not must be tried both ways
                     seen[(li, lj)] = seen.get((li, lj), final) and final
-            moves = self._moves[key] = [(li, lj, final) for (li, lj), final in seen.items()]
-        return moves
+        return [(li, lj, final) for (li, lj), final in seen.items()]
+
+    def table(self, i: int, j: int) -> PairTable:
+        """The pair's table (i < j), computed on first use."""
+        found = self._tables.get((i, j))
+        if found is not None:
+            return found
+        ti, tj = self.space.tables[i], self.space.tables[j]
+        ni, nj = ti.size, tj.size
+        alive = bytearray(ni * nj)
+        preds: list[list[int]] = [[] for _ in range(ni * nj)]
+        queue: deque[int] = deque()
+        moves = self._moves(i, j)
+        for a in range(ni):
+            row_i = ti.delta[a]
+            for b in range(nj):
+                here = a * nj + b
+                if ti.accepting[a] and tj.accepting[b]:
+                    alive[here] = 1
+                for li, lj, final in moves:
+                    na, nb = row_i[li], tj.delta[b][lj]
+                    if final:
+                        if ti.accepting[na] and tj.accepting[nb]:
+                            alive[here] = 1
+                    else:
+                        preds[na * nj + nb].append(here)
+                if alive[here]:
+                    queue.append(here)
+        while queue:
+            for p in preds[queue.popleft()]:
+                if not alive[p]:
+                    alive[p] = 1
+                    queue.append(p)
+        conflict = any(not alive[a * nj + b] for a in range(ni) if ti.verdict[a] != VIOLATED
+                       for b in range(nj) if tj.verdict[b] != VIOLATED)
+        found = self._tables[(i, j)] = PairTable(nj, alive, conflict)
+        return found
 
     def alive(self, i: int, j: int, qi: int, qj: int) -> bool:
         """Whether some continuation from states (qi, qj) satisfies rules i and j together."""
         if i > j:
             i, j, qi, qj = j, i, qj, qi
-        key = (i, j, qi, qj)
-        known = self._alive.get(key)
-        if known is not None:
-            return known
-        ti, tj = self.space.tables[i], self.space.tables[j]
-        if ti.verdict[qi] == VIOLATED or tj.verdict[qj] == VIOLATED:
-            return self._remember(key, False)
-        if ti.verdict[qi] == SATISFIED or tj.verdict[qj] == SATISFIED or ti.accepting[qi] and tj.accepting[qj]:
-            return self._remember(key, True)
-        moves = self._pair_moves(i, j)
-        parent: dict[tuple[int, int], tuple[int, int] | None] = {(qi, qj): None}
-        queue = deque([(qi, qj)])
-        while queue:
-            a, b = queue.popleft()
-            for li, lj, final in moves:
-                na, nb = ti.delta[a][li], tj.delta[b][lj]
-                if ti.accepting[na] and tj.accepting[nb]:
-                    node: tuple[int, int] | None = (a, b)
-                    while node is not None:  # every state on the way can comply
-                        self._alive[(i, j, *node)] = True
-                        node = parent[node]
-                    return True
-                if final or (na, nb) in parent or ti.verdict[na] == VIOLATED or tj.verdict[nb] == VIOLATED:
-                    continue
-                known = self._alive.get((i, j, na, nb))
-                if known is True:
-                    node = (a, b)
-                    while node is not None:
-                        self._alive[(i, j, *node)] = True
-                        node = parent[node]
-                    return True
-                if known is False:
-                    continue
-                parent[(na, nb)] = (a, b)
-                queue.append((na, nb))
-        for a, b in parent:  # nothing reachable complies
-            self._alive[(i, j, a, b)] = False
-        return False
+        t = self.table(i, j)
+        return bool(t.alive[qi * t.width + qj])
 
-    def _remember(self, key, value: bool) -> bool:
-        self._alive[key] = value
-        return value
+    def can_conflict(self, i: int, j: int) -> bool:
+        return self.table(min(i, j), max(i, j)).can_conflict
+
+    def rivals(self, i: int) -> tuple[int, ...]:
+        """The rules that rule i can ever conflict with (its pairs analysed on first use)."""
+        found = self._rivals.get(i)
+        if found is None:
+            found = self._rivals[i] = tuple(j for j in self.space.neighbours[i] if self.can_conflict(i, j))
+        return found
+
+    def risky(self, i: int) -> frozenset[int]:
+        """The states of rule i in which some rival and it can be alive alone but not together."""
+        found = self._risky.get(i)
+        if found is None:
+            ti = self.space.tables[i]
+            out: set[int] = set()
+            for j in self.rivals(i):
+                tj = self.space.tables[j]
+                t = self.table(min(i, j), max(i, j))
+                for a in range(ti.size):
+                    if a in out or ti.verdict[a] == VIOLATED:
+                        continue
+                    for b in range(tj.size):
+                        here = a * t.width + b if i < j else b * t.width + a
+                        if tj.verdict[b] != VIOLATED and not t.alive[here]:
+                            out.add(a)
+                            break
+            found = self._risky[i] = frozenset(out)
+        return found

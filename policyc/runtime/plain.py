@@ -33,7 +33,7 @@ from policyc.runtime.together import Together
 
 #: Up to this many open rules, conflicts of any size are searched for in the whole product;
 #: beyond it, conflicts between two rules (the ones policies have) are found exactly.
-WHOLE_PRODUCT_RULES = 6
+WHOLE_PRODUCT_RULES = 4
 #: Conflicts reported with one call, at most.
 MAX_CONFLICTS = 3
 
@@ -134,7 +134,8 @@ class PlainRules:
         letters = {self.space._letter(i, key, m) for m in masks} - {None}
         return owed_before(table, self.space.rule_state(jid, i), self.terminal, sorted(letters), accept)
 
-    def _conflicts(self, jid: int, succ: list[int], moved: tuple[int, ...], newly: set[int]) -> list[Finding]:
+    def _conflicts(self, jid: int, succ: list[int], moved: tuple[int, ...], newly: set[int],
+                   whole: bool = True) -> list[Finding]:
         """Sets of rules that could all hold before the call, each can still hold after it,
         but no continuation satisfies them together."""
         space = self.space
@@ -146,9 +147,9 @@ class PlainRules:
         open_before = space.open_rules(jid)
         found: list[tuple[int, ...]] = []
         for i in changed:
-            if i not in open_before:
-                continue
-            for j in space.neighbours[i]:
+            if i not in open_before or all(a[i] not in self.pairs.risky(i) for a in afters):
+                continue  # no rival can be dead together with rule i in its new state
+            for j in self.pairs.rivals(i):
                 if j in newly or j not in open_before or (min(i, j), max(i, j)) in found:
                     continue
                 if all(not self.pairs.alive(i, j, space.states[k][i], space.states[k][j]) for k in succ) \
@@ -156,7 +157,7 @@ class PlainRules:
                     found.append((min(i, j), max(i, j)))
                     if len(found) >= MAX_CONFLICTS:
                         return [self._conflict_finding(core) for core in found]
-        if not found:
+        if not found and whole:
             rules = open_before - newly
             if 3 <= len(rules) <= WHOLE_PRODUCT_RULES:
                 core = self._whole_product_core(jid, succ, rules)
@@ -215,7 +216,7 @@ class PlainRules:
                 else:
                     moved = space.affected.get(key, ())
                     ok = all(space.verdict(j, i) != VIOLATED for i in moved if i in alive) and \
-                        not self._conflicts(jid, [j], moved, set())
+                        not self._conflicts(jid, [j], moved, set(), whole=False)
                 if ok:
                     out.append(tool)
                     break
@@ -228,7 +229,7 @@ class PlainRules:
             s = space.rule_state(jid, i)
             if s == UNTRACKED or space.tables[i].accepting[s]:
                 continue
-            for tool in shortest_satisfying(space.tables[i], s) or ():
+            for tool in shortest_satisfying(space.tables[i], s, space.letter_tools[i]) or ():
                 calls[tool] = None
         ordered = [t for t in calls if t not in self.terminal] + [t for t in calls if t in self.terminal]
         return tuple(ordered)

@@ -82,6 +82,7 @@ class JointSpace:
         self._ids: dict[tuple[int, ...], int] = {}
         self.states: list[tuple[int, ...]] = []
         self._step: dict[tuple[int, str, int], int | None] = {}
+        self._moves: dict[tuple[str, int], tuple | None] = {}
         self._letters_memo: dict[str, tuple[int, ...]] = {}
         self.initial = self.intern(tuple(t.initial for t in tables))
 
@@ -138,27 +139,51 @@ class JointSpace:
 
     # ------------------------------------------------------------ transitions
 
+    def moves(self, key: str, mask: int) -> tuple[tuple[int, tuple], ...] | None:
+        """(rule, its transition column) for every rule a call with this mask may move;
+        None when some rule's compiler ruled the mask out."""
+        memo = (key, mask)
+        found = self._moves.get(memo, -2)
+        if found == -2:
+            out = []
+            for i in self.affected.get(key, ()):
+                letter = self._letter(i, key, mask)
+                if letter is None:
+                    out = None
+                    break
+                out.append((i, tuple(row[letter] for row in self.tables[i].delta)))
+            found = self._moves[memo] = None if out is None else tuple(out)
+        return found
+
     def step(self, jid: int, key: str, mask: int) -> int | None:
         """The joint state after a call with this mask; None when the mask is impossible."""
         memo = (jid, key, mask)
         out = self._step.get(memo, -2)
         if out != -2:
             return out
+        moves = self.moves(key, mask)
+        if moves is None:
+            self._step[memo] = None
+            return None
         states = self.states[jid]
         nxt = None
-        for i in self.affected.get(key, ()):
-            letter = self._letter(i, key, mask)
-            if letter is None:
-                self._step[memo] = None
-                return None
+        for i, column in moves:
             s = states[i]
             if s != UNTRACKED:
-                t = self.tables[i].delta[s][letter]
+                t = column[s]
                 if t != s:
                     if nxt is None:
                         nxt = list(states)
                     nxt[i] = t
-        out = jid if nxt is None else self.intern(tuple(nxt))
+        if nxt is None:
+            out = jid
+        else:
+            out = self.intern(tuple(nxt))
+            parent = self._open_sets.get(jid)
+            if parent is not None and out not in self._open_sets:
+                changed = [i for i, _ in moves if nxt[i] != states[i]]
+                opened = {i for i in changed if self._open[i][nxt[i]]}
+                self._open_sets[out] = parent.difference(changed).union(opened)
         self._step[memo] = out
         return out
 

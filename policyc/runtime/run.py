@@ -70,7 +70,8 @@ class Run:
                 decision = Decision(outcome.action, tool, args, step, severity=outcome.severity, override=True)
                 return replace(decision, message=render_message(decision))
             self._log(outcome, step, tool, identity)
-            allowed, required = self._monitor.guidance(self._gate_state)
+            told = outcome.action != "allow"  # guidance is computed only for a message the agent reads
+            allowed, required = self._monitor.guidance(self._gate_state) if told else ((), ())
             decision = Decision(outcome.action, tool, args, step, tuple(j.finding for j in outcome.judged),
                                 outcome.severity, "", allowed, required, escalated=outcome.escalated,
                                 attempts=outcome.attempts)

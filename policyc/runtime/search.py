@@ -51,9 +51,10 @@ def owed_before(table: DfaTable, state: int, terminal: frozenset[str], final_let
     return None
 
 
-def shortest_satisfying(table: DfaTable, state: int) -> list[str] | None:
+def shortest_satisfying(table: DfaTable, state: int, letter_tools: list | None = None) -> list[str] | None:
     """The tools of a shortest continuation after which the rule holds ([] if it holds now)."""
     letters = table.shortest_continuation(state)
     if letters is None:
         return None
-    return [table.alphabet.tool_of(letter) or "any other tool" for letter in letters]
+    tools = letter_tools or [table.alphabet.tool_of(letter) for letter in range(table.alphabet.size)]
+    return [tools[letter] or "any other tool" for letter in letters]

@@ -17,8 +17,8 @@ from collections import deque
 from policyc.automata.table import SATISFIED, VIOLATED
 from policyc.runtime.product import OTHER, UNTRACKED, JointSpace
 
-#: Joint states one search may visit before it gives up.
-SEARCH_BUDGET = 2048
+#: Joint states one search may visit before it gives up (the answer is then unknown).
+SEARCH_BUDGET = 256
 
 Letter = tuple[str, int]  # (tool key, mask)
 
@@ -27,7 +27,7 @@ class Together:
     def __init__(self, space: JointSpace, budget: int = SEARCH_BUDGET):
         self.space = space
         self.budget = budget
-        self._memo: dict[tuple[int, frozenset[int]], bool | None] = {}
+        self._memo: dict[tuple, bool | None] = {}
 
     def pending(self, jid: int, rules: frozenset[int]) -> frozenset[int] | None:
         """The rules still to satisfy from `jid` (None if one is lost already)."""
@@ -51,7 +51,7 @@ class Together:
             return False
         if not rest or self.space.accepting(jid, rest):
             return True
-        key = (jid, rest)
+        key = self._key(jid, rest)
         if key in self._memo:
             return self._memo[key]
         path = self._greedy(jid, rest)
@@ -64,15 +64,21 @@ class Together:
 
     # ------------------------------------------------------------ witnesses
 
+    def _key(self, jid: int, rules: frozenset[int]) -> tuple:
+        """The answer depends only on the states of `rules`: joint states that agree on them
+        share it, across runs."""
+        states = self.space.states[jid]
+        return rules, tuple(states[i] for i in sorted(rules))
+
     def _remember(self, jid: int, rules: frozenset[int], path: list[Letter]) -> None:
         """Every state along a witness path can still comply (with the rest of the path)."""
-        self._memo[(jid, rules)] = True
+        self._memo[self._key(jid, rules)] = True
         for key, mask in path:
             jid = self.space.step(jid, key, mask)
-            rest = self.pending(jid, rules)
-            if rest is None or jid is None:
+            rest = None if jid is None else self.pending(jid, rules)
+            if rest is None:
                 return
-            self._memo[(jid, rest)] = True
+            self._memo[self._key(jid, rest)] = True
 
     def _realise(self, rule: int, local_letter: int) -> Letter | None:
         """A product letter that gives `rule` this letter of its own alphabet."""
@@ -85,30 +91,30 @@ class Together:
         return None
 
     def _greedy(self, jid: int, rules: frozenset[int]) -> list[Letter] | None:
-        """Satisfy the rules one after another, each by its own shortest continuation."""
+        """Satisfy the rules one after another, each by its own shortest continuation,
+        taking at each step the first rule whose next move loses no rule."""
         space, tables = self.space, self.space.tables
         limit = 4 + 2 * sum(tables[i].dist_accept[space.states[jid][i]] or 0 for i in rules)
         path: list[Letter] = []
-        while len(path) <= limit:
-            rest = self.pending(jid, rules)
-            if rest is None:
-                return None
+        rest = self.pending(jid, rules)
+        while rest is not None and len(path) <= limit:
             if not rest or space.accepting(jid, rest):
                 return path
-            if path and path[-1][0] in space.terminal:
+            for i in sorted(rest):
+                state = space.states[jid][i]
+                letter = None if tables[i].accepting[state] else tables[i].to_accept[state]
+                move = None if letter is None else self._realise(i, letter)
+                nxt = None if move is None else space.step(jid, *move)
+                if nxt is None:
+                    continue
+                after = self.pending(nxt, rest)
+                if after is None or move[0] in space.terminal and not space.accepting(nxt, after):
+                    continue  # this move would lose a rule, or end the run too early
+                path.append(move)
+                jid, rest = nxt, after
+                break
+            else:
                 return None
-            lagging = next(i for i in sorted(rest) if not tables[i].accepting[space.states[jid][i]])
-            letter = tables[lagging].to_accept[space.states[jid][lagging]]
-            if letter is None:
-                return None
-            move = self._realise(lagging, letter)
-            if move is None:
-                return None
-            nxt = space.step(jid, *move)
-            if nxt is None:
-                return None
-            path.append(move)
-            jid = nxt
         return None
 
     def _explore(self, jid: int, rules: frozenset[int]) -> bool | None:
@@ -131,7 +137,7 @@ class Together:
                     return True
                 if key in space.terminal or (k, nrest) in seen:
                     continue
-                if self._memo.get((k, nrest)) is True:
+                if self._memo.get(self._key(k, nrest)) is True:
                     return True
                 if len(seen) >= self.budget:
                     return None
