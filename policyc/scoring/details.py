@@ -14,6 +14,7 @@ when the violation became certain.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 from policyc.ir import build as b
@@ -266,19 +267,25 @@ def generic(f: n.Formula, ctx: Context, violated_at: int | None) -> str:
         if not bad:
             return f"Holds for all {len(values)} value(s) of {f.var}."
         shown = ", ".join(_value_text(v) for v in bad[:5]) + (f" and {len(bad) - 5} more" if len(bad) > 5 else "")
-        return f"Does not hold for {f.var} = {shown}."
+        where = ""
+        if b.is_always(f.body) and size:
+            first = engine.vector(f.body.right, engine.root_env.bind(f.var, bad[0])).index(False)
+            where = f" (first at {at(first)}, `{engine.trace.calls[first].name}`)"
+        return f"Does not hold for {f.var} = {shown}{where}."
     if isinstance(f, n.And):
-        parts = [describe_part(a, ctx, violated_at) for a in f.args
-                 if ctx.passed or not engine.holds(a)]
+        parts = [describe_part(a, ctx) for a in f.args if ctx.passed or not engine.holds(a)]
         return " ".join(dict.fromkeys(parts))
     if ctx.passed:
         return "Satisfied."
+    if violated_at == 0:
+        return "Unsatisfiable: no trace can satisfy it."
     if violated_at is not None and violated_at < size:
-        return f"Violated after {at(violated_at - 1) if violated_at else 'no call'}: no continuation can satisfy it."
+        return f"Violated once {at(violated_at - 1)} happened: no continuation can satisfy it."
     return f"Not satisfied by the complete trace ({size} call(s))."
 
 
-def describe_part(f: n.Formula, ctx: Context, violated_at: int | None) -> str:
+def describe_part(f: n.Formula, ctx: Context) -> str:
+    """The detail of one conjunct of a rule, judged on its own."""
     part = Context(ctx.engine, ctx.engine.holds(f), None)
     for describer in (_count, _called, _never, _before, _all_before, _in_order, _within_steps, _branch):
         text = describer(f, part)
@@ -288,8 +295,6 @@ def describe_part(f: n.Formula, ctx: Context, violated_at: int | None) -> str:
 
 
 def _value_text(value: object) -> str:
-    import json
-
     try:
         return json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):
