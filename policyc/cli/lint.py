@@ -19,7 +19,8 @@ _DENY = {"errors": Severity.ERROR, "warnings": Severity.WARNING, "notes": Severi
               help="text for people, json for machines, sarif for CI systems and editors")
 @click.option("--deny", type=click.Choice(sorted(_DENY)), default="errors", show_default=True,
               help="exit 1 on findings at or above this level")
-@click.option("--allow", "allowed", multiple=True, metavar="CODE", help="do not report this finding (code or name)")
+@click.option("--allow", "allowed", multiple=True, metavar="CODE",
+              help="do not analyse or report this kind of finding (code or name)")
 @click.option("--only", "only", multiple=True, metavar="NAME", help="run only this analysis (code or name)")
 @click.option("--bound", type=click.IntRange(1, 64), default=8, show_default=True,
               help="longest trace the bounded queries consider")
@@ -50,6 +51,10 @@ def command(files, fmt, deny, allowed, only, bound, max_layer_share, explain_cod
     try:
         skip = {kind_by_name(a).code for a in allowed}
         selected = {kind_by_name(o).slug for o in only} or None
+        if selected is None and skip:  # an allowed kind is not even analysed
+            from policyc.lint import KINDS
+
+            selected = {k.slug for code, k in KINDS.items() if code not in skip}
     except KeyError as exc:
         raise click.BadParameter(f"no finding is called `{exc.args[0]}`")
     options = LintOptions(bound=bound, max_layer_share=max_layer_share)
