@@ -134,8 +134,15 @@ class LintContext:
         self.options = LintOptions(**{**self.options.__dict__, "bound": k})
         self.solver = self.new_solver(k, f"t{k}")
 
+    #: compliant witnesses kept for later shortcuts (each costs an evaluation per question)
+    MAX_WITNESSES = 12
+
+    @property
+    def wants_witness(self) -> bool:
+        return len(self.compliant) < self.MAX_WITNESSES
+
     def remember_compliant(self, witness: WitnessTrace | None) -> None:
-        if witness is not None and witness.confirmed:
+        if witness is not None and witness.confirmed and self.wants_witness:
             self.compliant.append(witness)
 
     def shown_by_witness(self, phi: Formula) -> WitnessTrace | None:

@@ -61,7 +61,7 @@ def check_vacuous_rules(ctx: LintContext) -> list[Finding]:
                 ctx.note_use("vacuous-rule", "compliant witnesses (no solver call)")
                 continue
             probe = ctx.formula_literal(f"trigger:{rule.name}:{never.skey}", never, expected=False)
-            result = ctx.solver.check([*everything, probe])
+            result = ctx.solver.check([*everything, probe], witness=ctx.wants_witness)
             ctx.note_use("vacuous-rule", "incremental solving")
             if result.is_sat:
                 ctx.remember_compliant(result.witness)

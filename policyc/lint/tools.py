@@ -35,7 +35,7 @@ def check_dead_tools(ctx: LintContext) -> list[Finding]:
             ctx.note_use("dead-tool", "compliant witnesses (no solver call)")
             continue
         probe = ctx.formula_literal(f"calls:{tool}", called)
-        result = ctx.solver.check([*everything, probe])
+        result = ctx.solver.check([*everything, probe], witness=ctx.wants_witness)
         ctx.note_use("dead-tool", "incremental solving")
         if result.is_sat:
             ctx.remember_compliant(result.witness)
