@@ -134,6 +134,7 @@ def test_an_unclosed_bracket_is_labelled():
     ("rule r: called(exists)", "`exists` is a reserved word; to use it as the name of a tool, argument or "
                                "variable, write it in backticks: `` `exists` ``"),
     ("rule r weight 2 a", "a rule's metadata ends with `:`, followed by the formula"),
+    ("def f(x: int) = x", "a `def` or `predicate` is defined with `:=`"),
 ])
 def test_common_slips_get_a_hint(text, hint):
     _, diagnostics = parse(text)

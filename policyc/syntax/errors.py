@@ -87,6 +87,8 @@ def _hint(text: str, pos: int, expected: set[str], bad_character: bool) -> str |
         return "a name in backticks must end with a backtick on the same line"
     if rest == "=>":
         return "write implication as `->`"
+    if rest.startswith("=") and "__ANON_1" in expected:
+        return "a `def` or `predicate` is defined with `:=`"
     if rest.startswith("=") and rest != "==":
         return "compare with `==`; `=` only appears in `type` and tool alias declarations"
     word = _previous_word(text, pos)
