@@ -119,14 +119,18 @@ def table_from(alphabet: Alphabet, delta, accepting, name: Callable[[int], str] 
                     tuple(names) if name is not None else ())
 
 
+#: residual formulas label states for people; longer ones are elided
+RESIDUAL_TEXT_LIMIT = 400
+
+
 def show_state(prog: Progression, state) -> str:
     """The residual formula of a state as AgentLTL text (`F true`: the trace goes on), with
     the past sub-formulas its memory holds true."""
     residual, mem = state
     formula = prog.to_formula(residual)
-    text = show(formula) if formula is not None else "(a residual too large to print)"
+    text = show(formula, RESIDUAL_TEXT_LIMIT) if formula is not None else "(a residual too large to print)"
     if mem:
-        text += "  [" + ", ".join(sorted(show(p) for p in mem)) + "]"
+        text += "  [" + ", ".join(sorted(show(p, RESIDUAL_TEXT_LIMIT) for p in mem)) + "]"
     return text
 
 

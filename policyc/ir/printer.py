@@ -48,8 +48,36 @@ QUANT, IMPLIES, IFF, OR, AND, BINTEMP, UNARY, COMPARE, ADD, MUL, NEG, ATOM = ran
 _TERM_PREC = {"add": ADD, "sub": ADD, "mul": MUL, "div": MUL, "mod": MUL}
 
 
-def show(node: Node) -> str:
-    return _show(node)[0]
+def show(node: Node, limit: int | None = None) -> str:
+    """AgentLTL text of `node`; with `limit`, at most about that many characters, deep
+    sub-formulas elided as `…` (a shared sub-formula can make the full text exponential)."""
+    if limit is None or _size(node) <= limit:
+        return _show(node)[0]
+    return _bounded(node, limit)
+
+
+def _size(node: Node) -> int:
+    """An upper bound on the length of `show(node)`, memoised on the shared node."""
+    cached = node._cache.get("text_size")
+    if cached is None:
+        cached = 12 + sum(_size(c) + 4 for c in node.children)
+        if isinstance(node, Lit):
+            cached += len(node.text)
+        node._cache["text_size"] = cached
+    return cached
+
+
+def _bounded(node: Node, budget: int) -> str:
+    if isinstance(node, (Event, Lit, Var, Arg, Result)) or not node.children:
+        return _show(node)[0]
+    if budget < 12:
+        return "…"
+    if _size(node) <= budget:
+        return f"({_show(node)[0]})"
+    kids = node.children
+    share = max(0, (budget - 12) // len(kids))
+    parts = ", ".join(_bounded(c, share) for c in kids)
+    return f"{type(node).__name__.lower()}({parts})"
 
 
 def _wrap(part: tuple[str, int], need: int) -> str:
