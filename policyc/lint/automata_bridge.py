@@ -85,3 +85,28 @@ def proves_empty(claims: list[tuple[n.Formula, bool]], tools: Mapping[str, ToolS
         return product.searchable and not product.satisfiable_together(product.initial)
     except Exception:
         return False
+
+
+def shortest_satisfying_length(phi: n.Formula, tools: Mapping[str, ToolSignature]) -> int | None:
+    """The length of a shortest trace satisfying `phi` alone, read off its minimal DFA; None
+    when the rule does not compile to a plain DFA with an exact alphabet, or none exists.
+
+    The DFA knows nothing of terminal tools, so callers re-check at this length when the
+    policy declares one.
+
+    >>> from policyc.ir import build as b
+    >>> from policyc.smt import bare_tools
+    >>> seq = b.eventually(b.conj(b.event("a"), b.next_(b.eventually(b.event("b")))))
+    >>> shortest_satisfying_length(seq, bare_tools("a", "b"))
+    2
+    """
+    try:
+        from policyc.automata import compile_rule
+
+        dfa = compile_rule(phi, tools).dfa
+    except Exception:
+        return None
+    if dfa is None or not getattr(dfa.alphabet, "exact", False):
+        return None
+    path = dfa.shortest_continuation(dfa.initial)
+    return None if path is None else len(path)

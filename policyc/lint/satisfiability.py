@@ -32,6 +32,8 @@ def check_rules_satisfiable(ctx: LintContext) -> list[Finding]:
         ctx.note_use("unsatisfiable-rule", "incremental solving")
         if not result.is_unsat:
             continue
+        if _satisfiable_beyond_bound(ctx, rule):
+            continue
         confirmed = ctx.confirm_unsat([ctx.rule_name(rule.name)], exact_first=True)
         if confirmed.is_sat:
             continue
@@ -45,6 +47,26 @@ def check_rules_satisfiable(ctx: LintContext) -> list[Finding]:
             help="every trace violates this rule, so every run fails it; remove the contradictory parts",
             evidence=tuple(evidence)))
     return findings
+
+
+def _satisfiable_beyond_bound(ctx: LintContext, rule) -> bool:
+    """A rule with no trace within the bound may just need more calls (`in_order` of 16
+    tools needs 16): its own automaton gives the length of its shortest satisfying trace,
+    exactly. Without terminal tools that settles it; with them, the solver re-checks at
+    that length."""
+    if not ctx.options.use_automata:
+        return False
+    from policyc.lint.automata_bridge import shortest_satisfying_length
+
+    length = shortest_satisfying_length(rule.formula, ctx.policy.tools)
+    if length is None:
+        return False
+    ctx.note_use("unsatisfiable-rule", "automata: shortest satisfying trace of the rule alone")
+    if not ctx.policy.terminal_tools:
+        return True
+    if length <= ctx.options.bound:
+        return False
+    return ctx.confirm_unsat([ctx.rule_name(rule.name)], length + 2).is_sat
 
 
 def check_conflicts(ctx: LintContext) -> list[Finding]:
