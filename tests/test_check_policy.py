@@ -174,3 +174,20 @@ def test_warnings_fail_only_when_denied():
     path = str(ROOT / "tests/fixtures/check/w0207_unused_variable_bad.altl")
     assert CliRunner().invoke(cli, ["check", path]).exit_code == 0
     assert CliRunner().invoke(cli, ["check", "--deny-warnings", path]).exit_code == 1
+
+
+def test_rename_reaches_tools_of_nested_imports(tmp_path):
+    """An import's rename map may rename tools the imported file gets from its own imports."""
+    (tmp_path / "base.altl").write_text("tool tool_a(i: int)\ntool tool_b(x: int)\nrule r: before(tool_a, tool_b)\n")
+    (tmp_path / "mid.altl").write_text('import "base.altl" rename { tool_b -> step { x -> y } }\n'
+                                       "rule m: called(step(y: 3))\n")
+    (tmp_path / "top.altl").write_text('import "mid.altl" rename { tool_a -> first { i -> index }, '
+                                       "step -> second { y -> z } }\n")
+    policy, diagnostics = check_file(tmp_path / "top.altl")
+    assert diagnostics == []
+    assert [str(s) for s in policy.tools.values()] == ["tool first(index: int)", "tool second(z: int)"]
+    assert str(policy.rule("m").formula) == "F second(z: 3)"
+    (tmp_path / "bad.altl").write_text('import "mid.altl" rename { step -> second { x -> z } }\n')
+    _, diagnostics = check_file(tmp_path / "bad.altl")
+    assert [(d.code, d.message, d.help) for d in diagnostics] == [
+        ("E0103", "`step` has no argument `x`", "the declared arguments are `y`")]

@@ -188,22 +188,23 @@ class PolicyBuilder:
         return out
 
     def check_renames(self) -> None:
+        """Every tool an import renames is visible in the imported module: declared there, or
+        in a module it imports (under the name that module's own imports give it)."""
         for inst in self.graph.instances:
             for decl, child in zip(inst.import_decls, inst.imports):
-                declared = {d.name: d for d in child.module.items if isinstance(d, ast.ToolDecl | ast.AliasDecl)}
+                visible = visible_tools(child)
                 for r in decl.renames:
-                    target = declared.get(r.old)
-                    if target is None:
+                    params = visible.get(r.old)
+                    if params is None:
                         self.diags.append(Diagnostic("E0103", f"`{child.path}` declares no tool `{r.old}`", r.span,
-                                                     help=did_you_mean(r.old, declared, "tool")))
+                                                     help=did_you_mean(r.old, visible, "tool")))
                         continue
-                    if isinstance(target, ast.ToolDecl):
-                        names = [p.name for p in target.params]
+                    if params:
                         for a in r.args:
-                            if a.old not in names:
+                            if a.old not in params:
                                 self.diags.append(Diagnostic(
                                     "E0103", f"`{r.old}` has no argument `{a.old}`", a.span,
-                                    help=did_you_mean(a.old, names, "argument")))
+                                    help=did_you_mean(a.old, params, "argument")))
 
     def check_procedure_params(self) -> None:
         for entry in list(self.syms.procedures.values()) + [
@@ -245,6 +246,29 @@ class PolicyBuilder:
 def _is_binding(binding: str) -> bool:
     module_name, _, attr = binding.partition(":")
     return all(part.isidentifier() for part in module_name.split(".") + [attr])
+
+
+def visible_tools(inst: ModuleInstance) -> dict[str, tuple[str, ...]]:
+    """Tools a module can name, with their argument names as it sees them: its own and those
+    of the modules it imports, through their rename maps (aliases: no argument list)."""
+    out: dict[str, tuple[str, ...]] = {}
+    for decl, child in zip(inst.import_decls, inst.imports):
+        if child.is_stdlib:
+            continue
+        tools = {r.old: r for r in decl.renames}
+        for name, params in visible_tools(child).items():
+            rename = tools.get(name)
+            if rename is None:
+                out[name] = params
+            else:
+                args = {a.old: a.new for a in rename.args}
+                out[rename.new] = tuple(args.get(p, p) for p in params)
+    for d in inst.module.items:
+        if isinstance(d, ast.ToolDecl):
+            out[d.name] = tuple(p.name for p in d.params)
+        elif isinstance(d, ast.AliasDecl):
+            out[d.name] = ()
+    return out
 
 
 def resolve_binding(binding: str | None) -> str | None:
