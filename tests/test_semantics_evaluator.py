@@ -169,3 +169,11 @@ def test_extern_errors_are_reported_not_raised_as_python_errors():
         Evaluator(t, {}).holds(phi)
     with pytest.raises(ExternError, match="raised ZeroDivisionError"):
         Evaluator(t, {"is_even": lambda n: 1 / 0}).holds(phi)
+
+
+def test_deep_formulas_evaluate():
+    """`called_n(a) >= 150` expands 150 operators deep; the oracle still answers."""
+    policy, _ = check_text("tool a()\ntool b()\nrule r: called_n(a) >= 150")
+    rule = policy.rules[0].formula
+    assert evaluate(rule, Trace.of(*[("a", {})] * 150)) is True
+    assert evaluate(rule, Trace.of(*[("a", {})] * 149, ("b", {}))) is False

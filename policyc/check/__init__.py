@@ -6,10 +6,7 @@
 
 from __future__ import annotations
 
-import sys
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 from policyc.check.modules import ModuleGraph, load_policy, load_text
 from policyc.check.policy import PolicyBuilder
@@ -17,23 +14,7 @@ from policyc.check.symbols import collect
 from policyc.check.typing import TypeResolver, signatures
 from policyc.diagnostics import Diagnostic, has_errors, sort_diagnostics
 from policyc.ir.policy import Policy
-
-
-#: Macro expansion recurses some fifteen Python frames per level (pure Python calls, which
-#: do not grow the C stack), so the standard library's recursive macros (`called_n(t) >= 150`)
-#: need more than the interpreter's default limit of 1000. Checking raises the limit while it
-#: runs and restores it afterwards.
-RECURSION_LIMIT = 12_000
-
-
-@contextmanager
-def _deep_recursion() -> Iterator[None]:
-    previous = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(previous, RECURSION_LIMIT))
-    try:
-        yield
-    finally:
-        sys.setrecursionlimit(previous)
+from policyc.recursion import deep_recursion
 
 
 def check_graph(graph: ModuleGraph, resolve_externs: bool = False) -> tuple[Policy | None, list[Diagnostic]]:
@@ -43,7 +24,7 @@ def check_graph(graph: ModuleGraph, resolve_externs: bool = False) -> tuple[Poli
     for name in syms.types:
         resolver.named(name)
     try:
-        with _deep_recursion():
+        with deep_recursion():
             policy = PolicyBuilder(graph, syms, sigs, resolver, diags).build(resolve_externs)
     except RecursionError:
         diags.append(Diagnostic("E0004", "the policy is nested too deeply to process", graph.root.module.span,

@@ -25,6 +25,7 @@ from typing import Callable, Mapping
 from policyc.ir import nodes as n
 from policyc.ir.data import DataEnv, eval_term, holds
 from policyc.ir.ops import UNDEF
+from policyc.recursion import deep_recursion
 from policyc.semantics.domains import binding_key, domain_values
 from policyc.trace.model import Trace
 
@@ -159,4 +160,5 @@ def evaluate(phi: n.Formula, trace: Trace, externs: Mapping[str, Callable[..., o
     >>> evaluate(b.always(b.event("a")), Trace.of()), evaluate(b.eventually(b.event("a")), Trace.of())
     (True, False)
     """
-    return Evaluator(trace, externs).holds(phi, 0)
+    with deep_recursion():
+        return Evaluator(trace, externs).holds(phi, 0)
