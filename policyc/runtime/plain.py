@@ -88,7 +88,7 @@ class PlainRules:
         key = space.tool_key(tool)
         known = space.mask(tool, args, known_only=True) if key != OTHER else 0
         final = tool in self.terminal
-        memo = (jid, key, known, final)
+        memo = (jid, tool, known)
         cached = self._judged.get(memo)
         if cached is None:
             cached = self._judged[memo] = tuple(self._judge(jid, key, known, final, tool))

@@ -51,17 +51,23 @@ class Run:
         args = as_args(args)
         with self._lock:
             self._check_open("propose a call")
-            identity = call_identity(tool, args)
-            self._resolve(identity)
+            state = self._enforcement
+            # the call's identity (JSON text) is needed only to resolve, override or refuse
+            needed = self._awaiting or state.stopped is not None or state.override is not None
+            identity = call_identity(tool, args) if needed else None
+            if self._awaiting:
+                self._resolve(identity)
             self._proposals += 1
             step = len(self._calls)
-            if self._enforcement.stopped is not None:
+            if state.stopped is not None:
                 self._pending = (identity, False)
                 decision = Decision("stop", tool, args, step, latched=True)
                 return replace(decision, message=render_message(decision))
-            overriding = self._enforcement.override == identity
+            overriding = identity is not None and state.override == identity
             findings = [] if overriding else self._monitor.judge(self._gate_state, tool, args)
-            outcome = enforce(self._enforcement, identity, findings, self.mode)
+            if findings and identity is None:
+                identity = call_identity(tool, args)
+            outcome = enforce(state, identity, findings, self.mode)
             self._enforcement = outcome.state
             self._pending = (identity, outcome.executes)
             if not outcome.judged:
