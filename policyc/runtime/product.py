@@ -21,6 +21,7 @@ impossible marks the mask impossible.
 
 from __future__ import annotations
 
+import threading
 from itertools import product as cartesian
 from typing import Iterable, Mapping
 
@@ -79,6 +80,7 @@ class JointSpace:
         self.violated = [tuple(v == VIOLATED for v in t.verdict) for t in tables]
         self._open_sets: dict[int, frozenset[int]] = {}
         self.letter_tools = [[t.alphabet.tool_of(letter) for letter in range(t.alphabet.size)] for t in tables]
+        self._lock = threading.Lock()
         self._ids: dict[tuple[int, ...], int] = {}
         self.states: list[tuple[int, ...]] = []
         self._step: dict[tuple[int, str, int], int | None] = {}
@@ -89,11 +91,17 @@ class JointSpace:
     # ------------------------------------------------------------ joint states
 
     def intern(self, states: tuple[int, ...]) -> int:
+        """The number of a joint state (new states are numbered under a lock: runs in several
+        threads share the table; every other memo table holds values any thread would compute
+        alike, so it needs none)."""
         jid = self._ids.get(states)
         if jid is None:
-            jid = self._ids.setdefault(states, len(self.states))
-            if jid == len(self.states):
-                self.states.append(states)
+            with self._lock:
+                jid = self._ids.get(states)
+                if jid is None:
+                    jid = len(self.states)
+                    self.states.append(states)  # before the number is published
+                    self._ids[states] = jid
         return jid
 
     def rule_state(self, jid: int, rule: int) -> int:
