@@ -48,5 +48,23 @@ def build_artifact(policy: Policy, sources_hash: str | None = None) -> Artifact:
             placement[rule.name] = (len(automata), None)
             automata.append(table)
     body = ArtifactBody(compiler=__version__, source_hash=sources_hash or policy_source_hash(policy),
-                        automata=automata, **policy_fields(policy, compiled.classes, placement))
+                        automata=automata, rivals=rival_names(policy, compiled), **policy_fields(policy, compiled.classes, placement))
     return seal(body)
+
+
+def rival_names(policy: Policy, compiled) -> list[tuple[str, str]]:
+    """The pairs of single-automaton rules that can conflict (see `policyc.runtime.pairs`)."""
+    from policyc.automata.rule_table import RuleTable
+    from policyc.runtime.pairs import rival_pairs
+    from policyc.runtime.product import JointSpace
+
+    names, tables = [], []
+    for rule in policy.rules:
+        table = compiled.tables.get(rule.name, (None, None))[0]
+        if table is not None:
+            dfa = RuleTable.from_json(table["rule"]).dfa
+            if dfa is not None:
+                names.append(rule.name)
+                tables.append(dfa)
+    space = JointSpace(tables, policy.tools, policy.terminal_tools)
+    return [(names[i], names[j]) for i, j in rival_pairs(space)]

@@ -108,6 +108,9 @@ class ArtifactBody(Strict):
         default_factory=list, description="per-rule monitor tables, as `policyc.automata` writes them"
     )
     externs: list[ExternModel] = Field(default_factory=list)
+    rivals: list[tuple[str, str]] | None = Field(
+        None, description="pairs of single-automaton rules that some run can bring into conflict (each still "
+        "satisfiable alone, not together); the gate checks only these pairs. Null: found at run time")
 
 
 class Artifact(ArtifactBody):

@@ -25,7 +25,9 @@ class RunError(Exception):
 
 
 def as_args(args: Mapping[str, Any] | None) -> dict[str, Any]:
-    """The arguments of a call as a plain dict; None means no arguments."""
+    """The arguments of a call as a plain dict of its own; None means no arguments."""
+    if type(args) is dict:
+        return dict(args)
     if args is None:
         return {}
     if not isinstance(args, Mapping):

@@ -51,7 +51,16 @@ class Gate:
             else:
                 self.sliced.append((info, SlicedRule(table, externs)))
         self.terminal = policy.terminal_tools
-        self.plain = PlainRules(plain_rules, plain_tables, policy.tools, self.terminal, externs)
+        rivals = None
+        if artifact.rivals is not None:  # pairs of rules that can conflict, found when compiling
+            index = {info.name: i for i, info in enumerate(plain_rules)}
+            found: dict[int, set[int]] = {}
+            for a, b in artifact.rivals:
+                if a in index and b in index:
+                    found.setdefault(index[a], set()).add(index[b])
+                    found.setdefault(index[b], set()).add(index[a])
+            rivals = {i: tuple(sorted(js)) for i, js in found.items()}
+        self.plain = PlainRules(plain_rules, plain_tables, policy.tools, self.terminal, externs, rivals)
         self.rules = plain_rules + [info for info, _ in self.sliced]
 
     # ------------------------------------------------------------ run state

@@ -38,10 +38,16 @@ class PairTable:
 
 
 class PairChecker:
-    def __init__(self, space: JointSpace):
+    """Pair tables of one product. `rivals` may give, per rule, the rules it can conflict with
+    (the artifact records them at compile time); otherwise they are found on first use."""
+
+    def __init__(self, space: JointSpace, rivals: dict[int, tuple[int, ...]] | None = None):
         self.space = space
         self._tables: dict[tuple[int, int], PairTable] = {}
-        self._rivals: dict[int, tuple[int, ...]] = {}
+        self._rivals: dict[int, tuple[int, ...]] = dict(rivals or {})
+        if rivals is not None:
+            for i in range(len(space.tables)):
+                self._rivals.setdefault(i, ())
         self._risky: dict[int, frozenset[int]] = {}
 
     def _moves(self, i: int, j: int) -> list[tuple[int, int, bool]]:
@@ -129,3 +135,9 @@ class PairChecker:
                             break
             found = self._risky[i] = frozenset(out)
         return found
+
+
+def rival_pairs(space: JointSpace) -> list[tuple[int, int]]:
+    """Every pair of rules (i < j) that can ever conflict: what the compiler records."""
+    checker = PairChecker(space)
+    return sorted({(min(i, j), max(i, j)) for i in range(len(space.tables)) for j in checker.rivals(i)})

@@ -51,13 +51,13 @@ class PlainRules:
     """The single-automaton rules of a policy, stepped as one product."""
 
     def __init__(self, rules: list[GatedRule], tables: list[DfaTable], tools: Mapping, terminal: frozenset[str],
-                 externs: Mapping | None = None):
+                 externs: Mapping | None = None, rivals: dict[int, tuple[int, ...]] | None = None):
         self.rules = rules
         self.terminal = terminal
         self.tools = tuple(tools)
         self.space = JointSpace(tables, tools, terminal, externs)
         self.together = Together(self.space)
-        self.pairs = PairChecker(self.space)
+        self.pairs = PairChecker(self.space, rivals)
         self._judged: dict[tuple, tuple[Finding, ...]] = {}
         self._guidance: dict[int, tuple[tuple[str, ...], tuple[str, ...]]] = {}
 
