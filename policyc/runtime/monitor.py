@@ -1,12 +1,14 @@
 """The Monitor: a loaded artifact, ready to gate any number of independent runs.
 
-```python
-monitor = Monitor.load("code_qa.policy.json")
-run = monitor.start()                                 # one per agent run
-decision = run.propose("search", {"query": "foo"})    # allow / warn / block / stop
-run.record("search", {"query": "foo"}, ["a.py"])      # the call ran, with its result
-report = run.finish()                                 # the compliance report
-```
+>>> from policyc.artifact.build import build_artifact      # what `policyc compile` does
+>>> from policyc.check import check_file
+>>> monitor = Monitor(build_artifact(check_file("examples/code_qa.altl")[0]))  # or Monitor.load(path)
+>>> run = monitor.start()                                  # one per agent run
+>>> run.propose("search", {"query": "request"}).action     # before the call runs
+'allow'
+>>> run.record("search", {"query": "request"}, ["src/api.py"])   # after it ran, with its result
+>>> monitor.verdicts(run.trace)
+{'search_first': False, 'reads_a_file': False, 'grounded': False}
 
 A monitor is immutable once loaded (its only mutable parts are memo tables that any thread
 may fill), so `start()` may be called from several threads at once.

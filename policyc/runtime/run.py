@@ -7,6 +7,18 @@ run, the same report `policyc score` gives for it.
 
 All methods take the run's lock, so one run may be shared by several threads; separate runs
 share nothing mutable.
+
+>>> from policyc.artifact.build import build_artifact
+>>> from policyc.check import check_file
+>>> from policyc.runtime.monitor import Monitor
+>>> monitor = Monitor(build_artifact(check_file("examples/code_qa.altl")[0]))
+>>> run = monitor.start()
+>>> decision = run.propose("final_answer", {"answer": "x"})
+>>> decision.action, decision.rules, run.allowed_next(), run.required()
+('block', ('search_first', 'reads_a_file'), ('list_directory', 'read_file', 'search', 'grep'), ('search', 'read_file', 'final_answer'))
+>>> state = run.snapshot()                  # JSON data; Monitor.restore(state) continues the run
+>>> run.finish().compliance_label           # nothing ran: every rule of code_qa needs some call
+'NONE'
 """
 
 from __future__ import annotations
