@@ -131,6 +131,18 @@ def test_malformed_jsonl_records_are_reported_and_the_rest_load():
     assert all(e.file == f"{FIXTURES}/mixed_records.jsonl" for e in loaded.errors)
 
 
+def test_a_misspelled_call_field_is_named_not_read_as_absent(tmp_path):
+    path = tmp_path / "runs.jsonl"
+    path.write_text(json.dumps({"id": "bad", "tool_calls": [{"tool_name": "a", "argumnts": {"x": 1}}]}) + "\n"
+                    + json.dumps({"id": "ok", "tool_calls": [{"tool_name": "a", "step": 1, "duration_ms": 3,
+                                                             "arguments": {"x": 1}}]}) + "\n")
+    loaded = load_traces(str(path))
+    assert [t.id for t in loaded.traces] == ["ok"]  # extra fields that are not near-misses are data
+    (error,) = loaded.errors
+    assert (error.line, error.field, error.message) == (
+        1, "tool_calls[0].argumnts", "unknown field `argumnts`: did you mean `arguments`?")
+
+
 def test_errors_inside_a_json_array_point_at_the_field_line():
     loaded = load_traces(f"{FIXTURES}/records_array.json")
     assert [t.id for t in loaded.traces] == ["r1", "r3"]

@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 from typing import Any
 
@@ -61,6 +62,23 @@ def require(container: dict, key: str, kind: type | tuple, where: tuple, what: s
     if not isinstance(value, kind) or isinstance(value, bool) and bool not in _as_tuple(kind):
         raise RecordProblem(where + (key,), f"`{key}` must be {what}, found {json_type(value)}")
     return value
+
+
+def reject_misspelled(container: dict, known: tuple[str, ...], where: tuple) -> None:
+    """A key that is not one of `known` but nearly is (`argumnts`) is an error naming it:
+    read as written, the field it was meant to be would silently count as absent.
+    Other extra keys (`step`, `duration_ms`, ...) are ordinary data and pass.
+
+    >>> reject_misspelled({"tool_name": "a", "argumnts": {}}, ("tool_name", "arguments"), ("tool_calls", 0))
+    Traceback (most recent call last):
+    policyc.trace.errors.RecordProblem: unknown field `argumnts`: did you mean `arguments`?
+    """
+    for key in container:
+        if key in known:
+            continue
+        near = difflib.get_close_matches(str(key).lower(), known, n=1, cutoff=0.8)
+        if near and near[0] not in container:
+            raise RecordProblem(where + (key,), f"unknown field `{key}`: did you mean `{near[0]}`?")
 
 
 def require_object(value: Any, where: tuple, what: str = "an object") -> dict:

@@ -22,10 +22,14 @@ from policyc.trace.formats.common import (
     build_trace,
     parse_arguments,
     parse_result,
+    reject_misspelled,
     require,
     require_object,
 )
 from policyc.trace.model import Trace
+
+
+CALL_FIELDS = ("tool_name", "arguments", "tool_result")
 
 
 def is_record(value: Any) -> bool:
@@ -43,6 +47,7 @@ def parse_record(value: Any, origin: str | None = None) -> Trace:
     for i, entry in enumerate(entries):
         where = ("tool_calls", i)
         entry = require_object(entry, where, "a tool call (an object with `tool_name`)")
+        reject_misspelled(entry, CALL_FIELDS, where)
         name = require(entry, "tool_name", str, where, "a string")
         args = parse_arguments(entry.get("arguments"), where + ("arguments",))
         result = parse_result(entry["tool_result"]) if "tool_result" in entry else NO_RESULT
