@@ -83,6 +83,15 @@ def print_aggregate(console: Console, corpus: CorpusReport) -> None:
     console.print(f"[bold]{corpus.policy}[/]: {corpus.traces} trace(s) scored, mean compliance {mean} ({labels}); "
                   f"{corpus.malformed_records} malformed record(s), {corpus.vacuous_passes} vacuous pass(es)",
                   highlight=False)
+    if corpus.traces:  # with nothing scored, per-rule and per-layer tables would be empty rows
+        _print_rate_tables(console, corpus)
+    for m in corpus.malformed:
+        where = m.file if m.line is None else f"{m.file}:{m.line}"
+        field = f" `{m.field}`:" if m.field else ""
+        console.print(f"[red]malformed[/]: {where}:{field} {m.message}", highlight=False)
+
+
+def _print_rate_tables(console: Console, corpus: CorpusReport) -> None:
     rules = Table(title="rules", show_edge=False, pad_edge=False)
     for column in ("rule", "layer", "weight", "pass rate", "passed", "vacuous"):
         rules.add_column(column)
@@ -96,7 +105,3 @@ def print_aggregate(console: Console, corpus: CorpusReport) -> None:
     for layer in corpus.layers:
         layers.add_row(layer.layer or "-", str(layer.rules), _rate(layer.pass_rate), _rate(layer.loss_share))
     console.print(layers)
-    for m in corpus.malformed:
-        where = m.file if m.line is None else f"{m.file}:{m.line}"
-        field = f" `{m.field}`:" if m.field else ""
-        console.print(f"[red]malformed[/]: {where}:{field} {m.message}", highlight=False)
