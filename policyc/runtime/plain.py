@@ -60,6 +60,7 @@ class PlainRules:
         self.pairs = PairChecker(self.space, rivals)
         self._judged: dict[tuple, tuple[Finding, ...]] = {}
         self._guidance: dict[int, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+        self._owed_memo: dict[tuple, list[str] | None] = {}
 
     # ------------------------------------------------------------ run state
 
@@ -104,11 +105,16 @@ class PlainRules:
             return []  # impossible, or a call that moves no rule: nothing new can go wrong
         out: list[Finding] = []
         newly: set[int] = set()
-        moved = space.affected.get(key, ())
         before = space.states[jid]
         afters = [space.states[j] for j in succ]
+        # a rule whose state no completion of the call changes cannot be newly lost nor start a conflict
+        if len(afters) == 1:  # the usual case: no result atoms, one letter
+            after = afters[0]
+            changed = [i for i in space.affected.get(key, ()) if after[i] != before[i]]
+        else:
+            changed = [i for i in space.affected.get(key, ()) if any(a[i] != before[i] for a in afters)]
         lost = space.violated
-        for i in (range(len(self.rules)) if final else moved):
+        for i in (range(len(self.rules)) if final else changed):
             rule = self.rules[i]
             s = before[i]
             if s == UNTRACKED or lost[i][s]:
@@ -125,23 +131,28 @@ class PlainRules:
                                    f"ending the run with `{tool}` now leaves it unsatisfied", (), rule.message,
                                    tuple(owed or ())))
         if not final:
-            out.extend(self._conflicts(jid, succ, moved, newly))
+            out.extend(self._conflicts(jid, succ, changed, newly))
         return out
 
     def _owed(self, i: int, jid: int, key: str, masks: tuple[int, ...], accept: bool = True) -> list[str] | None:
-        """What to call first so that this call would satisfy rule i (or keep it satisfiable)."""
-        table = self.space.tables[i]
-        letters = {self.space._letter(i, key, m) for m in masks} - {None}
-        return owed_before(table, self.space.rule_state(jid, i), self.terminal, sorted(letters), accept)
+        """What to call first so that this call would satisfy rule i (or keep it satisfiable).
+        It depends on rule i's own state only, so it is memoised across joint states and runs."""
+        letters = tuple(sorted({self.space._letter(i, key, m) for m in masks} - {None}))
+        state = self.space.rule_state(jid, i)
+        memo = (i, state, letters, accept)
+        found = self._owed_memo.get(memo, False)
+        if found is False:
+            found = self._owed_memo[memo] = owed_before(self.space.tables[i], state, self.terminal, letters, accept)
+        return found
 
-    def _conflicts(self, jid: int, succ: list[int], moved: tuple[int, ...], newly: set[int],
+    def _conflicts(self, jid: int, succ: list[int], changed: list[int], newly: set[int],
                    whole: bool = True) -> list[Finding]:
         """Sets of rules that could all hold before the call, each can still hold after it,
-        but no continuation satisfies them together."""
+        but no continuation satisfies them together. `changed`: the rules the call moves."""
         space = self.space
         before = space.states[jid]
         afters = [space.states[j] for j in succ]
-        changed = [i for i in moved if i not in newly and any(a[i] != before[i] for a in afters)]
+        changed = [i for i in changed if i not in newly]
         if not changed:
             return []
         open_before = space.open_rules(jid)
@@ -214,9 +225,10 @@ class PlainRules:
                 if tool in self.terminal:
                     ok = space.accepting(j, alive)
                 else:
-                    moved = space.affected.get(key, ())
-                    ok = all(space.verdict(j, i) != VIOLATED for i in moved if i in alive) and \
-                        not self._conflicts(jid, [j], moved, set(), whole=False)
+                    before, after = space.states[jid], space.states[j]
+                    changed = [i for i in space.affected.get(key, ()) if after[i] != before[i]]
+                    ok = all(space.verdict(j, i) != VIOLATED for i in changed if i in alive) and \
+                        not self._conflicts(jid, [j], changed, set(), whole=False)
                 if ok:
                     out.append(tool)
                     break

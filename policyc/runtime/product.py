@@ -175,6 +175,7 @@ class JointSpace:
             return None
         states = self.states[jid]
         nxt = None
+        changed = []
         for i, column in moves:
             s = states[i]
             if s != UNTRACKED:
@@ -183,13 +184,13 @@ class JointSpace:
                     if nxt is None:
                         nxt = list(states)
                     nxt[i] = t
+                    changed.append(i)
         if nxt is None:
             out = jid
         else:
             out = self.intern(tuple(nxt))
             parent = self._open_sets.get(jid)
             if parent is not None and out not in self._open_sets:
-                changed = [i for i, _ in moves if nxt[i] != states[i]]
                 opened = {i for i in changed if self._open[i][nxt[i]]}
                 self._open_sets[out] = parent.difference(changed).union(opened)
         self._step[memo] = out
