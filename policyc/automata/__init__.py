@@ -21,7 +21,7 @@ from importlib import import_module
 # Loaded on first use, so that the runtime importing only the pure-data tables
 # (`policyc.automata.table`, `.slicing`, `.rule_table`) never loads the compiler.
 _LAZY = {
-    "RuleClass": "classify", "classify": "classify", "rule_class": "classify",
+    "RuleClass": "classes", "classify": "classes", "rule_class": "classes",
     "RuleAutomaton": "compile", "compile_policy": "compile", "compile_rule": "compile", "first_violation": "compile",
     "build_dfa": "construct", "NotCompilable": "fragment",
     "RuleRun": "rule_table", "RuleTable": "rule_table", "SliceRun": "slicing", "SliceTable": "slicing",
@@ -34,9 +34,13 @@ def __getattr__(name: str):
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'policyc.automata' has no attribute {name!r}")
-    value = getattr(import_module(f"policyc.automata.{module}"), name)
-    globals()[name] = value
-    return value
+    loaded = import_module(f"policyc.automata.{module}")
+    # bind every lazy name of that module now: importing a submodule sets the package
+    # attribute of the submodule's own name, which must never hide a function of ours
+    for other, home in _LAZY.items():
+        if home == module:
+            globals()[other] = getattr(loaded, other)
+    return globals()[name]
 
 
 def allowed_next(automaton, state: int) -> list[str]:
