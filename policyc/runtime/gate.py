@@ -4,22 +4,25 @@ The compiled rules of an artifact come in two kinds. A rule that is one automato
 rules) joins the product of `policyc.runtime.plain`: exact verdicts per call, conflicts
 between rules, guidance. A rule with quantified parts (parametric slicing) is stepped by its
 own slice run and judged per value (`policyc.runtime.sliced`). Rules the automata cannot
-compile are not gated; they are scored when the run finishes.
+compile are decided when a final answer is proposed, if they can be then
+(`policyc.runtime.offline`), and scored when the run finishes.
 
 A run's gate state is a `GateState`: the product's joint state and the slice runs.
 """
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from policyc.artifact.models import Artifact
 from policyc.automata.rule_table import RuleRun, RuleTable
 from policyc.automata.table import VIOLATED
 from policyc.ir.policy import Policy
 from policyc.runtime.findings import OWED, VIOLATION, Finding
+from policyc.runtime.offline import OfflineRules
 from policyc.runtime.plain import GatedRule, PlainRules
 from policyc.runtime.sliced import SlicedRule
+from policyc.trace.model import Call
 
 
 class GateState:
@@ -39,8 +42,11 @@ class Gate:
         plain_rules, plain_tables = [], []
         self.sliced: list[tuple[GatedRule, SlicedRule]] = []
         self.tables: dict[str, RuleTable] = {}
+        uncompiled: list[GatedRule] = []
         for rule in artifact.rules:
             if rule.automaton is None:
+                uncompiled.append(GatedRule(rule.name, rule.layer, rule.severity.kind, rule.severity.limit,
+                                            rule.message))
                 continue
             table = RuleTable.from_json(artifact.automata[rule.automaton]["rule"])
             self.tables[rule.name] = table
@@ -51,6 +57,7 @@ class Gate:
             else:
                 self.sliced.append((info, SlicedRule(table, externs)))
         self.terminal = policy.terminal_tools
+        self.offline = OfflineRules(uncompiled, policy, externs) if self.terminal else None
         rivals = None
         if artifact.rivals is not None:  # pairs of rules that can conflict, found when compiling
             index = {info.name: i for i, info in enumerate(plain_rules)}
@@ -96,7 +103,9 @@ class Gate:
 
     # ------------------------------------------------------------ judging a proposal
 
-    def judge(self, state: GateState, tool: str, args: Mapping[str, Any]) -> list[Finding]:
+    def judge(self, state: GateState, tool: str, args: Mapping[str, Any], calls: Sequence[Call] = ()) -> list[Finding]:
+        """The rule findings of proposing this call after `calls` (the run so far, needed only
+        by a final answer, which also decides the rules no automaton could compile)."""
         findings = self.plain.judge(state.jid, tool, args)
         final = tool in self.terminal
         for (info, rule), run in zip(self.sliced, state.runs):
@@ -111,6 +120,8 @@ class Gate:
                 findings.append(Finding(info.name, OWED, info.layer, info.severity, info.limit,
                                         f"ending the run with `{tool}` now leaves it unsatisfied", (),
                                         info.message))
+        if final and self.offline is not None:
+            findings.extend(self.offline.judge_final(calls, tool, args))
         return findings
 
     # ------------------------------------------------------------ guidance

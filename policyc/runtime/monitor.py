@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import importlib
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 from policyc.artifact.io import ArtifactError, read_artifact
 from policyc.artifact.models import Artifact
@@ -73,9 +73,9 @@ class Monitor:
 
     # ------------------------------------------------------------ used by runs
 
-    def judge(self, gate_state: Any, tool: str, args: Mapping[str, Any]) -> list[Finding]:
-        """Everything wrong with proposing this call now: conformance, then the rules."""
-        return self.conformance.check(tool, args) + self.gate.judge(gate_state, tool, args)
+    def judge(self, gate_state: Any, tool: str, args: Mapping[str, Any], calls: Sequence = ()) -> list[Finding]:
+        """Everything wrong with proposing this call after `calls`: conformance, then the rules."""
+        return self.conformance.check(tool, args) + self.gate.judge(gate_state, tool, args, calls)
 
     def guidance(self, gate_state: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """(tools that keep the policy satisfiable, calls still required)."""

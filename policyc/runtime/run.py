@@ -76,7 +76,7 @@ class Run:
                 decision = Decision("stop", tool, args, step, latched=True)
                 return replace(decision, message=render_message(decision))
             overriding = identity is not None and state.override == identity
-            findings = [] if overriding else self._monitor.judge(self._gate_state, tool, args)
+            findings = [] if overriding else self._monitor.judge(self._gate_state, tool, args, self._calls)
             if findings and identity is None:
                 identity = call_identity(tool, args)
             outcome = enforce(state, identity, findings, self.mode)
