@@ -23,6 +23,7 @@ from importlib import import_module
 _LAZY = {
     "RuleClass": "classes", "classify": "classes", "rule_class": "classes",
     "RuleAutomaton": "compile", "compile_policy": "compile", "compile_rule": "compile", "first_violation": "compile",
+    "run_rule": "compile",
     "build_dfa": "construct", "NotCompilable": "fragment",
     "RuleRun": "rule_table", "RuleTable": "rule_table", "SliceRun": "slicing", "SliceTable": "slicing",
     "OPEN": "table", "SATISFIED": "table", "VIOLATED": "table", "Alphabet": "table", "DfaTable": "table",
@@ -54,7 +55,7 @@ def shortest_continuation(automaton, state: int) -> list[str] | None:
 
 
 __all__ = [
-    "compile_rule", "compile_policy", "first_violation", "classify", "rule_class", "RuleClass",
+    "compile_rule", "compile_policy", "first_violation", "run_rule", "classify", "rule_class", "RuleClass",
     "RuleAutomaton", "NotCompilable", "build_dfa", "allowed_next", "shortest_continuation",
     "RuleTable", "RuleRun", "SliceTable", "SliceRun", "DfaTable", "Alphabet", "ToolLetters",
     "SATISFIED", "VIOLATED", "OPEN",

@@ -140,14 +140,40 @@ def first_violation(formula: n.Formula, trace: Trace,
     >>> first_violation(b.eventually(b.event("z")), t) is None              # liveness: never bad
     True
     """
+    found = run_rule(formula, trace, externs)
+    return None if found is None else found[1]
+
+
+def run_rule(formula: n.Formula, trace: Trace,
+             externs: Mapping[str, Callable[..., object]] | None = None) -> tuple[bool, int | None] | None:
+    """In one pass of the rule's automaton over a complete trace: whether the trace satisfies
+    the rule, and the length of its shortest bad prefix (None: no prefix is bad). None when
+    the rule is not compiled or an extern predicate fails (the evaluator then says why).
+
+    >>> from policyc.ir import build as b
+    >>> t = Trace.of(("x", {}), ("b", {}), ("a", {}), ("b", {}))
+    >>> run_rule(b.until(b.neg(b.event("b")), b.event("a")), t), run_rule(b.eventually(b.event("a")), t)
+    ((False, 2), (True, None))
+    """
     try:
-        run = compile_rule(formula).start()
+        automaton = compile_rule(formula)
+        dfa = automaton.dfa
+        if dfa is not None:  # one automaton: step it directly
+            state, delta, verdict, letter = dfa.initial, dfa.delta, dfa.verdict, dfa.alphabet.letter
+            if verdict[state] == VIOLATED:
+                return False, 0
+            for k, call in enumerate(trace.calls, 1):
+                state = delta[state][letter(call.name, call.args, call.result, externs=externs)]
+                if verdict[state] == VIOLATED:
+                    return False, k
+            return bool(dfa.accepting[state]), None
+        run = automaton.start()
         if run.verdict() == VIOLATED:
-            return 0
+            return False, 0
         for k, call in enumerate(trace.calls, 1):
             run.step(call.name, call.args, call.result, externs)
             if run.verdict() == VIOLATED:
-                return k
+                return False, k
+        return run.accepting(), None
     except (NotCompilable, ExternError):
         return None
-    return None

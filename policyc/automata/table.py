@@ -76,7 +76,7 @@ class Alphabet:
         letters = self.tools.get(tool)
         if letters is None:
             return self.other
-        mask = self._mask(letters, self._env(args, result, value, externs))
+        mask = self._mask(letters, self._env(args, result, value, externs)) if letters.atoms else 0
         try:
             return letters.letters[mask]
         except KeyError:

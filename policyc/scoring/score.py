@@ -32,7 +32,7 @@ from policyc.scoring.models import (
     label_of,
 )
 from policyc.scoring.vacuity import VACUOUS, vacuity
-from policyc.scoring.violation import rule_class, violated_at
+from policyc.scoring.violation import automaton_verdict, rule_class, violated_at
 from policyc.semantics.positions import PositionEvaluator
 from policyc.trace.conformance import check_trace
 from policyc.trace.errors import TraceError
@@ -60,13 +60,15 @@ def score_rule(rule: Rule, trace: Trace, engine: PositionEvaluator, classes: dic
     kind = classes[rule.name] if classes is not None and rule.name in classes else rule_class(rule.formula)
     base = {"name": rule.name, "layer": rule.layer, "weight": rule.weight, "rule_class": kind}
     try:
-        passed = engine.holds(rule.formula)
+        # the rule's automaton decides it in one pass when it is compiled; the evaluator otherwise
+        found = automaton_verdict(rule.formula, trace, engine.root_env.externs)
+        passed = engine.holds(rule.formula) if found is None else found[0]
         if passed:
             status, why = vacuity(rule.formula, engine)
             if status == VACUOUS:
                 return ConstraintResult(**base, passed=True, detail=f"Holds vacuously: {why}.", vacuous=True)
             return ConstraintResult(**base, passed=True, detail=describe(rule, engine, True))
-        step = violated_at(rule.formula, trace, engine.root_env.externs)
+        step = violated_at(rule.formula, trace, engine.root_env.externs) if found is None else found[1]
         return ConstraintResult(**base, passed=False, detail=describe(rule, engine, False, step), violated_at=step)
     except (ExternError, RecursionError) as exc:
         problem = str(exc) if isinstance(exc, ExternError) else "the formula is nested too deeply to evaluate"

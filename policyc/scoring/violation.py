@@ -56,6 +56,28 @@ def violated_at(formula: n.Formula, trace: Trace, externs: Mapping[str, Callable
     return len(trace)
 
 
+def automaton_verdict(formula: n.Formula, trace: Trace,
+                      externs: Mapping[str, Callable] | None = None) -> tuple[bool, int] | None:
+    """(whether the rule holds, `violated_at` when it does not) in one pass of the rule's
+    automaton; None when the rule is not compiled (the evaluator decides it then).
+
+    >>> from policyc.trace import Trace
+    >>> automaton_verdict(b.eventually(b.event("x")), Trace.of(("a", {}), ("b", {})))
+    (False, 2)
+    """
+    run_rule = _automata("run_rule")
+    if run_rule is None:
+        return None
+    try:
+        found = run_rule(formula, trace, externs)
+    except Exception:  # noqa: BLE001 - an engine's failure must not stop scoring; fall back
+        return None
+    if found is None:
+        return None
+    holds, bad = found
+    return bool(holds), len(trace) if bad is None or not 0 <= bad <= len(trace) else bad
+
+
 def rule_class(formula: n.Formula, tools: Mapping | None = None) -> str | None:
     """gateable / detectable / offline-only from the automata, else `syntactic_class`."""
     classify = _automata("rule_class")

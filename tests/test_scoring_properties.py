@@ -1,0 +1,37 @@
+"""The scorer against the reference evaluator, on generated policies and traces.
+
+The scorer takes a compiled rule's verdict and `violated_at` from one pass of its automaton
+and falls back to the evaluator for the others; whichever engine answers, the report must
+be the evaluator's: the same verdict per rule, the score of Definition 1, and a
+`violated_at` prefix that no continuation can repair.
+"""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+
+from policyc.scoring import score_trace
+from runtime_strategies import EXAMPLES, holds, policies, some_continuation_satisfies, trace_of, traces
+
+SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@SETTINGS
+@given(policies(max_rules=4), traces())
+def test_the_report_is_the_evaluators(policy, calls):
+    report = score_trace(policy, trace_of(calls))
+    by_name = {c.name: c for c in report.constraints}
+    total = sum(r.weight for r in policy.rules)
+    lost = 0.0
+    for rule in policy.rules:
+        result = by_name[rule.name]
+        assert result.passed == holds(rule.formula, calls), rule
+        if result.passed:
+            assert result.violated_at is None
+            continue
+        lost += rule.weight
+        k = result.violated_at
+        assert 0 <= k <= len(calls)
+        if k < len(calls):  # a bad prefix: nothing after it satisfies the rule
+            assert not some_continuation_satisfies([rule.formula], calls[:k], 2, final_last=False), (rule, k)
+    assert report.compliance_score == (1.0 - lost / total)
