@@ -9,6 +9,8 @@ scored after the run through the reference evaluator. This module needs the comp
 >>> artifact = build_artifact(policy)
 >>> [(r.name, r.automaton is not None) for r in artifact.rules]
 [('search_first', True), ('reads_a_file', True), ('grounded', False)]
+>>> compile_file("examples/code_qa.altl") == artifact     # check and build in one step
+True
 """
 
 from __future__ import annotations
@@ -50,6 +52,18 @@ def build_artifact(policy: Policy, sources_hash: str | None = None) -> Artifact:
     body = ArtifactBody(compiler=__version__, source_hash=sources_hash or policy_source_hash(policy),
                         automata=automata, rivals=rival_names(policy, compiled), **policy_fields(policy, compiled.classes, placement))
     return seal(body)
+
+
+def compile_file(path: str | Path) -> Artifact:
+    """Check a policy file and compile it: what `policyc compile` does, for Python callers.
+    A policy with errors raises `ValueError` carrying the rendered diagnostics."""
+    from policyc.check import check_file
+    from policyc.diagnostics import has_errors, render_text
+
+    policy, diagnostics = check_file(str(path))
+    if policy is None or has_errors(diagnostics):
+        raise ValueError(f"{path} does not check:\n{render_text(diagnostics)}")
+    return build_artifact(policy)
 
 
 def rival_names(policy: Policy, compiled) -> list[tuple[str, str]]:

@@ -1,8 +1,7 @@
 """The Monitor: a loaded artifact, ready to gate any number of independent runs.
 
->>> from policyc.artifact.build import build_artifact      # what `policyc compile` does
->>> from policyc.check import check_file
->>> monitor = Monitor(build_artifact(check_file("examples/code_qa.altl")[0]))  # or Monitor.load(path)
+>>> from policyc.artifact.build import compile_file        # what `policyc compile` does
+>>> monitor = Monitor(compile_file("examples/code_qa.altl"))  # or Monitor.load(path)
 >>> run = monitor.start()                                  # one per agent run
 >>> run.propose("search", {"query": "request"}).action     # before the call runs
 'allow'

@@ -9,14 +9,12 @@ would leave it unsatisfied, and it is reported like any rule a final answer leav
 
 Rules that do read the final call's result or the metrics stay undecided until `finish()`.
 
->>> from policyc.check import check_text
->>> policy, _ = check_text('''policy p
-... tool read_file(path: str) -> str
-... terminal tool final_answer(answer: str)
-... rule grounded: forall e in entities(final_answer.answer): e in outputs(read_file)''', "p.altl")
->>> rules = OfflineRules([GatedRule("grounded", None, "warn", None, None)], policy)
+>>> from policyc.artifact.build import compile_file
+>>> from policyc.runtime.monitor import Monitor
 >>> from policyc.trace.model import Call
->>> read = Call("read_file", {"path": "a.py"}, "def parse_args(): pass", 0)
+>>> policy = Monitor(compile_file("examples/code_qa.altl")).policy    # its rule `grounded`
+>>> rules = OfflineRules([GatedRule("grounded", "L6", "warn", None, None)], policy)
+>>> read = Call("read_file", {"path": "a.py"}, {"a.py": "def parse_args(): pass"}, 0)
 >>> [f.rule for f in rules.judge_final((read,), "final_answer", {"answer": "call parse_args()"})]
 []
 >>> [f.detail for f in rules.judge_final((read,), "final_answer", {"answer": "call tokenize_text()"})]

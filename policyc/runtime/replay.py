@@ -8,11 +8,10 @@ shows which recorded calls the gate rejects, not what the agent would then have 
 ("Organising trajectory evidence", §4.2). After a `stop`, or after a final answer the gate
 lets through, the gated run is over and later calls are not judged.
 
->>> from policyc.artifact.build import build_artifact
->>> from policyc.check import check_file
+>>> from policyc.artifact.build import compile_file
 >>> from policyc.runtime import Monitor
 >>> from policyc.trace import Trace
->>> monitor = Monitor(build_artifact(check_file("examples/code_qa.altl")[0]))
+>>> monitor = Monitor(compile_file("examples/code_qa.altl"))
 >>> replayed = replay(monitor, Trace.of(("final_answer", {"answer": "x"})))
 >>> [(s.action, s.rules) for s in replayed.steps]
 [('block', ('search_first', 'reads_a_file'))]

@@ -8,10 +8,9 @@ run, the same report `policyc score` gives for it.
 All methods take the run's lock, so one run may be shared by several threads; separate runs
 share nothing mutable.
 
->>> from policyc.artifact.build import build_artifact
->>> from policyc.check import check_file
+>>> from policyc.artifact.build import compile_file
 >>> from policyc.runtime.monitor import Monitor
->>> monitor = Monitor(build_artifact(check_file("examples/code_qa.altl")[0]))
+>>> monitor = Monitor(compile_file("examples/code_qa.altl"))
 >>> run = monitor.start()
 >>> decision = run.propose("final_answer", {"answer": "x"})
 >>> decision.action, decision.rules, run.allowed_next(), run.required()
