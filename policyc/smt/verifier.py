@@ -63,7 +63,7 @@ class PolicySolver:
         self.k = k
         self._literals: dict[str, z3.BoolRef] = {}
         self._claims: dict[str, tuple[n.Formula, bool]] = {}
-        self._by_literal: dict[str, str] = {}
+        self._by_literal: dict[int, str] = {}  # assumption literal (its AST id) -> name
         self._flushed = 0
         self.checks = 0
 
@@ -80,7 +80,7 @@ class PolicySolver:
         self._flush()
         self._literals[name] = lit
         self._claims[name] = (phi, expected)
-        self._by_literal[str(lit)] = name
+        self._by_literal[lit.get_id()] = name
         return lit
 
     def require_length_at_most(self, m: int) -> str:
@@ -90,7 +90,7 @@ class PolicySolver:
             lit = z3.Bool(f"assume[{name}]")
             self.solver.add(z3.Implies(lit, self.trace.length_at_most(m)))
             self._literals[name] = lit
-            self._by_literal[str(lit)] = name
+            self._by_literal[lit.get_id()] = name
         return name
 
     def claim(self, name: str) -> tuple[n.Formula, bool] | None:
@@ -120,7 +120,7 @@ class PolicySolver:
         if status == z3.sat:
             return SatResult("sat", EXACT, self.witness(names) if witness else None, assumed=names)
         if status == z3.unsat:
-            core = tuple(self._by_literal[str(c)] for c in self.solver.unsat_core())
+            core = tuple(self._by_literal[c.get_id()] for c in self.solver.unsat_core())
             return SatResult("unsat", self.unsat_strength, core=core, assumed=names)
         return SatResult("unknown", self.unsat_strength, assumed=names)
 
