@@ -18,7 +18,7 @@ Rules that do read the final call's result or the metrics stay undecided until `
 >>> [f.rule for f in rules.judge_final((read,), "final_answer", {"answer": "call parse_args()"})]
 []
 >>> [f.detail for f in rules.judge_final((read,), "final_answer", {"answer": "call tokenize_text()"})]
-['ending the run with `final_answer` now leaves it unsatisfied']
+['ending the run with `final_answer` now leaves it unsatisfied: does not hold for e = "tokenize_text"']
 """
 
 from __future__ import annotations
@@ -40,29 +40,33 @@ class OfflineRules:
 
     def __init__(self, rules: list[GatedRule], policy: Policy,
                  externs: Mapping[str, Callable[..., object]] | None = None):
-        formulas = {r.name: r.formula for r in policy.rules}
+        by_name = {r.name: r for r in policy.rules}
         terminal = policy.terminal_tools
-        self.rules = [(info, formulas[info.name]) for info in rules
-                      if info.name in formulas and decided_by_final_call(formulas[info.name], terminal)]
+        self.rules = [(info, by_name[info.name]) for info in rules
+                      if info.name in by_name and decided_by_final_call(by_name[info.name].formula, terminal)]
         self.externs = dict(externs or {})
 
     def judge_final(self, calls: Sequence[Call], tool: str, args: Mapping[str, Any]) -> list[Finding]:
         """Findings for ending the run with this terminal call after `calls`."""
         if not self.rules:
             return []
+        from policyc.scoring.details import describe
         from policyc.semantics.positions import PositionEvaluator
 
         trace = Trace(tuple(calls) + (Call(tool, dict(args), UNDEF, len(calls)),))
         engine = PositionEvaluator(trace, self.externs)
         out = []
-        for info, formula in self.rules:
+        for info, rule in self.rules:
             try:
-                holds = engine.holds(formula)
+                holds = engine.holds(rule.formula)
+                why = "" if holds else describe(rule, engine, False, len(trace))  # the report's own words
             except (ExternError, RecursionError):
                 continue  # cannot be decided now: the report at the end says why
             if not holds:
                 out.append(Finding(info.name, OWED, info.layer, info.severity, info.limit,
-                                   f"ending the run with `{tool}` now leaves it unsatisfied", (), info.message))
+                                   f"ending the run with `{tool}` now leaves it unsatisfied"
+                                   + (f": {why[:1].lower()}{why[1:].rstrip('.')}" if why else ""), (),
+                                   info.message))
         return out
 
 
