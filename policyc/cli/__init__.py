@@ -61,8 +61,11 @@ def cli() -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
+    from policyc.recursion import deep_recursion
+
     try:
-        code = cli.main(args=argv, prog_name="policyc", standalone_mode=False)
+        with deep_recursion():  # formulas expanded from counts and chains are hundreds of levels deep
+            code = cli.main(args=argv, prog_name="policyc", standalone_mode=False)
     except click.exceptions.Abort:
         click.echo("aborted", err=True)
         code = EXIT_INPUT

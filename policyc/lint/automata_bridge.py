@@ -110,3 +110,86 @@ def shortest_satisfying_length(phi: n.Formula, tools: Mapping[str, ToolSignature
         return None
     path = dfa.shortest_continuation(dfa.initial)
     return None if path is None else len(path)
+
+
+#: Joint states one exact decision may visit before it gives up (the answer is then unknown).
+DECIDE_BUDGET = 200_000
+
+
+def decide(claims: list[tuple[n.Formula, bool]], tools: Mapping[str, ToolSignature],
+           terminal: frozenset[str] = frozenset()) -> bool | None:
+    """Exactly, for runs of any length: is there a run on which every formula takes its truth
+    value? Runs are calls to the declared tools, a terminal tool only as the last call.
+    None when the automata cannot tell: a formula they do not compile to one DFA with an exact
+    alphabet, guards of two formulas on one tool (their letters may not combine), or a
+    product larger than the budget.
+
+    The answer settles what bounded queries cannot: `called_n(search) <= 20` fails only on
+    runs of 21 calls, beyond any small bound, and is not valid.
+
+    >>> from policyc.ir import build as b
+    >>> from policyc.smt import bare_tools
+    >>> a, t = b.event("a"), bare_tools("a", "b")
+    >>> at_least_3 = b.eventually(b.conj(a, b.next_(b.eventually(b.conj(a, b.next_(b.eventually(a)))))))
+    >>> decide([(at_least_3, False)], t), decide([(at_least_3, True)], t)     # neither valid nor empty
+    (True, True)
+    >>> decide([(b.eventually(a), True), (b.always(b.neg(a)), True)], t)
+    False
+    """
+    try:
+        from policyc.ir import build as b
+        from policyc.automata import compile_rule
+    except Exception:
+        return None
+    dfas = []
+    for phi, expected in claims:
+        try:
+            dfa = compile_rule(phi if expected else b.neg(phi), tools).dfa
+        except Exception:
+            return None
+        if dfa is None or not getattr(dfa.alphabet, "exact", False):
+            return None
+        dfas.append(dfa)
+    moves: list[tuple[bool, list[tuple[int, ...]]]] = []  # per declared tool: terminal?, joint letters
+    for tool in tools:
+        guarded = [i for i, d in enumerate(dfas) if tool in d.alphabet.tools and d.alphabet.tools[tool].atoms]
+        if len(guarded) > 1:
+            return None  # two formulas' guards on one tool: their letters need not combine
+        fixed = [d.alphabet.tools[tool].letters.get(0) if tool in d.alphabet.tools else d.alphabet.other
+                 for d in dfas]
+        if guarded:
+            g = guarded[0]
+            options = sorted(set(dfas[g].alphabet.tools[tool].letters.values()))
+            letters = [tuple(opt if i == g else fixed[i] for i in range(len(dfas))) for opt in options]
+        elif any(x is None for x in fixed):
+            letters = []  # a letter some formula's compiler ruled out
+        else:
+            letters = [tuple(fixed)]
+        moves.append((tool in terminal, letters))
+
+    def accepting(state: tuple[int, ...]) -> bool:
+        return all(d.accepting[s] for d, s in zip(dfas, state))
+
+    def step(state: tuple[int, ...], letters: tuple[int, ...]) -> tuple[int, ...]:
+        return tuple(d.delta[s][x] for d, s, x in zip(dfas, state, letters))
+
+    start = tuple(d.initial for d in dfas)
+    seen, frontier = {start}, [start]
+    while frontier:
+        nxt = []
+        for state in frontier:
+            if accepting(state):
+                return True
+            for final, options in moves:
+                for letters in options:
+                    after = step(state, letters)
+                    if final:
+                        if accepting(after):
+                            return True
+                    elif after not in seen:
+                        if len(seen) >= DECIDE_BUDGET:
+                            return None
+                        seen.add(after)
+                        nxt.append(after)
+        frontier = nxt
+    return False

@@ -20,8 +20,11 @@ from time import perf_counter
 from policyc.ir.nodes import Formula
 from policyc.ir.policy import Policy, Rule
 from policyc.semantics.evaluator import evaluate
-from policyc.smt import PolicySolver, Strength, WitnessTrace
+from policyc.smt import EXACT, PolicySolver, Strength, WitnessTrace
 from policyc.smt.verifier import SatResult, needs_strings
+
+#: An answer the automata settled for traces of every length.
+AUTOMATA_EXACT = Strength(True, None, None, "automata")
 
 
 @dataclass(frozen=True)
@@ -96,6 +99,11 @@ class LintContext:
         check, with the longer bound as their strength. Returns the longer check's result.
         """
         if exact_first:  # the automata may settle it for every length: no longer bound needed
+            decided = self.decide(names)
+            if decided is True:  # the bound hid the runs that satisfy it: no finding
+                return SatResult("sat", EXACT, assumed=tuple(names))
+            if decided is False:
+                return SatResult("unsat", AUTOMATA_EXACT, assumed=tuple(names))
             strength = self.strengthen(names, None)
             if strength is not None:
                 return SatResult("unsat", strength, assumed=tuple(names))
@@ -114,6 +122,21 @@ class LintContext:
         self.note_use("confirmation", f"re-check at bound {k}")
         return longer.check(names, witness=want_witness)
 
+    def decide(self, names: list[str]) -> bool | None:
+        """Whether some run satisfies every claim behind `names`, exactly, from the automata
+        (`automata_bridge.decide`); None when they cannot tell."""
+        if not self.options.use_automata:
+            return None
+        claims = [c for c in (self.solver.claim(x) for x in names) if c is not None]
+        if len(claims) != len(names):
+            return None
+        from policyc.lint.automata_bridge import decide
+
+        found = decide(claims, self.policy.tools, self.policy.terminal_tools)
+        if found is not None:
+            self.note_use("exactness", "automata: exact emptiness of the claims' product")
+        return found
+
     def strengthen(self, names: list[str], strength):
         """The strength of an unsat answer over `names`: exact when the automata prove the same
         emptiness for traces of any length (`automata_bridge.proves_empty`), else as given."""
@@ -126,7 +149,7 @@ class LintContext:
 
         if proves_empty(claims, self.policy.tools):
             self.note_use("exactness", "automata product emptiness")
-            return Strength(True, None, None, "automata")
+            return AUTOMATA_EXACT
         return strength
 
     def grow_bound(self, k: int) -> None:

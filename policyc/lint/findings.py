@@ -14,8 +14,33 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from policyc.diagnostics import NO_SPAN, Diagnostic, Label, Severity
-from policyc.ir.policy import Policy
+from policyc.ir.nodes import Node
+from policyc.ir.policy import Policy, Rule
+from policyc.ir.printer import show
 from policyc.smt.witness import Strength, WitnessTrace
+
+
+#: Formulas quoted in a finding are cut to about this many characters.
+QUOTE_LIMIT = 160
+
+
+def quoted(node: Node) -> str:
+    """A formula as a finding quotes it: bounded (a count or a chain expands to hundreds of
+    operators)."""
+    return show(node, QUOTE_LIMIT)
+
+
+def rule_text(rule: Rule) -> str:
+    """A rule as its author wrote it (the body of its source), else its formula, bounded.
+
+    >>> from policyc.ir import build as b
+    >>> rule_text(Rule("r", b.eventually(b.event("a")), source="rule r:\\n    called(a)  # κ2"))
+    'called(a)'
+    """
+    from policyc.scoring.source import rule_body
+
+    body = " ".join(rule_body(rule.source).split()) if rule.source else ""
+    return body or quoted(rule.formula)
 
 
 @dataclass(frozen=True, slots=True)

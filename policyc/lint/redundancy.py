@@ -23,9 +23,8 @@ later one is reported.
 from __future__ import annotations
 
 from policyc.ir import build as b
-from policyc.ir.printer import show
 from policyc.lint.context import LintContext
-from policyc.lint.findings import Finding
+from policyc.lint.findings import Finding, quoted, rule_text
 from policyc.lint.rewrite import implications, replace
 from policyc.smt import approximations
 
@@ -46,7 +45,7 @@ def check_vacuous_rules(ctx: LintContext) -> list[Finding]:
             findings.append(Finding(
                 "L0004", f"rule `{rule.name}` holds on every trace", (rule.name,), strength,
                 help="a rule that cannot fail tests nothing; state what the procedure requires",
-                evidence=(f"`{show(rule.formula)}` is true whatever the agent does",)))
+                evidence=(f"`{rule_text(rule)}` is true whatever the agent does",)))
     if not ctx.policy_satisfiable:
         return findings
     everything = ctx.active_literals()
@@ -77,14 +76,14 @@ def check_vacuous_rules(ctx: LintContext) -> list[Finding]:
             strength = ctx.strengthen([*core, probe], result.strength)
             blockers = tuple(x.removeprefix("rule:") for x in core)
             others = tuple(r for r in blockers if r != rule.name)
-            evidence = [f"no compliant trace has `{show(trigger)}`" + (
+            evidence = [f"no compliant trace has `{quoted(trigger)}`" + (
                 f": it is excluded by {', '.join(f'`{r}`' for r in others)}" if others else "")]
             evidence += [f"{a}; the trigger is impossible even so" for a in approximations([rule.formula])]
             ctx.vacuous.add(rule.name)
             findings.append(Finding(
-                "L0004", f"rule `{rule.name}` is vacuous: `{show(trigger)}` never happens in a compliant trace",
+                "L0004", f"rule `{rule.name}` is vacuous: `{quoted(trigger)}` never happens in a compliant trace",
                 (rule.name, *others), strength,
-                help=f"the rule's condition `{show(consequence)}` is never tested; remove the rule or "
+                help=f"the rule's condition `{quoted(consequence)}` is never tested; remove the rule or "
                      f"the rule that forbids its trigger",
                 evidence=tuple(evidence),
                 labels=tuple((r, "forbids the trigger") for r in others)))

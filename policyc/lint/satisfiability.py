@@ -21,7 +21,7 @@ from policyc.ir import nodes as n
 from policyc.ir.printer import show
 from policyc.ir.walk import free_vars
 from policyc.lint.context import LintContext
-from policyc.lint.findings import Finding
+from policyc.lint.findings import Finding, quoted, rule_text
 from policyc.smt import approximations
 
 
@@ -76,6 +76,11 @@ def check_conflicts(ctx: LintContext) -> list[Finding]:
     if remaining and ctx.solver.check(remaining, witness=False).is_unsat:
         _fit_bound(ctx, remaining)
         remaining = ctx.active_literals()
+        if ctx.solver.check(remaining, witness=False).is_unsat and ctx.decide(remaining) is True:
+            # compliant runs exist, only longer than any bound tried (`called_n(a) >= 100`)
+            ctx.policy_satisfiable = True
+            ctx.note_use("conflict", "automata: the whole policy is satisfiable beyond the bound")
+            return findings
     while remaining:
         result = ctx.solver.check(remaining)
         if result.is_sat:
@@ -127,7 +132,7 @@ def _conflict_finding(ctx: LintContext, core: list[str], strength) -> Finding:
             witnesses.append((f"without `{name.removeprefix('rule:')}` the others allow", witness))
     names = ", ".join(f"`{r}`" for r in rules)
     formulas = [ctx.policy.rule(r).formula for r in rules]
-    evidence = tuple(f"`{r}`: {show(ctx.policy.rule(r).formula)}" for r in rules)
+    evidence = tuple(f"`{r}`: {rule_text(ctx.policy.rule(r))}" for r in rules)
     evidence += tuple(f"{a}; the rules conflict even so" for a in approximations(formulas))
     return Finding(
         "L0002", f"rules {names} cannot all hold on one trace", rules, strength,
@@ -171,14 +176,14 @@ def _conflicting_parts(ctx: LintContext, rule) -> list[str]:
         core = ctx.solver.minimal_core(names)
         if len(core) > 1:
             chosen = [parts[names.index(c)] for c in core]
-            return ["conflicting parts: " + " and ".join(f"`{show(p)}`" for p in chosen)]
+            return ["conflicting parts: " + " and ".join(f"`{quoted(p)}`" for p in chosen)]
         if len(core) == 1:
             parts = [parts[names.index(core[0])]]
     conditions = _conflicting_conditions(ctx, rule.name, parts[0])
     if conditions:
-        return [f"conflicting conditions in `{show(ev)}`: " + " and ".join(f"`{show(c)}`" for c in conds)
+        return [f"conflicting conditions in `{quoted(ev)}`: " + " and ".join(f"`{quoted(c)}`" for c in conds)
                 for ev, conds in conditions]
-    return [f"unsatisfiable: `{show(parts[0])}`"]
+    return [f"unsatisfiable: `{quoted(parts[0])}`"]
 
 
 def _conflicting_conditions(ctx: LintContext, rule: str, phi: n.Formula):
