@@ -24,6 +24,7 @@ from policyc.artifact.models import Artifact, ArtifactBody
 from policyc.artifact.policy import policy_fields
 from policyc.artifact.compile_rules import compile_rules
 from policyc.ir.policy import Policy
+from policyc.recursion import deep_recursion
 
 
 def policy_source_hash(policy: Policy) -> str:
@@ -37,6 +38,7 @@ def policy_source_hash(policy: Policy) -> str:
     return source_hash(texts)
 
 
+@deep_recursion()
 def build_artifact(policy: Policy, sources_hash: str | None = None) -> Artifact:
     """Compile a checked policy into a sealed artifact."""
     compiled = compile_rules(policy)

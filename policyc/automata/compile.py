@@ -16,6 +16,7 @@ from policyc.ir import nodes as n
 from policyc.ir.data import ExternError
 from policyc.ir.policy import Policy
 from policyc.ir.types import ToolSignature
+from policyc.recursion import deep_recursion
 from policyc.trace.model import Trace
 
 from policyc.automata.alphabet import build_alphabet, events_of
@@ -102,8 +103,10 @@ def compile_rule(formula: n.Formula, tools: Mapping[str, ToolSignature] | None =
     cached = _CACHE.get(formula)
     if cached is None:
         try:
-            plan = plan_rule(formula)
-            parts = tuple(build_dfa(p.formula) if isinstance(p, PlainPart) else build_slice(p) for p in plan.parts)
+            with deep_recursion():  # counts and chains expand to formulas hundreds of levels deep
+                plan = plan_rule(formula)
+                parts = tuple(build_dfa(p.formula) if isinstance(p, PlainPart) else build_slice(p)
+                              for p in plan.parts)
             cached = RuleAutomaton(formula, plan, RuleTable(plan.skeleton, parts))
         except NotCompilable as exc:
             cached = exc

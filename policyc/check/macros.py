@@ -15,7 +15,7 @@ from policyc.ir import types as t
 from policyc.syntax import ast
 
 
-MAX_EXPANSION_DEPTH = 200
+MAX_EXPANSION_DEPTH = 1000
 CMP_OPS = ("==", "!=", "<", "<=", ">", ">=")
 
 
@@ -138,7 +138,8 @@ class MacrosMixin:
         if bound is None:
             return None
         if scope.depth >= MAX_EXPANSION_DEPTH:
-            self.error("E0219", f"the expansion of `{name}` does not end", e.span,
+            self.error("E0219", f"the expansion of `{name}` does not end "
+                                f"(more than {MAX_EXPANSION_DEPTH} nested expansions)", e.span,
                        help="a recursive `def` must reach a base case through `if ... then ... else` on constants",
                        scope=scope)
             raise ExpansionTooDeep(name)

@@ -24,6 +24,7 @@ from policyc.lint.redundancy import check_redundant_rules, check_vacuous_rules
 from policyc.lint.satisfiability import check_conflicts, check_rules_satisfiable
 from policyc.lint.tools import check_budget, check_dead_tools
 from policyc.lint.weights import check_weights
+from policyc.recursion import deep_recursion
 
 #: the analyses, in order: later ones use what earlier ones found
 ANALYSES = (
@@ -66,6 +67,7 @@ class LintReport:
         }
 
 
+@deep_recursion()
 def lint_policy(policy: Policy, options: LintOptions | None = None, only: set[str] | None = None) -> LintReport:
     """Run every analysis (or those named in `only`, with the ones they depend on)."""
     ctx = LintContext(policy, options or LintOptions())

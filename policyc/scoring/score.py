@@ -20,6 +20,7 @@ from typing import Callable, Iterable, Mapping
 
 from policyc.ir.data import ExternError
 from policyc.ir.policy import Policy, Rule
+from policyc.recursion import deep_recursion
 from policyc.scoring.details import describe
 from policyc.scoring.models import (
     ConstraintResult,
@@ -75,6 +76,7 @@ def score_rule(rule: Rule, trace: Trace, engine: PositionEvaluator, classes: dic
         return ConstraintResult(**base, passed=False, detail=f"Could not be evaluated: {problem}.", error=problem)
 
 
+@deep_recursion()
 def score_trace(policy: Policy, trace: Trace, *, externs: Externs | None = None,
                 classes: dict | None = None) -> TraceReport:
     """The compliance report of one complete trace against a checked policy.
