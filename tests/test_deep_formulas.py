@@ -49,6 +49,9 @@ def test_the_cli_compiles_and_lints_it(tmp_path):
     assert linted.exit_code == 0, linted.output
 
 
-def test_counts_up_to_the_expansion_limit_check():
-    policy, diagnostics = check_text("policy p\ntool a()\nrule r: called_n(a) >= 900\n", "p.altl")
+def test_counts_up_to_500_check_and_beyond_the_limit_say_so():
+    policy, diagnostics = check_text("policy p\ntool a()\nrule r: called_n(a) <= 500\n", "p.altl")
     assert policy is not None and not diagnostics
+    policy, diagnostics = check_text("policy p\ntool a()\nrule r: called_n(a) >= 700\n", "p.altl")
+    assert policy is None and [d.code for d in diagnostics] == ["E0219"]
+    assert "counts and chains longer than 500" in diagnostics[0].help

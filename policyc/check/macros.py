@@ -15,7 +15,7 @@ from policyc.ir import types as t
 from policyc.syntax import ast
 
 
-MAX_EXPANSION_DEPTH = 1000
+MAX_EXPANSION_DEPTH = 600
 CMP_OPS = ("==", "!=", "<", "<=", ">", ">=")
 
 
@@ -138,9 +138,10 @@ class MacrosMixin:
         if bound is None:
             return None
         if scope.depth >= MAX_EXPANSION_DEPTH:
-            self.error("E0219", f"the expansion of `{name}` does not end "
-                                f"(more than {MAX_EXPANSION_DEPTH} nested expansions)", e.span,
-                       help="a recursive `def` must reach a base case through `if ... then ... else` on constants",
+            self.error("E0219", f"the expansion of `{name}` does not end within {MAX_EXPANSION_DEPTH} levels",
+                       e.span, help="a recursive `def` must reach a base case through `if ... then ... else` on "
+                                    f"constants; counts and chains longer than {MAX_EXPANSION_DEPTH - 100} "
+                                    "are beyond what policyc expands",
                        scope=scope)
             raise ExpansionTooDeep(name)
         params: dict[str, Value] = {}
