@@ -53,6 +53,37 @@ def test_openai_legacy_function_calls():
     assert calls_of(trace) == [("f", {"a": 1}, [2])]
 
 
+def test_openai_responses_items():
+    items = [
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "where is parse?"}]},
+        {"type": "reasoning", "id": "rs_1", "summary": []},
+        {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "search",
+         "arguments": "{\"query\": \"parse\"}"},
+        {"type": "function_call", "id": "fc_2", "call_id": "call_2", "name": "read_file", "arguments": {"path": "a.py"}},
+        {"type": "function_call_output", "call_id": "call_2", "output": "def parse(): pass"},
+        {"type": "function_call_output", "call_id": "call_1", "output": "[\"a.py\"]"},
+        {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "in a.py"}]},
+    ]
+    trace = parse_trace(items)
+    assert detect_format(items) == "responses"
+    assert calls_of(trace) == [("search", {"query": "parse"}, ["a.py"]), ("read_file", {"path": "a.py"}, "def parse(): pass")]
+    response = {"id": "resp_1", "object": "response", "output": items[2:4], "usage": {"total_tokens": 42}}
+    trace = parse_trace(response)
+    assert trace.tool_sequence == ["search", "read_file"] and trace.calls[0].result is UNDEF
+    assert dict(trace.metrics)["usage"] == {"total_tokens": 42} and trace.id == "resp_1"
+    with pytest.raises(RecordProblem) as problem:
+        parse_trace([{"type": "function_call_output", "call_id": "nope", "output": "x"}])
+    assert problem.value.path == (0, "call_id")
+
+
+def test_a_responses_list_in_a_json_file_is_one_record(tmp_path):
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps([{"type": "function_call", "call_id": "c", "name": "a", "arguments": "{}"},
+                                {"type": "function_call_output", "call_id": "c", "output": "1"}]))
+    (trace,) = load_traces(str(path)).traces
+    assert calls_of(trace) == [("a", {}, "1")]
+
+
 def test_smolagents_memory_steps():
     (trace,) = load_traces(f"{FIXTURES}/smolagents_steps.json").traces
     assert trace.tool_sequence == ["search", "read_file", "final_answer"]

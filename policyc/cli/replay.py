@@ -9,6 +9,7 @@ import click
 
 from policyc.cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK
 from policyc.cli.common import use_color
+from policyc.trace.formats import FORMATS
 
 MODES = ["tolerate", "warn", "block", "soft", "stop"]
 _STYLE = {"allow": "green", "warn": "yellow", "block": "red", "stop": "bold red", "not reached": "dim"}
@@ -91,7 +92,8 @@ def render_table(replayed, policy_name: str, mode: str | None) -> None:
               help="enforce every rule with one severity (default: each rule's own)")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
               help="a table for people, JSON for machines")
-@click.option("--trace-format", default="auto", show_default=True, help="the format of the trace records")
+@click.option("--trace-format", default="auto", show_default=True, type=click.Choice(["auto", *FORMATS]),
+              help="how to read each trace record; auto detects it from the record's shape")
 def command(policy: str, traces: tuple[str, ...], mode: str | None, fmt: str, trace_format: str) -> None:
     """Replay recorded runs (TRACES) through the gate, call by call.
 

@@ -9,6 +9,7 @@ import click
 
 from policyc.cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK
 from policyc.cli.common import load_checked
+from policyc.trace.formats import FORMATS
 
 PROGRESS_FROM = 200  # records; below this a progress bar only flickers
 
@@ -20,7 +21,7 @@ PROGRESS_FROM = 200  # records; below this a progress bar only flickers
               show_default=True, help="table for people; json (one document) or jsonl (a line per record) "
                                       "for machines")
 @click.option("--input-format", default="auto", show_default=True,
-              type=click.Choice(["auto", "record", "chat", "smolagents", "tau2"]),
+              type=click.Choice(["auto", *FORMATS]),
               help="how to read each trace record; auto detects it from the record's shape")
 @click.option("--rows", default=50, show_default=True, type=click.IntRange(min=0),
               help="table format: list at most this many traces one by one (0: all)")

@@ -4,6 +4,7 @@
 |---|---|
 | `record` | the AgentLTL paper's metrics record: `tool_calls` of `tool_name`, `arguments`, `tool_result` |
 | `chat` | OpenAI-style chat messages: assistant `tool_calls`, `tool` replies by `tool_call_id` |
+| `responses` | OpenAI Responses API items: `function_call`, `function_call_output` by `call_id` |
 | `smolagents` | a smolagents agent's memory steps |
 | `tau2` | one τ²-bench simulation run |
 
@@ -23,6 +24,7 @@ from typing import Any, Callable
 from policyc.trace.errors import RecordProblem
 from policyc.trace.formats.chat import is_chat, parse_chat
 from policyc.trace.formats.record import is_record, parse_record
+from policyc.trace.formats.responses import is_responses, parse_responses
 from policyc.trace.formats.smolagents import is_smolagents, parse_smolagents
 from policyc.trace.formats.tau2 import is_tau2, parse_tau2
 from policyc.trace.model import Trace
@@ -30,13 +32,15 @@ from policyc.trace.model import Trace
 READERS: dict[str, Callable[[Any, str | None], Trace]] = {
     "record": parse_record,
     "chat": parse_chat,
+    "responses": parse_responses,
     "smolagents": parse_smolagents,
     "tau2": parse_tau2,
 }
 FORMATS = tuple(READERS)
 
 # most specific first: a τ²-bench run also has `messages`, as a chat does
-_DETECTORS = (("record", is_record), ("tau2", is_tau2), ("smolagents", is_smolagents), ("chat", is_chat))
+_DETECTORS = (("record", is_record), ("tau2", is_tau2), ("smolagents", is_smolagents), ("responses", is_responses),
+              ("chat", is_chat))
 
 
 def detect_format(value: Any) -> str | None:
@@ -57,8 +61,8 @@ def parse_trace(value: Any, format: str = "auto", origin: str | None = None) -> 
         found = detect_format(value)
         if found is None:
             raise RecordProblem((), "not a trace record: expected an object with `tool_calls` "
-                                    "(the paper's metrics record), chat `messages`, smolagents `steps` "
-                                    "or a τ²-bench simulation")
+                                    "(the paper's metrics record), chat `messages`, Responses API items, "
+                                    "smolagents `steps` or a τ²-bench simulation")
         format = found
     reader = READERS.get(format)
     if reader is None:
