@@ -236,13 +236,25 @@ class Elaborator(PathsMixin, OperatorsMixin, PatternsMixin, MacrosMixin):
                        help=did_you_mean(name, functions + tools), scope=scope)
         elif best_var or not best_tool and (variables or pattern_args):
             self.error("E0206", f"unbound variable `{name}`", span,
-                       help=f"did you mean `{best_var}`?" if best_var
-                       else f"bind it with `forall {name} in ...:` or in an event pattern `tool(arg: {name})`",
+                       help=f"did you mean `{best_var}`?" if best_var else self._binding_hint(name),
                        scope=scope)
         else:
             self.error("E0201", f"unknown tool `{name}`", span,
                        help=did_you_mean(name, tools + variables, "tool")
                        or "declare it: `tool name(arg: type) -> type`", scope=scope)
+
+    def _binding_hint(self, name: str) -> str:
+        """How to bind a name; when it is (nearly) a tool's argument, how to reach that argument."""
+        owners: dict[str, str] = {}
+        for tool, sig in self.sigs.items():
+            for param in sig.params:
+                owners.setdefault(param.name, tool)
+        arg = closest(name, owners)
+        if arg is not None:
+            tool = owners[arg]
+            return (f"`{arg}` is an argument of `{tool}`, readable only inside its pattern: bind it there, "
+                    f"`{tool}({arg}: v)`, and use `v`")
+        return f"bind it with `forall {name} in ...:` or in an event pattern `tool(arg: {name})`"
 
     # ------------------------------------------------------------ quantifiers and conditionals
 
