@@ -32,6 +32,11 @@ def test_graph_of_an_unknown_rule_is_an_input_error():
     assert out.exit_code == 2 and "search_first" in out.output
 
 
+def test_a_misspelled_rule_gets_a_did_you_mean():
+    out = run("explain", "examples/code_qa.altl", "--rule", "serch_first")
+    assert out.exit_code == 2 and "did you mean `search_first`?" in out.output
+
+
 def test_svg_needs_dot_and_says_so(monkeypatch, tmp_path):
     monkeypatch.setattr(shutil, "which", lambda name: None)
     out = run("graph", "examples/code_qa.altl", "--rule", "search_first", "--format", "svg", "-o", str(tmp_path / "g.svg"))

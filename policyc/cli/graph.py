@@ -18,8 +18,12 @@ def pick_rules(policy, rule: str | None) -> list:
     try:
         return [policy.rule(rule)]
     except KeyError:
+        from policyc.check.suggest import closest
+
+        best = closest(rule, [r.name for r in policy.rules])
         names = ", ".join(f"`{r.name}`" for r in policy.rules)
-        click.echo(f"policyc: no rule `{rule}` in the policy (its rules: {names})", err=True)
+        hint = f"did you mean `{best}`?" if best else f"its rules: {names}"
+        click.echo(f"policyc: no rule `{rule}` in the policy ({hint})", err=True)
         raise click.exceptions.Exit(EXIT_INPUT) from None
 
 
