@@ -17,8 +17,8 @@ Rules that do read the final call's result or the metrics stay undecided until `
 >>> read = Call("read_file", {"path": "a.py"}, {"a.py": "def parse_args(): pass"}, 0)
 >>> [f.rule for f in rules.judge_final((read,), "final_answer", {"answer": "call parse_args()"})]
 []
->>> [f.detail for f in rules.judge_final((read,), "final_answer", {"answer": "call tokenize_text()"})]
-['ending the run with `final_answer` now leaves it unsatisfied: does not hold for e = "tokenize_text"']
+>>> print(*[f.detail for f in rules.judge_final((read,), "final_answer", {"answer": "call tokenize_text()"})])
+ending the run with `final_answer` now leaves it unsatisfied: not grounded: "tokenize_text" from entities(final_answer.answer) is not in the outputs of read_file
 """
 
 from __future__ import annotations

@@ -8,8 +8,8 @@
 A stdlib predicate at the top of a rule is recognised (`shapes.py`) and described with the
 positions of its events; events are named as the rule's source names them, else as the
 printer shows them. Call numbers count from 1. Anything else gets a generic detail: for
-`always`, the first call where its body fails; for `forall`, the values it fails for; else
-when the violation became certain.
+`always`, the first call where its body fails; for `forall`, the values it fails for (for a
+grounding rule, the entities no output shows); else when the violation became certain.
 """
 
 from __future__ import annotations
@@ -264,9 +264,15 @@ def generic(f: n.Formula, ctx: Context, violated_at: int | None) -> str:
     if isinstance(f, n.Forall):
         values = engine.domain(f.domain, engine.root_env)
         bad = [v for v in values if not engine.holds(f.body, 0, engine.root_env.bind(f.var, v))]
+        grounding = _grounding_sources(f)
+        shown = ", ".join(_value_text(v) for v in bad[:5]) + (f" and {len(bad) - 5} more" if len(bad) > 5 else "")
+        if grounding is not None:
+            if not bad:
+                return f"Every entity of {show(f.domain)} ({len(values)}) appears in the outputs of {grounding}."
+            return f"Not grounded: {shown} from {show(f.domain)} {'is' if len(bad) == 1 else 'are'} not in " \
+                   f"the outputs of {grounding}."
         if not bad:
             return f"Holds for all {len(values)} value(s) of {f.var}."
-        shown = ", ".join(_value_text(v) for v in bad[:5]) + (f" and {len(bad) - 5} more" if len(bad) > 5 else "")
         where = ""
         if b.is_always(f.body) and size:
             first = engine.vector(f.body.right, engine.root_env.bind(f.var, bad[0])).index(False)
@@ -282,6 +288,17 @@ def generic(f: n.Formula, ctx: Context, violated_at: int | None) -> str:
     if violated_at is not None and violated_at < size:
         return f"Violated once {at(violated_at - 1)} happened: no continuation can satisfy it."
     return f"Not satisfied by the complete trace ({size} call(s))."
+
+
+def _grounding_sources(f: n.Forall) -> str | None:
+    """For `forall e in D: e in outputs(T...)`, the tools whose outputs ground D (readable)."""
+    body = f.body
+    if not (isinstance(body, n.Cond) and isinstance(body.term, n.Op) and body.term.op == "in"):
+        return None
+    element, pool = body.term.args
+    if not (isinstance(element, n.Var) and element.name == f.var and isinstance(pool, n.Outputs)):
+        return None
+    return ", ".join(pool.tools) if pool.tools else "any tool"
 
 
 def describe_part(f: n.Formula, ctx: Context) -> str:
