@@ -107,3 +107,19 @@ def test_input_format_can_be_named():
     report = json.loads(result.stdout)["reports"][0]
     assert report["tool_sequence"] == ["search", "read_file", "grep", "final_answer"]
     assert result.exit_code == 0, report
+
+
+def test_a_compiled_artifact_scores_exactly_as_its_policy(tmp_path):
+    artifact = tmp_path / "code_qa.policy.json"
+    assert CliRunner().invoke(cli, ["compile", "examples/code_qa.altl", "-o", str(artifact)]).exit_code == 0
+    from_policy = run("examples/code_qa.altl", "examples/traces/code_qa.jsonl", "--format", "json")
+    from_artifact = run(str(artifact), "examples/traces/code_qa.jsonl", "--format", "json")
+    assert from_artifact.exit_code == from_policy.exit_code == 1
+    assert json.loads(from_artifact.stdout) == json.loads(from_policy.stdout)
+
+
+def test_a_json_file_that_is_no_artifact_is_an_input_error(tmp_path):
+    bogus = tmp_path / "bogus.json"
+    bogus.write_text('{"format": "something else"}')
+    result = run(str(bogus), APPENDIX_B)
+    assert result.exit_code == 2 and "not a policyc monitor artifact" in result.stderr

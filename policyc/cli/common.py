@@ -26,6 +26,17 @@ def print_diagnostics(diagnostics: Sequence[Diagnostic], fmt: str = "text", err:
         click.echo(render_text(diagnostics, color=use_color(stream)), nl=False, err=err)
 
 
+def is_artifact_file(path: str) -> bool:
+    """Whether a file holds a compiled artifact (JSON) rather than policy text."""
+    if path.endswith(".altl"):
+        return False
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(64).lstrip()[:1] == b"{"
+    except OSError:
+        return False  # the policy loader reports it
+
+
 def load_checked(path: str, fmt: str = "text", resolve_externs: bool = False):
     """Check a policy for a command that needs one; on errors print them and exit 2."""
     from policyc.check import check_file

@@ -8,7 +8,7 @@ import sys
 import click
 
 from policyc.cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK
-from policyc.cli.common import use_color
+from policyc.cli.common import is_artifact_file, use_color
 from policyc.trace.formats import FORMATS
 
 MODES = ["tolerate", "warn", "block", "soft", "stop"]
@@ -20,7 +20,7 @@ def load_monitor(path: str):
     from policyc.artifact.io import ArtifactError, read_artifact
     from policyc.runtime import Monitor
 
-    if path.endswith(".altl"):
+    if not is_artifact_file(path):
         from policyc.artifact.build import build_artifact
         from policyc.cli.common import load_checked
 

@@ -8,14 +8,14 @@ import sys
 import click
 
 from policyc.cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK
-from policyc.cli.common import load_checked
+from policyc.cli.common import is_artifact_file, load_checked
 from policyc.trace.formats import FORMATS
 
 PROGRESS_FROM = 200  # records; below this a progress bar only flickers
 
 
 @click.command("score")
-@click.argument("policy", type=click.Path(dir_okay=False))
+@click.argument("policy", metavar="POLICY_OR_ARTIFACT", type=click.Path(dir_okay=False))
 @click.argument("traces", nargs=-1, required=True)
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "jsonl"]), default="table",
               show_default=True, help="table for people; json (one document) or jsonl (a line per record) "
@@ -26,7 +26,8 @@ PROGRESS_FROM = 200  # records; below this a progress bar only flickers
 @click.option("--rows", default=50, show_default=True, type=click.IntRange(min=0),
               help="table format: list at most this many traces one by one (0: all)")
 def command(policy: str, traces: tuple[str, ...], fmt: str, input_format: str, rows: int) -> None:
-    """Score TRACES (files, folders, or - for standard input) against POLICY.
+    """Score TRACES (files, folders, or - for standard input) against a policy (`.altl`) or
+    the artifact `policyc compile` made of it.
 
     \b
     Each record gets the report of the AgentLTL paper's appendix B: the score, its label,
@@ -38,10 +39,15 @@ def command(policy: str, traces: tuple[str, ...], fmt: str, input_format: str, r
     from policyc.scoring.score import rule_classes
     from policyc.trace import TraceError, iter_traces
 
-    checked, _ = load_checked(policy, resolve_externs=True)
+    if is_artifact_file(policy):  # a compiled artifact: its tables score, nothing is compiled again
+        from policyc.cli.replay import load_monitor
+
+        monitor = load_monitor(policy)
+        checked, externs, classes = monitor.policy, monitor.externs, dict(monitor.rule_classes)
+    else:
+        checked, _ = load_checked(policy, resolve_externs=True)
+        externs, classes = resolve_externs(checked), rule_classes(checked)
     items = list(iter_traces(traces, input_format))
-    externs = resolve_externs(checked)
-    classes = rule_classes(checked)
     tally = CorpusTally(checked, keep_reports=fmt != "jsonl")
     with _progress(len(items)) as advance:
         for item in items:
