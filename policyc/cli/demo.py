@@ -6,12 +6,26 @@ type, on `examples/code_qa.altl` (the AgentLTL paper's figure 1) and its two tra
 
 from __future__ import annotations
 
+import os
+import shutil
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
 
 from policyc.cli import EXIT_FINDINGS, EXIT_OK
+
+
+@contextmanager
+def _inside(folder: Path):
+    """Run the block with `folder` as the working directory."""
+    previous = os.getcwd()
+    os.chdir(folder)
+    try:
+        yield
+    finally:
+        os.chdir(previous)
 
 
 def _stage(title: str, command_line: str) -> None:
@@ -72,32 +86,33 @@ def command(ctx: click.Context) -> None:
     from policyc.resources import examples_dir
 
     examples = examples_dir()
-    policy = examples / "code_qa.altl"
-    traces = examples / "traces" / "code_qa.jsonl"
     ok = True
+    with tempfile.TemporaryDirectory() as folder, _inside(Path(folder)):
+        # a copy of the example in a scratch folder: every command runs as shown, on relative paths
+        shutil.copy(examples / "code_qa.altl", "code_qa.altl")
+        Path("traces").mkdir()
+        shutil.copy(examples / "traces" / "code_qa.jsonl", "traces/code_qa.jsonl")
+        policy, traces, artifact = "code_qa.altl", "traces/code_qa.jsonl", "code_qa.policy.json"
 
-    _stage("check: parse, resolve and type-check the policy", f"policyc check {policy.name}")
-    ok &= _run(ctx, "check", str(policy)) == EXIT_OK
+        _stage("check: parse, resolve and type-check the policy", f"policyc check {policy}")
+        ok &= _run(ctx, "check", policy) == EXIT_OK
 
-    _stage("lint: prove it consistent (Z3 and the automata)", f"policyc lint {policy.name}")
-    ok &= _run(ctx, "lint", str(policy)) == EXIT_OK
+        _stage("lint: prove it consistent (Z3 and the automata)", f"policyc lint {policy}")
+        ok &= _run(ctx, "lint", policy) == EXIT_OK
 
-    with tempfile.TemporaryDirectory() as folder:
-        artifact = Path(folder) / "code_qa.policy.json"
-        _stage("compile: the monitor artifact a deployed gate loads", f"policyc compile {policy.name} -o {artifact.name}")
-        ok &= _run(ctx, "compile", str(policy), "-o", str(artifact)) == EXIT_OK
+        _stage("compile: the monitor artifact a deployed gate loads", f"policyc compile {policy} -o {artifact}")
+        ok &= _run(ctx, "compile", policy, "-o", artifact) == EXIT_OK
 
-        _stage("score: three recorded runs (figure 1's two, and a refusal)",
-               f"policyc score {policy.name} traces/{traces.name}")
+        _stage("score: three recorded runs (figure 1's two, and a refusal)", f"policyc score {policy} {traces}")
         # trace_b answers from memory: the score must catch it (exit 1)
-        ok &= _run(ctx, "score", str(policy), str(traces)) == EXIT_FINDINGS
+        ok &= _run(ctx, "score", policy, traces) == EXIT_FINDINGS
 
         _stage("replay: what the gate would have done on those runs",
-               f"policyc replay {artifact.name} traces/{traces.name} --mode block")
-        _run(ctx, "replay", str(artifact), str(traces), "--mode", "block")
+               f"policyc replay {artifact} {traces} --mode block")
+        _run(ctx, "replay", artifact, traces, "--mode", "block")
 
-        _stage("gate: an agent run through the Monitor API, call by call", "Monitor.load(...).start()")
-        ok &= _gated_run(artifact)
+        _stage("gate: an agent run through the Monitor API, call by call", f"Monitor.load({artifact!r}).start()")
+        ok &= _gated_run(Path(artifact))
 
     click.secho("\nall stages behaved as expected" if ok else "\nsome stage did not behave as expected",
                 fg="green" if ok else "red", bold=True)
