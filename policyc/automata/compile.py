@@ -163,10 +163,14 @@ def run_rule(formula: n.Formula, trace: Trace,
         dfa = automaton.dfa
         if dfa is not None:  # one automaton: step it directly
             state, delta, verdict, letter = dfa.initial, dfa.delta, dfa.verdict, dfa.alphabet.letter
+            plain, other = dfa.alphabet.plain_letters(), dfa.alphabet.other
             if verdict[state] == VIOLATED:
                 return False, 0
             for k, call in enumerate(trace.calls, 1):
-                state = delta[state][letter(call.name, call.args, call.result, externs=externs)]
+                x = plain.get(call.name, other)
+                if x is None:  # a tool with guard atoms: evaluate them on the call
+                    x = letter(call.name, call.args, call.result, externs=externs)
+                state = delta[state][x]
                 if verdict[state] == VIOLATED:
                     return False, k
             return bool(dfa.accepting[state]), None

@@ -54,6 +54,7 @@ class Alphabet:
     var: str | None = None  # the quantified variable binding atoms read (sliced rules)
     exact: bool = True  # every impossible combination was pruned
     _by_known: dict = field(default_factory=dict, compare=False, repr=False)
+    _plain: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def size(self) -> int:
@@ -69,6 +70,14 @@ class Alphabet:
     def _env(self, args, result, value, externs) -> DataEnv:
         bound = {self.var: value} if self.var is not None else {}
         return DataEnv(bound, args, result, None, externs or {})
+
+    def plain_letters(self) -> dict[str, int | None]:
+        """Per tool of the alphabet: its letter when it has no guard atoms (any call to it is
+        that letter), None when its letter depends on the call. Memoised."""
+        if not self._plain and self.tools:
+            self._plain.update({tool: (letters.letters.get(0) if not letters.atoms else None)
+                                for tool, letters in self.tools.items()})
+        return self._plain
 
     def letter(self, tool: str, args: Mapping[str, object], result: object = UNDEF, value: object = UNDEF,
                externs: Mapping[str, Callable[..., object]] | None = None) -> int:

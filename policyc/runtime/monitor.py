@@ -91,17 +91,23 @@ class Monitor:
         automata (linear, one lookup per call when warm), the others by the evaluator."""
         from policyc.semantics.positions import PositionEvaluator
 
-        state = self.gate.start()
-        for call in trace.calls:
-            state = self.gate.advance(state, call.name, call.args, call.result)
-        gated = self.gate.verdicts(state)
+        gate = self.gate
+        space = gate.plain.space
+        accepting = space.accepting_each(space.run_calls(trace.calls))
+        gated: dict[str, bool | None] = {r.name: a for r, a in zip(gate.plain.rules, accepting)}
+        if gate.sliced:
+            runs = [rule.start() for _, rule in gate.sliced]
+            for call in trace.calls:
+                for (_, rule), run in zip(gate.sliced, runs):
+                    rule.advance(run, call.name, call.args, call.result)
+            gated.update({info.name: run.accepting() for (info, _), run in zip(gate.sliced, runs)})
         out = {}
         engine = None
         for rule in self.policy.rules:
             found = gated.get(rule.name)
-            if found is not None and found[0] != "untracked":
-                out[rule.name] = found[1]
-            else:
+            if found is not None:
+                out[rule.name] = found
+            else:  # not compiled, or untracked (a call its automaton cannot read): the evaluator
                 engine = engine or PositionEvaluator(trace, self.externs)
                 out[rule.name] = engine.holds(rule.formula)
         return out

@@ -86,6 +86,7 @@ class JointSpace:
         self._step: dict[tuple[int, str, int], int | None] = {}
         self._moves: dict[tuple[str, int], tuple | None] = {}
         self._letters_memo: dict[str, tuple[int, ...]] = {}
+        self._accepting: dict[int, tuple[bool | None, ...]] = {}
         self.initial = self.intern(tuple(t.initial for t in tables))
 
     # ------------------------------------------------------------ joint states
@@ -115,6 +116,27 @@ class JointSpace:
         st = self.states[jid]
         idx = range(len(self.tables)) if rules is None else rules
         return all(st[i] != UNTRACKED and self.tables[i].accepting[st[i]] for i in idx)
+
+    def run_calls(self, calls: Iterable) -> int:
+        """The joint state after executed calls (objects with name, args and result), from the
+        initial state: the offline path, one memo lookup per call when warm."""
+        jid, step, atoms = self.initial, self._step, self.atoms
+        for call in calls:
+            name = call.name
+            key = name if name in atoms else OTHER
+            mask = self.mask(name, call.args, call.result) if atoms.get(name) else 0
+            nxt = step.get((jid, key, mask), -2)
+            jid = nxt if nxt is not None and nxt != -2 else self.advance(jid, key, mask)
+        return jid
+
+    def accepting_each(self, jid: int) -> tuple[bool | None, ...]:
+        """Per rule: does the trace ending in `jid` satisfy it (None: untracked)? Memoised."""
+        found = self._accepting.get(jid)
+        if found is None:
+            st = self.states[jid]
+            found = self._accepting[jid] = tuple(
+                None if s == UNTRACKED else bool(t.accepting[s]) for s, t in zip(st, self.tables))
+        return found
 
     # ------------------------------------------------------------ calls to masks
 

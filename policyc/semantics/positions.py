@@ -64,7 +64,12 @@ class PositionEvaluator:
     def vector(self, phi: n.Formula, env: DataEnv | None = None) -> list[bool]:
         """[τ, i ⊨ φ for i in 0..n-1] (an empty list for the empty trace)."""
         value = self.bits(phi, env)
-        return [bool(value >> i & 1) for i in range(self.n)]
+        if self.n == 0:
+            return []
+        # bit i of `value` is position i: read the binary digits backwards (linear, where
+        # shifting a long integer once per position would be quadratic)
+        digits = format(value & ((1 << self.n) - 1), f"0{self.n}b")
+        return [d == "1" for d in reversed(digits)]
 
     def domain(self, term: n.Term, env: DataEnv) -> list:
         return domain_values(eval_term(term, env))
