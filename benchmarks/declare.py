@@ -14,8 +14,9 @@ of random traces (5 to 45 events), and then:
    template (where they do not, the template's meaning differs: see the output);
 2. times both on the whole log, CPU time of the measuring thread, library imports and log
    conversion excluded: pm4py's `apply_list` on the projected log, policyc's automata
-   (`Monitor.verdicts`, verdicts only) and policyc's scorer (`score_corpus`, the full
-   appendix B report per trace: details, `violated_at`, vacuity, conformance);
+   (`Monitor.verdicts`, verdicts only; a first pass builds the policy's product lazily, a
+   second pass over the same log finds it built) and policyc's scorer (`score_corpus`, the
+   full appendix B report per trace: details, `violated_at`, vacuity, conformance);
 3. does the same on one trace of 10,000 events.
 
 pm4py runs in its own interpreter (`--peers-python`, the virtualenv `--setup-peers` makes),
@@ -164,6 +165,7 @@ def main() -> None:
           f"{len(model)} DECLARE constraints ({len(TEMPLATES)} templates)")
     ours: list[dict] = []
     automata = thread_seconds(lambda: ours.extend(monitor.verdicts(t) for t in traces))
+    warm = thread_seconds(lambda: [monitor.verdicts(t) for t in traces])  # the product is built by now
     reports = score_corpus(policy, traces[:50])  # warm the scorer's caches, as the peer is warmed
     scorer = thread_seconds(lambda: score_corpus(policy, traces))
     long_automata = thread_seconds(lambda: monitor.verdicts(long))
@@ -192,6 +194,7 @@ def main() -> None:
 
     print("\n## Time, CPU seconds of the measuring thread (and events per second)")
     rows = [("policyc automata (verdicts only)", automata, long_automata),
+            ("policyc automata, second pass", warm, long_automata),
             ("policyc score_corpus (full reports)", scorer, long_scorer)]
     if peer is not None:
         rows.append(("pm4py conformance_declare (apply_list)", peer["log_seconds"], peer["long_seconds"]))
@@ -199,7 +202,8 @@ def main() -> None:
     for label, log_s, long_s in rows:
         print(f"{label:<40} {log_s:>8.3f} {events / log_s:>12,.0f} {long_s:>18.4f}")
     if peer is not None:
-        print(f"\npm4py / policyc automata: {peer['log_seconds'] / automata:.1f}x on the log, "
+        print(f"\npm4py / policyc automata: {peer['log_seconds'] / automata:.1f}x on the log "
+              f"({peer['log_seconds'] / warm:.1f}x on a second pass), "
               f"{peer['long_seconds'] / long_automata:.1f}x on the long trace")
         print(f"pm4py / policyc score_corpus: {peer['log_seconds'] / scorer:.2f}x on the log, "
               f"{peer['long_seconds'] / long_scorer:.2f}x on the long trace")
