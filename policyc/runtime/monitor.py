@@ -41,9 +41,6 @@ class Monitor:
         self.terminal_tools = self.policy.terminal_tools
         self.rule_classes = {r.name: r.rule_class for r in artifact.rules}
         share_tables(self.policy, self.gate.tables)
-        self._rule_names = tuple(r.name for r in self.policy.rules)
-        self._all_plain = tuple(r.name for r in self.gate.plain.rules) == self._rule_names
-        self._final_verdicts: dict[int, dict[str, bool]] = {}
 
     @classmethod
     def load(cls, path: str | Path, externs: Mapping[str, Callable[..., object]] | None = None) -> "Monitor":
@@ -96,14 +93,7 @@ class Monitor:
 
         gate = self.gate
         space = gate.plain.space
-        jid = space.run_calls(trace.calls)
-        known = self._final_verdicts.get(jid)
-        if known is not None:  # every rule is one automaton: the joint state decides them all
-            return dict(known)
-        accepting = space.accepting_each(jid)
-        if self._all_plain and None not in accepting:
-            self._final_verdicts[jid] = dict(zip(self._rule_names, accepting))
-            return dict(self._final_verdicts[jid])
+        accepting = space.accepting_each(space.run_calls(trace.calls))
         gated: dict[str, bool | None] = {r.name: a for r, a in zip(gate.plain.rules, accepting)}
         if gate.sliced:
             runs = [rule.start() for _, rule in gate.sliced]
