@@ -25,7 +25,7 @@ def test_paper_values():
 
 @given(small)
 def test_tool_a_range(i):
-    assert 1 <= tool_a(i) <= 7 and tool_a(i) == (3 * i + 5) % 7 + 1
+    assert tool_a(i) in range(1, 8) and tool_a(i) == (3 * i + 5) % 7 + 1
 
 
 @given(small, small)

@@ -20,7 +20,7 @@ CMP_OPS = ("==", "!=", "<", "<=", ">", ">=")
 
 
 class ExpansionTooDeep(Exception):
-    pass
+    """A macro expansion went deeper than MAX_EXPANSION_DEPTH (already reported as E0219)."""
 
 
 class MacrosMixin:

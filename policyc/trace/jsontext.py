@@ -74,7 +74,7 @@ def locate(text: str, pos: int, path: tuple) -> int:
                 return pos
             pos = found
     except (json.JSONDecodeError, IndexError):
-        pass
+        return pos  # malformed below this point: as deep as it could go
     return pos
 
 
