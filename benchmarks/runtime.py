@@ -3,6 +3,7 @@
     python benchmarks/runtime.py                  # the figures of docs/performance.md
     python benchmarks/runtime.py --quick          # smaller runs, a minute or two
     python benchmarks/runtime.py --json out.json  # every figure, for machines
+    python benchmarks/runtime.py --no-peers       # policyc alone, even with agentltl installed
 
 The scenario is agentltl's own: 10 tools, runs of 50 to 400 random calls. A policy of N
 rules draws from the paper's predicates over those tools (before, after, called, in_order,
@@ -309,7 +310,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="smaller runs")
     parser.add_argument("--json", help="write every figure to this file")
+    parser.add_argument("--no-peers", action="store_true", help="policyc's figures only, even if agentltl is installed")
     args = parser.parse_args()
+    if args.no_peers:
+        global agentltl
+        agentltl = None
     out: dict = {"agentltl": getattr(agentltl, "__version__", None), "python": sys.version.split()[0]}
     if agentltl is None:
         print("agentltl is not installed: policyc's figures only")
