@@ -130,6 +130,7 @@ def test_table21_list_directory_only_no_read_file(code_qa):
 
 def test_table21_read_file_called_but_the_final_answer_is_empty(code_qa):
     assert grounded(code_qa, LIST, READ, ("final_answer", {"answer": ""})).passed is False
+    assert grounded(code_qa, LIST, READ, ("final_answer", {"answer": " \n\t"})).passed is False  # only white space
     assert grounded(code_qa, LIST, READ).passed is False  # no answer at all
 
 

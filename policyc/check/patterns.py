@@ -155,7 +155,7 @@ class PatternsMixin:
                     return None
                 tools.append(tv.tool)
             return TVal(b.outputs(tools), t.EntitySetT(), e.span)
-        arity = {"len": 1, "abs": 1, "lower": 1, "upper": 1, "entities": 1, "min": 2, "max": 2,
+        arity = {"len": 1, "abs": 1, "lower": 1, "upper": 1, "strip": 1, "entities": 1, "min": 2, "max": 2,
                  "contains": 2, "startswith": 2, "endswith": 2}[name]
         if len(e.args) != arity or any(isinstance(a, ast.KeywordArg) for a in e.args):
             self.error("E0209", f"`{name}` takes {arity} argument{'s' if arity != 1 else ''}", e.span,
@@ -195,6 +195,6 @@ class PatternsMixin:
             if ty not in (t.STR, t.ANY) and not isinstance(ty, t.EnumT):
                 self.error("E0208", f"`{name}` works on strings, not `{ty}`", a.span, scope=scope)
                 return None
-        if name in ("lower", "upper"):
+        if name in ("lower", "upper", "strip"):
             return TVal(b.op(name, *terms), t.STR, e.span)
         return TVal(b.op(name, *terms), t.BOOL, e.span)

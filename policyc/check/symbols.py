@@ -22,6 +22,7 @@ BUILTIN_FUNCTIONS = {
     "endswith": "endswith(s, suffix)",
     "lower": "lower(s): `s` in lower case",
     "upper": "upper(s): `s` in upper case",
+    "strip": "strip(s): `s` without leading and trailing white space",
     "entities": "entities(text): the identifiers, file paths and numbers in a text (appendix H.3)",
     "outputs": "outputs(tool, ...): what the results of these tools showed, for grounding",
 }

@@ -203,6 +203,7 @@ OPS: dict[str, OpSpec] = {
         OpSpec("endswith", "endswith", 2, _str_fn(str.endswith), False, "builtin"),
         OpSpec("lower", "lower", 1, _str_fn(str.lower), True, "builtin"),
         OpSpec("upper", "upper", 1, _str_fn(str.upper), True, "builtin"),
+        OpSpec("strip", "strip", 1, _str_fn(str.strip), True, "builtin"),
         OpSpec("entities", "entities", 1, _entities, True, "builtin"),
         OpSpec("list", "list", -1, _make_list, True, "ctor"),
         OpSpec("dict", "dict", -1, _make_dict, True, "ctor"),

@@ -63,7 +63,7 @@ def apply_op(enc, t: n.Op, env) -> SymValue:  # noqa: C901 - one case per operat
                 "startswith": lambda x, y: z3.PrefixOf(y, x),
                 "endswith": lambda x, y: z3.SuffixOf(y, x)}[op](a.value, b.value)
         return boolean(z3.And(a.present, b.present, test))
-    if op in ("lower", "upper"):
+    if op in ("lower", "upper", "strip"):
         (a,) = args
         if a.kind != "str":
             return undefined()

@@ -3,7 +3,7 @@
 Exact for literals, arguments, results, fields, indexing, arithmetic, comparisons, string
 tests, membership and the connectives. Over-approximated (the solver may choose any value,
 so "no trace exists" stays sound and a witness may fail to replay): extern predicates
-(uninterpreted functions), `entities(...)`, `outputs`, `lower`/`upper`, float `%`, and
+(uninterpreted functions), `entities(...)`, `outputs`, `lower`/`upper`/`strip`, float `%`, and
 indexing or slicing with bounds that are not constants. Each use is recorded in `approx`.
 
 >>> from policyc.ir import build as b
