@@ -140,7 +140,7 @@ class LintContext:
     def strengthen(self, names: list[str], strength):
         """The strength of an unsat answer over `names`: exact when the automata prove the same
         emptiness for traces of any length (`automata_bridge.proves_empty`), else as given."""
-        if not self.options.use_automata:
+        if not self.options.use_automata or strength is not None and strength.exact:
             return strength
         claims = [c for c in (self.solver.claim(x) for x in names) if c is not None]
         if len(claims) != len(names):

@@ -101,6 +101,20 @@ class Gate:
             out[info.name] = (run.verdict(), run.accepting())
         return out
 
+    def accepting_after(self, calls) -> dict[str, bool | None]:
+        """Whether a run of these executed calls satisfies each gated rule (None: untracked):
+        the offline path, the product stepped with one memo lookup per call when warm."""
+        space = self.plain.space
+        accepting = space.accepting_each(space.run_calls(calls))
+        out: dict[str, bool | None] = {r.name: a for r, a in zip(self.plain.rules, accepting)}
+        if self.sliced:
+            runs = [rule.start() for _, rule in self.sliced]
+            for call in calls:
+                for (_, rule), run in zip(self.sliced, runs):
+                    rule.advance(run, call.name, call.args, call.result)
+            out.update({info.name: run.accepting() for (info, _), run in zip(self.sliced, runs)})
+        return out
+
     # ------------------------------------------------------------ judging a proposal
 
     def judge(self, state: GateState, tool: str, args: Mapping[str, Any], calls: Sequence[Call] = ()) -> list[Finding]:

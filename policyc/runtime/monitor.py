@@ -91,16 +91,7 @@ class Monitor:
         automata (linear, one lookup per call when warm), the others by the evaluator."""
         from policyc.semantics.positions import PositionEvaluator
 
-        gate = self.gate
-        space = gate.plain.space
-        accepting = space.accepting_each(space.run_calls(trace.calls))
-        gated: dict[str, bool | None] = {r.name: a for r, a in zip(gate.plain.rules, accepting)}
-        if gate.sliced:
-            runs = [rule.start() for _, rule in gate.sliced]
-            for call in trace.calls:
-                for (_, rule), run in zip(gate.sliced, runs):
-                    rule.advance(run, call.name, call.args, call.result)
-            gated.update({info.name: run.accepting() for (info, _), run in zip(gate.sliced, runs)})
+        gated = self.gate.accepting_after(trace.calls)
         out = {}
         engine = None
         for rule in self.policy.rules:
