@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from policyc.automata import compile_policy
 from policyc.artifact.build import build_artifact
 from policyc.artifact.io import write_artifact
 from policyc.check import check_file
@@ -84,5 +85,5 @@ def test_runtime_runs_without_the_compiler(tmp_path, example, calls, decisions):
     out = json.loads(done.stdout)
     assert out["loaded"] == []
     assert out["decisions"] == decisions
-    expected = score_trace(policy, Trace.of(*[tuple(c) for c in calls])).model_dump(mode="json")
+    expected = score_trace(compile_policy(policy), Trace.of(*[tuple(c) for c in calls])).model_dump(mode="json")
     assert out["report"] == expected

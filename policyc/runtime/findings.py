@@ -30,6 +30,17 @@ CONFORMANCE = "conformance"  # the call does not match its tool's signature
 
 
 @dataclass(frozen=True, slots=True)
+class GatedRule:
+    """What the gate needs to know of a rule to report on it."""
+
+    name: str
+    layer: str | None
+    severity: str
+    limit: int | None
+    message: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class Finding:
     rule: str             # the rule's name; "conformance" for signature findings
     kind: str             # VIOLATION, OWED, CONFLICT or CONFORMANCE

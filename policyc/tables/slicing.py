@@ -31,7 +31,7 @@ from policyc.ir.data import DataEnv, eval_term, path_value
 from policyc.ir.ops import UNDEF, truthy
 from policyc.ir.serialize import dump_nodes, load_nodes
 
-from policyc.automata.table import OPEN, SATISFIED, VIOLATED, Alphabet, DfaTable
+from policyc.tables.dfa import OPEN, SATISFIED, VIOLATED, Alphabet, AlphabetError, DfaTable
 
 
 class _Fresh:
@@ -175,7 +175,7 @@ class SliceRun:
             self.values[key] = value
             mask = self.table.static_mask(value)
             if mask not in self.table.bodies:
-                raise ValueError(f"no automaton for the static conditions of value {value!r}")
+                raise AlphabetError(f"no automaton for the static conditions of value {value!r}")
             self._place(key, mask, self.fresh[mask])
         if in_domain and key not in self.domain:
             self.domain.add(key)
