@@ -16,7 +16,8 @@ from itertools import product
 from typing import Any, Mapping
 
 from policyc.tables.rule import RuleRun, RuleTable, and3, combine, not3, or3
-from policyc.tables.slicing import FRESH, SliceRun, SliceTable, value_key
+from policyc.ir.ops import value_key
+from policyc.tables.slicing import FRESH, SliceRun, SliceTable
 from policyc.tables.dfa import OPEN, SATISFIED, VIOLATED, DfaTable
 from policyc.ir.ops import UNDEF
 

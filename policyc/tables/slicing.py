@@ -28,7 +28,7 @@ from typing import Callable, Mapping
 
 from policyc.ir import nodes as n
 from policyc.ir.data import DataEnv, eval_term, path_value
-from policyc.ir.ops import UNDEF, truthy
+from policyc.ir.ops import UNDEF, truthy, value_key
 from policyc.ir.serialize import dump_nodes, load_nodes
 
 from policyc.tables.dfa import OPEN, SATISFIED, VIOLATED, Alphabet, AlphabetError, DfaTable
@@ -44,23 +44,6 @@ class _Fresh:
 
 
 FRESH = _Fresh()
-
-
-def value_key(v: object) -> object:
-    """A hashable key with the evaluator's equality (1 == 1.0, true != 1)."""
-    if isinstance(v, bool):
-        return ("b", v)
-    if isinstance(v, (int, float)):
-        return ("n", v)
-    if isinstance(v, str):
-        return ("s", v)
-    if v is None:
-        return ("z",)
-    if isinstance(v, list):
-        return ("l", tuple(value_key(x) for x in v))
-    if isinstance(v, dict):
-        return ("d", tuple(sorted((k, value_key(x)) for k, x in v.items())))
-    return ("o", repr(v))
 
 
 @dataclass(frozen=True)
