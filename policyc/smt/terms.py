@@ -52,6 +52,15 @@ class TermEncoder:
         self._funcs: dict = {}
         self._fresh = 0
 
+    def derive(self, trace: SymbolicTrace) -> "TermEncoder":
+        """A copy over a derived trace (see `SymbolicTrace.derive`)."""
+        child = TermEncoder(trace)
+        child.approx = set(self.approx)
+        child.externs = dict(self.externs)
+        child._funcs = dict(self._funcs)
+        child._fresh = self._fresh
+        return child
+
     # ------------------------------------------------------------ helpers
 
     def _func(self, name: str, *sorts: z3.SortRef) -> z3.FuncDeclRef:
@@ -114,9 +123,7 @@ class TermEncoder:
             self.approx.add("outputs")
             return SymValue("outputs", value=z3.StringVal(",".join(t.tools)))
         if isinstance(t, n.Metric):
-            name = f"{self.trace.name}.metrics." + ".".join(map(str, t.path))
-            v = z3.Const(name, V.Dyn)
-            return SymValue("dyn", z3.Bool(name + "?def"), V.Dyn.is_d_null(v), v)
+            return self.trace.metric(t.path)
         raise TypeError(f"not a term: {type(t).__name__}")
 
     def values_members(self, t: n.Values) -> list[tuple[z3.BoolRef, SymValue]]:

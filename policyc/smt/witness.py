@@ -30,6 +30,8 @@ class Strength:
         return cls(False, k, list_bound)
 
     def __str__(self) -> str:
+        if self.method == "undecided":
+            return "not decided"
         if self.exact:
             return "exact (automata)" if self.method == "automata" else "exact"
         text = f"holds up to traces of length {self.bound}"
@@ -48,6 +50,8 @@ class Strength:
 
 
 EXACT = Strength(True)
+#: The strength of a question nothing could decide.
+UNDECIDED = Strength(False, None, None, "undecided")
 
 
 @dataclass(frozen=True)
