@@ -25,13 +25,14 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping, Sequence
 
-from policyc.ir import nodes as n
 from policyc.ir.data import ExternError
 from policyc.ir.ops import UNDEF
 from policyc.ir.policy import Policy
-from policyc.ir.walk import subformulas
 from policyc.runtime.findings import OWED, Finding, GatedRule
+from policyc.tables.facts import decided_by_final_call
 from policyc.trace.model import Call, Trace
+
+__all__ = ["FinalAnswerJudge", "decided_by_final_call"]
 
 
 class FinalAnswerJudge:
@@ -67,27 +68,3 @@ class FinalAnswerJudge:
                                    + (f": {why[:1].lower()}{why[1:].rstrip('.')}" if why else ""), (),
                                    info.message))
         return out
-
-
-def decided_by_final_call(formula: n.Formula, terminal: frozenset[str]) -> bool:
-    """Whether the formula's value on a complete trace is known before the last call's
-    result is: it reads no result of a terminal call (in a pattern, through `outputs`, or
-    through the values of a result path) and no metrics.
-
-    >>> from policyc.ir import build as b
-    >>> decided_by_final_call(b.eventually(b.event("read_file")), frozenset({"final_answer"}))
-    True
-    >>> decided_by_final_call(b.eventually(b.event("final_answer", n.Result())), frozenset({"final_answer"}))
-    False
-    """
-    for node in subformulas(formula):
-        if isinstance(node, n.Event) and node.tool in terminal \
-                and any(isinstance(t, n.Result) for t in subformulas(node.guard)):
-            return False
-        if isinstance(node, n.Metric):
-            return False
-        if isinstance(node, n.Outputs) and (not node.tools or set(node.tools) & terminal):
-            return False
-        if isinstance(node, n.Values) and node.tool in terminal and node.path[:1] == ("result",):
-            return False
-    return True
