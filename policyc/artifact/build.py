@@ -52,7 +52,8 @@ def build_artifact(policy: Policy, sources_hash: str | None = None) -> Artifact:
             placement[rule.name] = (len(automata), None)
             automata.append(table)
     body = ArtifactBody(compiler=__version__, source_hash=sources_hash or policy_source_hash(policy),
-                        automata=automata, rivals=rival_names(policy, compiled), **policy_fields(policy, compiled.classes, placement))
+                        automata=automata, joint={tool: j.to_json() for tool, j in compiled.compiled.joint.items()},
+                        **policy_fields(policy, compiled.classes, placement))
     return seal(body)
 
 
@@ -66,18 +67,3 @@ def compile_file(path: str | Path) -> Artifact:
     if policy is None or has_errors(diagnostics):
         raise ValueError(f"{path} does not check:\n{render_text(diagnostics)}")
     return build_artifact(policy)
-
-
-def rival_names(policy: Policy, compiled) -> list[tuple[str, str]]:
-    """The pairs of single-automaton rules that can conflict (see `policyc.tables.pairs`)."""
-    from policyc.tables.pairs import rival_pairs
-    from policyc.tables.product import JointSpace
-
-    names, tables = [], []
-    for rule in policy.rules:
-        table = compiled.compiled.table(rule.name)
-        if table is not None and table.dfa is not None:
-            names.append(rule.name)
-            tables.append(table.dfa)
-    space = JointSpace(tables, policy.tools, policy.terminal_tools)
-    return [(names[i], names[j]) for i, j in rival_pairs(space)]
