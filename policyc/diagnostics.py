@@ -151,6 +151,28 @@ class Diagnostic:
         return out
 
 
+class PolicyError(ValueError):
+    """A policy that does not check, raised by the Python entry points that need a checked one
+    (`compile_file`). `diagnostics` holds every problem found; the message renders them.
+
+    >>> src = Source("p.altl", "rule r: serch\\n")
+    >>> error = PolicyError("p.altl", [Diagnostic("E0201", "unknown tool `serch`", src.span(8, 13))])
+    >>> print(error)
+    p.altl has errors (1 error):
+    error[E0201]: unknown tool `serch`
+     --> p.altl:1:9
+      |
+    1 | rule r: serch
+      |         ^^^^^
+    """
+
+    def __init__(self, path: str, diagnostics: Sequence[Diagnostic]) -> None:
+        self.path = path
+        self.diagnostics = tuple(diagnostics)
+        super().__init__(f"{path} has errors ({summary_line(self.diagnostics)}):\n"
+                         f"{render_text(self.diagnostics).rstrip()}")
+
+
 def has_errors(diagnostics: Iterable[Diagnostic]) -> bool:
     return any(d.is_error for d in diagnostics)
 
