@@ -312,5 +312,33 @@ def summary_line(diagnostics: Sequence[Diagnostic]) -> str:
     return ", ".join(parts) if parts else "no problems"
 
 
+_GITHUB_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "notice"}
+
+
+def _github_escape(text: str, is_property: bool = False) -> str:
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return text.replace(":", "%3A").replace(",", "%2C") if is_property else text
+
+
+def render_github(diagnostics: Sequence[Diagnostic]) -> str:
+    """GitHub Actions workflow commands: each diagnostic an annotation on its file and line.
+
+    >>> src = Source("p.altl", "rule r: serch\\n")
+    >>> d = Diagnostic("E0201", "unknown tool `serch`", src.span(8, 13), help="did you mean `search`?")
+    >>> print(render_github([d]), end="")
+    ::error file=p.altl,line=1,col=9,endLine=1,endColumn=14,title=E0201::unknown tool `serch`%0Ahelp: did you mean `search`?
+    """
+    lines = []
+    for d in diagnostics:
+        props = []
+        if d.span is not None and d.span.source is not NO_SOURCE:
+            props += [f"file={_github_escape(d.span.path, True)}", f"line={d.span.line}", f"col={d.span.column}",
+                      f"endLine={d.span.end_line}", f"endColumn={d.span.end_column}"]
+        props.append(f"title={_github_escape(d.code, True)}")
+        text = "\n".join([d.message, *(f"note: {n}" for n in d.notes), *([f"help: {d.help}"] if d.help else [])])
+        lines.append(f"::{_GITHUB_LEVEL[d.severity]} {','.join(props)}::{_github_escape(text)}\n")
+    return "".join(lines)
+
+
 def render_json(diagnostics: Sequence[Diagnostic]) -> str:
     return json.dumps([d.to_json() for d in diagnostics], indent=2, ensure_ascii=False)
