@@ -33,6 +33,7 @@ COMMANDS = {
     "bench": "bench",
     "demo": "demo",
     "test": "test",
+    "lsp": "lsp",
 }
 
 
