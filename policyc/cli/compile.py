@@ -78,7 +78,7 @@ def compile_one(policy: str, target: str, fmt: str) -> dict:
             write_artifact(artifact, target)
     except OSError as exc:
         click.echo(f"policyc: cannot write `{target}`: {exc.strerror or exc}", err=True)
-        raise click.exceptions.Exit(EXIT_INPUT)
+        raise click.exceptions.Exit(EXIT_INPUT) from None
     classes = Counter(r.rule_class for r in artifact.rules)
     summary = {
         "artifact": target,
