@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from policyc.artifact.build import compile_file
+from policyc.automata import compile_policy
 from policyc.artifact.io import write_artifact
 from policyc.check import check_file
 from policyc.scoring import score_trace
@@ -100,7 +101,8 @@ def test_runtime_distribution_depends_on_neither_lark_nor_z3():
     full = {dist_name(r): r for r in PROJECT["dependencies"]}
     assert {dist_name(r): r for r in project["dependencies"]} == {n: full[n] for n in names}
     shipped = RUNTIME["tool"]["hatch"]["build"]["targets"]["wheel"]["force-include"].values()
-    assert not any(s.startswith(("policyc/syntax", "policyc/check", "policyc/smt", "policyc/lint", "policyc/cli"))
+    assert not any(s.startswith(("policyc/syntax", "policyc/check", "policyc/smt", "policyc/lint", "policyc/cli",
+                                 "policyc/automata", "policyc/fmt"))
                    for s in shipped)
 
 
@@ -203,4 +205,5 @@ def test_runtime_wheel_gates_a_run_in_a_fresh_environment(tmp_path):
     assert out["present"] == []
     assert out["decisions"] == ["allow", "block", "allow", "block"]
     policy, _ = check_file(ROOT / "examples" / "support_desk.altl")
-    assert out["report"] == score_trace(policy, Trace.of(*[tuple(c) for c in CALLS])).model_dump(mode="json")
+    expected = score_trace(compile_policy(policy), Trace.of(*[tuple(c) for c in CALLS]))
+    assert out["report"] == expected.model_dump(mode="json")

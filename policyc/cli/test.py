@@ -78,7 +78,7 @@ def command(files: tuple[str, ...], junit: str | None, quiet: bool) -> None:
                     fh.write(xml)
             except OSError as exc:
                 click.echo(f"policyc: cannot write `{junit}`: {exc.strerror or exc}", err=True)
-                raise click.exceptions.Exit(EXIT_INPUT)
+                raise click.exceptions.Exit(EXIT_INPUT) from None
     ran = totals.passed + totals.failed
     summary = f"{totals.passed} passed, {totals.failed} failed"
     click.echo(summary + (f", {totals.errors} error{'s' if totals.errors != 1 else ''}" if totals.errors else ""),

@@ -95,7 +95,7 @@ def rule_graph(policy: Policy) -> RuleGraph:
 def rule_precedence(rule, policy: Policy) -> tuple[list[Precedence], str | None]:
     """The precedences one rule requires, read off its minimal DFA; or why none are read."""
     from policyc.automata import NotCompilable, compile_rule
-    from policyc.automata.table import VIOLATED
+    from policyc.tables import VIOLATED
 
     try:
         dfa = compile_rule(rule.formula, policy.tools).dfa

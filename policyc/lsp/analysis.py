@@ -24,8 +24,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from policyc.diagnostics import Diagnostic, Span
+from policyc.ir.policy import Policy
 
 _WORD = re.compile(r"`[^`\n]+`|[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 
@@ -44,11 +46,11 @@ class Analysis:
     text: str
     diagnostics: list[Diagnostic]
     declarations: dict[str, Declaration] = field(default_factory=dict)
-    policy: object = None  # the checked policy, when the text has no errors
+    policy: Policy | None = None  # the checked policy, when the text has no errors
     rules_naming: dict[str, list[str]] = field(default_factory=dict)  # tool -> rules that name it
 
 
-def _name_span(decl) -> Span:
+def _name_span(decl: Any) -> Span:
     span = getattr(decl, "name_span", None)
     if span is not None and span.end > span.start:
         return span
@@ -78,11 +80,11 @@ def analyse(text: str, path: str) -> Analysis:
              ast.LayerDecl: "layer"}
     for table in (syms.tools, syms.functions, syms.procedures, syms.types, syms.layers):
         for name, entry in table.items():
-            out.declarations[name] = Declaration(kinds[type(entry.decl)], name, entry.decl.span,
-                                                 _name_span(entry.decl))
+            found: Any = entry.decl
+            out.declarations[name] = Declaration(kinds[type(found)], name, found.span, _name_span(found))
     for entry in syms.rules:
         if entry.instance is graph.root:
-            decl = entry.decl
+            decl: Any = entry.decl
             out.declarations.setdefault(decl.name, Declaration("rule", decl.name, decl.span, _name_span(decl)))
     if out.policy is not None:
         from policyc.ir.walk import tools_mentioned
@@ -151,15 +153,14 @@ def hover(analysis: Analysis, line: int, column: int) -> str | None:
 def _rule_hover(analysis: Analysis, decl: Declaration) -> str:
     header = decl.span.text.split(":\n", 1)[0] if ":\n" in decl.span.text else _first_line(decl.span)
     lines = [f"```altl\n{' '.join(header.split())}\n```"]
-    rule = None
-    if analysis.policy is not None:
-        rule = next((r for r in analysis.policy.rules if r.name == decl.name), None)
-    if rule is None:
+    policy = analysis.policy
+    rule = None if policy is None else next((r for r in policy.rules if r.name == decl.name), None)
+    if policy is None or rule is None:
         lines.append("(its class is known once the policy has no errors)")
         return "\n".join(lines)
     from policyc.automata import classify
 
-    cls = classify(rule.formula, analysis.policy.tools)
+    cls = classify(rule.formula, policy.tools)
     lines.append(f"**{cls.kind}**: {cls.reason}")
     lines.append(f"severity `{rule.severity}`, weight {rule.weight:g}" + (f", layer `{rule.layer}`" if rule.layer else ""))
     if rule.message:

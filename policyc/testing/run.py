@@ -13,7 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from policyc.ir.policy import Policy
+from policyc.scoring import TraceReport
+from policyc.tables import CompiledPolicy
 from policyc.testing.spec import PolicyTest, TestProblem, TestSuite
+from policyc.trace import Trace
 
 
 @dataclass(frozen=True)
@@ -22,7 +26,7 @@ class TestResult:
     file: str
     mismatches: tuple[str, ...] = ()  # what differs from the expectation, one line each
     error: str | None = None  # why the test could not run (an input problem)
-    report: object = None  # the TraceReport, when the trace was scored
+    report: TraceReport | None = None  # when the trace was scored
 
     @property
     def status(self) -> str:
@@ -46,9 +50,9 @@ class SuiteResult:
 
 def run_suite(suite: TestSuite, problems: list[TestProblem] | tuple = ()) -> SuiteResult:
     """Check the suite's policy and run every test against it."""
+    from policyc.automata import compile_policy
     from policyc.check import check_file
     from policyc.diagnostics import has_errors, summary_line
-    from policyc.scoring.score import rule_classes
 
     policy_path = str(suite.folder / suite.policy)
     policy, diagnostics = check_file(policy_path)
@@ -56,21 +60,22 @@ def run_suite(suite: TestSuite, problems: list[TestProblem] | tuple = ()) -> Sui
         problem = TestProblem(suite.file, None, f"its policy `{policy_path}` does not check "
                                                 f"({summary_line(diagnostics)}); run `policyc check {policy_path}`")
         return SuiteResult(suite.file, policy_path, (), (*problems, problem))
-    classes = rule_classes(policy)
-    results = tuple(run_test(test, suite, policy, classes) for test in suite.tests)
+    compiled = compile_policy(policy)
+    results = tuple(run_test(test, suite, compiled) for test in suite.tests)
     return SuiteResult(suite.file, policy_path, results, tuple(problems))
 
 
-def run_test(test: PolicyTest, suite: TestSuite, policy, classes=None) -> TestResult:
+def run_test(test: PolicyTest, suite: TestSuite, compiled: CompiledPolicy) -> TestResult:
+    """One test against a compiled policy (`policyc.automata.compile_policy`)."""
     from policyc.scoring import score_trace
 
-    unknown = _unknown_rules(test, policy)
+    unknown = _unknown_rules(test, compiled.policy)
     if unknown:
         return TestResult(test, suite.file, error=unknown)
     trace, error = _trace_of(test, suite)
-    if error:
-        return TestResult(test, suite.file, error=error)
-    report = score_trace(policy, trace, classes=classes)
+    if trace is None:
+        return TestResult(test, suite.file, error=error or "no trace")
+    report = score_trace(compiled, trace)
     bad_calls = [p for p in report.input_problems if p.severity == "error"]
     if bad_calls:
         p = bad_calls[0]
@@ -79,7 +84,7 @@ def run_test(test: PolicyTest, suite: TestSuite, policy, classes=None) -> TestRe
     return TestResult(test, suite.file, tuple(compare(test, report)), report=report)
 
 
-def _unknown_rules(test: PolicyTest, policy) -> str | None:
+def _unknown_rules(test: PolicyTest, policy: Policy) -> str | None:
     from policyc.check.suggest import closest
 
     names = [r.name for r in policy.rules]
@@ -90,7 +95,7 @@ def _unknown_rules(test: PolicyTest, policy) -> str | None:
     return None
 
 
-def _trace_of(test: PolicyTest, suite: TestSuite):
+def _trace_of(test: PolicyTest, suite: TestSuite) -> tuple[Trace | None, str | None]:
     from policyc.trace import TraceError, iter_traces, parse_trace
     from policyc.trace.errors import RecordProblem, field_path
 
@@ -101,6 +106,7 @@ def _trace_of(test: PolicyTest, suite: TestSuite):
             return parse_trace(record, "record", origin=f"{suite.file}:{test.line}"), None
         except RecordProblem as problem:
             return None, f"`calls`: {field_path(problem.path) or 'the trace'}: {problem.message}"
+    assert test.trace is not None  # a test has calls or a trace (spec.py)
     path = suite.folder / test.trace
     if not path.is_file():
         return None, f"trace file `{path}`: no such file"
@@ -119,10 +125,11 @@ def _trace_of(test: PolicyTest, suite: TestSuite):
             return None, f"trace file `{path}` holds {len(items)} records, not {test.record}"
         chosen = items[test.record - 1]
     else:
-        chosen = next((t for t in items if not isinstance(t, TraceError) and t.id == test.record), None)
-        if chosen is None:
+        named = next((t for t in items if not isinstance(t, TraceError) and t.id == test.record), None)
+        if named is None:
             ids = [t.id for t in items if not isinstance(t, TraceError) and t.id]
             return None, f"no record `{test.record}` in `{path}` (its ids: {', '.join(ids) or 'none'})"
+        chosen = named
     if isinstance(chosen, TraceError):
         return None, f"malformed record: {chosen}"
     return chosen, None
@@ -132,7 +139,7 @@ def _at(call: int | None) -> str:
     return "" if call is None else " from the start" if call == 0 else f" at call {call}"
 
 
-def compare(test: PolicyTest, report) -> list[str]:
+def compare(test: PolicyTest, report: TraceReport) -> list[str]:
     """What the report says that the test did not expect, one line each."""
     verdicts = {c.name: c for c in report.constraints}
     out = []

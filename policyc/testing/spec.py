@@ -128,8 +128,8 @@ def parse_tests(text: str, file: str) -> tuple[TestSuite | None, list[TestProble
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        line = re.search(r"line (\d+)", str(exc))
-        return None, [TestProblem(file, int(line.group(1)) if line else None, f"invalid TOML: {exc}")]
+        at = re.search(r"line (\d+)", str(exc))
+        return None, [TestProblem(file, int(at.group(1)) if at else None, f"invalid TOML: {exc}")]
     problems: list[TestProblem] = []
     unknown = set(data) - {"policy", "test"}
     for key in sorted(unknown):
