@@ -23,6 +23,7 @@ from policyc.artifact.io import seal
 from policyc.artifact.models import Artifact, ArtifactBody
 from policyc.artifact.policy import policy_fields
 from policyc.artifact.compile_rules import compile_rules
+from policyc.diagnostics import PolicyError
 from policyc.ir.policy import Policy
 from policyc.recursion import deep_recursion
 
@@ -59,11 +60,19 @@ def build_artifact(policy: Policy, sources_hash: str | None = None) -> Artifact:
 
 def compile_file(path: str | Path) -> Artifact:
     """Check a policy file and compile it: what `policyc compile` does, for Python callers.
-    A policy with errors raises `ValueError` carrying the rendered diagnostics."""
+    A policy with errors (or a file that cannot be read) raises `PolicyError`, a `ValueError`
+    whose message renders the diagnostics and whose `diagnostics` holds them.
+
+    >>> try:
+    ...     compile_file("tests/fixtures/check/e0201_unknown_tool_bad.altl")
+    ... except PolicyError as error:
+    ...     print(sorted({d.code for d in error.diagnostics}))
+    ['E0201']
+    """
     from policyc.check import check_file
-    from policyc.diagnostics import has_errors, render_text
+    from policyc.diagnostics import has_errors
 
     policy, diagnostics = check_file(str(path))
     if policy is None or has_errors(diagnostics):
-        raise ValueError(f"{path} does not check:\n{render_text(diagnostics)}")
+        raise PolicyError(str(path), diagnostics)
     return build_artifact(policy)
