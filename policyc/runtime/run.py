@@ -40,11 +40,13 @@ if TYPE_CHECKING:
 class Run:
     """A gated run. Create it with `Monitor.start()`; do not construct it directly."""
 
-    def __init__(self, monitor: "Monitor", mode: str | None = None, run_id: str | None = None):
+    def __init__(self, monitor: "Monitor", mode: str | None = None, run_id: str | None = None,
+                 context: str | None = None):
         self._monitor = monitor
         self._lock = threading.RLock()
         self.mode = mode
         self.id = run_id
+        self._context = check_context(context)
         self._gate_state = monitor.gate.start()
         self._calls: list[Call] = []
         self._enforcement = EnforcementState()
@@ -75,7 +77,8 @@ class Run:
                 decision = Decision("stop", tool, args, step, latched=True)
                 return replace(decision, message=render_message(decision))
             overriding = identity is not None and state.override == identity
-            findings = [] if overriding else self._monitor.judge(self._gate_state, tool, args, self._calls)
+            findings = [] if overriding else self._monitor.judge(self._gate_state, tool, args, self._calls,
+                                                                 self._context)
             if findings and identity is None:
                 identity = call_identity(tool, args)
             outcome = enforce(state, identity, findings, self.mode)
@@ -119,6 +122,17 @@ class Run:
             self._pending = None
             if tool in self._monitor.terminal_tools:
                 self._ended_by = tool
+
+    def set_context(self, context: str | None) -> None:
+        """Give the run the user's request (None: none): later proposals are also checked for
+        argument values grounded in it and in the results recorded so far (SAAG stage 3)."""
+        with self._lock:
+            self._context = check_context(context)
+
+    @property
+    def context(self) -> str | None:
+        with self._lock:
+            return self._context
 
     def allowed_next(self) -> tuple[str, ...]:
         """The tools whose call now keeps the whole policy satisfiable."""
@@ -208,3 +222,9 @@ class Run:
                                                  j.severity, outcome.action, tool, identity, resolution))
             if resolution is None:
                 self._awaiting.append(index)
+
+
+def check_context(context: object) -> str | None:
+    if context is not None and not isinstance(context, str):
+        raise TypeError(f"a run's context is the user's request as text, not {type(context).__name__}")
+    return context

@@ -30,6 +30,7 @@ def dump_run(run: "Run") -> dict:
         "artifact": monitor.content_hash,
         "id": run.id,
         "mode": run.mode,
+        "context": run._context,
         "calls": [{"tool": c.name, "args": dict(c.args), **result_to_json(c.result)} for c in run._calls],
         "gate": monitor.gate.dump_state(run._gate_state),
         "enforcement": run._enforcement.to_json(),
@@ -54,7 +55,7 @@ def load_run(monitor: "Monitor", state: dict) -> "Run":
         raise RunError("the snapshot belongs to a run of another policy artifact "
                        f"({state.get('artifact')}, this monitor is {monitor.content_hash})")
     try:
-        run = Run(monitor, state.get("mode"), state.get("id"))
+        run = Run(monitor, state.get("mode"), state.get("id"), state.get("context"))
         run._calls = [Call(c["tool"], dict(c["args"]), result_from_json(c), i) for i, c in enumerate(state["calls"])]
         run._gate_state = monitor.gate.load_state(state["gate"])
         run._enforcement = EnforcementState.from_json(state["enforcement"])
