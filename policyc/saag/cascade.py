@@ -239,26 +239,31 @@ def check_types(tool: str, args: Mapping[str, Any], registry: Registry, query: s
     return TypeResult(wrong, tuple(problems))
 
 
-def _worst_kind(value: Any, query: str) -> str:
-    """The kind of the value (or list element) that reaches h: a string or a number."""
+def _worst_kind(value: Any, query: str, numbers: frozenset[float]) -> str:
+    """The kind of the value (or, in a list, of the first element) that reaches h."""
     if m.value_kind(value) != m.LIST:
         return m.value_kind(value)
-    scored = [(m.hallucination(v, query), i) for i, v in enumerate(value)]
-    worst = max(((h, -i) for h, i in scored if h is not None), default=None)
-    return _worst_kind(value[-worst[1]], query) if worst is not None else m.OTHER
+    items = m.leaves(value)
+    scored = [(h, -i) for i, h in enumerate(m.hallucination(v, query, numbers) for v in items) if h is not None]
+    return m.value_kind(items[-max(scored)[1]]) if scored else m.OTHER
 
 
-def ground_value(argument: str, value: Any, query: str) -> ValueGrounding:
+def ground_value(argument: str, value: Any, query: str, numbers: frozenset[float] | None = None) -> ValueGrounding:
     """h of one argument value, with the PartialRatio behind it when a string is what misses."""
-    h = m.hallucination(value, query)
-    partial = 1.0 - h if h and _worst_kind(value, query) == m.STRING else None
-    return ValueGrounding(argument, m.value_kind(value), m.exact_match(value, query), partial, h)
+    numbers = m.numbers_in(query) if numbers is None else numbers
+    exact = m.exact_match(value, query, numbers)
+    h = 0.0 if exact else m.hallucination(value, query, numbers)
+    partial = 1.0 - h if h and _worst_kind(value, query, numbers) == m.STRING else None
+    return ValueGrounding(argument, m.value_kind(value), exact, partial, h)
 
 
 def check_grounding(tool: str, args: Mapping[str, Any], registry: Registry, query: str | None) -> GroundingResult:
-    """Stage 3: each value against the query; the problems are the ψ3 strata."""
+    """Stage 3: each value against the query; the problems are the ψ3 strata. AVEM, QSLO and
+    VHR_ctx are read off the per-value results (`metrics` computes each from scratch; the
+    tests check that both agree)."""
     assert query is not None
-    values = tuple(ground_value(a, v, query) for a, v in args.items())
+    numbers = m.numbers_in(query)
+    values = tuple(ground_value(a, v, query, numbers) for a, v in args.items())
     problems = []
     for v in values:
         if not v.h:
@@ -274,8 +279,11 @@ def check_grounding(tool: str, args: Mapping[str, Any], registry: Registry, quer
             problems.append(Problem(GROUNDING, "loose-value", tool,
                                     f"`{tool}`: the value of `{v.argument}` only loosely matches the request "
                                     f"(PartialRatio {v.partial:.2f})", v.argument))
-    return GroundingResult(m.avem(args.values(), query), m.qslo(args.values(), query),
-                           m.vhr_ctx(args.values(), query), values, tuple(problems))
+    loose = [1.0 - v.h for v in values if v.kind == m.STRING and not v.exact and v.h is not None]  # PR of each
+    avem = sum(v.exact for v in values) / len(values) if values else 1.0
+    qslo = sum(loose) / len(loose) if loose else None
+    vhr_ctx = sum(v.h for v in values if v.h is not None)
+    return GroundingResult(avem, qslo, vhr_ctx, values, tuple(problems))
 
 
 #: The cascade, in order: (stage, check). Order is data.

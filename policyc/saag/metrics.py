@@ -230,13 +230,33 @@ def value_kind(value: Any) -> str:
     return OTHER
 
 
+def leaves(value: Any) -> list[Any]:
+    """The elements of a (nested) list that are not lists, in order; iterative, so any depth is safe.
+
+    >>> leaves([1, [2, [3, []]], "a"])
+    [1, 2, 3, 'a']
+    """
+    out: list[Any] = []
+    stack = [iter(value)]
+    while stack:
+        for item in stack[-1]:
+            if value_kind(item) == LIST:
+                stack.append(iter(item))
+                break
+            out.append(item)
+        else:
+            stack.pop()
+    return out
+
+
 def has_numbers(query: str) -> bool:
     """HasNumbers(Q): whether the query contains a digit."""
     return any(ch.isdigit() for ch in query)
 
 
 def numbers_in(query: str) -> frozenset[float]:
-    """The values of the numeric tokens of a query (`1,000` is 1000). A signed token stands
+    """The values of the numeric tokens of a query (`1,000` is 1000). `exact_match` and
+    `hallucination` take them precomputed, for many values against one query. A signed token stands
     for both readings, since a dash is as often a hyphen (`COVID-19`) as a minus (`b=-3`).
 
     >>> sorted(numbers_in("a=1, b=-3, total 1,250.5 and 2e3"))
@@ -255,13 +275,27 @@ def numbers_in(query: str) -> frozenset[float]:
     return frozenset(out)
 
 
+def _is_word_char(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
+
+
 def _string_matches(value: str, query: str) -> bool:
+    """`value` occurs in `query`, ignoring case, with no word character just outside it."""
     if not value.strip():
         return False
-    return re.search(r"(?<!\w)" + re.escape(value) + r"(?!\w)", query, re.IGNORECASE) is not None
+    needle, hay = value.lower(), query.lower()
+    start = hay.find(needle)
+    while start >= 0:
+        end = start + len(needle)
+        before = start == 0 or not (_is_word_char(hay[start - 1]) and _is_word_char(needle[0]))
+        after = end == len(hay) or not (_is_word_char(hay[end]) and _is_word_char(needle[-1]))
+        if before and after:
+            return True
+        start = hay.find(needle, start + 1)
+    return False
 
 
-def exact_match(value: Any, query: str) -> bool:
+def exact_match(value: Any, query: str, numbers: frozenset[float] | None = None) -> bool:
     """ExactMatch(v, Q), type-aware: a string at word boundaries ignoring case, a number equal
     to a numeric token of Q, a list when every element matches; anything else never matches.
 
@@ -273,13 +307,14 @@ def exact_match(value: Any, query: str) -> bool:
     if kind == STRING:
         return _string_matches(value, query)
     if kind == NUMBER:
-        return math.isfinite(value) and float(value) in numbers_in(query)
+        return math.isfinite(value) and float(value) in (numbers_in(query) if numbers is None else numbers)
     if kind == LIST:
-        return all(exact_match(v, query) for v in value)
+        numbers = numbers_in(query) if numbers is None else numbers
+        return all(exact_match(v, query, numbers) for v in leaves(value))
     return False
 
 
-def hallucination(value: Any, query: str) -> float | None:
+def hallucination(value: Any, query: str, numbers: frozenset[float] | None = None) -> float | None:
     """h(v, Q) of eq. 8: 0 exact, 1 − PartialRatio/100 for a string, 1 for a number when Q has
     numbers; None when the value is excluded (assumed: no grounding context for it in Q).
 
@@ -287,7 +322,8 @@ def hallucination(value: Any, query: str) -> float | None:
     >>> hallucination("Paris", q), round(hallucination("Pariss", q), 3), hallucination(4, q), hallucination(4, "in Paris")
     (0.0, 0.167, 1.0, None)
     """
-    if exact_match(value, query):
+    numbers = numbers_in(query) if numbers is None else numbers
+    if exact_match(value, query, numbers):
         return 0.0
     kind = value_kind(value)
     if kind == STRING:
@@ -295,7 +331,7 @@ def hallucination(value: Any, query: str) -> float | None:
     if kind == NUMBER:
         return 1.0 if has_numbers(query) else None
     if kind == LIST:
-        parts = [h for h in (hallucination(v, query) for v in value) if h is not None]
+        parts = [h for h in (hallucination(v, query, numbers) for v in leaves(value)) if h is not None]
         return max(parts) if parts else None
     return None
 

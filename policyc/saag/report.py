@@ -252,7 +252,7 @@ def render_markdown(report: ConformanceReport) -> str:
 
 
 def render_json(report: ConformanceReport) -> str:
-    return json.dumps(report.to_json(), indent=2, ensure_ascii=False)
+    return json.dumps(report.to_json(), indent=2, ensure_ascii=False) + "\n"
 
 
 def render(report: ConformanceReport, fmt: str) -> str:
