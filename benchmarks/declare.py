@@ -166,10 +166,10 @@ def main() -> None:
     ours: list[dict] = []
     automata = thread_seconds(lambda: ours.extend(monitor.verdicts(t) for t in traces))
     warm = thread_seconds(lambda: [monitor.verdicts(t) for t in traces])  # the product is built by now
-    reports = score_corpus(policy, traces[:50])  # warm the scorer's caches, as the peer is warmed
-    scorer = thread_seconds(lambda: score_corpus(policy, traces))
+    reports = score_corpus(monitor.compiled, traces[:50])  # warm the scorer's caches, as the peer is warmed
+    scorer = thread_seconds(lambda: score_corpus(monitor.compiled, traces))
     long_automata = thread_seconds(lambda: monitor.verdicts(long))
-    long_scorer = thread_seconds(lambda: score_corpus(policy, [long]))
+    long_scorer = thread_seconds(lambda: score_corpus(monitor.compiled, [long]))
     del reports
 
     peer = None

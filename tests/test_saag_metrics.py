@@ -8,13 +8,8 @@ is the best Indel ratio of the value against a window of the query of its own le
 
 from __future__ import annotations
 
-import doctest
-import importlib
-import pkgutil
-
 import pytest
 
-import policyc.saag
 from policyc.saag import metrics as m
 
 REGISTRY = ["search", "read_file", "get_weather"]
@@ -129,8 +124,3 @@ def test_numbers_in_the_query():
     assert m.numbers_in("a=1, b=-3, 1,250.5 and 2e3") == {1.0, -3.0, 3.0, 1250.5, 2000.0}
     assert m.numbers_in("COVID-19 on 2023-10-05") >= {19.0, 2023.0, 10.0, 5.0}
 
-
-@pytest.mark.parametrize("name", sorted(f"policyc.saag.{i.name}" for i in pkgutil.iter_modules(policyc.saag.__path__))
-                         + ["policyc.saag"])
-def test_doctests(name):
-    assert doctest.testmod(importlib.import_module(name)).failed == 0

@@ -20,6 +20,9 @@ from policyc.artifact.models import (
 from policyc.ir.policy import ExternPredicate, Policy, Rule, Severity
 from policyc.ir.serialize import dump_nodes, load_nodes
 from policyc.ir.types import signature_from_json, signature_to_json, type_from_json, type_to_json
+from policyc.tables.facts import OFFLINE_ONLY
+from policyc.tables.policy import CompiledPolicy, CompiledRule
+from policyc.tables.rule import RuleTable
 
 
 def _severity(s: Severity) -> SeverityModel:
@@ -66,4 +69,18 @@ def policy_of(artifact: Artifact) -> Policy:
                   Severity(info.conformance.kind, info.conformance.limit), tuple(info.sources))
 
 
-__all__ = ["policy_fields", "policy_of"]
+def compiled_of(artifact: Artifact) -> CompiledPolicy:
+    """The compiled policy an artifact holds: its policy and every rule's table, as compiled.
+
+    >>> from policyc.artifact.build import compile_file
+    >>> compiled_of(compile_file("examples/code_qa.altl")).classes
+    {'search_first': 'gateable', 'reads_a_file': 'offline-only', 'grounded': 'offline-only'}
+    """
+    rules = {}
+    for r in artifact.rules:
+        table = None if r.automaton is None else RuleTable.from_json(artifact.automata[r.automaton]["rule"])
+        rules[r.name] = CompiledRule(table, r.rule_class or OFFLINE_ONLY, r.offline_reason)
+    return CompiledPolicy(policy_of(artifact), rules)
+
+
+__all__ = ["compiled_of", "policy_fields", "policy_of"]

@@ -21,9 +21,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
+import weakref
 from typing import ClassVar
 
-_INTERN: dict = {}
+# The unique table of hash-consing: a node lives as long as someone holds it (weak values), and
+# is created under a lock, so two threads building the same formula get the same object.
+_INTERN: "weakref.WeakValueDictionary[tuple, Node]" = weakref.WeakValueDictionary()
+_INTERN_LOCK = threading.Lock()
 
 
 def _payload_key(value: object) -> str:
@@ -39,7 +44,7 @@ def _payload_key(value: object) -> str:
 class Node:
     """Base of IR nodes: interned by (class, fields)."""
 
-    __slots__ = ("_h", "skey", "_cache")
+    __slots__ = ("_h", "skey", "_cache", "__weakref__")
     _fields: ClassVar[tuple[str, ...]] = ()
 
     def __new__(cls, *args):
@@ -47,6 +52,15 @@ class Node:
         node = _INTERN.get(key)
         if node is not None:
             return node
+        with _INTERN_LOCK:
+            node = _INTERN.get(key)
+            if node is None:
+                node = cls._make(args)
+                _INTERN[key] = node
+        return node
+
+    @classmethod
+    def _make(cls, args: tuple) -> "Node":
         node = object.__new__(cls)
         for name, value in zip(cls._fields, args):
             object.__setattr__(node, name, value)
@@ -56,7 +70,6 @@ class Node:
         object.__setattr__(node, "skey", digest)
         object.__setattr__(node, "_h", hash(digest))
         object.__setattr__(node, "_cache", {})
-        _INTERN[key] = node
         return node
 
     def __setattr__(self, name, value):

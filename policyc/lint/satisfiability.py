@@ -56,9 +56,7 @@ def _satisfiable_beyond_bound(ctx: LintContext, rule) -> bool:
     that length."""
     if not ctx.options.use_automata:
         return False
-    from policyc.lint.automata_bridge import shortest_satisfying_length
-
-    length = shortest_satisfying_length(rule.formula, ctx.policy.tools)
+    length = ctx.automata.shortest_satisfying_length(rule.formula)
     if length is None:
         return False
     ctx.note_use("unsatisfiable-rule", "automata: shortest satisfying trace of the rule alone")

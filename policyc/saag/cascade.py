@@ -33,6 +33,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
+from rapidfuzz import fuzz
+
 from policyc.ir.types import ToolSignature, value_problems
 from policyc.saag import metrics as m
 
@@ -220,9 +222,30 @@ def check_structure(tool: str, args: Mapping[str, Any], registry: Registry, quer
             problems.append(Problem(STRUCTURE, "drifted-argument", tool, f"`{tool}` has no argument `{p}`", p,
                                     drifted[p]))
         elif p in spurious:
-            problems.append(Problem(STRUCTURE, "unknown-argument", tool, f"`{tool}` has no argument `{p}`", p))
+            unused = [a for a in admissible if a not in args]
+            problems.append(Problem(STRUCTURE, "unknown-argument", tool, f"`{tool}` has no argument `{p}`", p,
+                                    resembling(p, unused)))
     return StructureResult(m.rpr(required, given), m.spr(given, admissible), scores, missing, drifted, spurious,
                            tuple(problems))
+
+
+#: A spurious parameter's finding still names a declared one it resembles this much (Indel
+#: ratio, ignoring case): a hint for people. The classification, and ψ2, follow PDS alone.
+RESEMBLANCE = 0.6
+
+
+def resembling(name: str, declared: list[str]) -> str | None:
+    """The declared name most like `name` (Indel ratio ≥ 0.6, ignoring case), for a hint.
+
+    >>> resembling("sead", ["seed", "limit"]), resembling("zzz", ["seed"])
+    ('seed', None)
+    """
+    best, score = None, RESEMBLANCE
+    for d in declared:
+        s = fuzz.ratio(name.lower(), d.lower()) / 100.0
+        if s >= score and (best is None or s > score):
+            best, score = d, s
+    return best
 
 
 def check_types(tool: str, args: Mapping[str, Any], registry: Registry, query: str | None) -> TypeResult:

@@ -34,6 +34,7 @@ from __future__ import annotations
 import hashlib
 import random
 import string
+from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
 from policyc.ir.types import BOOL, FLOAT, INT, STR, EnumT, ToolSignature, strip_optional
@@ -193,7 +194,7 @@ def hallucinated_number(call: ToolCall, registry: Registry, query: str, rng: ran
 
 
 #: fault -> (the stage that must catch it, the injector). Order is data: the tables follow it.
-FAULTS: dict[str, tuple[str, Injector]] = {
+FAULTS: Mapping[str, tuple[str, Injector]] = MappingProxyType({
     "misspelled-name": (REGISTRY, misspelled_name),
     "fabricated-name": (REGISTRY, fabricated_name),
     "missing-name": (REGISTRY, missing_name),
@@ -203,7 +204,7 @@ FAULTS: dict[str, tuple[str, Injector]] = {
     "retyped-value": (TYPE, retyped_value),
     "hallucinated-string": (GROUNDING, hallucinated_string),
     "hallucinated-number": (GROUNDING, hallucinated_number),
-}
+})
 
 
 def inject(fault: str, call: ToolCall, registry: Registry, query: str, record: str, index: int = 0,

@@ -24,17 +24,18 @@ BFCL's Java and JavaScript sets write `String`, `Boolean`, `HashMap`):
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from types import MappingProxyType
+from typing import Any, Iterable, Mapping
 
 from policyc.ir.types import ANY, BOOL, FLOAT, INT, STR, DictT, EnumT, ListT, OptionalT, Param, ToolSignature, Type
 
-_TYPES: dict[str, Type] = {
+_TYPES: Mapping[str, Type] = MappingProxyType({
     **dict.fromkeys(("integer", "int", "long", "short", "byte"), INT),
     **dict.fromkeys(("number", "float", "double"), FLOAT),
     **dict.fromkeys(("string", "str", "char", "character"), STR),
     **dict.fromkeys(("boolean", "bool"), BOOL),
     **dict.fromkeys(("dict", "object", "hashmap", "map"), DictT(ANY)),
-}
+})
 _LISTS = ("array", "tuple", "list", "arraylist")
 
 

@@ -26,7 +26,7 @@ from policyc.ir.ops import UNDEF, truthy
 from policyc.ir.printer import show
 from policyc.ir.serialize import dump_nodes, load_nodes
 
-from policyc.automata.atoms import reads_result
+from policyc.tables.atoms import reads_result
 
 SATISFIED, VIOLATED, OPEN = "satisfied", "violated", "open"
 

@@ -28,10 +28,10 @@ from typing import Callable, Mapping
 
 from policyc.ir import nodes as n
 from policyc.ir.data import DataEnv, eval_term, path_value
-from policyc.ir.ops import UNDEF, truthy
+from policyc.ir.ops import UNDEF, truthy, value_key
 from policyc.ir.serialize import dump_nodes, load_nodes
 
-from policyc.automata.table import OPEN, SATISFIED, VIOLATED, Alphabet, DfaTable
+from policyc.tables.dfa import OPEN, SATISFIED, VIOLATED, Alphabet, AlphabetError, DfaTable
 
 
 class _Fresh:
@@ -44,23 +44,6 @@ class _Fresh:
 
 
 FRESH = _Fresh()
-
-
-def value_key(v: object) -> object:
-    """A hashable key with the evaluator's equality (1 == 1.0, true != 1)."""
-    if isinstance(v, bool):
-        return ("b", v)
-    if isinstance(v, (int, float)):
-        return ("n", v)
-    if isinstance(v, str):
-        return ("s", v)
-    if v is None:
-        return ("z",)
-    if isinstance(v, list):
-        return ("l", tuple(value_key(x) for x in v))
-    if isinstance(v, dict):
-        return ("d", tuple(sorted((k, value_key(x)) for k, x in v.items())))
-    return ("o", repr(v))
 
 
 @dataclass(frozen=True)
@@ -175,7 +158,7 @@ class SliceRun:
             self.values[key] = value
             mask = self.table.static_mask(value)
             if mask not in self.table.bodies:
-                raise ValueError(f"no automaton for the static conditions of value {value!r}")
+                raise AlphabetError(f"no automaton for the static conditions of value {value!r}")
             self._place(key, mask, self.fresh[mask])
         if in_domain and key not in self.domain:
             self.domain.add(key)
