@@ -1,6 +1,6 @@
 """SAAG conformance: throughput of the cascade and of the gate's check, and the per-stage tables.
 
-    python benchmarks/conformance.py                 # BFCL's data (bfcl-eval installed): the figures of docs/conformance.md
+    python benchmarks/conformance.py                 # BFCL's data (bfcl-eval installed): docs' figures
     python benchmarks/conformance.py --quick         # 50 records per category
     python benchmarks/conformance.py --dataset FILE  # a dataset of your own (JSON or JSONL records)
     python benchmarks/conformance.py --json out.json # every figure, for machines
@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from policyc.artifact.build import compile_file  # noqa: E402
 from policyc.runtime import Monitor  # noqa: E402
-from policyc.saag.bfcl import BfclMissing, CATEGORIES, iter_category  # noqa: E402
+from policyc.saag.bfcl import CATEGORIES, BfclMissing, iter_category  # noqa: E402
 from policyc.saag.cascade import assess  # noqa: E402
 from policyc.saag.dataset import DatasetError, iter_records  # noqa: E402
 from policyc.saag.evaluate import evaluate_record, fault_rows  # noqa: E402

@@ -10,6 +10,7 @@ import string
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from runtime_helpers import monitor_of
 
 from policyc.ir.types import BOOL, INT, STR, OptionalT, Param, ToolSignature
 from policyc.saag import metrics as m
@@ -18,7 +19,6 @@ from policyc.saag.corrections import correction, reveals
 from policyc.saag.dataset import ToolCall
 from policyc.saag.faults import FAULTS, inject
 from policyc.saag.schema import registry_from_json
-from runtime_helpers import monitor_of
 
 WEATHER = registry_from_json([
     {"name": "get_weather", "parameters": {"type": "dict", "properties": {
@@ -284,6 +284,7 @@ def test_context_is_optional_settable_and_survives_a_snapshot():
     run.set_context("Tell me about cats.")
     assert run.propose("search", {"query": "dogs"}).action == "block"
     restored = monitor.restore(run.snapshot())
-    assert restored.context == "Tell me about cats." and restored.propose("search", {"query": "birds"}).action == "block"
+    assert restored.context == "Tell me about cats."
+    assert restored.propose("search", {"query": "birds"}).action == "block"
     with pytest.raises(TypeError, match="as text"):
         run.set_context(["not", "text"])

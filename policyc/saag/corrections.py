@@ -27,7 +27,6 @@ import re
 from typing import Any, Iterable, Mapping
 
 from policyc.ir.types import ToolSignature
-
 from policyc.saag.cascade import (
     GROUNDING,
     REGISTRY,
@@ -42,7 +41,8 @@ from policyc.saag.cascade import (
 
 Registry = Mapping[str, ToolSignature]
 
-NO_NAME = "No function name found. Please return only the agent invocation in the exact JSON format specified in the registry."
+NO_NAME = ("No function name found. Please return only the agent invocation in the exact JSON format specified "
+           "in the registry.")
 WRONG_NAME = ('Function name "{predicted}" not found in registry.{nearest} Please check the system prompt for the '
               "correct function names and respond with only the agent invocation in the exact JSON format specified.")
 NEAREST = ' The closest registered name is "{nearest}".'

@@ -319,8 +319,10 @@ def hallucination(value: Any, query: str, numbers: frozenset[float] | None = Non
     numbers; None when the value is excluded (assumed: no grounding context for it in Q).
 
     >>> q = "What is the weather in Paris on day 3?"
-    >>> hallucination("Paris", q), round(hallucination("Pariss", q), 3), hallucination(4, q), hallucination(4, "in Paris")
-    (0.0, 0.167, 1.0, None)
+    >>> hallucination("Paris", q), round(hallucination("Pariss", q), 3)
+    (0.0, 0.167)
+    >>> hallucination(4, q), hallucination(4, "in Paris")     # a number: 1 if Q has numbers, else excluded
+    (1.0, None)
     """
     numbers = numbers_in(query) if numbers is None else numbers
     if exact_match(value, query, numbers):

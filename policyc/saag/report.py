@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
+
 from policyc.saag.cascade import STAGE_NAMES
 from policyc.saag.dataset import DatasetError
 from policyc.saag.evaluate import FaultRow, Row
