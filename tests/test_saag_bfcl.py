@@ -161,3 +161,14 @@ def test_the_cli_on_bfcl_categories():
     result = CliRunner().invoke(cli, ["conformance", "bfcl:simple_python", "--limit", "40", "--format", "markdown"],
                                 catch_exceptions=False)
     assert result.exit_code == 1 and "| grounding |" in result.stdout  # some gold values are not in the query
+
+
+def test_a_model_s_results_on_bfcl_questions():
+    """BFCL's result files give each question's model output as text in Python call syntax."""
+    result = CliRunner().invoke(cli, ["conformance", "bfcl:simple_python", "--limit", "3", "--predictions",
+                                      "tests/fixtures/saag/results.jsonl", "--format", "json"], catch_exceptions=False)
+    report = json.loads(result.stdout)
+    assert result.exit_code == 1 and (report["calls"], report["passed"]) == (3, 1)
+    # factorial of 6 where the user asked for 5; a prose answer instead of a call
+    assert report["problems"] == {"grounding/ungrounded-number": 1, "registry/no-tool": 1}
+    assert report["extrinsic"]["argument precision"]["mean"] == pytest.approx(1 / 3)

@@ -97,3 +97,26 @@ def test_records_in_a_json_array_and_openai_tools(tmp_path):
         "predicted": [{"name": "w", "arguments": "{\"city\": \"Oslo\"}"}]}]))
     code, out = run(str(path), "--format", "json")
     assert code == 0 and json.loads(out)["passed"] == 1
+
+
+def test_a_model_s_results_by_id_are_checked_instead_of_the_gold_calls():
+    code, out = run(GOLD, "--predictions", "tests/fixtures/saag/results.jsonl", "--format", "json")
+    assert code == 1
+    report = json.loads(out)
+    assert (report["mode"], report["calls"], report["passed"]) == ("predicted", 3, 1)
+    # g2 books the wrong date (loosely like the stated one); g3 has no result: no function name
+    assert report["problems"] == {"grounding/loose-value": 1, "registry/no-tool": 1}
+    assert report["extrinsic"]["solve rate"]["mean"] == pytest.approx(1 / 3)
+
+
+def test_predictions_in_python_call_syntax_and_in_text():
+    from policyc.saag.dataset import calls_of
+
+    (call,) = calls_of("[get_weather(city='Oslo', days=2)]", "x:1", "result")
+    assert (call.name, dict(call.args)) == ("get_weather", {"city": "Oslo", "days": 2})
+    (call,) = calls_of('{"get_weather": {"city": "Oslo"}}', "x:1", "result")   # JSON in a string
+    assert call.name == "get_weather"
+    (call,) = calls_of("It will rain in Oslo.", "x:1", "result")               # prose: no call
+    assert call.name is None
+    (call,) = calls_of("get_weather(__import__('os'))", "x:1", "result")      # never evaluated
+    assert call.name is None

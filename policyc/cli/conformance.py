@@ -13,11 +13,14 @@ from policyc.cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK
                                               "stage, and check the stage that catches it")
 @click.option("--no-grounding", is_flag=True, help="stop after the type stage, as the gate does for a run "
                                                     "without a context")
+@click.option("--predictions", type=click.Path(dir_okay=False), default=None,
+              help="a model's results by record id (JSONL of {\"id\", \"result\"}, BFCL's result files): "
+                   "they are checked instead of the gold calls; a record without one predicted no call")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="read at most this many records per dataset")
 @click.option("--seed", type=int, default=0, show_default=True, help="the fault injector's seed")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True)
-def command(datasets: tuple[str, ...], faults: bool, no_grounding: bool, limit: int | None, seed: int,
-            fmt: str) -> None:
+def command(datasets: tuple[str, ...], faults: bool, no_grounding: bool, predictions: str | None,
+            limit: int | None, seed: int, fmt: str) -> None:
     """Check tool calls against their registry and query, stage by stage (SAAG): registry
     conformance, structural completeness, types, argument grounding.
 
@@ -32,7 +35,7 @@ def command(datasets: tuple[str, ...], faults: bool, no_grounding: bool, limit: 
     from itertools import islice
 
     from policyc.saag.bfcl import BfclMissing, is_spec, iter_category, parse_spec
-    from policyc.saag.dataset import DatasetError, iter_records
+    from policyc.saag.dataset import DatasetError, iter_records, read_predictions, with_prediction
     from policyc.saag.evaluate import evaluate_record, fault_rows
     from policyc.saag.report import Tally, render
 
@@ -46,14 +49,24 @@ def command(datasets: tuple[str, ...], faults: bool, no_grounding: bool, limit: 
     except BfclMissing as exc:
         raise click.UsageError(str(exc)) from None
     tally = Tally()
+    results = None
+    if predictions is not None:
+        results, errors = read_predictions(predictions)
+        for error in errors:
+            tally.add_malformed(error)
     try:
         for group, items in sources:
             for item in islice(items, limit):
                 if isinstance(item, DatasetError):
                     tally.add_malformed(item)
                     continue
+                try:
+                    checked = item if results is None else with_prediction(item, results.get(item.id))
+                except DatasetError as exc:
+                    tally.add_malformed(exc)
+                    continue
                 tally.add_record()
-                for row in evaluate_record(item, group, grounding=not no_grounding):
+                for row in evaluate_record(checked, group, grounding=not no_grounding):
                     tally.add(row)
                 if faults:
                     for frow in fault_rows(item, group, seed=seed, grounding=not no_grounding):

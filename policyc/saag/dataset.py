@@ -24,8 +24,9 @@ smallest h); nested objects are chosen field by field.
 
 from __future__ import annotations
 
+import ast
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
@@ -111,11 +112,79 @@ def call_of(data: Any, where: str, field: str) -> ToolCall:
 
 
 def calls_of(data: Any, where: str, field: str) -> tuple[ToolCall, ...]:
+    """The predicted calls: JSON calls, or a model's text: Python call syntax as BFCL's models
+    write it (`[get_weather(city="Paris")]`), JSON, or prose (no function name found)."""
     if isinstance(data, list):
         return tuple(call_of(c, where, f"{field}[{i}]") for i, c in enumerate(data))
-    if isinstance(data, str):  # an answer in text, not a call: no function name was found
-        return (ToolCall(None, {}),)
+    if isinstance(data, str):
+        calls = python_calls(data)
+        if calls is not None:
+            return calls
+        try:
+            parsed = json.loads(data)
+        except (json.JSONDecodeError, RecursionError):
+            parsed = None
+        if isinstance(parsed, (list, dict)) and parsed:
+            try:
+                return calls_of(parsed, where, field)
+            except DatasetError:
+                pass
+        return (ToolCall(None, {}),)  # text that is no call: no function name was found
     return (call_of(data, where, field),)
+
+
+def python_calls(text: str) -> tuple[ToolCall, ...] | None:
+    """Calls written in Python syntax with literal keyword arguments (None when it is not that).
+
+    >>> python_calls('[math.factorial(number=5), get_weather(city="Paris", days=(1, 2))]')
+    (ToolCall(name='math.factorial', args={'number': 5}), ToolCall(name='get_weather', args={'city': 'Paris', 'days': [1, 2]}))
+    >>> python_calls("The answer is 5."), python_calls("f(1)")
+    (None, None)
+    """
+    try:
+        node = ast.parse(text.strip(), mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    items = node.elts if isinstance(node, (ast.List, ast.Tuple)) else [node]
+    out = []
+    for item in items:
+        name = _dotted(item.func) if isinstance(item, ast.Call) and not item.args else None
+        if name is None:
+            return None
+        args = {}
+        for kw in item.keywords:
+            try:
+                value = _json_value(ast.literal_eval(kw.value)) if kw.arg is not None else _OMIT
+            except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+                return None
+            if value is _OMIT:
+                return None
+            args[kw.arg] = value
+        out.append(ToolCall(name, args))
+    return tuple(out) or None
+
+
+def _dotted(node: ast.AST) -> str | None:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    return ".".join([node.id, *reversed(parts)])
+
+
+def _json_value(value: Any) -> Any:
+    """A Python literal as JSON data (tuples become lists); `_OMIT` when it has no JSON form."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (list, tuple)):
+        items = [_json_value(v) for v in value]
+        return _OMIT if any(v is _OMIT for v in items) else items
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        items = {k: _json_value(v) for k, v in value.items()}
+        return _OMIT if any(v is _OMIT for v in items.values()) else items
+    return _OMIT
 
 
 def alternatives_of(data: Any, where: str, field: str = "ground_truth") -> tuple[tuple[str, dict], ...]:
@@ -245,3 +314,47 @@ def _safe(item: Any, where: str) -> Record | DatasetError:
         return read_record(item, where)
     except DatasetError as exc:
         return exc
+
+
+def read_predictions(path: str | Path) -> tuple[dict[str, Any], list[DatasetError]]:
+    """A model's results by record id, from a JSON or JSONL file of `{"id": ..., "result": ...}`
+    (BFCL's result files) or `{"id": ..., "predicted": ...}`; malformed lines as errors."""
+    found: dict[str, Any] = {}
+    errors: list[DatasetError] = []
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return found, [DatasetError(str(path), "", f"cannot be read ({type(exc).__name__}: {exc})")]
+    if text.lstrip().startswith("["):
+        try:
+            items = list(enumerate(json.loads(text)))
+        except (json.JSONDecodeError, RecursionError) as exc:
+            return found, [DatasetError(str(path), "", f"not JSON ({getattr(exc, 'msg', 'too deeply nested')})")]
+        lines = [(f"{path}[{i}]", item) for i, item in items]
+    else:
+        lines = []
+        for n, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                lines.append((f"{path}:{n}", json.loads(line)))
+            except (json.JSONDecodeError, RecursionError) as exc:
+                errors.append(DatasetError(f"{path}:{n}", "", f"not JSON ({getattr(exc, 'msg', 'too deeply nested')})"))
+    for where, item in lines:
+        key = next((k for k in ("result", "predicted") if isinstance(item, dict) and k in item), None)
+        if key is None or "id" not in item:
+            errors.append(DatasetError(where, "result", 'a prediction is {"id": ..., "result": ...}'))
+            continue
+        found[str(item["id"])] = (where, key, item[key])
+    if not found and not errors:
+        errors.append(DatasetError(str(path), "", "the file holds no predictions"))
+    return found, errors
+
+
+def with_prediction(record: Record, prediction: tuple[str, str, Any] | None) -> Record:
+    """The record with a model's result as its predicted calls (none found: no function name)."""
+    if prediction is None:
+        return replace(record, predicted=(ToolCall(None, {}),))
+    where, key, raw = prediction
+    return replace(record, predicted=calls_of(raw, where, key))
