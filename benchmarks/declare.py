@@ -181,7 +181,7 @@ def main() -> None:
     if peer is not None:
         print("\n## Agreement, per template ((trace, constraint) verdicts that differ)")
         differ: dict[str, list[int]] = {}
-        for k, (verdicts, deviations) in enumerate(zip(ours, peer["log_deviations"])):
+        for verdicts, deviations in zip(ours, peer["log_deviations"]):
             failed = {(key, acts if isinstance(acts, str) else tuple(acts)) for key, acts in deviations}
             for i, (name, acts) in enumerate(model):
                 key = (TEMPLATES[name][0], acts[0] if len(acts) == 1 else acts)

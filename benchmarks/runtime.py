@@ -302,7 +302,7 @@ def scoring_throughput(n_traces, size, sample, out):
     if agentltl is not None:
         for n in (1_000, 2_000, 4_000, 10_000):
             metrics = {"tool_calls": [{"tool_name": c[0], "arguments": c[1]} for c in long_calls[:n]]}
-            once(f"agentltl verify_trace, {n:,} calls", lambda: verify_trace(metrics, constraints))
+            once(f"agentltl verify_trace, {n:,} calls", lambda m=metrics: verify_trace(m, constraints))
     out["scoring_single"] = single
 
 

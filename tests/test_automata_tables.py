@@ -8,7 +8,6 @@ import sys
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from policyc.automata import NotCompilable, RuleRun, RuleTable, classify, compile_rule, first_violation
 from policyc.tables.dfa import VIOLATED

@@ -14,7 +14,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 
 from runtime_strategies import (
-    CALLS, EXAMPLES, FINALS, holds, monitor_for, policies, some_continuation_satisfies, traces,
+    EXAMPLES, FINALS, holds, monitor_for, policies, some_continuation_satisfies, traces,
 )
 
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -42,7 +42,7 @@ def policy_source_hash(policy: Policy) -> str:
 def build_artifact(policy: Policy, sources_hash: str | None = None) -> Artifact:
     """Compile a checked policy into a sealed artifact."""
     compiled = compile_rules(policy)
-    automata = []
+    automata: list[dict] = []
     placement: dict[str, tuple[int, str | None]] = {}
     for rule in policy.rules:
         table, reason = compiled.tables.get(rule.name, (None, "no automaton was built"))

@@ -14,9 +14,12 @@ same code path as `policyc score`, with no parser or checker involved.
 
 from __future__ import annotations
 
+from typing import cast
+
 from policyc.artifact.models import (
     Artifact, ExternModel, FormulaTable, ParamModel, PolicyInfo, RuleModel, SeverityModel, ToolModel,
 )
+from policyc.ir.nodes import Formula
 from policyc.ir.policy import ExternPredicate, Policy, Rule, Severity
 from policyc.ir.serialize import dump_nodes, load_nodes
 from policyc.ir.types import signature_from_json, signature_to_json, type_from_json, type_to_json
@@ -58,7 +61,7 @@ def policy_of(artifact: Artifact) -> Policy:
     """The checked policy an artifact was compiled from (without source spans)."""
     formulas = load_nodes({"nodes": artifact.formulas.nodes, "roots": artifact.formulas.roots})
     rules = tuple(
-        Rule(r.name, formulas[r.formula], r.weight, r.layer, Severity(r.severity.kind, r.severity.limit),
+        Rule(r.name, cast(Formula, formulas[r.formula]), r.weight, r.layer, Severity(r.severity.kind, r.severity.limit),
              r.message, r.description, r.source)
         for r in artifact.rules)
     tools = {t.name: signature_from_json(t.model_dump()) for t in artifact.tools}
@@ -78,7 +81,7 @@ def compiled_of(artifact: Artifact) -> CompiledPolicy:
     """
     rules = {}
     for r in artifact.rules:
-        table = None if r.automaton is None else RuleTable.from_json(artifact.automata[r.automaton]["rule"])
+        table = None if r.automaton is None else RuleTable.from_json(cast(dict, artifact.automata[r.automaton]["rule"]))
         rules[r.name] = CompiledRule(table, r.rule_class or OFFLINE_ONLY, r.offline_reason)
     return CompiledPolicy(policy_of(artifact), rules)
 

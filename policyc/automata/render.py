@@ -12,7 +12,6 @@ digraph "refund_checked" {
 from __future__ import annotations
 
 import json
-from collections import deque
 
 from policyc.automata.compile import RuleAutomaton
 from policyc.tables.slicing import SliceTable

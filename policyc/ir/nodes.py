@@ -23,7 +23,7 @@ import hashlib
 import json
 import threading
 import weakref
-from typing import ClassVar
+from typing import Any, ClassVar
 
 # The unique table of hash-consing: a node lives as long as someone holds it (weak values), and
 # is created under a lock, so two threads building the same formula get the same object.
@@ -46,6 +46,9 @@ class Node:
 
     __slots__ = ("_h", "skey", "_cache", "__weakref__")
     _fields: ClassVar[tuple[str, ...]] = ()
+    _h: int
+    skey: str          # a structural key, identical across processes
+    _cache: dict[str, Any]  # per-node memo of structural analyses
 
     def __new__(cls, *args):
         key = (cls, args)
@@ -113,6 +116,8 @@ class Lit(Term):
 
     __slots__ = ("value", "text")
     _fields = ("value", "text")
+    value: object
+    text: str
 
     def __new__(cls, value: object):
         text = json.dumps(value, sort_keys=True, ensure_ascii=False)
@@ -132,6 +137,7 @@ class Var(Term):
 
     __slots__ = ("name",)
     _fields = ("name",)
+    name: str
 
 
 class Arg(Term):
@@ -139,6 +145,7 @@ class Arg(Term):
 
     __slots__ = ("name",)
     _fields = ("name",)
+    name: str
 
 
 class Result(Term):
@@ -151,16 +158,23 @@ class Result(Term):
 class Field(Term):
     __slots__ = ("base", "name")
     _fields = ("base", "name")
+    base: Term
+    name: str
 
 
 class Index(Term):
     __slots__ = ("base", "index")
     _fields = ("base", "index")
+    base: Term
+    index: Term
 
 
 class Slice(Term):
     __slots__ = ("base", "start", "stop")
     _fields = ("base", "start", "stop")
+    base: Term
+    start: Term | None
+    stop: Term | None
 
 
 class Op(Term):
@@ -168,6 +182,8 @@ class Op(Term):
 
     __slots__ = ("op", "args")
     _fields = ("op", "args")
+    op: str
+    args: tuple[Term, ...]
 
 
 class Extern(Term):
@@ -175,6 +191,8 @@ class Extern(Term):
 
     __slots__ = ("name", "args")
     _fields = ("name", "args")
+    name: str
+    args: tuple[Term, ...]
 
 
 class Values(Term):
@@ -184,6 +202,9 @@ class Values(Term):
 
     __slots__ = ("tool", "path", "flatten")
     _fields = ("tool", "path", "flatten")
+    tool: str
+    path: tuple[str, ...]
+    flatten: bool
 
 
 class Outputs(Term):
@@ -191,6 +212,7 @@ class Outputs(Term):
 
     __slots__ = ("tools",)
     _fields = ("tools",)
+    tools: tuple[str, ...]
 
 
 class Metric(Term):
@@ -198,6 +220,7 @@ class Metric(Term):
 
     __slots__ = ("path",)
     _fields = ("path",)
+    path: tuple[str, ...]
 
 
 # ------------------------------------------------------------------ formulas
@@ -210,6 +233,7 @@ class Formula(Node):
 class Const(Formula):
     __slots__ = ("value",)
     _fields = ("value",)
+    value: bool
 
 
 class Event(Formula):
@@ -217,6 +241,8 @@ class Event(Formula):
 
     __slots__ = ("tool", "guard")
     _fields = ("tool", "guard")
+    tool: str
+    guard: Term
 
 
 class Cond(Formula):
@@ -224,21 +250,25 @@ class Cond(Formula):
 
     __slots__ = ("term",)
     _fields = ("term",)
+    term: Term
 
 
 class Not(Formula):
     __slots__ = ("arg",)
     _fields = ("arg",)
+    arg: Formula
 
 
 class And(Formula):
     __slots__ = ("args",)
     _fields = ("args",)
+    args: tuple[Formula, ...]
 
 
 class Or(Formula):
     __slots__ = ("args",)
     _fields = ("args",)
+    args: tuple[Formula, ...]
 
 
 class Next(Formula):
@@ -246,6 +276,7 @@ class Next(Formula):
 
     __slots__ = ("arg",)
     _fields = ("arg",)
+    arg: Formula
 
 
 class WNext(Formula):
@@ -253,16 +284,21 @@ class WNext(Formula):
 
     __slots__ = ("arg",)
     _fields = ("arg",)
+    arg: Formula
 
 
 class Until(Formula):
     __slots__ = ("left", "right")
     _fields = ("left", "right")
+    left: Formula
+    right: Formula
 
 
 class Release(Formula):
     __slots__ = ("left", "right")
     _fields = ("left", "right")
+    left: Formula
+    right: Formula
 
 
 class Yesterday(Formula):
@@ -270,6 +306,7 @@ class Yesterday(Formula):
 
     __slots__ = ("arg",)
     _fields = ("arg",)
+    arg: Formula
 
 
 class WYesterday(Formula):
@@ -277,11 +314,14 @@ class WYesterday(Formula):
 
     __slots__ = ("arg",)
     _fields = ("arg",)
+    arg: Formula
 
 
 class Since(Formula):
     __slots__ = ("left", "right")
     _fields = ("left", "right")
+    left: Formula
+    right: Formula
 
 
 class Trigger(Formula):
@@ -289,16 +329,26 @@ class Trigger(Formula):
 
     __slots__ = ("left", "right")
     _fields = ("left", "right")
+    left: Formula
+    right: Formula
 
 
 class Forall(Formula):
     __slots__ = ("var", "type", "domain", "body")
     _fields = ("var", "type", "domain", "body")
+    var: str
+    type: object
+    domain: Term
+    body: Formula
 
 
 class Exists(Formula):
     __slots__ = ("var", "type", "domain", "body")
     _fields = ("var", "type", "domain", "body")
+    var: str
+    type: object
+    domain: Term
+    body: Formula
 
 
 TRUE = Const(True)

@@ -26,7 +26,7 @@ from policyc.ir import nodes as n
 from policyc.ir.walk import has_future
 from policyc.lint.context import LintContext
 from policyc.lint.findings import Finding
-from policyc.smt import EXACT, Strength
+from policyc.smt import Strength
 from policyc.smt.prefixes import find_bad_prefix
 
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from policyc.ir import build as b
 from policyc.ir import nodes as n
-from policyc.ir.printer import show
 from policyc.ir.walk import free_vars
 from policyc.lint.context import LintContext
 from policyc.lint.findings import Finding, quoted, rule_text
@@ -155,6 +154,7 @@ def split_parts(phi: n.Formula) -> list[n.Formula]:
     """Top-level conjuncts, distributing `G` and `forall` over `and`.
 
     >>> from policyc.ir import build as b
+    >>> from policyc.ir.printer import show
     >>> [show(p) for p in split_parts(b.always(b.conj(b.event("a"), b.event("a", b.op("gt", b.arg("x"), b.lit(1))))))]
     ['G a', 'G a(x > 1)']
     """

@@ -74,7 +74,7 @@ class Outcome:
         return self.action in ("allow", "warn")
 
 
-def enforce(state: EnforcementState, identity: str, findings: list[Finding], mode: str | None) -> Outcome:
+def enforce(state: EnforcementState, identity: str | None, findings: list[Finding], mode: str | None) -> Outcome:
     """Decide what happens to a proposed call with these findings."""
     if state.override is not None:
         if state.override == identity:

@@ -127,13 +127,12 @@ class ProductJudge:
     def _owed(self, i: int, jid: int, key: str, masks: tuple[int, ...], accept: bool = True) -> list[str] | None:
         """What to call first so that this call would satisfy rule i (or keep it satisfiable).
         It depends on rule i's own state only, so it is memoised across joint states and runs."""
-        letters = tuple(sorted({self.space.letter(i, key, m) for m in masks} - {None}))
+        letters = tuple(sorted(x for x in {self.space.letter(i, key, m) for m in masks} if x is not None))
         state = self.space.rule_state(jid, i)
         memo = (i, state, letters, accept)
-        found = self._owed_memo.get(memo, False)
-        if found is False:
-            found = self._owed_memo[memo] = owed_before(self.space.tables[i], state, self.terminal, letters, accept)
-        return found
+        if memo not in self._owed_memo:
+            self._owed_memo[memo] = owed_before(self.space.tables[i], state, self.terminal, letters, accept)
+        return self._owed_memo[memo]
 
     def _conflicts(self, jid: int, succ: list[int], changed: list[int], newly: set[int],
                    whole: bool = True) -> list[Finding]:

@@ -46,7 +46,7 @@ def _slice_outcomes(run: SliceRun, tool: str, args: Mapping, externs) -> tuple[f
     """What a sliced part may be after the proposed call: (verdicts, accepting values)."""
     t = run.table
     instances: list[tuple[DfaTable, list[int]]] = []  # in-domain instances after the call
-    mentioned = {}
+    mentioned: dict[object, object] = {}
     for value in t.touched_values(tool, args, UNDEF, externs) + t.domain_values(tool, args, UNDEF):
         mentioned.setdefault(value_key(value), value)
     new_domain = {value_key(v) for v in t.domain_values(tool, args, UNDEF)}

@@ -211,20 +211,21 @@ class Run:
         if self.state.ended_by is not None:
             raise RunError(f"cannot {what}: the run ended with `{self.state.ended_by}`")
 
-    def _resolve(self, identity: str) -> None:
+    def _resolve(self, identity: str | None) -> None:
         """The agent's next move resolves the refusals of its last proposal."""
         for i in self.state.awaiting:
             event = self.state.events[i]
             self.state.events[i] = replace(event, resolution=INSISTED if event.identity == identity else LISTENED)
         self.state.awaiting = []
 
-    def _log(self, outcome, step: int, tool: str, identity: str) -> None:
+    def _log(self, outcome, step: int, tool: str, identity: str | None) -> None:
         if outcome.action in ("allow", "warn"):
             resolution = EXECUTED
         elif outcome.action == "stop":
             resolution = STOPPED
         else:
             resolution = None
+        assert identity is not None, "a judged call always has its identity"
         for j in outcome.judged:
             index = len(self.state.events)
             self.state.events.append(EnforcementEvent(index, step, j.finding.rule, j.finding.layer, j.finding.kind,

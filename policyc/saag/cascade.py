@@ -252,7 +252,7 @@ def check_types(tool: str, args: Mapping[str, Any], registry: Registry, query: s
     """Stage 2b: `ir.types.value_problems` for each value."""
     sig = registry[tool]
     wrong: dict[str, str] = {}
-    problems = []
+    problems: list[Problem] = []
     for name, value in args.items():
         param = sig.param(name)
         found = value_problems(value, param.type, name) if param is not None else []

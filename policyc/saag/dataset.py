@@ -148,13 +148,17 @@ def python_calls(text: str) -> tuple[ToolCall, ...] | None:
     items = node.elts if isinstance(node, (ast.List, ast.Tuple)) else [node]
     out = []
     for item in items:
-        name = _dotted(item.func) if isinstance(item, ast.Call) and not item.args else None
+        if not isinstance(item, ast.Call) or item.args:
+            return None
+        name = _dotted(item.func)
         if name is None:
             return None
-        args = {}
+        args: dict[str, Any] = {}
         for kw in item.keywords:
+            if kw.arg is None:  # **kwargs
+                return None
             try:
-                value = _json_value(ast.literal_eval(kw.value)) if kw.arg is not None else _OMIT
+                value = _json_value(ast.literal_eval(kw.value))
             except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
                 return None
             if value is _OMIT:
@@ -179,11 +183,11 @@ def _json_value(value: Any) -> Any:
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     if isinstance(value, (list, tuple)):
-        items = [_json_value(v) for v in value]
-        return _OMIT if any(v is _OMIT for v in items) else items
+        elements = [_json_value(v) for v in value]
+        return _OMIT if any(v is _OMIT for v in elements) else elements
     if isinstance(value, dict) and all(isinstance(k, str) for k in value):
-        items = {k: _json_value(v) for k, v in value.items()}
-        return _OMIT if any(v is _OMIT for v in items.values()) else items
+        fields = {k: _json_value(v) for k, v in value.items()}
+        return _OMIT if any(v is _OMIT for v in fields.values()) else fields
     return _OMIT
 
 
@@ -256,11 +260,11 @@ def read_record(data: Any, where: str, answers: Any = None, typed: bool = True) 
         query = query_of(data[field], where, field)
     else:
         raise DatasetError(where, "question", "the record has no `question` (or `query`)")
-    field = next((f for f in ("function", "functions", "tools") if f in data), None)
-    if field is None:
+    registry_field = next((f for f in ("function", "functions", "tools") if f in data), None)
+    if registry_field is None:
         raise DatasetError(where, "function", "the record has no `function` list (the registry)")
     try:
-        registry = registry_from_json(data[field], field, typed)
+        registry = registry_from_json(data[registry_field], registry_field, typed)
     except SchemaError as exc:
         raise DatasetError(where, exc.field, exc.message) from None
     truth = answers if answers is not None else data.get("ground_truth")

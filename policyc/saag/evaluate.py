@@ -130,6 +130,7 @@ def evaluate_record(record: Record, group: str = "", grounding: bool = True) -> 
     Without `grounding` the cascade stops after the type stage (as the gate without a context)."""
     query = record.query if grounding else None
     rows = []
+    name_ok: bool | None
     if record.predicted is None:
         for call in record.gold or ():
             a = assess(call.name, call.args, record.registry, query)
@@ -139,7 +140,9 @@ def evaluate_record(record: Record, group: str = "", grounding: bool = True) -> 
     used: set[int] = set()
     for call in record.predicted:
         a = assess(call.name, call.args, record.registry, query)
-        name_ok = precision = recall = None
+        name_ok = None
+        precision: float | None = None
+        recall: float | None = None
         if record.alternatives is not None:
             name_ok, precision, recall = extrinsic(call, record.alternatives, used)
         rows.append(Row(record.id, group, call, a, correction(a), False, name_ok, precision, recall))

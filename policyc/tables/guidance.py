@@ -39,9 +39,11 @@ def owed_before(table: DfaTable, state: int, terminal: frozenset[str], final_let
         q = queue.popleft()
         if done(q):
             path = []
-            while parent[q] is not None:
-                q, letter = parent[q]
+            step = parent[q]
+            while step is not None:
+                q, letter = step
                 path.append(tools[letter] or "any other tool")
+                step = parent[q]
             return path[::-1]
         for letter in moves:
             r = table.delta[q][letter]

@@ -78,10 +78,11 @@ class JointSearch:
         """Every state along a witness path can still comply (with the rest of the path)."""
         self._memo[self._key(jid, rules)] = True
         for key, mask in path:
-            jid = self.space.step(jid, key, mask)
-            rest = None if jid is None else self.pending(jid, rules)
-            if rest is None:
+            nxt = self.space.step(jid, key, mask)
+            rest = None if nxt is None else self.pending(nxt, rules)
+            if nxt is None or rest is None:
                 return
+            jid = nxt
             self._memo[self._key(jid, rest)] = True
 
     def _realise(self, rule: int, local_letter: int) -> Letter | None:
@@ -109,7 +110,7 @@ class JointSearch:
                 letter = None if tables[i].accepting[state] else tables[i].to_accept[state]
                 move = None if letter is None else self._realise(i, letter)
                 nxt = None if move is None else space.step(jid, *move)
-                if nxt is None:
+                if move is None or nxt is None:
                     continue
                 after = self.pending(nxt, rest)
                 if after is None or move[0] in space.terminal and not space.accepting(nxt, after):

@@ -50,7 +50,7 @@ Move = tuple[str, int, bool]  # (tool key, mask, whether the call ends the run)
 class JointSpace:
     """Interned joint states of a list of DFAs, with memoised transitions."""
 
-    def __init__(self, tables: list[DfaTable], tools: Mapping[str, tuple], terminal: frozenset[str],
+    def __init__(self, tables: list[DfaTable], tools: Mapping[str, object], terminal: frozenset[str],
                  externs: Mapping | None = None):
         self.tables = tables
         self.terminal = terminal
@@ -186,16 +186,16 @@ class JointSpace:
         """(rule, its transition column) for every rule a call with this mask may move;
         None when some rule's compiler ruled the mask out."""
         memo = (key, mask)
-        found = self._columns.get(memo, -2)
-        if found == -2:
-            out = []
-            for i in self.affected.get(key, ()):
-                letter = self.letter(i, key, mask)
-                if letter is None:
-                    out = None
-                    break
-                out.append((i, tuple(row[letter] for row in self.tables[i].delta)))
-            found = self._columns[memo] = None if out is None else tuple(out)
+        if memo in self._columns:
+            return self._columns[memo]
+        out: list[tuple[int, tuple[int, ...]]] = []
+        for i in self.affected.get(key, ()):
+            letter = self.letter(i, key, mask)
+            if letter is None:
+                self._columns[memo] = None
+                return None
+            out.append((i, tuple(row[letter] for row in self.tables[i].delta)))
+        found = self._columns[memo] = tuple(out)
         return found
 
     def step(self, jid: int, key: str, mask: int) -> int | None:

@@ -24,7 +24,7 @@ This module imports only the standard library and `policyc.ir`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Mapping
+from typing import Callable, Mapping, cast
 
 from policyc.ir import nodes as n
 from policyc.ir.data import DataEnv, eval_term, path_value
@@ -63,7 +63,7 @@ class SliceTable:
 
     def domain_values(self, tool: str, args: Mapping, result: object) -> list:
         """Values this call adds to the quantifier's domain (as the trace's `Values` reads them)."""
-        out = []
+        out: list = []
         for dtool, path, flatten in self.domain:
             if dtool != tool or not path:
                 continue
@@ -89,7 +89,7 @@ class SliceTable:
         return run
 
     def to_json(self) -> dict:
-        terms = list(self.static_atoms) + [t for ts in self.touch.values() for t in ts]
+        terms: list[n.Node] = [*self.static_atoms, *(t for ts in self.touch.values() for t in ts)]
         return {
             "kind": self.kind, "var": self.var,
             "alphabet": self.alphabet.to_json(),
@@ -103,10 +103,10 @@ class SliceTable:
 
     @classmethod
     def from_json(cls, data: dict) -> "SliceTable":
-        terms = load_nodes(data["terms"])
+        terms = [cast(n.Term, t) for t in load_nodes(data["terms"])]
         k = data["static_atoms"]
         static, rest = tuple(terms[:k]), terms[k:]
-        touch = {}
+        touch: dict[str, tuple[n.Term, ...]] = {}
         for tool, count in data["touch"]:
             touch[tool], rest = tuple(rest[:count]), rest[count:]
         return cls(data["kind"], data["var"], Alphabet.from_json(data["alphabet"]), static,
@@ -172,7 +172,7 @@ class SliceRun:
         t = self.table
         dom = t.domain_values(tool, args, result)
         mentioned = t.touched_values(tool, args, result, externs) + dom
-        keys = {}
+        keys: dict[object, object] = {}
         for value in mentioned:
             keys.setdefault(self._admit(value), value)
         before = {key: self._remove(key) for key in keys}
