@@ -32,6 +32,8 @@ COMMANDS = {
     "explain": "explain",
     "bench": "bench",
     "demo": "demo",
+    "import-tools": "import_tools",
+    "gateway": "gateway",
 }
 
 
