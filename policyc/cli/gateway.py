@@ -57,6 +57,7 @@ def command(policy: str, server: tuple[str, ...], trace_log: str | None, mode: s
         for m in checked.mismatches:
             click.echo(f"policyc gateway: {m.severity}: {m.message}", err=True)
 
+    _quiet_sdk_logs()
     try:
         anyio.run(lambda: serve(monitor, server[0], list(server[1:]), mode=mode, trace_log=trace_log,
                                 report=report, strict_tools=strict_tools, startup_timeout=startup_timeout))
@@ -65,3 +66,22 @@ def command(policy: str, server: tuple[str, ...], trace_log: str | None, mode: s
         raise click.exceptions.Exit(EXIT_INPUT)
     sys.stdout.flush()
     raise click.exceptions.Exit(EXIT_OK)
+
+
+def _quiet_sdk_logs() -> None:
+    """The SDK logs what it cannot parse with a traceback; the gateway's log says it in one line."""
+    import logging
+
+    class OneLine(logging.Formatter):
+        def format(self, record: logging.LogRecord) -> str:
+            exc = record.exc_info[1] if record.exc_info else None
+            text = record.getMessage() + (f": {type(exc).__name__}" if exc is not None else "")
+            return f"policyc gateway: {record.name}: {text}"
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(OneLine())
+    for name in ("mcp", "mcp_types"):
+        logger = logging.getLogger(name)
+        logger.handlers = [handler]
+        logger.setLevel(logging.WARNING)
+        logger.propagate = False

@@ -30,7 +30,7 @@ import sys
 import time
 import uuid
 from contextlib import AsyncExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, TextIO
 
@@ -40,10 +40,11 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.server import Server
 from mcp.server.stdio import stdio_server
 
-from policyc.ir.types import ANY, Type, value_problems
+from policyc.ir.types import ANY, RecordT, Type, value_problems
 from policyc.runtime.calls import RunError
 from policyc.runtime.monitor import Monitor
 from policyc.toolschema import ToolSetReport, compare_tools, signatures_from_schemas
+from policyc.toolschema.compare import type_difference
 
 STARTUP_TIMEOUT = 30.0  # seconds for the real server to answer `initialize` and `tools/list`
 
@@ -96,6 +97,7 @@ class GatedSession:
         self.calls: list[dict] = []
         self.decisions: list[dict] = []
         self.lock = anyio.Lock()
+        self._record: dict | None = None
 
     async def call(self, name: str, arguments: dict | None, forward: Callable, log: Callable[[str], None]):
         """Gate one `tools/call`; `forward(name, arguments)` runs it on the real server."""
@@ -130,11 +132,15 @@ class GatedSession:
             return result
 
     def record(self) -> dict:
-        """The session as a trace record (the paper's record format, which `policyc score` reads)."""
-        report = self.run.finish()
-        return {"id": self.id, "policy": self.monitor.name, "server": self.server, "started": self.started,
-                "ended": time.time(), "compliance_score": report.compliance_score,
-                "compliance_label": report.compliance_label, "tool_calls": self.calls, "decisions": self.decisions}
+        """The session as a trace record (the paper's record format, which `policyc score` reads);
+        the first call ends the run."""
+        if self._record is None:
+            report = self.run.finish()
+            self._record = {"id": self.id, "policy": self.monitor.name, "server": self.server,
+                            "started": self.started, "ended": time.time(),
+                            "compliance_score": report.compliance_score, "compliance_label": report.compliance_label,
+                            "tool_calls": self.calls, "decisions": self.decisions}
+        return self._record
 
 
 def append_record(path: str | Path, record: dict) -> None:
@@ -158,8 +164,17 @@ async def _list_all_tools(session: ClientSession) -> list[types.Tool]:
 
 
 def check_server_tools(monitor: Monitor, tools: list[types.Tool]) -> ToolSetReport:
-    """Compare the server's tools with the policy's signatures."""
+    """Compare the server's tools with the policy's signatures. A result the SDK wraps as
+    `{result: T}` is compared as `T` when the policy declares it so (the gateway records the
+    inner value then)."""
     offered = signatures_from_schemas({t.name: (t.input_schema, t.output_schema) for t in tools})
+    for name, sig in offered.items():
+        declared = monitor.policy.tools.get(name)
+        result = sig.result if sig is not None else None
+        if declared is not None and isinstance(result, RecordT) and [f for f, _ in result.fields] == ["result"] \
+                and type_difference(declared.result, result) and not type_difference(declared.result,
+                                                                                     result.fields[0][1]):
+            offered[name] = replace(sig, result=result.fields[0][1])
     return compare_tools(monitor.policy.tools, offered)
 
 
@@ -210,33 +225,55 @@ async def serve(monitor: Monitor, command: str, args: list[str], *, mode: str | 
     log = log or (lambda text: print(f"policyc gateway: {text}", file=errlog, flush=True))
     params = StdioServerParameters(command=command, args=list(args), env=_environment())
     session = GatedSession(monitor, mode, " ".join([command, *args]))
+    try:
+        await _serve(session, command, params, trace_log, log, report, strict_tools, startup_timeout, errlog)
+    except BaseExceptionGroup as group:  # an error inside the SDK's task groups: the first one says it
+        raise _first_error(group) from None
+    return session.record()
+
+
+async def _serve(session: GatedSession, command: str, params: StdioServerParameters, trace_log, log, report,
+                 strict_tools: bool, startup_timeout: float, errlog: TextIO) -> None:
+    failure: GatewayError | None = None
     async with AsyncExitStack() as stack:
         try:
+            read, write = await stack.enter_async_context(stdio_client(params, errlog=errlog))
+            upstream = await stack.enter_async_context(ClientSession(read, write))
             with anyio.fail_after(startup_timeout):
-                read, write = await stack.enter_async_context(stdio_client(params, errlog=errlog))
-                upstream = await stack.enter_async_context(ClientSession(read, write))
                 await upstream.initialize()
                 tools = await _list_all_tools(upstream)
         except TimeoutError:
-            raise GatewayError(f"the MCP server `{command}` did not answer within {startup_timeout:g} s") from None
+            failure = GatewayError(f"the MCP server `{command}` did not answer within {startup_timeout:g} s")
         except OSError as exc:
-            raise GatewayError(f"cannot start the MCP server `{command}`: {exc.strerror or exc}") from None
+            failure = GatewayError(f"cannot start the MCP server `{command}`: {exc.strerror or exc}")
         except Exception as exc:
-            raise GatewayError(f"the MCP server `{command}` did not start: {type(exc).__name__}: {exc}") from None
-        checked = check_server_tools(monitor, tools)
-        if report is not None:
-            report(checked)
-        if strict_tools and not checked.matches:
-            raise GatewayError("the server's tools do not match the policy (--strict-tools)")
-        server = _proxy_server(upstream, session, log)
-        try:
-            async with stdio_server() as (client_read, client_write):
-                await server.run(client_read, client_write, server.create_initialization_options())
-        finally:
-            record = session.record()
-            if trace_log is not None:
-                append_record(trace_log, record)
-    return record
+            failure = GatewayError(f"the MCP server `{command}` did not start: {type(exc).__name__}: {exc}")
+        if failure is None:
+            checked = check_server_tools(session.monitor, tools)
+            if report is not None:
+                report(checked)
+            if strict_tools and not checked.matches:
+                failure = GatewayError("the server's tools do not match the policy (--strict-tools)")
+        if failure is None:
+            server = _proxy_server(upstream, session, log)
+            try:
+                async with stdio_server() as (client_read, client_write):
+                    await server.run(client_read, client_write, server.create_initialization_options())
+            finally:
+                if trace_log is not None:
+                    append_record(trace_log, session.record())
+    if failure is not None:
+        raise failure
+
+
+def _first_error(group: BaseExceptionGroup) -> BaseException:
+    for exc in group.exceptions:
+        if isinstance(exc, BaseExceptionGroup):
+            return _first_error(exc)
+        if isinstance(exc, (GatewayError, KeyboardInterrupt)):
+            return exc
+        return GatewayError(f"the gateway stopped: {type(exc).__name__}: {exc}")
+    return GatewayError("the gateway stopped")
 
 
 def _environment() -> dict[str, str]:
