@@ -40,7 +40,8 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.server import Server
 from mcp.server.stdio import stdio_server
 
-from policyc.ir.types import ANY, RecordT, Type, value_problems
+from policyc.integrations.gating import text_readings, typed_result
+from policyc.ir.types import ANY, RecordT, Type
 from policyc.runtime.calls import RunError
 from policyc.runtime.monitor import Monitor
 from policyc.toolschema import ToolSetReport, compare_tools, signatures_from_schemas
@@ -66,16 +67,9 @@ def recorded_result(result: types.CallToolResult, declared: Type = ANY) -> Any:
             candidates.append(structured["result"])
     text = "\n".join(c.text for c in result.content if isinstance(c, types.TextContent))
     if text:
-        try:
-            candidates.append(json.loads(text))
-        except (json.JSONDecodeError, RecursionError):
-            candidates.append(text)
-    if not candidates:
-        return None
-    for value in candidates:
-        if not value_problems(value, declared):
-            return value
-    return candidates[0]
+        readings = text_readings(text)
+        candidates.extend(readings[1:] + readings[:1])  # the JSON value it holds first, then the text
+    return typed_result(candidates, declared)
 
 
 def tool_error(message: str) -> types.CallToolResult:
