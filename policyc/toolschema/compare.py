@@ -14,7 +14,8 @@ required, and types. Each difference is a `ToolMismatch`:
 | `type` | warning | a value the tool accepts may not have the declared type |
 | `result` | warning | rules over the result may read fields it does not have |
 
-`any` on either side matches everything, and an `int` is a `float`.
+`any` on either side matches everything, an `int` is a `float`, and an untyped object
+(`dict[str, any]`, a plain `"type": "object"`) matches any record.
 
 >>> from policyc.ir.types import INT, STR, FLOAT, OptionalT, Param, ToolSignature
 >>> policy = {"search": ToolSignature("search", (Param("query", STR), Param("limit", INT)), STR),
@@ -150,6 +151,8 @@ def type_difference(declared: Type, offered: Type) -> bool:
         return False
     if d is FLOAT and o is INT:
         return False
+    if isinstance(o, DictT) and o.value is ANY and isinstance(d, (DictT, RecordT)):
+        return False  # an untyped object says nothing about its fields
     if isinstance(d, EnumT):
         return not (isinstance(o, EnumT) and set(o.members) <= set(d.members))
     if isinstance(o, EnumT):
