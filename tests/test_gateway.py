@@ -219,3 +219,12 @@ def test_import_tools_on_the_servers_list_gives_the_policys_declarations(tmp_pat
     made = CliRunner().invoke(cli, ["import-tools", str(listing)])
     assert made.exit_code == 0, made.output
     assert made.stdout == (MCP / "tools.altl").read_text()
+
+
+def test_the_gateway_and_the_tool_check_need_neither_the_parser_nor_the_solver():
+    """A deployed gateway loads an artifact: the MCP adapter and the tool-set check import no compiler stage."""
+    code = ("import sys, policyc.integrations.mcp, policyc.toolschema, policyc.integrations.gating\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('lark', 'z3') or "
+            "m.startswith(('policyc.syntax', 'policyc.check', 'policyc.smt', 'policyc.lint'))))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "[]", done.stderr
