@@ -42,7 +42,7 @@ def policy_source_hash(policy: Policy) -> str:
 def build_artifact(policy: Policy, sources_hash: str | None = None) -> Artifact:
     """Compile a checked policy into a sealed artifact."""
     compiled = compile_rules(policy)
-    automata = []
+    automata: list[dict] = []
     placement: dict[str, tuple[int, str | None]] = {}
     for rule in policy.rules:
         table, reason = compiled.tables.get(rule.name, (None, "no automaton was built"))
@@ -69,18 +69,15 @@ def compile_file(path: str | Path) -> Artifact:
 
 
 def rival_names(policy: Policy, compiled) -> list[tuple[str, str]]:
-    """The pairs of single-automaton rules that can conflict (see `policyc.runtime.pairs`)."""
-    from policyc.automata.rule_table import RuleTable
-    from policyc.runtime.pairs import rival_pairs
-    from policyc.runtime.product import JointSpace
+    """The pairs of single-automaton rules that can conflict (see `policyc.tables.pairs`)."""
+    from policyc.tables.pairs import rival_pairs
+    from policyc.tables.product import JointSpace
 
     names, tables = [], []
     for rule in policy.rules:
-        table = compiled.tables.get(rule.name, (None, None))[0]
-        if table is not None:
-            dfa = RuleTable.from_json(table["rule"]).dfa
-            if dfa is not None:
-                names.append(rule.name)
-                tables.append(dfa)
+        table = compiled.compiled.table(rule.name)
+        if table is not None and table.dfa is not None:
+            names.append(rule.name)
+            tables.append(table.dfa)
     space = JointSpace(tables, policy.tools, policy.terminal_tools)
     return [(names[i], names[j]) for i, j in rival_pairs(space)]

@@ -20,7 +20,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
-FORMAT = "policyc.monitor"
+FORMAT: Literal["policyc.monitor"] = "policyc.monitor"
 FORMAT_VERSION = 1
 
 SeverityKind = Literal["tolerate", "warn", "block", "soft_block", "stop"]

@@ -49,7 +49,7 @@ class LazyGroup(click.Group):
         module = self._available().get(name)
         if module is None:
             return None
-        return getattr(importlib.import_module(f"policyc.cli.{module}"), "command")
+        return importlib.import_module(f"policyc.cli.{module}").command
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})

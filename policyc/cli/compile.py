@@ -48,7 +48,7 @@ def command(policy: str, output: str | None, fmt: str) -> None:
             write_artifact(artifact, target)
     except OSError as exc:
         click.echo(f"policyc: cannot write `{target}`: {exc.strerror or exc}", err=True)
-        raise click.exceptions.Exit(EXIT_INPUT)
+        raise click.exceptions.Exit(EXIT_INPUT) from None
     classes = Counter(r.rule_class for r in artifact.rules)
     summary = {
         "artifact": target,

@@ -44,7 +44,7 @@ def command(files, fmt, deny, allowed, only, bound, max_layer_share, explain_cod
         try:
             click.echo(explain(explain_code), nl=False)
         except KeyError:
-            raise click.BadParameter(f"no finding is called `{explain_code}`", param_hint="--explain")
+            raise click.BadParameter(f"no finding is called `{explain_code}`", param_hint="--explain") from None
         raise click.exceptions.Exit(EXIT_OK)
     if not files:
         raise click.UsageError("give at least one policy file (or --explain CODE)")
@@ -56,7 +56,7 @@ def command(files, fmt, deny, allowed, only, bound, max_layer_share, explain_cod
 
             selected = {k.slug for code, k in KINDS.items() if code not in skip}
     except KeyError as exc:
-        raise click.BadParameter(f"no finding is called `{exc.args[0]}`")
+        raise click.BadParameter(f"no finding is called `{exc.args[0]}`") from None
     options = LintOptions(bound=bound, max_layer_share=max_layer_share)
     reports, failed_input = [], False
     for path in files:

@@ -1,6 +1,7 @@
 """What every framework adapter shares: the stop signal, the tool-set check, call values.
 
->>> from policyc.artifact.build import compile_file
+>>> from policyc.runtime import Decision, Monitor
+from policyc.artifact.build import compile_file
 >>> from policyc.runtime import Monitor
 >>> monitor = Monitor(compile_file("examples/code_qa.altl"))
 >>> schemas = {"search": ({"type": "object", "properties": {"query": {"type": "string"}},
@@ -17,8 +18,6 @@ import warnings
 from typing import Any, Mapping
 
 from policyc.ir.types import ANY, INT, STR, Type, value_problems
-from policyc.runtime.decision import Decision
-from policyc.runtime.monitor import Monitor
 from policyc.toolschema import ToolSetMismatch, ToolSetReport, compare_tools, signatures_from_schemas
 
 ON_MISMATCH = ("error", "warn", "ignore")

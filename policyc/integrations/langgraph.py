@@ -2,6 +2,7 @@
 
 ```python
 from langgraph.prebuilt import ToolNode
+from policyc.runtime import Decision, Monitor, Run, RunError
 from policyc.integrations.langgraph import PolicyGate
 
 gate = PolicyGate("code_qa.policy.json", tools=[search, read_file, final_answer])
@@ -47,10 +48,6 @@ from langgraph.prebuilt import ToolNode
 from policyc.integrations.gating import PolicyStop, as_arguments, check_tool_set, recorded, text_readings, \
     typed_result
 from policyc.ir.types import ANY
-from policyc.runtime.calls import RunError
-from policyc.runtime.decision import Decision
-from policyc.runtime.monitor import Monitor
-from policyc.runtime.run import Run
 
 ORDER_WAIT = 60.0  # seconds a parallel call waits for the calls before it (then it goes ahead)
 

@@ -40,10 +40,9 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.server import Server
 from mcp.server.stdio import stdio_server
 
+from policyc.runtime import Monitor, RunError
 from policyc.integrations.gating import text_readings, typed_result
 from policyc.ir.types import ANY, RecordT, Type
-from policyc.runtime.calls import RunError
-from policyc.runtime.monitor import Monitor
 from policyc.toolschema import ToolSetReport, compare_tools, signatures_from_schemas
 from policyc.toolschema.compare import type_difference
 

@@ -2,6 +2,7 @@
 
 ```python
 from agents import Agent, Runner
+from policyc.runtime import Decision, Monitor, Run, RunError
 from policyc.integrations.openai_agents import PolicyGuard
 
 guard = PolicyGuard("code_qa.policy.json")
@@ -38,10 +39,6 @@ from agents import FunctionTool, ToolGuardrailFunctionOutput, ToolInputGuardrail
 
 from policyc.integrations.gating import as_arguments, check_tool_set, recorded, text_readings, typed_result
 from policyc.ir.types import ANY
-from policyc.runtime.calls import RunError
-from policyc.runtime.decision import Decision
-from policyc.runtime.monitor import Monitor
-from policyc.runtime.run import Run
 
 
 def tool_schemas(tools: Sequence) -> dict[str, tuple[object, None]]:

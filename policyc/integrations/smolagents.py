@@ -1,6 +1,7 @@
 """smolagents: agents whose every tool call goes through a policy gate.
 
 ```python
+from policyc.runtime import Decision, Monitor, Run
 from policyc.integrations.smolagents import GatedAgent, GatedCodeAgent
 from policyc.runtime import Monitor
 
@@ -46,9 +47,6 @@ from smolagents.models import ChatMessage, ChatMessageToolCall, ChatMessageToolC
 from smolagents.utils import AgentToolExecutionError
 
 from policyc.integrations.gating import PolicyStop, as_arguments, check_tool_set, recorded
-from policyc.runtime.decision import Decision
-from policyc.runtime.monitor import Monitor
-from policyc.runtime.run import Run
 
 _UNTYPED = {"any", "image", "audio", "video"}  # smolagents types with no JSON Schema type
 

@@ -9,8 +9,10 @@
 >>> monitor.verdicts(run.trace)
 {'search_first': False, 'reads_a_file': False, 'grounded': False}
 
-A monitor is immutable once loaded (its only mutable parts are memo tables that any thread
-may fill), so `start()` may be called from several threads at once.
+A monitor owns its artifact's compiled tables (`monitor.compiled`, a `CompiledPolicy`): the
+gate steps them and `finish()`/`score()` hand them to the scorer, so two monitors loaded in
+one process share nothing. It is immutable once loaded (its only mutable parts are memo
+tables that any thread may fill), so `start()` may be called from several threads at once.
 """
 
 from __future__ import annotations
@@ -21,26 +23,28 @@ from typing import Any, Callable, Mapping, Sequence
 
 from policyc.artifact.io import ArtifactError, read_artifact
 from policyc.artifact.models import Artifact
-from policyc.artifact.policy import policy_of
+from policyc.artifact.policy import compiled_of
 from policyc.runtime.calls import RunError
+from policyc.runtime.conformance import ConformanceChecker
 from policyc.runtime.findings import MODES, Finding
+from policyc.runtime.gate import Gate
+from policyc.scoring import TraceReport, score_trace
+from policyc.semantics.positions import PositionEvaluator
+from policyc.tables.policy import CompiledPolicy
 
 
 class Monitor:
     """A policy artifact loaded for gating and scoring."""
 
     def __init__(self, artifact: Artifact, externs: Mapping[str, Callable[..., object]] | None = None):
-        from policyc.runtime.conformance import ConformanceChecker
-        from policyc.runtime.gate import Gate
-
         self.artifact = artifact
-        self.policy = policy_of(artifact)
+        self.compiled: CompiledPolicy = compiled_of(artifact)
+        self.policy = self.compiled.policy
         self.externs = resolve_externs(artifact, externs or {})
-        self.gate = Gate(artifact, self.policy, self.externs)
+        self.gate = Gate(self.compiled, artifact.rivals, self.externs)
         self.conformance = ConformanceChecker(self.policy)
         self.terminal_tools = self.policy.terminal_tools
-        self.rule_classes = {r.name: r.rule_class for r in artifact.rules}
-        share_tables(self.policy, self.gate.tables)
+        self.rule_classes = self.compiled.classes
 
     @classmethod
     def load(cls, path: str | Path, externs: Mapping[str, Callable[..., object]] | None = None) -> "Monitor":
@@ -80,17 +84,14 @@ class Monitor:
         """(tools that keep the policy satisfiable, calls still required)."""
         return self.gate.allowed_next(gate_state), self.gate.required(gate_state)
 
-    def score(self, trace):
-        """The compliance report of a complete trace, as `policyc score` computes it."""
-        from policyc.runtime.report import score_trace
-
-        return score_trace(self, trace)
+    def score(self, trace) -> TraceReport:
+        """The compliance report of a complete trace, as `policyc score` computes it: the same
+        scorer, handed this monitor's compiled tables and extern bindings."""
+        return score_trace(self.compiled, trace, externs=self.externs)
 
     def verdicts(self, trace) -> dict[str, bool]:
         """Whether each rule holds on a complete trace: the compiled rules by stepping their
         automata (linear, one lookup per call when warm), the others by the evaluator."""
-        from policyc.semantics.positions import PositionEvaluator
-
         gated = self.gate.accepting_after(trace.calls)
         out = {}
         engine = None
@@ -102,19 +103,6 @@ class Monitor:
                 engine = engine or PositionEvaluator(trace, self.externs)
                 out[rule.name] = engine.holds(rule.formula)
         return out
-
-
-def share_tables(policy, tables: Mapping) -> None:
-    """Hand the artifact's compiled tables to `policyc.automata`, whose `first_violation`
-    and `rule_class` the scorer asks: they then reuse these tables instead of compiling the
-    rules again, which needs the solver a deployed runtime does not have."""
-    from policyc.automata import compile as compiled
-    from policyc.automata.fragment import plan_rule
-
-    for rule in policy.rules:
-        table = tables.get(rule.name)
-        if table is not None and rule.formula not in compiled._CACHE:
-            compiled._CACHE[rule.formula] = compiled.RuleAutomaton(rule.formula, plan_rule(rule.formula), table)
 
 
 def resolve_externs(artifact: Artifact, given: Mapping[str, Callable[..., object]]) -> dict:

@@ -5,10 +5,16 @@
 A policy without rules scores 1. A rule that cannot be evaluated (an extern predicate without
 a binding, or one that raised) counts as violated and says why in `error`.
 
+The scorer is handed the policy's compiled tables (`policyc.tables.CompiledPolicy`, made by
+`policyc.automata.compile_policy` or read from an artifact): a rule with a table is decided
+in one pass of its automaton, which also gives the step where its violation became certain;
+the others by the reference evaluator, a violation then placed at the end of the trace.
+
+>>> from policyc.automata import compile_policy
 >>> from policyc.check import check_file
 >>> from policyc.trace import load_traces
->>> policy, _ = check_file("examples/fan_out_fan_in.altl")
->>> report = score_trace(policy, load_traces("examples/traces/appendix_b.json").traces[0])
+>>> compiled = compile_policy(check_file("examples/fan_out_fan_in.altl")[0])
+>>> report = score_trace(compiled, load_traces("examples/traces/appendix_b.json").traces[0])
 >>> report.compliance_score, report.compliance_label, report.constraints[1].detail
 (1.0, 'FULL', '"tool_a" (call #1) before "tool_d" (call #5).')
 """
@@ -33,8 +39,8 @@ from policyc.scoring.models import (
     label_of,
 )
 from policyc.scoring.vacuity import VACUOUS, vacuity
-from policyc.scoring.violation import automaton_verdict, rule_class, violated_at
 from policyc.semantics.positions import PositionEvaluator
+from policyc.tables.policy import CompiledPolicy
 from policyc.trace.conformance import check_trace
 from policyc.trace.errors import TraceError
 from policyc.trace.model import Trace
@@ -56,20 +62,20 @@ def resolve_externs(policy: Policy) -> dict[str, Callable[..., object]]:
     return out
 
 
-def score_rule(rule: Rule, trace: Trace, engine: PositionEvaluator, classes: dict | None = None) -> ConstraintResult:
+def score_rule(rule: Rule, trace: Trace, engine: PositionEvaluator, compiled: CompiledPolicy) -> ConstraintResult:
     """One rule's verdict, detail, violation step and vacuity on one trace."""
-    kind = classes[rule.name] if classes is not None and rule.name in classes else rule_class(rule.formula)
-    base = {"name": rule.name, "layer": rule.layer, "weight": rule.weight, "rule_class": kind}
+    base = {"name": rule.name, "layer": rule.layer, "weight": rule.weight, "rule_class": compiled.rule_class(rule.name)}
+    table = compiled.table(rule.name)
     try:
         # the rule's automaton decides it in one pass when it is compiled; the evaluator otherwise
-        found = automaton_verdict(rule.formula, trace, engine.root_env.externs)
+        found = None if table is None else table.verdict_on(trace.calls, engine.root_env.externs)
         passed = engine.holds(rule.formula) if found is None else found[0]
         if passed:
             status, why = vacuity(rule.formula, engine)
             if status == VACUOUS:
                 return ConstraintResult(**base, passed=True, detail=f"Holds vacuously: {why}.", vacuous=True)
             return ConstraintResult(**base, passed=True, detail=describe(rule, engine, True))
-        step = violated_at(rule.formula, trace, engine.root_env.externs) if found is None else found[1]
+        step = len(trace) if found is None or found[1] is None else found[1]
         return ConstraintResult(**base, passed=False, detail=describe(rule, engine, False, step), violated_at=step)
     except (ExternError, RecursionError) as exc:
         problem = str(exc) if isinstance(exc, ExternError) else "the formula is nested too deeply to evaluate"
@@ -77,17 +83,17 @@ def score_rule(rule: Rule, trace: Trace, engine: PositionEvaluator, classes: dic
 
 
 @deep_recursion()
-def score_trace(policy: Policy, trace: Trace, *, externs: Externs | None = None,
-                classes: dict | None = None) -> TraceReport:
-    """The compliance report of one complete trace against a checked policy.
+def score_trace(compiled: CompiledPolicy, trace: Trace, *, externs: Externs | None = None) -> TraceReport:
+    """The compliance report of one complete trace against a compiled policy.
 
     `externs` binds extern predicates to Python functions (by default, their `from` bindings).
-    `classes` may hold each rule's class, computed once for a corpus.
     """
+    if not isinstance(compiled, CompiledPolicy):
+        raise TypeError("score_trace takes a compiled policy: policyc.automata.compile_policy(policy), "
+                        "or Monitor(...).compiled for an artifact")
+    policy = compiled.policy
     engine = PositionEvaluator(trace, resolve_externs(policy) if externs is None else externs)
-    if classes is None:
-        classes = rule_classes(policy)
-    constraints = [score_rule(rule, trace, engine, classes) for rule in policy.rules]
+    constraints = [score_rule(rule, trace, engine, compiled) for rule in policy.rules]
     total = sum(c.weight for c in constraints)
     lost = sum(c.weight for c in constraints if not c.passed)
     score = 1.0 if total == 0 else 1.0 - lost / total
@@ -107,11 +113,6 @@ def score_trace(policy: Policy, trace: Trace, *, externs: Externs | None = None,
         origin=trace.origin,
         input_problems=[InputProblem.from_finding(f) for f in check_trace(trace, policy.tools)],
     )
-
-
-def rule_classes(policy: Policy) -> dict[str, str | None]:
-    """Each rule's class (see `violation.rule_class`), computed once per policy."""
-    return {r.name: rule_class(r.formula, policy.tools) for r in policy.rules}
 
 
 class CorpusTally:
@@ -185,20 +186,20 @@ class CorpusTally:
         return out
 
 
-def score_corpus(policy: Policy, traces: Iterable[Trace | TraceError], *, externs: Externs | None = None,
+def score_corpus(compiled: CompiledPolicy, traces: Iterable[Trace | TraceError], *, externs: Externs | None = None,
                  keep_reports: bool = True) -> CorpusReport:
     """Score every trace; malformed records (TraceError items) are counted and listed.
 
+    >>> from policyc.automata import compile_policy
     >>> from policyc.check import check_file
     >>> from policyc.trace import iter_traces
-    >>> policy, _ = check_file("examples/fan_out_fan_in.altl")
-    >>> corpus = score_corpus(policy, iter_traces("examples/traces/appendix_b.json"))
+    >>> compiled = compile_policy(check_file("examples/fan_out_fan_in.altl")[0])
+    >>> corpus = score_corpus(compiled, iter_traces("examples/traces/appendix_b.json"))
     >>> corpus.traces, corpus.mean_score, [(l.layer, l.pass_rate) for l in corpus.layers][:2]
     (1, 1.0, [('L1', 1.0), ('L3', 1.0)])
     """
-    bound = resolve_externs(policy) if externs is None else externs
-    classes = rule_classes(policy)
-    tally = CorpusTally(policy, keep_reports)
+    bound = resolve_externs(compiled.policy) if externs is None else externs
+    tally = CorpusTally(compiled.policy, keep_reports)
     for item in traces:
-        tally.add(item if isinstance(item, TraceError) else score_trace(policy, item, externs=bound, classes=classes))
+        tally.add(item if isinstance(item, TraceError) else score_trace(compiled, item, externs=bound))
     return tally.report()

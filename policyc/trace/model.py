@@ -8,7 +8,7 @@ from typing import Any, Mapping
 
 from policyc.grounding import EntitySet
 from policyc.ir.data import path_value
-from policyc.ir.ops import UNDEF
+from policyc.ir.ops import UNDEF, value_key
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,8 +77,6 @@ class TraceGlobals:
     def values(self, tool: str, path: tuple, flatten: bool) -> list:
         key = (tool, path, flatten)
         if key not in self._values:
-            from policyc.semantics.domains import value_key
-
             seen: dict[object, object] = {}
             for call in self.trace.calls:
                 if call.name != tool or not path:

@@ -18,7 +18,7 @@ set of letters that agree with it on every atom that does not read the result.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Mapping
+from typing import Callable, Mapping, cast
 
 from policyc.ir import nodes as n
 from policyc.ir.data import DataEnv, eval_term
@@ -26,7 +26,7 @@ from policyc.ir.ops import UNDEF, truthy
 from policyc.ir.printer import show
 from policyc.ir.serialize import dump_nodes, load_nodes
 
-from policyc.automata.atoms import reads_result
+from policyc.tables.atoms import reads_result
 
 SATISFIED, VIOLATED, OPEN = "satisfied", "violated", "open"
 
@@ -143,7 +143,7 @@ class Alphabet:
 
     @classmethod
     def from_json(cls, data: dict) -> "Alphabet":
-        atoms = tuple(load_nodes(data["atoms"]))
+        atoms = tuple(cast(n.Term, a) for a in load_nodes(data["atoms"]))
         tools = {}
         for tool, entry in data["tools"].items():
             ids = tuple(entry["atoms"])
@@ -183,9 +183,10 @@ class DfaTable:
         """Letters of a shortest continuation from `state` to acceptance ([] if it accepts)."""
         if self.dist_accept[state] is None:
             return None
-        out = []
+        out: list[int] = []
         while not self.accepting[state]:
             letter = self.to_accept[state]
+            assert letter is not None  # a state that can reach acceptance has a first letter
             out.append(letter)
             state = self.delta[state][letter]
         return out
@@ -194,9 +195,10 @@ class DfaTable:
         """Letters of a shortest continuation after which the formula fails ([] if it fails now)."""
         if self.verdict[state] == SATISFIED:
             return None
-        out = []
+        out: list[int] = []
         while self.accepting[state]:
             letter = self.to_reject[state]
+            assert letter is not None  # a state that can fail has a first letter to failure
             out.append(letter)
             state = self.delta[state][letter]
         return out

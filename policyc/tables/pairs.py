@@ -8,8 +8,8 @@ whether some continuation satisfies both. Continuations respect the end of a run
 terminal call, nothing. A pair whose table has no state where both rules are alive alone
 but not together can never conflict, and is never looked at again.
 
->>> from policyc.automata.table import Alphabet, DfaTable, ToolLetters
->>> from policyc.runtime.product import JointSpace
+>>> from policyc.tables.dfa import Alphabet, DfaTable, ToolLetters
+>>> from policyc.tables.product import JointSpace
 >>> ab = Alphabet((), {"a": ToolLetters((), {0: 0}, 0), "b": ToolLetters((), {0: 1}, 0)}, other=2)
 >>> after_a_no_b = DfaTable(ab, 0, ((1, 0, 0), (1, 2, 1), (2, 2, 2)), (True, True, False),
 ...                         ("open", "open", "violated"), (None, None, None), (0, 0, None))
@@ -24,8 +24,8 @@ from __future__ import annotations
 
 from collections import deque
 
-from policyc.automata.table import VIOLATED
-from policyc.runtime.product import OTHER, JointSpace
+from policyc.tables.dfa import VIOLATED
+from policyc.tables.product import JointSpace
 
 
 class PairTable:
@@ -54,13 +54,11 @@ class PairChecker:
         """(letter of i, letter of j, terminal) of every kind of call, deduplicated."""
         space = self.space
         seen: dict[tuple[int, int], bool] = {}
-        for tool in sorted(space.mentions[i] | space.mentions[j]) + [OTHER]:
-            final = tool in space.terminal
-            for mask in space.letters_of(tool) if tool != OTHER else (0,):
-                li, lj = space._letter(i, tool, mask), space._letter(j, tool, mask)
-                if li is not None and lj is not None:
-                    # a letter that can be final or not must be tried both ways
-                    seen[(li, lj)] = seen.get((li, lj), final) and final
+        for tool, mask, final in space.moves():
+            li, lj = space.letter(i, tool, mask), space.letter(j, tool, mask)
+            if li is not None and lj is not None:
+                # a letter that can be final or not must be tried both ways
+                seen[(li, lj)] = seen.get((li, lj), final) and final
         return [(li, lj, final) for (li, lj), final in seen.items()]
 
     def table(self, i: int, j: int) -> PairTable:

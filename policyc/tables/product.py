@@ -10,7 +10,15 @@ distinct atom (hash-consing makes an atom used by two rules one atom). Each rule
 the mask onto its own atoms to find its letter. A projection the compiler proved
 impossible marks the mask impossible.
 
->>> from policyc.automata.table import Alphabet, DfaTable, ToolLetters
+`moves()` lists every kind of call the declared tools allow, for the searches of
+`policyc.tables.pairs`, `.joint` and the gate's guidance: each tool some rule mentions with
+each of its masks, and "any other tool" once for each way such a tool ends a run or not
+(a declared tool no rule mentions). Two facts say how far a search over them can be
+trusted: `moves_complete` (no tool has more atoms than the masks enumerated) and
+`moves_exact` (every mask is a combination some call can produce: on each tool, one rule's
+atoms cover every other rule's, so that rule's compiler decided the combinations).
+
+>>> from policyc.tables.dfa import Alphabet, DfaTable, ToolLetters
 >>> ab = Alphabet((), {"a": ToolLetters((), {0: 0}, 0)}, other=1)
 >>> called_a = DfaTable(ab, 0, ((1, 0), (1, 1)), (False, True), ("open", "satisfied"), (0, None), (1, 0))
 >>> space = JointSpace([called_a], {"a": (), "b": ()}, frozenset())
@@ -25,20 +33,24 @@ import threading
 from itertools import product as cartesian
 from typing import Iterable, Mapping
 
-from policyc.automata.table import SATISFIED, VIOLATED, DfaTable
 from policyc.ir import nodes as n
 from policyc.ir.data import DataEnv, eval_term
 from policyc.ir.ops import UNDEF, truthy
+from policyc.tables.atoms import reads_result
+from policyc.tables.dfa import SATISFIED, VIOLATED, DfaTable
 
 OTHER = "\0other"   # the tool key of a call no rule mentions
 UNTRACKED = -1      # a rule whose automaton was given a letter it cannot read
 MAX_RESULT_BITS = 8  # proposals with more unknown atoms are judged rule by rule
+MAX_MASK_BITS = 2 * MAX_RESULT_BITS  # tools with more atoms have no enumerated masks
+
+Move = tuple[str, int, bool]  # (tool key, mask, whether the call ends the run)
 
 
 class JointSpace:
     """Interned joint states of a list of DFAs, with memoised transitions."""
 
-    def __init__(self, tables: list[DfaTable], tools: Mapping[str, tuple], terminal: frozenset[str],
+    def __init__(self, tables: list[DfaTable], tools: Mapping[str, object], terminal: frozenset[str],
                  externs: Mapping | None = None):
         self.tables = tables
         self.terminal = terminal
@@ -52,7 +64,7 @@ class JointSpace:
                     if ab.atoms[i] not in pool:
                         pool.append(ab.atoms[i])
         self.atoms = {tool: tuple(pool) for tool, pool in atoms.items()}
-        self.result_bits = {tool: sum(1 << b for b, a in enumerate(pool) if _reads_result(a))
+        self.result_bits = {tool: sum(1 << b for b, a in enumerate(pool) if reads_result(a))
                             for tool, pool in self.atoms.items()}
         # per rule, per tool: the global bit of each local atom, and the rule's letter table
         self._proj: list[dict[str, tuple[tuple[int, ...], Mapping[int, int]]]] = []
@@ -84,8 +96,9 @@ class JointSpace:
         self._ids: dict[tuple[int, ...], int] = {}
         self.states: list[tuple[int, ...]] = []
         self._step: dict[tuple[int, str, int], int | None] = {}
-        self._moves: dict[tuple[str, int], tuple | None] = {}
+        self._columns: dict[tuple[str, int], tuple | None] = {}
         self._letters_memo: dict[str, tuple[int, ...]] = {}
+        self._moves_all: tuple[Move, ...] | None = None
         self._accepting: dict[int, tuple[bool | None, ...]] = {}
         self.initial = self.intern(tuple(t.initial for t in tables))
 
@@ -156,7 +169,7 @@ class JointSpace:
                 mask |= 1 << bit
         return mask
 
-    def _letter(self, rule: int, key: str, mask: int) -> int | None:
+    def letter(self, rule: int, key: str, mask: int) -> int | None:
         entry = self._proj[rule].get(key)
         if entry is None:
             return self.tables[rule].alphabet.other
@@ -169,20 +182,20 @@ class JointSpace:
 
     # ------------------------------------------------------------ transitions
 
-    def moves(self, key: str, mask: int) -> tuple[tuple[int, tuple], ...] | None:
+    def columns(self, key: str, mask: int) -> tuple[tuple[int, tuple], ...] | None:
         """(rule, its transition column) for every rule a call with this mask may move;
         None when some rule's compiler ruled the mask out."""
         memo = (key, mask)
-        found = self._moves.get(memo, -2)
-        if found == -2:
-            out = []
-            for i in self.affected.get(key, ()):
-                letter = self._letter(i, key, mask)
-                if letter is None:
-                    out = None
-                    break
-                out.append((i, tuple(row[letter] for row in self.tables[i].delta)))
-            found = self._moves[memo] = None if out is None else tuple(out)
+        if memo in self._columns:
+            return self._columns[memo]
+        out: list[tuple[int, tuple[int, ...]]] = []
+        for i in self.affected.get(key, ()):
+            letter = self.letter(i, key, mask)
+            if letter is None:
+                self._columns[memo] = None
+                return None
+            out.append((i, tuple(row[letter] for row in self.tables[i].delta)))
+        found = self._columns[memo] = tuple(out)
         return found
 
     def step(self, jid: int, key: str, mask: int) -> int | None:
@@ -191,7 +204,7 @@ class JointSpace:
         out = self._step.get(memo, -2)
         if out != -2:
             return out
-        moves = self.moves(key, mask)
+        moves = self.columns(key, mask)
         if moves is None:
             self._step[memo] = None
             return None
@@ -225,7 +238,7 @@ class JointSpace:
             return out
         nxt = list(self.states[jid])
         for i in self.affected.get(key, ()):
-            letter = self._letter(i, key, mask)
+            letter = self.letter(i, key, mask)
             s = nxt[i]
             nxt[i] = UNTRACKED if s == UNTRACKED or letter is None else self.tables[i].delta[s][letter]
         return self.intern(tuple(nxt))
@@ -253,9 +266,9 @@ class JointSpace:
             return memo
         width = len(self.atoms.get(key, ()))
         out = []
-        if width <= 2 * MAX_RESULT_BITS:
+        if width <= MAX_MASK_BITS:
             for mask in range(1 << width):
-                if all(self._letter(i, key, mask) is not None for i in range(len(self.tables))):
+                if all(self.letter(i, key, mask) is not None for i in range(len(self.tables))):
                     out.append(mask)
         self._letters_memo[key] = tuple(out)
         return self._letters_memo[key]
@@ -263,6 +276,39 @@ class JointSpace:
     def keys(self) -> tuple[str, ...]:
         """Every distinct kind of call: each tool some rule mentions, then any other tool."""
         return tuple(self.atoms) + (OTHER,)
+
+    def moves(self) -> tuple[Move, ...]:
+        """Every kind of call the declared tools allow (see the module's docstring). Memoised."""
+        found = self._moves_all
+        if found is None:
+            out: list[Move] = [(key, mask, key in self.terminal) for key in self.atoms for mask in self.letters_of(key)]
+            out.extend((OTHER, 0, final) for final in self.other_endings)
+            found = self._moves_all = tuple(out)
+        return found
+
+    @property
+    def other_endings(self) -> tuple[bool, ...]:
+        """For "any other tool": whether such a call can go on (False) and end a run (True).
+        With no declared tools (bare tables), any other tool may be called and go on."""
+        if not self.declared:
+            return (False,)
+        return tuple(sorted({t in self.terminal for t in self.declared if t not in self.atoms}))
+
+    @property
+    def moves_complete(self) -> bool:
+        """Whether `moves()` lists every mask of every tool (none has too many atoms)."""
+        return all(len(pool) <= MAX_MASK_BITS for pool in self.atoms.values())
+
+    @property
+    def moves_exact(self) -> bool:
+        """Whether every move is a combination of guard truths some call can produce."""
+        for tool, pool in self.atoms.items():
+            covered = [t for t in self.tables if tool in t.alphabet.tools]
+            if not all(t.alphabet.exact for t in covered):
+                return False
+            if not any(len(t.alphabet.tools[tool].atoms) == len(pool) for t in covered):
+                return False  # the atoms of two rules combine in ways no compiler decided
+        return True
 
     def open_rules(self, jid: int) -> frozenset[int]:
         """The rules open in joint state `jid` (memoised)."""
@@ -277,9 +323,3 @@ class JointSpace:
         """Neither lost nor won for good (nor untracked) in joint state `jid`."""
         s = self.states[jid][rule]
         return s != UNTRACKED and self._open[rule][s]
-
-
-def _reads_result(t: n.Term) -> bool:
-    from policyc.automata.atoms import reads_result
-
-    return reads_result(t)

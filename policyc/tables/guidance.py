@@ -3,7 +3,7 @@
 Continuations respect how runs end: a terminal tool (the final answer) can only be the
 last call, so a search never continues past one.
 
->>> from policyc.automata.table import Alphabet, DfaTable, ToolLetters
+>>> from policyc.tables.dfa import Alphabet, DfaTable, ToolLetters
 >>> ab = Alphabet((), {"a": ToolLetters((), {0: 0}, 0), "done": ToolLetters((), {0: 1}, 0)}, other=2)
 >>> called_a = DfaTable(ab, 0, ((1, 0, 0), (1, 1, 1)), (False, True), ("open", "satisfied"), (0, None), (1, 0))
 >>> owed_before(called_a, 0, frozenset({"done"}), (1,))
@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Iterable
 
-from policyc.automata.table import VIOLATED, DfaTable
+from policyc.tables.dfa import VIOLATED, DfaTable
 
 
 def owed_before(table: DfaTable, state: int, terminal: frozenset[str], final_letters: Iterable[int],
@@ -39,9 +39,11 @@ def owed_before(table: DfaTable, state: int, terminal: frozenset[str], final_let
         q = queue.popleft()
         if done(q):
             path = []
-            while parent[q] is not None:
-                q, letter = parent[q]
+            step = parent[q]
+            while step is not None:
+                q, letter = step
                 path.append(tools[letter] or "any other tool")
+                step = parent[q]
             return path[::-1]
         for letter in moves:
             r = table.delta[q][letter]

@@ -78,7 +78,7 @@ def _reads(t: n.Node) -> frozenset[str]:
     return out
 
 
-def reads_result(t: n.Term) -> bool:
+def reads_result(t: n.Node) -> bool:
     """Whether a term reads the result of the call (unknown when a call is only proposed)."""
     key = "automata.reads_result"
     cached = t._cache.get(key)

@@ -1,8 +1,10 @@
 """Can the open rules still hold together? A search in the lazily built product.
 
 Each rule alone may still be satisfiable while no single continuation satisfies them all
-(`G(a -> G not b)` with `F b` after an `a`). `Together.check(jid, rules)` answers True,
-False, or None when the search ran out of budget (then nothing is reported).
+(`G(a -> G not b)` with `F b` after an `a`). `JointSearch.check(jid, rules)` answers True,
+False, or None when the search ran out of budget (then nothing is reported). The gate asks it
+with a small budget before each call; the lint asks it once, with a large one, whether any
+run at all satisfies a set of claims (`satisfiable`).
 
 The search first tries a cheap witness: the rules' own shortest continuations, one after
 the other. When that fails it explores the product breadth first, within a budget. Every
@@ -14,8 +16,8 @@ from __future__ import annotations
 
 from collections import deque
 
-from policyc.automata.table import SATISFIED, VIOLATED
-from policyc.runtime.product import OTHER, UNTRACKED, JointSpace
+from policyc.tables.dfa import SATISFIED, VIOLATED
+from policyc.tables.product import OTHER, UNTRACKED, JointSpace
 
 #: Joint states one search may visit before it gives up (the answer is then unknown).
 SEARCH_BUDGET = 256
@@ -23,7 +25,9 @@ SEARCH_BUDGET = 256
 Letter = tuple[str, int]  # (tool key, mask)
 
 
-class Together:
+class JointSearch:
+    """Searches in one product, memoised per (rules, their states) across calls and runs."""
+
     def __init__(self, space: JointSpace, budget: int = SEARCH_BUDGET):
         self.space = space
         self.budget = budget
@@ -74,10 +78,11 @@ class Together:
         """Every state along a witness path can still comply (with the rest of the path)."""
         self._memo[self._key(jid, rules)] = True
         for key, mask in path:
-            jid = self.space.step(jid, key, mask)
-            rest = None if jid is None else self.pending(jid, rules)
-            if rest is None:
+            nxt = self.space.step(jid, key, mask)
+            rest = None if nxt is None else self.pending(nxt, rules)
+            if nxt is None or rest is None:
                 return
+            jid = nxt
             self._memo[self._key(jid, rest)] = True
 
     def _realise(self, rule: int, local_letter: int) -> Letter | None:
@@ -86,7 +91,7 @@ class Together:
         if tool is None:
             return (OTHER, 0)
         for mask in self.space.letters_of(tool):
-            if self.space._letter(rule, tool, mask) == local_letter:
+            if self.space.letter(rule, tool, mask) == local_letter:
                 return (tool, mask)
         return None
 
@@ -105,7 +110,7 @@ class Together:
                 letter = None if tables[i].accepting[state] else tables[i].to_accept[state]
                 move = None if letter is None else self._realise(i, letter)
                 nxt = None if move is None else space.step(jid, *move)
-                if nxt is None:
+                if move is None or nxt is None:
                     continue
                 after = self.pending(nxt, rest)
                 if after is None or move[0] in space.terminal and not space.accepting(nxt, after):
@@ -119,14 +124,13 @@ class Together:
 
     def _explore(self, jid: int, rules: frozenset[int]) -> bool | None:
         space = self.space
-        moves = [(key, mask) for key in space.keys()
-                 for mask in (space.letters_of(key) if key != OTHER else (0,))]
+        moves = space.moves()
         seen = {(jid, rules)}
         queue = deque([(jid, rules)])
         while queue:
             node = queue.popleft()
             j, rest = node
-            for key, mask in moves:
+            for key, mask, final in moves:
                 k = space.step(j, key, mask)
                 if k is None:
                     continue
@@ -135,7 +139,7 @@ class Together:
                     continue
                 if not nrest or space.accepting(k, nrest):
                     return True
-                if key in space.terminal or (k, nrest) in seen:
+                if final or (k, nrest) in seen:
                     continue
                 if self._memo.get(self._key(k, nrest)) is True:
                     return True
@@ -144,3 +148,26 @@ class Together:
                 seen.add((k, nrest))
                 queue.append((k, nrest))
         return False
+
+
+def satisfiable(space: JointSpace, budget: int) -> bool | None:
+    """Exactly, for runs of any length: does some run satisfy every rule of the product?
+    Runs are calls to the declared tools, a terminal tool only as the last call. None when
+    the search exceeds `budget` joint states, or when the product's moves cannot settle the
+    answer (`JointSpace.moves_complete` for "no", `moves_exact` for "yes").
+
+    >>> from policyc.tables.dfa import Alphabet, DfaTable, ToolLetters
+    >>> ab = Alphabet((), {"a": ToolLetters((), {0: 0}, 0)}, other=1)
+    >>> need_a = DfaTable(ab, 0, ((1, 0), (1, 1)), (False, True), ("open", "satisfied"), (0, None), (1, 0))
+    >>> never_a = DfaTable(ab, 0, ((1, 0), (1, 1)), (True, False), ("open", "violated"), (None, None), (0, None))
+    >>> satisfiable(JointSpace([need_a, never_a], {"a": (), "b": ()}, frozenset()), 1000)
+    False
+    >>> satisfiable(JointSpace([need_a], {"a": ()}, frozenset({"a"})), 1000)   # `a` ends the run: fine
+    True
+    """
+    found = JointSearch(space, budget).check(space.initial, frozenset(range(len(space.tables))))
+    if found is False and not space.moves_complete:
+        return None
+    if found is True and not space.moves_exact:
+        return None
+    return found

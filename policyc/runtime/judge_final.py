@@ -13,7 +13,7 @@ Rules that do read the final call's result or the metrics stay undecided until `
 >>> from policyc.runtime.monitor import Monitor
 >>> from policyc.trace.model import Call
 >>> policy = Monitor(compile_file("examples/code_qa.altl")).policy    # its rule `grounded`
->>> rules = OfflineRules([GatedRule("grounded", "L6", "warn", None, None)], policy)
+>>> rules = FinalAnswerJudge([GatedRule("grounded", "L6", "warn", None, None)], policy)
 >>> read = Call("read_file", {"path": "a.py"}, {"a.py": "def parse_args(): pass"}, 0)
 >>> [f.rule for f in rules.judge_final((read,), "final_answer", {"answer": "call parse_args()"})]
 []
@@ -30,12 +30,11 @@ from policyc.ir.data import ExternError
 from policyc.ir.ops import UNDEF
 from policyc.ir.policy import Policy
 from policyc.ir.walk import subformulas
-from policyc.runtime.findings import OWED, Finding
-from policyc.runtime.plain import GatedRule
+from policyc.runtime.findings import OWED, Finding, GatedRule
 from policyc.trace.model import Call, Trace
 
 
-class OfflineRules:
+class FinalAnswerJudge:
     """The uncompiled rules of a policy that a proposed final answer decides."""
 
     def __init__(self, rules: list[GatedRule], policy: Policy,

@@ -5,9 +5,12 @@ A rule with sliced parts combines the parts' verdicts through its boolean skelet
 three-valued logic (satisfied / violated / open): `and` is violated when a part is, `or`
 satisfied when a part is, `not` swaps. Every verdict it reports is certain.
 
+`verdict_on(calls)` steps a rule over a complete trace in one pass: whether the trace
+satisfies it, and the length of its shortest bad prefix (the scorer's `violated_at`).
+
 This module imports only the standard library and `policyc.ir`.
 
->>> from policyc.automata.table import Alphabet, DfaTable, ToolLetters
+>>> from policyc.tables.dfa import Alphabet, DfaTable, ToolLetters
 >>> ab = Alphabet((), {"a": ToolLetters((), {0: 0}, 0)}, other=1)
 >>> never_a = DfaTable(ab, 0, ((1, 0), (1, 1)), (True, False), ("open", "violated"), (None, None), (0, None), (0, None))
 >>> run = RuleTable(0, (never_a,)).start()
@@ -20,12 +23,13 @@ This module imports only the standard library and `policyc.ir`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Mapping, Union
+from typing import Callable, Iterable, Mapping, Union
 
+from policyc.ir.data import ExternError
 from policyc.ir.ops import UNDEF
 
-from policyc.automata.slicing import SliceRun, SliceTable
-from policyc.automata.table import OPEN, SATISFIED, VIOLATED, DfaTable
+from policyc.tables.dfa import OPEN, SATISFIED, VIOLATED, AlphabetError, DfaTable
+from policyc.tables.slicing import SliceRun, SliceTable
 
 PartTable = Union[DfaTable, SliceTable]
 
@@ -40,15 +44,17 @@ def combine(skeleton, values: list, op_and: Callable, op_or: Callable, op_not: C
     return op_and(parts) if kind == "and" else op_or(parts)
 
 
-def _and3(vs):
+def and3(vs) -> str:
+    """Three-valued `and` of verdicts: violated if one is, satisfied if all are."""
     return VIOLATED if VIOLATED in vs else SATISFIED if all(v == SATISFIED for v in vs) else OPEN
 
 
-def _or3(vs):
+def or3(vs) -> str:
+    """Three-valued `or` of verdicts: satisfied if one is, violated if all are."""
     return SATISFIED if SATISFIED in vs else VIOLATED if all(v == VIOLATED for v in vs) else OPEN
 
 
-def _not3(v):
+def not3(v) -> str:
     return {SATISFIED: VIOLATED, VIOLATED: SATISFIED}.get(v, OPEN)
 
 
@@ -64,6 +70,45 @@ class RuleTable:
 
     def start(self) -> "RuleRun":
         return RuleRun(self)
+
+    def verdict_on(self, calls: Iterable, externs: Mapping[str, Callable] | None = None) -> tuple[bool, int | None] | None:
+        """In one pass over a complete trace's calls (objects with name, args and result):
+        whether the trace satisfies the rule, and the length of its shortest bad prefix
+        (None: no prefix is bad). None when an extern predicate fails or a call makes guard
+        truths the compiler ruled out: the reference evaluator then decides, and says why.
+
+        >>> from policyc.tables.dfa import Alphabet, ToolLetters
+        >>> from policyc.trace.model import Trace
+        >>> ab = Alphabet((), {"a": ToolLetters((), {0: 0}, 0)}, other=1)
+        >>> never_a = DfaTable(ab, 0, ((1, 0), (1, 1)), (True, False), ("open", "violated"), (None, None), (0, None))
+        >>> RuleTable(0, (never_a,)).verdict_on(Trace.of(("b", {}), ("a", {}), ("b", {})).calls)
+        (False, 2)
+        """
+        try:
+            dfa = self.dfa
+            if dfa is not None:  # one automaton: step it directly
+                state, delta, verdict, letter = dfa.initial, dfa.delta, dfa.verdict, dfa.alphabet.letter
+                plain, other = dfa.alphabet.plain_letters(), dfa.alphabet.other
+                if verdict[state] == VIOLATED:
+                    return False, 0
+                for k, call in enumerate(calls, 1):
+                    x = plain.get(call.name, other)
+                    if x is None:  # a tool with guard atoms: evaluate them on the call
+                        x = letter(call.name, call.args, call.result, externs=externs)
+                    state = delta[state][x]
+                    if verdict[state] == VIOLATED:
+                        return False, k
+                return bool(dfa.accepting[state]), None
+            run = self.start()
+            if run.verdict() == VIOLATED:
+                return False, 0
+            for k, call in enumerate(calls, 1):
+                run.step(call.name, call.args, call.result, externs)
+                if run.verdict() == VIOLATED:
+                    return False, k
+            return run.accepting(), None
+        except (ExternError, AlphabetError):
+            return None
 
     def to_json(self) -> dict:
         return {"skeleton": _skeleton_json(self.skeleton),
@@ -116,7 +161,7 @@ class RuleRun:
 
     def verdict(self) -> str:
         values = self._part_values(lambda p, s: p.verdict[s], lambda r: r.verdict())
-        return combine(self.table.skeleton, values, _and3, _or3, _not3)
+        return combine(self.table.skeleton, values, and3, or3, not3)
 
     def to_json(self) -> list:
         return [s if isinstance(s, int) else s.to_json() for s in self.states]

@@ -24,10 +24,11 @@ When one call breaks several rules, the strongest severity decides.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from types import MappingProxyType
 
 from policyc.runtime.findings import SEVERITY_RANK, Finding, effective_severity
 
-_ACTION = {"tolerate": "allow", "warn": "warn", "block": "block", "soft_block": "block", "stop": "stop"}
+_ACTION = MappingProxyType({"tolerate": "allow", "warn": "warn", "block": "block", "soft_block": "block", "stop": "stop"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +74,7 @@ class Outcome:
         return self.action in ("allow", "warn")
 
 
-def enforce(state: EnforcementState, identity: str, findings: list[Finding], mode: str | None) -> Outcome:
+def enforce(state: EnforcementState, identity: str | None, findings: list[Finding], mode: str | None) -> Outcome:
     """Decide what happens to a proposed call with these findings."""
     if state.override is not None:
         if state.override == identity:

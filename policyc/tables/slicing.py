@@ -24,14 +24,14 @@ This module imports only the standard library and `policyc.ir`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Mapping
+from typing import Callable, Mapping, cast
 
 from policyc.ir import nodes as n
 from policyc.ir.data import DataEnv, eval_term, path_value
-from policyc.ir.ops import UNDEF, truthy
+from policyc.ir.ops import UNDEF, truthy, value_key
 from policyc.ir.serialize import dump_nodes, load_nodes
 
-from policyc.automata.table import OPEN, SATISFIED, VIOLATED, Alphabet, DfaTable
+from policyc.tables.dfa import OPEN, SATISFIED, VIOLATED, Alphabet, AlphabetError, DfaTable
 
 
 class _Fresh:
@@ -44,23 +44,6 @@ class _Fresh:
 
 
 FRESH = _Fresh()
-
-
-def value_key(v: object) -> object:
-    """A hashable key with the evaluator's equality (1 == 1.0, true != 1)."""
-    if isinstance(v, bool):
-        return ("b", v)
-    if isinstance(v, (int, float)):
-        return ("n", v)
-    if isinstance(v, str):
-        return ("s", v)
-    if v is None:
-        return ("z",)
-    if isinstance(v, list):
-        return ("l", tuple(value_key(x) for x in v))
-    if isinstance(v, dict):
-        return ("d", tuple(sorted((k, value_key(x)) for k, x in v.items())))
-    return ("o", repr(v))
 
 
 @dataclass(frozen=True)
@@ -80,7 +63,7 @@ class SliceTable:
 
     def domain_values(self, tool: str, args: Mapping, result: object) -> list:
         """Values this call adds to the quantifier's domain (as the trace's `Values` reads them)."""
-        out = []
+        out: list = []
         for dtool, path, flatten in self.domain:
             if dtool != tool or not path:
                 continue
@@ -106,7 +89,7 @@ class SliceTable:
         return run
 
     def to_json(self) -> dict:
-        terms = list(self.static_atoms) + [t for ts in self.touch.values() for t in ts]
+        terms: list[n.Node] = [*self.static_atoms, *(t for ts in self.touch.values() for t in ts)]
         return {
             "kind": self.kind, "var": self.var,
             "alphabet": self.alphabet.to_json(),
@@ -120,10 +103,10 @@ class SliceTable:
 
     @classmethod
     def from_json(cls, data: dict) -> "SliceTable":
-        terms = load_nodes(data["terms"])
+        terms = [cast(n.Term, t) for t in load_nodes(data["terms"])]
         k = data["static_atoms"]
         static, rest = tuple(terms[:k]), terms[k:]
-        touch = {}
+        touch: dict[str, tuple[n.Term, ...]] = {}
         for tool, count in data["touch"]:
             touch[tool], rest = tuple(rest[:count]), rest[count:]
         return cls(data["kind"], data["var"], Alphabet.from_json(data["alphabet"]), static,
@@ -175,7 +158,7 @@ class SliceRun:
             self.values[key] = value
             mask = self.table.static_mask(value)
             if mask not in self.table.bodies:
-                raise ValueError(f"no automaton for the static conditions of value {value!r}")
+                raise AlphabetError(f"no automaton for the static conditions of value {value!r}")
             self._place(key, mask, self.fresh[mask])
         if in_domain and key not in self.domain:
             self.domain.add(key)
@@ -189,7 +172,7 @@ class SliceRun:
         t = self.table
         dom = t.domain_values(tool, args, result)
         mentioned = t.touched_values(tool, args, result, externs) + dom
-        keys = {}
+        keys: dict[object, object] = {}
         for value in mentioned:
             keys.setdefault(self._admit(value), value)
         before = {key: self._remove(key) for key in keys}

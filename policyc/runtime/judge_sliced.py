@@ -15,25 +15,14 @@ from __future__ import annotations
 from itertools import product
 from typing import Any, Mapping
 
-from policyc.automata.rule_table import RuleRun, RuleTable, combine
-from policyc.automata.slicing import FRESH, SliceRun, SliceTable, value_key
-from policyc.automata.table import OPEN, SATISFIED, VIOLATED, DfaTable
+from policyc.tables.rule import RuleRun, RuleTable, and3, combine, not3, or3
+from policyc.ir.ops import value_key
+from policyc.tables.slicing import FRESH, SliceRun, SliceTable
+from policyc.tables.dfa import OPEN, SATISFIED, VIOLATED, DfaTable
 from policyc.ir.ops import UNDEF
 
 ALL = frozenset((OPEN, SATISFIED, VIOLATED))
 EITHER = frozenset((True, False))
-
-
-def _and3(vs):
-    return VIOLATED if VIOLATED in vs else SATISFIED if all(v == SATISFIED for v in vs) else OPEN
-
-
-def _or3(vs):
-    return SATISFIED if SATISFIED in vs else VIOLATED if all(v == VIOLATED for v in vs) else OPEN
-
-
-def _not3(v):
-    return {SATISFIED: VIOLATED, VIOLATED: SATISFIED}.get(v, OPEN)
 
 
 def _successors(dfa: DfaTable, state: int, letters) -> list[int]:
@@ -47,7 +36,7 @@ def _dfa_outcomes(dfa: DfaTable, state: int, tool: str, args: Mapping, externs) 
 
 def _reads_result_for(table: SliceTable, tool: str) -> bool:
     """Whether the call's result may name values of the quantified variable."""
-    from policyc.automata.atoms import reads_result
+    from policyc.tables.atoms import reads_result
 
     return any(path and path[0] == "result" for t, path, _ in table.domain if t == tool) or \
         any(reads_result(term) for term in table.touch.get(tool, ()))
@@ -57,7 +46,7 @@ def _slice_outcomes(run: SliceRun, tool: str, args: Mapping, externs) -> tuple[f
     """What a sliced part may be after the proposed call: (verdicts, accepting values)."""
     t = run.table
     instances: list[tuple[DfaTable, list[int]]] = []  # in-domain instances after the call
-    mentioned = {}
+    mentioned: dict[object, object] = {}
     for value in t.touched_values(tool, args, UNDEF, externs) + t.domain_values(tool, args, UNDEF):
         mentioned.setdefault(value_key(value), value)
     new_domain = {value_key(v) for v in t.domain_values(tool, args, UNDEF)}
@@ -93,7 +82,7 @@ def _slice_outcomes(run: SliceRun, tool: str, args: Mapping, externs) -> tuple[f
     return ALL, EITHER
 
 
-class SlicedRule:
+class SlicedJudge:
     """A compiled rule that is not a single automaton (it has quantified parts)."""
 
     def __init__(self, table: RuleTable, externs: Mapping | None = None):
@@ -117,6 +106,6 @@ class SlicedRule:
             verdicts.append(v)
             accepts.append(a)
         sk = self.table.skeleton
-        v_out = frozenset(combine(sk, list(c), _and3, _or3, _not3) for c in product(*verdicts))
+        v_out = frozenset(combine(sk, list(c), and3, or3, not3) for c in product(*verdicts))
         a_out = frozenset(combine(sk, list(c), all, any, lambda x: not x) for c in product(*accepts))
         return v_out, a_out

@@ -21,15 +21,14 @@ with a few guard evaluations and dictionary lookups whatever the number of rules
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Mapping
 
-from policyc.automata.table import VIOLATED, DfaTable
-from policyc.runtime.findings import CONFLICT, OWED, VIOLATION, Finding, mildest
-from policyc.runtime.pairs import PairChecker
-from policyc.runtime.product import OTHER, UNTRACKED, JointSpace
-from policyc.runtime.search import owed_before, shortest_satisfying
-from policyc.runtime.together import Together
+from policyc.tables.dfa import VIOLATED, DfaTable
+from policyc.runtime.findings import CONFLICT, OWED, VIOLATION, Finding, GatedRule, mildest
+from policyc.tables.pairs import PairChecker
+from policyc.tables.product import OTHER, UNTRACKED, JointSpace
+from policyc.tables.guidance import owed_before, shortest_satisfying
+from policyc.tables.joint import JointSearch
 
 #: Up to this many open rules, conflicts of any size are searched for in the whole product;
 #: beyond it, conflicts between two rules (the ones policies have) are found exactly.
@@ -38,16 +37,7 @@ WHOLE_PRODUCT_RULES = 4
 MAX_CONFLICTS = 3
 
 
-@dataclass(frozen=True, slots=True)
-class GatedRule:
-    name: str
-    layer: str | None
-    severity: str
-    limit: int | None
-    message: str | None
-
-
-class PlainRules:
+class ProductJudge:
     """The single-automaton rules of a policy, stepped as one product."""
 
     def __init__(self, rules: list[GatedRule], tables: list[DfaTable], tools: Mapping, terminal: frozenset[str],
@@ -56,7 +46,7 @@ class PlainRules:
         self.terminal = terminal
         self.tools = tuple(tools)
         self.space = JointSpace(tables, tools, terminal, externs)
-        self.together = Together(self.space)
+        self.joint = JointSearch(self.space)
         self.pairs = PairChecker(self.space, rivals)
         self._judged: dict[tuple, tuple[Finding, ...]] = {}
         self._guidance: dict[int, tuple[tuple[str, ...], tuple[str, ...]]] = {}
@@ -137,13 +127,12 @@ class PlainRules:
     def _owed(self, i: int, jid: int, key: str, masks: tuple[int, ...], accept: bool = True) -> list[str] | None:
         """What to call first so that this call would satisfy rule i (or keep it satisfiable).
         It depends on rule i's own state only, so it is memoised across joint states and runs."""
-        letters = tuple(sorted({self.space._letter(i, key, m) for m in masks} - {None}))
+        letters = tuple(sorted(x for x in {self.space.letter(i, key, m) for m in masks} if x is not None))
         state = self.space.rule_state(jid, i)
         memo = (i, state, letters, accept)
-        found = self._owed_memo.get(memo, False)
-        if found is False:
-            found = self._owed_memo[memo] = owed_before(self.space.tables[i], state, self.terminal, letters, accept)
-        return found
+        if memo not in self._owed_memo:
+            self._owed_memo[memo] = owed_before(self.space.tables[i], state, self.terminal, letters, accept)
+        return self._owed_memo[memo]
 
     def _conflicts(self, jid: int, succ: list[int], changed: list[int], newly: set[int],
                    whole: bool = True) -> list[Finding]:
@@ -177,14 +166,14 @@ class PlainRules:
         return [self._conflict_finding(core) for core in found]
 
     def _whole_product_core(self, jid: int, succ: list[int], rules: frozenset[int]) -> tuple[int, ...] | None:
-        if self.together.check(jid, rules) is not True:
+        if self.joint.check(jid, rules) is not True:
             return None  # nothing to conflict, or already impossible (or unknown) before this call
-        if any(self.together.check(j, rules) is not False for j in succ):
+        if any(self.joint.check(j, rules) is not False for j in succ):
             return None
         core = sorted(rules)
         for i in list(core):
             trial = frozenset(core) - {i}
-            if trial and all(self.together.check(j, trial) is False for j in succ):
+            if trial and all(self.joint.check(j, trial) is False for j in succ):
                 core.remove(i)
         return tuple(core)
 
