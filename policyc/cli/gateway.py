@@ -63,7 +63,7 @@ def command(policy: str, server: tuple[str, ...], trace_log: str | None, mode: s
                                 report=report, strict_tools=strict_tools, startup_timeout=startup_timeout))
     except GatewayError as exc:
         click.echo(f"policyc gateway: {exc}", err=True)
-        raise click.exceptions.Exit(EXIT_INPUT)
+        raise click.exceptions.Exit(EXIT_INPUT) from None
     sys.stdout.flush()
     raise click.exceptions.Exit(EXIT_OK)
 

@@ -98,7 +98,7 @@ def command(files: tuple[str, ...], output: str, terminals: tuple[str, ...]) -> 
             Path(output).write_text(text, encoding="utf-8")
         except OSError as exc:
             click.echo(f"policyc: cannot write `{output}`: {exc.strerror or exc}", err=True)
-            raise click.exceptions.Exit(EXIT_INPUT)
+            raise click.exceptions.Exit(EXIT_INPUT) from None
         click.echo(f"{output}: {len(tools)} tool(s), {len(imported.types)} named type(s)", err=True)
     if unreadable or imported.has_errors:
         raise click.exceptions.Exit(EXIT_INPUT)

@@ -1,7 +1,6 @@
 """What every framework adapter shares: the stop signal, the tool-set check, call values.
 
->>> from policyc.runtime import Decision, Monitor
-from policyc.artifact.build import compile_file
+>>> from policyc.artifact.build import compile_file
 >>> from policyc.runtime import Monitor
 >>> monitor = Monitor(compile_file("examples/code_qa.altl"))
 >>> schemas = {"search": ({"type": "object", "properties": {"query": {"type": "string"}},
@@ -17,7 +16,8 @@ import json
 import warnings
 from typing import Any, Mapping
 
-from policyc.ir.types import ANY, INT, STR, Type, value_problems
+from policyc.ir.types import ANY, Type, value_problems
+from policyc.runtime import Decision, Monitor
 from policyc.toolschema import ToolSetMismatch, ToolSetReport, compare_tools, signatures_from_schemas
 
 ON_MISMATCH = ("error", "warn", "ignore")
@@ -74,7 +74,7 @@ def recorded(result: Any) -> Any:
     if hasattr(result, "model_dump"):
         try:
             return result.model_dump(mode="json")
-        except Exception:  # a model that cannot be dumped is kept as its text
+        except Exception:  # noqa: BLE001 - a model that cannot be dumped is kept as its text
             return str(result)
     return str(result)
 
@@ -83,6 +83,7 @@ def typed_result(candidates: list, declared: Type = ANY) -> Any:
     """The first reading of a result that has the policy's declared result type (else the
     first reading): a framework that hands results over as text says `41` for the number 41.
 
+    >>> from policyc.ir.types import INT, STR
     >>> typed_result(["41", 41], INT), typed_result(["41", 41], STR), typed_result([], INT)
     (41, '41', None)
     """

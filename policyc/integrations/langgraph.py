@@ -2,7 +2,6 @@
 
 ```python
 from langgraph.prebuilt import ToolNode
-from policyc.runtime import Decision, Monitor, Run, RunError
 from policyc.integrations.langgraph import PolicyGate
 
 gate = PolicyGate("code_qa.policy.json", tools=[search, read_file, final_answer])
@@ -41,13 +40,13 @@ from typing import Any, Iterable, Mapping, Sequence
 from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import AIMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
-from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.prebuilt import ToolNode
 
 from policyc.integrations.gating import PolicyStop, as_arguments, check_tool_set, recorded, text_readings, \
     typed_result
 from policyc.ir.types import ANY
+from policyc.runtime import Decision, Monitor, Run, RunError
 
 ORDER_WAIT = 60.0  # seconds a parallel call waits for the calls before it (then it goes ahead)
 

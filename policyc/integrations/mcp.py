@@ -40,11 +40,11 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.server import Server
 from mcp.server.stdio import stdio_server
 
-from policyc.runtime import Monitor, RunError
 from policyc.integrations.gating import text_readings, typed_result
 from policyc.ir.types import ANY, RecordT, Type
 from policyc.toolschema import ToolSetReport, compare_tools, signatures_from_schemas
 from policyc.toolschema.compare import type_difference
+from policyc.runtime import Monitor, RunError
 
 STARTUP_TIMEOUT = 30.0  # seconds for the real server to answer `initialize` and `tools/list`
 
@@ -109,7 +109,7 @@ class GatedSession:
                 return tool_error(decision.message)
             try:
                 result = await forward(name, args)
-            except Exception as exc:  # the server died or answered garbage: the client gets an error
+            except Exception as exc:  # noqa: BLE001 - the server died or answered garbage: the client gets an error
                 entry["error"] = f"{type(exc).__name__}: {exc}"
                 log(f"`{name}` failed on the server: {entry['error']}")
                 return tool_error(f"`{name}` could not be run: the MCP server failed ({entry['error']})")
@@ -239,7 +239,7 @@ async def _serve(session: GatedSession, command: str, params: StdioServerParamet
             failure = GatewayError(f"the MCP server `{command}` did not answer within {startup_timeout:g} s")
         except OSError as exc:
             failure = GatewayError(f"cannot start the MCP server `{command}`: {exc.strerror or exc}")
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - whatever the SDK raised, the server did not start
             failure = GatewayError(f"the MCP server `{command}` did not start: {type(exc).__name__}: {exc}")
         if failure is None:
             checked = check_server_tools(session.monitor, tools)

@@ -2,7 +2,6 @@
 
 ```python
 from agents import Agent, Runner
-from policyc.runtime import Decision, Monitor, Run, RunError
 from policyc.integrations.openai_agents import PolicyGuard
 
 guard = PolicyGuard("code_qa.policy.json")
@@ -39,6 +38,7 @@ from agents import FunctionTool, ToolGuardrailFunctionOutput, ToolInputGuardrail
 
 from policyc.integrations.gating import as_arguments, check_tool_set, recorded, text_readings, typed_result
 from policyc.ir.types import ANY
+from policyc.runtime import Decision, Monitor, Run, RunError
 
 
 def tool_schemas(tools: Sequence) -> dict[str, tuple[object, None]]:

@@ -1,7 +1,6 @@
 """smolagents: agents whose every tool call goes through a policy gate.
 
 ```python
-from policyc.runtime import Decision, Monitor, Run
 from policyc.integrations.smolagents import GatedAgent, GatedCodeAgent
 from policyc.runtime import Monitor
 
@@ -47,6 +46,7 @@ from smolagents.models import ChatMessage, ChatMessageToolCall, ChatMessageToolC
 from smolagents.utils import AgentToolExecutionError
 
 from policyc.integrations.gating import PolicyStop, as_arguments, check_tool_set, recorded
+from policyc.runtime import Decision, Monitor, Run
 
 _UNTYPED = {"any", "image", "audio", "video"}  # smolagents types with no JSON Schema type
 

@@ -204,7 +204,7 @@ class _Converter:
         if declared == "array":
             return self.array(schema, path, hint, depth), nullable
         if declared == "object":
-            return self.object(schema, path, hint, depth), nullable
+            return self.object_type(schema, path, hint, depth), nullable
         if declared == "null":
             return self.warn(path + ("type",), "a value that is always `null` has no AgentLTL type; declared `any`"), False
         shown = declared if isinstance(declared, str) else describe_value(declared)
@@ -217,7 +217,7 @@ class _Converter:
                                                         "its elements are declared `any`"))
         return ListT(self.type_of(items, path + ("items",), hint + "Item", depth + 1))
 
-    def object(self, schema: dict, path: tuple, hint: str, depth: int, named: bool = True) -> Type:
+    def object_type(self, schema: dict, path: tuple, hint: str, depth: int, named: bool = True) -> Type:
         props = schema.get("properties")
         if props is None or props == {} and "additionalProperties" in schema:
             extra = schema.get("additionalProperties", True)
@@ -356,7 +356,7 @@ def signature_from_schema(name: str, input_schema: object, output_schema: object
             result = out.type_of(schema, output_path, type_name(name, "result"))
         elif isinstance(schema, dict) and (schema.get("type") == "object" or "properties" in schema) \
                 and not any(k in schema for k in ("anyOf", "oneOf", "allOf", "enum", "const", *UNSUPPORTED)):
-            result = out.object(schema, output_path, type_name(name, "result"), 0, named=False)
+            result = out.object_type(schema, output_path, type_name(name, "result"), 0, named=False)
             if isinstance(result, RecordT) and schema.get("nullable") is True:
                 result = OptionalT(result)
         else:
