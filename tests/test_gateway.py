@@ -182,6 +182,13 @@ def test_a_server_that_does_not_start_exits_2(server, message):
     assert "Traceback" not in done.stderr
 
 
+def test_an_unwritable_trace_is_refused_before_the_server_starts(tmp_path):
+    argv = [*POLICYC, "gateway", str(MCP / "policy.altl"), "--trace", str(tmp_path / "no" / "runs.jsonl"), "--",
+            *SERVER]
+    done = subprocess.run(argv, input="", capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "cannot write the trace to" in done.stderr and "Traceback" not in done.stderr
+
+
 def test_a_server_that_never_answers_times_out():
     argv = [*POLICYC, "gateway", str(MCP / "policy.altl"), "--startup-timeout", "1", "--", sys.executable, "-c",
             "import time; time.sleep(30)"]

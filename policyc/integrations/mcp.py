@@ -228,6 +228,11 @@ async def serve(monitor: Monitor, command: str, args: list[str], *, mode: str | 
 async def _serve(session: GatedSession, command: str, params: StdioServerParameters, trace_log, log, report,
                  strict_tools: bool, startup_timeout: float, errlog: TextIO) -> None:
     failure: GatewayError | None = None
+    if trace_log is not None:
+        try:
+            open(trace_log, "a", encoding="utf-8").close()
+        except OSError as exc:
+            raise GatewayError(f"cannot write the trace to `{trace_log}`: {exc.strerror or exc}") from None
     async with AsyncExitStack() as stack:
         try:
             read, write = await stack.enter_async_context(stdio_client(params, errlog=errlog))
@@ -254,7 +259,10 @@ async def _serve(session: GatedSession, command: str, params: StdioServerParamet
                     await server.run(client_read, client_write, server.create_initialization_options())
             finally:
                 if trace_log is not None:
-                    append_record(trace_log, session.record())
+                    try:
+                        append_record(trace_log, session.record())
+                    except OSError as exc:
+                        log(f"cannot write the trace to `{trace_log}`: {exc.strerror or exc}")
     if failure is not None:
         raise failure
 
