@@ -41,7 +41,7 @@ class Monitor:
         self.compiled: CompiledPolicy = compiled_of(artifact)
         self.policy = self.compiled.policy
         self.externs = resolve_externs(artifact, externs or {})
-        self.gate = Gate(self.compiled, artifact.rivals, self.externs)
+        self.gate = Gate(self.compiled, self.externs)
         self.conformance = ConformanceChecker(self.policy)
         self.terminal_tools = self.policy.terminal_tools
         self.rule_classes = self.compiled.classes
@@ -76,9 +76,12 @@ class Monitor:
 
     # ------------------------------------------------------------ used by runs
 
-    def judge(self, gate_state: Any, tool: str, args: Mapping[str, Any], calls: Sequence = ()) -> list[Finding]:
-        """Everything wrong with proposing this call after `calls`: conformance, then the rules."""
-        return self.conformance.check(tool, args) + self.gate.judge(gate_state, tool, args, calls)
+    def judge(self, gate_state: Any, tool: str, args: Mapping[str, Any],
+              calls: Sequence = ()) -> tuple[list[Finding], tuple[str, ...]]:
+        """Everything wrong with proposing this call after `calls` (conformance, then the
+        rules), and what the gate could not decide about it."""
+        findings, undecided = self.gate.judge(gate_state, tool, args, calls)
+        return self.conformance.check(tool, args) + findings, undecided
 
     def guidance(self, gate_state: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """(tools that keep the policy satisfiable, calls still required)."""

@@ -85,7 +85,8 @@ class Run:
                 decision = Decision("stop", tool, args, step, latched=True)
                 return replace(decision, message=render_message(decision))
             overriding = identity is not None and enf.override == identity
-            findings = [] if overriding else self.monitor.judge(self.state.gate, tool, args, self.state.calls)
+            findings, undecided = ([], ()) if overriding else \
+                self.monitor.judge(self.state.gate, tool, args, self.state.calls)
             if findings and identity is None:
                 identity = call_identity(tool, args)
             outcome = enforce(enf, identity, findings, self.mode)
@@ -93,15 +94,16 @@ class Run:
             self.state.pending = (identity, outcome.executes)
             if not outcome.judged:
                 if not outcome.override:
-                    return Decision(outcome.action, tool, args, step)
-                decision = Decision(outcome.action, tool, args, step, severity=outcome.severity, override=True)
+                    return Decision(outcome.action, tool, args, step, undecided=undecided)
+                decision = Decision(outcome.action, tool, args, step, severity=outcome.severity, override=True,
+                                    undecided=undecided)
                 return replace(decision, message=render_message(decision))
             self._log(outcome, step, tool, identity)
             told = outcome.action != "allow"  # guidance is computed only for a message the agent reads
             allowed, required = self.monitor.guidance(self.state.gate) if told else ((), ())
             decision = Decision(outcome.action, tool, args, step, tuple(j.finding for j in outcome.judged),
                                 outcome.severity, "", allowed, required, escalated=outcome.escalated,
-                                attempts=outcome.attempts)
+                                attempts=outcome.attempts, undecided=undecided)
             return replace(decision, message=render_message(decision))
 
     def record(self, tool: str, args: Mapping[str, Any] | None = None, result: Any = UNDEF) -> None:
