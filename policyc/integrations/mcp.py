@@ -35,8 +35,7 @@ from pathlib import Path
 from typing import Any, Callable, TextIO
 
 import anyio
-import mcp_types as types
-from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp import ClientSession, StdioServerParameters, stdio_client, types
 from mcp.server import Server
 from mcp.server.stdio import stdio_server
 
