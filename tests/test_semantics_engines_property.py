@@ -79,7 +79,7 @@ terms = st.recursive(term_leaves, lambda children: st.one_of(
 def test_compiled_terms_evaluate_like_eval_term(term, x, result, v):
     from policyc.ir.data import DataEnv, eval_term
     from policyc.ir.ops import UNDEF, values_equal
-    from policyc.semantics.terms import compile_term
+    from policyc.ir.closures import compile_term
 
     env = DataEnv({"v": v})
     expected = eval_term(term, env.at_call({"x": x}, result))

@@ -37,7 +37,7 @@ from policyc.ir.ops import UNDEF
 from policyc.ir.walk import free_vars
 from policyc.semantics.domains import domain_values, value_key
 from policyc.semantics.evaluator import Evaluator
-from policyc.semantics.terms import compile_term
+from policyc.ir.closures import compile_term
 from policyc.trace.model import Trace
 
 

@@ -2,7 +2,7 @@
 
 These are what the monitor artifact embeds and the runtime steps; the module imports only
 the standard library and `policyc.ir`. A call is mapped to its letter by evaluating the
-guard atoms of its tool with `policyc.ir.data.eval_term` (a dictionary lookup on the truth
+guard atoms of its tool (compiled to closures, `policyc.ir.closures`; a dictionary lookup on the truth
 mask); a step is a table lookup. A proposed call whose result is not known yet maps to the
 set of letters that agree with it on every atom that does not read the result.
 
@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Mapping, cast
 
 from policyc.ir import nodes as n
-from policyc.ir.data import DataEnv, eval_term
+from policyc.ir.closures import compile_term
+from policyc.ir.data import DataEnv
 from policyc.ir.ops import UNDEF, truthy
 from policyc.ir.printer import show
 from policyc.ir.serialize import dump_nodes, load_nodes
@@ -62,8 +63,9 @@ class Alphabet:
 
     def _mask(self, tool: ToolLetters, env: DataEnv, skip: int = 0) -> int:
         mask = 0
+        args = env.args if env.args is not None else {}
         for bit, index in enumerate(tool.atoms):
-            if not skip >> bit & 1 and truthy(eval_term(self.atoms[index], env)):
+            if not skip >> bit & 1 and truthy(compile_term(self.atoms[index])(env, args, env.result)):
                 mask |= 1 << bit
         return mask
 

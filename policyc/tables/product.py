@@ -40,7 +40,8 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
 from policyc.ir import nodes as n
-from policyc.ir.data import DataEnv, eval_term
+from policyc.ir.closures import compile_term
+from policyc.ir.data import DataEnv
 from policyc.ir import ops
 from policyc.ir.ops import UNDEF, get_field, truthy
 from policyc.tables.atoms import reads_result
@@ -245,10 +246,10 @@ class JointSpace:
                     except (TypeError, ValueError, OverflowError, RecursionError):
                         return False  # as the evaluator: an operation that fails is ⊥, not true
                 return compare_input
-        externs = self.externs
+        env, compiled = DataEnv({}, None, UNDEF, None, self.externs), compile_term(atom)
 
         def evaluate(args, result):
-            return truthy(eval_term(atom, DataEnv({}, args, result, None, externs)))
+            return truthy(compiled(env, args, result))
         return evaluate
 
     def letter(self, rule: int, key: str, mask: int) -> int | None:

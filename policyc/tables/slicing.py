@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Callable, Mapping, cast
 
 from policyc.ir import nodes as n
+from policyc.ir.closures import compile_term
 from policyc.ir.data import DataEnv, eval_term, path_value
 from policyc.ir.ops import UNDEF, truthy, value_key
 from policyc.ir.serialize import dump_nodes, load_nodes
@@ -74,10 +75,10 @@ class SliceTable:
         return out
 
     def touched_values(self, tool: str, args: Mapping, result: object, externs: Mapping | None) -> list:
-        env = DataEnv({}, args, result, None, externs or {})
+        env = DataEnv({}, None, UNDEF, None, externs or {})
         out = []
         for term in self.touch.get(tool, ()):
-            value = eval_term(term, env)
+            value = compile_term(term)(env, args, result)
             if value is not UNDEF:
                 out.append(value)
         return out
