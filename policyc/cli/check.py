@@ -17,9 +17,8 @@ _IO_CODES = {"E0002", "E0003", "E0005"}
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option("--format", "fmt", type=FORMAT_TEXT_JSON, default="text", show_default=True,
               help="text for people, json for machines")
-@click.option("--resolve-externs", is_flag=True, help="import every extern predicate's Python binding")
 @click.option("--deny-warnings", is_flag=True, help="treat warnings as errors (exit 1)")
-def command(files: tuple[str, ...], fmt: str, resolve_externs: bool, deny_warnings: bool) -> None:
+def command(files: tuple[str, ...], fmt: str, deny_warnings: bool) -> None:
     """Check policy FILES for syntax, name and type errors.
 
     \b
@@ -31,7 +30,7 @@ def command(files: tuple[str, ...], fmt: str, resolve_externs: bool, deny_warnin
     unreadable = False
     results = []
     for path in files:
-        policy, diagnostics = check_file(path, resolve_externs=resolve_externs)
+        policy, diagnostics = check_file(path)
         all_diagnostics.extend(diagnostics)
         unreadable |= any(d.code in _IO_CODES and d.span is None for d in diagnostics)
         results.append({

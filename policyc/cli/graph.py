@@ -9,7 +9,7 @@ import sys
 import click
 
 from policyc.cli import EXIT_INPUT, EXIT_OK
-from policyc.cli.common import load_checked
+from policyc.cli.common import load_checked, write_output
 
 
 def pick_rules(policy, rule: str | None) -> list:
@@ -61,8 +61,7 @@ def command(policy: str, rule: str | None, fmt: str, output: str | None) -> None
     text = "".join(graphs) if len(graphs) == 1 else _merge(graphs)
     data = text.encode() if fmt == "dot" else _render(text, fmt)
     if output:
-        with open(output, "wb") as fh:
-            fh.write(data)
+        write_output(output, data, [policy, *checked.sources])
     elif fmt == "png":
         sys.stdout.buffer.write(data)
     else:

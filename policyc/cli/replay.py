@@ -8,31 +8,12 @@ import sys
 import click
 
 from policyc.cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK
-from policyc.cli.common import is_artifact_file, use_color
+from policyc.cli import externs as extern_bindings
+from policyc.cli.common import key_option, load_monitor, use_color
 from policyc.trace.formats import FORMATS
 
 MODES = ["tolerate", "warn", "block", "soft", "stop"]
 _STYLE = {"allow": "green", "warn": "yellow", "block": "red", "stop": "bold red", "not reached": "dim"}
-
-
-def load_monitor(path: str):
-    """A monitor from a policy (`.altl`, compiled in memory) or from an artifact file."""
-    from policyc.artifact.io import ArtifactError, read_artifact
-    from policyc.runtime import Monitor
-
-    if not is_artifact_file(path):
-        from policyc.artifact.build import build_artifact
-        from policyc.cli.common import load_checked
-
-        policy, _ = load_checked(path)
-        return Monitor(build_artifact(policy))
-    try:
-        return Monitor(read_artifact(path))
-    except ArtifactError as exc:
-        click.echo(f"policyc: {exc}", err=True)
-        if exc.help:
-            click.echo(f"  help: {exc.help}", err=True)
-        raise click.exceptions.Exit(EXIT_INPUT) from None
 
 
 def _call_text(call, width: int = 48) -> str:
@@ -94,7 +75,10 @@ def render_table(replayed, policy_name: str, mode: str | None) -> None:
               help="a table for people, JSON for machines")
 @click.option("--trace-format", default="auto", show_default=True, type=click.Choice(["auto", *FORMATS]),
               help="how to read each trace record; auto detects it from the record's shape")
-def command(policy: str, traces: tuple[str, ...], mode: str | None, fmt: str, trace_format: str) -> None:
+@extern_bindings.option
+@key_option
+def command(policy: str, traces: tuple[str, ...], mode: str | None, fmt: str, trace_format: str,
+            externs: tuple[str, ...], key_file: str | None) -> None:
     """Replay recorded runs (TRACES) through the gate, call by call.
 
     Shows, for every recorded call, what the gate would have decided before it ran: allow,
@@ -109,7 +93,7 @@ def command(policy: str, traces: tuple[str, ...], mode: str | None, fmt: str, tr
     from policyc.trace import iter_traces
     from policyc.trace.errors import TraceError
 
-    monitor = load_monitor(policy)
+    monitor = load_monitor(policy, externs, key_file)
     results, errors = [], []
     for item in iter_traces(list(traces), trace_format):
         if isinstance(item, TraceError):
