@@ -31,6 +31,7 @@ policyc.inputs.InputError: `...` is a directory, not a file
 from __future__ import annotations
 
 import errno
+import io
 import os
 import stat
 import sys
@@ -77,7 +78,10 @@ def read_input(path: str, limit: int | None = None) -> bytes:
     `max_input_bytes()`); InputError for anything else."""
     cap = max_input_bytes() if limit is None else limit
     if path == "-":
-        return _read_capped(sys.stdin.buffer, path, cap)
+        stream = getattr(sys.stdin, "buffer", None)
+        if stream is None:  # a text stream standing in for standard input (tests, notebooks)
+            return _read_capped(io.BytesIO(sys.stdin.read(cap + 1).encode("utf-8")), path, cap)
+        return _read_capped(stream, path, cap)
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
         fd = os.open(path, flags)
@@ -119,9 +123,9 @@ def _read_capped(handle: BinaryIO, path: str, cap: int) -> bytes:
         total += len(chunk)
         if total > cap:
             shown = "standard input" if path == "-" else f"`{path}`"
-            reason = f"is larger than {_size(cap)}, the most an input may be"
-            raise InputError(f"{shown} {reason}"
-                             + (f" (set {ENV_MAX_INPUT} to allow more)" if cap == max_input_bytes() else ""), reason)
+            reason = f"is larger than {_size(cap)}, the most an input may be" + (
+                f" (set {ENV_MAX_INPUT} to allow more)" if cap == max_input_bytes() else "")
+            raise InputError(f"{shown} {reason}", reason)
 
 
 def _os_error(path: str, exc: OSError) -> InputError:

@@ -44,9 +44,31 @@ def printable(text: str) -> str:
     return _LINE.sub(_escape, text) if _LINE.search(text) else text
 
 
+def printable_aligned(text: str) -> str:
+    """`text` on one line with every control character shown as `�`: one column each, so marks
+    drawn under the text (a diagnostic's `^^^`) stay under what they mark.
+
+    >>> printable_aligned("a\x1b[2Jb")
+    'a�[2Jb'
+    """
+    return _LINE.sub("\ufffd", text) if _LINE.search(text) else text
+
+
+def markup_safe(text: object) -> str:
+    """`printable(text)` with rich's markup escaped, for a cell or line that rich renders
+    (`[bold]` in a tool name stays text, it does not restyle the table).
+
+    >>> markup_safe("[red]x\\x07")
+    '\\\\[red]x\\\\x07'
+    """
+    from rich.markup import escape
+
+    return escape(printable(str(text)))
+
+
 def printable_block(text: str) -> str:
     """`text` with its newlines and tabs kept, every other control character written as an escape."""
     return _BLOCK.sub(_escape, text) if _BLOCK.search(text) else text
 
 
-__all__ = ["printable", "printable_block"]
+__all__ = ["markup_safe", "printable", "printable_aligned", "printable_block"]

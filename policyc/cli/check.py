@@ -9,6 +9,7 @@ import click
 from policyc.cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK
 from policyc.cli.common import FORMAT_TEXT_JSON, print_diagnostics
 from policyc.diagnostics import has_errors, summary_line
+from policyc.terminal import printable
 
 _IO_CODES = {"E0002", "E0003", "E0005"}
 
@@ -42,10 +43,10 @@ def command(files: tuple[str, ...], fmt: str, deny_warnings: bool) -> None:
         if fmt == "text":
             print_diagnostics(diagnostics)
             if policy is not None and not has_errors(diagnostics):
-                click.echo(f"{path}: ok ({len(policy.rules)} rules, {len(policy.tools)} tools"
+                click.echo(f"{printable(path)}: ok ({len(policy.rules)} rules, {len(policy.tools)} tools"
                            f"{', ' + summary_line(diagnostics) if diagnostics else ''})")
             else:
-                click.echo(f"{path}: {summary_line(diagnostics)}")
+                click.echo(f"{printable(path)}: {summary_line(diagnostics)}")
     if fmt == "json":
         click.echo(json.dumps(results, indent=2, ensure_ascii=False))
     if unreadable:

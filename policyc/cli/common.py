@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import stat
 import sys
@@ -13,6 +14,17 @@ from policyc.diagnostics import Diagnostic, has_errors, render_json, render_text
 from policyc.terminal import printable
 
 FORMAT_TEXT_JSON = click.Choice(["text", "json"])
+
+
+class FiniteFloatRange(click.FloatRange):
+    """A float option within bounds; `nan` (which compares false with every bound) and the
+    infinities are refused."""
+
+    def convert(self, value, param, ctx):
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return number
 
 
 def use_color(stream=None) -> bool:

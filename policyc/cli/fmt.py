@@ -10,6 +10,7 @@ import click
 
 from policyc.cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_INTERNAL, EXIT_OK
 from policyc.cli.common import print_diagnostics
+from policyc.terminal import printable
 
 _IO_CODES = {"E0002", "E0003", "E0005"}
 
@@ -60,7 +61,7 @@ def command(files: tuple[str, ...], check_only: bool, write: bool, show_diff: bo
         formatted = format_module(module)
         problem = formatting_problem(module, formatted)
         if problem is not None:
-            click.echo(f"policyc: internal error: cannot format `{path}`: {problem}", err=True)
+            click.echo(f"policyc: internal error: cannot format `{printable(path)}`: {printable(str(problem))}", err=True)
             click.echo("this is a bug in policyc; the file was left unchanged", err=True)
             raise click.exceptions.Exit(EXIT_INTERNAL)
         changed = formatted != source.text
@@ -71,14 +72,14 @@ def command(files: tuple[str, ...], check_only: bool, write: bool, show_diff: bo
                                                     f"{path} (original)", f"{path} (formatted)")), nl=False)
         if check_only:
             if changed:
-                click.echo(f"{path}: not formatted")
+                click.echo(f"{printable(path)}: not formatted")
         elif write:
             if changed:
                 Path(path).write_text(formatted, encoding="utf-8")
-                click.echo(f"{path}: formatted", err=True)
+                click.echo(f"{printable(path)}: formatted", err=True)
         elif not show_diff:
             if len(files) > 1:
-                click.echo(f"{'' if path == files[0] else chr(10)}==> {path} <==")
+                click.echo(f"{'' if path == files[0] else chr(10)}==> {printable(path)} <==")
             click.echo(formatted, nl=False)
     if unreadable:
         raise click.exceptions.Exit(EXIT_INPUT)

@@ -10,6 +10,8 @@ import click
 from policyc.cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK
 from policyc.cli import externs as extern_bindings
 from policyc.cli.common import key_option, load_monitor, use_color
+from policyc.terminal import markup_safe as safe
+from policyc.terminal import printable
 from policyc.trace.formats import FORMATS
 
 MODES = ["tolerate", "warn", "block", "soft", "stop"]
@@ -17,9 +19,9 @@ _STYLE = {"allow": "green", "warn": "yellow", "block": "red", "stop": "bold red"
 
 
 def _call_text(call, width: int = 48) -> str:
-    args = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in call.args.items())
-    text = f"{call.name}({args})"
-    return text if len(text) <= width else text[: width - 1] + "…"
+    args = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False, default=str)}" for k, v in call.args.items())
+    text = printable(f"{call.name}({args})")
+    return safe(text if len(text) <= width else text[: width - 1] + "…")
 
 
 def _why(step) -> str:
@@ -36,7 +38,7 @@ def _why(step) -> str:
             parts.append(f"{f.rule} ({f.kind}" + (f"; first call {', '.join(f.owed)}" if f.owed else "") + ")")
     if d.override:
         parts.append("identical retry: deliberate override")
-    return "; ".join(parts)
+    return safe("; ".join(parts))
 
 
 def render_table(replayed, policy_name: str, mode: str | None) -> None:
@@ -44,7 +46,7 @@ def render_table(replayed, policy_name: str, mode: str | None) -> None:
     from rich.table import Table
 
     console = Console(no_color=not use_color(), soft_wrap=False)
-    title = f"gate replay: {replayed.trace.id or replayed.trace.origin or 'trace'} against {policy_name}"
+    title = safe(f"gate replay: {replayed.trace.id or replayed.trace.origin or 'trace'} against {policy_name}")
     table = Table(title=title + (f" (mode {mode})" if mode else ""), title_justify="left")
     for name, kw in (("#", {"justify": "right"}), ("call", {}), ("decision", {}), ("why", {"overflow": "fold"})):
         table.add_column(name, **kw)
@@ -101,7 +103,7 @@ def command(policy: str, traces: tuple[str, ...], mode: str | None, fmt: str, tr
             continue
         results.append(replay(monitor, item, mode))
     for e in errors:
-        click.echo(f"policyc: {e}", err=True)
+        click.echo(f"policyc: {printable(str(e))}", err=True)
     if fmt == "json":
         click.echo(json.dumps({
             "policy": monitor.name, "mode": mode,

@@ -136,7 +136,7 @@ def _is_index(value: object) -> bool:
 
 
 def _load_entry(k: int, entry: object, built: list[n.Node]) -> n.Node:
-    if not isinstance(entry, list) or not entry or entry[0] not in _BY_NAME:
+    if not isinstance(entry, list) or not entry or not isinstance(entry[0], str) or entry[0] not in _BY_NAME:
         head = entry[0] if isinstance(entry, list) and entry else entry
         raise NodeTableError(f"node {k}: {str(head)[:40]!r} is not a kind of node")
     cls = _BY_NAME[entry[0]]

@@ -259,13 +259,14 @@ class SliceRun:
             return VIOLATED
         return OPEN
 
-    def instances(self) -> dict[object, tuple[int, int, bool]]:
-        """value -> (static mask, state, in the domain), for reports and snapshots."""
-        return {self.values[k]: (g.mask, g.state, k in self.domain) for k, g in self.where.items()}
+    def instances(self) -> list[tuple[object, int, int, bool]]:
+        """(value, static mask, state, in the domain) of every instance, for reports and
+        snapshots (a list: values may be objects or lists, which no dict can be keyed by)."""
+        return [(self.values[k], g.mask, g.state, k in self.domain) for k, g in self.where.items()]
 
     def to_json(self) -> dict:
         return {"fresh": {str(m): s for m, s in self.fresh.items()},
-                "values": [[v, m, s, d] for v, (m, s, d) in self.instances().items()]}
+                "values": [list(instance) for instance in self.instances()]}
 
     @classmethod
     def from_json(cls, table: SliceTable, data: dict) -> "SliceRun":
