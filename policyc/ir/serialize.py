@@ -85,7 +85,7 @@ def dump_nodes(roots: list[n.Node]) -> dict:
                 elif kind == "nodes":
                     entry.append([ids[v] for v in value])
                 elif kind == "type":
-                    entry.append(type_to_json(value))
+                    entry.append(None if value is None else type_to_json(value))
                 elif kind in ("path", "strs"):
                     entry.append(list(value))
                 else:

@@ -105,7 +105,7 @@ def load_run(monitor: "Monitor", data: dict) -> "Run":
     if not isinstance(data, dict) or data.get("format") != SNAPSHOT_FORMAT:
         raise RunError("not a policyc run snapshot")
     if data.get("version") != SNAPSHOT_VERSION:
-        raise RunError(f"run snapshot version {str(data.get('version'))[:20]!r} is not supported "
+        raise RunError(f"run snapshot version {repr(data.get('version'))[:20]} is not supported "
                        f"(expected {SNAPSHOT_VERSION})")
     if data.get("artifact") != monitor.content_hash:
         raise RunError("the snapshot belongs to a run of another policy artifact "
