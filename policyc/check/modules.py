@@ -205,7 +205,7 @@ class _Loader:
                 help="an import names an `.altl` file (or a module of the standard library, unquoted)"))
             return None
         if candidate.is_file():
-            shown = str(candidate) if not candidate.is_absolute() else decl.target
+            shown = str(candidate)  # a path that opens from here (sources are read again for the hash)
             return candidate, _display(candidate, shown), False
         folder = candidate.parent
         siblings = [p.name for p in folder.glob("*.altl")] if folder.is_dir() else []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import math
 import os
 import stat
@@ -121,11 +122,36 @@ def write_output(target: str, data: bytes, inputs: Sequence[str]) -> None:
             fail(f"refusing to write over `{printable(source)}`, an input of this command",
                  "choose another output file with -o")
     try:
-        with open(target, "wb") as handle:
-            handle.write(data)
+        write_file(target, data)
     except OSError as exc:
-        reason = (exc.strerror or str(exc)).lower()
-        fail(f"cannot write `{printable(target)}`: {reason}")
+        fail(f"cannot write `{printable(target)}`: {write_problem(exc)}")
+
+
+def write_file(target: str, data: bytes, append: bool = False) -> None:
+    """Write (or append) bytes to a file without ever waiting for a reader: a FIFO nobody
+    reads is an OSError (ENXIO), not a hang. A pipe or device someone reads is written to."""
+    flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if append else os.O_TRUNC)
+    flags |= getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(target, flags, 0o666)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode) and hasattr(os, "O_NONBLOCK"):
+            import fcntl
+
+            fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
+
+
+def write_problem(exc: OSError) -> str:
+    """Why a file could not be written, in a few words."""
+    if exc.errno == errno.ENXIO:
+        return "it is a pipe that nobody reads"
+    if exc.errno == errno.ENOENT:
+        return "its folder does not exist"
+    return (exc.strerror or str(exc)).lower()
 
 
 def _same_file(a: str, b: str) -> bool:

@@ -3,24 +3,21 @@
 from __future__ import annotations
 
 import difflib
-import sys
 from pathlib import Path
 
 import click
 
 from policyc.cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_INTERNAL, EXIT_OK
-from policyc.cli.common import print_diagnostics
+from policyc.cli.common import fail, print_diagnostics, write_file, write_problem
 from policyc.terminal import printable
 
 _IO_CODES = {"E0002", "E0003", "E0005"}
 
 
 def _read(path: str):
-    from policyc.syntax import decode_source, read_source
+    from policyc.syntax import read_source
 
-    if path == "-":
-        return decode_source(sys.stdin.buffer.read(), "<stdin>")
-    return read_source(Path(path), path)
+    return read_source(Path(path), "<stdin>" if path == "-" else path)  # "-": standard input, within the cap
 
 
 @click.command("fmt")
@@ -75,7 +72,10 @@ def command(files: tuple[str, ...], check_only: bool, write: bool, show_diff: bo
                 click.echo(f"{printable(path)}: not formatted")
         elif write:
             if changed:
-                Path(path).write_text(formatted, encoding="utf-8")
+                try:
+                    write_file(path, formatted.encode("utf-8"))
+                except OSError as exc:
+                    fail(f"cannot write `{printable(path)}`: {write_problem(exc)}")
                 click.echo(f"{printable(path)}: formatted", err=True)
         elif not show_diff:
             if len(files) > 1:

@@ -118,6 +118,9 @@ def command(policy: str, traces: tuple[str, ...], mode: str | None, fmt: str, tr
         for r in results:
             render_table(r, monitor.name, mode)
     sys.stdout.flush()
+    if not results and not errors:
+        click.echo("policyc: no trace records found", err=True)
+        raise click.exceptions.Exit(EXIT_INPUT)
     if errors:
         raise click.exceptions.Exit(EXIT_INPUT)
     raise click.exceptions.Exit(EXIT_OK if all(r.all_allowed for r in results) else EXIT_FINDINGS)
