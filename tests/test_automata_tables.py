@@ -18,7 +18,7 @@ from policyc.trace import Trace
 
 from automata_strategies import quantified, trace_strategy
 
-PURE = ["policyc.tables", "policyc.tables.product", "policyc.tables.pairs", "policyc.tables.joint",
+PURE = ["policyc.tables", "policyc.tables.product", "policyc.tables.joint",
         "policyc.tables.guidance", "policyc.tables.facts", "policyc.tables.policy"]
 
 

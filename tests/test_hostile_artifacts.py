@@ -20,7 +20,8 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from policyc.artifact.build import compile_file
+from policyc.artifact.build import build_artifact, compile_file
+from policyc.check import check_text
 from policyc.artifact.hashing import content_hash
 from policyc.artifact.io import dump_artifact, parse_artifact
 from policyc.cli import cli
@@ -28,7 +29,18 @@ from policyc.runtime import ArtifactError, Monitor, RunError
 from policyc.tables.dfa import analyse
 
 EXAMPLES = ("code_qa", "support_desk", "fan_out_fan_in", "file_handling", "line_restoration", "diverse_tools")
+#: Three rules guard `refund`: the compiler records the joint letters of its atoms.
+JOINT = """\
+tool refund(amount: int, order: str)
+tool approve(order: str)
+terminal tool done()
+rule small: always (refund -> refund(amount < 100))
+rule approved: always (refund(amount > 50) -> once approve)
+rule one_order: always (refund(order == "A") -> once approve(order == "A"))
+"""
 ARTIFACTS = {name: json.loads(dump_artifact(compile_file(f"examples/{name}.altl"))) for name in EXAMPLES}
+ARTIFACTS["joint"] = json.loads(dump_artifact(build_artifact(check_text(JOINT, "joint.altl")[0])))
+EXAMPLES = (*EXAMPLES, "joint")
 
 
 def resealed(data: dict) -> str:
@@ -138,8 +150,9 @@ EDITS = [
     ("a rule whose formula is a term", lambda d: (d["formulas"]["nodes"].append(["Lit", 1]),
                                                   d["formulas"]["roots"].__setitem__(0, len(d["formulas"]["nodes"]) - 1)),
      "rule `search_first`: its formula 0 is a term, not a formula"),
-    ("a rival pair naming no rule", lambda d: d.update(rivals=[["search_first", "ghost"]]),
-     "the rival pair (search_first, ghost) does not name two rules with one automaton each"),
+    ("joint letters beyond their atoms", lambda d: d["joint"].update(search={"atoms": ["k"], "masks": [5],
+                                                                              "exact": True}),
+     "joint['search'].masks: 5 is out of range (0 to 1)"),
     ("a type that is not one", lambda d: d["tools"][0]["params"][0].update(type={"list": "integer"}),
      "tools[0]: not a type: 'integer'"),
     ("an automaton entry of another shape", lambda d: d["automata"][0].update(extra=1),
@@ -316,8 +329,9 @@ def random_edits(draw):
 
 
 CALL = st.tuples(st.sampled_from(["search", "read_file", "final_answer", "lookup_order", "issue_refund",
-                                  "check_eligibility", "tool_a", "tool_b", "write_file", "other"]),
-                 st.dictionaries(st.sampled_from(["query", "path", "order_id", "answer", "amount", "seed"]),
+                                  "check_eligibility", "tool_a", "tool_b", "write_file", "refund", "approve",
+                                  "done", "other"]),
+                 st.dictionaries(st.sampled_from(["query", "path", "order_id", "answer", "amount", "seed", "order"]),
                                  st.one_of(st.integers(-3, 3), st.text(max_size=3), st.none()), max_size=3),
                  st.one_of(st.none(), st.just({"eligible": True}), st.just(["a.py"]), st.text(max_size=5)))
 

@@ -203,10 +203,11 @@ def corpus(tmp_path_factory):
         "binary": bytes(range(256)) * 4,
         "empty": b"",
         "runs": (ROOT / "tests" / "fixtures" / "bench" / "runs.jsonl").read_bytes(),
+        "tests": (ROOT / "examples" / "code_qa.tests.toml").read_bytes().replace(b"code_qa.altl", b"policy.altl"),
     }
     suffix = {"policy": ".altl", "policy2": ".altl", "broken_policy": ".altl", "weird_policy": ".altl",
               "artifact": ".json", "edited_artifact": ".json", "trace": ".jsonl", "bad_trace": ".jsonl",
-              "runs": ".jsonl"}
+              "runs": ".jsonl", "tests": ".tests.toml"}
     paths = {}
     for name, data in files.items():
         path = root / (name + suffix.get(name, ""))
@@ -226,7 +227,7 @@ def corpus(tmp_path_factory):
 
 def _commands() -> dict[str, click.Command]:
     out = {}
-    for name in ("check", "fmt", "lint", "compile", "score", "replay", "graph", "explain"):
+    for name in ("check", "fmt", "lint", "compile", "score", "replay", "graph", "explain", "test"):
         out[name] = cli.get_command(None, name)  # type: ignore[arg-type]
     bench = cli.get_command(None, "bench")  # type: ignore[arg-type]
     for name in ("list", "generate", "scripted", "score", "stats"):

@@ -27,6 +27,7 @@ from policyc.ir.serialize import NodeTableError, dump_nodes, load_nodes
 from policyc.ir.types import signature_from_json, signature_to_json, type_from_json, type_to_json
 from policyc.tables.facts import OFFLINE_ONLY
 from policyc.tables.policy import CompiledPolicy, CompiledRule
+from policyc.tables.product import JointLetters
 from policyc.tables.rule import RuleTable
 from policyc.tables.shape import TableError
 from policyc.tables.slicing import SliceTable
@@ -90,8 +91,8 @@ def compiled_of(artifact: Artifact) -> CompiledPolicy:
 def verified_compiled(artifact: Artifact, origin: str = "<artifact>") -> CompiledPolicy:
     """`compiled_of`, with each inconsistency an `ArtifactError` naming the artifact and the
     field: references between its parts, the node tables of formulas and guards, every
-    automaton table (`policyc.tables`: states, letters, verdicts, slices, skeletons), the extern
-    predicates the nodes call and the rival pairs of rules."""
+    automaton table (`policyc.tables`: states, letters, verdicts, slices, skeletons), the joint
+    letters of tools, and the extern predicates the nodes call."""
     try:
         problem = _reference_problem(artifact)
         if problem is None:
@@ -140,7 +141,8 @@ def _compiled(artifact: Artifact) -> CompiledPolicy:
                     raise TableError(f'automata[{r.automaton}]: must be {{"rule": ...}}')
                 table = tables[r.automaton] = RuleTable.from_json(cast(dict, entry["rule"]), f"automata[{r.automaton}].rule")
         rules[r.name] = CompiledRule(table, r.rule_class or OFFLINE_ONLY, r.offline_reason)
-    return CompiledPolicy(policy_of(artifact), rules)
+    joint = {tool: JointLetters.from_json(cast(dict, data), f"joint[{tool[:40]!r}]") for tool, data in artifact.joint.items()}
+    return CompiledPolicy(policy_of(artifact), rules, joint)
 
 
 def _reference_problem(artifact: Artifact) -> str | None:
@@ -167,8 +169,8 @@ def _reference_problem(artifact: Artifact) -> str | None:
 
 
 def _use_problem(artifact: Artifact, compiled: CompiledPolicy) -> str | None:
-    """Extern predicates called but not declared (the loading program would not know to bind
-    them), and rival pairs that do not name two single-automaton rules."""
+    """Extern predicates called but not declared: the loading program would not know to bind
+    them."""
     declared = {e.name for e in artifact.externs}
     nodes: list[n.Node] = [r.formula for r in compiled.policy.rules]
     for rule in compiled.rules.values():
@@ -176,10 +178,6 @@ def _use_problem(artifact: Artifact, compiled: CompiledPolicy) -> str | None:
             nodes.extend(_part_terms(part))
     for name in sorted(_extern_names(nodes) - declared):
         return f"extern predicate `{name}` is called but not declared in `externs`"
-    single = {name for name, r in compiled.rules.items() if r.table is not None and r.table.dfa is not None}
-    for a, b in artifact.rivals or ():
-        if a == b or a not in single or b not in single:
-            return f"the rival pair ({a}, {b}) does not name two rules with one automaton each"
     return None
 
 

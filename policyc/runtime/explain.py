@@ -32,6 +32,7 @@ class Decision:
     escalated: bool = False              # a soft_block rule ran out of refusals
     latched: bool = False                # refused because the run was already stopped
     attempts: tuple[tuple[str, int, int], ...] = field(default=())
+    undecided: tuple[str, ...] = ()      # what the gate could not decide about this call (said, not guessed)
 
     @property
     def executes(self) -> bool:

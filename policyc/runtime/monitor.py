@@ -56,7 +56,7 @@ class Monitor:
                 f"the policy uses extern predicate{'s' if len(missing) > 1 else ''} {wanted}, and no function "
                 "was given for it: an artifact never names code to import",
                 "bind each one: Monitor.load(path, externs={" + ", ".join(f'"{m}": function' for m in missing) + "})")
-        self.gate = Gate(self.compiled, artifact.rivals, self.externs)
+        self.gate = Gate(self.compiled, self.externs)
         self.conformance = ConformanceChecker(self.policy)
         self.terminal_tools = self.policy.terminal_tools
         self.rule_classes = self.compiled.classes
@@ -94,9 +94,12 @@ class Monitor:
 
     # ------------------------------------------------------------ used by runs
 
-    def judge(self, gate_state: Any, tool: str, args: Mapping[str, Any], calls: Sequence = ()) -> list[Finding]:
-        """Everything wrong with proposing this call after `calls`: conformance, then the rules."""
-        return self.conformance.check(tool, args) + self.gate.judge(gate_state, tool, args, calls)
+    def judge(self, gate_state: Any, tool: str, args: Mapping[str, Any],
+              calls: Sequence = ()) -> tuple[list[Finding], tuple[str, ...]]:
+        """Everything wrong with proposing this call after `calls` (conformance, then the
+        rules), and what the gate could not decide about it."""
+        findings, undecided = self.gate.judge(gate_state, tool, args, calls)
+        return self.conformance.check(tool, args) + findings, undecided
 
     def guidance(self, gate_state: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """(tools that keep the policy satisfiable, calls still required)."""

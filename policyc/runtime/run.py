@@ -88,7 +88,7 @@ class Run:
                 decision = Decision("stop", tool, args, step, latched=True)
                 return replace(decision, message=render_message(decision))
             overriding = identity is not None and enf.override == identity
-            findings = [] if overriding else self._judge(tool, args)
+            findings, undecided = ([], ()) if overriding else self._judge(tool, args)
             if findings and identity is None:
                 identity = call_identity(tool, args)
             outcome = enforce(enf, identity, findings, self.mode)
@@ -96,21 +96,22 @@ class Run:
             self.state.pending = (identity, outcome.executes)
             if not outcome.judged:
                 if not outcome.override:
-                    return Decision(outcome.action, tool, args, step)
-                decision = Decision(outcome.action, tool, args, step, severity=outcome.severity, override=True)
+                    return Decision(outcome.action, tool, args, step, undecided=undecided)
+                decision = Decision(outcome.action, tool, args, step, severity=outcome.severity, override=True,
+                                    undecided=undecided)
                 return replace(decision, message=render_message(decision))
             self._log(outcome, step, tool, identity)
             told = outcome.action != "allow"  # guidance is computed only for a message the agent reads
             allowed, required = self.monitor.guidance(self.state.gate) if told else ((), ())
             decision = Decision(outcome.action, tool, args, step, tuple(j.finding for j in outcome.judged),
                                 outcome.severity, "", allowed, required, escalated=outcome.escalated,
-                                attempts=outcome.attempts)
+                                attempts=outcome.attempts, undecided=undecided)
             return replace(decision, message=render_message(decision))
 
-    def _judge(self, tool: str, args: dict) -> list[Finding]:
+    def _judge(self, tool: str, args: dict) -> tuple[list[Finding], tuple[str, ...]]:
         if too_deep(args):  # nothing can be read off it safely: refused, and no retry overrides that
             return [Finding("conformance/too-deep", CONFORMANCE, "conformance", "deny", None,
-                            f"the arguments of `{tool}` nest more than {MAX_VALUE_DEPTH} levels deep")]
+                            f"the arguments of `{tool}` nest more than {MAX_VALUE_DEPTH} levels deep")], ()
         return self.monitor.judge(self.state.gate, tool, args, self.state.calls)
 
     def record(self, tool: str, args: Mapping[str, Any] | None = None, result: Any = UNDEF) -> None:
