@@ -227,7 +227,9 @@ def corpus(tmp_path_factory):
 
 def _commands() -> dict[str, click.Command]:
     out = {}
-    for name in ("check", "fmt", "lint", "compile", "score", "replay", "graph", "explain", "test"):
+    # every subcommand but the two servers (`lsp`, `gateway`), which serve standard input until it closes
+    for name in ("check", "fmt", "lint", "compile", "score", "replay", "graph", "explain", "test", "conformance",
+                 "import-tools"):
         out[name] = cli.get_command(None, name)  # type: ignore[arg-type]
     bench = cli.get_command(None, "bench")  # type: ignore[arg-type]
     for name in ("list", "generate", "scripted", "score", "stats"):

@@ -28,12 +28,15 @@ COMMANDS = {
     "compile": "compile",
     "score": "score",
     "replay": "replay",
+    "conformance": "conformance",
     "graph": "graph",
     "explain": "explain",
     "bench": "bench",
     "demo": "demo",
     "test": "test",
     "lsp": "lsp",
+    "import-tools": "import_tools",
+    "gateway": "gateway",
 }
 
 

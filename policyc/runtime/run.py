@@ -55,6 +55,7 @@ class RunState:
     proposals: int = 0
     ended_by: str | None = None                       # the terminal tool that ended the run
     report: "TraceReport | None" = None               # set by finish()
+    context: str | None = None                        # the user's request, for grounding (SAAG)
 
 
 class Run:
@@ -112,7 +113,7 @@ class Run:
         if too_deep(args):  # nothing can be read off it safely: refused, and no retry overrides that
             return [Finding("conformance/too-deep", CONFORMANCE, "conformance", "deny", None,
                             f"the arguments of `{tool}` nest more than {MAX_VALUE_DEPTH} levels deep")], ()
-        return self.monitor.judge(self.state.gate, tool, args, self.state.calls)
+        return self.monitor.judge(self.state.gate, tool, args, self.state.calls, self.state.context)
 
     def record(self, tool: str, args: Mapping[str, Any] | None = None, result: Any = UNDEF) -> None:
         """Add a call that ran, with its result, to the run. Arguments or a result (other than
@@ -144,6 +145,17 @@ class Run:
             self.state.pending = None
             if tool in self.monitor.terminal_tools:
                 self.state.ended_by = tool
+
+    def set_context(self, context: str | None) -> None:
+        """Give the run the user's request (None: none): later proposals are also checked for
+        argument values grounded in it and in the results recorded so far (SAAG stage 3)."""
+        with self._lock:
+            self.state.context = check_context(context)
+
+    @property
+    def context(self) -> str | None:
+        with self._lock:
+            return self.state.context
 
     def allowed_next(self) -> tuple[str, ...]:
         """The tools whose call now keeps the whole policy satisfiable."""
@@ -234,3 +246,9 @@ class Run:
                                                  j.severity, outcome.action, tool, identity, resolution))
             if resolution is None:
                 self.state.awaiting.append(index)
+
+
+def check_context(context: object) -> str | None:
+    if context is not None and not isinstance(context, str):
+        raise TypeError(f"a run's context is the user's request as text, not {type(context).__name__}")
+    return context

@@ -39,6 +39,7 @@ def dump_run(run: "Run") -> dict:
         "artifact": monitor.content_hash,
         "id": run.id,
         "mode": run.mode,
+        "context": state.context,
         "calls": [{"tool": c.name, "args": dict(c.args), **result_to_json(c.result)} for c in state.calls],
         "gate": monitor.gate.dump_state(state.gate),
         "enforcement": state.enforcement.to_json(),
@@ -95,6 +96,7 @@ class _SnapshotModel(_Strict):
     proposals: StrictInt = Field(ge=0)
     ended_by: StrictStr | None
     finished: StrictBool
+    context: StrictStr | None = None  # the user's request, for grounding (absent in older snapshots)
 
 
 def load_run(monitor: "Monitor", data: dict) -> "Run":
@@ -137,7 +139,7 @@ def load_run(monitor: "Monitor", data: dict) -> "Run":
     state = RunState(gate=gate, calls=calls, enforcement=enforcement,
                      events=[EnforcementEvent(**e.model_dump()) for e in snap.events],
                      awaiting=list(snap.awaiting), pending=snap.pending, proposals=snap.proposals,
-                     ended_by=snap.ended_by)
+                     ended_by=snap.ended_by, context=snap.context)
     run = Run(monitor, snap.mode, snap.id, state)
     if snap.finished:
         run.finish()
