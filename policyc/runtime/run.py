@@ -27,8 +27,11 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Mapping
 
 from policyc.ir.ops import UNDEF
-from policyc.runtime.calls import RunError, as_args, call_identity, normalise_result
+from policyc.runtime.calls import (
+    MAX_VALUE_DEPTH, RunError, as_args, as_tool, call_identity, normalise_result, too_deep,
+)
 from policyc.runtime.explain import Decision, render_message
+from policyc.runtime.findings import CONFORMANCE, Finding
 from policyc.runtime.enforce import EnforcementState, after_record, enforce
 from policyc.runtime.events import EXECUTED, INSISTED, LISTENED, STOPPED, EnforcementEvent, LayerRow, enforcement_table
 from policyc.runtime.gate import GateState
@@ -70,7 +73,7 @@ class Run:
 
     def propose(self, tool: str, args: Mapping[str, Any] | None = None) -> Decision:
         """Judge a call before it runs: allow, warn (it runs), block or stop (it does not)."""
-        args = as_args(args)
+        tool, args = as_tool(tool), as_args(args)
         with self._lock:
             self._check_open("propose a call")
             enf = self.state.enforcement
@@ -86,8 +89,7 @@ class Run:
                 decision = Decision("stop", tool, args, step, latched=True)
                 return replace(decision, message=render_message(decision))
             overriding = identity is not None and enf.override == identity
-            findings, undecided = ([], ()) if overriding else \
-                self.monitor.judge(self.state.gate, tool, args, self.state.calls, self.state.context)
+            findings, undecided = ([], ()) if overriding else self._judge(tool, args)
             if findings and identity is None:
                 identity = call_identity(tool, args)
             outcome = enforce(enf, identity, findings, self.mode)
@@ -107,9 +109,20 @@ class Run:
                                 attempts=outcome.attempts, undecided=undecided)
             return replace(decision, message=render_message(decision))
 
+    def _judge(self, tool: str, args: dict) -> tuple[list[Finding], tuple[str, ...]]:
+        if too_deep(args):  # nothing can be read off it safely: refused, and no retry overrides that
+            return [Finding("conformance/too-deep", CONFORMANCE, "conformance", "deny", None,
+                            f"the arguments of `{tool}` nest more than {MAX_VALUE_DEPTH} levels deep")], ()
+        return self.monitor.judge(self.state.gate, tool, args, self.state.calls, self.state.context)
+
     def record(self, tool: str, args: Mapping[str, Any] | None = None, result: Any = UNDEF) -> None:
-        """Add a call that ran, with its result, to the run."""
-        args = as_args(args)
+        """Add a call that ran, with its result, to the run. Arguments or a result (other than
+        text) nested deeper than MAX_VALUE_DEPTH levels are a RunError."""
+        tool, args = as_tool(tool), as_args(args)
+        for what, value in (("arguments", args), ("result", result)):
+            if too_deep(value):
+                raise RunError(f"the {what} of `{tool}` nest more than {MAX_VALUE_DEPTH} levels deep; "
+                               "record a shallower value (such as its text)")
         with self._lock:
             self._check_open("record a call")
             if self.state.enforcement.stopped is not None:

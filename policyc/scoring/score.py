@@ -3,7 +3,8 @@
     C(τ, G_P) = 1 − Σ_{violated} w_i / Σ_{all} w_i
 
 A policy without rules scores 1. A rule that cannot be evaluated (an extern predicate without
-a binding, or one that raised) counts as violated and says why in `error`.
+a binding, or one that raised) counts as violated and says why in `error`. Extern predicates
+are bound only by the caller (`externs=`): the scorer never imports what a policy names.
 
 The scorer is handed the policy's compiled tables (`policyc.tables.CompiledPolicy`, made by
 `policyc.automata.compile_policy` or read from an artifact): a rule with a table is decided
@@ -21,13 +22,13 @@ the others by the reference evaluator, a violation then placed at the end of the
 
 from __future__ import annotations
 
-import importlib
 from typing import Callable, Iterable, Mapping
 
 from policyc.ir.data import ExternError
 from policyc.ir.policy import Policy, Rule
 from policyc.recursion import deep_recursion
 from policyc.scoring.details import describe
+from policyc.scoring.externs import bind_externs
 from policyc.scoring.models import (
     ConstraintResult,
     CorpusReport,
@@ -46,20 +47,6 @@ from policyc.trace.errors import TraceError
 from policyc.trace.model import Trace
 
 Externs = Mapping[str, Callable[..., object]]
-
-
-def resolve_externs(policy: Policy) -> dict[str, Callable[..., object]]:
-    """The Python functions the policy's extern predicates are bound to (those that import)."""
-    out = {}
-    for name, extern in policy.externs.items():
-        module_name, _, attr = (extern.binding or "").partition(":")
-        try:
-            fn = getattr(importlib.import_module(module_name), attr, None) if module_name and attr else None
-        except Exception:  # noqa: BLE001 - a user's module failing to import: the rule reports it
-            fn = None
-        if callable(fn):
-            out[name] = fn
-    return out
 
 
 def score_rule(rule: Rule, trace: Trace, engine: PositionEvaluator, compiled: CompiledPolicy) -> ConstraintResult:
@@ -86,13 +73,15 @@ def score_rule(rule: Rule, trace: Trace, engine: PositionEvaluator, compiled: Co
 def score_trace(compiled: CompiledPolicy, trace: Trace, *, externs: Externs | None = None) -> TraceReport:
     """The compliance report of one complete trace against a compiled policy.
 
-    `externs` binds extern predicates to Python functions (by default, their `from` bindings).
+    `externs` binds extern predicates to Python functions (`policyc.scoring.externs`); an
+    extern left unbound makes the rules that use it unevaluable (violated, with the reason).
+    Nothing is imported: a policy's `from "module:function"` is only a name.
     """
     if not isinstance(compiled, CompiledPolicy):
         raise TypeError("score_trace takes a compiled policy: policyc.automata.compile_policy(policy), "
                         "or Monitor(...).compiled for an artifact")
     policy = compiled.policy
-    engine = PositionEvaluator(trace, resolve_externs(policy) if externs is None else externs)
+    engine = PositionEvaluator(trace, bind_externs(policy.externs, externs or {}))
     constraints = [score_rule(rule, trace, engine, compiled) for rule in policy.rules]
     total = sum(c.weight for c in constraints)
     lost = sum(c.weight for c in constraints if not c.passed)
@@ -198,7 +187,7 @@ def score_corpus(compiled: CompiledPolicy, traces: Iterable[Trace | TraceError],
     >>> corpus.traces, corpus.mean_score, [(l.layer, l.pass_rate) for l in corpus.layers][:2]
     (1, 1.0, [('L1', 1.0), ('L3', 1.0)])
     """
-    bound = resolve_externs(compiled.policy) if externs is None else externs
+    bound = bind_externs(compiled.policy.externs, externs or {})
     tally = CorpusTally(compiled.policy, keep_reports)
     for item in traces:
         tally.add(item if isinstance(item, TraceError) else score_trace(compiled, item, externs=bound))

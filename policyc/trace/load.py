@@ -21,11 +21,11 @@ Each record's format is detected from its shape unless `format` names one (see
 from __future__ import annotations
 
 import json
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
+from policyc.inputs import InputError, read_input
 from policyc.trace.errors import RecordProblem, TraceError, field_path
 from policyc.trace.formats import detect_format, parse_trace
 from policyc.trace.jsontext import LineIndex, locate, split_array
@@ -84,17 +84,16 @@ def _expand(paths: Iterable[str | Path]) -> Iterator[str]:
 
 
 def _read(path: str) -> str:
-    if path == "-":
-        return sys.stdin.read()
-    return Path(path).read_text(encoding="utf-8")
+    """The file's text, read within the input size cap without hanging (`policyc.inputs`)."""
+    return read_input(path).decode("utf-8")
 
 
 def _raw_records(path: str) -> Iterator[_Raw | TraceError]:
     name = "<stdin>" if path == "-" else path
     try:
         text = _read(path)
-    except FileNotFoundError:
-        yield TraceError(name, None, None, "no such file")
+    except InputError as exc:
+        yield TraceError(name, None, None, exc.reason)
         return
     except (OSError, UnicodeDecodeError) as exc:
         yield TraceError(name, None, None, f"cannot read the file ({getattr(exc, 'strerror', None) or exc})")

@@ -25,7 +25,7 @@ def parse_result(value: Any) -> Any:
         if text[:1] in ("{", "[") or text in ("true", "false", "null"):
             try:
                 return json.loads(text)
-            except (json.JSONDecodeError, RecursionError):
+            except (ValueError, RecursionError):  # not JSON, a number of thousands of digits, too deep
                 return value
     return value
 
