@@ -76,6 +76,8 @@ class PositionEvaluator:
 
     def bits(self, phi: n.Formula, env: DataEnv | None = None) -> int:
         """The positions where φ holds, as the set bits of an integer."""
+        if self.n == 0:
+            return 0  # the empty trace has no positions (and no position n - 1 to shift to)
         env = env or self.root_env
         free = _sorted_free_vars(phi)
         key = (phi, tuple([value_key(env.vars.get(v, UNDEF)) for v in free])) if free else phi
