@@ -178,3 +178,19 @@ def test_data_operators(value, guard, expected):
     trace = Trace((Call("a", value, {"ok": True, "n": 0}, 0),))
     phi = b.event("a", guard)
     assert evaluate(phi, trace) == expected == encoded_truth(phi, trace, 0)
+
+
+def test_trace_wide_values():
+    """A trace-wide path is its distinct values (the evaluator's active domain): a quantifier
+    over it plus a literal list, and its `len`, are exact; compared or combined as a list
+    value it is not encoded, and the encoding says it approximated."""
+    twice = Trace.of(*[("a", {"x": 1, "s": "p"}, {"ok": True, "n": 0})] * 2)
+    x = b.values("a", ("x",))
+    for phi, expected in [(b.exists("v", INT, b.op("add", x, b.lit([5])), b.cond(b.op("eq", b.var("v"), b.lit(5)))), True),
+                          (b.cond(b.op("eq", b.op("len", x), b.lit(1))), True),
+                          (b.cond(b.op("in", b.lit(1), x)), True)]:
+        assert encoded_truth(phi, twice, 1) is expected is evaluate(phi, twice)
+    for phi in [b.cond(b.op("eq", x, b.lit([1]))), b.cond(b.op("eq", b.op("len", b.op("add", x, b.lit([1]))), b.lit(2)))]:
+        enc = FormulaEncoder(SymbolicTrace(TOOLS, 3))
+        enc.holds(phi, 0)
+        assert enc.approx == {"trace-wide values used as a list"}
