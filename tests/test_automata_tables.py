@@ -18,7 +18,7 @@ from policyc.trace import Trace
 
 from generators import LETTERS, quantified, traces
 
-PURE = ["policyc.tables", "policyc.tables.product", "policyc.tables.pairs", "policyc.tables.joint",
+PURE = ["policyc.tables", "policyc.tables.product", "policyc.tables.joint",
         "policyc.tables.guidance", "policyc.tables.facts", "policyc.tables.policy"]
 
 

@@ -16,6 +16,7 @@ RUNS = {
                 "policyc score_corpus (full reports)"),
     "lint": (["benchmarks/lint.py", "--sizes", "10"], "10 rules:"),
     "runtime": (["benchmarks/runtime.py", "--quick", "--no-peers"], "One trace of 10,000 calls"),
+    "conformance": (["benchmarks/conformance.py", "--quick"], "The gate on the code-QA example"),
     "automata": (["benchmarks/automata.py", "--quick", "--peers", "", "--families", "counting", "--repeat", "1"],
                  "counting"),
 }

@@ -25,6 +25,7 @@ from policyc.ir.serialize import dump_nodes, load_nodes
 from policyc.ir.types import signature_from_json, signature_to_json, type_from_json, type_to_json
 from policyc.tables.facts import OFFLINE_ONLY
 from policyc.tables.policy import CompiledPolicy, CompiledRule
+from policyc.tables.product import JointLetters
 from policyc.tables.rule import RuleTable
 
 
@@ -83,7 +84,8 @@ def compiled_of(artifact: Artifact) -> CompiledPolicy:
     for r in artifact.rules:
         table = None if r.automaton is None else RuleTable.from_json(cast(dict, artifact.automata[r.automaton]["rule"]))
         rules[r.name] = CompiledRule(table, r.rule_class or OFFLINE_ONLY, r.offline_reason)
-    return CompiledPolicy(policy_of(artifact), rules)
+    joint = {tool: JointLetters.from_json(cast(dict, data)) for tool, data in artifact.joint.items()}
+    return CompiledPolicy(policy_of(artifact), rules, joint)
 
 
 __all__ = ["compiled_of", "policy_fields", "policy_of"]

@@ -28,10 +28,13 @@ COMMANDS = {
     "compile": "compile",
     "score": "score",
     "replay": "replay",
+    "conformance": "conformance",
     "graph": "graph",
     "explain": "explain",
     "bench": "bench",
     "demo": "demo",
+    "test": "test",
+    "lsp": "lsp",
 }
 
 
@@ -52,12 +55,18 @@ class LazyGroup(click.Group):
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="policyc")
-def cli() -> None:
+@click.pass_context
+def cli(ctx: click.Context) -> None:
     """policyc: compile, check, score and enforce AgentLTL policies for tool-using agents.
+
+    Default options come from the [tool.policyc] section of the nearest pyproject.toml.
 
     \b
     Exit codes: 0 ok, 1 findings or violations, 2 usage or input error, 3 internal error.
     """
+    from policyc.cli.config import apply_project_config
+
+    apply_project_config(ctx)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -37,10 +37,7 @@ class GateState:
 class Gate:
     """Every compiled rule of a policy, judged before each call."""
 
-    def __init__(self, compiled: CompiledPolicy, rivals: Sequence[tuple[str, str]] | None = None,
-                 externs: Mapping | None = None):
-        """`rivals`: the pairs of rules that can conflict, when the compiler recorded them
-        (otherwise they are found on first use)."""
+    def __init__(self, compiled: CompiledPolicy, externs: Mapping | None = None):
         policy = compiled.policy
         plain_rules, plain_tables = [], []
         self.sliced: list[tuple[GatedRule, SlicedJudge]] = []
@@ -57,16 +54,7 @@ class Gate:
                 self.sliced.append((info, SlicedJudge(table, externs)))
         self.terminal = policy.terminal_tools
         self.final = FinalAnswerJudge(uncompiled, policy, externs) if self.terminal else None
-        index = {info.name: i for i, info in enumerate(plain_rules)}
-        found: dict[int, set[int]] | None = None
-        if rivals is not None:
-            found = {}
-            for a, b in rivals:
-                if a in index and b in index:
-                    found.setdefault(index[a], set()).add(index[b])
-                    found.setdefault(index[b], set()).add(index[a])
-        self.product = ProductJudge(plain_rules, plain_tables, policy.tools, self.terminal, externs,
-                                    None if found is None else {i: tuple(sorted(js)) for i, js in found.items()})
+        self.product = ProductJudge(plain_rules, plain_tables, policy.tools, self.terminal, externs, compiled.joint)
         self.rules = plain_rules + [info for info, _ in self.sliced]
 
     # ------------------------------------------------------------ run state
@@ -116,10 +104,13 @@ class Gate:
 
     # ------------------------------------------------------------ judging a proposal
 
-    def judge(self, state: GateState, tool: str, args: Mapping[str, Any], calls: Sequence[Call] = ()) -> list[Finding]:
+    def judge(self, state: GateState, tool: str, args: Mapping[str, Any],
+              calls: Sequence[Call] = ()) -> tuple[list[Finding], tuple[str, ...]]:
         """The rule findings of proposing this call after `calls` (the run so far, needed only
-        by a final answer, which also decides the rules no automaton could compile)."""
-        findings = self.product.judge(state.jid, tool, args)
+        by a final answer, which also decides the rules no automaton could compile), and what
+        the gate could not decide about it."""
+        plain, undecided = self.product.judge(state.jid, tool, args)
+        findings = list(plain)
         final = tool in self.terminal
         for (info, rule), run in zip(self.sliced, state.runs):
             if run.verdict() == VIOLATED:
@@ -135,7 +126,7 @@ class Gate:
                                         info.message))
         if final and self.final is not None:
             findings.extend(self.final.judge_final(calls, tool, args))
-        return findings
+        return findings, undecided
 
     # ------------------------------------------------------------ guidance
 

@@ -41,7 +41,7 @@ class Monitor:
         self.compiled: CompiledPolicy = compiled_of(artifact)
         self.policy = self.compiled.policy
         self.externs = resolve_externs(artifact, externs or {})
-        self.gate = Gate(self.compiled, artifact.rivals, self.externs)
+        self.gate = Gate(self.compiled, self.externs)
         self.conformance = ConformanceChecker(self.policy)
         self.terminal_tools = self.policy.terminal_tools
         self.rule_classes = self.compiled.classes
@@ -59,14 +59,15 @@ class Monitor:
     def name(self) -> str:
         return self.policy.name
 
-    def start(self, mode: str | None = None, run_id: str | None = None):
+    def start(self, mode: str | None = None, run_id: str | None = None, context: str | None = None):
         """A new, independent run. `mode` enforces every rule with one severity:
-        tolerate, warn, block, soft or stop (None: each rule's own)."""
-        from policyc.runtime.run import Run
+        tolerate, warn, block, soft or stop (None: each rule's own). `context` is the user's
+        request: with it, proposed calls are also checked for grounded argument values."""
+        from policyc.runtime.run import Run, RunState, check_context
 
         if mode is not None and mode not in MODES:
             raise ValueError(f"unknown mode `{mode}`; the modes are {', '.join(MODES)}")
-        return Run(self, mode, run_id)
+        return Run(self, mode, run_id, RunState(self.gate.start(), context=check_context(context)))
 
     def restore(self, state: dict):
         """Continue a run from `run.snapshot()` output (possibly in another process)."""
@@ -76,9 +77,13 @@ class Monitor:
 
     # ------------------------------------------------------------ used by runs
 
-    def judge(self, gate_state: Any, tool: str, args: Mapping[str, Any], calls: Sequence = ()) -> list[Finding]:
-        """Everything wrong with proposing this call after `calls`: conformance, then the rules."""
-        return self.conformance.check(tool, args) + self.gate.judge(gate_state, tool, args, calls)
+    def judge(self, gate_state: Any, tool: str, args: Mapping[str, Any], calls: Sequence = (),
+              context: str | None = None) -> tuple[list[Finding], tuple[str, ...]]:
+        """Everything wrong with proposing this call after `calls` (conformance (SAAG, grounded
+        in `context` when there is one), then the rules), and what the gate could not decide
+        about it."""
+        findings, undecided = self.gate.judge(gate_state, tool, args, calls)
+        return self.conformance.check(tool, args, calls, context) + findings, undecided
 
     def guidance(self, gate_state: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """(tools that keep the policy satisfiable, calls still required)."""

@@ -52,6 +52,7 @@ class RunState:
     proposals: int = 0
     ended_by: str | None = None                       # the terminal tool that ended the run
     report: "TraceReport | None" = None               # set by finish()
+    context: str | None = None                        # the user's request, for grounding (SAAG)
 
 
 class Run:
@@ -85,7 +86,8 @@ class Run:
                 decision = Decision("stop", tool, args, step, latched=True)
                 return replace(decision, message=render_message(decision))
             overriding = identity is not None and enf.override == identity
-            findings = [] if overriding else self.monitor.judge(self.state.gate, tool, args, self.state.calls)
+            findings, undecided = ([], ()) if overriding else \
+                self.monitor.judge(self.state.gate, tool, args, self.state.calls, self.state.context)
             if findings and identity is None:
                 identity = call_identity(tool, args)
             outcome = enforce(enf, identity, findings, self.mode)
@@ -93,15 +95,16 @@ class Run:
             self.state.pending = (identity, outcome.executes)
             if not outcome.judged:
                 if not outcome.override:
-                    return Decision(outcome.action, tool, args, step)
-                decision = Decision(outcome.action, tool, args, step, severity=outcome.severity, override=True)
+                    return Decision(outcome.action, tool, args, step, undecided=undecided)
+                decision = Decision(outcome.action, tool, args, step, severity=outcome.severity, override=True,
+                                    undecided=undecided)
                 return replace(decision, message=render_message(decision))
             self._log(outcome, step, tool, identity)
             told = outcome.action != "allow"  # guidance is computed only for a message the agent reads
             allowed, required = self.monitor.guidance(self.state.gate) if told else ((), ())
             decision = Decision(outcome.action, tool, args, step, tuple(j.finding for j in outcome.judged),
                                 outcome.severity, "", allowed, required, escalated=outcome.escalated,
-                                attempts=outcome.attempts)
+                                attempts=outcome.attempts, undecided=undecided)
             return replace(decision, message=render_message(decision))
 
     def record(self, tool: str, args: Mapping[str, Any] | None = None, result: Any = UNDEF) -> None:
@@ -129,6 +132,17 @@ class Run:
             self.state.pending = None
             if tool in self.monitor.terminal_tools:
                 self.state.ended_by = tool
+
+    def set_context(self, context: str | None) -> None:
+        """Give the run the user's request (None: none): later proposals are also checked for
+        argument values grounded in it and in the results recorded so far (SAAG stage 3)."""
+        with self._lock:
+            self.state.context = check_context(context)
+
+    @property
+    def context(self) -> str | None:
+        with self._lock:
+            return self.state.context
 
     def allowed_next(self) -> tuple[str, ...]:
         """The tools whose call now keeps the whole policy satisfiable."""
@@ -219,3 +233,9 @@ class Run:
                                                  j.severity, outcome.action, tool, identity, resolution))
             if resolution is None:
                 self.state.awaiting.append(index)
+
+
+def check_context(context: object) -> str | None:
+    if context is not None and not isinstance(context, str):
+        raise TypeError(f"a run's context is the user's request as text, not {type(context).__name__}")
+    return context

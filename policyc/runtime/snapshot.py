@@ -30,6 +30,7 @@ def dump_run(run: "Run") -> dict:
         "artifact": monitor.content_hash,
         "id": run.id,
         "mode": run.mode,
+        "context": state.context,
         "calls": [{"tool": c.name, "args": dict(c.args), **result_to_json(c.result)} for c in state.calls],
         "gate": monitor.gate.dump_state(state.gate),
         "enforcement": state.enforcement.to_json(),
@@ -44,7 +45,7 @@ def dump_run(run: "Run") -> dict:
 
 def load_run(monitor: "Monitor", data: dict) -> "Run":
     """A run continued from `dump_run` output."""
-    from policyc.runtime.run import Run, RunState
+    from policyc.runtime.run import Run, RunState, check_context
 
     if not isinstance(data, dict) or data.get("format") != SNAPSHOT_FORMAT:
         raise RunError("not a policyc run snapshot")
@@ -64,6 +65,7 @@ def load_run(monitor: "Monitor", data: dict) -> "Run":
             pending=(str(pending[0]), bool(pending[1])) if pending else None,
             proposals=int(data["proposals"]),
             ended_by=data.get("ended_by"),
+            context=check_context(data.get("context")),
         )
         run = Run(monitor, data.get("mode"), data.get("id"), state)
     except (KeyError, TypeError, ValueError, IndexError) as exc:
