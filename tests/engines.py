@@ -13,7 +13,7 @@ continuation can satisfy it; `satisfied`: none can break it; `open`).
 | `position` | `PositionEvaluator`: every position in one pass | nothing |
 | `automata` | the rule's table (`compile_rule(...).table`): `verdict_on`, and a run per prefix | rules outside the automata's fragment; a call the alphabet cannot read |
 | `scorer` | `score_trace(compile_policy(one-rule policy), trace)` | nothing |
-| `runtime` | a `Monitor` of the one-rule policy's artifact (read back from its JSON): a recorded run, `finish()`, and the gate's verdicts per prefix | calls after a terminal call; results a run reads differently (JSON text); per prefix, rules the gate does not track |
+| `runtime` | a `Monitor` of the one-rule policy's artifact (read back from its JSON): a recorded run, `finish()` (and `Monitor.verdicts`, which must agree), and the gate's verdicts per prefix | calls after a terminal call; results a run reads differently (JSON text); per prefix, rules the gate does not track |
 | `smt` | the Z3 encoding pinned to the trace | traces that do not fit the tool signatures; approximated encodings; with strings coded as integers, formulas that need real strings |
 
 Each adapter keeps its memo (compiled tables, monitors, evaluations) on the instance, and
@@ -227,10 +227,13 @@ class RuntimeEngine(_Declines):
         return run
 
     def holds(self, formula: n.Formula, trace: Trace) -> bool | None:
+        """`finish()`'s verdict, which the monitor's offline stepping (`Monitor.verdicts`) must share."""
         run = self._run(formula, trace)
         if run is None:
             return None
         (result,) = run.finish().constraints
+        if self.monitor(formula).verdicts(run.trace)[self.RULE] != result.passed:
+            raise EngineError(f"Monitor.verdicts and finish() differ on {formula}")
         return result.passed
 
     def prefix_verdicts(self, formula: n.Formula, trace: Trace) -> list[PrefixVerdict] | None:
