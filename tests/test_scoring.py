@@ -164,6 +164,8 @@ VACUITY = [
     ("called_n(a) == 0", "", False),                     # a prohibition that holds is not vacuous
     ("never(a)", "b", False),
     ("called(b) -> called(a)", "c", True),                # a top-level implication with a false antecedent
+    ("always (once a -> b)", "", True),                   # a temporal trigger on the empty trace (no position)
+    ("always ((a until b) -> c)", "", True),
 ]
 
 
