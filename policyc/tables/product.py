@@ -40,12 +40,10 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
 from policyc.ir import nodes as n
-from policyc.ir.closures import compile_term
-from policyc.ir.data import DataEnv
-from policyc.ir import ops
-from policyc.ir.ops import UNDEF, get_field, truthy
+from policyc.ir.ops import UNDEF
 from policyc.tables.atoms import reads_result
 from policyc.tables.dfa import SATISFIED, VIOLATED, DfaTable
+from policyc.tables.masks import MaskReader
 from policyc.tables.shape import TableError, check_int, field, read_bool, read_list
 
 OTHER = "\0other"   # the tool key of a call no rule mentions
@@ -53,6 +51,7 @@ UNTRACKED = -1      # a rule whose automaton was given a letter it cannot read
 MAX_ENUMERATED_BITS = 12  # without decided combinations, masks of at most this many atoms are tried
 
 Move = tuple[str, int, bool]  # (tool key, mask, whether the call ends the run)
+
 
 
 @dataclass(frozen=True)
@@ -138,6 +137,7 @@ class JointSpace:
                 not self.local[i] or not self.local[j] or self.mentions[i] & self.mentions[j]
                 or ends[i] and ends[j]))
             for i in range(len(tables))]
+        self._neighbour_bits = [sum(1 << j for j in near) for near in self.neighbours]
         self._open = [tuple(v not in (SATISFIED, VIOLATED) for v in t.verdict) for t in tables]
         self.violated = [tuple(v == VIOLATED for v in t.verdict) for t in tables]
         self._open_sets: dict[int, frozenset[int]] = {}
@@ -150,7 +150,7 @@ class JointSpace:
         self._letters_memo: dict[str, tuple[tuple[int, ...], bool, bool]] = {}
         self._completions: dict[tuple[str, int], tuple[int, ...]] = {}
         self._proposals: dict[tuple[int, str, int], tuple[int, ...]] = {}
-        self._atom_fns: dict[str, tuple] = {}
+        self._readers: dict[str, MaskReader] = {}
         self._moves_all: tuple[Move, ...] | None = None
         self._accepting: dict[int, tuple[bool | None, ...]] = {}
         self.initial = self.intern(tuple(t.initial for t in tables))
@@ -211,54 +211,13 @@ class JointSpace:
 
     def mask(self, tool: str, args: Mapping, result: object = UNDEF, known_only: bool = False) -> int:
         """The truth of the tool's atoms for a call (without the result's when `known_only`)."""
-        fns = self._atom_fns.get(tool)
-        if fns is None:
+        reader = self._readers.get(tool)
+        if reader is None:
             pool = self.atoms.get(tool)
             if not pool:
                 return 0
-            fns = self._atom_fns[tool] = tuple(self._atom_fn(a) for a in pool)
-        mask = 0
-        if known_only:
-            skip = self.result_bits[tool]
-            for bit, fn in enumerate(fns):
-                if not skip >> bit & 1 and fn(args, result):
-                    mask |= 1 << bit
-        else:
-            for bit, fn in enumerate(fns):
-                if fn(args, result):
-                    mask |= 1 << bit
-        return mask
-
-    def _atom_fn(self, atom: n.Term):
-        """The atom as a function of (args, result) returning its truth. The usual shape, a
-        comparison of an argument or a result field with a literal, reads the value and
-        compares it directly; anything else is evaluated as a term."""
-        if isinstance(atom, n.Op) and len(atom.args) == 2 and ops.OPS[atom.op].kind == "compare" and atom.op != "in" \
-                and isinstance(atom.args[1], n.Lit):
-            path: list[str] = []
-            base = atom.args[0]
-            while isinstance(base, n.Field):
-                path.append(base.name)
-                base = base.base
-            if isinstance(base, (n.Arg, n.Result)):
-                compare, literal = ops.OPS[atom.op].fn, atom.args[1].value
-                name = base.name if isinstance(base, n.Arg) else None
-                path.reverse()
-
-                def compare_input(args, result):
-                    value = args.get(name, UNDEF) if name is not None else result
-                    for step in path:
-                        value = get_field(value, step)
-                    try:
-                        return compare(value, literal) is True
-                    except (TypeError, ValueError, OverflowError, RecursionError):
-                        return False  # as the evaluator: an operation that fails is ⊥, not true
-                return compare_input
-        env, compiled = DataEnv({}, None, UNDEF, None, self.externs), compile_term(atom)
-
-        def evaluate(args, result):
-            return truthy(compiled(env, args, result))
-        return evaluate
+            reader = self._readers[tool] = MaskReader(pool, self.externs)
+        return reader.read(args, result, self.result_bits[tool] if known_only else 0)
 
     def letter(self, rule: int, key: str, mask: int) -> int | None:
         entry = self._proj[rule].get(key)
@@ -370,22 +329,29 @@ class JointSpace:
 
     def groups(self, rules, seeds) -> list[tuple[int, ...]]:
         """The groups of `rules` that can constrain one another (connected by `neighbours`),
-        each containing one of `seeds`, sorted: independent questions for a joint search."""
-        pool = set(rules)
+        each containing one of `seeds`, sorted: independent questions for a joint search.
+        (Sets of rules are bit masks here: a group grows by whole neighbourhoods at a time.)"""
+        pool = 0
+        for i in rules:
+            pool |= 1 << i
+        near = self._neighbour_bits
         out = []
-        placed: set[int] = set()
+        placed = 0
         for seed in seeds:
-            if seed not in pool or seed in placed:
+            bit = 1 << seed
+            if not pool & bit or placed & bit:
                 continue
-            group, todo = {seed}, [seed]
-            while todo:
-                i = todo.pop()
-                for j in self.neighbours[i]:
-                    if j in pool and j not in group:
-                        group.add(j)
-                        todo.append(j)
+            group = frontier = bit
+            while frontier:
+                reach = 0
+                while frontier:
+                    low = frontier & -frontier
+                    reach |= near[low.bit_length() - 1]
+                    frontier ^= low
+                frontier = reach & pool & ~group
+                group |= frontier
             placed |= group
-            out.append(tuple(sorted(group)))
+            out.append(tuple(i for i in range(group.bit_length()) if group >> i & 1))
         return out
 
     def guards(self, rule: int, key: str) -> bool:
