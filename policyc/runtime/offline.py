@@ -83,7 +83,7 @@ def decided_by_final_call(formula: n.Formula, terminal: frozenset[str]) -> bool:
     """
     for node in subformulas(formula):
         if isinstance(node, n.Event) and node.tool in terminal \
-                and any(isinstance(t, n.Result) for t in subformulas(node.guard)):
+                and any(isinstance(t, n.Result) or t == n.Attr("error") for t in subformulas(node.guard)):
             return False
         if isinstance(node, n.Metric):
             return False

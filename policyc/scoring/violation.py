@@ -115,7 +115,7 @@ def _uses_trace_wide_data(f: n.Formula) -> bool:
     with later calls, so prefixes alone say nothing about them."""
     for sub in subformulas(f):
         if isinstance(sub, (n.Cond, n.Event)):
-            if any(isinstance(t, (n.Values, n.Outputs, n.Metric)) for t in subformulas(sub)):
+            if any(isinstance(t, (n.Values, n.Outputs, n.Metric, n.Request)) for t in subformulas(sub)):
                 return True
     return False
 
