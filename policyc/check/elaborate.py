@@ -188,6 +188,8 @@ class Elaborator(PathsMixin, OperatorsMixin, PatternsMixin, MacrosMixin):
                 return TVal(b.arg(final), param.type, e.span)
             if name == "result":
                 return TVal(b.result(), pat.sig.result, e.span)
+            if name in t.ATTRIBUTE_TYPES:
+                return TVal(b.attr(name), t.ATTRIBUTE_TYPES[name], e.span)
         if name in scope.params:
             value = scope.params[name]
             return replace(value, span=e.span) if not isinstance(value, EnumVal) else value
@@ -212,8 +214,25 @@ class Elaborator(PathsMixin, OperatorsMixin, PatternsMixin, MacrosMixin):
             ty = self.types.named(name)
             if isinstance(ty, t.EnumT):
                 return EnumVal(ty, e.span)
+        if name == "request":
+            return TVal(b.request(), t.REQUEST_TYPE, e.span)
+        if name in t.ATTRIBUTE_TYPES:
+            self.error("E0226", f"`{name}` is an attribute of the event a pattern matches, inside that pattern",
+                       e.span, help=f"write the condition inside the pattern: `tool({name} == ...)`", scope=scope)
+            return None
+        if self.not_observed(name, e.span, scope):
+            return None
         self.unknown_name(name, e.span, scope)
         return None
+
+    def not_observed(self, name: str, span: Span, scope: Scope) -> bool:
+        """`message` in a policy that does not observe messages: say how to observe them."""
+        if name != "message" or "message" in self.sigs:
+            return False
+        self.error("E0227", "the policy does not observe messages", span,
+                   help="add `observe messages` to read the agent's and the user's messages as events",
+                   scope=scope)
+        return True
 
     def unknown_name(self, name: str, span: Span, scope: Scope, called: bool = False,
                      keyword: bool = False) -> None:

@@ -74,6 +74,7 @@ class Policy:
     budget: int | None = None
     conformance: Severity = field(default_factory=Severity)
     sources: tuple[str, ...] = ()  # files the policy was built from, root first
+    observes: frozenset[str] = frozenset()  # event classes read besides the agent's calls
 
     def rule(self, name: str) -> Rule:
         for r in self.rules:
@@ -84,6 +85,10 @@ class Policy:
     @property
     def total_weight(self) -> float:
         return sum(r.weight for r in self.rules)
+
+    def view(self, trace):
+        """The trace as this policy reads it: the agent's calls, plus the events it observes."""
+        return trace.observed(self.observes)
 
     @property
     def terminal_tools(self) -> frozenset[str]:

@@ -451,6 +451,15 @@ class ConformanceDecl:
     span: Span = _span()
 
 
+@dataclass(frozen=True, slots=True)
+class ObserveDecl:
+    """`observe messages, user_calls`: event classes the policy reads besides the agent's calls."""
+
+    names: tuple[str, ...]
+    span: Span = _span()
+    name_spans: tuple[Span, ...] = field(default=(), compare=False)
+
+
 Decl = Union[
     PolicyDecl,
     ImportDecl,
@@ -467,6 +476,7 @@ Decl = Union[
     RuleDecl,
     BudgetDecl,
     ConformanceDecl,
+    ObserveDecl,
 ]
 
 
