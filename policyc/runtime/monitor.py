@@ -55,14 +55,21 @@ class Monitor:
     def name(self) -> str:
         return self.policy.name
 
-    def start(self, mode: str | None = None, run_id: str | None = None):
+    def start(self, mode: str | None = None, run_id: str | None = None, request: str | None = None):
         """A new, independent run. `mode` enforces every rule with one severity:
-        tolerate, warn, block, soft or stop (None: each rule's own)."""
+        tolerate, warn, block, soft or stop (None: each rule's own). `request`: the user's
+        request that started the run, which rules read as `request.text`."""
         from policyc.runtime.run import Run
 
         if mode is not None and mode not in MODES:
             raise ValueError(f"unknown mode `{mode}`; the modes are {', '.join(MODES)}")
-        return Run(self, mode, run_id)
+        return Run(self, mode, run_id, request)
+
+    def observes(self, tool: str, actor: str) -> bool:
+        """Whether the policy reads an event of this tool (`"message"`: a message) by this actor."""
+        if tool == "message":
+            return "messages" in self.policy.observes
+        return actor == "assistant" or "user_calls" in self.policy.observes
 
     def restore(self, state: dict):
         """Continue a run from `run.snapshot()` output (possibly in another process)."""
@@ -91,6 +98,7 @@ class Monitor:
         automata (linear, one lookup per call when warm), the others by the evaluator."""
         from policyc.semantics.positions import PositionEvaluator
 
+        trace = self.policy.view(trace)
         gated = self.gate.accepting_after(trace.calls)
         out = {}
         engine = None

@@ -67,7 +67,8 @@ class Replay:
 
 def replay(monitor, trace: Trace, mode: str | None = None) -> Replay:
     """Replay a recorded run through the gate, call by call."""
-    run = monitor.start(mode=mode, run_id=trace.id)
+    trace = monitor.policy.view(trace)
+    run = monitor.start(mode=mode, run_id=trace.id, request=trace.request)
     steps = []
     refused = False
     for call in trace.calls:

@@ -26,12 +26,13 @@ import threading
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Mapping
 
+from policyc.ir.data import CallArgs, attributes
 from policyc.ir.ops import UNDEF
 from policyc.runtime.calls import RunError, as_args, call_identity, normalise_result
 from policyc.runtime.decision import Decision, render_message
 from policyc.runtime.enforcement import EnforcementState, after_record, enforce
 from policyc.runtime.events import EXECUTED, INSISTED, LISTENED, STOPPED, EnforcementEvent, LayerRow, enforcement_table
-from policyc.trace.model import Call, Trace
+from policyc.trace.model import MESSAGE, Call, Trace
 
 if TYPE_CHECKING:
     from policyc.runtime.monitor import Monitor
@@ -40,13 +41,16 @@ if TYPE_CHECKING:
 class Run:
     """A gated run. Create it with `Monitor.start()`; do not construct it directly."""
 
-    def __init__(self, monitor: "Monitor", mode: str | None = None, run_id: str | None = None):
+    def __init__(self, monitor: "Monitor", mode: str | None = None, run_id: str | None = None,
+                 request: str | None = None):
         self._monitor = monitor
         self._lock = threading.RLock()
         self.mode = mode
         self.id = run_id
+        self.request = request                       # the user's request that started the run
         self._gate_state = monitor.gate.start()
-        self._calls: list[Call] = []
+        self._calls: list[Call] = []                 # every event, observed by the policy or not
+        self._seen: list[Call] = []                  # the events the policy observes (its view)
         self._enforcement = EnforcementState()
         self._events: list[EnforcementEvent] = []
         self._awaiting: list[int] = []              # refusal events not yet resolved
@@ -57,9 +61,15 @@ class Run:
 
     # ------------------------------------------------------------ the agent loop
 
-    def propose(self, tool: str, args: Mapping[str, Any] | None = None) -> Decision:
-        """Judge a call before it runs: allow, warn (it runs), block or stop (it does not)."""
-        args = as_args(args)
+    def propose(self, tool: str, args: Mapping[str, Any] | None = None, *, message_id: str | None = None) -> Decision:
+        """Judge a call before it runs: allow, warn (it runs), block or stop (it does not).
+
+        `tool` is `"message"` for a message the agent is about to send (`{"text": ...,
+        "calls": [the tools it calls]}`); `message_id` names the message a call belongs to.
+        An event the policy does not observe is allowed without being judged."""
+        args = event_args(as_args(args), "assistant", message_id)
+        if not self._monitor.observes(tool, "assistant"):
+            return Decision("allow", tool, args, len(self._seen))
         with self._lock:
             self._check_open("propose a call")
             state = self._enforcement
@@ -69,13 +79,13 @@ class Run:
             if self._awaiting:
                 self._resolve(identity)
             self._proposals += 1
-            step = len(self._calls)
+            step = len(self._seen)
             if state.stopped is not None:
                 self._pending = (identity, False)
                 decision = Decision("stop", tool, args, step, latched=True)
                 return replace(decision, message=render_message(decision))
             overriding = identity is not None and state.override == identity
-            findings = [] if overriding else self._monitor.judge(self._gate_state, tool, args, self._calls)
+            findings = [] if overriding else self._monitor.judge(self._gate_state, tool, args, self._seen)
             if findings and identity is None:
                 identity = call_identity(tool, args)
             outcome = enforce(state, identity, findings, self.mode)
@@ -94,9 +104,17 @@ class Run:
                                 attempts=outcome.attempts)
             return replace(decision, message=render_message(decision))
 
-    def record(self, tool: str, args: Mapping[str, Any] | None = None, result: Any = UNDEF) -> None:
-        """Add a call that ran, with its result, to the run."""
-        args = as_args(args)
+    def record(self, tool: str, args: Mapping[str, Any] | None = None, result: Any = UNDEF, *,
+               actor: str = "assistant", message_id: str | None = None, error: bool = False) -> None:
+        """Add a call that ran, with its result, to the run: the agent's (whether it failed:
+        `error`), or one the user made on their side (`actor="user"`); `tool` is `"message"`
+        for a message sent (by the agent or the user), its args `{"text": ...}`."""
+        args = event_args(as_args(args), actor, message_id, error)
+        if actor != "assistant":
+            with self._lock:
+                self._check_open("record an event")
+                self._advance(tool, args, result)
+            return
         with self._lock:
             self._check_open("record a call")
             if self._enforcement.stopped is not None:
@@ -113,8 +131,14 @@ class Run:
         """Add a call that ran, without the checks of `record` (gate replay uses it)."""
         with self._lock:
             result = normalise_result(result)
-            self._gate_state = self._monitor.gate.advance(self._gate_state, tool, args, result)
-            self._calls.append(Call(tool, args, result, len(self._calls)))
+            kind = "message" if tool == MESSAGE else "call"
+            self._calls.append(Call(tool, args, result, len(self._calls), kind))
+            actor = attributes(args)["actor"]
+            if self._monitor.observes(tool, actor):
+                self._gate_state = self._monitor.gate.advance(self._gate_state, tool, args, result)
+                self._seen.append(Call(tool, args, result, len(self._seen), kind))
+            if actor != "assistant":
+                return  # the user acted: the agent's pending proposal stays pending
             self._enforcement = after_record(self._enforcement)
             self._pending = None
             if tool in self._monitor.terminal_tools:
@@ -141,9 +165,9 @@ class Run:
 
     @property
     def trace(self) -> Trace:
-        """The calls that ran, in order."""
+        """The events that happened, in order (the policy reads its view of them)."""
         with self._lock:
-            return Trace(tuple(self._calls), {}, self.id)
+            return Trace(tuple(self._calls), {}, self.id, None, self.request)
 
     @property
     def events(self) -> tuple[EnforcementEvent, ...]:
@@ -208,3 +232,10 @@ class Run:
                                                  j.severity, outcome.action, tool, identity, resolution))
             if resolution is None:
                 self._awaiting.append(index)
+
+
+def event_args(args: dict, actor: str, message_id: str | None, error: bool = False) -> dict:
+    """The arguments of an event, carrying its attributes when they are not the defaults."""
+    if actor == "assistant" and message_id is None and not error:
+        return args
+    return CallArgs(args, {"actor": actor, "message_id": message_id, "error": bool(error)})

@@ -6,12 +6,13 @@ monitor loaded from another artifact is refused.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from policyc.runtime.calls import RunError, result_from_json, result_to_json
 from policyc.runtime.enforcement import EnforcementState
 from policyc.runtime.events import EnforcementEvent
-from policyc.trace.model import Call
+from policyc.trace.model import MESSAGE, Call
 
 if TYPE_CHECKING:
     from policyc.runtime.monitor import Monitor
@@ -30,7 +31,9 @@ def dump_run(run: "Run") -> dict:
         "artifact": monitor.content_hash,
         "id": run.id,
         "mode": run.mode,
-        "calls": [{"tool": c.name, "args": dict(c.args), **result_to_json(c.result)} for c in run._calls],
+        "calls": [{"tool": c.name, "args": dict(c.args), **result_to_json(c.result), **_attributes(c)}
+                  for c in run._calls],
+        **({"request": run.request} if run.request is not None else {}),
         "gate": monitor.gate.dump_state(run._gate_state),
         "enforcement": run._enforcement.to_json(),
         "events": [e.to_json() for e in run._events],
@@ -54,8 +57,12 @@ def load_run(monitor: "Monitor", state: dict) -> "Run":
         raise RunError("the snapshot belongs to a run of another policy artifact "
                        f"({state.get('artifact')}, this monitor is {monitor.content_hash})")
     try:
-        run = Run(monitor, state.get("mode"), state.get("id"))
-        run._calls = [Call(c["tool"], dict(c["args"]), result_from_json(c), i) for i, c in enumerate(state["calls"])]
+        run = Run(monitor, state.get("mode"), state.get("id"), state.get("request"))
+        run._calls = [Call(c["tool"], dict(c["args"]), result_from_json(c), i, "message" if c["tool"] == MESSAGE else "call",
+                           c.get("actor", "assistant"), c.get("message_id"), bool(c.get("error", False)))
+                      for i, c in enumerate(state["calls"])]
+        run._seen = [replace(c, position=i) for i, c in enumerate(
+            c for c in run._calls if monitor.observes(c.name, c.actor))]
         run._gate_state = monitor.gate.load_state(state["gate"])
         run._enforcement = EnforcementState.from_json(state["enforcement"])
         run._events = [EnforcementEvent.from_json(e) for e in state["events"]]
@@ -69,3 +76,15 @@ def load_run(monitor: "Monitor", state: dict) -> "Run":
     if state.get("finished"):
         run.finish()
     return run
+
+
+def _attributes(call: Call) -> dict:
+    """An event's attributes, where they are not the defaults (a plain call of the agent)."""
+    out: dict = {}
+    if call.actor != "assistant":
+        out["actor"] = call.actor
+    if call.message_id is not None:
+        out["message_id"] = call.message_id
+    if call.error:
+        out["error"] = True
+    return out

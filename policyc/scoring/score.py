@@ -84,6 +84,7 @@ def score_trace(policy: Policy, trace: Trace, *, externs: Externs | None = None,
     `externs` binds extern predicates to Python functions (by default, their `from` bindings).
     `classes` may hold each rule's class, computed once for a corpus.
     """
+    trace = policy.view(trace)
     engine = PositionEvaluator(trace, resolve_externs(policy) if externs is None else externs)
     if classes is None:
         classes = rule_classes(policy)
