@@ -56,8 +56,7 @@ class CallArgs(dict):
     def __reduce__(self):
         return (CallArgs, (dict(self), self.attrs))
 
-    def __repr__(self) -> str:
-        return f"CallArgs({dict.__repr__(self)}, {self.attrs!r})"
+    # shown, compared and serialised as the plain mapping of arguments it is
 
 
 def attributes(args: Mapping[str, object] | None) -> Mapping[str, object]:

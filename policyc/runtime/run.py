@@ -167,7 +167,7 @@ class Run:
     def trace(self) -> Trace:
         """The events that happened, in order (the policy reads its view of them)."""
         with self._lock:
-            return Trace(tuple(self._calls), {}, self.id, None, self.request)
+            return Trace.from_events(tuple(self._calls), {}, self.id, None, self.request)
 
     @property
     def events(self) -> tuple[EnforcementEvent, ...]:

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 from policyc.trace.errors import RecordProblem, TraceError, field_path
-from policyc.trace.formats import detect_format, parse_trace
+from policyc.trace.formats import detect_format, parse_trace, split_records
 from policyc.trace.jsontext import LineIndex, array_elements, bad_byte, decode, line_of, locate, member, where
 from policyc.trace.model import Trace
 
@@ -72,10 +72,16 @@ def iter_traces(paths: str | Path | Iterable[str | Path], format: str = "auto") 
             if isinstance(raw, TraceError):
                 yield raw
                 continue
-            try:
-                yield parse_trace(raw.value, format, origin=f"{raw.file}:{raw.line}")
-            except RecordProblem as problem:
-                yield TraceError(raw.file, raw.line_of_field(problem.path), field_path(problem.path), problem.message)
+            parts = split_records(raw.value, format)
+            for value in parts:
+                try:
+                    yield parse_trace(value, format, origin=f"{raw.file}:{raw.line}")
+                except RecordProblem as problem:
+                    line = raw.line_of_field(problem.path) if len(parts) == 1 else raw.line
+                    yield TraceError(raw.file, line, field_path(problem.path) if len(parts) == 1 else None,
+                                     problem.message)
+                except RecursionError:
+                    yield TraceError(raw.file, raw.line, None, "the record is nested too deeply to read")
 
 
 def _expand(paths: Iterable[str | Path]) -> Iterator[str]:

@@ -13,10 +13,10 @@ Readers keep every event a log records. A policy sees its *view* of the trace
 policy declares it observes (`observe messages, user_calls`), renumbered from 0. So a policy
 that observes nothing new reads exactly the call-only trace it always did.
 
->>> t = Trace((Call("message", {"text": "My data is off."}, kind="message", actor="user"),
-...            Call("check_status_bar", {}, "No signal", actor="user"),
-...            Call("get_customer_by_phone", {"phone_number": "555"}, {"customer_id": "C1"})))
->>> t.observed(frozenset()).tool_sequence, t.observed(frozenset({"messages", "user_calls"})).tool_sequence
+>>> t = Trace.from_events((Call("message", {"text": "My data is off."}, kind="message", actor="user"),
+...                        Call("check_status_bar", {}, "No signal", actor="user"),
+...                        Call("get_customer_by_phone", {"phone_number": "555"}, {"customer_id": "C1"})))
+>>> t.tool_sequence, t.observed(frozenset({"messages", "user_calls"})).tool_sequence
 (['get_customer_by_phone'], ['message', 'check_status_bar', 'get_customer_by_phone'])
 """
 
@@ -70,13 +70,23 @@ class Call:
 
 @dataclass(frozen=True)
 class Trace:
-    """A finite sequence of calls plus the metrics record they came with."""
+    """A finite sequence of calls plus the metrics record they came with.
+
+    `calls` is the sequence rules are evaluated on: the agent's tool calls (appendix A) for a
+    trace as read, the events a policy observes for its view (`observed`). `events` is
+    everything the log recorded (the calls themselves when nothing more was recorded).
+    """
 
     calls: tuple[Call, ...]
     metrics: Mapping[str, Any] = field(default_factory=dict)
     id: str | None = None
     origin: str | None = None  # "file:line" the record was read from
     request: str | None = None  # the user's request that started the run, when the log has it
+    events: tuple[Call, ...] | None = None  # every event recorded (None: the calls)
+
+    def __post_init__(self) -> None:
+        if self.events is None:
+            object.__setattr__(self, "events", self.calls)
 
     @classmethod
     def of(cls, *calls: tuple, metrics: Mapping[str, Any] | None = None, id: str | None = None) -> "Trace":
@@ -91,6 +101,13 @@ class Trace:
             out.append(Call(name, dict(args), rest[0] if rest else UNDEF, i))
         return cls(tuple(out), dict(metrics or {}), id)
 
+    @classmethod
+    def from_events(cls, events: tuple[Call, ...], metrics: Mapping[str, Any] | None = None, id: str | None = None,
+                    origin: str | None = None, request: str | None = None) -> "Trace":
+        """A trace of everything a log recorded; its `calls` are the agent's tool calls."""
+        base = cls(tuple(events), dict(metrics or {}), id, origin, request, tuple(events))
+        return base.observed(frozenset())
+
     def __len__(self) -> int:
         return len(self.calls)
 
@@ -99,24 +116,30 @@ class Trace:
         return [c.name for c in self.calls]
 
     def prefix(self, length: int) -> "Trace":
-        return Trace(self.calls[:length], self.metrics, self.id, self.origin, self.request)
+        calls = self.calls[:length]
+        return Trace(calls, self.metrics, self.id, self.origin, self.request, calls)
 
     def observed(self, observes: frozenset[str] = frozenset()) -> "Trace":
         """The view of a policy that observes these event classes (`OBSERVABLE`) besides the
-        agent's calls: the other events dropped, positions renumbered. A tool call that
+        agent's calls: the other events left out, positions renumbered. A tool call that
         happens to be named `message` is shown as `` `message` `` in a view with messages,
         so that it is never read as one."""
         messages, users = "messages" in observes, "user_calls" in observes
-        if all(not c.is_message and c.actor == ASSISTANT for c in self.calls) and not (
-                messages and any(c.name == MESSAGE for c in self.calls)):
+        events = self.events
+        if all(not c.is_message and c.actor == ASSISTANT for c in events) and not (
+                messages and any(c.name == MESSAGE for c in events)):
+            kept = list(events)
+        else:
+            kept = []
+            for c in events:
+                if c.is_message and not messages or not c.is_message and c.actor != ASSISTANT and not users:
+                    continue
+                name = "`message`" if messages and not c.is_message and c.name == MESSAGE else c.name
+                kept.append(c if (c.name, c.position) == (name, len(kept)) else
+                            replace(c, name=name, position=len(kept)))
+        if tuple(kept) == self.calls:
             return self
-        kept = []
-        for c in self.calls:
-            if c.is_message and not messages or not c.is_message and c.actor != ASSISTANT and not users:
-                continue
-            name = "`message`" if messages and not c.is_message and c.name == MESSAGE else c.name
-            kept.append(replace(c, name=name, position=len(kept)))
-        return Trace(tuple(kept), self.metrics, self.id, self.origin, self.request)
+        return Trace(tuple(kept), self.metrics, self.id, self.origin, self.request, events)
 
     @cached_property
     def globals(self) -> "TraceGlobals":
