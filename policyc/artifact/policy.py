@@ -44,7 +44,7 @@ def policy_fields(policy: Policy, classes: dict[str, str | None], automata: dict
     info = PolicyInfo(name=policy.name, description=policy.description, budget=policy.budget,
                       layers=dict(policy.layers), conformance=_severity(policy.conformance),
                       sources=[s.replace("\\", "/").rsplit("/", 1)[-1] for s in policy.sources],
-                      observes=sorted(policy.observes))
+                      observes=sorted(policy.observes), grounding=policy.grounding)
     tools = [ToolModel.model_validate(signature_to_json(sig)) for sig in policy.tools.values()]
     externs = [ExternModel(name=e.name, params=[ParamModel(name=n, type=type_to_json(t)) for n, t in e.params],
                            binding=e.binding) for e in policy.externs.values()]
@@ -65,7 +65,7 @@ def policy_of(artifact: Artifact) -> Policy:
     info = artifact.policy
     return Policy(info.name, info.description, tools, rules, dict(info.layers), externs, info.budget,
                   Severity(info.conformance.kind, info.conformance.limit), tuple(info.sources),
-                  frozenset(info.observes))
+                  frozenset(info.observes), info.grounding)
 
 
 __all__ = ["policy_fields", "policy_of"]

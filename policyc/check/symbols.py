@@ -28,6 +28,8 @@ BUILTIN_FUNCTIONS = {
     "outputs": "outputs(tool, ...): what the results of these tools showed, for grounding",
 }
 SPECIAL_NAMES = ("outputs", "metrics", "result", "message")
+#: The built-in entity extractors `grounding` names (see `policyc.grounding`).
+GROUNDING_EXTRACTORS = ("code", "prose")
 #: The event classes `observe` names: message events, and the calls the user makes.
 OBSERVABLE = {"messages": "the messages of the agent and the user (`message(text: t)`)",
               "user_calls": "the tool calls the user makes (a simulated customer acting on their device)"}
@@ -54,6 +56,7 @@ class Symbols:
     budget: ast.BudgetDecl | None = None
     conformance: ast.ConformanceDecl | None = None
     observes: list[ast.ObserveDecl] = field(default_factory=list)  # from every module
+    grounding: ast.GroundingDecl | None = None
 
     @property
     def observed(self) -> frozenset[str]:
@@ -112,6 +115,19 @@ def collect(graph: ModuleGraph) -> tuple[Symbols, list[Diagnostic]]:
                 syms.policy = decl
             elif isinstance(decl, ast.ObserveDecl):
                 syms.observes.append(decl)
+            elif isinstance(decl, ast.GroundingDecl):
+                if syms.grounding is not None and syms.grounding.name != decl.name:
+                    diags.append(Diagnostic("E0222", "the grounding extractor is set twice", decl.span,
+                                            labels=(Label(syms.grounding.span, "first set here"),),
+                                            help="keep one `grounding` declaration"))
+                    continue
+                if decl.name not in GROUNDING_EXTRACTORS:
+                    diags.append(Diagnostic("E0227", f"`{decl.name}` is not a built-in entity extractor",
+                                            decl.name_span, help=did_you_mean(decl.name, GROUNDING_EXTRACTORS,
+                                                                              "extractor")
+                                            or "the built-in extractors are `code` and `prose`"))
+                    continue
+                syms.grounding = decl
             elif isinstance(decl, ast.BudgetDecl | ast.ConformanceDecl):
                 what = "budget" if isinstance(decl, ast.BudgetDecl) else "conformance"
                 earlier = root_settings.get(what) if is_root else None

@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, Protocol
 
+from policyc.grounding import extractor_of
 from policyc.ir import nodes as n
 from policyc.ir.ops import UNDEF, apply_op, get_field, get_index, get_slice, truthy
 
@@ -32,7 +33,7 @@ class Globals(Protocol):
 
     def values(self, tool: str, path: tuple, flatten: bool) -> list: ...
 
-    def outputs(self, tools: tuple[str, ...]) -> object: ...
+    def outputs(self, tools: tuple[str, ...], extractor: object) -> object: ...
 
     def metric(self, path: tuple) -> object: ...
 
@@ -121,6 +122,9 @@ def eval_term(t: n.Term, env: DataEnv) -> object:  # noqa: C901 - one case per n
         stop = None if t.stop is None else eval_term(t.stop, env)
         return get_slice(eval_term(t.base, env), start, stop)
     if isinstance(t, n.Op):
+        if t.op == "entities":  # by the extractor the evaluation was given
+            text = eval_term(t.args[0], env)
+            return UNDEF if text is UNDEF else extractor_of(env.externs).entities(text)
         if t.op == "and":  # short-circuit, as the connective reads
             return all(truthy(eval_term(a, env)) for a in t.args)
         if t.op == "or":
@@ -140,7 +144,7 @@ def eval_term(t: n.Term, env: DataEnv) -> object:  # noqa: C901 - one case per n
     if isinstance(t, n.Values):
         return env.globals.values(t.tool, t.path, t.flatten) if env.globals is not None else []
     if isinstance(t, n.Outputs):
-        return env.globals.outputs(t.tools) if env.globals is not None else []
+        return env.globals.outputs(t.tools, extractor_of(env.externs)) if env.globals is not None else []
     if isinstance(t, n.Metric):
         return env.globals.metric(t.path) if env.globals is not None else UNDEF
     if isinstance(t, n.Request):

@@ -75,6 +75,7 @@ class Policy:
     conformance: Severity = field(default_factory=Severity)
     sources: tuple[str, ...] = ()  # files the policy was built from, root first
     observes: frozenset[str] = frozenset()  # event classes read besides the agent's calls
+    grounding: str = "code"  # the built-in entity extractor of `entities` and `outputs`
 
     def rule(self, name: str) -> Rule:
         for r in self.rules:

@@ -22,6 +22,7 @@ from typing import Any, Callable, Mapping, Sequence
 from policyc.artifact.io import ArtifactError, read_artifact
 from policyc.artifact.models import Artifact
 from policyc.artifact.policy import policy_of
+from policyc.grounding import BUILTIN_EXTRACTORS, Extractor, with_extractor
 from policyc.runtime.calls import RunError
 from policyc.runtime.findings import MODES, Finding
 
@@ -29,13 +30,16 @@ from policyc.runtime.findings import MODES, Finding
 class Monitor:
     """A policy artifact loaded for gating and scoring."""
 
-    def __init__(self, artifact: Artifact, externs: Mapping[str, Callable[..., object]] | None = None):
+    def __init__(self, artifact: Artifact, externs: Mapping[str, Callable[..., object]] | None = None,
+                 extractor: Extractor | None = None):
         from policyc.runtime.conformance import ConformanceChecker
         from policyc.runtime.gate import Gate
 
         self.artifact = artifact
         self.policy = policy_of(artifact)
-        self.externs = resolve_externs(artifact, externs or {})
+        # the extractor of `entities(...)` and `outputs` travels with the extern bindings
+        self.externs = with_extractor(resolve_externs(artifact, externs or {}),
+                                      extractor or BUILTIN_EXTRACTORS[self.policy.grounding])
         self.gate = Gate(artifact, self.policy, self.externs)
         self.conformance = ConformanceChecker(self.policy)
         self.terminal_tools = self.policy.terminal_tools
@@ -43,9 +47,10 @@ class Monitor:
         share_tables(self.policy, self.gate.tables)
 
     @classmethod
-    def load(cls, path: str | Path, externs: Mapping[str, Callable[..., object]] | None = None) -> "Monitor":
+    def load(cls, path: str | Path, externs: Mapping[str, Callable[..., object]] | None = None,
+             extractor: Extractor | None = None) -> "Monitor":
         """Load and verify an artifact file (`ArtifactError` says what is wrong with it)."""
-        return cls(read_artifact(path), externs)
+        return cls(read_artifact(path), externs, extractor)
 
     @property
     def content_hash(self) -> str:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import importlib
 from typing import Callable, Iterable, Mapping
 
+from policyc.grounding import BUILTIN_EXTRACTORS, EXTRACTOR_KEY, Extractor, with_extractor
 from policyc.ir.data import ExternError
 from policyc.ir.policy import Policy, Rule
 from policyc.recursion import deep_recursion
@@ -76,16 +77,28 @@ def score_rule(rule: Rule, trace: Trace, engine: PositionEvaluator, classes: dic
         return ConstraintResult(**base, passed=False, detail=f"Could not be evaluated: {problem}.", error=problem)
 
 
+def bindings(policy: Policy, externs: Externs | None = None, extractor: Extractor | None = None) -> dict:
+    """What a policy is evaluated with: its extern predicates' functions (the given ones, by
+    default their `from` bindings) and the entity extractor (the given one, or the built-in
+    one the policy names)."""
+    bound = resolve_externs(policy) if externs is None else dict(externs)
+    if extractor is None:
+        extractor = bound.get(EXTRACTOR_KEY) or BUILTIN_EXTRACTORS[policy.grounding]
+    return with_extractor(bound, extractor)
+
+
 @deep_recursion()
 def score_trace(policy: Policy, trace: Trace, *, externs: Externs | None = None,
-                classes: dict | None = None) -> TraceReport:
+                classes: dict | None = None, extractor: Extractor | None = None) -> TraceReport:
     """The compliance report of one complete trace against a checked policy.
 
     `externs` binds extern predicates to Python functions (by default, their `from` bindings).
-    `classes` may hold each rule's class, computed once for a corpus.
+    `classes` may hold each rule's class, computed once for a corpus. `extractor` finds the
+    entities of `entities(...)` and matches `outputs` (by default, the built-in one the policy
+    names with `grounding`; see `policyc.grounding`).
     """
     trace = policy.view(trace)
-    engine = PositionEvaluator(trace, resolve_externs(policy) if externs is None else externs)
+    engine = PositionEvaluator(trace, bindings(policy, externs, extractor))
     if classes is None:
         classes = rule_classes(policy)
     constraints = [score_rule(rule, trace, engine, classes) for rule in policy.rules]
@@ -187,7 +200,7 @@ class CorpusTally:
 
 
 def score_corpus(policy: Policy, traces: Iterable[Trace | TraceError], *, externs: Externs | None = None,
-                 keep_reports: bool = True) -> CorpusReport:
+                 keep_reports: bool = True, extractor: Extractor | None = None) -> CorpusReport:
     """Score every trace; malformed records (TraceError items) are counted and listed.
 
     >>> from policyc.check import check_file
@@ -197,7 +210,7 @@ def score_corpus(policy: Policy, traces: Iterable[Trace | TraceError], *, extern
     >>> corpus.traces, corpus.mean_score, [(l.layer, l.pass_rate) for l in corpus.layers][:2]
     (1, 1.0, [('L1', 1.0), ('L3', 1.0)])
     """
-    bound = resolve_externs(policy) if externs is None else externs
+    bound = bindings(policy, externs, extractor)
     classes = rule_classes(policy)
     tally = CorpusTally(policy, keep_reports)
     for item in traces:

@@ -66,6 +66,8 @@ def _compile(t: n.Term) -> Compiled:  # noqa: C901 - one case per node type
 
 
 def _compile_op(t: n.Op) -> Compiled:
+    if t.op == "entities":
+        return _deferred(t)  # by the extractor the evaluation was given
     parts = [compile_term(a) for a in t.args]
     if t.op == "and":
         return lambda env, args, result: all(truthy(p(env, args, result)) for p in parts)

@@ -460,6 +460,15 @@ class ObserveDecl:
     name_spans: tuple[Span, ...] = field(default=(), compare=False)
 
 
+@dataclass(frozen=True, slots=True)
+class GroundingDecl:
+    """`grounding prose`: the built-in extractor `entities(...)` and `outputs` use."""
+
+    name: str
+    span: Span = _span()
+    name_span: Span = _span()
+
+
 Decl = Union[
     PolicyDecl,
     ImportDecl,
@@ -477,6 +486,7 @@ Decl = Union[
     BudgetDecl,
     ConformanceDecl,
     ObserveDecl,
+    GroundingDecl,
 ]
 
 

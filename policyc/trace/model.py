@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, Mapping
 
-from policyc.grounding import EntitySet
+from policyc.grounding import CODE, Extractor, SeenSet
 from policyc.ir.data import DEFAULT_ATTRIBUTES, CallArgs, attributes, path_value
 from policyc.ir.ops import UNDEF
 
@@ -180,14 +180,15 @@ class TraceGlobals:
             self._values[key] = list(seen.values())
         return self._values[key]
 
-    def outputs(self, tools: tuple[str, ...]) -> EntitySet:
-        if tools not in self._outputs:
-            seen = EntitySet()
+    def outputs(self, tools: tuple[str, ...], extractor: Extractor = CODE) -> SeenSet:
+        key = (tools, id(extractor))
+        if key not in self._outputs:
+            seen = extractor.seen()
             for call in self.trace.calls:
                 if (not tools or call.name in tools) and call.result is not UNDEF:
                     seen.add_call(dict(call.args), call.result)
-            self._outputs[tools] = seen
-        return self._outputs[tools]
+            self._outputs[key] = (extractor, seen)  # the extractor is kept: its id stays its own
+        return self._outputs[key][1]
 
     def metric(self, path: tuple) -> object:
         return path_value(dict(self.trace.metrics), path)
