@@ -57,7 +57,7 @@ def _kind_and_data(message: Any) -> tuple[str | None, Any]:
     kind = message.get("type")
     if isinstance(kind, str) and kind.endswith("Chunk"):
         kind = kind[:-len("Chunk")].lower().replace("message", "") or None
-    if kind in _TYPES:
+    if isinstance(kind, str) and kind in _TYPES:
         return kind, message["data"] if isinstance(message.get("data"), dict) and "content" not in message else message
     return None, None
 

@@ -54,7 +54,7 @@ def is_tau2(value: Any) -> bool:
     if "task_id" in value or "termination_reason" in value:
         return True
     messages = value.get("messages") or []
-    return any(isinstance(m, dict) and isinstance(m.get("tool_calls"), list)
+    return all(isinstance(m, dict) and "role" in m for m in messages) and any(isinstance(m, dict) and isinstance(m.get("tool_calls"), list)
                and any(isinstance(c, dict) and "name" in c and "function" not in c for c in m["tool_calls"])
                for m in messages)
 
