@@ -46,6 +46,9 @@ class Elaborator(PathsMixin, OperatorsMixin, PatternsMixin, MacrosMixin):
         self.diags = diagnostics
         self._fresh = 0
         self._expansions: dict = {}
+        # variables whose domain is being inferred, by IR name: a macro's data parameter bound
+        # to one of them (`account_write(c)`) binds it where the macro's patterns use it
+        self.inferring: dict[str, VarInfo] = {}
 
     # ------------------------------------------------------------ reporting
 
@@ -320,7 +323,9 @@ class Elaborator(PathsMixin, OperatorsMixin, PatternsMixin, MacrosMixin):
             domain_term = dom.term
         else:
             info = VarInfo(e.var, ir_name, None, e.var_span, infer=True)
+            self.inferring[ir_name] = info
             body = self.formula(e.body, scope.with_var(info))
+            self.inferring.pop(ir_name, None)
             if body is None:
                 return None
             domain_term = self.inferred_domain(info, scope)

@@ -210,7 +210,12 @@ class MacrosMixin:
                            implicit=True)
             infos.append(info)
             inner = inner.with_var(info)
-        f = self.formula(body, inner)
+            self.inferring[info.ir_name] = info
+        try:
+            f = self.formula(body, inner)
+        finally:
+            for info in infos:
+                self.inferring.pop(info.ir_name, None)
         if f is None:
             return None
         for info in reversed(infos):

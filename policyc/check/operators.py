@@ -55,8 +55,10 @@ class OperatorsMixin:
     def bind_call_path(self, e: ast.Comparison, left: TVal, right: TVal, scope: Scope) -> None:
         """`result.total == m` inside a pattern: the values of that path are binding sites of an
         implicit (or domain-less) variable m, as an argument `tool(amount: m)` is."""
-        for name, other in ((e.left, right), (e.right, left)):
+        for name, this, other in ((e.left, left, right), (e.right, right, left)):
             info = scope.vars.get(name.id) if isinstance(name, ast.Name) else None
+            if info is None and isinstance(this.term, n.Var):
+                info = self.inferring.get(this.term.name)  # through a macro's parameter
             path = _call_path(other.term)
             if info is None or not info.infer or path is None:
                 continue

@@ -149,6 +149,11 @@ class PatternsMixin:
         tv = self.term(value, scope)
         if tv is None:
             return None
+        outer = self.inferring.get(tv.term.name) if isinstance(tv.term, n.Var) else None
+        if outer is not None:  # a macro's parameter standing for a variable being inferred
+            outer.sites.append((tool.tool, (param.name,), False))
+            if outer.type is None:
+                outer.type = t.strip_optional(param.type)
         target = TVal(b.arg(param.name), param.type, value.span)
         if not self.check_compatible(target, tv, value, scope, expected=f"argument `{param.name}` of `{tool.tool}`"):
             return None
