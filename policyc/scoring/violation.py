@@ -8,9 +8,13 @@ trace (liveness: `called(x)` on a trace without x) is violated at the end, n.
 Both answers come from `policyc.automata` when it provides them
 (`first_violation(formula, trace, externs=...) -> int | None`,
 `rule_class(formula, tools) -> str`);
-this module imports it lazily and falls back, so the scorer works before and without it:
-without the automata, every violation is placed at the end of the trace, and the rule class
-is a syntactic estimate.
+this module imports it lazily and falls back, so the scorer works before and without it.
+For a rule the automata do not compile, the evaluator tells where it can: a syntactic safety
+formula whose data does not grow with the trace (no `outputs`, no trace-wide domain inside a
+condition; quantifiers over call values, the metrics and the request are fine) fails on
+every extension of a prefix it fails on, so its violation is certain at the shortest failing
+prefix (`certain_prefix`, found by bisection). Other rules (liveness: `called(x)`) are
+violated at the end of the trace, n. The rule class falls back to a syntactic estimate.
 """
 
 from __future__ import annotations
@@ -53,7 +57,66 @@ def violated_at(formula: n.Formula, trace: Trace, externs: Mapping[str, Callable
             k = None
         if isinstance(k, int) and 0 <= k <= len(trace):
             return k
-    return len(trace)
+    found = certain_prefix(formula, trace, externs)
+    return len(trace) if found is None else found
+
+
+def certain_prefix(formula: n.Formula, trace: Trace, externs: Mapping[str, Callable] | None = None) -> int | None:
+    """The length of the shortest prefix of the trace on which a (failed) rule already fails
+    and can never hold again, by the evaluator; None when the evaluator cannot tell (the rule
+    is not of a shape whose failure on a prefix is final, or it holds on the whole trace).
+
+    >>> from policyc.trace import Trace
+    >>> o = b.var("o")
+    >>> rule = b.forall("o", None, b.values("refund", ("order_id",)),
+    ...     b.always(b.implies(b.event("refund", b.op("eq", b.arg("order_id"), o)),
+    ...                        b.once(b.event("check", b.op("eq", b.arg("order_id"), o))))))
+    >>> certain_prefix(rule, Trace.of(("check", {"order_id": "A"}), ("refund", {"order_id": "B"}), ("x", {})))
+    2
+    >>> certain_prefix(b.eventually(b.event("x")), Trace.of(("a", {}),)) is None
+    True
+    """
+    if not is_final_on_prefixes(formula):
+        return None
+    from policyc.semantics.positions import PositionEvaluator
+
+    def fails(k: int) -> bool:
+        return not PositionEvaluator(trace.prefix(k), externs).holds(formula)
+
+    n_calls = len(trace)
+    try:
+        if not fails(n_calls):
+            return None
+        low, high = 0, n_calls  # fails(high); the first failing prefix is in [low, high]
+        while low < high:
+            mid = (low + high) // 2
+            if fails(mid):
+                high = mid
+            else:
+                low = mid + 1
+        if high > 0 and fails(high - 1):
+            return None  # not monotone after all: do not guess
+        return high
+    except Exception:  # noqa: BLE001 - an extern's failure, too deep a formula: the evaluator cannot tell
+        return None
+
+
+def is_final_on_prefixes(formula: n.Formula) -> bool:
+    """Whether failing on a prefix means failing on every extension: a syntactic safety
+    formula whose data does not change as calls are added (no `outputs`, and trace-wide
+    domains only as the domains of quantifiers, which only grow)."""
+    if not is_safety(formula, True):
+        return False
+    for sub in subformulas(formula):
+        if isinstance(sub, n.Outputs):
+            return False
+        if isinstance(sub, (n.Cond, n.Event)) and any(isinstance(t, n.Values) for t in subformulas(sub)):
+            return False
+        if isinstance(sub, (n.Forall, n.Exists)) and any(
+                isinstance(t, (n.Outputs, n.Extern)) or isinstance(t, n.Op) and t.op not in ("add", "list")
+                for t in subformulas(sub.domain)):
+            return False
+    return True
 
 
 def automaton_verdict(formula: n.Formula, trace: Trace,
