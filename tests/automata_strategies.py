@@ -1,9 +1,11 @@
 """Hypothesis strategies for the automata's differential tests: rules and traces.
 
 Formulas use every core operator (future and past, strong and weak), five tools, guards on
-an argument `x` and on the result, and quantifiers whose variable is bound by `x == o`,
-`x != o` or `result == o`. Traces draw calls from a small pool of representative calls that
-realise every guard combination the formulas can tell apart.
+an argument `x`, on the result and on the event's attributes (who made it, its message,
+whether it failed, which like the result is known only once the call ran), and quantifiers
+whose variable is bound by `x == o`, `x != o` or `result == o`. Traces draw calls from a small
+pool of representative calls that realise every guard combination the formulas can tell
+apart, some of them by the user, in a message, or failed.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from hypothesis import strategies as st
 
 from policyc.ir import build as b
 from policyc.ir import nodes as n
+from policyc.ir.data import CallArgs
 from policyc.ir.ops import UNDEF
 from policyc.trace import Trace
 
@@ -24,8 +27,12 @@ X_VALUES = (-1, 0, 1, 2, 3, None)  # None: the argument is missing
 RESULTS = (0, 1, UNDEF)
 NIGHTLY = bool(os.environ.get("POLICYC_NIGHTLY"))
 
+ATTRIBUTES = ({"actor": "user"}, {"error": True}, {"message_id": "m1"})
+
 POOL = tuple((tool, {} if x is None else {"x": x}, r)
-             for tool in TOOLS + (OTHER_TOOL,) for x in X_VALUES for r in RESULTS)
+             for tool in TOOLS + (OTHER_TOOL,) for x in X_VALUES for r in RESULTS) + tuple(
+    (tool, CallArgs({"x": x}, attrs), r)
+    for tool in TOOLS + (OTHER_TOOL,) for x in (0, 1) for r in (0, UNDEF) for attrs in ATTRIBUTES)
 
 
 def call_strategy():
@@ -43,9 +50,15 @@ def _compare(draw, left):
 
 @st.composite
 def guard(draw, var: str | None = None):
-    kind = draw(st.integers(0, 9))
+    kind = draw(st.integers(0, 11))
     if kind <= 2:
         return b.LIT_TRUE
+    if kind == 10:  # an attribute known before the call runs, or (`error`) only after
+        return draw(st.sampled_from((b.op("eq", b.attr("actor"), b.lit("user")), b.attr("error"),
+                                     b.op("eq", b.attr("message_id"), b.lit("m1")),
+                                     b.op("not", b.attr("error")))))
+    if kind == 11 and var is not None:
+        return b.op("and", b.op("eq", b.arg("x"), b.var(var)), b.op("ne", b.attr("actor"), b.lit("user")))
     if kind <= 5:
         g = _compare(draw, b.arg("x"))
     elif kind == 6:

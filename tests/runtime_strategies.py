@@ -1,5 +1,8 @@
 """Hypothesis strategies for the runtime's property tests: small policies over four tools
-(`done` is terminal), their traces, and a brute-force oracle over every continuation."""
+(`done` is terminal), their traces, and a brute-force oracle over every continuation.
+
+Some calls fail (their `error` attribute, known like the result only once they ran), and
+some rules read that flag."""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ from hypothesis import strategies as st
 
 from policyc.artifact.build import build_artifact
 from policyc.ir import build as b
+from policyc.ir.data import CallArgs, attributes
 from policyc.ir.policy import Policy, Rule, Severity
 from policyc.ir.types import BOOL, INT, OptionalT, Param, RecordT, STR, ToolSignature
 from policyc.runtime import Monitor
@@ -24,8 +28,9 @@ RESULT = RecordT("Outcome", (("ok", BOOL),))
 TOOLS = {name: ToolSignature(name, (Param("n", OptionalT(INT)),), RESULT) for name in "abc"}
 TOOLS["done"] = ToolSignature("done", (Param("answer", OptionalT(STR)),), RESULT, terminal=True)
 
-#: The letters a call can be: a tool, its argument n and its result's ok.
-CALLS = [(t, {"n": n}, {"ok": ok}) for t in "abc" for n in (1, 2) for ok in (True, False)]
+#: The letters a call can be: a tool, its argument n, its result's ok, and whether it failed.
+CALLS = [(t, {"n": n}, {"ok": ok}) for t in "abc" for n in (1, 2) for ok in (True, False)] + [
+    (t, CallArgs({"n": 1}, {"error": True}), {"ok": False}) for t in "ab"]
 FINALS = [("done", {}, {"ok": ok}) for ok in (True, False)]
 
 EVENTS = st.sampled_from([
@@ -34,6 +39,8 @@ EVENTS = st.sampled_from([
     b.event("b", b.op("gt", b.arg("n"), b.lit(1))),
     b.event("c", b.op("eq", b.field(b.result(), "ok"), b.lit(True))),
     b.event("a", b.op("eq", b.field(b.result(), "ok"), b.lit(False))),
+    b.event("a", b.attr("error")),
+    b.event("b", b.op("not", b.attr("error"))),
 ])
 
 UNARY = [b.neg, b.next_, b.wnext, b.eventually, b.always, b.yesterday, b.once, b.historically]
@@ -107,13 +114,23 @@ def trace_of(calls) -> Trace:
     return Trace.of(*calls)
 
 
+def error_of(args) -> bool:
+    """Whether a call of the pool failed."""
+    return bool(attributes(args)["error"])
+
+
+def failed(args, error: bool):
+    """The arguments of a call, failed or not."""
+    return CallArgs(args, {"error": True}) if error else dict(args)
+
+
 @lru_cache(maxsize=200_000)
 def _holds(formula, calls: tuple) -> bool:
-    return evaluate(formula, Trace.of(*[(t, dict(a), dict(r)) for t, a, r in calls]))
+    return evaluate(formula, Trace.of(*[(t, failed(dict(a), e), dict(r)) for t, a, r, e in calls]))
 
 
 def frozen(calls) -> tuple:
-    return tuple((t, tuple(sorted(a.items())), tuple(sorted(r.items()))) for t, a, r in calls)
+    return tuple((t, tuple(sorted(a.items())), tuple(sorted(r.items())), error_of(a)) for t, a, r in calls)
 
 
 def holds(formula, calls) -> bool:

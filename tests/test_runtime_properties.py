@@ -14,7 +14,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 
 from runtime_strategies import (
-    CALLS, EXAMPLES, FINALS, holds, monitor_for, policies, some_continuation_satisfies, traces,
+    CALLS, EXAMPLES, FINALS, error_of, failed, holds, monitor_for, policies, some_continuation_satisfies, traces,
 )
 
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -38,7 +38,7 @@ def test_automata_agree_with_the_evaluator_on_every_prefix(policy, calls):
             assert verdicts[name][1] == holds(policy.rules[i].formula, calls[:k]), (policy.rules[i], k)
         if k < len(calls):
             tool, args, result = calls[k]
-            run.record(tool, args, result)
+            run.record(tool, args, result, error=error_of(args))
 
 
 @SETTINGS
@@ -48,7 +48,7 @@ def test_the_report_equals_the_evaluator(policy, calls):
     run = monitor.start(mode="tolerate")
     for tool, args, result in calls:
         assert run.propose(tool, args).executes
-        run.record(tool, args, result)
+        run.record(tool, args, result, error=error_of(args))
     report = run.finish()
     verdicts = _verdicts(report)
     assert verdicts == {r.name: holds(r.formula, calls) for r in policy.rules}
@@ -70,7 +70,8 @@ def test_refusals_are_exact(policy, calls):
         decision = run.propose(tool, args)
         found = {f.rule: f for f in decision.findings}
         final = tool == "done"
-        outcomes = [(tool, args, r) for r in ({"ok": True}, {"ok": False})]
+        # what the call may turn out to be once it ran: its result, and whether it failed
+        outcomes = [(tool, failed(args, e), r) for r in ({"ok": True}, {"ok": False}) for e in (False, True)]
         for name, (i, g) in gated.items():
             formula = policy.rules[i].formula
             lost_before = not some_continuation_satisfies([formula], prefix, BOUND + 1, final_last=False)
@@ -95,5 +96,5 @@ def test_refusals_are_exact(policy, calls):
                                for o in outcomes), (f.rules, prefix, call)
         if final:
             break
-        run.record(tool, args, result)
+        run.record(tool, args, result, error=error_of(args))
         prefix.append(call)

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from policyc.ir import build as b
+from policyc.ir.data import CallArgs
 from policyc.semantics import Evaluator, PositionEvaluator
 from policyc.trace import Trace
 
@@ -21,6 +22,9 @@ guards = st.one_of(
     st.integers(0, 2).map(lambda k: b.op("gt", b.arg("x"), b.lit(k))),
     st.just(b.op("eq", b.arg("x"), b.var("v"))),
     st.just(b.op("eq", b.result(), b.var("v"))),
+    st.just(b.attr("error")),
+    st.just(b.op("eq", b.attr("actor"), b.lit("user"))),
+    st.just(b.op("eq", b.attr("message_id"), b.lit("m1"))),
 )
 atoms = st.one_of(
     st.builds(b.event, st.sampled_from(TOOLS), guards),
@@ -44,9 +48,11 @@ def _extend(children):
 
 
 formulas = st.recursive(atoms, _extend, max_leaves=8)
-calls = st.tuples(st.sampled_from(TOOLS), st.integers(0, 3), st.one_of(st.none(), st.integers(0, 2)))
+ATTRIBUTES = st.sampled_from([{}, {"actor": "user"}, {"error": True}, {"message_id": "m1"}])
+calls = st.tuples(st.sampled_from(TOOLS), st.integers(0, 3), st.one_of(st.none(), st.integers(0, 2)), ATTRIBUTES)
 traces = st.lists(calls, max_size=12).map(
-    lambda raw: Trace.of(*[(t, {"x": x}) if r is None else (t, {"x": x}, r) for t, x, r in raw]))
+    lambda raw: Trace.of(*[(t, CallArgs({"x": x}, a)) if r is None else (t, CallArgs({"x": x}, a), r)
+                           for t, x, r, a in raw]))
 
 
 @settings(max_examples=EXAMPLES, deadline=None)
@@ -64,7 +70,8 @@ def test_engines_agree_at_every_position(phi, trace, v):
 values = st.one_of(st.none(), st.booleans(), st.integers(-2, 3), st.sampled_from([0.0, 2.5, "a", "ab", ""]),
                    st.lists(st.integers(0, 2), max_size=3), st.just({"n": 1, "s": "a"}))
 term_leaves = st.one_of(values.map(b.lit), st.sampled_from([b.arg("x"), b.arg("missing"), b.result(), b.var("v"),
-                                                            b.field(b.result(), "n"), b.index(b.arg("x"), b.lit(0))]))
+                                                            b.field(b.result(), "n"), b.index(b.arg("x"), b.lit(0)),
+                                                            b.attr("actor"), b.attr("error"), b.attr("message_id")]))
 binary_ops = ["eq", "ne", "lt", "le", "gt", "ge", "in", "add", "sub", "mul", "div", "mod", "min", "max",
               "contains", "startswith", "endswith"]
 terms = st.recursive(term_leaves, lambda children: st.one_of(
@@ -75,14 +82,15 @@ terms = st.recursive(term_leaves, lambda children: st.one_of(
 
 
 @settings(max_examples=EXAMPLES * 2, deadline=None)
-@given(term=terms, x=values, result=values, v=values)
-def test_compiled_terms_evaluate_like_eval_term(term, x, result, v):
+@given(term=terms, x=values, result=values, v=values, attrs=ATTRIBUTES)
+def test_compiled_terms_evaluate_like_eval_term(term, x, result, v, attrs):
     from policyc.ir.data import DataEnv, eval_term
     from policyc.ir.ops import UNDEF, values_equal
     from policyc.semantics.terms import compile_term
 
     env = DataEnv({"v": v})
-    expected = eval_term(term, env.at_call({"x": x}, result))
-    got = compile_term(term)(env, {"x": x}, result)
+    args = CallArgs({"x": x}, attrs)
+    expected = eval_term(term, env.at_call(args, result))
+    got = compile_term(term)(env, args, result)
     assert (got is UNDEF) == (expected is UNDEF) and (got is UNDEF or values_equal(got, expected)
                                                        or got != got and expected != expected), (term, got, expected)

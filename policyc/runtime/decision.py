@@ -4,9 +4,13 @@ A `Decision` says whether the call may run (`allow`, `warn`) or not (`block`, `s
 which rules were involved and why, and what would comply: the tools that keep the policy
 satisfiable and the calls still required.
 
+A call that runs may still bear on rules the gate cannot decide before it runs (a rule
+the automata do not compile, reading this call's result): `undecided` names them and says
+why, so that an allowed call is not taken for a checked one.
+
 >>> d = Decision("allow", "search", {"query": "x"}, 0)
->>> d.executes, d.rules, d.message
-(True, (), '')
+>>> d.executes, d.rules, d.message, d.undecided
+(True, (), '', ())
 """
 
 from __future__ import annotations
@@ -32,6 +36,8 @@ class Decision:
     escalated: bool = False              # a soft_block rule ran out of refusals
     latched: bool = False                # refused because the run was already stopped
     attempts: tuple[tuple[str, int, int], ...] = field(default=())
+    # rules the call may bear on that the gate could not decide now, with why (checked later)
+    undecided: tuple[tuple[str, str], ...] = field(default=())
 
     @property
     def executes(self) -> bool:
@@ -56,6 +62,7 @@ class Decision:
             "findings": [f.to_json() for f in self.findings], "message": self.message,
             "allowed_next": list(self.allowed_next), "required": list(self.required),
             "override": self.override, "escalated": self.escalated, "latched": self.latched,
+            "undecided": [{"rule": rule, "why": why} for rule, why in self.undecided],
         }
 
 

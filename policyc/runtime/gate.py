@@ -43,10 +43,12 @@ class Gate:
         self.sliced: list[tuple[GatedRule, SlicedRule]] = []
         self.tables: dict[str, RuleTable] = {}
         uncompiled: list[GatedRule] = []
+        reasons: dict[str, str] = {}
         for rule in artifact.rules:
             if rule.automaton is None:
                 uncompiled.append(GatedRule(rule.name, rule.layer, rule.severity.kind, rule.severity.limit,
                                             rule.message))
+                reasons[rule.name] = rule.offline_reason or ""
                 continue
             table = RuleTable.from_json(artifact.automata[rule.automaton]["rule"])
             self.tables[rule.name] = table
@@ -57,7 +59,7 @@ class Gate:
             else:
                 self.sliced.append((info, SlicedRule(table, externs)))
         self.terminal = policy.terminal_tools
-        self.offline = OfflineRules(uncompiled, policy, externs) if self.terminal else None
+        self.offline = OfflineRules(uncompiled, policy, externs, reasons) if uncompiled else None
         rivals = None
         if artifact.rivals is not None:  # pairs of rules that can conflict, found when compiling
             index = {info.name: i for i, info in enumerate(plain_rules)}
@@ -134,9 +136,14 @@ class Gate:
                 findings.append(Finding(info.name, OWED, info.layer, info.severity, info.limit,
                                         f"ending the run with `{tool}` now leaves it unsatisfied", (),
                                         info.message))
-        if final and self.offline is not None:
-            findings.extend(self.offline.judge_final(calls, tool, args))
+        if self.offline is not None:
+            findings.extend(self.offline.judge_final(calls, tool, args) if final
+                            else self.offline.judge(calls, tool, args))
         return findings
+
+    def undecided(self, tool: str, args: Mapping[str, Any], calls: Sequence[Call] = ()) -> tuple[tuple[str, str], ...]:
+        """The rules this proposal may bear on that the gate cannot decide now, with why."""
+        return self.offline.undecided(calls, tool, args) if self.offline is not None else ()
 
     # ------------------------------------------------------------ guidance
 

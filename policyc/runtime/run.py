@@ -71,6 +71,15 @@ class Run:
         if not self._monitor.observes(tool, "assistant"):
             return Decision("allow", tool, args, len(self._seen))
         with self._lock:
+            decision = self._propose(tool, args)
+            if decision.executes:
+                undecided = self._monitor.gate.undecided(tool, args, self._seen)
+                if undecided:
+                    decision = replace(decision, undecided=undecided)
+            return decision
+
+    def _propose(self, tool: str, args: dict) -> Decision:
+        with self._lock:
             self._check_open("propose a call")
             state = self._enforcement
             # the call's identity (JSON text) is needed only to resolve, override or refuse

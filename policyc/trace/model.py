@@ -98,7 +98,8 @@ class Trace:
         out = []
         for i, c in enumerate(calls):
             name, args, *rest = c
-            out.append(Call(name, dict(args), rest[0] if rest else UNDEF, i))
+            args = CallArgs(args, args.attrs) if isinstance(args, CallArgs) else dict(args)  # attributes kept
+            out.append(Call(name, args, rest[0] if rest else UNDEF, i))
         return cls(tuple(out), dict(metrics or {}), id)
 
     @classmethod
