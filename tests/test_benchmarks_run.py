@@ -16,6 +16,7 @@ RUNS = {
                 "policyc score_corpus (full reports)"),
     "lint": (["benchmarks/lint.py", "--sizes", "10"], "10 rules:"),
     "runtime": (["benchmarks/runtime.py", "--quick", "--no-peers"], "One trace of 10,000 calls"),
+    "grounding": (["benchmarks/grounding.py", "--sizes", "20000", "--repeat", "1"], "Entity extraction"),
     "automata": (["benchmarks/automata.py", "--quick", "--peers", "", "--families", "counting", "--repeat", "1"],
                  "counting"),
 }
