@@ -44,7 +44,8 @@ class ReplayStep:
                "counterfactual": self.counterfactual}
         if self.decision is not None:
             d = self.decision.to_json()
-            out.update({k: d[k] for k in ("severity", "rules", "findings", "message", "override", "escalated")})
+            out.update({k: d[k] for k in ("severity", "rules", "findings", "message", "override", "escalated",
+                                          "undecided")})
         return out
 
 

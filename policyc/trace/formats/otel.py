@@ -19,7 +19,9 @@ Spans are read in order of their start time:
   `gen_ai.prompt.N.*`, `gen_ai.user.message` events) is the request and a user message event.
 
 The metrics μ are `trace_id`, the models (`gen_ai.request.model`) and the token totals
-(`gen_ai.usage.input_tokens`, `gen_ai.usage.output_tokens`).
+(`gen_ai.usage.input_tokens`, `gen_ai.usage.output_tokens`). Spans described only by other
+conventions (OpenInference's `llm.*` and `tool.*` attributes) yield no events, and the
+record is reported as such rather than read as an empty run.
 
 >>> span = {"traceId": "t1", "spanId": "s1", "startTimeUnixNano": "5", "attributes": [
 ...     {"key": "gen_ai.operation.name", "value": {"stringValue": "execute_tool"}},
