@@ -103,6 +103,20 @@ def test_the_request_is_a_trace_wide_value():
     assert score_trace(policy, silent).compliance_score == 0.0
 
 
+def test_the_messages_module_groups_calls_by_message():
+    policy = checked("import messages\ntool a()\ntool b()\n"
+                     "rule grouped: always (a -> not same_message(a, b))\n"
+                     "rule one_each: calls_per_message(1)\n"
+                     "rule quiet: no_prose_with_calls()\n")
+    assert policy.observes == {"messages"}
+    together = Trace.from_events((message("", calls=["a", "b"]), Call("a", {}), Call("b", {})))
+    apart = Trace.from_events((message("", calls=["a"]), Call("a", {}), message("Done. Next:", calls=["b"]),
+                               Call("b", {})))
+    verdicts = lambda trace: {c.name: c.passed for c in score_trace(policy, trace).constraints}  # noqa: E731
+    assert verdicts(together) == {"grouped": False, "one_each": False, "quiet": True}
+    assert verdicts(apart) == {"grouped": True, "one_each": True, "quiet": False}
+
+
 # ------------------------------------------------------------------ views
 
 

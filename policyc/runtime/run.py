@@ -245,6 +245,10 @@ class Run:
 
 def event_args(args: dict, actor: str, message_id: str | None, error: bool = False) -> dict:
     """The arguments of an event, carrying its attributes when they are not the defaults."""
+    if actor not in ("assistant", "user"):
+        raise ValueError(f"an event's actor is \"assistant\" or \"user\", not {actor!r}")
+    if message_id is not None and not isinstance(message_id, str):
+        raise TypeError(f"a message id is a string, not {type(message_id).__name__}")
     if actor == "assistant" and message_id is None and not error:
         return args
     return CallArgs(args, {"actor": actor, "message_id": message_id, "error": bool(error)})
