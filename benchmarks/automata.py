@@ -32,7 +32,6 @@ import random
 import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -220,11 +219,11 @@ def main(argv=None) -> None:
     from policyc.ir.serialize import dump_nodes
 
     peers = [p for p in args.peers.split(",") if p]
+    cache = json.loads(Path(args.peers_cache).read_text()) if args.peers_cache and Path(args.peers_cache).exists() else {}
     if peers and not Path(args.peers_python).exists() and not cache:
         print(f"no peers' interpreter at {args.peers_python}: run with --setup-peers first; timing policyc alone")
         peers = []
     figures = []
-    cache = json.loads(Path(args.peers_cache).read_text()) if args.peers_cache and Path(args.peers_cache).exists() else {}
     print(f"# LTLf -> DFA construction, time / states (timeout {args.timeout:.0f} s)\n")
     for name in args.families.split(","):
         print(f"## {name}\n")

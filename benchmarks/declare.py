@@ -166,10 +166,10 @@ def main() -> None:
     ours: list[dict] = []
     automata = thread_seconds(lambda: ours.extend(monitor.verdicts(t) for t in traces))
     warm = thread_seconds(lambda: [monitor.verdicts(t) for t in traces])  # the product is built by now
-    reports = score_corpus(policy, traces[:50])  # warm the scorer's caches, as the peer is warmed
-    scorer = thread_seconds(lambda: score_corpus(policy, traces))
+    reports = score_corpus(monitor.compiled, traces[:50])  # warm the scorer's caches, as the peer is warmed
+    scorer = thread_seconds(lambda: score_corpus(monitor.compiled, traces))
     long_automata = thread_seconds(lambda: monitor.verdicts(long))
-    long_scorer = thread_seconds(lambda: score_corpus(policy, [long]))
+    long_scorer = thread_seconds(lambda: score_corpus(monitor.compiled, [long]))
     del reports
 
     peer = None
@@ -181,7 +181,7 @@ def main() -> None:
     if peer is not None:
         print("\n## Agreement, per template ((trace, constraint) verdicts that differ)")
         differ: dict[str, list[int]] = {}
-        for k, (verdicts, deviations) in enumerate(zip(ours, peer["log_deviations"])):
+        for verdicts, deviations in zip(ours, peer["log_deviations"]):
             failed = {(key, acts if isinstance(acts, str) else tuple(acts)) for key, acts in deviations}
             for i, (name, acts) in enumerate(model):
                 key = (TEMPLATES[name][0], acts[0] if len(acts) == 1 else acts)

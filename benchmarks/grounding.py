@@ -25,6 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from policyc.automata import compile_policy  # noqa: E402
 from policyc.check import check_file  # noqa: E402
 from policyc.grounding import CODE, PROSE  # noqa: E402
 from policyc.scoring import score_trace  # noqa: E402
@@ -64,17 +65,18 @@ def main() -> None:
     print(f"{'characters':>12} {'code':>8} {'prose':>8} {'entities (code/prose)':>24}")
     for size in args.sizes:
         text = answer(size)
-        code_t, prose_t = best(lambda: CODE.entities(text), args.repeat), best(lambda: PROSE.entities(text), args.repeat)
+        code_t = best(lambda text=text: CODE.entities(text), args.repeat)
+        prose_t = best(lambda text=text: PROSE.entities(text), args.repeat)
         print(f"{size:>12,} {code_t:>8.3f} {prose_t:>8.3f} {len(CODE.entities(text)):>11,}/{len(PROSE.entities(text)):,}")
 
-    policy, _ = check_file(ROOT / "examples" / "code_qa.altl")
+    policy = compile_policy(check_file(ROOT / "examples" / "code_qa.altl")[0])
     source = "TOTAL = " + "+".join(["1"] * 30_000) + "\n"
     print(f"\nScoring code_qa.altl (a {len(source) // 1000} KB `TOTAL = 1+1+...` file read, answer of n characters):")
     for size in args.sizes:
         trace = Trace.of(("search", {"query": "TOTAL"}, ["src/sum.py"]),
                          ("read_file", {"path": "src/sum.py"}, {"src/sum.py": source}),
                          ("final_answer", {"answer": answer(size)}))
-        seconds = best(lambda: score_trace(policy, trace), args.repeat)
+        seconds = best(lambda trace=trace: score_trace(policy, trace), args.repeat)
         grounded = next(c for c in score_trace(policy, trace).constraints if c.name == "grounded")
         print(f"{size:>12,} {seconds:>8.3f} s   grounded: {grounded.passed}, error: {grounded.error}")
 

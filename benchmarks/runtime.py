@@ -275,7 +275,7 @@ def scoring_throughput(n_traces, size, sample, out):
         print(f"{label:<36} {calls / seconds:>12,.0f} calls/s{scope}")
 
     rate("policyc automata (verdicts)", lambda ts: [monitor.verdicts(t) for t in ts], traces)
-    rate("policyc score_corpus (full reports)", lambda ts: score_corpus(policy, ts), traces[:sample * 4])
+    rate("policyc score_corpus (full reports)", lambda ts: score_corpus(monitor.compiled, ts), traces[:sample * 4])
     rate("reference evaluator (verdicts)", lambda ts: [[evaluate(r.formula, t) for r in policy.rules] for t in ts],
          traces[:sample])
     if agentltl is not None:
@@ -298,11 +298,11 @@ def scoring_throughput(n_traces, size, sample, out):
         print(f"{label:<36} {single[label]:>10.3f} s")
 
     once("policyc automata (verdicts)", lambda: monitor.verdicts(long_trace))
-    once("policyc score_corpus (full report)", lambda: score_corpus(policy, [long_trace]))
+    once("policyc score_corpus (full report)", lambda: score_corpus(monitor.compiled, [long_trace]))
     if agentltl is not None:
         for n in (1_000, 2_000, 4_000, 10_000):
             metrics = {"tool_calls": [{"tool_name": c[0], "arguments": c[1]} for c in long_calls[:n]]}
-            once(f"agentltl verify_trace, {n:,} calls", lambda: verify_trace(metrics, constraints))
+            once(f"agentltl verify_trace, {n:,} calls", lambda m=metrics: verify_trace(m, constraints))
     out["scoring_single"] = single
 
 

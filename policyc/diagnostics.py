@@ -151,6 +151,28 @@ class Diagnostic:
         return out
 
 
+class PolicyError(ValueError):
+    """A policy that does not check, raised by the Python entry points that need a checked one
+    (`compile_file`). `diagnostics` holds every problem found; the message renders them.
+
+    >>> src = Source("p.altl", "rule r: serch\\n")
+    >>> error = PolicyError("p.altl", [Diagnostic("E0201", "unknown tool `serch`", src.span(8, 13))])
+    >>> print(error)
+    p.altl has errors (1 error):
+    error[E0201]: unknown tool `serch`
+     --> p.altl:1:9
+      |
+    1 | rule r: serch
+      |         ^^^^^
+    """
+
+    def __init__(self, path: str, diagnostics: Sequence[Diagnostic]) -> None:
+        self.path = path
+        self.diagnostics = tuple(diagnostics)
+        super().__init__(f"{path} has errors ({summary_line(self.diagnostics)}):\n"
+                         f"{render_text(self.diagnostics).rstrip()}")
+
+
 def has_errors(diagnostics: Iterable[Diagnostic]) -> bool:
     return any(d.is_error for d in diagnostics)
 
@@ -288,6 +310,34 @@ def summary_line(diagnostics: Sequence[Diagnostic]) -> str:
     if warnings:
         parts.append(f"{warnings} warning{'s' if warnings != 1 else ''}")
     return ", ".join(parts) if parts else "no problems"
+
+
+_GITHUB_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "notice"}
+
+
+def _github_escape(text: str, is_property: bool = False) -> str:
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return text.replace(":", "%3A").replace(",", "%2C") if is_property else text
+
+
+def render_github(diagnostics: Sequence[Diagnostic]) -> str:
+    """GitHub Actions workflow commands: each diagnostic an annotation on its file and line.
+
+    >>> src = Source("p.altl", "rule r: serch\\n")
+    >>> d = Diagnostic("E0201", "unknown tool `serch`", src.span(8, 13), help="did you mean `search`?")
+    >>> print(render_github([d]), end="")
+    ::error file=p.altl,line=1,col=9,endLine=1,endColumn=14,title=E0201::unknown tool `serch`%0Ahelp: did you mean `search`?
+    """
+    lines = []
+    for d in diagnostics:
+        props = []
+        if d.span is not None and d.span.source is not NO_SOURCE:
+            props += [f"file={_github_escape(d.span.path, True)}", f"line={d.span.line}", f"col={d.span.column}",
+                      f"endLine={d.span.end_line}", f"endColumn={d.span.end_column}"]
+        props.append(f"title={_github_escape(d.code, True)}")
+        text = "\n".join([d.message, *(f"note: {n}" for n in d.notes), *([f"help: {d.help}"] if d.help else [])])
+        lines.append(f"::{_GITHUB_LEVEL[d.severity]} {','.join(props)}::{_github_escape(text)}\n")
+    return "".join(lines)
 
 
 def render_json(diagnostics: Sequence[Diagnostic]) -> str:

@@ -8,10 +8,9 @@ import sys
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from policyc.automata import NotCompilable, RuleRun, RuleTable, classify, compile_rule, first_violation
-from policyc.automata.table import VIOLATED
+from policyc.tables.dfa import VIOLATED
 from policyc.check import check_file
 from policyc.ir import build as b
 from policyc.semantics import evaluate
@@ -19,7 +18,8 @@ from policyc.trace import Trace
 
 from automata_strategies import quantified, trace_strategy
 
-PURE = ["policyc.automata.table", "policyc.automata.slicing", "policyc.automata.rule_table", "policyc.automata.atoms"]
+PURE = ["policyc.tables", "policyc.tables.product", "policyc.tables.joint",
+        "policyc.tables.guidance", "policyc.tables.facts", "policyc.tables.policy"]
 
 
 @pytest.mark.parametrize("module", PURE)
@@ -28,8 +28,7 @@ def test_runtime_tables_import_only_the_ir(module):
         "import sys\n"
         f"import {module}\n"
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('z3', 'lark', 'networkx') or "
-        "m.startswith(('policyc.check', 'policyc.syntax', 'policyc.smt', 'policyc.automata.solver', "
-        "'policyc.automata.compile')))\n"
+        "m.startswith(('policyc.check', 'policyc.syntax', 'policyc.smt', 'policyc.automata')))\n"
         "print(','.join(bad))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -100,16 +99,19 @@ def test_offline_only_rules_say_why():
 
 
 def test_the_product_finds_rules_that_cannot_be_satisfied_together():
-    from policyc.automata.product import PolicyProduct
+    from policyc.tables.joint import JointSearch
+    from policyc.tables.product import JointSpace
 
     a, bb, c = b.event("a"), b.event("b"), b.event("c")
     rules = [b.always(b.implies(a, b.next_(bb))), b.always(b.implies(a, b.next_(c))), b.eventually(bb)]
     tables = [compile_rule(r).dfa for r in rules]
-    prod = PolicyProduct(tables)
-    assert prod.satisfiable_together(prod.initial)
-    j = prod.step(prod.initial, "a", {})
+    space = JointSpace(tables, {"a": (), "b": (), "c": ()}, frozenset())
+    search = JointSearch(space, budget=1000)
+    every = frozenset(range(3))
+    assert search.check(space.initial, every) is True
+    j = space.step(space.initial, "a", 0)
     # after `a` each rule alone can still be met (`b` next, `c` next), but not both
-    assert not any(t.verdict[s] == VIOLATED for t, s in zip(tables, prod.states[j]))
-    assert not prod.satisfiable_together(j)
-    assert prod.step(prod.initial, "a", {}) == j  # memoised
-    assert prod.satisfiable_together(prod.step(prod.initial, "b", {}))
+    assert not any(t.verdict[s] == VIOLATED for t, s in zip(tables, space.states[j]))
+    assert search.check(j, every) is False
+    assert space.step(space.initial, "a", 0) == j  # memoised
+    assert search.check(space.step(space.initial, "b", 0), every) is True

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from click.testing import CliRunner
 
+from policyc.automata import compile_policy
 from policyc.artifact.build import build_artifact
 from policyc.check import check_text
 from policyc.cli import cli
@@ -34,7 +35,7 @@ def test_every_stage_takes_a_count_of_190():
         run.record("a", {"n": 1}, 1)
     report = run.finish()
     assert report.compliance_score == 1.0
-    short = score_trace(policy, Trace.of(*[("a", {"n": 1}, 1)] * 189))
+    short = score_trace(compile_policy(policy), Trace.of(*[("a", {"n": 1}, 1)] * 189))
     assert [c.passed for c in short.constraints] == [False, True]
     assert short.constraints[0].violated_at == 189  # liveness: lost at the end
     assert [f.kind.code for f in lint_policy(policy).findings] == []

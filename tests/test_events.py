@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from policyc.artifact.build import build_artifact
+from policyc.automata import compile_policy
 from policyc.check import check_text
 from policyc.diagnostics import Source
 from policyc.fmt import format_source
@@ -29,6 +30,11 @@ from policyc.runtime import Monitor
 from policyc.scoring import score_trace
 from policyc.semantics import evaluate
 from policyc.trace.model import Call, Trace
+
+
+def score(policy, trace, **options):
+    """The report of a trace against a checked policy, compiled for the scorer."""
+    return score_trace(compile_policy(policy), trace, **options)
 
 
 TRANSFER = "YOU ARE BEING TRANSFERRED TO A HUMAN AGENT. PLEASE HOLD ON."
@@ -98,9 +104,9 @@ def test_the_request_is_a_trace_wide_value():
                      "rule echoes: forall e in entities(request.text): eventually reply(contains(text, e))\n")
     trace = Trace.from_events((message("Is `ChargePoint` in api.py?", "user"),
                                Call("reply", {"text": "ChargePoint is in api.py"})), request="Is `ChargePoint` in api.py?")
-    assert score_trace(policy, trace).compliance_score == 1.0
+    assert score(policy, trace).compliance_score == 1.0
     silent = Trace.from_events((Call("reply", {"text": "no idea"}),), request="Is `ChargePoint` in api.py?")
-    assert score_trace(policy, silent).compliance_score == 0.0
+    assert score(policy, silent).compliance_score == 0.0
 
 
 def test_the_messages_module_groups_calls_by_message():
@@ -112,7 +118,7 @@ def test_the_messages_module_groups_calls_by_message():
     together = Trace.from_events((message("", calls=["a", "b"]), Call("a", {}), Call("b", {})))
     apart = Trace.from_events((message("", calls=["a"]), Call("a", {}), message("Done. Next:", calls=["b"]),
                                Call("b", {})))
-    verdicts = lambda trace: {c.name: c.passed for c in score_trace(policy, trace).constraints}  # noqa: E731
+    verdicts = lambda trace: {c.name: c.passed for c in score(policy, trace).constraints}  # noqa: E731
     assert verdicts(together) == {"grouped": False, "one_each": False, "quiet": True}
     assert verdicts(apart) == {"grouped": True, "one_each": True, "quiet": False}
 
@@ -124,18 +130,18 @@ def test_a_policy_that_observes_nothing_new_reads_only_the_agents_calls():
     policy = checked("import declare\ntool a()\ntool b()\nrule chained: chain_response(a, b)\n")
     events = (Call("a", {}), message("hold on"), Call("b", {}, actor="user"), Call("b", {}))
     trace = Trace.from_events(events)
-    report = score_trace(policy, trace)
+    report = score(policy, trace)
     assert report.tool_sequence == ["a", "b"] and report.compliance_score == 1.0
     seeing = checked("import declare\nobserve messages, user_calls\ntool a()\ntool b()\n"
                      "rule chained: chain_response(a, b)\n")
-    assert score_trace(seeing, trace).compliance_score == 0.0  # a message now stands between a and b
-    assert score_trace(seeing, trace).tool_sequence == ["a", "message", "b", "b"]
+    assert score(seeing, trace).compliance_score == 0.0  # a message now stands between a and b
+    assert score(seeing, trace).tool_sequence == ["a", "message", "b", "b"]
 
 
 def test_the_users_calls_are_not_the_agents_conformance():
     policy = checked("observe user_calls\ntool a()\nrule r: called(a)\n")
     trace = Trace.from_events((Call("toggle_airplane_mode", {}, actor="user"), Call("a", {})))
-    report = score_trace(policy, trace)
+    report = score(policy, trace)
     assert report.tool_sequence == ["toggle_airplane_mode", "a"] and report.input_problems == []
 
 
@@ -150,16 +156,16 @@ REPLY_POLICY = ("tool lookup_order(order_id: str) -> { order_id: str, total: flo
 def test_the_prose_extractor_catches_invented_claims():
     policy = checked("grounding prose\n" + REPLY_POLICY)
     lookup = ("lookup_order", {"order_id": "ORD-77"}, {"order_id": "ORD-77", "total": 12.5, "carrier": "FedEx"})
-    ok = score_trace(policy, Trace.of(lookup, ("reply", {"text": "Order ORD-77 ($12.50) ships with FedEx."})))
+    ok = score(policy, Trace.of(lookup, ("reply", {"text": "Order ORD-77 ($12.50) ships with FedEx."})))
     assert ok.compliance_score == 1.0
-    invented = score_trace(policy, Trace.of(lookup, ("reply", {"text": "Use voucher SAVE20 for $5.00 off, "
+    invented = score(policy, Trace.of(lookup, ("reply", {"text": "Use voucher SAVE20 for $5.00 off, "
                                                                          "shipping with DHL on Jan 3, 2025."})))
     (grounded,) = invented.constraints
     assert not grounded.passed
     assert grounded.detail == ('Not grounded: "SAVE20", "$5.00", "DHL", "Jan 3, 2025" from entities(reply.text) '
                                'are not in the outputs of lookup_order.')
     # the code extractor of the same policy without `grounding prose` finds only the numbers
-    code = score_trace(checked(REPLY_POLICY), Trace.of(lookup, ("reply", {"text": "Use voucher SAVE20 with DHL."})))
+    code = score(checked(REPLY_POLICY), Trace.of(lookup, ("reply", {"text": "Use voucher SAVE20 with DHL."})))
     assert code.compliance_score == 1.0 and code.constraints[0].vacuous
 
 
@@ -190,8 +196,8 @@ def test_an_extractor_is_passed_explicitly_to_the_scorer_and_the_monitor():
     policy = checked(REPLY_POLICY)
     lookup = ("lookup_order", {"order_id": "A1"}, {"order_id": "A1", "total": 3.0, "carrier": "UPS"})
     trace = Trace.of(lookup, ("reply", {"text": "Shipping with UPS, not DHL."}))
-    assert score_trace(policy, trace).compliance_score == 1.0  # the default sees no entity
-    mine = score_trace(policy, trace, extractor=Shouting())
+    assert score(policy, trace).compliance_score == 1.0  # the default sees no entity
+    mine = score(policy, trace, extractor=Shouting())
     assert mine.compliance_score == 0.0 and '"DHL"' in mine.constraints[0].detail
     monitor = Monitor(build_artifact(policy), extractor=Shouting())
     run = monitor.start()
@@ -263,16 +269,17 @@ def test_two_variables_the_gate_decides_what_it_can_and_says_what_it_cannot():
     assert all(r.automaton is None for r in monitor.artifact.rules)  # two variables: not compiled
     run = monitor.start()
     first = run.propose("lookup_order", {"order_id": "A"})
-    assert first.action == "allow" and dict(first.undecided) == {
-        "exact": "it reads the result of `lookup_order`, which is known only once the call ran",
-        "refunded": "it is not compiled to an automaton; it is decided when the run finishes"}
+    assert first.action == "allow" and first.undecided == (
+        "rule `exact`: it reads the result of `lookup_order`, known only once the call ran",
+        "rule `refunded`: not compiled to an automaton; it is decided when the run finishes")
     run.record("lookup_order", {"order_id": "A"}, {"total": 12.5})
     wrong = run.propose("issue_refund", {"order_id": "A", "amount": 20})
     assert wrong.action == "block" and wrong.rules == ("exact",)
     assert 'does not hold for o = "A", m = 20' in wrong.findings[0].detail
     right = run.propose("issue_refund", {"order_id": "A", "amount": 12.5})
-    assert right.action == "allow" and [rule for rule, _ in right.undecided] == ["refunded"]
-    assert right.to_json()["undecided"][0]["rule"] == "refunded"
+    assert right.action == "allow" and right.undecided == (
+        "rule `refunded`: not compiled to an automaton; it is decided when the run finishes",)
+    assert right.to_json()["undecided"] == list(right.undecided)
 
 
 # the gate's decisions for uncompiled rules against the evaluator, by brute force
@@ -305,7 +312,7 @@ def test_the_gate_refuses_an_uncompiled_rule_only_when_no_continuation_saves_it(
             assert held and dead, (body, prefix, tool, args)
         elif held and dead and all(not evaluate(formula, Trace.of(*prefix, o)) for o in outcomes):
             # a certain violation the evaluator sees: refused, or listed as undecided with why
-            assert "r" in dict(decision.undecided), (body, prefix, tool, args)
+            assert any(u.startswith("rule `r`:") for u in decision.undecided), (body, prefix, tool, args)
         run.record(tool, args, result)
         prefix.append((tool, args, result))
 

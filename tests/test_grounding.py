@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from policyc.automata import compile_policy
 from policyc.check import check_file
 from policyc.grounding import EntitySet, c_definitions, entities, entity_kind, python_definitions
 from policyc.scoring import score_trace
@@ -112,7 +113,7 @@ def code_qa():
 
 
 def grounded(policy, *calls):
-    report = score_trace(policy, Trace.of(*calls))
+    report = score_trace(compile_policy(policy), Trace.of(*calls))
     (result,) = [c for c in report.constraints if c.name == "grounded"]
     return result
 

@@ -15,6 +15,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from policyc.automata import compile_policy
 from policyc.check import check_file, check_text
 from policyc.cli import cli
 from policyc.grounding import CODE, MAX_ENTITIES, PROSE
@@ -25,6 +26,11 @@ from policyc.trace.jsontext import MAX_DEPTH
 
 FAN_OUT = "examples/fan_out_fan_in.altl"
 GOOD = {"id": "good", "tool_calls": [{"tool_name": "tool_a", "arguments": {"seed": 1}}]}
+
+
+def report_of(policy, trace, **options):
+    """The report of a trace against a checked policy, compiled for the scorer."""
+    return score_trace(compile_policy(policy), trace, **options)
 
 
 def good(i: int) -> str:
@@ -42,7 +48,7 @@ def counted(path) -> tuple[list[Trace], list[TraceError]]:
     """Every record of a file, and a check that records = scored + malformed."""
     policy, _ = check_file(FAN_OUT)
     items = list(iter_traces(str(path)))
-    corpus = score_corpus(policy, items)
+    corpus = score_corpus(compile_policy(policy), items)
     traces = [i for i in items if isinstance(i, Trace)]
     errors = [i for i in items if isinstance(i, TraceError)]
     assert (corpus.records, corpus.traces, corpus.malformed_records) == (len(items), len(traces), len(errors))
@@ -288,7 +294,7 @@ def test_a_one_megabyte_answer_is_scored_and_extraction_is_bounded():
     words = ["ChargePoint", "src/api.py", "`request`", "42", "prose", "Session.send(", "MAX_RETRIES", "and"]
     answer = " ".join(f"{words[i % len(words)]}{i}" if i % 3 else words[i % len(words)] for i in range(120_000))
     assert len(answer) > 1_000_000
-    report = score_trace(code_qa, Trace.of(("search", {"query": "x"}, ["src/api.py"]),
+    report = report_of(code_qa, Trace.of(("search", {"query": "x"}, ["src/api.py"]),
                                            ("read_file", {"path": "src/api.py"}, {"src/api.py": "def request(): pass"}),
                                            ("final_answer", {"answer": answer})))
     grounded = next(c for c in report.constraints if c.name == "grounded")
@@ -300,7 +306,7 @@ def test_a_long_sum_in_a_file_read_does_not_make_grounding_fail():
     code_qa, _ = check_file("examples/code_qa.altl")
     source = "TOTAL = " + "+".join(["1"] * 30_000) + "\n"
     assert len(source) > 60_000
-    report = score_trace(code_qa, Trace.of(("search", {"query": "TOTAL"}, ["src/sum.py"]),
+    report = report_of(code_qa, Trace.of(("search", {"query": "TOTAL"}, ["src/sum.py"]),
                                            ("read_file", {"path": "src/sum.py"}, {"src/sum.py": source}),
                                            ("final_answer", {"answer": "`TOTAL` is in src/sum.py"})))
     grounded = next(c for c in report.constraints if c.name == "grounded")
@@ -417,5 +423,5 @@ def test_a_policy_over_messages_checks_with_every_reader_output():
                                      "rule r: always (a -> once message(actor: \"user\"))\n", "m.altl")
     assert policy is not None, diagnostics
     for fmt in ("chat", "responses", "anthropic", "langchain", "smolagents", "tau2"):
-        report = score_trace(policy, parse_trace(SAMPLES[fmt]))
+        report = report_of(policy, parse_trace(SAMPLES[fmt]))
         assert report.constraints[0].passed, (fmt, report.constraints[0].detail)

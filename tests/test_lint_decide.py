@@ -7,7 +7,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from policyc.lint.automata_bridge import decide, proves_empty
+from policyc.lint.automata import LintAutomata
 from runtime_strategies import EXAMPLES, FORMULAS, TEMPLATES, TOOLS, continuations, holds
 
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -17,13 +17,14 @@ TERMINAL = frozenset({"done"})
 @SETTINGS
 @given(st.lists(st.tuples(st.one_of(TEMPLATES, FORMULAS), st.booleans()), min_size=1, max_size=3))
 def test_decide_agrees_with_short_runs_on_the_evaluator(claims):
-    answer = decide(claims, TOOLS, TERMINAL)
+    automata = LintAutomata(TOOLS, TERMINAL)
+    answer = automata.decide(claims)
     short = any(all(holds(phi, run) == expected for phi, expected in claims)
                 for run in continuations(3, final_last=True))
     if short:
         assert answer is not False, claims
     if answer is True:
-        assert not proves_empty(claims, TOOLS)
+        assert not automata.proves_empty(claims)
 
 
 def test_counts_beyond_any_small_bound():
@@ -32,6 +33,7 @@ def test_counts_beyond_any_small_bound():
     policy, _ = check_text("policy p\ntool a()\nterminal tool done()\n"
                            "rule cap: called_n(a) <= 20\nrule many: called_n(a) >= 100\n", "p.altl")
     cap, many = (r.formula for r in policy.rules)
-    assert decide([(cap, False)], policy.tools, policy.terminal_tools) is True   # 21 calls break it
-    assert decide([(many, True)], policy.tools, policy.terminal_tools) is True   # 100 calls satisfy it
-    assert decide([(many, True), (cap, True)], policy.tools, policy.terminal_tools) is False
+    automata = LintAutomata(policy.tools, policy.terminal_tools)
+    assert automata.decide([(cap, False)]) is True   # 21 calls break it
+    assert automata.decide([(many, True)]) is True   # 100 calls satisfy it
+    assert automata.decide([(many, True), (cap, True)]) is False

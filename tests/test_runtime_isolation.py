@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from policyc.automata import compile_policy
 from policyc.artifact.build import build_artifact
 from policyc.artifact.io import write_artifact
 from policyc.check import check_file
@@ -20,7 +21,8 @@ from policyc.scoring import score_trace
 from policyc.trace import Trace
 
 ROOT = Path(__file__).resolve().parent.parent
-BANNED = ("lark", "z3", "policyc.syntax", "policyc.check", "policyc.smt", "policyc.lint")
+BANNED = ("lark", "z3", "policyc.syntax", "policyc.check", "policyc.smt", "policyc.lint", "policyc.automata",
+          "policyc.fmt")
 
 SCRIPT = textwrap.dedent("""
     import importlib.abc, json, sys
@@ -84,5 +86,83 @@ def test_runtime_runs_without_the_compiler(tmp_path, example, calls, decisions):
     out = json.loads(done.stdout)
     assert out["loaded"] == []
     assert out["decisions"] == decisions
-    expected = score_trace(policy, Trace.of(*[tuple(c) for c in calls])).model_dump(mode="json")
+    expected = score_trace(compile_policy(policy), Trace.of(*[tuple(c) for c in calls])).model_dump(mode="json")
     assert out["report"] == expected
+
+
+def _tampered(artifact, rule: str):
+    """The artifact with `rule`'s automaton made to accept everything, resealed (anyone can
+    recompute a content hash)."""
+    from policyc.artifact.io import seal
+    from policyc.artifact.models import ArtifactBody
+
+    data = artifact.model_dump(mode="json", by_alias=True)
+    index = next(r["automaton"] for r in data["rules"] if r["name"] == rule)
+    dfa = data["automata"][index]["rule"]["parts"][0]["dfa"]
+    dfa["accepting"] = [True] * len(dfa["accepting"])
+    dfa["verdict"] = ["satisfied"] * len(dfa["verdict"])
+    body = ArtifactBody.model_validate({k: v for k, v in data.items() if k != "content_hash"})
+    return seal(body)
+
+
+def test_one_artifact_never_changes_another_artifacts_verdicts():
+    """A monitor owns its tables: a tampered artifact loaded first in the same process (same
+    formulas, other tables) leaves a genuine artifact's reports and decisions as they are."""
+    from policyc.artifact.build import compile_file
+    from policyc.runtime import Monitor
+
+    genuine = compile_file(ROOT / "examples" / "code_qa.altl")
+    bad = Monitor(_tampered(genuine, "search_first"))
+    good = Monitor(genuine)
+    trace = Trace.of(("final_answer", {"answer": "x"}))
+    assert bad.score(trace).constraints[0].passed                 # its own (tampered) tables
+    report = good.score(trace)
+    assert (report.constraints[0].name, report.constraints[0].passed, report.constraints[0].violated_at) == \
+        ("search_first", False, 1)
+    assert good.start().propose("final_answer", {"answer": "x"}).action == "block"
+    # and the other way round
+    assert Monitor(_tampered(genuine, "search_first")).score(trace).constraints[0].passed
+
+
+def test_scoring_an_artifacts_policy_loads_no_compiler_and_places_violations_exactly(tmp_path):
+    """`Monitor.score` hands the artifact's own tables to the scorer: in a process where the
+    compiler, lark and z3 cannot load, every violation is still placed at the call that made
+    it certain, however many other formulas the process has seen."""
+    from policyc.artifact.build import compile_file
+
+    write_artifact(compile_file(ROOT / "examples" / "support_desk.altl"), tmp_path / "a.json")
+    calls = [list(c) for c in SUPPORT_DESK]
+    script = tmp_path / "score.py"
+    script.write_text(SCORE_SCRIPT.format(banned=BANNED), encoding="utf-8")
+    done = subprocess.run([sys.executable, str(script), str(tmp_path / "a.json"), json.dumps(calls)],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    policy, _ = check_file(ROOT / "examples" / "support_desk.altl")
+    expected = score_trace(compile_policy(policy), Trace.of(*[tuple(c) for c in calls])).model_dump(mode="json")
+    assert out["loaded"] == []
+    assert out["reports"] == [expected] * 3
+    assert any(c["violated_at"] is not None and c["violated_at"] < len(calls) for c in expected["constraints"])
+
+
+SCORE_SCRIPT = '''
+import builtins, json, sys
+BANNED = {banned!r}
+real_import = builtins.__import__
+def guarded(name, *args, **kwargs):
+    if name.split(".")[0] in ("lark", "z3") or name.startswith(BANNED):
+        raise ImportError("banned in this test: " + name)
+    return real_import(name, *args, **kwargs)
+builtins.__import__ = guarded
+from policyc.ir import build as b
+from policyc.runtime import Monitor
+from policyc.trace import Trace
+monitor = Monitor.load(sys.argv[1])
+calls = [tuple(c) for c in json.loads(sys.argv[2])]
+reports = [monitor.score(Trace.of(*calls)).model_dump(mode="json")]
+for i in range(5000):   # many other formulas in the process change nothing
+    b.always(b.implies(b.event(f"t{{i}}"), b.once(b.event("x"))))
+reports += [monitor.score(Trace.of(*calls)).model_dump(mode="json") for _ in range(2)]
+loaded = sorted(m for m in sys.modules if m.split(".")[0] in ("lark", "z3") or m.startswith(BANNED))
+print(json.dumps({{"loaded": loaded, "reports": reports}}))
+'''

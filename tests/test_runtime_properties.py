@@ -14,7 +14,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 
 from runtime_strategies import (
-    CALLS, EXAMPLES, FINALS, error_of, failed, holds, monitor_for, policies, some_continuation_satisfies, traces,
+    EXAMPLES, FINALS, error_of, failed, holds, monitor_for, policies, some_continuation_satisfies, traces,
 )
 
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -23,7 +23,7 @@ BOUND = 2  # continuation length for the brute-force oracle
 
 def gated_rules(monitor):
     """(rule index in the policy, rule name) of every compiled rule."""
-    names = set(monitor.gate.tables)
+    names = {n for n, r in monitor.compiled.rules.items() if r.table is not None}
     return [(i, r.name) for i, r in enumerate(monitor.policy.rules) if r.name in names]
 
 
@@ -33,7 +33,7 @@ def test_automata_agree_with_the_evaluator_on_every_prefix(policy, calls):
     monitor = monitor_for(policy)
     run = monitor.start(mode="tolerate")
     for k in range(len(calls) + 1):
-        verdicts = monitor.gate.verdicts(run._gate_state)
+        verdicts = monitor.gate.verdicts(run.state.gate)
         for i, name in gated_rules(monitor):
             assert verdicts[name][1] == holds(policy.rules[i].formula, calls[:k]), (policy.rules[i], k)
         if k < len(calls):
@@ -78,7 +78,7 @@ def test_refusals_are_exact(policy, calls):
             if lost_before:
                 assert name not in found or found[name].kind != "violation"
                 continue
-            table = monitor.gate.tables[g].dfa
+            table = monitor.compiled.table(g).dfa
             if final:
                 fails = all(not holds(formula, prefix + [o]) for o in outcomes)
                 assert (name in found) == fails, (name, prefix, call)

@@ -6,9 +6,10 @@ import json
 
 import pytest
 
+from policyc.automata import compile_policy
 from policyc.check import check_file, check_text
 from policyc.scoring import score_corpus, score_trace
-from policyc.scoring import violation
+from policyc.tables import CompiledPolicy, CompiledRule
 from policyc.trace import Trace, TraceError, load_traces
 
 APPENDIX_B_OUTPUT = """{
@@ -42,7 +43,7 @@ def fan_out():
 
 def test_appendix_b_record_gives_exactly_the_appendix_b_output(fan_out):
     (trace,) = load_traces("examples/traces/appendix_b.json").traces
-    report = score_trace(fan_out, trace)
+    report = score_trace(compile_policy(fan_out), trace)
     assert report.paper_view() == json.loads(APPENDIX_B_OUTPUT)
     dumped = report.model_dump(mode="json")
     assert list(dumped)[:5] == ["compliance_score", "compliance_label", "details", "tool_sequence", "constraints"]
@@ -53,7 +54,7 @@ def test_appendix_b_record_gives_exactly_the_appendix_b_output(fan_out):
 
 
 def test_definition_1_and_the_labels(fan_out):
-    partial = score_trace(fan_out, Trace.of(("tool_a", {"seed": 1}), ("tool_b", {"i": 2, "j": 0}),
+    partial = score_trace(compile_policy(fan_out), Trace.of(("tool_a", {"seed": 1}), ("tool_b", {"i": 2, "j": 0}),
                                             ("tool_b", {"i": 4, "j": 0})))
     failed = {c.name for c in partial.constraints if not c.passed}
     assert failed == {"tool_a_before_branches", "branch_call_count", "tool_b_for_even", "tool_b_before_tool_d",
@@ -62,13 +63,13 @@ def test_definition_1_and_the_labels(fan_out):
     assert partial.compliance_score == pytest.approx(1 - (3 + 3 + 3 + 4 + 2) / total)
     assert partial.compliance_label == "PARTIAL"
     assert partial.details.startswith("5 of 6 constraints violated: tool_a_before_branches (L4), ")
-    empty = score_trace(fan_out, Trace.of())
+    empty = score_trace(compile_policy(fan_out), Trace.of())
     assert (empty.compliance_score, empty.compliance_label, empty.tool_sequence) == (0.0, "NONE", [])
 
 
 def test_a_policy_without_rules_scores_one():
     policy, _ = check_text("tool a()\n", "empty.altl")
-    report = score_trace(policy, Trace.of(("a", {})))
+    report = score_trace(compile_policy(policy), Trace.of(("a", {})))
     assert (report.compliance_score, report.compliance_label, report.details) == (1.0, "FULL",
                                                                                    "All constraints satisfied.")
 
@@ -142,7 +143,7 @@ def detail_policy():
 @pytest.mark.parametrize("body,trace,expected", DETAILS, ids=[f"{b} on [{t}]" for b, t, _ in DETAILS])
 def test_details(detail_policy, body, trace, expected):
     policy, bodies = detail_policy
-    report = score_trace(policy, trace_of(trace))
+    report = score_trace(compile_policy(policy), trace_of(trace))
     (result,) = [c for c in report.constraints if c.name == f"r{bodies.index(body)}"]
     assert result.detail == expected
 
@@ -170,7 +171,7 @@ VACUITY = [
 def test_vacuity(body, trace, vacuous):
     policy, diagnostics = check_text(f"{TOOLS}rule r: {body}\n", "v.altl")
     assert policy is not None, [d.message for d in diagnostics]
-    (result,) = score_trace(policy, trace_of(trace)).constraints
+    (result,) = score_trace(compile_policy(policy), trace_of(trace)).constraints
     assert (result.passed, result.vacuous) == (True, vacuous)
     assert result.detail.startswith("Holds vacuously: ") is vacuous
 
@@ -178,65 +179,47 @@ def test_vacuity(body, trace, vacuous):
 # ------------------------------------------------------------------ violated_at and the rule class
 
 
-def test_violated_at_falls_back_to_the_trace_length_without_the_automata(fan_out, monkeypatch):
-    monkeypatch.setattr(violation, "_automata", lambda name: None)
-    report = score_trace(fan_out, Trace.of(("tool_b", {"i": 1, "j": 0}), ("tool_d", {"numbers": []})))
-    assert {c.name: c.violated_at for c in report.constraints if not c.passed} == {
-        "tool_a_called": 2, "tool_a_before_branches": 2, "branch_call_count": 2, "tool_b_for_even": 2}
-    assert all(c.violated_at is None for c in report.constraints if c.passed)
+def test_violated_at_comes_from_the_tables_handed_in(fan_out):
+    compiled = compile_policy(fan_out)
+    trace = Trace.of(("tool_d", {"numbers": []}), ("tool_b", {"i": 1, "j": 0}))
+    with_tables = {c.name: c.violated_at for c in score_trace(compiled, trace).constraints if not c.passed}
+    assert with_tables["tool_a_before_branches"] == 1          # certain at the first call, from its automaton
+    # the same policy handed in without that rule's table: the evaluator decides, at the end of the trace
+    rules = dict(compiled.rules)
+    rules["tool_a_before_branches"] = CompiledRule(None, "offline-only", "left out by the test")
+    bare = CompiledPolicy(fan_out, rules)
+    without = {c.name: c.violated_at for c in score_trace(bare, trace).constraints if not c.passed}
+    assert without == {**with_tables, "tool_a_before_branches": 2}
+    assert score_trace(compiled, trace).constraints[1].rule_class == "gateable"
+    assert score_trace(bare, trace).constraints[1].rule_class == "offline-only"
 
 
-def test_violated_at_comes_from_the_automata_when_they_answer(fan_out, monkeypatch):
-    answers = {"tool_a_called": None, "tool_a_before_branches": 0}
-    by_formula = {r.formula: answers.get(r.name, 1) for r in fan_out.rules}
-
-    def first_violation(formula, trace, externs=None):
-        if by_formula[formula] == 1:
-            raise RuntimeError("cannot compile")
-        return by_formula[formula]
-
-    monkeypatch.setattr(violation, "_automata", lambda name: first_violation if name == "first_violation" else None)
-    report = score_trace(fan_out, Trace.of(("tool_b", {"i": 1, "j": 0}), ("tool_d", {"numbers": []})))
-    got = {c.name: c.violated_at for c in report.constraints if not c.passed}
-    # None (no bad prefix) and a failing engine both mean: the end of the trace
-    assert got == {"tool_a_called": 2, "tool_a_before_branches": 0, "branch_call_count": 2, "tool_b_for_even": 2}
-
-
-def test_rule_classes_estimated_syntactically(fan_out, monkeypatch):
-    monkeypatch.setattr(violation, "_automata", lambda name: None)
-    policy, _ = check_file("examples/line_restoration.altl")
-    classes = {r.name: violation.rule_class(r.formula) for r in policy.rules}
-    assert classes["identify_before_write"] == "detectable" and classes["recheck_bill"] is None
-    assert violation.rule_class(fan_out.rule("tool_d_called").formula) == "offline-only"
-    monkeypatch.setattr(violation, "_automata",
-                        lambda name: (lambda f, tools: "gateable") if name == "rule_class" else None)
-    assert violation.rule_class(fan_out.rule("tool_d_called").formula) == "gateable"
-
-
-# ------------------------------------------------------------------ externs and input problems
+def test_score_trace_wants_the_compiled_policy(fan_out):
+    with pytest.raises(TypeError, match="compile_policy"):
+        score_trace(fan_out, Trace.of())
 
 
 def test_a_rule_that_cannot_be_evaluated_counts_as_violated_and_says_why():
     policy, _ = check_text('tool a(x: int)\nextern predicate ok(n: int) from "no_such_module:ok"\n'
                            "rule r weight 2: forall v in a.x: ok(v)\nrule s: called(a)\n", "e.altl")
-    report = score_trace(policy, Trace.of(("a", {"x": 1})))
+    report = score_trace(compile_policy(policy), Trace.of(("a", {"x": 1})))
     r = report.constraints[0]
     assert (r.passed, r.error) == (False, "extern predicate `ok` has no Python binding")
     assert r.detail == "Could not be evaluated: extern predicate `ok` has no Python binding."
     assert report.compliance_score == pytest.approx(1 / 3)
-    bound = score_trace(policy, Trace.of(("a", {"x": 1})), externs={"ok": lambda n: n > 0})
+    bound = score_trace(compile_policy(policy), Trace.of(("a", {"x": 1})), externs={"ok": lambda n: n > 0})
     assert bound.compliance_score == 1.0
 
 
 def test_extern_bindings_resolve_from_the_policy():
     policy, _ = check_text('tool a(x: int)\nextern predicate truthy(n: int) from "builtins:bool"\n'
                            "rule r: forall v in a.x: truthy(v)\n", "e.altl")
-    assert score_trace(policy, Trace.of(("a", {"x": 1}))).compliance_score == 1.0
-    assert score_trace(policy, Trace.of(("a", {"x": 0}))).compliance_score == 0.0
+    assert score_trace(compile_policy(policy), Trace.of(("a", {"x": 1}))).compliance_score == 1.0
+    assert score_trace(compile_policy(policy), Trace.of(("a", {"x": 0}))).compliance_score == 0.0
 
 
 def test_calls_that_do_not_match_the_signatures_are_input_problems(fan_out):
-    report = score_trace(fan_out, Trace.of(("tool_a", {"sead": 1}), ("launch", {})))
+    report = score_trace(compile_policy(fan_out), Trace.of(("tool_a", {"sead": 1}), ("launch", {})))
     assert [(p.call, p.stage, p.code, p.help) for p in report.input_problems] == [
         (1, "structure", "missing-argument", None),
         (1, "structure", "unknown-argument", "did you mean `seed`?"),
@@ -253,7 +236,7 @@ def test_corpus_aggregate(fan_out):
     no_d = Trace.of(("tool_a", {"seed": 1}), ("tool_b", {"i": 2, "j": 0}), ("tool_b", {"i": 4, "j": 0}),
                     ("tool_b", {"i": 6, "j": 0}))
     broken = TraceError("x.jsonl", 3, "tool_calls", "`tool_calls` must be an array, found an object")
-    corpus = score_corpus(fan_out, [good, no_d, broken, Trace.of(("tool_q", {}))])
+    corpus = score_corpus(compile_policy(fan_out), [good, no_d, broken, Trace.of(("tool_q", {}))])
     assert (corpus.records, corpus.traces, corpus.malformed_records) == (4, 3, 1)
     reports = corpus.reports
     assert corpus.mean_score == pytest.approx(sum(r.compliance_score for r in reports) / 3)
@@ -272,14 +255,14 @@ def test_corpus_aggregate(fan_out):
 
 def test_corpus_vacuity_counts():
     policy, _ = check_text("tool a()\ntool b()\nrule r layer L4: always (a -> once b)\n", "v.altl")
-    corpus = score_corpus(policy, [Trace.of(("b", {})), Trace.of(("b", {}), ("a", {})), Trace.of()])
+    corpus = score_corpus(compile_policy(policy), [Trace.of(("b", {})), Trace.of(("b", {}), ("a", {})), Trace.of()])
     assert corpus.vacuous_passes == 2 and corpus.rules[0].vacuous == 2 and corpus.rules[0].pass_rate == 1.0
 
 
 def test_violated_at_from_the_automata_engine(fan_out):
     pytest.importorskip("policyc.automata")
     trace = Trace.of(("tool_b", {"i": 2, "j": 0}), ("tool_d", {"numbers": []}), ("tool_a", {"seed": 1}))
-    report = score_trace(fan_out, trace)
+    report = score_trace(compile_policy(fan_out), trace)
     got = {c.name: c.violated_at for c in report.constraints if not c.passed}
     # tool_d came before tool_a: certain after call #2, though the trace has 3 calls
     assert got["tool_a_before_branches"] == 2
@@ -289,7 +272,7 @@ def test_violated_at_from_the_automata_engine(fan_out):
 def test_generic_details_say_when_the_violation_became_certain(detail_policy):
     pytest.importorskip("policyc.automata")
     policy, bodies = detail_policy
-    (result,) = [c for c in score_trace(policy, trace_of("c a b")).constraints
+    (result,) = [c for c in score_trace(compile_policy(policy), trace_of("c a b")).constraints
                  if c.name == f"r{bodies.index('a until b')}"]
     assert (result.violated_at, result.detail) == (1, "Violated once call #1 (`c`) happened: no continuation can "
                                                       "satisfy it.")

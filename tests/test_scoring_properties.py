@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 
+from policyc.automata import compile_policy
 from policyc.scoring import score_trace
 from runtime_strategies import EXAMPLES, holds, policies, some_continuation_satisfies, trace_of, traces
 
@@ -19,7 +20,7 @@ SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=
 @SETTINGS
 @given(policies(max_rules=4), traces())
 def test_the_report_is_the_evaluators(policy, calls):
-    report = score_trace(policy, trace_of(calls))
+    report = score_trace(compile_policy(policy), trace_of(calls))
     by_name = {c.name: c for c in report.constraints}
     total = sum(r.weight for r in policy.rules)
     lost = 0.0

@@ -23,6 +23,7 @@ from policyc.artifact.io import seal
 from policyc.artifact.models import Artifact, ArtifactBody
 from policyc.artifact.policy import policy_fields
 from policyc.artifact.compile_rules import compile_rules
+from policyc.diagnostics import PolicyError
 from policyc.ir.policy import Policy
 from policyc.recursion import deep_recursion
 
@@ -42,7 +43,7 @@ def policy_source_hash(policy: Policy) -> str:
 def build_artifact(policy: Policy, sources_hash: str | None = None) -> Artifact:
     """Compile a checked policy into a sealed artifact."""
     compiled = compile_rules(policy)
-    automata = []
+    automata: list[dict] = []
     placement: dict[str, tuple[int, str | None]] = {}
     for rule in policy.rules:
         table, reason = compiled.tables.get(rule.name, (None, "no automaton was built"))
@@ -52,35 +53,26 @@ def build_artifact(policy: Policy, sources_hash: str | None = None) -> Artifact:
             placement[rule.name] = (len(automata), None)
             automata.append(table)
     body = ArtifactBody(compiler=__version__, source_hash=sources_hash or policy_source_hash(policy),
-                        automata=automata, rivals=rival_names(policy, compiled), **policy_fields(policy, compiled.classes, placement))
+                        automata=automata, joint={tool: j.to_json() for tool, j in compiled.compiled.joint.items()},
+                        **policy_fields(policy, compiled.classes, placement))
     return seal(body)
 
 
 def compile_file(path: str | Path) -> Artifact:
     """Check a policy file and compile it: what `policyc compile` does, for Python callers.
-    A policy with errors raises `ValueError` carrying the rendered diagnostics."""
+    A policy with errors (or a file that cannot be read) raises `PolicyError`, a `ValueError`
+    whose message renders the diagnostics and whose `diagnostics` holds them.
+
+    >>> try:
+    ...     compile_file("tests/fixtures/check/e0201_unknown_tool_bad.altl")
+    ... except PolicyError as error:
+    ...     print(sorted({d.code for d in error.diagnostics}))
+    ['E0201']
+    """
     from policyc.check import check_file
-    from policyc.diagnostics import has_errors, render_text
+    from policyc.diagnostics import has_errors
 
     policy, diagnostics = check_file(str(path))
     if policy is None or has_errors(diagnostics):
-        raise ValueError(f"{path} does not check:\n{render_text(diagnostics)}")
+        raise PolicyError(str(path), diagnostics)
     return build_artifact(policy)
-
-
-def rival_names(policy: Policy, compiled) -> list[tuple[str, str]]:
-    """The pairs of single-automaton rules that can conflict (see `policyc.runtime.pairs`)."""
-    from policyc.automata.rule_table import RuleTable
-    from policyc.runtime.pairs import rival_pairs
-    from policyc.runtime.product import JointSpace
-
-    names, tables = [], []
-    for rule in policy.rules:
-        table = compiled.tables.get(rule.name, (None, None))[0]
-        if table is not None:
-            dfa = RuleTable.from_json(table["rule"]).dfa
-            if dfa is not None:
-                names.append(rule.name)
-                tables.append(dfa)
-    space = JointSpace(tables, policy.tools, policy.terminal_tools)
-    return [(names[i], names[j]) for i, j in rival_pairs(space)]

@@ -12,31 +12,26 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from policyc.automata import compile_policy
 from policyc.ir.policy import Policy
+from policyc.tables.policy import CompiledPolicy
 
 
 @dataclass
 class CompiledRules:
+    compiled: CompiledPolicy
     tables: dict[str, tuple[dict | None, str | None]] = field(default_factory=dict)  # rule -> (table, reason)
     classes: dict[str, str | None] = field(default_factory=dict)  # rule -> gateable | detectable | offline-only
 
 
 def compile_rules(policy: Policy) -> CompiledRules:
-    """Compile every rule of a policy that the automata support (`policyc.automata.compile_rule`).
-
-    The class of each rule is the one `policyc score` reports (`policyc.scoring.violation.rule_class`),
-    so a gated run's report and an offline score of the same trace agree to the letter.
-    """
-    from policyc.automata import NotCompilable, compile_rule
-    from policyc.scoring.violation import rule_class
-
-    out = CompiledRules()
+    """Compile every rule of a policy that the automata support (`policyc.automata.compile_policy`),
+    with the JSON of each table as the artifact stores it."""
+    compiled = compile_policy(policy)
+    out = CompiledRules(compiled)
     for rule in policy.rules:
-        out.classes[rule.name] = rule_class(rule.formula, policy.tools)
-        try:
-            automaton = compile_rule(rule.formula, policy.tools)
-        except NotCompilable as exc:
-            out.tables[rule.name] = (None, exc.reason)
-            continue
-        out.tables[rule.name] = ({"rule": automaton.table.to_json()}, None)
+        entry = compiled.rules[rule.name]
+        out.classes[rule.name] = entry.rule_class
+        out.tables[rule.name] = (None, entry.offline_reason) if entry.table is None \
+            else ({"rule": entry.table.to_json()}, None)
     return out

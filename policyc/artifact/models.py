@@ -20,8 +20,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
-FORMAT = "policyc.monitor"
-FORMAT_VERSION = 1
+FORMAT: Literal["policyc.monitor"] = "policyc.monitor"
+FORMAT_VERSION = 2
 
 SeverityKind = Literal["tolerate", "warn", "block", "soft_block", "stop"]
 RuleClass = Literal["gateable", "detectable", "offline-only"]
@@ -112,9 +112,10 @@ class ArtifactBody(Strict):
         default_factory=list, description="per-rule monitor tables, as `policyc.automata` writes them"
     )
     externs: list[ExternModel] = Field(default_factory=list)
-    rivals: list[tuple[str, str]] | None = Field(
-        None, description="pairs of single-automaton rules that some run can bring into conflict (each still "
-        "satisfiable alone, not together); the gate checks only these pairs. Null: found at run time")
+    joint: dict[str, dict[str, JsonValue]] = Field(
+        default_factory=dict, description="per tool that several single-automaton rules guard: the combinations "
+        "of all their guard atoms some call can produce, decided by the compiler (`atoms`: the atoms' structural "
+        "keys in bit order; `masks`: the combinations, null when there were too many; `exact`)")
 
 
 class Artifact(ArtifactBody):

@@ -14,12 +14,19 @@ same code path as `policyc score`, with no parser or checker involved.
 
 from __future__ import annotations
 
+from typing import cast
+
 from policyc.artifact.models import (
     Artifact, ExternModel, FormulaTable, ParamModel, PolicyInfo, RuleModel, SeverityModel, ToolModel,
 )
+from policyc.ir.nodes import Formula
 from policyc.ir.policy import ExternPredicate, Policy, Rule, Severity
 from policyc.ir.serialize import dump_nodes, load_nodes
 from policyc.ir.types import signature_from_json, signature_to_json, type_from_json, type_to_json
+from policyc.tables.facts import OFFLINE_ONLY
+from policyc.tables.policy import CompiledPolicy, CompiledRule
+from policyc.tables.product import JointLetters
+from policyc.tables.rule import RuleTable
 
 
 def _severity(s: Severity) -> SeverityModel:
@@ -56,7 +63,7 @@ def policy_of(artifact: Artifact) -> Policy:
     """The checked policy an artifact was compiled from (without source spans)."""
     formulas = load_nodes({"nodes": artifact.formulas.nodes, "roots": artifact.formulas.roots})
     rules = tuple(
-        Rule(r.name, formulas[r.formula], r.weight, r.layer, Severity(r.severity.kind, r.severity.limit),
+        Rule(r.name, cast(Formula, formulas[r.formula]), r.weight, r.layer, Severity(r.severity.kind, r.severity.limit),
              r.message, r.description, r.source)
         for r in artifact.rules)
     tools = {t.name: signature_from_json(t.model_dump()) for t in artifact.tools}
@@ -68,4 +75,19 @@ def policy_of(artifact: Artifact) -> Policy:
                   frozenset(info.observes), info.grounding)
 
 
-__all__ = ["policy_fields", "policy_of"]
+def compiled_of(artifact: Artifact) -> CompiledPolicy:
+    """The compiled policy an artifact holds: its policy and every rule's table, as compiled.
+
+    >>> from policyc.artifact.build import compile_file
+    >>> compiled_of(compile_file("examples/code_qa.altl")).classes
+    {'search_first': 'gateable', 'reads_a_file': 'offline-only', 'grounded': 'offline-only'}
+    """
+    rules = {}
+    for r in artifact.rules:
+        table = None if r.automaton is None else RuleTable.from_json(cast(dict, artifact.automata[r.automaton]["rule"]))
+        rules[r.name] = CompiledRule(table, r.rule_class or OFFLINE_ONLY, r.offline_reason)
+    joint = {tool: JointLetters.from_json(cast(dict, data)) for tool, data in artifact.joint.items()}
+    return CompiledPolicy(policy_of(artifact), rules, joint)
+
+
+__all__ = ["compiled_of", "policy_fields", "policy_of"]

@@ -17,9 +17,9 @@ from __future__ import annotations
 from policyc.ir import nodes as n
 from policyc.ir.walk import subformulas
 
-from policyc.automata.atoms import guard_leaves, guard_truth, reads_result
+from policyc.tables.atoms import guard_leaves, guard_truth, reads_result
 from policyc.automata.solver import satisfiable_masks
-from policyc.automata.table import Alphabet, ToolLetters
+from policyc.tables.dfa import Alphabet, ToolLetters
 
 
 def events_of(formula: n.Formula) -> list[n.Event]:

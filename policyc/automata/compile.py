@@ -13,21 +13,23 @@ from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
 from policyc.ir import nodes as n
-from policyc.ir.data import ExternError
 from policyc.ir.policy import Policy
 from policyc.ir.types import ToolSignature
 from policyc.recursion import deep_recursion
+from policyc.tables.dfa import VIOLATED, DfaTable
+from policyc.tables.facts import classify_table, not_compiled
+from policyc.tables.policy import CompiledPolicy, CompiledRule
+from policyc.tables.rule import RuleRun, RuleTable
+from policyc.tables.slicing import SliceTable
 from policyc.trace.model import Trace
 
 from policyc.automata.alphabet import build_alphabet, events_of
 from policyc.automata.construct import build_dfa, explore, show_state, table_from
 from policyc.automata.fragment import NotCompilable, Plan, PlainPart, SlicedPart, plan_rule
+from policyc.automata.joint import joint_letters
 from policyc.automata.progress import Progression
-from policyc.automata.rule_table import RuleRun, RuleTable
-from policyc.automata.slicing import SliceTable
 from policyc.automata.solver import satisfiable_masks
 from policyc.automata.specialise import specialise
-from policyc.automata.table import VIOLATED, DfaTable
 
 
 @dataclass(frozen=True)
@@ -95,40 +97,35 @@ def build_slice(part: SlicedPart) -> SliceTable:
     return SliceTable(part.kind, part.var, alphabet, part.static_atoms, tables, touch, part.domain, part.constants)
 
 
-_CACHE: dict[n.Formula, RuleAutomaton | NotCompilable] = {}
-
-
 def compile_rule(formula: n.Formula, tools: Mapping[str, ToolSignature] | None = None) -> RuleAutomaton:
-    """The monitor of a rule; raises NotCompilable (with `.reason`) outside the fragment."""
-    cached = _CACHE.get(formula)
-    if cached is None:
-        try:
-            with deep_recursion():  # counts and chains expand to formulas hundreds of levels deep
-                plan = plan_rule(formula)
-                parts = tuple(build_dfa(p.formula) if isinstance(p, PlainPart) else build_slice(p)
-                              for p in plan.parts)
-            cached = RuleAutomaton(formula, plan, RuleTable(plan.skeleton, parts))
-        except NotCompilable as exc:
-            cached = exc
-        if len(_CACHE) > 4096:
-            _CACHE.clear()
-        _CACHE[formula] = cached
-    if isinstance(cached, NotCompilable):
-        raise NotCompilable(cached.reason)
-    if tools:
-        return RuleAutomaton(cached.formula, cached.plan, cached.table, dict(tools))
-    return cached
+    """The monitor of a rule; raises NotCompilable (with `.reason`) outside the fragment.
+
+    Every call compiles afresh: callers that need a rule's automaton more than once keep it
+    (a `CompiledPolicy` for a whole policy)."""
+    with deep_recursion():  # counts and chains expand to formulas hundreds of levels deep
+        plan = plan_rule(formula)
+        parts = tuple(build_dfa(p.formula) if isinstance(p, PlainPart) else build_slice(p) for p in plan.parts)
+    return RuleAutomaton(formula, plan, RuleTable(plan.skeleton, parts), dict(tools or {}))
 
 
-def compile_policy(policy: Policy) -> dict[str, RuleAutomaton | NotCompilable]:
-    """Every rule of a policy: its automaton, or why it is scored offline only."""
-    out: dict[str, RuleAutomaton | NotCompilable] = {}
+def compile_policy(policy: Policy) -> CompiledPolicy:
+    """Every rule of a policy: its table and class, or why it is scored offline only.
+
+    >>> from policyc.check import check_file
+    >>> compiled = compile_policy(check_file("examples/code_qa.altl")[0])
+    >>> compiled.classes, compiled.rules["grounded"].offline_reason is not None
+    ({'search_first': 'gateable', 'reads_a_file': 'offline-only', 'grounded': 'offline-only'}, True)
+    """
+    out: dict[str, CompiledRule] = {}
     for rule in policy.rules:
         try:
-            out[rule.name] = compile_rule(rule.formula, policy.tools)
+            table = compile_rule(rule.formula, policy.tools).table
         except NotCompilable as exc:
-            out[rule.name] = exc
-    return out
+            out[rule.name] = CompiledRule(None, not_compiled(exc.reason).kind, exc.reason)
+            continue
+        out[rule.name] = CompiledRule(table, classify_table(table).kind)
+    plain = [c.table.dfa for c in out.values() if c.table is not None and c.table.dfa is not None]
+    return CompiledPolicy(policy, out, joint_letters(plain))
 
 
 def first_violation(formula: n.Formula, trace: Trace,
@@ -159,28 +156,7 @@ def run_rule(formula: n.Formula, trace: Trace,
     ((False, 2), (True, None))
     """
     try:
-        automaton = compile_rule(formula)
-        dfa = automaton.dfa
-        if dfa is not None:  # one automaton: step it directly
-            state, delta, verdict, letter = dfa.initial, dfa.delta, dfa.verdict, dfa.alphabet.letter
-            plain, other = dfa.alphabet.plain_letters(), dfa.alphabet.other
-            if verdict[state] == VIOLATED:
-                return False, 0
-            for k, call in enumerate(trace.calls, 1):
-                x = plain.get(call.name, other)
-                if x is None:  # a tool with guard atoms: evaluate them on the call
-                    x = letter(call.name, call.args, call.result, externs=externs)
-                state = delta[state][x]
-                if verdict[state] == VIOLATED:
-                    return False, k
-            return bool(dfa.accepting[state]), None
-        run = automaton.start()
-        if run.verdict() == VIOLATED:
-            return False, 0
-        for k, call in enumerate(trace.calls, 1):
-            run.step(call.name, call.args, call.result, externs)
-            if run.verdict() == VIOLATED:
-                return False, k
-        return run.accepting(), None
-    except (NotCompilable, ExternError):
+        table = compile_rule(formula).table
+    except NotCompilable:
         return None
+    return table.verdict_on(trace.calls, externs)

@@ -27,7 +27,7 @@ from policyc.ir import nodes as n
 from policyc.automata.alphabet import build_alphabet
 from policyc.automata.construct import explore, minimize, show_state
 from policyc.automata.progress import Progression
-from policyc.automata.table import OPEN, SATISFIED, VIOLATED, DfaTable
+from policyc.tables.dfa import OPEN, SATISFIED, VIOLATED, DfaTable
 
 NAMED_STATES = 2000  # residual formulas are printed for products up to this size
 

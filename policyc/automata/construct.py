@@ -17,7 +17,7 @@ from policyc.ir.printer import show
 
 from policyc.automata.alphabet import build_alphabet
 from policyc.automata.progress import ALIVE, Progression
-from policyc.automata.table import OPEN, SATISFIED, VIOLATED, Alphabet, DfaTable
+from policyc.tables.dfa import OPEN, SATISFIED, VIOLATED, Alphabet, DfaTable
 
 
 def explore(prog: Progression, letters: int) -> tuple[list, list[list[int]], list[bool]]:

@@ -36,7 +36,7 @@ from policyc.ir import build as b
 from policyc.ir import nodes as n
 from policyc.ir.walk import free_vars, subformulas
 
-from policyc.automata.atoms import atom_kind, guard_leaves
+from policyc.tables.atoms import atom_kind, guard_leaves
 from policyc.automata.progress import NotPropositional, check_progressable
 
 

@@ -12,11 +12,10 @@ digraph "refund_checked" {
 from __future__ import annotations
 
 import json
-from collections import deque
 
 from policyc.automata.compile import RuleAutomaton
-from policyc.automata.slicing import SliceTable
-from policyc.automata.table import SATISFIED, VIOLATED, DfaTable
+from policyc.tables.slicing import SliceTable
+from policyc.tables.dfa import SATISFIED, VIOLATED, DfaTable
 
 _COLORS = {VIOLATED: "#c0392b", SATISFIED: "#1e8449"}
 

@@ -26,6 +26,14 @@ from policyc.ir import nodes as n
 UNDEF, NULL, BOOL, NUM, STR, OTHER = range(6)
 
 
+class TooManyCombinations(Exception):
+    """More satisfiable combinations of guard atoms than a budget allows."""
+
+    def __init__(self, limit: int):
+        super().__init__(f"more than {limit} combinations of guard atoms can hold")
+        self.limit = limit
+
+
 class _Encoder:
     def __init__(self, z3):
         self.z3 = z3
@@ -154,12 +162,15 @@ def _is_boolean_op(op: str) -> bool:
     return op in ("and", "or", "not", "eq", "ne", "lt", "le", "gt", "ge", "in", "contains", "startswith", "endswith")
 
 
-def satisfiable_masks(atoms: Sequence[n.Term]) -> tuple[list[int], bool]:
+def satisfiable_masks(atoms: Sequence[n.Term], limit: int | None = None) -> tuple[list[int], bool]:
     """Every truth assignment of `atoms` (bit i = atom i) some call can produce.
 
     Returns the satisfiable assignments and whether the decision was exact (every piece of
     every atom understood); when it is not, unknown pieces were left free, so the list can
-    only contain too many assignments, never too few.
+    only contain too many assignments, never too few. The search refines the assignments
+    atom by atom, keeping only satisfiable partial ones, so its cost follows the number of
+    combinations that exist, not 2^n. With a `limit`, more than `limit` assignments raise
+    `TooManyCombinations`.
     """
     if not atoms:
         return [0], True
@@ -174,6 +185,8 @@ def satisfiable_masks(atoms: Sequence[n.Term]) -> tuple[list[int], bool]:
     def search(i: int, mask: int) -> None:
         if i == len(conds):
             out.append(mask)
+            if limit is not None and len(out) > limit:
+                raise TooManyCombinations(limit)
             return
         for value in (False, True):
             solver.push()

@@ -4,9 +4,7 @@
 (`policyc.check.check_text`); an aliased instance's policy is the rename-map file of
 `synthesize.aliased_policy_text`, checked next to a copy of the base policy it imports. `score_instance` gives the weighted
 compliance score and each rule's verdict with `policyc.scoring.score_trace`, the scorer every
-other command uses. It passes the rules' classes (gateable, detectable, offline-only), which
-no benchmark table uses, as the scorer's syntactic estimate, rather than letting it build
-each rule's automaton.
+other command uses, handed the policy's compiled tables (compiled once per instance text).
 """
 
 from __future__ import annotations
@@ -20,8 +18,9 @@ from policyc.bench.synthesize import aliased_policy_text, policy_name, policy_te
 from policyc.bench.tools import SIGNATURES_PATH
 from policyc.diagnostics import has_errors, render_text
 from policyc.ir.policy import Policy
+from policyc.automata import compile_policy
 from policyc.scoring import TraceReport, score_trace
-from policyc.scoring.violation import syntactic_class
+from policyc.tables import CompiledPolicy
 from policyc.trace import Trace
 
 
@@ -50,8 +49,15 @@ def score_instance(instance: Instance, trace: Trace) -> TraceReport:
     >>> score_instance(inst, inst.gold_trace()).compliance_score
     1.0
     """
-    policy = instance_policy(instance)
-    return score_trace(policy, trace, classes={r.name: syntactic_class(r.formula) for r in policy.rules})
+    return score_trace(instance_compiled(instance), trace)
+
+
+def instance_compiled(instance: Instance) -> CompiledPolicy:
+    """The instance's policy with its compiled tables."""
+    base = policy_text(instance)
+    if not instance.renames:
+        return _compiled(base, None)
+    return _compiled(aliased_policy_text(instance, base_file_name(instance)), (base_file_name(instance), base))
 
 
 def instance_policy(instance: Instance) -> Policy:
@@ -91,3 +97,9 @@ def _check(text: str, base: tuple[str, str] | None) -> Policy:
     if policy is None or has_errors(diagnostics):
         raise PolicyError("a synthesized policy does not check:\n" + render_text(diagnostics, color=False))
     return policy
+
+
+@lru_cache(maxsize=128)
+def _compiled(text: str, base: tuple[str, str] | None) -> CompiledPolicy:
+    """Checked and compiled once per policy text (a pure function of it)."""
+    return compile_policy(_check(text, base))

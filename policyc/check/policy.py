@@ -282,7 +282,7 @@ def resolve_binding(binding: str | None) -> str | None:
     module_name, _, attr = binding.partition(":")
     try:
         module = importlib.import_module(module_name)
-    except Exception as exc:  # any import failure is the user's module's, reported as such
+    except Exception as exc:  # noqa: BLE001 - any import failure is the user's module's, reported as such
         return f"is bound to `{binding}`, but `{module_name}` cannot be imported ({type(exc).__name__}: {exc})"
     if not callable(getattr(module, attr, None)):
         return f"is bound to `{binding}`, but `{module_name}` has no function `{attr}`"

@@ -32,6 +32,8 @@ COMMANDS = {
     "explain": "explain",
     "bench": "bench",
     "demo": "demo",
+    "test": "test",
+    "lsp": "lsp",
 }
 
 
@@ -47,17 +49,23 @@ class LazyGroup(click.Group):
         module = self._available().get(name)
         if module is None:
             return None
-        return getattr(importlib.import_module(f"policyc.cli.{module}"), "command")
+        return importlib.import_module(f"policyc.cli.{module}").command
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="policyc")
-def cli() -> None:
+@click.pass_context
+def cli(ctx: click.Context) -> None:
     """policyc: compile, check, score and enforce AgentLTL policies for tool-using agents.
+
+    Default options come from the [tool.policyc] section of the nearest pyproject.toml.
 
     \b
     Exit codes: 0 ok, 1 findings or violations, 2 usage or input error, 3 internal error.
     """
+    from policyc.cli.config import apply_project_config
+
+    apply_project_config(ctx)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -26,6 +26,27 @@ def print_diagnostics(diagnostics: Sequence[Diagnostic], fmt: str = "text", err:
         click.echo(render_text(diagnostics, color=use_color(stream)), nl=False, err=err)
 
 
+def policy_files(paths: Sequence[str], allow_dash: bool = False) -> list[str]:
+    """The files named, with each directory standing for every `.altl` file below it (sorted;
+    hidden folders skipped). A directory without one is an input error (exit 2): a CI job
+    pointed at the wrong folder must not pass by checking nothing."""
+    from pathlib import Path
+
+    out: list[str] = []
+    for path in paths:
+        folder = Path(path)
+        if (path == "-" and allow_dash) or not folder.is_dir():
+            out.append(path)
+            continue
+        found = sorted(str(p) for p in folder.rglob("*.altl")
+                       if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts))
+        if not found:
+            click.echo(f"policyc: no `.altl` file under `{path}`", err=True)
+            raise click.exceptions.Exit(2)
+        out.extend(found)
+    return list(dict.fromkeys(out))
+
+
 def is_artifact_file(path: str) -> bool:
     """Whether a file holds a compiled artifact (JSON) rather than policy text."""
     if path.endswith(".altl"):

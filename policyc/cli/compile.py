@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from policyc.cli import EXIT_INPUT, EXIT_OK
-from policyc.cli.common import FORMAT_TEXT_JSON, load_checked
+from policyc.cli.common import FORMAT_TEXT_JSON, load_checked, policy_files
 
 
 def default_output(policy_path: str) -> str:
@@ -19,28 +19,58 @@ def default_output(policy_path: str) -> str:
 
 
 @click.command("compile")
-@click.argument("policy", type=click.Path(dir_okay=False))
-@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default=None,
+@click.argument("policies", metavar="POLICY...", nargs=-1, required=True, type=click.Path())
+@click.option("-o", "--output", type=click.Path(allow_dash=True), default=None,
               help="where to write the artifact (default: POLICY with the suffix .policy.json; "
-                   "- for standard output, the summary then goes to standard error)")
+                   "- for standard output, the summary then goes to standard error); "
+                   "with several policies, a folder to write them all into")
 @click.option("--format", "fmt", type=FORMAT_TEXT_JSON, default="text", show_default=True,
               help="text for people, json for machines")
-def command(policy: str, output: str | None, fmt: str) -> None:
-    """Compile POLICY into a self-contained monitor artifact (JSON).
+def command(policies: tuple[str, ...], output: str | None, fmt: str) -> None:
+    """Compile each POLICY (a folder: every .altl file below it) into a self-contained
+    monitor artifact (JSON).
 
     The artifact holds the tool signatures, the rules with their metadata and class, the
     automata the gate steps per call, and the formulas of rules scored only offline. Load it
     with `Monitor.load(FILE)` or replay a recorded run against it with `policyc replay`.
 
     \b
-    Exit status: 0 written, 2 the policy has errors or the file cannot be written.
+    Exit status: 0 written, 2 a policy has errors or a file cannot be written.
     """
+    files = policy_files(policies)
+    several = len(files) > 1 or any(Path(p).is_dir() for p in policies)
+    if several and output == "-":
+        raise click.UsageError("-o - writes one artifact; give one policy, or -o a folder")
+    if several and output is not None and Path(output).exists() and not Path(output).is_dir():
+        raise click.UsageError(f"-o `{output}` is a file; with several policies give a folder")
+    if several and output is not None:
+        names = [Path(default_output(f)).name for f in files]
+        clash = next((n for n in names if names.count(n) > 1), None)
+        if clash is not None:
+            raise click.UsageError(f"two policies would both be written to `{clash}` in `{output}`")
+    summaries, failed = [], False
+    for policy in files:
+        target = output
+        if several and output is not None:
+            Path(output).mkdir(parents=True, exist_ok=True)
+            target = str(Path(output) / Path(default_output(policy)).name)
+        try:
+            summaries.append(compile_one(policy, target or default_output(policy), fmt))
+        except click.exceptions.Exit:
+            if not several:
+                raise
+            failed = True
+    if fmt == "json":
+        click.echo(json.dumps(summaries if several else summaries[0], indent=2), err=output == "-")
+    raise click.exceptions.Exit(EXIT_INPUT if failed else EXIT_OK)
+
+
+def compile_one(policy: str, target: str, fmt: str) -> dict:
     from policyc.artifact.build import build_artifact
     from policyc.artifact.io import dump_artifact, write_artifact
 
     checked, _ = load_checked(policy)
     artifact = build_artifact(checked)
-    target = output or default_output(policy)
     try:
         if target == "-":
             click.echo(dump_artifact(artifact))
@@ -48,7 +78,7 @@ def command(policy: str, output: str | None, fmt: str) -> None:
             write_artifact(artifact, target)
     except OSError as exc:
         click.echo(f"policyc: cannot write `{target}`: {exc.strerror or exc}", err=True)
-        raise click.exceptions.Exit(EXIT_INPUT)
+        raise click.exceptions.Exit(EXIT_INPUT) from None
     classes = Counter(r.rule_class for r in artifact.rules)
     summary = {
         "artifact": target,
@@ -59,10 +89,8 @@ def command(policy: str, output: str | None, fmt: str) -> None:
         "source_hash": artifact.source_hash,
         "content_hash": artifact.content_hash,
     }
-    to_stderr = target == "-"
-    if fmt == "json":
-        click.echo(json.dumps(summary, indent=2), err=to_stderr)
-    else:
+    if fmt == "text":
         counts = ", ".join(f"{n} {k}" for k, n in summary["classes"].items())
-        click.echo(f"{target}: {summary['rules']} rules ({counts}), {summary['automata']} automata", err=to_stderr)
-    raise click.exceptions.Exit(EXIT_OK)
+        click.echo(f"{target}: {summary['rules']} rules ({counts}), {summary['automata']} automata",
+                   err=target == "-")
+    return summary

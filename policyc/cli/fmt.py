@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from policyc.cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_INTERNAL, EXIT_OK
-from policyc.cli.common import print_diagnostics
+from policyc.cli.common import policy_files, print_diagnostics
 
 _IO_CODES = {"E0002", "E0003", "E0005"}
 
@@ -23,13 +23,14 @@ def _read(path: str):
 
 
 @click.command("fmt")
-@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, allow_dash=True))
+@click.argument("files", nargs=-1, required=True, type=click.Path(allow_dash=True))
 @click.option("--check", "check_only", is_flag=True,
               help="change nothing; list the files that are not formatted and exit 1 if there are any")
 @click.option("--write", "-w", is_flag=True, help="rewrite the files in place")
 @click.option("--diff", "show_diff", is_flag=True, help="print what would change, as a unified diff")
 def command(files: tuple[str, ...], check_only: bool, write: bool, show_diff: bool) -> None:
-    """Format policy FILES in the canonical AgentLTL style (`-` reads standard input).
+    """Format policy FILES in the canonical AgentLTL style (`-` reads standard input; a folder:
+    every .altl file below it).
 
     Prints the formatted text (several files each under a `==> FILE <==` header), or with
     --write rewrites them, or with --check only reports which files would change. Comments
@@ -47,6 +48,7 @@ def command(files: tuple[str, ...], check_only: bool, write: bool, show_diff: bo
     if write and "-" in files:
         raise click.UsageError("--write cannot rewrite standard input")
     unreadable = broken = unformatted = False
+    files = tuple(policy_files(files, allow_dash=True))
     for path in files:
         source, diagnostics = _read(path)
         module = None

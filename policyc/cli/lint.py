@@ -7,16 +7,17 @@ import json
 import click
 
 from policyc.cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK
-from policyc.cli.common import print_diagnostics, use_color
-from policyc.diagnostics import Severity, has_errors, render_text, summary_line
+from policyc.cli.common import policy_files, print_diagnostics, use_color
+from policyc.diagnostics import Severity, has_errors, render_github, render_text, summary_line
 
 _DENY = {"errors": Severity.ERROR, "warnings": Severity.WARNING, "notes": Severity.NOTE}
 
 
 @click.command("lint")
-@click.argument("files", nargs=-1, type=click.Path(dir_okay=False))
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif"]), default="text", show_default=True,
-              help="text for people, json for machines, sarif for CI systems and editors")
+@click.argument("files", nargs=-1, type=click.Path())
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif", "github"]), default="text",
+              show_default=True, help="text for people, json for machines, sarif for CI systems and editors, "
+                                      "github for GitHub Actions annotations")
 @click.option("--deny", type=click.Choice(sorted(_DENY)), default="errors", show_default=True,
               help="exit 1 on findings at or above this level")
 @click.option("--allow", "allowed", multiple=True, metavar="CODE",
@@ -28,7 +29,7 @@ _DENY = {"errors": Severity.ERROR, "warnings": Severity.WARNING, "notes": Severi
               help="weight share above which a layer is said to dominate")
 @click.option("--explain", "explain_code", metavar="CODE", help="describe a finding, with a wrong and a fixed example")
 def command(files, fmt, deny, allowed, only, bound, max_layer_share, explain_code) -> None:
-    """Lint policy FILES: conflicts, unsatisfiable, redundant and vacuous rules, dead tools,
+    """Lint policy FILES (a folder: every .altl file below it): conflicts, unsatisfiable, redundant and vacuous rules, dead tools,
     unenforceable severities, budgets and layer weights.
 
     \b
@@ -44,7 +45,7 @@ def command(files, fmt, deny, allowed, only, bound, max_layer_share, explain_cod
         try:
             click.echo(explain(explain_code), nl=False)
         except KeyError:
-            raise click.BadParameter(f"no finding is called `{explain_code}`", param_hint="--explain")
+            raise click.BadParameter(f"no finding is called `{explain_code}`", param_hint="--explain") from None
         raise click.exceptions.Exit(EXIT_OK)
     if not files:
         raise click.UsageError("give at least one policy file (or --explain CODE)")
@@ -56,13 +57,17 @@ def command(files, fmt, deny, allowed, only, bound, max_layer_share, explain_cod
 
             selected = {k.slug for code, k in KINDS.items() if code not in skip}
     except KeyError as exc:
-        raise click.BadParameter(f"no finding is called `{exc.args[0]}`")
+        raise click.BadParameter(f"no finding is called `{exc.args[0]}`") from None
     options = LintOptions(bound=bound, max_layer_share=max_layer_share)
-    reports, failed_input = [], False
-    for path in files:
+    reports, failed_input, not_checked = [], False, []
+    for path in policy_files(files):
         policy, diagnostics = check_file(path)
         if policy is None or has_errors(diagnostics):
-            print_diagnostics(diagnostics, "text", err=True)
+            if fmt == "github":
+                click.echo(render_github(diagnostics), nl=False)
+            else:
+                print_diagnostics(diagnostics, "text", err=True)
+            not_checked.extend(diagnostics)
             click.echo(f"policyc: `{path}` has errors ({summary_line(diagnostics)}); fix them before linting",
                        err=True)
             failed_input = True
@@ -71,7 +76,9 @@ def command(files, fmt, deny, allowed, only, bound, max_layer_share, explain_cod
         report = type(report)(report.policy, tuple(f for f in report.findings if f.code not in skip),
                               report.timings, report.techniques, report.solver_checks, report.bound)
         reports.append(report)
-        if fmt == "text":
+        if fmt == "github":
+            click.echo(render_github(report.diagnostics()), nl=False)
+        elif fmt == "text":
             diags = report.diagnostics()
             if diags:
                 click.echo(render_text(diags, color=use_color()), nl=False)
@@ -81,7 +88,7 @@ def command(files, fmt, deny, allowed, only, bound, max_layer_share, explain_cod
     if fmt == "json":
         click.echo(json.dumps([r.to_json() for r in reports], indent=2, ensure_ascii=False, default=str))
     elif fmt == "sarif":
-        click.echo(json.dumps(to_sarif(reports), indent=2, ensure_ascii=False, default=str))
+        click.echo(json.dumps(to_sarif(reports, not_checked), indent=2, ensure_ascii=False, default=str))
     if failed_input:
         raise click.exceptions.Exit(EXIT_INPUT)
     threshold = _DENY[deny]

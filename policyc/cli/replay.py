@@ -32,7 +32,7 @@ def load_monitor(path: str):
         click.echo(f"policyc: {exc}", err=True)
         if exc.help:
             click.echo(f"  help: {exc.help}", err=True)
-        raise click.exceptions.Exit(EXIT_INPUT)
+        raise click.exceptions.Exit(EXIT_INPUT) from None
 
 
 def _call_text(call, width: int = 48) -> str:

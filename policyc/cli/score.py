@@ -36,23 +36,23 @@ def command(policy: str, traces: tuple[str, ...], fmt: str, input_format: str, r
     2 bad input (a malformed record, a call that does not match a signature, no records).
     """
     from policyc.scoring import CorpusTally, resolve_externs, score_trace
-    from policyc.scoring.score import rule_classes
     from policyc.trace import TraceError, iter_traces
 
     if is_artifact_file(policy):  # a compiled artifact: its tables score, nothing is compiled again
         from policyc.cli.replay import load_monitor
 
         monitor = load_monitor(policy)
-        checked, externs, classes = monitor.policy, monitor.externs, dict(monitor.rule_classes)
+        compiled, externs = monitor.compiled, monitor.externs
     else:
+        from policyc.automata import compile_policy
+
         checked, _ = load_checked(policy, resolve_externs=True)
-        externs, classes = resolve_externs(checked), rule_classes(checked)
+        compiled, externs = compile_policy(checked), resolve_externs(checked)
     items = list(iter_traces(traces, input_format))
-    tally = CorpusTally(checked, keep_reports=fmt != "jsonl")
+    tally = CorpusTally(compiled.policy, keep_reports=fmt != "jsonl")
     with _progress(len(items)) as advance:
         for item in items:
-            result = item if isinstance(item, TraceError) else score_trace(checked, item, externs=externs,
-                                                                            classes=classes)
+            result = item if isinstance(item, TraceError) else score_trace(compiled, item, externs=externs)
             tally.add(result)
             if fmt == "jsonl":
                 click.echo(json.dumps(_jsonl_line(result), ensure_ascii=False))

@@ -36,7 +36,7 @@ from smolagents import ToolCallingAgent
 from smolagents.models import ChatMessage, ChatMessageToolCall, ChatMessageToolCallFunction, MessageRole, Model
 from smolagents.utils import AgentToolExecutionError
 
-from policyc.runtime.decision import Decision
+from policyc.runtime.explain import Decision
 from policyc.runtime.monitor import Monitor
 from policyc.runtime.run import Run
 

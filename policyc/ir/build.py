@@ -18,7 +18,7 @@ True
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, cast
 
 from policyc.ir import ops as _ops
 from policyc.ir.nodes import (
@@ -124,7 +124,7 @@ def op(name: str, *args: Term) -> Term:
     if spec.kind == "bool":
         return _bool_op(name, args)
     if all(isinstance(a, Lit) for a in args) and name not in ("in",):
-        value = _ops.apply_op(name, *(a.value for a in args))  # type: ignore[union-attr]
+        value = _ops.apply_op(name, *(cast(Lit, a).value for a in args))
         if value is not _ops.UNDEF:
             return Lit(value)
     return Op(name, tuple(args))
@@ -229,9 +229,10 @@ def _nary(cls, unit: Formula, zero: Formula, fs: Iterable[Formula]) -> Formula:
     for f in items:
         if isinstance(f, Not) and f.arg in items:
             return zero
-    items = _exclusive_events(cls, items)
-    if items is None:
+    exclusive = _exclusive_events(cls, items)
+    if exclusive is None:
         return zero
+    items = exclusive
     if not items:
         return unit
     if len(items) == 1:

@@ -50,8 +50,8 @@ class CallArgs(dict):
 
     __slots__ = ("attrs",)
 
-    def __init__(self, args: Mapping[str, object] = (), attrs: Mapping[str, object] | None = None):
-        super().__init__(args)
+    def __init__(self, args: Mapping[str, object] | None = None, attrs: Mapping[str, object] | None = None):
+        super().__init__(args or {})
         self.attrs = {**DEFAULT_ATTRIBUTES, **(attrs or {})}
 
     def __reduce__(self):

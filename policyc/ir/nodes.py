@@ -21,9 +21,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import ClassVar
+import threading
+import weakref
+from typing import Any, ClassVar
 
-_INTERN: dict = {}
+# The unique table of hash-consing: a node lives as long as someone holds it (weak values), and
+# is created under a lock, so two threads building the same formula get the same object.
+_INTERN: "weakref.WeakValueDictionary[tuple, Node]" = weakref.WeakValueDictionary()
+_INTERN_LOCK = threading.Lock()
 
 
 def _payload_key(value: object) -> str:
@@ -39,14 +44,26 @@ def _payload_key(value: object) -> str:
 class Node:
     """Base of IR nodes: interned by (class, fields)."""
 
-    __slots__ = ("_h", "skey", "_cache")
+    __slots__ = ("_h", "skey", "_cache", "__weakref__")
     _fields: ClassVar[tuple[str, ...]] = ()
+    _h: int
+    skey: str          # a structural key, identical across processes
+    _cache: dict[str, Any]  # per-node memo of structural analyses
 
     def __new__(cls, *args):
         key = (cls, args)
         node = _INTERN.get(key)
         if node is not None:
             return node
+        with _INTERN_LOCK:
+            node = _INTERN.get(key)
+            if node is None:
+                node = cls._make(args)
+                _INTERN[key] = node
+        return node
+
+    @classmethod
+    def _make(cls, args: tuple) -> "Node":
         node = object.__new__(cls)
         for name, value in zip(cls._fields, args):
             object.__setattr__(node, name, value)
@@ -56,7 +73,6 @@ class Node:
         object.__setattr__(node, "skey", digest)
         object.__setattr__(node, "_h", hash(digest))
         object.__setattr__(node, "_cache", {})
-        _INTERN[key] = node
         return node
 
     def __setattr__(self, name, value):
@@ -100,6 +116,8 @@ class Lit(Term):
 
     __slots__ = ("value", "text")
     _fields = ("value", "text")
+    value: object
+    text: str
 
     def __new__(cls, value: object):
         text = json.dumps(value, sort_keys=True, ensure_ascii=False)
@@ -119,6 +137,7 @@ class Var(Term):
 
     __slots__ = ("name",)
     _fields = ("name",)
+    name: str
 
 
 class Arg(Term):
@@ -126,6 +145,7 @@ class Arg(Term):
 
     __slots__ = ("name",)
     _fields = ("name",)
+    name: str
 
 
 class Result(Term):
@@ -142,21 +162,29 @@ class Attr(Term):
 
     __slots__ = ("name",)
     _fields = ("name",)
+    name: str
 
 
 class Field(Term):
     __slots__ = ("base", "name")
     _fields = ("base", "name")
+    base: Term
+    name: str
 
 
 class Index(Term):
     __slots__ = ("base", "index")
     _fields = ("base", "index")
+    base: Term
+    index: Term
 
 
 class Slice(Term):
     __slots__ = ("base", "start", "stop")
     _fields = ("base", "start", "stop")
+    base: Term
+    start: Term | None
+    stop: Term | None
 
 
 class Op(Term):
@@ -164,6 +192,8 @@ class Op(Term):
 
     __slots__ = ("op", "args")
     _fields = ("op", "args")
+    op: str
+    args: tuple[Term, ...]
 
 
 class Extern(Term):
@@ -171,6 +201,8 @@ class Extern(Term):
 
     __slots__ = ("name", "args")
     _fields = ("name", "args")
+    name: str
+    args: tuple[Term, ...]
 
 
 class Values(Term):
@@ -180,6 +212,9 @@ class Values(Term):
 
     __slots__ = ("tool", "path", "flatten")
     _fields = ("tool", "path", "flatten")
+    tool: str
+    path: tuple[str, ...]
+    flatten: bool
 
 
 class Outputs(Term):
@@ -187,6 +222,7 @@ class Outputs(Term):
 
     __slots__ = ("tools",)
     _fields = ("tools",)
+    tools: tuple[str, ...]
 
 
 class Metric(Term):
@@ -194,6 +230,7 @@ class Metric(Term):
 
     __slots__ = ("path",)
     _fields = ("path",)
+    path: tuple[str, ...]
 
 
 class Request(Term):
@@ -213,6 +250,7 @@ class Formula(Node):
 class Const(Formula):
     __slots__ = ("value",)
     _fields = ("value",)
+    value: bool
 
 
 class Event(Formula):
@@ -220,6 +258,8 @@ class Event(Formula):
 
     __slots__ = ("tool", "guard")
     _fields = ("tool", "guard")
+    tool: str
+    guard: Term
 
 
 class Cond(Formula):
@@ -227,21 +267,25 @@ class Cond(Formula):
 
     __slots__ = ("term",)
     _fields = ("term",)
+    term: Term
 
 
 class Not(Formula):
     __slots__ = ("arg",)
     _fields = ("arg",)
+    arg: Formula
 
 
 class And(Formula):
     __slots__ = ("args",)
     _fields = ("args",)
+    args: tuple[Formula, ...]
 
 
 class Or(Formula):
     __slots__ = ("args",)
     _fields = ("args",)
+    args: tuple[Formula, ...]
 
 
 class Next(Formula):
@@ -249,6 +293,7 @@ class Next(Formula):
 
     __slots__ = ("arg",)
     _fields = ("arg",)
+    arg: Formula
 
 
 class WNext(Formula):
@@ -256,16 +301,21 @@ class WNext(Formula):
 
     __slots__ = ("arg",)
     _fields = ("arg",)
+    arg: Formula
 
 
 class Until(Formula):
     __slots__ = ("left", "right")
     _fields = ("left", "right")
+    left: Formula
+    right: Formula
 
 
 class Release(Formula):
     __slots__ = ("left", "right")
     _fields = ("left", "right")
+    left: Formula
+    right: Formula
 
 
 class Yesterday(Formula):
@@ -273,6 +323,7 @@ class Yesterday(Formula):
 
     __slots__ = ("arg",)
     _fields = ("arg",)
+    arg: Formula
 
 
 class WYesterday(Formula):
@@ -280,11 +331,14 @@ class WYesterday(Formula):
 
     __slots__ = ("arg",)
     _fields = ("arg",)
+    arg: Formula
 
 
 class Since(Formula):
     __slots__ = ("left", "right")
     _fields = ("left", "right")
+    left: Formula
+    right: Formula
 
 
 class Trigger(Formula):
@@ -292,16 +346,26 @@ class Trigger(Formula):
 
     __slots__ = ("left", "right")
     _fields = ("left", "right")
+    left: Formula
+    right: Formula
 
 
 class Forall(Formula):
     __slots__ = ("var", "type", "domain", "body")
     _fields = ("var", "type", "domain", "body")
+    var: str
+    type: object
+    domain: Term
+    body: Formula
 
 
 class Exists(Formula):
     __slots__ = ("var", "type", "domain", "body")
     _fields = ("var", "type", "domain", "body")
+    var: str
+    type: object
+    domain: Term
+    body: Formula
 
 
 TRUE = Const(True)

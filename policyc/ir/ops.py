@@ -16,6 +16,7 @@ Equality is JSON equality: numbers compare by value (`1 == 1.0`), booleans are n
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass
 from typing import Callable
@@ -50,6 +51,28 @@ def values_equal(a: object, b: object) -> bool:
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(values_equal(a[k], b[k]) for k in a)
     return type(a) is type(b) and a == b
+
+
+def value_key(value: object) -> object:
+    """A hashable key equal for JSON-equal values and different otherwise."""
+    if value is UNDEF:
+        return ("undef",)
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return ("bool", value)
+    if isinstance(value, (int, float)):
+        if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+            return ("num", int(value))
+        return ("num", value)
+    if isinstance(value, list):
+        return ("list",) + tuple(value_key(v) for v in value)
+    if isinstance(value, dict):
+        return ("dict",) + tuple((k, value_key(value[k])) for k in sorted(value))
+    try:
+        return ("json", json.dumps(value, sort_keys=True, default=repr))
+    except (TypeError, ValueError):
+        return ("repr", repr(value))
 
 
 def truthy(v: object) -> bool:

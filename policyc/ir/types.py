@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
+from typing import Union, cast
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,7 +238,7 @@ def value_problems(value: object, t: Type, where: str = "") -> list[str]:
             ok = False
         else:
             out: list[str] = []
-            for i, item in enumerate(value):  # type: ignore[arg-type]
+            for i, item in enumerate(cast(list, value)):
                 out.extend(value_problems(item, t.elem, f"{where}[{i}]"))
             return out
     elif isinstance(t, DictT):
@@ -246,7 +246,7 @@ def value_problems(value: object, t: Type, where: str = "") -> list[str]:
             ok = False
         else:
             out = []
-            for key, item in value.items():  # type: ignore[union-attr]
+            for key, item in cast(dict, value).items():
                 out.extend(value_problems(item, t.value, f"{where}.{key}" if where else key))
             return out
     elif isinstance(t, RecordT):

@@ -17,8 +17,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from time import perf_counter
 
+from policyc.ir.data import ExternError
 from policyc.ir.nodes import Formula
 from policyc.ir.policy import Policy, Rule
+from policyc.lint.automata import LintAutomata
 from policyc.semantics.evaluator import evaluate
 from policyc.smt import EXACT, PolicySolver, Strength, WitnessTrace
 from policyc.smt.verifier import SatResult, needs_strings
@@ -55,6 +57,7 @@ class LintContext:
     timings: dict[str, float] = field(default_factory=dict)
     used: dict[str, set] = field(default_factory=dict)  # analysis -> techniques used
     _confirmer: PolicySolver | None = field(default=None, repr=False)
+    automata: LintAutomata = field(init=False, repr=False)
 
     coded_strings: bool = field(init=False, default=False)
 
@@ -62,6 +65,7 @@ class LintContext:
         self.coded_strings = self.options.code_strings and not needs_strings(
             [r.formula for r in self.policy.rules], self.policy.tools)
         self.solver = self.new_solver(self.options.bound, "t")
+        self.automata = LintAutomata(self.policy.tools, self.policy.terminal_tools)
 
     def new_solver(self, k: int, name: str) -> PolicySolver:
         """A solver over traces of at most k calls, with this lint's string coding."""
@@ -124,30 +128,26 @@ class LintContext:
 
     def decide(self, names: list[str]) -> bool | None:
         """Whether some run satisfies every claim behind `names`, exactly, from the automata
-        (`automata_bridge.decide`); None when they cannot tell."""
+        (`LintAutomata.decide`); None when they cannot tell."""
         if not self.options.use_automata:
             return None
         claims = [c for c in (self.solver.claim(x) for x in names) if c is not None]
         if len(claims) != len(names):
             return None
-        from policyc.lint.automata_bridge import decide
-
-        found = decide(claims, self.policy.tools, self.policy.terminal_tools)
+        found = self.automata.decide(claims)
         if found is not None:
             self.note_use("exactness", "automata: exact emptiness of the claims' product")
         return found
 
     def strengthen(self, names: list[str], strength):
         """The strength of an unsat answer over `names`: exact when the automata prove the same
-        emptiness for traces of any length (`automata_bridge.proves_empty`), else as given."""
+        emptiness for traces of any length (`LintAutomata.proves_empty`), else as given."""
         if not self.options.use_automata or strength is not None and strength.exact:
             return strength
         claims = [c for c in (self.solver.claim(x) for x in names) if c is not None]
         if len(claims) != len(names):
             return strength
-        from policyc.lint.automata_bridge import proves_empty
-
-        if proves_empty(claims, self.policy.tools):
+        if self.automata.proves_empty(claims):
             self.note_use("exactness", "automata product emptiness")
             return AUTOMATA_EXACT
         return strength
@@ -174,8 +174,8 @@ class LintContext:
             try:
                 if evaluate(phi, w.trace, w.externs):
                     return w
-            except Exception:
-                continue
+            except (ExternError, RecursionError):
+                continue  # an extern the witness cannot call, or too deep: no shortcut
         return None
 
     def note_use(self, analysis: str, technique: str) -> None:

@@ -7,7 +7,7 @@ without a terminal tool to end the run) can only fail when the run is over, and 
 whose violation depends on the result of the call being proposed is only detected after
 that call ran. Either way its blocking severity never blocks; it is scored offline only.
 
-The automata answer exactly (`automata_bridge.rule_class`). Otherwise the bounded
+The automata answer exactly (`LintAutomata.rule_class`). Otherwise the bounded
 quantified query of `policyc.smt.prefixes` looks for a bad prefix (and only the liveness
 case is reported: whether a violation waits for a call's result needs the automata).
 
@@ -24,10 +24,9 @@ from __future__ import annotations
 from policyc.ir import build as b
 from policyc.ir import nodes as n
 from policyc.ir.walk import has_future
-from policyc.lint.automata_bridge import rule_class
 from policyc.lint.context import LintContext
 from policyc.lint.findings import Finding
-from policyc.smt import EXACT, Strength
+from policyc.smt import Strength
 from policyc.smt.prefixes import find_bad_prefix
 
 
@@ -36,7 +35,7 @@ def check_severities(ctx: LintContext) -> list[Finding]:
     for rule in ctx.active_rules:
         if not rule.severity.can_block or rule.name in ctx.valid:
             continue
-        answer = rule_class(rule.formula, ctx.policy.tools) if ctx.options.use_automata else None
+        answer = ctx.automata.rule_class(rule.formula) if ctx.options.use_automata else None
         if answer is not None and not answer.is_enforceable and ctx.policy.terminal_tools:
             answer = None  # a terminal call ends the run: the solver models that, the automata do not
         if answer is None and is_past_safety(rule.formula):

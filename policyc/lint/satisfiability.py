@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from policyc.ir import build as b
 from policyc.ir import nodes as n
-from policyc.ir.printer import show
 from policyc.ir.walk import free_vars
 from policyc.lint.context import LintContext
 from policyc.lint.findings import Finding, quoted, rule_text
@@ -56,9 +55,7 @@ def _satisfiable_beyond_bound(ctx: LintContext, rule) -> bool:
     that length."""
     if not ctx.options.use_automata:
         return False
-    from policyc.lint.automata_bridge import shortest_satisfying_length
-
-    length = shortest_satisfying_length(rule.formula, ctx.policy.tools)
+    length = ctx.automata.shortest_satisfying_length(rule.formula)
     if length is None:
         return False
     ctx.note_use("unsatisfiable-rule", "automata: shortest satisfying trace of the rule alone")
@@ -157,6 +154,7 @@ def split_parts(phi: n.Formula) -> list[n.Formula]:
     """Top-level conjuncts, distributing `G` and `forall` over `and`.
 
     >>> from policyc.ir import build as b
+    >>> from policyc.ir.printer import show
     >>> [show(p) for p in split_parts(b.always(b.conj(b.event("a"), b.event("a", b.op("gt", b.arg("x"), b.lit(1))))))]
     ['G a', 'G a(x > 1)']
     """

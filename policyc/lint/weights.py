@@ -44,6 +44,6 @@ def check_weights(ctx: LintContext) -> list[Finding]:
                 EXACT,
                 help=f"above {ctx.options.max_layer_share:.0%}, failing this layer alone outweighs every other "
                      "layer; lower its weights if that is not intended",
-                evidence=(f"weights: " + ", ".join(
+                evidence=("weights: " + ", ".join(
                     f"`{name}` {sum(r.weight for r in rs):g}" for name, rs in layers.items()),)))
     return findings

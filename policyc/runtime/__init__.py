@@ -6,7 +6,7 @@ artifact.
 
 from policyc.artifact.io import ArtifactError
 from policyc.runtime.calls import RunError
-from policyc.runtime.decision import Decision
+from policyc.runtime.explain import Decision
 from policyc.runtime.events import EnforcementEvent, LayerRow, enforcement_table
 from policyc.runtime.findings import MODES, Finding
 from policyc.runtime.monitor import Monitor

@@ -13,13 +13,16 @@ it; `effective_severity` applies a run-wide mode on top.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Mapping
 
 #: Severities, mildest first (appendix A.5.3: TOLERATE, warn, BLOCK_AND_WARN, SOFT_BLOCK, HARD_STOP).
 SEVERITY_ORDER: tuple[str, ...] = ("tolerate", "warn", "block", "soft_block", "stop")
-SEVERITY_RANK = {kind: i for i, kind in enumerate(SEVERITY_ORDER)}
+SEVERITY_RANK: Mapping[str, int] = MappingProxyType({kind: i for i, kind in enumerate(SEVERITY_ORDER)})
 
 #: Run-wide modes (replay, experiments) and the severity each imposes on every rule.
-MODES: dict[str, str] = {"tolerate": "tolerate", "warn": "warn", "block": "block", "soft": "soft_block", "stop": "stop"}
+MODES: Mapping[str, str] = MappingProxyType(
+    {"tolerate": "tolerate", "warn": "warn", "block": "block", "soft": "soft_block", "stop": "stop"})
 DEFAULT_SOFT_LIMIT = 3
 
 #: Finding kinds.
@@ -27,6 +30,17 @@ VIOLATION = "violation"      # the rule's violation is certain once the call run
 OWED = "owed"                # a final answer now would leave the rule unmet
 CONFLICT = "conflict"        # the rules can each still hold, but not all together
 CONFORMANCE = "conformance"  # the call does not match its tool's signature
+
+
+@dataclass(frozen=True, slots=True)
+class GatedRule:
+    """What the gate needs to know of a rule to report on it."""
+
+    name: str
+    layer: str | None
+    severity: str
+    limit: int | None
+    message: str | None
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,8 +9,10 @@
 >>> monitor.verdicts(run.trace)
 {'search_first': False, 'reads_a_file': False, 'grounded': False}
 
-A monitor is immutable once loaded (its only mutable parts are memo tables that any thread
-may fill), so `start()` may be called from several threads at once.
+A monitor owns its artifact's compiled tables (`monitor.compiled`, a `CompiledPolicy`): the
+gate steps them and `finish()`/`score()` hand them to the scorer, so two monitors loaded in
+one process share nothing. It is immutable once loaded (its only mutable parts are memo
+tables that any thread may fill), so `start()` may be called from several threads at once.
 """
 
 from __future__ import annotations
@@ -21,10 +23,15 @@ from typing import Any, Callable, Mapping, Sequence
 
 from policyc.artifact.io import ArtifactError, read_artifact
 from policyc.artifact.models import Artifact
-from policyc.artifact.policy import policy_of
+from policyc.artifact.policy import compiled_of
 from policyc.grounding import BUILTIN_EXTRACTORS, Extractor, with_extractor
 from policyc.runtime.calls import RunError
+from policyc.runtime.conformance import ConformanceChecker
 from policyc.runtime.findings import MODES, Finding
+from policyc.runtime.gate import Gate
+from policyc.scoring import TraceReport, score_trace
+from policyc.semantics.positions import PositionEvaluator
+from policyc.tables.policy import CompiledPolicy
 
 
 class Monitor:
@@ -32,19 +39,16 @@ class Monitor:
 
     def __init__(self, artifact: Artifact, externs: Mapping[str, Callable[..., object]] | None = None,
                  extractor: Extractor | None = None):
-        from policyc.runtime.conformance import ConformanceChecker
-        from policyc.runtime.gate import Gate
-
         self.artifact = artifact
-        self.policy = policy_of(artifact)
+        self.compiled: CompiledPolicy = compiled_of(artifact)
+        self.policy = self.compiled.policy
         # the extractor of `entities(...)` and `outputs` travels with the extern bindings
         self.externs = with_extractor(resolve_externs(artifact, externs or {}),
                                       extractor or BUILTIN_EXTRACTORS[self.policy.grounding])
-        self.gate = Gate(artifact, self.policy, self.externs)
+        self.gate = Gate(self.compiled, self.externs)
         self.conformance = ConformanceChecker(self.policy)
         self.terminal_tools = self.policy.terminal_tools
-        self.rule_classes = {r.name: r.rule_class for r in artifact.rules}
-        share_tables(self.policy, self.gate.tables)
+        self.rule_classes = self.compiled.classes
 
     @classmethod
     def load(cls, path: str | Path, externs: Mapping[str, Callable[..., object]] | None = None,
@@ -64,11 +68,11 @@ class Monitor:
         """A new, independent run. `mode` enforces every rule with one severity:
         tolerate, warn, block, soft or stop (None: each rule's own). `request`: the user's
         request that started the run, which rules read as `request.text`."""
-        from policyc.runtime.run import Run
+        from policyc.runtime.run import Run, RunState
 
         if mode is not None and mode not in MODES:
             raise ValueError(f"unknown mode `{mode}`; the modes are {', '.join(MODES)}")
-        return Run(self, mode, run_id, request)
+        return Run(self, mode, run_id, RunState(self.gate.start(), request=request))
 
     def observes(self, tool: str, actor: str) -> bool:
         """Whether the policy reads an event of this tool (`"message"`: a message) by this actor."""
@@ -84,25 +88,25 @@ class Monitor:
 
     # ------------------------------------------------------------ used by runs
 
-    def judge(self, gate_state: Any, tool: str, args: Mapping[str, Any], calls: Sequence = ()) -> list[Finding]:
-        """Everything wrong with proposing this call after `calls`: conformance, then the rules."""
-        return self.conformance.check(tool, args) + self.gate.judge(gate_state, tool, args, calls)
+    def judge(self, gate_state: Any, tool: str, args: Mapping[str, Any],
+              calls: Sequence = ()) -> tuple[list[Finding], tuple[str, ...]]:
+        """Everything wrong with proposing this call after `calls` (conformance, then the
+        rules), and what the gate could not decide about it."""
+        findings, undecided = self.gate.judge(gate_state, tool, args, calls)
+        return self.conformance.check(tool, args) + findings, undecided
 
     def guidance(self, gate_state: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """(tools that keep the policy satisfiable, calls still required)."""
         return self.gate.allowed_next(gate_state), self.gate.required(gate_state)
 
-    def score(self, trace):
-        """The compliance report of a complete trace, as `policyc score` computes it."""
-        from policyc.runtime.report import score_trace
-
-        return score_trace(self, trace)
+    def score(self, trace) -> TraceReport:
+        """The compliance report of a complete trace, as `policyc score` computes it: the same
+        scorer, handed this monitor's compiled tables and extern bindings."""
+        return score_trace(self.compiled, trace, externs=self.externs)
 
     def verdicts(self, trace) -> dict[str, bool]:
         """Whether each rule holds on a complete trace: the compiled rules by stepping their
         automata (linear, one lookup per call when warm), the others by the evaluator."""
-        from policyc.semantics.positions import PositionEvaluator
-
         trace = self.policy.view(trace)
         gated = self.gate.accepting_after(trace.calls)
         out = {}
@@ -115,19 +119,6 @@ class Monitor:
                 engine = engine or PositionEvaluator(trace, self.externs)
                 out[rule.name] = engine.holds(rule.formula)
         return out
-
-
-def share_tables(policy, tables: Mapping) -> None:
-    """Hand the artifact's compiled tables to `policyc.automata`, whose `first_violation`
-    and `rule_class` the scorer asks: they then reuse these tables instead of compiling the
-    rules again, which needs the solver a deployed runtime does not have."""
-    from policyc.automata import compile as compiled
-    from policyc.automata.fragment import plan_rule
-
-    for rule in policy.rules:
-        table = tables.get(rule.name)
-        if table is not None and rule.formula not in compiled._CACHE:
-            compiled._CACHE[rule.formula] = compiled.RuleAutomaton(rule.formula, plan_rule(rule.formula), table)
 
 
 def resolve_externs(artifact: Artifact, given: Mapping[str, Callable[..., object]]) -> dict:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from policyc.runtime.decision import Decision
+from policyc.runtime.explain import Decision
 from policyc.trace.model import Trace
 
 

@@ -23,41 +23,50 @@ share nothing mutable.
 from __future__ import annotations
 
 import threading
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Mapping
 
 from policyc.ir.data import CallArgs, attributes
 from policyc.ir.ops import UNDEF
 from policyc.runtime.calls import RunError, as_args, call_identity, normalise_result
-from policyc.runtime.decision import Decision, render_message
-from policyc.runtime.enforcement import EnforcementState, after_record, enforce
+from policyc.runtime.explain import Decision, render_message
+from policyc.runtime.enforce import EnforcementState, after_record, enforce
 from policyc.runtime.events import EXECUTED, INSISTED, LISTENED, STOPPED, EnforcementEvent, LayerRow, enforcement_table
+from policyc.runtime.gate import GateState
 from policyc.trace.model import MESSAGE, Call, Trace
 
 if TYPE_CHECKING:
     from policyc.runtime.monitor import Monitor
+    from policyc.scoring import TraceReport
+
+
+@dataclass
+class RunState:
+    """Everything one run has done: what a snapshot saves and `Monitor.restore` gives back."""
+
+    gate: GateState                                   # where the rules' automata are
+    calls: list[Call] = field(default_factory=list)   # every event, with its result, observed or not
+    seen: list[Call] = field(default_factory=list)    # the events the policy observes (its view)
+    request: str | None = None                        # the user's request that started the run
+    enforcement: EnforcementState = field(default_factory=EnforcementState)
+    events: list[EnforcementEvent] = field(default_factory=list)  # the enforcement log
+    awaiting: list[int] = field(default_factory=list)  # refusal events not yet resolved
+    pending: tuple[str | None, bool] | None = None    # (identity, may run) of the last proposal
+    proposals: int = 0
+    ended_by: str | None = None                       # the terminal tool that ended the run
+    report: "TraceReport | None" = None               # set by finish()
 
 
 class Run:
     """A gated run. Create it with `Monitor.start()`; do not construct it directly."""
 
     def __init__(self, monitor: "Monitor", mode: str | None = None, run_id: str | None = None,
-                 request: str | None = None):
-        self._monitor = monitor
+                 state: RunState | None = None):
+        self.monitor = monitor
         self._lock = threading.RLock()
         self.mode = mode
         self.id = run_id
-        self.request = request                       # the user's request that started the run
-        self._gate_state = monitor.gate.start()
-        self._calls: list[Call] = []                 # every event, observed by the policy or not
-        self._seen: list[Call] = []                  # the events the policy observes (its view)
-        self._enforcement = EnforcementState()
-        self._events: list[EnforcementEvent] = []
-        self._awaiting: list[int] = []              # refusal events not yet resolved
-        self._pending: tuple[str, bool] | None = None  # (identity, may run) of the last proposal
-        self._proposals = 0
-        self._ended_by: str | None = None            # the terminal tool that ended the run
-        self._report = None
+        self.state = state if state is not None else RunState(monitor.gate.start())
 
     # ------------------------------------------------------------ the agent loop
 
@@ -68,49 +77,42 @@ class Run:
         "calls": [the tools it calls]}`); `message_id` names the message a call belongs to.
         An event the policy does not observe is allowed without being judged."""
         args = event_args(as_args(args), "assistant", message_id)
-        if not self._monitor.observes(tool, "assistant"):
-            return Decision("allow", tool, args, len(self._seen))
-        with self._lock:
-            decision = self._propose(tool, args)
-            if decision.executes:
-                undecided = self._monitor.gate.undecided(tool, args, self._seen)
-                if undecided:
-                    decision = replace(decision, undecided=undecided)
-            return decision
-
-    def _propose(self, tool: str, args: dict) -> Decision:
+        if not self.monitor.observes(tool, "assistant"):
+            return Decision("allow", tool, args, len(self.state.seen))
         with self._lock:
             self._check_open("propose a call")
-            state = self._enforcement
+            enf = self.state.enforcement
             # the call's identity (JSON text) is needed only to resolve, override or refuse
-            needed = self._awaiting or state.stopped is not None or state.override is not None
+            needed = self.state.awaiting or enf.stopped is not None or enf.override is not None
             identity = call_identity(tool, args) if needed else None
-            if self._awaiting:
+            if self.state.awaiting:
                 self._resolve(identity)
-            self._proposals += 1
-            step = len(self._seen)
-            if state.stopped is not None:
-                self._pending = (identity, False)
+            self.state.proposals += 1
+            step = len(self.state.seen)
+            if enf.stopped is not None:
+                self.state.pending = (identity, False)
                 decision = Decision("stop", tool, args, step, latched=True)
                 return replace(decision, message=render_message(decision))
-            overriding = identity is not None and state.override == identity
-            findings = [] if overriding else self._monitor.judge(self._gate_state, tool, args, self._seen)
+            overriding = identity is not None and enf.override == identity
+            findings, undecided = ([], ()) if overriding else \
+                self.monitor.judge(self.state.gate, tool, args, self.state.seen)
             if findings and identity is None:
                 identity = call_identity(tool, args)
-            outcome = enforce(state, identity, findings, self.mode)
-            self._enforcement = outcome.state
-            self._pending = (identity, outcome.executes)
+            outcome = enforce(enf, identity, findings, self.mode)
+            self.state.enforcement = outcome.state
+            self.state.pending = (identity, outcome.executes)
             if not outcome.judged:
                 if not outcome.override:
-                    return Decision(outcome.action, tool, args, step)
-                decision = Decision(outcome.action, tool, args, step, severity=outcome.severity, override=True)
+                    return Decision(outcome.action, tool, args, step, undecided=undecided)
+                decision = Decision(outcome.action, tool, args, step, severity=outcome.severity, override=True,
+                                    undecided=undecided)
                 return replace(decision, message=render_message(decision))
             self._log(outcome, step, tool, identity)
             told = outcome.action != "allow"  # guidance is computed only for a message the agent reads
-            allowed, required = self._monitor.guidance(self._gate_state) if told else ((), ())
+            allowed, required = self.monitor.guidance(self.state.gate) if told else ((), ())
             decision = Decision(outcome.action, tool, args, step, tuple(j.finding for j in outcome.judged),
                                 outcome.severity, "", allowed, required, escalated=outcome.escalated,
-                                attempts=outcome.attempts)
+                                attempts=outcome.attempts, undecided=undecided)
             return replace(decision, message=render_message(decision))
 
     def record(self, tool: str, args: Mapping[str, Any] | None = None, result: Any = UNDEF, *,
@@ -126,10 +128,10 @@ class Run:
             return
         with self._lock:
             self._check_open("record a call")
-            if self._enforcement.stopped is not None:
-                raise RunError(f"the run was stopped by {self._enforcement.stopped}; `{tool}` must not run")
-            pending = self._pending
-            if self._awaiting or pending is not None and not pending[1]:  # identity needed only then
+            if self.state.enforcement.stopped is not None:
+                raise RunError(f"the run was stopped by {self.state.enforcement.stopped}; `{tool}` must not run")
+            pending = self.state.pending
+            if self.state.awaiting or pending is not None and not pending[1]:  # identity needed only then
                 identity = call_identity(tool, args)
                 if pending == (identity, False):
                     raise RunError(f"`{tool}` was refused by the gate; a refused call must not run")
@@ -141,34 +143,34 @@ class Run:
         with self._lock:
             result = normalise_result(result)
             kind = "message" if tool == MESSAGE else "call"
-            self._calls.append(Call(tool, args, result, len(self._calls), kind))
-            actor = attributes(args)["actor"]
-            if self._monitor.observes(tool, actor):
-                self._gate_state = self._monitor.gate.advance(self._gate_state, tool, args, result)
-                self._seen.append(Call(tool, args, result, len(self._seen), kind))
+            self.state.calls.append(Call(tool, args, result, len(self.state.calls), kind))
+            actor = str(attributes(args)["actor"])
+            if self.monitor.observes(tool, actor):
+                self.state.gate = self.monitor.gate.advance(self.state.gate, tool, args, result)
+                self.state.seen.append(Call(tool, args, result, len(self.state.seen), kind))
             if actor != "assistant":
                 return  # the user acted: the agent's pending proposal stays pending
-            self._enforcement = after_record(self._enforcement)
-            self._pending = None
-            if tool in self._monitor.terminal_tools:
-                self._ended_by = tool
+            self.state.enforcement = after_record(self.state.enforcement)
+            self.state.pending = None
+            if tool in self.monitor.terminal_tools:
+                self.state.ended_by = tool
 
     def allowed_next(self) -> tuple[str, ...]:
         """The tools whose call now keeps the whole policy satisfiable."""
         with self._lock:
-            return self._monitor.guidance(self._gate_state)[0]
+            return self.monitor.guidance(self.state.gate)[0]
 
     def required(self) -> tuple[str, ...]:
         """A shortest sequence of calls that would satisfy every rule still open."""
         with self._lock:
-            return self._monitor.guidance(self._gate_state)[1]
+            return self.monitor.guidance(self.state.gate)[1]
 
     def finish(self):
         """End the run and return its compliance report (the report `policyc score` gives)."""
         with self._lock:
-            if self._report is None:  # refusals still awaiting a next proposal stay unresolved
-                self._report = self._monitor.score(self.trace)
-            return self._report
+            if self.state.report is None:  # refusals still awaiting a next proposal stay unresolved
+                self.state.report = self.monitor.score(self.trace)
+            return self.state.report
 
     # ------------------------------------------------------------ what happened
 
@@ -176,13 +178,18 @@ class Run:
     def trace(self) -> Trace:
         """The events that happened, in order (the policy reads its view of them)."""
         with self._lock:
-            return Trace.from_events(tuple(self._calls), {}, self.id, None, self.request)
+            return Trace.from_events(tuple(self.state.calls), {}, self.id, None, self.state.request)
+
+    @property
+    def request(self) -> str | None:
+        """The user's request that started the run, when the harness gave it."""
+        return self.state.request
 
     @property
     def events(self) -> tuple[EnforcementEvent, ...]:
         """The enforcement log: one event per finding acted on."""
         with self._lock:
-            return tuple(self._events)
+            return tuple(self.state.events)
 
     def enforcement_table(self) -> list[LayerRow]:
         """The AgentLTL paper's table 17 (events and insist rate per layer) for this run."""
@@ -191,18 +198,18 @@ class Run:
     @property
     def stopped(self) -> bool:
         with self._lock:
-            return self._enforcement.stopped is not None
+            return self.state.enforcement.stopped is not None
 
     @property
     def ended(self) -> bool:
         """Whether a terminal call (the final answer) ended the run."""
         with self._lock:
-            return self._ended_by is not None
+            return self.state.ended_by is not None
 
     @property
     def finished(self) -> bool:
         with self._lock:
-            return self._report is not None
+            return self.state.report is not None
 
     # ------------------------------------------------------------ snapshot
 
@@ -216,31 +223,32 @@ class Run:
     # ------------------------------------------------------------ internals
 
     def _check_open(self, what: str) -> None:
-        if self._report is not None:
+        if self.state.report is not None:
             raise RunError(f"cannot {what}: the run is finished")
-        if self._ended_by is not None:
-            raise RunError(f"cannot {what}: the run ended with `{self._ended_by}`")
+        if self.state.ended_by is not None:
+            raise RunError(f"cannot {what}: the run ended with `{self.state.ended_by}`")
 
-    def _resolve(self, identity: str) -> None:
+    def _resolve(self, identity: str | None) -> None:
         """The agent's next move resolves the refusals of its last proposal."""
-        for i in self._awaiting:
-            event = self._events[i]
-            self._events[i] = replace(event, resolution=INSISTED if event.identity == identity else LISTENED)
-        self._awaiting = []
+        for i in self.state.awaiting:
+            event = self.state.events[i]
+            self.state.events[i] = replace(event, resolution=INSISTED if event.identity == identity else LISTENED)
+        self.state.awaiting = []
 
-    def _log(self, outcome, step: int, tool: str, identity: str) -> None:
+    def _log(self, outcome, step: int, tool: str, identity: str | None) -> None:
         if outcome.action in ("allow", "warn"):
             resolution = EXECUTED
         elif outcome.action == "stop":
             resolution = STOPPED
         else:
             resolution = None
+        assert identity is not None, "a judged call always has its identity"
         for j in outcome.judged:
-            index = len(self._events)
-            self._events.append(EnforcementEvent(index, step, j.finding.rule, j.finding.layer, j.finding.kind,
+            index = len(self.state.events)
+            self.state.events.append(EnforcementEvent(index, step, j.finding.rule, j.finding.layer, j.finding.kind,
                                                  j.severity, outcome.action, tool, identity, resolution))
             if resolution is None:
-                self._awaiting.append(index)
+                self.state.awaiting.append(index)
 
 
 def event_args(args: dict, actor: str, message_id: str | None, error: bool = False) -> dict:

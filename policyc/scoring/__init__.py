@@ -1,6 +1,7 @@
 """Offline compliance scoring: Definition 1 of the AgentLTL paper, with appendix B's report.
 
-`score_trace(policy, trace)` -> TraceReport; `score_corpus(policy, traces)` -> CorpusReport.
+`score_trace(compiled, trace)` -> TraceReport; `score_corpus(compiled, traces)` -> CorpusReport,
+`compiled` being the policy with its tables (`policyc.tables.CompiledPolicy`).
 Nothing here imports the parser, the checker, lark or z3.
 """
 

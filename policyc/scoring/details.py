@@ -358,7 +358,7 @@ def _failing_bindings(f: n.Forall, ctx: Context, violated_at: int | None) -> str
 def _certain(f: n.Formula, engine: PositionEvaluator, violated_at: int) -> bool:
     """Whether `violated_at` marks a bad prefix rather than the end of the trace: a violation
     certain before the last call, or at it for a rule whose failures are final."""
-    from policyc.scoring.violation import is_final_on_prefixes
+    from policyc.scoring.certain import is_final_on_prefixes
 
     return violated_at < engine.n or is_final_on_prefixes(f)
 

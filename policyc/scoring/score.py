@@ -5,10 +5,16 @@
 A policy without rules scores 1. A rule that cannot be evaluated (an extern predicate without
 a binding, or one that raised) counts as violated and says why in `error`.
 
+The scorer is handed the policy's compiled tables (`policyc.tables.CompiledPolicy`, made by
+`policyc.automata.compile_policy` or read from an artifact): a rule with a table is decided
+in one pass of its automaton, which also gives the step where its violation became certain;
+the others by the reference evaluator, a violation then placed at the end of the trace.
+
+>>> from policyc.automata import compile_policy
 >>> from policyc.check import check_file
 >>> from policyc.trace import load_traces
->>> policy, _ = check_file("examples/fan_out_fan_in.altl")
->>> report = score_trace(policy, load_traces("examples/traces/appendix_b.json").traces[0])
+>>> compiled = compile_policy(check_file("examples/fan_out_fan_in.altl")[0])
+>>> report = score_trace(compiled, load_traces("examples/traces/appendix_b.json").traces[0])
 >>> report.compliance_score, report.compliance_label, report.constraints[1].detail
 (1.0, 'FULL', '"tool_a" (call #1) before "tool_d" (call #5).')
 """
@@ -22,6 +28,7 @@ from policyc.grounding import BUILTIN_EXTRACTORS, EXTRACTOR_KEY, Extractor, with
 from policyc.ir.data import ExternError
 from policyc.ir.policy import Policy, Rule
 from policyc.recursion import deep_recursion
+from policyc.scoring.certain import certain_prefix
 from policyc.scoring.details import describe
 from policyc.scoring.models import (
     ConstraintResult,
@@ -34,8 +41,8 @@ from policyc.scoring.models import (
     label_of,
 )
 from policyc.scoring.vacuity import VACUOUS, vacuity
-from policyc.scoring.violation import automaton_verdict, rule_class, violated_at
 from policyc.semantics.positions import PositionEvaluator
+from policyc.tables.policy import CompiledPolicy
 from policyc.trace.conformance import check_trace
 from policyc.trace.errors import TraceError
 from policyc.trace.model import Trace
@@ -57,20 +64,24 @@ def resolve_externs(policy: Policy) -> dict[str, Callable[..., object]]:
     return out
 
 
-def score_rule(rule: Rule, trace: Trace, engine: PositionEvaluator, classes: dict | None = None) -> ConstraintResult:
+def score_rule(rule: Rule, trace: Trace, engine: PositionEvaluator, compiled: CompiledPolicy) -> ConstraintResult:
     """One rule's verdict, detail, violation step and vacuity on one trace."""
-    kind = classes[rule.name] if classes is not None and rule.name in classes else rule_class(rule.formula)
-    base = {"name": rule.name, "layer": rule.layer, "weight": rule.weight, "rule_class": kind}
+    base = {"name": rule.name, "layer": rule.layer, "weight": rule.weight, "rule_class": compiled.rule_class(rule.name)}
+    table = compiled.table(rule.name)
     try:
         # the rule's automaton decides it in one pass when it is compiled; the evaluator otherwise
-        found = automaton_verdict(rule.formula, trace, engine.root_env.externs)
+        found = None if table is None else table.verdict_on(trace.calls, engine.root_env.externs)
         passed = engine.holds(rule.formula) if found is None else found[0]
         if passed:
             status, why = vacuity(rule.formula, engine)
             if status == VACUOUS:
                 return ConstraintResult(**base, passed=True, detail=f"Holds vacuously: {why}.", vacuous=True)
             return ConstraintResult(**base, passed=True, detail=describe(rule, engine, True))
-        step = violated_at(rule.formula, trace, engine.root_env.externs) if found is None else found[1]
+        if found is not None:
+            step = len(trace) if found[1] is None else found[1]
+        else:  # no table: where the evaluator can tell the violation became certain, else the end
+            certain = certain_prefix(rule.formula, trace, engine.root_env.externs)
+            step = len(trace) if certain is None else certain
         return ConstraintResult(**base, passed=False, detail=describe(rule, engine, False, step), violated_at=step)
     except (ExternError, RecursionError) as exc:
         problem = str(exc) if isinstance(exc, ExternError) else "the formula is nested too deeply to evaluate"
@@ -88,20 +99,22 @@ def bindings(policy: Policy, externs: Externs | None = None, extractor: Extracto
 
 
 @deep_recursion()
-def score_trace(policy: Policy, trace: Trace, *, externs: Externs | None = None,
-                classes: dict | None = None, extractor: Extractor | None = None) -> TraceReport:
-    """The compliance report of one complete trace against a checked policy.
+def score_trace(compiled: CompiledPolicy, trace: Trace, *, externs: Externs | None = None,
+                extractor: Extractor | None = None) -> TraceReport:
+    """The compliance report of one complete trace against a compiled policy.
 
     `externs` binds extern predicates to Python functions (by default, their `from` bindings).
-    `classes` may hold each rule's class, computed once for a corpus. `extractor` finds the
-    entities of `entities(...)` and matches `outputs` (by default, the built-in one the policy
-    names with `grounding`; see `policyc.grounding`).
+    `extractor` finds the entities of `entities(...)` and matches `outputs` (by default, the
+    built-in one the policy names with `grounding`; see `policyc.grounding`). The trace is read
+    as the policy's view of it: the agent's calls, plus the events the policy observes.
     """
+    if not isinstance(compiled, CompiledPolicy):
+        raise TypeError("score_trace takes a compiled policy: policyc.automata.compile_policy(policy), "
+                        "or Monitor(...).compiled for an artifact")
+    policy = compiled.policy
     trace = policy.view(trace)
     engine = PositionEvaluator(trace, bindings(policy, externs, extractor))
-    if classes is None:
-        classes = rule_classes(policy)
-    constraints = [score_rule(rule, trace, engine, classes) for rule in policy.rules]
+    constraints = [score_rule(rule, trace, engine, compiled) for rule in policy.rules]
     total = sum(c.weight for c in constraints)
     lost = sum(c.weight for c in constraints if not c.passed)
     score = 1.0 if total == 0 else 1.0 - lost / total
@@ -121,11 +134,6 @@ def score_trace(policy: Policy, trace: Trace, *, externs: Externs | None = None,
         origin=trace.origin,
         input_problems=[InputProblem.from_finding(f) for f in check_trace(trace, policy.tools)],
     )
-
-
-def rule_classes(policy: Policy) -> dict[str, str | None]:
-    """Each rule's class (see `violation.rule_class`), computed once per policy."""
-    return {r.name: rule_class(r.formula, policy.tools) for r in policy.rules}
 
 
 class CorpusTally:
@@ -199,20 +207,20 @@ class CorpusTally:
         return out
 
 
-def score_corpus(policy: Policy, traces: Iterable[Trace | TraceError], *, externs: Externs | None = None,
+def score_corpus(compiled: CompiledPolicy, traces: Iterable[Trace | TraceError], *, externs: Externs | None = None,
                  keep_reports: bool = True, extractor: Extractor | None = None) -> CorpusReport:
     """Score every trace; malformed records (TraceError items) are counted and listed.
 
+    >>> from policyc.automata import compile_policy
     >>> from policyc.check import check_file
     >>> from policyc.trace import iter_traces
-    >>> policy, _ = check_file("examples/fan_out_fan_in.altl")
-    >>> corpus = score_corpus(policy, iter_traces("examples/traces/appendix_b.json"))
+    >>> compiled = compile_policy(check_file("examples/fan_out_fan_in.altl")[0])
+    >>> corpus = score_corpus(compiled, iter_traces("examples/traces/appendix_b.json"))
     >>> corpus.traces, corpus.mean_score, [(l.layer, l.pass_rate) for l in corpus.layers][:2]
     (1, 1.0, [('L1', 1.0), ('L3', 1.0)])
     """
-    bound = bindings(policy, externs, extractor)
-    classes = rule_classes(policy)
-    tally = CorpusTally(policy, keep_reports)
+    bound = bindings(compiled.policy, externs, extractor)
+    tally = CorpusTally(compiled.policy, keep_reports)
     for item in traces:
-        tally.add(item if isinstance(item, TraceError) else score_trace(policy, item, externs=bound, classes=classes))
+        tally.add(item if isinstance(item, TraceError) else score_trace(compiled, item, externs=bound))
     return tally.report()

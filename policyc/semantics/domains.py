@@ -20,11 +20,9 @@ can memoise per binding without conflating `true` with `1` as Python's `==` woul
 
 from __future__ import annotations
 
-import json
-import math
 from typing import Mapping
 
-from policyc.ir.ops import UNDEF
+from policyc.ir.ops import UNDEF, value_key  # noqa: F401 - value_key: the engines' binding identity
 
 
 def domain_values(value: object) -> list:
@@ -38,28 +36,6 @@ def domain_values(value: object) -> list:
     if not isinstance(value, str) and hasattr(value, "__iter__"):
         return list(value)  # type: ignore[call-overload]
     return [value]
-
-
-def value_key(value: object) -> object:
-    """A hashable key equal for JSON-equal values and different otherwise."""
-    if value is UNDEF:
-        return ("undef",)
-    if value is None or isinstance(value, str):
-        return value
-    if isinstance(value, bool):
-        return ("bool", value)
-    if isinstance(value, (int, float)):
-        if isinstance(value, float) and math.isfinite(value) and value.is_integer():
-            return ("num", int(value))
-        return ("num", value)
-    if isinstance(value, list):
-        return ("list",) + tuple(value_key(v) for v in value)
-    if isinstance(value, dict):
-        return ("dict",) + tuple((k, value_key(value[k])) for k in sorted(value))
-    try:
-        return ("json", json.dumps(value, sort_keys=True, default=repr))
-    except (TypeError, ValueError):
-        return ("repr", repr(value))
 
 
 def binding_key(variables: Mapping[str, object]) -> frozenset:

@@ -23,6 +23,7 @@ from typing import Iterable, Mapping, Sequence
 
 import z3
 
+from policyc.ir.data import ExternError
 from policyc.ir import nodes as n
 from policyc.ir.types import ToolSignature
 from policyc.semantics.evaluator import evaluate
@@ -137,7 +138,7 @@ class PolicySolver:
             phi, expected = claim
             try:
                 confirmed &= evaluate(phi, trace, externs) == expected
-            except Exception:  # an extern the replay cannot call: not confirmed
+            except (ExternError, RecursionError):  # an extern the replay cannot call: not confirmed
                 confirmed = False
         return WitnessTrace(trace, confirmed, externs)
 

@@ -24,7 +24,6 @@ element, and every other record is read.
 
 from __future__ import annotations
 
-import json
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path

@@ -28,7 +28,7 @@ from typing import Any, Mapping
 
 from policyc.grounding import CODE, Extractor, SeenSet
 from policyc.ir.data import DEFAULT_ATTRIBUTES, CallArgs, attributes, path_value
-from policyc.ir.ops import UNDEF
+from policyc.ir.ops import UNDEF, value_key
 
 #: The name of message events, and the event classes a policy may observe beyond the agent's calls.
 MESSAGE = "message"
@@ -164,8 +164,6 @@ class TraceGlobals:
     def values(self, tool: str, path: tuple, flatten: bool) -> list:
         key = (tool, path, flatten)
         if key not in self._values:
-            from policyc.semantics.domains import value_key
-
             seen: dict[object, object] = {}
             for call in self.trace.calls:
                 if call.name != tool or not path:

@@ -159,7 +159,7 @@ def _number(value: Any) -> float | str:
 def split_otel(value: Any) -> list[Any]:
     """The traces of an export, one record each (spans grouped by trace id, in order)."""
     groups: dict[Any, list] = {}
-    for where, raw in _raw_spans(value):
+    for _where, raw in _raw_spans(value):
         tid = None
         if isinstance(raw, dict):
             context = raw.get("context") if isinstance(raw.get("context"), dict) else {}

@@ -1,0 +1,108 @@
+"""Enforcement modes, as the AgentLTL paper's appendix A.5.3 and §4.2 define them.
+
+`enforce` is a pure function: the run's enforcement state, the proposed call's identity
+and the gate's findings in; the action and the next state out.
+
+- tolerate: logged, the call runs;
+- warn: the call runs and the agent is told;
+- block (BLOCK_AND_WARN): not executed, the agent gets a warning. If the very next proposal
+  is byte-identical (same tool, same arguments) it is a deliberate override and runs; any
+  other proposal is judged afresh;
+- soft_block(n) (SOFT_BLOCK): not executed, the agent gets a structured error; the n-th
+  refusal by the same rule stops the run;
+- stop (HARD_STOP): not executed, the run halts.
+
+When one call breaks several rules, the strongest severity decides.
+
+>>> from policyc.runtime.findings import Finding
+>>> f = Finding("r", "violation", None, "block", None, "broken")
+>>> first = enforce(EnforcementState(), "k", [f], None)
+>>> first.action, enforce(first.state, "k", [f], None).action, enforce(first.state, "other", [f], None).action
+('block', 'warn', 'block')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+
+from policyc.runtime.findings import SEVERITY_RANK, Finding, effective_severity
+
+_ACTION = MappingProxyType({"tolerate": "allow", "warn": "warn", "block": "block", "soft_block": "block", "stop": "stop"})
+
+
+@dataclass(frozen=True, slots=True)
+class EnforcementState:
+    """What enforcement remembers between proposals (JSON-serialisable through `to_json`)."""
+
+    soft_blocks: tuple[tuple[str, int], ...] = ()   # refusals so far per soft_block rule
+    override: str | None = None                     # identity of the last block-and-warn refusal
+    stopped: str | None = None                      # why the run was stopped, once it is
+
+    def refusals(self, rule: str) -> int:
+        return dict(self.soft_blocks).get(rule, 0)
+
+    def to_json(self) -> dict:
+        return {"soft_blocks": dict(self.soft_blocks), "override": self.override, "stopped": self.stopped}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "EnforcementState":
+        return cls(tuple(sorted(data.get("soft_blocks", {}).items())), data.get("override"), data.get("stopped"))
+
+
+@dataclass(frozen=True, slots=True)
+class Judged:
+    """A finding with the severity it is enforced with."""
+
+    finding: Finding
+    severity: str
+    limit: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    action: str                                  # allow, warn, block or stop
+    state: EnforcementState
+    judged: tuple[Judged, ...] = ()
+    severity: str | None = None                  # the deciding severity
+    override: bool = False                       # an identical retry after a block-and-warn
+    escalated: bool = False                      # a soft_block ran out of refusals
+    attempts: tuple[tuple[str, int, int], ...] = field(default=())  # soft_block: (rule, refusal, limit)
+
+    @property
+    def executes(self) -> bool:
+        return self.action in ("allow", "warn")
+
+
+def enforce(state: EnforcementState, identity: str | None, findings: list[Finding], mode: str | None) -> Outcome:
+    """Decide what happens to a proposed call with these findings."""
+    if state.override is not None:
+        if state.override == identity:
+            return Outcome("warn", replace(state, override=None), severity="block", override=True)
+        state = replace(state, override=None)
+    if not findings:
+        return Outcome("allow", state)
+    judged = tuple(Judged(f, *effective_severity(f, mode)) for f in findings)
+    strongest = max((j.severity for j in judged), key=SEVERITY_RANK.__getitem__)
+    action, escalated, attempts = _ACTION[strongest], False, []
+    if strongest == "soft_block":
+        counts = dict(state.soft_blocks)
+        for j in judged:
+            if j.severity == "soft_block":
+                counts[j.finding.rule] = counts.get(j.finding.rule, 0) + 1
+                attempts.append((j.finding.rule, counts[j.finding.rule], j.limit or 1))
+                escalated |= counts[j.finding.rule] >= (j.limit or 1)
+        state = replace(state, soft_blocks=tuple(sorted(counts.items())))
+        action = "stop" if escalated else "block"
+    if strongest == "block":
+        state = replace(state, override=identity)
+    if action == "stop":
+        decider = next(j for j in judged if j.severity == strongest)
+        state = replace(state, stopped=f"rule `{decider.finding.rule}`" if decider.finding.kind != "conformance"
+                        else "a conformance finding")
+    return Outcome(action, state, judged, strongest, escalated=escalated, attempts=tuple(attempts))
+
+
+def after_record(state: EnforcementState) -> EnforcementState:
+    """A call ran: an override must be the very next proposal, so any pending one lapses."""
+    return replace(state, override=None) if state.override is not None else state

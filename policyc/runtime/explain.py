@@ -1,0 +1,143 @@
+"""The gate's answer to a proposed call, and the message the agent reads.
+
+A `Decision` says whether the call may run (`allow`, `warn`) or not (`block`, `stop`),
+which rules were involved and why, and what would comply: the tools that keep the policy
+satisfiable and the calls still required.
+
+>>> d = Decision("allow", "search", {"query": "x"}, 0)
+>>> d.executes, d.rules, d.message
+(True, (), '')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from policyc.runtime.findings import CONFLICT, CONFORMANCE, Finding
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    action: str                          # allow, warn, block or stop
+    tool: str
+    args: Mapping[str, Any]
+    step: int                            # the position the call takes in the run if it runs
+    findings: tuple[Finding, ...] = ()
+    severity: str | None = None          # the severity that decided, when a finding did
+    message: str = ""                    # for the agent; empty when there is nothing to say
+    allowed_next: tuple[str, ...] = ()   # tools that keep the policy satisfiable (when the agent is told)
+    required: tuple[str, ...] = ()       # calls still owed, in an order that satisfies the policy
+    override: bool = False               # ran as a deliberate override of a block-and-warn
+    escalated: bool = False              # a soft_block rule ran out of refusals
+    latched: bool = False                # refused because the run was already stopped
+    attempts: tuple[tuple[str, int, int], ...] = field(default=())
+    undecided: tuple[str, ...] = ()      # what the gate could not decide about this call (said, not guessed)
+
+    @property
+    def executes(self) -> bool:
+        """Whether the harness should run the call."""
+        return self.action in ("allow", "warn")
+
+    @property
+    def rules(self) -> tuple[str, ...]:
+        """The rules involved, in the order found (conflicts list each of their rules)."""
+        out: dict[str, None] = {}
+        for f in self.findings:
+            if f.kind == CONFORMANCE:
+                continue
+            for name in f.rules or (f.rule,):
+                out[name] = None
+        return tuple(out)
+
+    def to_json(self) -> dict:
+        return {
+            "action": self.action, "tool": self.tool, "args": dict(self.args), "step": self.step,
+            "severity": self.severity, "rules": list(self.rules),
+            "findings": [f.to_json() for f in self.findings], "message": self.message,
+            "allowed_next": list(self.allowed_next), "required": list(self.required),
+            "override": self.override, "escalated": self.escalated, "latched": self.latched,
+            "undecided": list(self.undecided),
+        }
+
+
+def _reason(f: Finding) -> str:
+    if f.kind == CONFORMANCE:
+        return f"- {f.detail}"
+    if f.kind == CONFLICT:
+        names = ", ".join(f"`{r}`" for r in f.rules)
+        return f"- rules {names}: {f.detail}"
+    layer = f" ({f.layer})" if f.layer else ""
+    text = (f.message or f.detail).rstrip(".")
+    return f"- rule `{f.rule}`{layer}: {text}"
+
+
+def _calls(tools: tuple[str, ...]) -> str:
+    return ", then ".join(f"`{t}`" for t in tools)
+
+
+def render_message(decision: Decision) -> str:
+    """The observation the agent receives for a decision (empty for a clean allow).
+
+    >>> from policyc.runtime.findings import Finding
+    >>> f = Finding("reads_a_file", "owed", "L5", "block", None, "the run would end with it unsatisfied",
+    ...             owed=("read_file",))
+    >>> print(render_message(Decision("block", "final_answer", {}, 2, (f,), "block")))
+    `final_answer` was not executed. It would break:
+    - rule `reads_a_file` (L5): the run would end with it unsatisfied
+    First call `read_file`, then `final_answer`.
+    If you are sure this call is needed, repeat exactly the same call as your next action to override this warning; otherwise choose a different action.
+    """
+    tool = f"`{decision.tool}`"
+    if decision.latched:
+        return f"{tool} was not executed: the run has been stopped. Do not call further tools."
+    if decision.override:
+        return (f"{tool} ran as a deliberate override of the warning you were given; "
+                "the rule it breaks is recorded as violated.")
+    shown = [f for f in decision.findings if decision.severity != "tolerate"]
+    if decision.action == "allow" or not shown:
+        return ""
+    reasons = [_reason(f) for f in shown]
+    if decision.action == "warn":
+        head = f"{tool} ran, but it breaks the policy:"
+    elif decision.action == "stop":
+        head = f"{tool} was not executed and the run is stopped. It would break:"
+    else:
+        head = f"{tool} was not executed. It would break:"
+    lines = [head, *reasons]
+    if decision.action == "stop":
+        if decision.escalated:
+            lines.append("The rule refused too many calls.")
+        return "\n".join(lines)
+    lines.extend(_guidance(decision))
+    if decision.action == "block" and decision.severity == "block":
+        lines.append("If you are sure this call is needed, repeat exactly the same call as your next action "
+                     "to override this warning; otherwise choose a different action.")
+    elif decision.action == "block" and decision.severity == "soft_block":
+        for rule, n, limit in decision.attempts:
+            lines.append(f"Refusal {n} of {limit} for rule `{rule}`: at {limit} the run stops.")
+    return "\n".join(lines)
+
+
+def _guidance(decision: Decision) -> list[str]:
+    """What would comply: the calls owed before this one, or the calls still required, and
+    the tools that keep the policy satisfiable."""
+    owed: dict[str, None] = {}
+    for f in decision.findings:
+        for tool in f.owed:
+            owed[tool] = None
+    out = []
+    if decision.action == "warn":
+        if decision.required:
+            out.append(f"Still required: {_calls(decision.required)}.")
+        return out
+    if owed:
+        out.append(f"First call {_calls(tuple(owed))}, then {'`' + decision.tool + '`'}.")
+    elif decision.required:
+        out.append(f"Still required: {_calls(decision.required)}.")
+    if decision.allowed_next:
+        out.append("Calls that keep the policy satisfiable now: "
+                   + ", ".join(f"`{t}`" for t in decision.allowed_next) + ".")
+    elif not owed and any(f.kind != CONFORMANCE for f in decision.findings):
+        out.append("No call can satisfy the whole policy any more.")
+    return out

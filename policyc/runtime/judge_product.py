@@ -1,0 +1,247 @@
+"""The rules that are one automaton each, judged together in one lazily built product.
+
+For every such rule the gate knows its DFA state after the calls that ran. A proposed call
+has no result yet, so it may turn out to be any letter that agrees with its name and
+arguments; the gate looks at all of them:
+
+- a rule is *violated* by the call when every such letter of the rule's own alphabet leads
+  to a permanently violated state (a bad prefix): no result and no continuation can save it.
+  A rule that was lost before the call is not the call's doing and is not reported again.
+  Liveness rules have no bad prefix, so they never block a call in the middle of a run;
+- a *terminal* call ends the run: a rule it would leave unaccepted is *owed*, reported with
+  the calls that would still satisfy it ("call `read_file` before answering");
+- the open rules are also checked *together*: a call after which no continuation satisfies
+  them all is a *conflict*, even when each alone still could be satisfied. Rules that can
+  never constrain one another (no shared tool, both moved only by their own tools, no
+  terminal tool between them) are independent, so the search runs per group of rules that
+  the call touches (`policyc.tables.joint`), over every call the compiler found possible.
+  A search that exceeds its budget, or meets guards whose combinations were not decided, is
+  reported as *undecided* on the decision: never silently allowed.
+
+Per-rule verdicts read each rule's own alphabet, so no number of guard or result atoms on a
+tool makes the gate give up on them. Judgements, transitions and guidance are memoised per
+joint state, so a warm gate answers with a few guard evaluations and dictionary lookups.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from policyc.runtime.findings import CONFLICT, OWED, VIOLATION, Finding, GatedRule, mildest
+from policyc.tables.dfa import VIOLATED, DfaTable
+from policyc.tables.guidance import owed_before, shortest_satisfying
+from policyc.tables.joint import SEARCH_BUDGET, JointSearch
+from policyc.tables.product import OTHER, UNTRACKED, JointLetters, JointSpace
+
+#: Conflicts reported with one call, at most.
+MAX_CONFLICTS = 3
+
+Judged = tuple[tuple[Finding, ...], tuple[str, ...]]  # (findings, what could not be decided)
+
+
+class ProductJudge:
+    """The single-automaton rules of a policy, stepped as one product."""
+
+    def __init__(self, rules: list[GatedRule], tables: list[DfaTable], tools: Mapping, terminal: frozenset[str],
+                 externs: Mapping | None = None, joint: Mapping[str, JointLetters] | None = None,
+                 budget: int = SEARCH_BUDGET):
+        self.rules = rules
+        self.terminal = terminal
+        self.tools = tuple(tools)
+        self.space = JointSpace(tables, tools, terminal, externs, joint)
+        self.search = JointSearch(self.space, budget)
+        self._judged: dict[tuple, Judged] = {}
+        self._guidance: dict[int, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+        self._owed_memo: dict[tuple, list[str] | None] = {}
+
+    # ------------------------------------------------------------ run state
+
+    def start(self) -> int:
+        return self.space.initial
+
+    def advance(self, jid: int, tool: str, args: Mapping[str, Any], result: Any) -> int:
+        key = self.space.tool_key(tool)
+        return self.space.advance(jid, key, self.space.mask(tool, args, result) if key != OTHER else 0)
+
+    def dump_state(self, jid: int) -> list[int]:
+        return list(self.space.states[jid])
+
+    def load_state(self, data: list) -> int:
+        states = tuple(int(s) for s in data)
+        if len(states) != len(self.rules) or any(
+                s != UNTRACKED and not 0 <= s < t.size for s, t in zip(states, self.space.tables)):
+            raise ValueError("the gate state does not fit this artifact's automata")
+        return self.space.intern(states)
+
+    # ------------------------------------------------------------ judging a proposal
+
+    def judge(self, jid: int, tool: str, args: Mapping[str, Any]) -> Judged:
+        """The rule findings of proposing this call in joint state `jid`, and what the gate
+        could not decide about it."""
+        space = self.space
+        key = space.tool_key(tool)
+        known = space.mask(tool, args, known_only=True) if key != OTHER else 0
+        memo = (jid, tool, known)
+        cached = self._judged.get(memo)
+        if cached is None:
+            cached = self._judged[memo] = self._judge(jid, key, known, tool in self.terminal, tool)
+        return cached
+
+    def _judge(self, jid: int, key: str, known: int, final: bool, tool: str) -> Judged:
+        space = self.space
+        before = space.states[jid]
+        lost = space.violated
+        # per rule, every state the call may lead to (its own letters that agree with the arguments)
+        after: dict[int, frozenset[int]] = {}
+        for i in (range(len(self.rules)) if final else space.affected.get(key, ())):
+            s = before[i]
+            if s == UNTRACKED:
+                continue
+            letters = space.proposal_letters(i, key, known)
+            if letters:
+                after[i] = frozenset(space.tables[i].delta[s][x] for x in letters)
+        changed = [i for i, states in after.items() if states != {before[i]}]
+        if not final and not changed:
+            return (), ()  # a call that moves no rule: nothing new can go wrong
+        out: list[Finding] = []
+        newly: set[int] = set()
+        for i, states in after.items():
+            rule = self.rules[i]
+            if lost[i][before[i]]:
+                continue
+            if all(lost[i][q] for q in states):
+                newly.add(i)
+                owed = self._owed(i, jid, key, known, accept=final)
+                out.append(Finding(rule.name, VIOLATION, rule.layer, rule.severity, rule.limit,
+                                   f"after `{tool}` no continuation of the run can satisfy it", (), rule.message,
+                                   tuple(owed or ())))
+            elif final and not any(space.tables[i].accepting[q] for q in states):
+                owed = self._owed(i, jid, key, known)
+                out.append(Finding(rule.name, OWED, rule.layer, rule.severity, rule.limit,
+                                   f"ending the run with `{tool}` now leaves it unsatisfied", (), rule.message,
+                                   tuple(owed or ())))
+        if final:
+            return tuple(out), ()
+        conflicts, undecided = self._conflicts(jid, key, known, changed, newly)
+        return tuple(out + conflicts), undecided
+
+    def _owed(self, i: int, jid: int, key: str, known: int, accept: bool = True) -> list[str] | None:
+        """What to call first so that this call would satisfy rule i (or keep it satisfiable).
+        It depends on rule i's own state only, so it is memoised across joint states and runs."""
+        letters = self.space.proposal_letters(i, key, known)
+        state = self.space.rule_state(jid, i)
+        memo = (i, state, letters, accept)
+        if memo not in self._owed_memo:
+            self._owed_memo[memo] = owed_before(self.space.tables[i], state, self.terminal, letters, accept)
+        return self._owed_memo[memo]
+
+    # ------------------------------------------------------------ conflicts
+
+    def _conflicts(self, jid: int, key: str, known: int, changed: Sequence[int],
+                   newly: set[int]) -> tuple[list[Finding], tuple[str, ...]]:
+        """Groups of rules that could all hold before the call, each can still hold after it,
+        but no continuation satisfies them together; and what could not be decided."""
+        space, search = self.space, self.search
+        candidates = [i for i in changed if i not in newly and space.is_open(jid, i)]
+        if not candidates:
+            return [], ()
+        masks = space.completions(key, known)
+        if masks is None:
+            return [], (f"conflicts among the rules `{key}` moves: its guard combinations were not decided",)
+        succ = [j for j in {space.step(jid, key, m) for m in masks} if j is not None]
+        if not succ:
+            return [], ()
+        universe = space.open_rules(jid) - newly
+        found: list[Finding] = []
+        undecided: list[str] = []
+        for group in space.groups(universe, candidates):
+            afters = [search.check(j, group) for j in succ]
+            if True in afters:
+                continue
+            was = search.check(jid, group)
+            if was is False:
+                continue  # already impossible before this call: not its doing (reported then)
+            if was is None or None in afters:
+                undecided.append(self._undecided_text(group))
+                continue
+            found.append(self._conflict_finding(self._core(group, succ)))
+            if len(found) >= MAX_CONFLICTS:
+                break
+        return found, tuple(undecided)
+
+    def _core(self, group: tuple[int, ...], succ: list[int]) -> tuple[int, ...]:
+        """A minimal subset of the group that no continuation satisfies (deletion-based)."""
+        core = list(group)
+        for i in list(core):
+            trial = tuple(r for r in core if r != i)
+            if trial and all(self.search.check(j, trial) is False for j in succ):
+                core.remove(i)
+        return tuple(core)
+
+    def _undecided_text(self, group: tuple[int, ...]) -> str:
+        names = ", ".join(self.rules[i].name for i in group[:6]) + (", ..." if len(group) > 6 else "")
+        return (f"whether {names} can still hold together was not decided (a search beyond "
+                f"{self.search.budget} joint states, or guard combinations the compiler did not decide)")
+
+    def _conflict_finding(self, core: tuple[int, ...]) -> Finding:
+        names = tuple(self.rules[i].name for i in core)
+        severity, limit = mildest([(self.rules[i].severity, self.rules[i].limit) for i in core])
+        layers = {self.rules[i].layer for i in core}
+        layer = layers.pop() if len(layers) == 1 else None
+        return Finding(" & ".join(names), CONFLICT, layer, severity, limit,
+                       "no continuation of the run satisfies them all", names)
+
+    # ------------------------------------------------------------ guidance
+
+    def allowed_next(self, jid: int) -> tuple[str, ...]:
+        return self._guide(jid)[0]
+
+    def required(self, jid: int) -> tuple[str, ...]:
+        return self._guide(jid)[1]
+
+    def _guide(self, jid: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        cached = self._guidance.get(jid)
+        if cached is None:
+            cached = self._guidance[jid] = (self._allowed(jid), self._required(jid))
+        return cached
+
+    def _allowed(self, jid: int) -> tuple[str, ...]:
+        """Tools with some call that breaks no rule and starts no conflict (a final call:
+        that leaves every rule still alive satisfied). A tool whose calls the gate cannot
+        tell apart is not ruled out."""
+        space = self.space
+        alive = [i for i in range(len(self.rules)) if space.verdict(jid, i) not in (VIOLATED, "untracked")]
+        out = []
+        for tool in self.tools:
+            key = space.tool_key(tool)
+            if not space.letters_complete(key):
+                out.append(tool)
+                continue
+            for mask in space.letters_of(key) if key != OTHER else (0,):
+                j = space.step(jid, key, mask)
+                if j is None:
+                    continue
+                if tool in self.terminal:
+                    ok = space.accepting(j, alive)
+                else:
+                    before, after = space.states[jid], space.states[j]
+                    changed = [i for i in space.affected.get(key, ()) if after[i] != before[i]]
+                    ok = all(space.verdict(j, i) != VIOLATED for i in changed if i in alive) and \
+                        all(self.search.check(j, group) is not False
+                            for group in space.groups(space.open_rules(jid), changed))
+                if ok:
+                    out.append(tool)
+                    break
+        return tuple(out)
+
+    def _required(self, jid: int) -> tuple[str, ...]:
+        space = self.space
+        calls: dict[str, None] = {}
+        for i in range(len(self.rules)):
+            s = space.rule_state(jid, i)
+            if s == UNTRACKED or space.tables[i].accepting[s]:
+                continue
+            for tool in shortest_satisfying(space.tables[i], s, space.letter_tools[i]) or ():
+                calls[tool] = None
+        ordered = [t for t in calls if t not in self.terminal] + [t for t in calls if t in self.terminal]
+        return tuple(ordered)

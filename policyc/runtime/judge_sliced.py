@@ -1,0 +1,111 @@
+"""Gating rules with quantified parts (parametric slicing): one automaton instance per value.
+
+`forall o in issue_refund.order_id + check_eligibility.order_id: always (issue_refund(order_id: o)
+-> once check_eligibility(order_id: o, result.eligible == true))` is monitored by
+`policyc.automata`'s slice runs: an instance per order id. A proposed call is judged per
+instance: an instance the call names (or any in a group the call moves) whose every
+possible next state is violated makes a `forall` part certainly violated, whatever the
+call's result. The parts combine through the rule's boolean skeleton in three-valued
+logic, taking every outcome a part might have; a rule is refused only when every
+combination is violated. These rules take no part in the conflict search.
+"""
+
+from __future__ import annotations
+
+from itertools import product
+from typing import Any, Mapping
+
+from policyc.tables.rule import RuleRun, RuleTable, and3, combine, not3, or3
+from policyc.ir.ops import value_key
+from policyc.tables.slicing import FRESH, SliceRun, SliceTable
+from policyc.tables.dfa import OPEN, SATISFIED, VIOLATED, DfaTable
+from policyc.ir.ops import UNDEF
+
+ALL = frozenset((OPEN, SATISFIED, VIOLATED))
+EITHER = frozenset((True, False))
+
+
+def _successors(dfa: DfaTable, state: int, letters) -> list[int]:
+    return [dfa.delta[state][l] for l in letters] if letters else list(set(dfa.delta[state]))
+
+
+def _dfa_outcomes(dfa: DfaTable, state: int, tool: str, args: Mapping, externs) -> tuple[frozenset, frozenset]:
+    after = _successors(dfa, state, dfa.alphabet.proposal_letters(tool, args, externs=externs))
+    return frozenset(dfa.verdict[q] for q in after), frozenset(dfa.accepting[q] for q in after)
+
+
+def _reads_result_for(table: SliceTable, tool: str) -> bool:
+    """Whether the call's result may name values of the quantified variable."""
+    from policyc.tables.atoms import reads_result
+
+    return any(path and path[0] == "result" for t, path, _ in table.domain if t == tool) or \
+        any(reads_result(term) for term in table.touch.get(tool, ()))
+
+
+def _slice_outcomes(run: SliceRun, tool: str, args: Mapping, externs) -> tuple[frozenset, frozenset]:
+    """What a sliced part may be after the proposed call: (verdicts, accepting values)."""
+    t = run.table
+    instances: list[tuple[DfaTable, list[int]]] = []  # in-domain instances after the call
+    mentioned: dict[object, object] = {}
+    for value in t.touched_values(tool, args, UNDEF, externs) + t.domain_values(tool, args, UNDEF):
+        mentioned.setdefault(value_key(value), value)
+    new_domain = {value_key(v) for v in t.domain_values(tool, args, UNDEF)}
+    fresh_letters = t.alphabet.proposal_letters(tool, args, FRESH, externs)
+    for (mask, state), group in run.groups.items():
+        in_domain = group.in_domain - sum(1 for k in group.members if k in mentioned and k in run.domain)
+        if in_domain > 0:
+            instances.append((t.bodies[mask], _successors(t.bodies[mask], state, fresh_letters)))
+    for key, value in mentioned.items():
+        if key in run.where:
+            mask, state = run.where[key].mask, run.where[key].state
+        else:
+            mask = t.static_mask(value)
+            if mask not in t.bodies:
+                continue
+            state = run.fresh[mask]
+        if key in run.domain or key in new_domain:
+            dfa = t.bodies[mask]
+            instances.append((dfa, _successors(dfa, state, t.alphabet.proposal_letters(tool, args, value, externs))))
+    unknown = _reads_result_for(t, tool)
+    if t.kind == "forall":
+        if any(all(dfa.verdict[q] == VIOLATED for q in after) for dfa, after in instances):
+            return frozenset((VIOLATED,)), frozenset((False,))
+        if any(all(not dfa.accepting[q] for q in after) for dfa, after in instances):
+            return ALL, frozenset((False,))
+        return ALL, EITHER
+    if any(all(dfa.verdict[q] == SATISFIED for q in after) for dfa, after in instances):
+        return frozenset((SATISFIED,)), frozenset((True,))
+    if any(all(dfa.accepting[q] for q in after) for dfa, after in instances):
+        return ALL, frozenset((True,))
+    if not unknown and all(all(not dfa.accepting[q] for q in after) for dfa, after in instances):
+        return ALL, frozenset((False,))
+    return ALL, EITHER
+
+
+class SlicedJudge:
+    """A compiled rule that is not a single automaton (it has quantified parts)."""
+
+    def __init__(self, table: RuleTable, externs: Mapping | None = None):
+        self.table = table
+        self.externs = dict(externs or {})
+
+    def start(self) -> RuleRun:
+        return self.table.start()
+
+    def advance(self, run: RuleRun, tool: str, args: Mapping, result: Any) -> None:
+        run.step(tool, args, result, self.externs)
+
+    def outcomes(self, run: RuleRun, tool: str, args: Mapping) -> tuple[frozenset, frozenset]:
+        """Every (verdict, accepting) the rule may have once the proposed call ran."""
+        verdicts, accepts = [], []
+        for part, state in zip(self.table.parts, run.states):
+            if isinstance(part, DfaTable):
+                v, a = _dfa_outcomes(part, state, tool, args, self.externs)
+            else:
+                v, a = _slice_outcomes(state, tool, args, self.externs)
+            verdicts.append(v)
+            accepts.append(a)
+        sk = self.table.skeleton
+        v_out = frozenset(combine(sk, list(c), and3, or3, not3) for c in product(*verdicts))
+        a_out = frozenset(combine(sk, list(c), all, any, lambda x: not x) for c in product(*accepts))
+        return v_out, a_out

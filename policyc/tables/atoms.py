@@ -1,0 +1,123 @@
+"""Guard atoms: the leaves of event guards, and what each one depends on.
+
+An event guard is a boolean combination (`and`, `or`, `not`) of leaf terms. A letter of the
+alphabet fixes the truth of every leaf of one tool's guards, so a guard's truth under a
+letter is the boolean combination of its leaves' truth values (`guard_truth`).
+
+Leaves are classified by what they read (`atom_kind`):
+  - "call": the arguments or result of the current call (and literals): part of a letter;
+  - "binding": `t == x` or `t != x` with `t` of kind "call" and `x` the quantified variable
+    of a sliced rule: part of a letter, evaluated with `x` bound to an instance's value;
+  - "static": only the quantified variable and literals: fixed per binding;
+  - anything else (global domains, metrics, `outputs`, other variables, a variable compared
+    by anything but equality) is outside the compiled fragment.
+
+This module imports only the IR: the runtime uses it to step automata.
+
+>>> from policyc.ir import build as b
+>>> g = b.op("and", b.op("eq", b.arg("id"), b.var("o")), b.op("gt", b.arg("n"), b.lit(3)))
+>>> [atom_kind(t, "o") for t in guard_leaves(g)]
+['binding', 'call']
+"""
+
+from __future__ import annotations
+
+from typing import Iterator, Mapping
+
+from policyc.ir import nodes as n
+from policyc.ir.ops import truthy
+
+_CONNECTIVES = ("and", "or", "not")
+
+
+def guard_leaves(t: n.Term) -> Iterator[n.Term]:
+    """The leaf terms of a guard, left to right, without the boolean connectives."""
+    if isinstance(t, n.Op) and t.op in _CONNECTIVES:
+        for a in t.args:
+            yield from guard_leaves(a)
+    elif not isinstance(t, n.Lit):
+        yield t
+
+
+def guard_truth(t: n.Term, truth: Mapping[n.Term, bool]) -> bool:
+    """The truth of a guard given the truth of its leaves (the connectives read ⊥ as false).
+
+    >>> from policyc.ir import build as b
+    >>> a, c = b.op("gt", b.arg("n"), b.lit(3)), b.op("eq", b.arg("k"), b.lit("x"))
+    >>> guard_truth(b.op("or", a, b.op("not", c)), {a: False, c: True})
+    False
+    """
+    if isinstance(t, n.Op) and t.op in _CONNECTIVES:
+        if t.op == "and":
+            return all(guard_truth(a, truth) for a in t.args)
+        if t.op == "or":
+            return any(guard_truth(a, truth) for a in t.args)
+        return not guard_truth(t.args[0], truth)
+    if isinstance(t, n.Lit):
+        return truthy(t.value)
+    return truth[t]
+
+
+def _reads(t: n.Node) -> frozenset[str]:
+    """What a term reads: 'call', 'var:NAME', 'global', 'extern' (memoised per node)."""
+    key = "automata.reads"
+    cached = t._cache.get(key)
+    if cached is not None:
+        return cached
+    if isinstance(t, (n.Arg, n.Result, n.Attr)):  # an event attribute travels with the arguments
+        out = frozenset(("call",))
+    elif isinstance(t, n.Var):
+        out = frozenset((f"var:{t.name}",))
+    elif isinstance(t, (n.Values, n.Outputs, n.Metric, n.Request)):
+        out = frozenset(("global",))
+    else:
+        out = frozenset().union(*(_reads(c) for c in t.children)) if t.children else frozenset()
+        if isinstance(t, n.Extern):
+            out |= {"extern"}
+    t._cache[key] = out
+    return out
+
+
+def reads_result(t: n.Node) -> bool:
+    """Whether a term reads the result of the call (unknown when a call is only proposed);
+    whether the call failed (`error`) is known only then too."""
+    key = "automata.reads_result"
+    cached = t._cache.get(key)
+    if cached is None:
+        cached = isinstance(t, n.Result) or isinstance(t, n.Attr) and t.name == "error" \
+            or any(reads_result(c) for c in t.children)
+        t._cache[key] = cached
+    return cached
+
+
+def is_call_local(t: n.Term) -> bool:
+    """Reads only the current call and literals (externs allowed)."""
+    return _reads(t) <= {"call", "extern"}
+
+
+def atom_kind(t: n.Term, var: str | None = None) -> str:
+    """"call", "binding", "static" or "unsupported" (see the module docstring)."""
+    reads = _reads(t)
+    if reads <= {"call", "extern"}:
+        return "call"
+    if var is None or "global" in reads:
+        return "unsupported"
+    if reads <= {f"var:{var}", "extern"}:
+        return "static"
+    if reads - {"call", "extern", f"var:{var}"}:
+        return "unsupported"
+    if isinstance(t, n.Op) and t.op in ("eq", "ne"):
+        left, right = t.args
+        if left == n.Var(var) and is_call_local(right) or right == n.Var(var) and is_call_local(left):
+            return "binding"
+    return "unsupported"
+
+
+def binding_term(atom: n.Op, var: str) -> n.Term:
+    """The call-local side of a binding atom `t == x` / `x != t`."""
+    left, right = atom.args
+    return right if left == n.Var(var) else left
+
+
+def has_extern(t: n.Node) -> bool:
+    return "extern" in _reads(t)

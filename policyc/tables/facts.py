@@ -1,0 +1,144 @@
+"""Rule classes read off compiled tables (appendix A.5.1 of the AgentLTL paper).
+
+- enforceable: some prefix is bad (no continuation satisfies the rule): the gate can act;
+- liveness: no prefix is bad; the rule is decided when the run ends (scored offline);
+- safety: every violating trace has a bad prefix (each violation is seen as it happens);
+- gateable: some violation is decided by a proposed call's name and arguments alone,
+  before its result exists (the gate can refuse the call); fully gateable: every one is.
+
+`kind` is what reports print: "gateable", "detectable" (enforceable, but only once a
+call's result is known) or "offline-only" (liveness, or not compiled).
+
+>>> from policyc.tables.dfa import Alphabet, DfaTable, ToolLetters
+>>> from policyc.tables.rule import RuleTable
+>>> ab = Alphabet((), {"a": ToolLetters((), {0: 0}, 0)}, other=1)
+>>> never_a = DfaTable(ab, 0, ((1, 0), (1, 1)), (True, False), ("open", "violated"), (None, None), (0, None), (0, None))
+>>> c = classify_table(RuleTable(0, (never_a,)))
+>>> c.kind, c.is_safety, c.min_bad_prefix
+('gateable', True, 1)
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+from policyc.tables.dfa import SATISFIED, VIOLATED, DfaTable
+from policyc.tables.rule import RuleTable, combine
+from policyc.tables.slicing import SliceTable
+
+GATEABLE, DETECTABLE, OFFLINE_ONLY = "gateable", "detectable", "offline-only"
+
+
+@dataclass(frozen=True)
+class RuleClass:
+    is_enforceable: bool
+    is_gateable: bool
+    is_fully_gateable: bool
+    is_liveness: bool
+    is_safety: bool
+    compiled: bool
+    reason: str
+    min_bad_prefix: int | None = None  # length of the shortest bad prefix
+    exact: bool = True  # False when sliced parts or undecided guards make it an estimate
+
+    @property
+    def kind(self) -> str:
+        if not self.compiled or not self.is_enforceable:
+            return OFFLINE_ONLY
+        return GATEABLE if self.is_gateable else DETECTABLE
+
+
+def not_compiled(reason: str) -> RuleClass:
+    """The class of a rule the automata do not compile."""
+    return RuleClass(False, False, False, False, False, False,
+                     f"not compiled ({reason}): the rule is scored offline only")
+
+
+@dataclass(frozen=True)
+class DfaFacts:
+    enforceable: bool
+    satisfiable_forever: bool  # a permanently satisfied state is reachable
+    gateable: bool
+    fully_gateable: bool
+    safety: bool
+    min_bad: int | None
+
+
+def dfa_facts(dfa: DfaTable) -> DfaFacts:
+    """What one DFA says about its rule."""
+    verdict = dfa.verdict
+    ab = dfa.alphabet
+    groups: list[list[int]] = [[ab.other]]
+    for tl in ab.tools.values():
+        by_known: dict[int, list[int]] = {}
+        for mask, letter in tl.letters.items():
+            by_known.setdefault(mask & ~tl.result_bits, []).append(letter)
+        groups.extend(by_known.values())
+    some, every = False, True
+    for q, row in enumerate(dfa.delta):
+        if verdict[q] == VIOLATED:
+            continue
+        for group in groups:
+            bad = [verdict[row[letter]] == VIOLATED for letter in group]
+            if all(bad):
+                some = True
+            elif any(bad):
+                every = False
+    dist = {dfa.initial: 0}
+    queue = deque([dfa.initial])
+    min_bad = None
+    while queue:
+        q = queue.popleft()
+        if verdict[q] == VIOLATED:
+            min_bad = dist[q]
+            break
+        for t in dfa.delta[q]:
+            if t not in dist:
+                dist[t] = dist[q] + 1
+                queue.append(t)
+    enforceable = VIOLATED in verdict
+    return DfaFacts(enforceable, SATISFIED in verdict, some, enforceable and every,
+                    all(a or v == VIOLATED for a, v in zip(dfa.accepting, verdict)), min_bad)
+
+
+def slice_facts(s: SliceTable) -> DfaFacts:
+    """What a sliced part's instance automata say about it."""
+    facts = [dfa_facts(d) for d in s.bodies.values()]
+    if s.kind == "forall":
+        return DfaFacts(any(f.enforceable for f in facts), all(f.satisfiable_forever for f in facts),
+                        any(f.gateable for f in facts), all(f.fully_gateable or not f.enforceable for f in facts)
+                        and any(f.enforceable for f in facts),
+                        all(f.safety for f in facts), min((f.min_bad for f in facts if f.min_bad is not None),
+                                                          default=None))
+    unsat = all(d.verdict[d.initial] == VIOLATED for d in s.bodies.values())
+    return DfaFacts(unsat, any(f.satisfiable_forever for f in facts), False, False, unsat, 0 if unsat else None)
+
+
+def classify_table(table: RuleTable) -> RuleClass:
+    """The class of a compiled rule, with a one-line reason."""
+    parts = [dfa_facts(p) if isinstance(p, DfaTable) else slice_facts(p) for p in table.parts]
+    dfa = table.dfa
+    exact = dfa is not None and dfa.alphabet.exact
+
+    def pick(attr, op_and, op_or):
+        return combine(table.skeleton, [getattr(f, attr) for f in parts], op_and, op_or, lambda v: False)
+
+    enforceable = pick("enforceable", any, all)
+    gateable = enforceable and pick("gateable", any, all)
+    fully = enforceable and pick("fully_gateable", all, all)
+    safety = pick("safety", all, all)
+    mins = [f.min_bad for f in parts if f.min_bad is not None]
+    min_bad = min(mins) if enforceable and mins else None
+    if not enforceable:
+        reason = ("no prefix is a bad prefix: any run so far can still be completed to satisfy the rule "
+                  "(liveness), so it is decided when the run ends")
+    elif gateable:
+        reason = ("a violation can be decided from a proposed call's name and arguments, before it runs"
+                  + ("" if fully else "; others only once a call's result is known"))
+    else:
+        reason = "a violation becomes certain on a finite prefix, but only once a call's result is known"
+    if not exact:
+        reason += " (estimated: " + ("quantified parts are judged per value" if dfa is None
+                                     else "some guard combinations were not decided") + ")"
+    return RuleClass(enforceable, gateable, fully, not enforceable, safety, True, reason, min_bad, exact)

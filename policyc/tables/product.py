@@ -1,0 +1,440 @@
+"""The policy's rule automata as one lazily built product.
+
+A joint state is the tuple of every compiled rule's DFA state; joint states are interned to
+small integers and their transitions memoised, so stepping the whole policy on a call costs
+the evaluation of that tool's guard atoms (shared by all rules) and one dictionary lookup,
+whatever the number of rules.
+
+A call's *mask* is the truth of every guard atom any rule attaches to its tool, one bit per
+distinct atom (hash-consing makes an atom used by two rules one atom). Each rule projects
+the mask onto its own atoms to find its letter. A projection the compiler proved
+impossible marks the mask impossible.
+
+A tool's *letters* are the masks some call can produce. When one rule's atoms cover a tool's
+pool, they are that rule's letters (its compiler decided them); when several rules guard the
+tool, the compiler decides the joint combinations (`JointLetters`, from
+`policyc.automata.joint`, stored in the artifact); without them, every mask each rule accepts
+is tried, which may include combinations no call produces. Nothing is ever enumerated as
+2^n: a tool whose combinations were not decided has no letters, and says so.
+
+`moves()` lists every kind of call the declared tools allow, for the searches of
+`policyc.tables.joint` and the gate's guidance: each tool some rule mentions with each of its
+letters, and "any other tool" once for each way such a tool ends a run or not (a declared
+tool no rule mentions). Two facts per tool say how far a search over them can be trusted:
+`letters_complete` (every letter is listed) and `letters_exact` (every listed letter is a
+combination some call produces).
+
+>>> from policyc.tables.dfa import Alphabet, DfaTable, ToolLetters
+>>> ab = Alphabet((), {"a": ToolLetters((), {0: 0}, 0)}, other=1)
+>>> called_a = DfaTable(ab, 0, ((1, 0), (1, 1)), (False, True), ("open", "satisfied"), (0, None), (1, 0))
+>>> space = JointSpace([called_a], {"a": (), "b": ()}, frozenset())
+>>> j = space.initial
+>>> space.accepting(space.step(j, "b", 0)), space.accepting(space.step(j, "a", 0))
+(False, True)
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Iterable, Mapping, Sequence
+
+from policyc.ir import nodes as n
+from policyc.ir.data import DataEnv, eval_term
+from policyc.ir.ops import UNDEF, truthy
+from policyc.tables.atoms import reads_result
+from policyc.tables.dfa import SATISFIED, VIOLATED, DfaTable
+
+OTHER = "\0other"   # the tool key of a call no rule mentions
+UNTRACKED = -1      # a rule whose automaton was given a letter it cannot read
+MAX_ENUMERATED_BITS = 12  # without decided combinations, masks of at most this many atoms are tried
+
+Move = tuple[str, int, bool]  # (tool key, mask, whether the call ends the run)
+
+
+@dataclass(frozen=True)
+class JointLetters:
+    """The satisfiable combinations of a tool's pooled guard atoms, decided by the compiler.
+
+    `atoms`: the structural keys of the pool, in bit order (checked against the pool the
+    product builds); `masks`: the satisfiable combinations, None when there were more than the
+    compiler's budget; `exact`: every piece of every atom was understood."""
+
+    atoms: tuple[str, ...]
+    masks: tuple[int, ...] | None
+    exact: bool
+
+    def to_json(self) -> dict:
+        return {"atoms": list(self.atoms), "masks": None if self.masks is None else list(self.masks),
+                "exact": self.exact}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "JointLetters":
+        masks = data.get("masks")
+        return cls(tuple(data["atoms"]), None if masks is None else tuple(int(m) for m in masks), bool(data["exact"]))
+
+
+def tool_atoms(tables: Sequence[DfaTable]) -> dict[str, tuple[n.Term, ...]]:
+    """Per tool some rule mentions: every distinct guard atom of every rule on it, in order of
+    first appearance (rule by rule). The product numbers a call's mask by this order."""
+    atoms: dict[str, list[n.Term]] = {}
+    for table in tables:
+        ab = table.alphabet
+        for tool, letters in ab.tools.items():
+            pool = atoms.setdefault(tool, [])
+            for i in letters.atoms:
+                if ab.atoms[i] not in pool:
+                    pool.append(ab.atoms[i])
+    return {tool: tuple(pool) for tool, pool in atoms.items()}
+
+
+class JointSpace:
+    """Interned joint states of a list of DFAs, with memoised transitions."""
+
+    def __init__(self, tables: list[DfaTable], tools: Mapping[str, object], terminal: frozenset[str],
+                 externs: Mapping | None = None, joint: Mapping[str, JointLetters] | None = None):
+        self.tables = tables
+        self.terminal = terminal
+        self.externs = dict(externs or {})
+        self.atoms = tool_atoms(tables)
+        # the compiler's joint letters, used only when they describe this very pool
+        self.joint = {tool: j for tool, j in (joint or {}).items()
+                      if tool in self.atoms and j.atoms == tuple(a.skey for a in self.atoms[tool])}
+        self.result_bits = {tool: sum(1 << b for b, a in enumerate(pool) if reads_result(a))
+                            for tool, pool in self.atoms.items()}
+        # per rule, per tool: the global bit of each local atom, and the rule's letter table
+        self._proj: list[dict[str, tuple[tuple[int, ...], Mapping[int, int]]]] = []
+        for table in tables:
+            ab = table.alphabet
+            self._proj.append({tool: (tuple(self.atoms[tool].index(ab.atoms[i]) for i in letters.atoms),
+                                      letters.letters)
+                               for tool, letters in ab.tools.items()})
+        self.declared = tuple(tools)
+        # a rule is *local* when a call to a tool it does not mention never moves it; a call
+        # then only moves the local rules that mention its tool, and the non-local ones
+        self.mentions = [frozenset(t.alphabet.tools) for t in tables]
+        self.local = [all(row[t.alphabet.other] == q for q, row in enumerate(t.delta)) for t in tables]
+        nonlocal_rules = tuple(i for i, loc in enumerate(self.local) if not loc)
+        self.affected: dict[str, tuple[int, ...]] = {
+            key: tuple(sorted({i for i, m in enumerate(self.mentions) if key in m} | set(nonlocal_rules)))
+            for key in self.atoms}
+        self.affected[OTHER] = nonlocal_rules
+        # rules that may constrain one another: they share a tool, one is not local, or both
+        # name a terminal tool (only one call can end the run). Rules that cannot are
+        # independent: continuations satisfying each can be run one after the other.
+        ends = [bool(m & terminal) for m in self.mentions]
+        self.neighbours: list[tuple[int, ...]] = [
+            tuple(j for j in range(len(tables)) if j != i and (
+                not self.local[i] or not self.local[j] or self.mentions[i] & self.mentions[j]
+                or ends[i] and ends[j]))
+            for i in range(len(tables))]
+        self._open = [tuple(v not in (SATISFIED, VIOLATED) for v in t.verdict) for t in tables]
+        self.violated = [tuple(v == VIOLATED for v in t.verdict) for t in tables]
+        self._open_sets: dict[int, frozenset[int]] = {}
+        self.letter_tools = [[t.alphabet.tool_of(letter) for letter in range(t.alphabet.size)] for t in tables]
+        self._lock = threading.Lock()
+        self._ids: dict[tuple[int, ...], int] = {}
+        self.states: list[tuple[int, ...]] = []
+        self._step: dict[tuple[int, str, int], int | None] = {}
+        self._columns: dict[tuple[str, int], tuple | None] = {}
+        self._letters_memo: dict[str, tuple[tuple[int, ...], bool, bool]] = {}
+        self._completions: dict[tuple[str, int], tuple[int, ...]] = {}
+        self._proposals: dict[tuple[int, str, int], tuple[int, ...]] = {}
+        self._moves_all: tuple[Move, ...] | None = None
+        self._accepting: dict[int, tuple[bool | None, ...]] = {}
+        self.initial = self.intern(tuple(t.initial for t in tables))
+
+    # ------------------------------------------------------------ joint states
+
+    def intern(self, states: tuple[int, ...]) -> int:
+        """The number of a joint state (new states are numbered under a lock: runs in several
+        threads share the table; every other memo table holds values any thread would compute
+        alike, so it needs none)."""
+        jid = self._ids.get(states)
+        if jid is None:
+            with self._lock:
+                jid = self._ids.get(states)
+                if jid is None:
+                    jid = len(self.states)
+                    self.states.append(states)  # before the number is published
+                    self._ids[states] = jid
+        return jid
+
+    def rule_state(self, jid: int, rule: int) -> int:
+        return self.states[jid][rule]
+
+    def verdict(self, jid: int, rule: int) -> str:
+        s = self.states[jid][rule]
+        return "untracked" if s == UNTRACKED else self.tables[rule].verdict[s]
+
+    def accepting(self, jid: int, rules: Iterable[int] | None = None) -> bool:
+        st = self.states[jid]
+        idx = range(len(self.tables)) if rules is None else rules
+        return all(st[i] != UNTRACKED and self.tables[i].accepting[st[i]] for i in idx)
+
+    def run_calls(self, calls: Iterable) -> int:
+        """The joint state after executed calls (objects with name, args and result), from the
+        initial state: the offline path, one memo lookup per call when warm."""
+        jid, step, atoms = self.initial, self._step, self.atoms
+        for call in calls:
+            name = call.name
+            key = name if name in atoms else OTHER
+            mask = self.mask(name, call.args, call.result) if atoms.get(name) else 0
+            nxt = step.get((jid, key, mask), -2)
+            jid = nxt if nxt is not None and nxt != -2 else self.advance(jid, key, mask)
+        return jid
+
+    def accepting_each(self, jid: int) -> tuple[bool | None, ...]:
+        """Per rule: does the trace ending in `jid` satisfy it (None: untracked)? Memoised."""
+        found = self._accepting.get(jid)
+        if found is None:
+            st = self.states[jid]
+            found = self._accepting[jid] = tuple(
+                None if s == UNTRACKED else bool(t.accepting[s]) for s, t in zip(st, self.tables))
+        return found
+
+    # ------------------------------------------------------------ calls to masks
+
+    def tool_key(self, tool: str) -> str:
+        return tool if tool in self.atoms else OTHER
+
+    def mask(self, tool: str, args: Mapping, result: object = UNDEF, known_only: bool = False) -> int:
+        """The truth of the tool's atoms for a call (without the result's when `known_only`)."""
+        pool = self.atoms.get(tool)
+        if not pool:
+            return 0
+        env = DataEnv({}, args, result, None, self.externs)
+        skip = self.result_bits[tool] if known_only else 0
+        mask = 0
+        for bit, atom in enumerate(pool):
+            if not skip >> bit & 1 and truthy(eval_term(atom, env)):
+                mask |= 1 << bit
+        return mask
+
+    def letter(self, rule: int, key: str, mask: int) -> int | None:
+        entry = self._proj[rule].get(key)
+        if entry is None:
+            return self.tables[rule].alphabet.other
+        bits, letters = entry
+        local = 0
+        for b, g in enumerate(bits):
+            if mask >> g & 1:
+                local |= 1 << b
+        return letters.get(local)
+
+    # ------------------------------------------------------------ transitions
+
+    def columns(self, key: str, mask: int) -> tuple[tuple[int, tuple], ...] | None:
+        """(rule, its transition column) for every rule a call with this mask may move;
+        None when some rule's compiler ruled the mask out."""
+        memo = (key, mask)
+        if memo in self._columns:
+            return self._columns[memo]
+        out: list[tuple[int, tuple[int, ...]]] = []
+        for i in self.affected.get(key, ()):
+            letter = self.letter(i, key, mask)
+            if letter is None:
+                self._columns[memo] = None
+                return None
+            out.append((i, tuple(row[letter] for row in self.tables[i].delta)))
+        found = self._columns[memo] = tuple(out)
+        return found
+
+    def step(self, jid: int, key: str, mask: int) -> int | None:
+        """The joint state after a call with this mask; None when the mask is impossible."""
+        memo = (jid, key, mask)
+        out = self._step.get(memo, -2)
+        if out != -2:
+            return out
+        moves = self.columns(key, mask)
+        if moves is None:
+            self._step[memo] = None
+            return None
+        states = self.states[jid]
+        nxt = None
+        changed = []
+        for i, column in moves:
+            s = states[i]
+            if s != UNTRACKED:
+                t = column[s]
+                if t != s:
+                    if nxt is None:
+                        nxt = list(states)
+                    nxt[i] = t
+                    changed.append(i)
+        if nxt is None:
+            out = jid
+        else:
+            out = self.intern(tuple(nxt))
+            parent = self._open_sets.get(jid)
+            if parent is not None and out not in self._open_sets:
+                opened = {i for i in changed if self._open[i][nxt[i]]}
+                self._open_sets[out] = parent.difference(changed).union(opened)
+        self._step[memo] = out
+        return out
+
+    def advance(self, jid: int, key: str, mask: int) -> int:
+        """Step on an executed call; a rule that cannot read its letter stops being tracked."""
+        out = self.step(jid, key, mask)
+        if out is not None:
+            return out
+        nxt = list(self.states[jid])
+        for i in self.affected.get(key, ()):
+            letter = self.letter(i, key, mask)
+            s = nxt[i]
+            nxt[i] = UNTRACKED if s == UNTRACKED or letter is None else self.tables[i].delta[s][letter]
+        return self.intern(tuple(nxt))
+
+    def completions(self, key: str, known: int) -> tuple[int, ...] | None:
+        """Every letter a proposed call whose argument atoms are `known` may turn out to be once
+        its result exists (None: the tool's letters are not all known; see `letters_complete`)."""
+        letters, complete, _ = self._letters(key)
+        if not complete:
+            return None
+        memo = (key, known)
+        found = self._completions.get(memo)
+        if found is None:
+            rbits = self.result_bits.get(key, 0)
+            found = self._completions[memo] = tuple(m for m in letters if m & ~rbits == known)
+        return found
+
+    def proposal_letters(self, rule: int, key: str, known: int) -> tuple[int, ...]:
+        """The letters of the rule's own alphabet a proposed call may turn out to be, given the
+        truth `known` of the tool's atoms that do not read the result (a pool mask). Memoised."""
+        memo = (rule, key, known)
+        found = self._proposals.get(memo)
+        if found is None:
+            ab = self.tables[rule].alphabet
+            entry = self._proj[rule].get(key)
+            if entry is None:
+                found = (ab.other,)
+            else:
+                bits, letters = entry
+                rbits = ab.tools[key].result_bits
+                local = 0
+                for b, g in enumerate(bits):
+                    if known >> g & 1:
+                        local |= 1 << b
+                found = tuple(sorted(x for m, x in letters.items() if m & ~rbits == local & ~rbits))
+            self._proposals[memo] = found
+        return found
+
+    def groups(self, rules, seeds) -> list[tuple[int, ...]]:
+        """The groups of `rules` that can constrain one another (connected by `neighbours`),
+        each containing one of `seeds`, sorted: independent questions for a joint search."""
+        pool = set(rules)
+        out = []
+        placed: set[int] = set()
+        for seed in seeds:
+            if seed not in pool or seed in placed:
+                continue
+            group, todo = {seed}, [seed]
+            while todo:
+                i = todo.pop()
+                for j in self.neighbours[i]:
+                    if j in pool and j not in group:
+                        group.add(j)
+                        todo.append(j)
+            placed |= group
+            out.append(tuple(sorted(group)))
+        return out
+
+    def guards(self, rule: int, key: str) -> bool:
+        """Whether the rule puts guard atoms on the tool."""
+        letters = self.tables[rule].alphabet.tools.get(key)
+        return letters is not None and bool(letters.atoms)
+
+    def owner_masks(self, key: str, rule: int) -> tuple[int, ...]:
+        """The rule's own letters on the tool, as masks of the tool's pool (the other rules'
+        atoms false): what a search over rules of which only this one guards the tool needs."""
+        bits, letters = self._proj[rule][key]
+        out = []
+        for local in letters:
+            m = 0
+            for b, g in enumerate(bits):
+                if local >> b & 1:
+                    m |= 1 << g
+            out.append(m)
+        return tuple(sorted(out))
+
+    def letters_of(self, key: str) -> tuple[int, ...]:
+        """The tool's letters: the masks some call can produce (see the module's docstring)."""
+        return self._letters(key)[0]
+
+    def letters_complete(self, key: str) -> bool:
+        """Whether `letters_of(key)` lists every mask some call can produce."""
+        return key == OTHER or self._letters(key)[1]
+
+    def letters_exact(self, key: str) -> bool:
+        """Whether every mask `letters_of(key)` lists is one some call can produce."""
+        return key == OTHER or self._letters(key)[2]
+
+    def _letters(self, key: str) -> tuple[tuple[int, ...], bool, bool]:
+        """(letters, complete, exact), memoised per tool."""
+        found = self._letters_memo.get(key)
+        if found is not None:
+            return found
+        pool = self.atoms.get(key, ())
+        guarded = [i for i, t in enumerate(self.tables) if key in t.alphabet.tools and t.alphabet.tools[key].atoms]
+        valid = lambda m: all(self.letter(i, key, m) is not None for i in guarded)  # noqa: E731
+        owner = next((i for i in guarded if len(self.tables[i].alphabet.tools[key].atoms) == len(pool)), None)
+        joint = self.joint.get(key)
+        if not pool:
+            found = ((0,), True, True)
+        elif joint is not None and joint.masks is not None:
+            found = (tuple(m for m in joint.masks if valid(m)), True, joint.exact)
+        elif owner is not None:  # one rule's compiler decided every combination of the pool
+            found = (tuple(m for m in self.owner_masks(key, owner) if valid(m)), True, True)
+        elif len(pool) <= MAX_ENUMERATED_BITS:  # combinations not decided together: try each mask
+            found = (tuple(m for m in range(1 << len(pool)) if valid(m)), True, False)
+        else:
+            found = ((), False, False)
+        if found[2] and not all(self.tables[i].alphabet.exact for i in guarded):
+            found = (found[0], found[1], False)
+        self._letters_memo[key] = found
+        return found
+
+    def keys(self) -> tuple[str, ...]:
+        """Every distinct kind of call: each tool some rule mentions, then any other tool."""
+        return tuple(self.atoms) + (OTHER,)
+
+    def moves(self) -> tuple[Move, ...]:
+        """Every kind of call the declared tools allow (see the module's docstring). Memoised."""
+        found = self._moves_all
+        if found is None:
+            out: list[Move] = [(key, mask, key in self.terminal) for key in self.atoms for mask in self.letters_of(key)]
+            out.extend((OTHER, 0, final) for final in self.other_endings)
+            found = self._moves_all = tuple(out)
+        return found
+
+    @property
+    def other_endings(self) -> tuple[bool, ...]:
+        """For "any other tool": whether such a call can go on (False) and end a run (True).
+        With no declared tools (bare tables), any other tool may be called and go on."""
+        if not self.declared:
+            return (False,)
+        return tuple(sorted({t in self.terminal for t in self.declared if t not in self.atoms}))
+
+    @property
+    def moves_complete(self) -> bool:
+        """Whether `moves()` lists every letter of every tool."""
+        return all(self.letters_complete(tool) for tool in self.atoms)
+
+    @property
+    def moves_exact(self) -> bool:
+        """Whether every move is a combination of guard truths some call can produce."""
+        return all(self.letters_exact(tool) for tool in self.atoms)
+
+    def open_rules(self, jid: int) -> frozenset[int]:
+        """The rules open in joint state `jid` (memoised)."""
+        out = self._open_sets.get(jid)
+        if out is None:
+            st = self.states[jid]
+            out = self._open_sets[jid] = frozenset(
+                i for i, s in enumerate(st) if s != UNTRACKED and self._open[i][s])
+        return out
+
+    def is_open(self, jid: int, rule: int) -> bool:
+        """Neither lost nor won for good (nor untracked) in joint state `jid`."""
+        s = self.states[jid][rule]
+        return s != UNTRACKED and self._open[rule][s]

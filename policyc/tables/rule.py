@@ -1,0 +1,173 @@
+"""A compiled rule as pure data: its parts (DFA or sliced) and how their verdicts combine.
+
+A rule whose formula is one plain part is a single `DfaTable` and its verdicts are exact.
+A rule with sliced parts combines the parts' verdicts through its boolean skeleton, in
+three-valued logic (satisfied / violated / open): `and` is violated when a part is, `or`
+satisfied when a part is, `not` swaps. Every verdict it reports is certain.
+
+`verdict_on(calls)` steps a rule over a complete trace in one pass: whether the trace
+satisfies it, and the length of its shortest bad prefix (the scorer's `violated_at`).
+
+This module imports only the standard library and `policyc.ir`.
+
+>>> from policyc.tables.dfa import Alphabet, DfaTable, ToolLetters
+>>> ab = Alphabet((), {"a": ToolLetters((), {0: 0}, 0)}, other=1)
+>>> never_a = DfaTable(ab, 0, ((1, 0), (1, 1)), (True, False), ("open", "violated"), (None, None), (0, None), (0, None))
+>>> run = RuleTable(0, (never_a,)).start()
+>>> run.step("b", {}); run.verdict(), run.accepting()
+('open', True)
+>>> run.step("a", {}); run.verdict(), run.accepting()
+('violated', False)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Iterable, Mapping, Union
+
+from policyc.ir.data import ExternError
+from policyc.ir.ops import UNDEF
+
+from policyc.tables.dfa import OPEN, SATISFIED, VIOLATED, AlphabetError, DfaTable
+from policyc.tables.slicing import SliceRun, SliceTable
+
+PartTable = Union[DfaTable, SliceTable]
+
+
+def combine(skeleton, values: list, op_and: Callable, op_or: Callable, op_not: Callable):
+    if isinstance(skeleton, int):
+        return values[skeleton]
+    kind, arg = skeleton
+    if kind == "not":
+        return op_not(combine(arg, values, op_and, op_or, op_not))
+    parts = [combine(s, values, op_and, op_or, op_not) for s in arg]
+    return op_and(parts) if kind == "and" else op_or(parts)
+
+
+def and3(vs) -> str:
+    """Three-valued `and` of verdicts: violated if one is, satisfied if all are."""
+    return VIOLATED if VIOLATED in vs else SATISFIED if all(v == SATISFIED for v in vs) else OPEN
+
+
+def or3(vs) -> str:
+    """Three-valued `or` of verdicts: satisfied if one is, violated if all are."""
+    return SATISFIED if SATISFIED in vs else VIOLATED if all(v == VIOLATED for v in vs) else OPEN
+
+
+def not3(v) -> str:
+    return {SATISFIED: VIOLATED, VIOLATED: SATISFIED}.get(v, OPEN)
+
+
+@dataclass(frozen=True)
+class RuleTable:
+    skeleton: object  # int | ("and"|"or", [skeleton...]) | ("not", skeleton)
+    parts: tuple[PartTable, ...]
+
+    @property
+    def dfa(self) -> DfaTable | None:
+        """The rule's DFA when it is a single plain part (exact verdicts), else None."""
+        return self.parts[0] if self.skeleton == 0 and isinstance(self.parts[0], DfaTable) else None
+
+    def start(self) -> "RuleRun":
+        return RuleRun(self)
+
+    def verdict_on(self, calls: Iterable, externs: Mapping[str, Callable] | None = None) -> tuple[bool, int | None] | None:
+        """In one pass over a complete trace's calls (objects with name, args and result):
+        whether the trace satisfies the rule, and the length of its shortest bad prefix
+        (None: no prefix is bad). None when an extern predicate fails or a call makes guard
+        truths the compiler ruled out: the reference evaluator then decides, and says why.
+
+        >>> from policyc.tables.dfa import Alphabet, ToolLetters
+        >>> from policyc.trace.model import Trace
+        >>> ab = Alphabet((), {"a": ToolLetters((), {0: 0}, 0)}, other=1)
+        >>> never_a = DfaTable(ab, 0, ((1, 0), (1, 1)), (True, False), ("open", "violated"), (None, None), (0, None))
+        >>> RuleTable(0, (never_a,)).verdict_on(Trace.of(("b", {}), ("a", {}), ("b", {})).calls)
+        (False, 2)
+        """
+        try:
+            dfa = self.dfa
+            if dfa is not None:  # one automaton: step it directly
+                state, delta, verdict, letter = dfa.initial, dfa.delta, dfa.verdict, dfa.alphabet.letter
+                plain, other = dfa.alphabet.plain_letters(), dfa.alphabet.other
+                if verdict[state] == VIOLATED:
+                    return False, 0
+                for k, call in enumerate(calls, 1):
+                    x = plain.get(call.name, other)
+                    if x is None:  # a tool with guard atoms: evaluate them on the call
+                        x = letter(call.name, call.args, call.result, externs=externs)
+                    state = delta[state][x]
+                    if verdict[state] == VIOLATED:
+                        return False, k
+                return bool(dfa.accepting[state]), None
+            run = self.start()
+            if run.verdict() == VIOLATED:
+                return False, 0
+            for k, call in enumerate(calls, 1):
+                run.step(call.name, call.args, call.result, externs)
+                if run.verdict() == VIOLATED:
+                    return False, k
+            return run.accepting(), None
+        except (ExternError, AlphabetError):
+            return None
+
+    def to_json(self) -> dict:
+        return {"skeleton": _skeleton_json(self.skeleton),
+                "parts": [{"dfa": p.to_json()} if isinstance(p, DfaTable) else {"slice": p.to_json()}
+                          for p in self.parts]}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "RuleTable":
+        parts = tuple(DfaTable.from_json(p["dfa"]) if "dfa" in p else SliceTable.from_json(p["slice"])
+                      for p in data["parts"])
+        return cls(_skeleton_load(data["skeleton"]), parts)
+
+
+def _skeleton_json(s):
+    if isinstance(s, int):
+        return s
+    kind, arg = s
+    return [kind, _skeleton_json(arg)] if kind == "not" else [kind, [_skeleton_json(a) for a in arg]]
+
+
+def _skeleton_load(s):
+    if isinstance(s, int):
+        return s
+    kind, arg = s
+    return (kind, _skeleton_load(arg)) if kind == "not" else (kind, [_skeleton_load(a) for a in arg])
+
+
+class RuleRun:
+    """One rule stepped over one run: a state per plain part, instances per sliced part."""
+
+    def __init__(self, table: RuleTable):
+        self.table = table
+        self.states: list = [p.initial if isinstance(p, DfaTable) else p.start() for p in table.parts]
+
+    def step(self, tool: str, args: Mapping, result: object = UNDEF,
+             externs: Mapping[str, Callable] | None = None) -> None:
+        for i, part in enumerate(self.table.parts):
+            if isinstance(part, DfaTable):
+                self.states[i] = part.delta[self.states[i]][part.alphabet.letter(tool, args, result, externs=externs)]
+            else:
+                self.states[i].step(tool, args, result, externs)
+
+    def _part_values(self, dfa_value, slice_value) -> list:
+        return [dfa_value(p, s) if isinstance(p, DfaTable) else slice_value(s)
+                for p, s in zip(self.table.parts, self.states)]
+
+    def accepting(self) -> bool:
+        values = self._part_values(lambda p, s: p.accepting[s], lambda r: r.accepting())
+        return combine(self.table.skeleton, values, all, any, lambda v: not v)
+
+    def verdict(self) -> str:
+        values = self._part_values(lambda p, s: p.verdict[s], lambda r: r.verdict())
+        return combine(self.table.skeleton, values, and3, or3, not3)
+
+    def to_json(self) -> list:
+        return [s if isinstance(s, int) else s.to_json() for s in self.states]
+
+    @classmethod
+    def from_json(cls, table: RuleTable, data: list) -> "RuleRun":
+        run = cls(table)
+        run.states = [s if isinstance(p, DfaTable) else SliceRun.from_json(p, s) for p, s in zip(table.parts, data)]
+        return run

@@ -1,0 +1,247 @@
+"""Parametric trace slicing: one automaton instance per value of a quantified variable.
+
+`forall o in D: φ(o)` holds on a trace when φ(v) holds for every v in the domain D(τ). Each
+value v gets an instance of φ's automaton, stepped on every call, where a binding atom
+`order_id == o` is true exactly when the call's `order_id` is v. A value never seen so far
+makes every binding atom false (and `!=` true where the term is defined), so all unseen
+values share one instance, the *fresh* instance (one per truth assignment of the static
+atoms); when a value first appears in a compared position or in the domain, its instance is
+cloned from the fresh one. The verdict follows the evaluator's active-domain semantics: only
+values in D(prefix) count; `forall` over an empty domain holds, `exists` fails.
+
+Instances in the same automaton state move together on a call that does not mention them,
+so they are kept in groups: a call costs one step per group (at most the number of states)
+plus one per value the call mentions, whatever the length of the run.
+
+Verdicts of the part: accepting is exact. Permanently violated (forall) is reported when
+some value of the domain is in a violated state; permanently satisfied when every known and
+every fresh instance is in a satisfied state (dually for exists). These are certain; a
+conflict that only arises between two values' obligations is found when the run ends.
+
+This module imports only the standard library and `policyc.ir`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Mapping, cast
+
+from policyc.ir import nodes as n
+from policyc.ir.data import DataEnv, eval_term, path_value
+from policyc.ir.ops import UNDEF, truthy, value_key
+from policyc.ir.serialize import dump_nodes, load_nodes
+
+from policyc.tables.dfa import OPEN, SATISFIED, VIOLATED, Alphabet, AlphabetError, DfaTable
+
+
+class _Fresh:
+    """A value equal to nothing: the binding of the fresh instance."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<fresh>"
+
+
+FRESH = _Fresh()
+
+
+@dataclass(frozen=True)
+class SliceTable:
+    kind: str  # "forall" | "exists"
+    var: str
+    alphabet: Alphabet
+    static_atoms: tuple[n.Term, ...]
+    bodies: Mapping[int, DfaTable]  # static truth mask -> the instance automaton
+    touch: Mapping[str, tuple[n.Term, ...]]  # tool -> call-local terms compared with var
+    domain: tuple[tuple[str, tuple, bool], ...]  # (tool, path, flatten)
+    constants: tuple = ()  # literal domain values
+
+    def static_mask(self, value: object) -> int:
+        env = DataEnv({self.var: value})
+        return sum(1 << i for i, a in enumerate(self.static_atoms) if truthy(eval_term(a, env)))
+
+    def domain_values(self, tool: str, args: Mapping, result: object) -> list:
+        """Values this call adds to the quantifier's domain (as the trace's `Values` reads them)."""
+        out: list = []
+        for dtool, path, flatten in self.domain:
+            if dtool != tool or not path:
+                continue
+            value = path_value(result, path[1:]) if path[0] == "result" else path_value(args.get(path[0], UNDEF), path[1:])
+            if value is UNDEF or value is None:
+                continue
+            out.extend(value if flatten and isinstance(value, list) else [value])
+        return out
+
+    def touched_values(self, tool: str, args: Mapping, result: object, externs: Mapping | None) -> list:
+        env = DataEnv({}, args, result, None, externs or {})
+        out = []
+        for term in self.touch.get(tool, ()):
+            value = eval_term(term, env)
+            if value is not UNDEF:
+                out.append(value)
+        return out
+
+    def start(self) -> "SliceRun":
+        run = SliceRun(self)
+        for value in self.constants:
+            run._admit(value, in_domain=True)
+        return run
+
+    def to_json(self) -> dict:
+        terms: list[n.Node] = [*self.static_atoms, *(t for ts in self.touch.values() for t in ts)]
+        return {
+            "kind": self.kind, "var": self.var,
+            "alphabet": self.alphabet.to_json(),
+            "terms": dump_nodes(terms),
+            "static_atoms": len(self.static_atoms),
+            "touch": [[tool, len(ts)] for tool, ts in self.touch.items()],
+            "bodies": {str(mask): dfa.to_json() for mask, dfa in self.bodies.items()},
+            "domain": [[t, list(p), f] for t, p, f in self.domain],
+            "constants": list(self.constants),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict) -> "SliceTable":
+        terms = [cast(n.Term, t) for t in load_nodes(data["terms"])]
+        k = data["static_atoms"]
+        static, rest = tuple(terms[:k]), terms[k:]
+        touch: dict[str, tuple[n.Term, ...]] = {}
+        for tool, count in data["touch"]:
+            touch[tool], rest = tuple(rest[:count]), rest[count:]
+        return cls(data["kind"], data["var"], Alphabet.from_json(data["alphabet"]), static,
+                   {int(m): DfaTable.from_json(d) for m, d in data["bodies"].items()}, touch,
+                   tuple((t, tuple(p), bool(f)) for t, p, f in data["domain"]), tuple(data["constants"]))
+
+
+class _Group:
+    __slots__ = ("mask", "state", "members", "in_domain")
+
+    def __init__(self, mask: int, state: int):
+        self.mask, self.state = mask, state
+        self.members: set = set()
+        self.in_domain = 0  # members that are in the domain
+
+
+class SliceRun:
+    """The instances of one sliced part over one run."""
+
+    def __init__(self, table: SliceTable):
+        self.table = table
+        self.fresh = {mask: dfa.initial for mask, dfa in table.bodies.items()}
+        self.groups: dict[tuple[int, int], _Group] = {}
+        self.where: dict[object, _Group] = {}
+        self.values: dict[object, object] = {}
+        self.domain: set = set()
+
+    # ------------------------------------------------------------ bookkeeping
+
+    def _place(self, key: object, mask: int, state: int) -> None:
+        group = self.groups.get((mask, state))
+        if group is None:
+            group = self.groups[(mask, state)] = _Group(mask, state)
+        group.members.add(key)
+        group.in_domain += key in self.domain
+        self.where[key] = group
+
+    def _remove(self, key: object) -> tuple[int, int]:
+        group = self.where.pop(key)
+        group.members.discard(key)
+        group.in_domain -= key in self.domain
+        if not group.members:
+            del self.groups[(group.mask, group.state)]
+        return group.mask, group.state
+
+    def _admit(self, value: object, in_domain: bool = False) -> object:
+        key = value_key(value)
+        if key not in self.values:
+            self.values[key] = value
+            mask = self.table.static_mask(value)
+            if mask not in self.table.bodies:
+                raise AlphabetError(f"no automaton for the static conditions of value {value!r}")
+            self._place(key, mask, self.fresh[mask])
+        if in_domain and key not in self.domain:
+            self.domain.add(key)
+            self.where[key].in_domain += 1
+        return key
+
+    # ------------------------------------------------------------ stepping
+
+    def step(self, tool: str, args: Mapping, result: object = UNDEF,
+             externs: Mapping[str, Callable] | None = None) -> None:
+        t = self.table
+        dom = t.domain_values(tool, args, result)
+        mentioned = t.touched_values(tool, args, result, externs) + dom
+        keys: dict[object, object] = {}
+        for value in mentioned:
+            keys.setdefault(self._admit(value), value)
+        before = {key: self._remove(key) for key in keys}
+        fresh_letter = t.alphabet.letter(tool, args, result, FRESH, externs)
+        moved: dict[tuple[int, int], _Group] = {}
+        for (mask, state), group in self.groups.items():
+            group.state = t.bodies[mask].delta[state][fresh_letter]
+            target = moved.get((mask, group.state))
+            if target is None:
+                moved[(mask, group.state)] = group
+                continue
+            small, big = (group, target) if len(group.members) < len(target.members) else (target, group)
+            for key in small.members:
+                self.where[key] = big
+            big.members |= small.members
+            big.in_domain += small.in_domain
+            moved[(mask, group.state)] = big
+        self.groups = moved
+        self.fresh = {mask: t.bodies[mask].delta[s][fresh_letter] for mask, s in self.fresh.items()}
+        dom_keys = {value_key(v) for v in dom}
+        for key, (mask, state) in before.items():
+            letter = t.alphabet.letter(tool, args, result, self.values[key], externs)
+            if key in dom_keys:
+                self.domain.add(key)
+            self._place(key, mask, t.bodies[mask].delta[state][letter])
+
+    # ------------------------------------------------------------ verdicts
+
+    def _state_verdicts(self):
+        bodies = self.table.bodies
+        for (mask, state), group in self.groups.items():
+            yield bodies[mask], state, group.in_domain > 0
+        for mask, state in self.fresh.items():
+            yield bodies[mask], state, False
+
+    def accepting(self) -> bool:
+        inst = [(dfa.accepting[q]) for dfa, q, dom in self._state_verdicts() if dom]
+        return all(inst) if self.table.kind == "forall" else any(inst)
+
+    def verdict(self) -> str:
+        items = list(self._state_verdicts())
+        if self.table.kind == "forall":
+            if any(dom and dfa.verdict[q] == VIOLATED for dfa, q, dom in items):
+                return VIOLATED
+            if all(dfa.verdict[q] == SATISFIED for dfa, q, _ in items):
+                return SATISFIED
+            return OPEN
+        if any(dom and dfa.verdict[q] == SATISFIED for dfa, q, dom in items):
+            return SATISFIED
+        if all(dfa.verdict[q] == VIOLATED for dfa, q, _ in items):
+            return VIOLATED
+        return OPEN
+
+    def instances(self) -> dict[object, tuple[int, int, bool]]:
+        """value -> (static mask, state, in the domain), for reports and snapshots."""
+        return {self.values[k]: (g.mask, g.state, k in self.domain) for k, g in self.where.items()}
+
+    def to_json(self) -> dict:
+        return {"fresh": {str(m): s for m, s in self.fresh.items()},
+                "values": [[v, m, s, d] for v, (m, s, d) in self.instances().items()]}
+
+    @classmethod
+    def from_json(cls, table: SliceTable, data: dict) -> "SliceRun":
+        run = cls(table)
+        run.fresh = {int(m): s for m, s in data["fresh"].items()}
+        for value, mask, state, in_domain in data["values"]:
+            key = value_key(value)
+            run.values[key] = value
+            if in_domain:
+                run.domain.add(key)
+            run._place(key, mask, state)
+        return run
