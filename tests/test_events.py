@@ -227,7 +227,7 @@ def telecom_monitor() -> Monitor:
 
 def test_messages_the_users_actions_and_failures_through_the_gate():
     monitor = telecom_monitor()
-    run = monitor.start(request="My data is gone")
+    run = monitor.start(context="My data is gone")
     assert run.propose("message", {"text": "Let me check.", "calls": ["a", "b"]}).action == "block"
     assert run.propose("refuel_data", {"gb_amount": 1}).action == "block"  # the user has not looked yet
     run.record("message", {"text": "Please check your status bar.", "calls": []})
@@ -240,7 +240,7 @@ def test_messages_the_users_actions_and_failures_through_the_gate():
     assert run.propose("message", {"text": "Bye.", "calls": []}).action == "block"
     run.record("message", {"text": TRANSFER, "calls": []})
     restored = monitor.restore(run.snapshot())
-    assert restored.trace.events == run.trace.events and restored.request == "My data is gone"
+    assert restored.trace.events == run.trace.events and restored.context == "My data is gone"
     assert [(e.name, e.actor, e.error) for e in restored.trace.events] == [
         ("message", "assistant", False), ("check_status_bar", "user", False), ("refuel_data", "assistant", True),
         ("transfer_to_human_agents", "assistant", False), ("message", "assistant", False)]

@@ -145,7 +145,7 @@ def test_the_gate_lets_compliant_runs_through_and_reports_as_the_scorer(monitor,
     trace = traces[run]
     result = replay(monitor, trace)
     assert [s.position for s in result.steps if s.action in ("block", "stop")] == []
-    live = monitor.start(request=trace.request)
+    live = monitor.start(context=trace.request)
     for event in trace.events:
         if event.actor == "assistant":
             assert live.propose(event.name, event.args, message_id=event.message_id).executes

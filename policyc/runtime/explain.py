@@ -62,8 +62,8 @@ class Decision:
 
 
 def _reason(f: Finding) -> str:
-    if f.kind == CONFORMANCE:
-        return f"- {f.detail}"
+    if f.kind == CONFORMANCE:  # SAAG's correction for the stage the call halted at
+        return f"- {f.message or f.detail}"
     if f.kind == CONFLICT:
         names = ", ".join(f"`{r}`" for r in f.rules)
         return f"- rules {names}: {f.detail}"
@@ -97,8 +97,12 @@ def render_message(decision: Decision) -> str:
     shown = [f for f in decision.findings if decision.severity != "tolerate"]
     if decision.action == "allow" or not shown:
         return ""
-    reasons = [_reason(f) for f in shown]
-    if decision.action == "warn":
+    reasons = list(dict.fromkeys(_reason(f) for f in shown))  # one correction for a stage's findings
+    if all(f.kind == CONFORMANCE for f in shown):  # the correction alone, as SAAG returns it
+        reasons = [r[2:] for r in reasons]
+        what = {"warn": "ran, with a correction:", "stop": "was not executed and the run is stopped:"}
+        head = f"{tool} {what.get(decision.action, 'was not executed:')}"
+    elif decision.action == "warn":
         head = f"{tool} ran, but it breaks the policy:"
     elif decision.action == "stop":
         head = f"{tool} was not executed and the run is stopped. It would break:"

@@ -104,8 +104,8 @@ class Gate:
 
     # ------------------------------------------------------------ judging a proposal
 
-    def judge(self, state: GateState, tool: str, args: Mapping[str, Any],
-              calls: Sequence[Call] = ()) -> tuple[list[Finding], tuple[str, ...]]:
+    def judge(self, state: GateState, tool: str, args: Mapping[str, Any], calls: Sequence[Call] = (),
+              request: str | None = None) -> tuple[list[Finding], tuple[str, ...]]:
         """The rule findings of proposing this call after `calls` (the run so far, needed only
         by a final answer, which also decides the rules no automaton could compile), and what
         the gate could not decide about it."""
@@ -125,8 +125,8 @@ class Gate:
                                         f"ending the run with `{tool}` now leaves it unsatisfied", (),
                                         info.message))
         if self.evaluator is not None:
-            findings.extend(self.evaluator.judge_final(calls, tool, args) if final
-                            else self.evaluator.judge(calls, tool, args))
+            findings.extend(self.evaluator.judge_final(calls, tool, args, request) if final
+                            else self.evaluator.judge(calls, tool, args, request))
             undecided = tuple(undecided) + self.evaluator.undecided(calls, tool, args)
         return findings, undecided
 

@@ -61,14 +61,16 @@ class EvaluatorJudge:
         self.reasons = dict(reasons or {})
         self.externs = dict(externs or {})
 
-    def judge_final(self, calls: Sequence[Call], tool: str, args: Mapping[str, Any]) -> list[Finding]:
-        """Findings for ending the run with this terminal call after `calls`."""
+    def judge_final(self, calls: Sequence[Call], tool: str, args: Mapping[str, Any],
+                    request: str | None = None) -> list[Finding]:
+        """Findings for ending the run with this terminal call after `calls` (`request`: the
+        user's request, when the run has it)."""
         if not self.rules:
             return []
         from policyc.scoring.details import describe
         from policyc.semantics.positions import PositionEvaluator
 
-        trace = Trace(tuple(calls) + (Call(tool, args, UNDEF, len(calls)),))
+        trace = Trace(tuple(calls) + (Call(tool, args, UNDEF, len(calls)),), request=request)
         engine = PositionEvaluator(trace, self.externs)
         out = []
         for info, rule in self.rules:
@@ -84,7 +86,8 @@ class EvaluatorJudge:
                                    info.message))
         return out
 
-    def judge(self, calls: Sequence[Call], tool: str, args: Mapping[str, Any]) -> list[Finding]:
+    def judge(self, calls: Sequence[Call], tool: str, args: Mapping[str, Any],
+              request: str | None = None) -> list[Finding]:
         """Violations a proposed (non-terminal) call makes certain, among the rules whose
         failure on a prefix is final and that do not read this call's result."""
         rules = [(i, r) for i, r in self.stepwise if tool in tools_mentioned(r.formula)
@@ -94,8 +97,8 @@ class EvaluatorJudge:
         from policyc.scoring.details import describe
         from policyc.semantics.positions import PositionEvaluator
 
-        before = PositionEvaluator(Trace(tuple(calls)), self.externs)
-        trace = Trace(tuple(calls) + (Call(tool, args, UNDEF, len(calls)),))
+        before = PositionEvaluator(Trace(tuple(calls), request=request), self.externs)
+        trace = Trace(tuple(calls) + (Call(tool, args, UNDEF, len(calls)),), request=request)
         after = PositionEvaluator(trace, self.externs)
         out = []
         for info, rule in rules:

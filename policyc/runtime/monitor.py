@@ -64,15 +64,16 @@ class Monitor:
     def name(self) -> str:
         return self.policy.name
 
-    def start(self, mode: str | None = None, run_id: str | None = None, request: str | None = None):
+    def start(self, mode: str | None = None, run_id: str | None = None, context: str | None = None):
         """A new, independent run. `mode` enforces every rule with one severity:
-        tolerate, warn, block, soft or stop (None: each rule's own). `request`: the user's
-        request that started the run, which rules read as `request.text`."""
-        from policyc.runtime.run import Run, RunState
+        tolerate, warn, block, soft or stop (None: each rule's own). `context` is the user's
+        request: with it, proposed calls are also checked for grounded argument values, and
+        rules read it as `request.text`."""
+        from policyc.runtime.run import Run, RunState, check_context
 
         if mode is not None and mode not in MODES:
             raise ValueError(f"unknown mode `{mode}`; the modes are {', '.join(MODES)}")
-        return Run(self, mode, run_id, RunState(self.gate.start(), request=request))
+        return Run(self, mode, run_id, RunState(self.gate.start(), context=check_context(context)))
 
     def observes(self, tool: str, actor: str) -> bool:
         """Whether the policy reads an event of this tool (`"message"`: a message) by this actor."""
@@ -88,12 +89,13 @@ class Monitor:
 
     # ------------------------------------------------------------ used by runs
 
-    def judge(self, gate_state: Any, tool: str, args: Mapping[str, Any],
-              calls: Sequence = ()) -> tuple[list[Finding], tuple[str, ...]]:
-        """Everything wrong with proposing this call after `calls` (conformance, then the
-        rules), and what the gate could not decide about it."""
-        findings, undecided = self.gate.judge(gate_state, tool, args, calls)
-        return self.conformance.check(tool, args) + findings, undecided
+    def judge(self, gate_state: Any, tool: str, args: Mapping[str, Any], calls: Sequence = (),
+              context: str | None = None) -> tuple[list[Finding], tuple[str, ...]]:
+        """Everything wrong with proposing this call after `calls` (conformance (SAAG, grounded
+        in `context` when there is one), then the rules), and what the gate could not decide
+        about it."""
+        findings, undecided = self.gate.judge(gate_state, tool, args, calls, context)
+        return self.conformance.check(tool, args, calls, context) + findings, undecided
 
     def guidance(self, gate_state: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """(tools that keep the policy satisfiable, calls still required)."""

@@ -47,7 +47,6 @@ class RunState:
     gate: GateState                                   # where the rules' automata are
     calls: list[Call] = field(default_factory=list)   # every event, with its result, observed or not
     seen: list[Call] = field(default_factory=list)    # the events the policy observes (its view)
-    request: str | None = None                        # the user's request that started the run
     enforcement: EnforcementState = field(default_factory=EnforcementState)
     events: list[EnforcementEvent] = field(default_factory=list)  # the enforcement log
     awaiting: list[int] = field(default_factory=list)  # refusal events not yet resolved
@@ -55,6 +54,7 @@ class RunState:
     proposals: int = 0
     ended_by: str | None = None                       # the terminal tool that ended the run
     report: "TraceReport | None" = None               # set by finish()
+    context: str | None = None                        # the user's request: for grounding (SAAG), and `request.text`
 
 
 class Run:
@@ -95,7 +95,7 @@ class Run:
                 return replace(decision, message=render_message(decision))
             overriding = identity is not None and enf.override == identity
             findings, undecided = ([], ()) if overriding else \
-                self.monitor.judge(self.state.gate, tool, args, self.state.seen)
+                self.monitor.judge(self.state.gate, tool, args, self.state.seen, self.state.context)
             if findings and identity is None:
                 identity = call_identity(tool, args)
             outcome = enforce(enf, identity, findings, self.mode)
@@ -155,6 +155,17 @@ class Run:
             if tool in self.monitor.terminal_tools:
                 self.state.ended_by = tool
 
+    def set_context(self, context: str | None) -> None:
+        """Give the run the user's request (None: none): later proposals are also checked for
+        argument values grounded in it and in the results recorded so far (SAAG stage 3)."""
+        with self._lock:
+            self.state.context = check_context(context)
+
+    @property
+    def context(self) -> str | None:
+        with self._lock:
+            return self.state.context
+
     def allowed_next(self) -> tuple[str, ...]:
         """The tools whose call now keeps the whole policy satisfiable."""
         with self._lock:
@@ -178,12 +189,7 @@ class Run:
     def trace(self) -> Trace:
         """The events that happened, in order (the policy reads its view of them)."""
         with self._lock:
-            return Trace.from_events(tuple(self.state.calls), {}, self.id, None, self.state.request)
-
-    @property
-    def request(self) -> str | None:
-        """The user's request that started the run, when the harness gave it."""
-        return self.state.request
+            return Trace.from_events(tuple(self.state.calls), {}, self.id, None, self.state.context)
 
     @property
     def events(self) -> tuple[EnforcementEvent, ...]:
@@ -260,3 +266,9 @@ def event_args(args: dict, actor: str, message_id: str | None, error: bool = Fal
     if actor == "assistant" and message_id is None and not error:
         return args
     return CallArgs(args, {"actor": actor, "message_id": message_id, "error": bool(error)})
+
+
+def check_context(context: object) -> str | None:
+    if context is not None and not isinstance(context, str):
+        raise TypeError(f"a run's context is the user's request as text, not {type(context).__name__}")
+    return context

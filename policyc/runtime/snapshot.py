@@ -31,9 +31,9 @@ def dump_run(run: "Run") -> dict:
         "artifact": monitor.content_hash,
         "id": run.id,
         "mode": run.mode,
+        "context": state.context,
         "calls": [{"tool": c.name, "args": dict(c.args), **result_to_json(c.result), **_attributes(c)}
                   for c in state.calls],
-        **({"request": state.request} if state.request is not None else {}),
         "gate": monitor.gate.dump_state(state.gate),
         "enforcement": state.enforcement.to_json(),
         "events": [e.to_json() for e in state.events],
@@ -47,7 +47,7 @@ def dump_run(run: "Run") -> dict:
 
 def load_run(monitor: "Monitor", data: dict) -> "Run":
     """A run continued from `dump_run` output."""
-    from policyc.runtime.run import Run, RunState
+    from policyc.runtime.run import Run, RunState, check_context
 
     if not isinstance(data, dict) or data.get("format") != SNAPSHOT_FORMAT:
         raise RunError("not a policyc run snapshot")
@@ -65,13 +65,13 @@ def load_run(monitor: "Monitor", data: dict) -> "Run":
             gate=monitor.gate.load_state(data["gate"]),
             calls=calls,
             seen=[replace(c, position=i) for i, c in enumerate(c for c in calls if monitor.observes(c.name, c.actor))],
-            request=data.get("request"),
             enforcement=EnforcementState.from_json(data["enforcement"]),
             events=[EnforcementEvent.from_json(e) for e in data["events"]],
             awaiting=[int(i) for i in data["awaiting"]],
             pending=(str(pending[0]), bool(pending[1])) if pending else None,
             proposals=int(data["proposals"]),
             ended_by=data.get("ended_by"),
+            context=check_context(data.get("context")),
         )
         run = Run(monitor, data.get("mode"), data.get("id"), state)
     except (KeyError, TypeError, ValueError, IndexError) as exc:

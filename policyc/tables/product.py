@@ -41,7 +41,7 @@ from typing import Iterable, Mapping, Sequence
 
 from policyc.ir import nodes as n
 from policyc.ir.data import DataEnv, eval_term
-from policyc.ir.ops import UNDEF, truthy
+from policyc.ir.ops import OPS, UNDEF, get_field, truthy
 from policyc.tables.atoms import reads_result
 from policyc.tables.dfa import SATISFIED, VIOLATED, DfaTable
 
@@ -140,6 +140,7 @@ class JointSpace:
         self._letters_memo: dict[str, tuple[tuple[int, ...], bool, bool]] = {}
         self._completions: dict[tuple[str, int], tuple[int, ...]] = {}
         self._proposals: dict[tuple[int, str, int], tuple[int, ...]] = {}
+        self._atom_fns: dict[str, tuple] = {}
         self._moves_all: tuple[Move, ...] | None = None
         self._accepting: dict[int, tuple[bool | None, ...]] = {}
         self.initial = self.intern(tuple(t.initial for t in tables))
@@ -200,16 +201,54 @@ class JointSpace:
 
     def mask(self, tool: str, args: Mapping, result: object = UNDEF, known_only: bool = False) -> int:
         """The truth of the tool's atoms for a call (without the result's when `known_only`)."""
-        pool = self.atoms.get(tool)
-        if not pool:
-            return 0
-        env = DataEnv({}, args, result, None, self.externs)
-        skip = self.result_bits[tool] if known_only else 0
+        fns = self._atom_fns.get(tool)
+        if fns is None:
+            pool = self.atoms.get(tool)
+            if not pool:
+                return 0
+            fns = self._atom_fns[tool] = tuple(self._atom_fn(a) for a in pool)
         mask = 0
-        for bit, atom in enumerate(pool):
-            if not skip >> bit & 1 and truthy(eval_term(atom, env)):
-                mask |= 1 << bit
+        if known_only:
+            skip = self.result_bits[tool]
+            for bit, fn in enumerate(fns):
+                if not skip >> bit & 1 and fn(args, result):
+                    mask |= 1 << bit
+        else:
+            for bit, fn in enumerate(fns):
+                if fn(args, result):
+                    mask |= 1 << bit
         return mask
+
+    def _atom_fn(self, atom: n.Term):
+        """The atom as a function of (args, result) returning its truth. The usual shape, a
+        comparison of an argument or a result field with a literal, reads the value and
+        compares it directly; anything else is evaluated as a term."""
+        if isinstance(atom, n.Op) and len(atom.args) == 2 and OPS[atom.op].kind == "compare" and atom.op != "in" \
+                and isinstance(atom.args[1], n.Lit):
+            path: list[str] = []
+            base = atom.args[0]
+            while isinstance(base, n.Field):
+                path.append(base.name)
+                base = base.base
+            if isinstance(base, (n.Arg, n.Result)):
+                compare, literal = OPS[atom.op].fn, atom.args[1].value
+                name = base.name if isinstance(base, n.Arg) else None
+                path.reverse()
+
+                def compare_input(args, result):
+                    value = args.get(name, UNDEF) if name is not None else result
+                    for step in path:
+                        value = get_field(value, step)
+                    try:
+                        return compare(value, literal) is True
+                    except (TypeError, ValueError, OverflowError, RecursionError):
+                        return False  # as the evaluator: an operation that fails is ⊥, not true
+                return compare_input
+        externs = self.externs
+
+        def evaluate(args, result):
+            return truthy(eval_term(atom, DataEnv({}, args, result, None, externs)))
+        return evaluate
 
     def letter(self, rule: int, key: str, mask: int) -> int | None:
         entry = self._proj[rule].get(key)
