@@ -99,6 +99,9 @@ class Oracle:
             states = [t.dfa.delta[s][t.dfa.alphabet.letter(tool, args, result)] for t, s in zip(self.tables, states)]
         return tuple(states)
 
+    def accepting(self, states):
+        return all(t.dfa.accepting[s] for t, s in zip(self.tables, states))
+
     def witness(self, states):
         """A shortest continuation from `states` satisfying every rule, or None."""
         dfas = [t.dfa for t in self.tables]
@@ -157,7 +160,10 @@ def test_a_call_is_refused_exactly_when_no_completion_satisfies_the_policy(drawn
     tool, args, results = data.draw(st.one_of(st.just(pool[-3]), st.sampled_from(pool)))
     verdict = run.propose(tool, args)
     rule_findings = [f for f in verdict.findings if f.kind != "conformance"]
-    outcomes = [oracle.witness(oracle.states_after(prefix + [(tool, args, r)])) for r in results]
+    if tool == "done":  # a terminal call ends the run: nothing may follow it
+        outcomes = [[] if oracle.accepting(oracle.states_after(prefix + [(tool, args, r)])) else None for r in results]
+    else:
+        outcomes = [oracle.witness(oracle.states_after(prefix + [(tool, args, r)])) for r in results]
     possible = [w for w in outcomes if w is not None]
     if rule_findings:
         assert not possible, (rules, prefix, tool, args, [f.detail for f in rule_findings], possible[:1])

@@ -30,7 +30,7 @@ RUNTIME_DIR = ROOT / "packaging" / "policyc-runtime"
 RUNTIME = tomllib.loads((RUNTIME_DIR / "pyproject.toml").read_text(encoding="utf-8"))
 
 #: distribution name -> the module it provides, where the two differ
-IMPORT_NAMES = {"z3-solver": "z3"}
+IMPORT_NAMES = {"z3-solver": "z3", "openai-agents": "agents"}
 #: extras that serve the tests and the build, not policyc's own code
 NOT_IMPORTED_BY_POLICYC = {"test"}
 

@@ -35,6 +35,8 @@ COMMANDS = {
     "demo": "demo",
     "test": "test",
     "lsp": "lsp",
+    "import-tools": "import_tools",
+    "gateway": "gateway",
 }
 
 

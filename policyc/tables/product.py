@@ -41,7 +41,8 @@ from typing import Iterable, Mapping, Sequence
 
 from policyc.ir import nodes as n
 from policyc.ir.data import DataEnv, eval_term
-from policyc.ir.ops import OPS, UNDEF, get_field, truthy
+from policyc.ir import ops
+from policyc.ir.ops import UNDEF, get_field, truthy
 from policyc.tables.atoms import reads_result
 from policyc.tables.dfa import SATISFIED, VIOLATED, DfaTable
 
@@ -223,7 +224,7 @@ class JointSpace:
         """The atom as a function of (args, result) returning its truth. The usual shape, a
         comparison of an argument or a result field with a literal, reads the value and
         compares it directly; anything else is evaluated as a term."""
-        if isinstance(atom, n.Op) and len(atom.args) == 2 and OPS[atom.op].kind == "compare" and atom.op != "in" \
+        if isinstance(atom, n.Op) and len(atom.args) == 2 and ops.OPS[atom.op].kind == "compare" and atom.op != "in" \
                 and isinstance(atom.args[1], n.Lit):
             path: list[str] = []
             base = atom.args[0]
@@ -231,7 +232,7 @@ class JointSpace:
                 path.append(base.name)
                 base = base.base
             if isinstance(base, (n.Arg, n.Result)):
-                compare, literal = OPS[atom.op].fn, atom.args[1].value
+                compare, literal = ops.OPS[atom.op].fn, atom.args[1].value
                 name = base.name if isinstance(base, n.Arg) else None
                 path.reverse()
 
