@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Iterable, Sequence
 
+from policyc.terminal import printable, printable_aligned
+
 
 _NEWLINE = re.compile("\n")
 
@@ -234,7 +236,7 @@ def _snippet(source: Source, marks: list[tuple[Span, str, str]], width: int, pai
         on_line = [(span, caret, message) for span, caret, message in marks
                    if span.line <= line <= min(span.end_line, span.line + _MAX_SNIPPET_LINES - 1)]
         columns = [_underline(span, line) for span, _, _ in on_line]
-        text, shift = _window(source.line_text(line).replace("\t", " "), columns)
+        text, shift = _window(printable_aligned(source.line_text(line).replace("\t", " ")), columns)
         out.append(f"{paint(f'{line:>{width}} |', 'bold blue')} {text}")
         for (span, caret, message), (start, length) in zip(on_line, columns):
             start = max(0, start - shift)
@@ -242,7 +244,7 @@ def _snippet(source: Source, marks: list[tuple[Span, str, str]], width: int, pai
             row = " " * start + caret * length
             last_line = min(span.end_line, span.line + _MAX_SNIPPET_LINES - 1)
             if message and line == last_line:
-                row += " " + message
+                row += " " + printable(message)
             out.append(f"{paint(' ' * width + ' |', 'bold blue')} {paint(row, 'bold red' if caret == '^' else 'bold blue')}")
     return out
 
@@ -266,7 +268,7 @@ def _paint_with(color: bool):
 def render_one(d: Diagnostic, color: bool = False) -> str:
     paint = _paint_with(color)
     head = f"{d.severity.value}[{d.code}]"
-    lines = [f"{paint(head, _STYLE[d.severity])}{paint(': ' + d.message, 'bold')}"]
+    lines = [f"{paint(head, _STYLE[d.severity])}{paint(': ' + printable(d.message), 'bold')}"]
     pad = ""
     if d.span is not None and d.span.source is not NO_SOURCE:
         shown = [l for l in d.labels if l.span.source is not NO_SOURCE]
@@ -277,23 +279,24 @@ def render_one(d: Diagnostic, color: bool = False) -> str:
                 elsewhere.setdefault(l.span.source, []).append((l.span, "-", l.message))
         width = max(len(str(line)) for marks in [here, *elsewhere.values()] for line in _marked_lines(marks))
         pad = " " * width
-        lines.append(f"{pad}{paint('-->', 'bold blue')} {d.span}")
+        lines.append(f"{pad}{paint('-->', 'bold blue')} {printable(str(d.span))}")
         lines.append(paint(pad + " |", "bold blue"))
         lines.extend(_snippet(d.span.source, here, width, paint))
         for source, marks in elsewhere.items():
-            lines.append(f"{pad}{paint('::>', 'bold blue')} {marks[0][0]}")
+            lines.append(f"{pad}{paint('::>', 'bold blue')} {printable(str(marks[0][0]))}")
             lines.append(paint(pad + " |", "bold blue"))
             lines.extend(_snippet(source, marks, width, paint))
         for l in d.labels:
             if l.span.source is NO_SOURCE:
-                lines.append(f"{pad} = note: {l.message}")
+                lines.append(f"{pad} = note: {printable(l.message)}")
     else:
         for l in d.labels:
-            lines.append(f" = note: {l.message}" + (f" ({l.span})" if l.span.source is not NO_SOURCE else ""))
+            lines.append(f" = note: {printable(l.message)}"
+                         + (f" ({printable(str(l.span))})" if l.span.source is not NO_SOURCE else ""))
     for note in d.notes:
-        lines.append(f"{pad} = note: {note}")
+        lines.append(f"{pad} = note: {printable(note)}")
     if d.help:
-        lines.append(f"{pad} = {paint('help', 'bold')}: {d.help}")
+        lines.append(f"{pad} = {paint('help', 'bold')}: {printable(d.help)}")
     return "\n".join(lines) + "\n"
 
 

@@ -24,8 +24,9 @@ from policyc.runtime import Monitor
 from policyc.semantics import evaluate
 from policyc.tables.dfa import VIOLATED
 from policyc.trace import Trace
-from runtime_strategies import EXAMPLES
+from generators import NIGHTLY
 
+EXAMPLES = 1500 if NIGHTLY else 60
 SETTINGS = settings(max_examples=max(20, EXAMPLES // 2), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 

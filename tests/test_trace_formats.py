@@ -205,7 +205,7 @@ def test_invalid_json_files_and_missing_files(tmp_path):
     (error,) = load_traces(broken).errors
     assert error.line == 3 and error.message.startswith("invalid JSON")
     (missing,) = load_traces(tmp_path / "nope.json").errors
-    assert (missing.line, missing.message) == (None, "no such file")
+    assert (missing.line, missing.message) == (None, "does not exist")
 
 
 def test_json_text_with_one_value_per_line_is_read_as_jsonl(tmp_path):

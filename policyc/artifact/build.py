@@ -24,6 +24,7 @@ from policyc.artifact.models import Artifact, ArtifactBody
 from policyc.artifact.policy import policy_fields
 from policyc.artifact.compile_rules import compile_rules
 from policyc.diagnostics import PolicyError
+from policyc.inputs import InputError, read_input
 from policyc.ir.policy import Policy
 from policyc.recursion import deep_recursion
 
@@ -33,15 +34,15 @@ def policy_source_hash(policy: Policy) -> str:
     texts = []
     for path in policy.sources:
         try:
-            texts.append((path, Path(path).read_text(encoding="utf-8")))
-        except OSError:
+            texts.append((path, read_input(path).decode("utf-8", "replace")))
+        except InputError:
             texts.append((path, ""))
     return source_hash(texts)
 
 
 @deep_recursion()
-def build_artifact(policy: Policy, sources_hash: str | None = None) -> Artifact:
-    """Compile a checked policy into a sealed artifact."""
+def build_artifact(policy: Policy, sources_hash: str | None = None, key: bytes | None = None) -> Artifact:
+    """Compile a checked policy into a sealed artifact (signed when a key is given)."""
     compiled = compile_rules(policy)
     automata: list[dict] = []
     placement: dict[str, tuple[int, str | None]] = {}
@@ -55,7 +56,7 @@ def build_artifact(policy: Policy, sources_hash: str | None = None) -> Artifact:
     body = ArtifactBody(compiler=__version__, source_hash=sources_hash or policy_source_hash(policy),
                         automata=automata, joint={tool: j.to_json() for tool, j in compiled.compiled.joint.items()},
                         **policy_fields(policy, compiled.classes, placement))
-    return seal(body)
+    return seal(body, key)
 
 
 def compile_file(path: str | Path) -> Artifact:

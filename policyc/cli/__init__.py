@@ -94,7 +94,9 @@ def main(argv: list[str] | None = None) -> None:
     except Exception as exc:  # the last line of defence: no traceback reaches a user
         if os.environ.get("POLICYC_DEBUG"):
             raise
-        click.echo(f"policyc: internal error: {type(exc).__name__}: {exc}", err=True)
+        from policyc.terminal import printable
+
+        click.echo(f"policyc: internal error: {type(exc).__name__}: {printable(str(exc))}", err=True)
         click.echo("this is a bug in policyc; rerun with POLICYC_DEBUG=1 to see where it happened", err=True)
         code = EXIT_INTERNAL
     sys.exit(code if isinstance(code, int) else EXIT_OK)

@@ -9,6 +9,7 @@ import click
 from policyc.cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK
 from policyc.cli.common import policy_files, print_diagnostics
 from policyc.diagnostics import has_errors, render_github, summary_line
+from policyc.terminal import printable
 
 _IO_CODES = {"E0002", "E0003", "E0005"}
 
@@ -18,9 +19,8 @@ _IO_CODES = {"E0002", "E0003", "E0005"}
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "github", "sarif"]), default="text",
               show_default=True, help="text for people, json for machines, github for GitHub Actions "
                                       "annotations, sarif for code-scanning tools")
-@click.option("--resolve-externs", is_flag=True, help="import every extern predicate's Python binding")
 @click.option("--deny-warnings", is_flag=True, help="treat warnings as errors (exit 1)")
-def command(files: tuple[str, ...], fmt: str, resolve_externs: bool, deny_warnings: bool) -> None:
+def command(files: tuple[str, ...], fmt: str, deny_warnings: bool) -> None:
     """Check policy FILES for syntax, name and type errors (a folder: every .altl file below it).
 
     \b
@@ -32,7 +32,7 @@ def command(files: tuple[str, ...], fmt: str, resolve_externs: bool, deny_warnin
     unreadable = False
     results = []
     for path in policy_files(files):
-        policy, diagnostics = check_file(path, resolve_externs=resolve_externs)
+        policy, diagnostics = check_file(path)
         all_diagnostics.extend(diagnostics)
         unreadable |= any(d.code in _IO_CODES and d.span is None for d in diagnostics)
         results.append({
@@ -46,10 +46,10 @@ def command(files: tuple[str, ...], fmt: str, resolve_externs: bool, deny_warnin
         if fmt == "text":
             print_diagnostics(diagnostics)
             if policy is not None and not has_errors(diagnostics):
-                click.echo(f"{path}: ok ({len(policy.rules)} rules, {len(policy.tools)} tools"
+                click.echo(f"{printable(path)}: ok ({len(policy.rules)} rules, {len(policy.tools)} tools"
                            f"{', ' + summary_line(diagnostics) if diagnostics else ''})")
             else:
-                click.echo(f"{path}: {summary_line(diagnostics)}")
+                click.echo(f"{printable(path)}: {summary_line(diagnostics)}")
     if fmt == "json":
         click.echo(json.dumps(results, indent=2, ensure_ascii=False))
     elif fmt == "sarif":

@@ -9,7 +9,8 @@ from pathlib import Path
 import click
 
 from policyc.cli import EXIT_INPUT, EXIT_OK
-from policyc.cli.common import FORMAT_TEXT_JSON, load_checked, policy_files
+from policyc.cli.common import FORMAT_TEXT_JSON, fail, load_checked, policy_files, write_output
+from policyc.terminal import printable
 
 
 def default_output(policy_path: str) -> str:
@@ -26,7 +27,10 @@ def default_output(policy_path: str) -> str:
                    "with several policies, a folder to write them all into")
 @click.option("--format", "fmt", type=FORMAT_TEXT_JSON, default="text", show_default=True,
               help="text for people, json for machines")
-def command(policies: tuple[str, ...], output: str | None, fmt: str) -> None:
+@click.option("--sign-key-file", type=click.Path(dir_okay=False), default=None,
+              help="sign each artifact (HMAC-SHA256) with the key in this file; Monitor.load(path, key=...) "
+                   "then refuses an artifact not signed with it")
+def command(policies: tuple[str, ...], output: str | None, fmt: str, sign_key_file: str | None) -> None:
     """Compile each POLICY (a folder: every .altl file below it) into a self-contained
     monitor artifact (JSON).
 
@@ -34,9 +38,21 @@ def command(policies: tuple[str, ...], output: str | None, fmt: str) -> None:
     automata the gate steps per call, and the formulas of rules scored only offline. Load it
     with `Monitor.load(FILE)` or replay a recorded run against it with `policyc replay`.
 
+    Extern predicates are recorded by name only: the program that loads the artifact binds
+    them (`Monitor.load(FILE, externs={...})`, or `--extern` on `policyc score` and `replay`).
+
     \b
     Exit status: 0 written, 2 a policy has errors or a file cannot be written.
     """
+    from policyc.artifact.errors import ArtifactError
+    from policyc.artifact.io import read_key_file
+
+    key = None
+    if sign_key_file:
+        try:
+            key = read_key_file(sign_key_file)
+        except ArtifactError as exc:
+            fail(printable(str(exc)), exc.help)
     files = policy_files(policies)
     several = len(files) > 1 or any(Path(p).is_dir() for p in policies)
     if several and output == "-":
@@ -55,7 +71,7 @@ def command(policies: tuple[str, ...], output: str | None, fmt: str) -> None:
             Path(output).mkdir(parents=True, exist_ok=True)
             target = str(Path(output) / Path(default_output(policy)).name)
         try:
-            summaries.append(compile_one(policy, target or default_output(policy), fmt))
+            summaries.append(compile_one(policy, target or default_output(policy), fmt, key))
         except click.exceptions.Exit:
             if not several:
                 raise
@@ -65,20 +81,17 @@ def command(policies: tuple[str, ...], output: str | None, fmt: str) -> None:
     raise click.exceptions.Exit(EXIT_INPUT if failed else EXIT_OK)
 
 
-def compile_one(policy: str, target: str, fmt: str) -> dict:
+def compile_one(policy: str, target: str, fmt: str, key: bytes | None = None) -> dict:
+    """Compile one policy to `target` (never one of its own source files); its summary."""
     from policyc.artifact.build import build_artifact
-    from policyc.artifact.io import dump_artifact, write_artifact
+    from policyc.artifact.io import dump_artifact
 
     checked, _ = load_checked(policy)
-    artifact = build_artifact(checked)
-    try:
-        if target == "-":
-            click.echo(dump_artifact(artifact))
-        else:
-            write_artifact(artifact, target)
-    except OSError as exc:
-        click.echo(f"policyc: cannot write `{target}`: {exc.strerror or exc}", err=True)
-        raise click.exceptions.Exit(EXIT_INPUT) from None
+    artifact = build_artifact(checked, key=key)
+    if target == "-":
+        click.echo(dump_artifact(artifact))
+    else:
+        write_output(target, (dump_artifact(artifact) + "\n").encode("utf-8"), [policy, *checked.sources])
     classes = Counter(r.rule_class for r in artifact.rules)
     summary = {
         "artifact": target,
@@ -86,11 +99,17 @@ def compile_one(policy: str, target: str, fmt: str) -> dict:
         "rules": len(artifact.rules),
         "classes": {k: classes.get(k, 0) for k in ("gateable", "detectable", "offline-only")},
         "automata": len(artifact.automata),
+        "externs": [e.name for e in artifact.externs],
+        "signed": artifact.signature is not None,
         "source_hash": artifact.source_hash,
         "content_hash": artifact.content_hash,
     }
     if fmt == "text":
         counts = ", ".join(f"{n} {k}" for k, n in summary["classes"].items())
-        click.echo(f"{target}: {summary['rules']} rules ({counts}), {summary['automata']} automata",
-                   err=target == "-")
+        click.echo(f"{printable(target)}: {summary['rules']} rules ({counts}), {summary['automata']} automata"
+                   + (", signed" if key is not None else ""), err=target == "-")
+    if artifact.externs:
+        names = ", ".join(f"`{printable(e.name)}`" for e in artifact.externs)
+        click.echo(f"note: extern predicates {names} are recorded by name: the program that loads the "
+                   "artifact binds them", err=True)
     return summary

@@ -7,6 +7,8 @@ import sys
 import click
 
 from policyc.cli import EXIT_INPUT, EXIT_OK
+from policyc.cli import externs as extern_bindings
+from policyc.cli.common import key_option
 
 MODES = ["tolerate", "warn", "block", "soft", "stop"]
 
@@ -22,8 +24,10 @@ MODES = ["tolerate", "warn", "block", "soft", "stop"]
               help="refuse to start when the server's tools do not match the policy's signatures")
 @click.option("--startup-timeout", type=click.FloatRange(min=0.1), default=30.0, show_default=True,
               help="seconds the server has to start and list its tools")
+@extern_bindings.option
+@key_option
 def command(policy: str, server: tuple[str, ...], trace_log: str | None, mode: str | None, strict_tools: bool,
-            startup_timeout: float) -> None:
+            startup_timeout: float, externs: tuple[str, ...], key_file: str | None) -> None:
     """Serve the tools of an MCP server (started with the command after `--`) over standard
     input and output, gating every tool call with POLICY (`.altl`, or the artifact
     `policyc compile` made of it).
@@ -44,14 +48,14 @@ def command(policy: str, server: tuple[str, ...], trace_log: str | None, mode: s
     """
     import anyio
 
-    from policyc.cli.replay import load_monitor
+    from policyc.cli.common import load_monitor
     from policyc.integrations.mcp import GatewayError, serve
 
     if server and server[0] == "--":
         server = server[1:]
     if not server:
         raise click.UsageError("give the MCP server's command after `--`")
-    monitor = load_monitor(policy)
+    monitor = load_monitor(policy, externs, key_file)
 
     def report(checked) -> None:
         for m in checked.mismatches:

@@ -9,7 +9,8 @@ import sys
 import click
 
 from policyc.cli import EXIT_INPUT, EXIT_OK
-from policyc.cli.common import load_checked
+from policyc.cli.common import load_checked, write_output
+from policyc.terminal import printable
 
 
 def pick_rules(policy, rule: str | None) -> list:
@@ -23,7 +24,7 @@ def pick_rules(policy, rule: str | None) -> list:
         best = closest(rule, [r.name for r in policy.rules])
         names = ", ".join(f"`{r.name}`" for r in policy.rules)
         hint = f"did you mean `{best}`?" if best else f"its rules: {names}"
-        click.echo(f"policyc: no rule `{rule}` in the policy ({hint})", err=True)
+        click.echo(f"policyc: no rule `{printable(rule)}` in the policy ({printable(hint)})", err=True)
         raise click.exceptions.Exit(EXIT_INPUT) from None
 
 
@@ -64,7 +65,7 @@ def command(policy: str, rule: str | None, rules_graph: bool, fmt: str | None, o
     if rules_graph:
         from policyc.cli.rule_graph import show_rule_graph
 
-        show_rule_graph(checked, fmt, output, _render)
+        show_rule_graph(checked, fmt, output, _render, inputs=[policy, *checked.sources])
     graphs, skipped = [], []
     for r in pick_rules(checked, rule):
         try:
@@ -72,14 +73,13 @@ def command(policy: str, rule: str | None, rules_graph: bool, fmt: str | None, o
         except NotCompilable as exc:
             skipped.append((r.name, exc.reason))
     for name, reason in skipped:
-        click.echo(f"policyc: rule `{name}` is not compiled: {reason}", err=True)
+        click.echo(f"policyc: rule `{printable(name)}` is not compiled: {printable(reason)}", err=True)
     if not graphs:
         raise click.exceptions.Exit(1)
     text = "".join(graphs) if len(graphs) == 1 else _merge(graphs)
     data = text.encode() if fmt == "dot" else _render(text, fmt)
     if output:
-        with open(output, "wb") as fh:
-            fh.write(data)
+        write_output(output, data, [policy, *checked.sources])
     elif fmt == "png":
         sys.stdout.buffer.write(data)
     else:
@@ -106,6 +106,6 @@ def _render(dot_text: str, fmt: str) -> bytes:
         raise click.exceptions.Exit(EXIT_INPUT)
     done = subprocess.run([program, f"-T{fmt}"], input=dot_text.encode(), capture_output=True, check=False)
     if done.returncode != 0:
-        click.echo(f"policyc: `dot` failed: {done.stderr.decode(errors='replace').strip()}", err=True)
+        click.echo(f"policyc: `dot` failed: {printable(done.stderr.decode(errors='replace').strip())}", err=True)
         raise click.exceptions.Exit(EXIT_INPUT)
     return done.stdout

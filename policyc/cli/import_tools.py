@@ -4,20 +4,20 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import sys
 from pathlib import Path
 
 import click
 
 from policyc.cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK
+from policyc.inputs import InputError, read_input
 
 
 def _read(path: str) -> tuple[str, object] | str:
     """(text, value) of a JSON file, or what is wrong with it."""
     try:
-        data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
-    except OSError as exc:
-        return f"cannot read it: {exc.strerror or exc}"
+        data = read_input(path)  # "-": standard input; within the size cap, never waiting on a FIFO
+    except InputError as exc:
+        return f"it {exc.reason}"
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -7,8 +7,9 @@ import json
 import click
 
 from policyc.cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK
-from policyc.cli.common import policy_files, print_diagnostics, use_color
+from policyc.cli.common import FiniteFloatRange, policy_files, print_diagnostics, use_color
 from policyc.diagnostics import Severity, has_errors, render_github, render_text, summary_line
+from policyc.terminal import printable
 
 _DENY = {"errors": Severity.ERROR, "warnings": Severity.WARNING, "notes": Severity.NOTE}
 
@@ -25,7 +26,7 @@ _DENY = {"errors": Severity.ERROR, "warnings": Severity.WARNING, "notes": Severi
 @click.option("--only", "only", multiple=True, metavar="NAME", help="run only this analysis (code or name)")
 @click.option("--bound", type=click.IntRange(1, 64), default=8, show_default=True,
               help="longest trace the bounded queries consider")
-@click.option("--max-layer-share", type=click.FloatRange(0, 1), default=0.5, show_default=True,
+@click.option("--max-layer-share", type=FiniteFloatRange(0, 1), default=0.5, show_default=True,
               help="weight share above which a layer is said to dominate")
 @click.option("--explain", "explain_code", metavar="CODE", help="describe a finding, with a wrong and a fixed example")
 def command(files, fmt, deny, allowed, only, bound, max_layer_share, explain_code) -> None:
@@ -68,7 +69,7 @@ def command(files, fmt, deny, allowed, only, bound, max_layer_share, explain_cod
             else:
                 print_diagnostics(diagnostics, "text", err=True)
             not_checked.extend(diagnostics)
-            click.echo(f"policyc: `{path}` has errors ({summary_line(diagnostics)}); fix them before linting",
+            click.echo(f"policyc: `{printable(path)}` has errors ({summary_line(diagnostics)}); fix them before linting",
                        err=True)
             failed_input = True
             continue
@@ -83,7 +84,7 @@ def command(files, fmt, deny, allowed, only, bound, max_layer_share, explain_cod
             if diags:
                 click.echo(render_text(diags, color=use_color()), nl=False)
                 click.echo()
-            click.echo(f"{path}: {summary_line(diags) if diags else 'clean'} "
+            click.echo(f"{printable(path)}: {summary_line(diags) if diags else 'clean'} "
                        f"(bounded queries up to {report.bound} calls)")
     if fmt == "json":
         click.echo(json.dumps([r.to_json() for r in reports], indent=2, ensure_ascii=False, default=str))

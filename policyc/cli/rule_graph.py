@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import Sequence
 
 import click
 
 from policyc.cli import EXIT_FINDINGS, EXIT_OK
+from policyc.cli.common import write_output
 
 
 def _quote(text: str) -> str:
@@ -55,7 +57,7 @@ def to_text(graph) -> str:
     return "\n".join(lines) + "\n"
 
 
-def show_rule_graph(policy, fmt: str, output: str | None, render) -> None:
+def show_rule_graph(policy, fmt: str, output: str | None, render, inputs: Sequence[str] = ()) -> None:
     from policyc.lint.rule_graph import rule_graph
 
     graph = rule_graph(policy)
@@ -67,8 +69,7 @@ def show_rule_graph(policy, fmt: str, output: str | None, render) -> None:
         dot = to_dot(graph)
         data = dot.encode() if fmt == "dot" else render(dot, fmt)
     if output:
-        with open(output, "wb") as fh:
-            fh.write(data)
+        write_output(output, data, inputs)  # never over an input; a missing folder is an input error
     elif fmt == "png":
         sys.stdout.buffer.write(data)
     else:

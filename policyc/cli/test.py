@@ -7,6 +7,8 @@ import functools
 import click
 
 from policyc.cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK
+from policyc.cli.common import write_file, write_problem
+from policyc.terminal import printable
 
 
 def _print_suite(suite, quiet: bool, paint, echo=click.echo) -> None:
@@ -74,10 +76,9 @@ def command(files: tuple[str, ...], junit: str | None, quiet: bool) -> None:
             click.echo(xml, nl=False)
         else:
             try:
-                with open(junit, "w", encoding="utf-8") as fh:
-                    fh.write(xml)
+                write_file(junit, xml.encode("utf-8"))
             except OSError as exc:
-                click.echo(f"policyc: cannot write `{junit}`: {exc.strerror or exc}", err=True)
+                click.echo(f"policyc: cannot write `{printable(junit)}`: {write_problem(exc)}", err=True)
                 raise click.exceptions.Exit(EXIT_INPUT) from None
     ran = totals.passed + totals.failed
     summary = f"{totals.passed} passed, {totals.failed} failed"

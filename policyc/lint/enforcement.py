@@ -1,4 +1,4 @@
-"""Unenforceable severities (L0006): `block`, `soft_block` or `stop` on a rule the gate
+"""Unenforceable severities (L0006): `block`, `deny`, `soft_block` or `stop` on a rule the gate
 can never act on.
 
 The gate acts before a call runs, when the trace so far is a bad prefix of the rule

@@ -117,6 +117,8 @@ def render_message(decision: Decision) -> str:
     if decision.action == "block" and decision.severity == "block":
         lines.append("If you are sure this call is needed, repeat exactly the same call as your next action "
                      "to override this warning; otherwise choose a different action.")
+    elif decision.action == "block" and decision.severity == "deny":
+        lines.append("This call is denied: repeating it will not run it; choose a different action.")
     elif decision.action == "block" and decision.severity == "soft_block":
         for rule, n, limit in decision.attempts:
             lines.append(f"Refusal {n} of {limit} for rule `{rule}`: at {limit} the run stops.")

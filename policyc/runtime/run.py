@@ -28,8 +28,11 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from policyc.ir.data import CallArgs, attributes
 from policyc.ir.ops import UNDEF
-from policyc.runtime.calls import RunError, as_args, call_identity, normalise_result
+from policyc.runtime.calls import (
+    MAX_VALUE_DEPTH, RunError, as_args, as_tool, call_identity, normalise_result, too_deep,
+)
 from policyc.runtime.explain import Decision, render_message
+from policyc.runtime.findings import CONFORMANCE, Finding
 from policyc.runtime.enforce import EnforcementState, after_record, enforce
 from policyc.runtime.events import EXECUTED, INSISTED, LISTENED, STOPPED, EnforcementEvent, LayerRow, enforcement_table
 from policyc.runtime.gate import GateState
@@ -76,6 +79,7 @@ class Run:
         `tool` is `"message"` for a message the agent is about to send (`{"text": ...,
         "calls": [the tools it calls]}`); `message_id` names the message a call belongs to.
         An event the policy does not observe is allowed without being judged."""
+        tool = as_tool(tool)
         args = event_args(as_args(args), "assistant", message_id)
         if not self.monitor.observes(tool, "assistant"):
             return Decision("allow", tool, args, len(self.state.seen))
@@ -94,8 +98,7 @@ class Run:
                 decision = Decision("stop", tool, args, step, latched=True)
                 return replace(decision, message=render_message(decision))
             overriding = identity is not None and enf.override == identity
-            findings, undecided = ([], ()) if overriding else \
-                self.monitor.judge(self.state.gate, tool, args, self.state.seen, self.state.context)
+            findings, undecided = ([], ()) if overriding else self._judge(tool, args)
             if findings and identity is None:
                 identity = call_identity(tool, args)
             outcome = enforce(enf, identity, findings, self.mode)
@@ -115,12 +118,24 @@ class Run:
                                 attempts=outcome.attempts, undecided=undecided)
             return replace(decision, message=render_message(decision))
 
+    def _judge(self, tool: str, args: dict) -> tuple[list[Finding], tuple[str, ...]]:
+        if too_deep(args):  # nothing can be read off it safely: refused, and no retry overrides that
+            return [Finding("conformance/too-deep", CONFORMANCE, "conformance", "deny", None,
+                            f"the arguments of `{tool}` nest more than {MAX_VALUE_DEPTH} levels deep")], ()
+        return self.monitor.judge(self.state.gate, tool, args, self.state.seen, self.state.context)
+
     def record(self, tool: str, args: Mapping[str, Any] | None = None, result: Any = UNDEF, *,
                actor: str = "assistant", message_id: str | None = None, error: bool = False) -> None:
         """Add a call that ran, with its result, to the run: the agent's (whether it failed:
         `error`), or one the user made on their side (`actor="user"`); `tool` is `"message"`
-        for a message sent (by the agent or the user), its args `{"text": ...}`."""
+        for a message sent (by the agent or the user), its args `{"text": ...}`. Arguments or a
+        result (other than text) nested deeper than MAX_VALUE_DEPTH levels are a RunError."""
+        tool = as_tool(tool)
         args = event_args(as_args(args), actor, message_id, error)
+        for what, value in (("arguments", args), ("result", result)):
+            if too_deep(value):
+                raise RunError(f"the {what} of `{tool}` nest more than {MAX_VALUE_DEPTH} levels deep; "
+                               "record a shallower value (such as its text)")
         if actor != "assistant":
             with self._lock:
                 self._check_open("record an event")

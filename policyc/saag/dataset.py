@@ -28,6 +28,8 @@ import ast
 import json
 from dataclasses import dataclass, replace
 from pathlib import Path
+
+from policyc.inputs import InputError, read_input
 from typing import Any, Iterator, Mapping
 
 from policyc.ir.types import ToolSignature
@@ -281,8 +283,11 @@ def iter_records(path: str | Path) -> Iterator[Record | DatasetError]:
     """The records of a JSON array or JSONL file; a malformed one is yielded as its error."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        text = read_input(str(path)).decode("utf-8")  # within the size cap, never waiting on a FIFO
+    except InputError as exc:
+        yield DatasetError(str(path), "", exc.reason)
+        return
+    except UnicodeDecodeError as exc:
         yield DatasetError(str(path), "", f"cannot be read ({type(exc).__name__}: {exc})")
         return
     stripped = text.lstrip()
@@ -327,8 +332,10 @@ def read_predictions(path: str | Path) -> tuple[dict[str, Any], list[DatasetErro
     errors: list[DatasetError] = []
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        text = read_input(str(path)).decode("utf-8")
+    except InputError as exc:
+        return found, [DatasetError(str(path), "", exc.reason)]
+    except UnicodeDecodeError as exc:
         return found, [DatasetError(str(path), "", f"cannot be read ({type(exc).__name__}: {exc})")]
     if text.lstrip().startswith("["):
         try:

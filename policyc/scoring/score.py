@@ -3,7 +3,8 @@
     C(τ, G_P) = 1 − Σ_{violated} w_i / Σ_{all} w_i
 
 A policy without rules scores 1. A rule that cannot be evaluated (an extern predicate without
-a binding, or one that raised) counts as violated and says why in `error`.
+a binding, or one that raised) counts as violated and says why in `error`. Extern predicates
+are bound only by the caller (`externs=`): the scorer never imports what a policy names.
 
 The scorer is handed the policy's compiled tables (`policyc.tables.CompiledPolicy`, made by
 `policyc.automata.compile_policy` or read from an artifact): a rule with a table is decided
@@ -21,7 +22,6 @@ the others by the reference evaluator, a violation then placed at the end of the
 
 from __future__ import annotations
 
-import importlib
 from typing import Callable, Iterable, Mapping
 
 from policyc.grounding import BUILTIN_EXTRACTORS, EXTRACTOR_KEY, Extractor, with_extractor
@@ -30,6 +30,7 @@ from policyc.ir.policy import Policy, Rule
 from policyc.recursion import deep_recursion
 from policyc.scoring.certain import certain_prefix
 from policyc.scoring.details import describe
+from policyc.scoring.externs import bind_externs
 from policyc.scoring.models import (
     ConstraintResult,
     CorpusReport,
@@ -48,20 +49,6 @@ from policyc.trace.errors import TraceError
 from policyc.trace.model import Trace
 
 Externs = Mapping[str, Callable[..., object]]
-
-
-def resolve_externs(policy: Policy) -> dict[str, Callable[..., object]]:
-    """The Python functions the policy's extern predicates are bound to (those that import)."""
-    out = {}
-    for name, extern in policy.externs.items():
-        module_name, _, attr = (extern.binding or "").partition(":")
-        try:
-            fn = getattr(importlib.import_module(module_name), attr, None) if module_name and attr else None
-        except Exception:  # noqa: BLE001 - a user's module failing to import: the rule reports it
-            fn = None
-        if callable(fn):
-            out[name] = fn
-    return out
 
 
 def score_rule(rule: Rule, trace: Trace, engine: PositionEvaluator, compiled: CompiledPolicy) -> ConstraintResult:
@@ -89,13 +76,13 @@ def score_rule(rule: Rule, trace: Trace, engine: PositionEvaluator, compiled: Co
 
 
 def bindings(policy: Policy, externs: Externs | None = None, extractor: Extractor | None = None) -> dict:
-    """What a policy is evaluated with: its extern predicates' functions (the given ones, by
-    default their `from` bindings) and the entity extractor (the given one, or the built-in
-    one the policy names)."""
-    bound = resolve_externs(policy) if externs is None else dict(externs)
-    if extractor is None:
-        extractor = bound.get(EXTRACTOR_KEY) or BUILTIN_EXTRACTORS[policy.grounding]
-    return with_extractor(bound, extractor)
+    """What a policy is evaluated with: its extern predicates' functions (the given ones,
+    checked against the policy) and the entity extractor (the given one, one that travels
+    with bindings already made, or the built-in one the policy names)."""
+    given = dict(externs or {})
+    carried = given.pop(EXTRACTOR_KEY, None)
+    bound = bind_externs(policy.externs, given)
+    return with_extractor(bound, extractor or carried or BUILTIN_EXTRACTORS[policy.grounding])
 
 
 @deep_recursion()
@@ -103,10 +90,12 @@ def score_trace(compiled: CompiledPolicy, trace: Trace, *, externs: Externs | No
                 extractor: Extractor | None = None) -> TraceReport:
     """The compliance report of one complete trace against a compiled policy.
 
-    `externs` binds extern predicates to Python functions (by default, their `from` bindings).
-    `extractor` finds the entities of `entities(...)` and matches `outputs` (by default, the
-    built-in one the policy names with `grounding`; see `policyc.grounding`). The trace is read
-    as the policy's view of it: the agent's calls, plus the events the policy observes.
+    `externs` binds extern predicates to Python functions (`policyc.scoring.externs`); an
+    extern left unbound makes the rules that use it unevaluable (violated, with the reason).
+    Nothing is imported: a policy's `from "module:function"` is only a name. `extractor`
+    finds the entities of `entities(...)` and matches `outputs` (by default, the built-in one
+    the policy names with `grounding`; see `policyc.grounding`). The trace is read as the
+    policy's view of it: the agent's calls, plus the events the policy observes.
     """
     if not isinstance(compiled, CompiledPolicy):
         raise TypeError("score_trace takes a compiled policy: policyc.automata.compile_policy(policy), "

@@ -40,11 +40,13 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
 from policyc.ir import nodes as n
-from policyc.ir.data import DataEnv, eval_term
+from policyc.ir.closures import compile_term
+from policyc.ir.data import DataEnv
 from policyc.ir import ops
 from policyc.ir.ops import UNDEF, get_field, truthy
 from policyc.tables.atoms import reads_result
 from policyc.tables.dfa import SATISFIED, VIOLATED, DfaTable
+from policyc.tables.shape import TableError, check_int, field, read_bool, read_list
 
 OTHER = "\0other"   # the tool key of a call no rule mentions
 UNTRACKED = -1      # a rule whose automaton was given a letter it cannot read
@@ -70,9 +72,16 @@ class JointLetters:
                 "exact": self.exact}
 
     @classmethod
-    def from_json(cls, data: dict) -> "JointLetters":
-        masks = data.get("masks")
-        return cls(tuple(data["atoms"]), None if masks is None else tuple(int(m) for m in masks), bool(data["exact"]))
+    def from_json(cls, data: dict, where: str = "joint") -> "JointLetters":
+        """Read and check (`TableError` naming the field): atom keys are strings, each mask fits them."""
+        atoms = read_list(data, "atoms", where)
+        if not all(isinstance(a, str) for a in atoms):
+            raise TableError(f"{where}.atoms: must be structural keys (strings)")
+        masks = field(data, "masks", where)
+        if masks is not None and not isinstance(masks, list):
+            raise TableError(f"{where}.masks: must be a list or null")
+        return cls(tuple(atoms), None if masks is None else tuple(check_int(m, f"{where}.masks", 0, 1 << len(atoms))
+                                                                 for m in masks), read_bool(data, "exact", where))
 
 
 def tool_atoms(tables: Sequence[DfaTable]) -> dict[str, tuple[n.Term, ...]]:
@@ -245,10 +254,10 @@ class JointSpace:
                     except (TypeError, ValueError, OverflowError, RecursionError):
                         return False  # as the evaluator: an operation that fails is ⊥, not true
                 return compare_input
-        externs = self.externs
+        env, compiled = DataEnv({}, None, UNDEF, None, self.externs), compile_term(atom)
 
         def evaluate(args, result):
-            return truthy(eval_term(atom, DataEnv({}, args, result, None, externs)))
+            return truthy(compiled(env, args, result))
         return evaluate
 
     def letter(self, rule: int, key: str, mask: int) -> int | None:

@@ -41,6 +41,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from policyc.inputs import InputError, read_input
+
 SUFFIX = ".tests.toml"
 LABELS = ("FULL", "PARTIAL", "NONE")
 _KEYS = {"name", "calls", "trace", "record", "input-format", "pass", "fail", "violated_at", "vacuous", "score",
@@ -105,11 +107,11 @@ def tests_file_for(policy: str) -> str:
 
 def read_tests(path: str) -> tuple[TestSuite | None, list[TestProblem]]:
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None, [TestProblem(path, None, "no such file")]
-    except (OSError, UnicodeDecodeError) as exc:
-        return None, [TestProblem(path, None, f"cannot read the file ({getattr(exc, 'strerror', None) or exc})")]
+        text = read_input(path).decode("utf-8")  # within the size cap, never waiting on a FIFO
+    except InputError as exc:
+        return None, [TestProblem(path, None, "no such file" if exc.reason == "does not exist" else exc.reason)]
+    except UnicodeDecodeError as exc:
+        return None, [TestProblem(path, None, f"cannot read the file ({exc})")]
     return parse_tests(text, path)
 
 

@@ -24,11 +24,11 @@ element, and every other record is read.
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
+from policyc.inputs import InputError, read_input
 from policyc.trace.errors import RecordProblem, TraceError, field_path
 from policyc.trace.formats import detect_format, parse_trace, split_records
 from policyc.trace.jsontext import LineIndex, array_elements, bad_byte, decode, line_of, locate, member, where
@@ -93,24 +93,18 @@ def _expand(paths: Iterable[str | Path]) -> Iterator[str]:
 
 
 def _read(path: str) -> str:
-    """The text of a file; bytes that are not UTF-8 are kept as surrogates, so that only
-    the records holding them are reported (`jsontext.bad_byte`)."""
-    if path == "-":
-        stream = getattr(sys.stdin, "buffer", None)
-        if stream is None:
-            return sys.stdin.read()
-        data = stream.read()
-    else:
-        data = Path(path).read_bytes()
-    return data.decode("utf-8", errors="surrogateescape")
+    """The file's text, read within the input size cap without hanging (`policyc.inputs`);
+    bytes that are not UTF-8 are kept as surrogates, so that only the records holding them are
+    reported (`jsontext.bad_byte`)."""
+    return read_input(path).decode("utf-8", errors="surrogateescape")
 
 
 def _raw_records(path: str) -> Iterator[_Raw | TraceError]:
     name = "<stdin>" if path == "-" else path
     try:
         text = _read(path)
-    except FileNotFoundError:
-        yield TraceError(name, None, None, "no such file")
+    except InputError as exc:
+        yield TraceError(name, None, None, exc.reason)
         return
     except OSError as exc:
         yield TraceError(name, None, None, f"cannot read the file ({exc.strerror or exc})")

@@ -28,7 +28,7 @@ def parse_result(value: Any) -> Any:
         if text[:1] in ("{", "[") or text in ("true", "false", "null"):
             try:
                 parsed = json.loads(text)
-            except (ValueError, RecursionError):  # JSONDecodeError is a ValueError
+            except (ValueError, RecursionError):  # not JSON, a number of thousands of digits, too deep
                 return value
             return value if too_deep(parsed) else parsed
     return value

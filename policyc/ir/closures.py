@@ -1,4 +1,4 @@
-"""Data terms compiled to Python closures, for the linear engine's event guards.
+"""Data terms compiled to Python closures, for the engines' event guards and the gate's letters.
 
 `compile_term(t)(env, args, result)` is `eval_term(t, env.at_call(args, result))` (or
 `eval_term(t, env)` when args is None), without walking the term or building an environment
