@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from automata_strategies import POOL, formula, quantified
+from generators import LETTERS, formulas, quantified
 from policyc.artifact.build import build_artifact
 from policyc.automata import compile_policy
 from policyc.cli import cli
@@ -24,14 +24,14 @@ from policyc.scoring import score_trace
 from policyc.semantics import Evaluator, PositionEvaluator
 from policyc.trace import Trace
 
-SHORT_TRACES = st.lists(st.sampled_from(POOL), max_size=1).map(lambda calls: Trace.of(*calls))
+SHORT_TRACES = st.lists(st.sampled_from(LETTERS.pool), max_size=1).map(lambda calls: Trace.of(*calls))
 #: Rule shapes whose vacuity the scorer reads off the trace (`always (t -> c)`, `a R (t -> c)`),
 #: around random formulas with every future and past operator, strong and weak, and quantifiers.
 RULES = st.one_of(
-    formula(3),
-    quantified(2),
-    st.tuples(formula(2), formula(2)).map(lambda p: b.always(b.implies(p[0], p[1]))),
-    st.tuples(formula(1), formula(2), formula(2)).map(lambda p: b.release(p[0], b.implies(p[1], p[2]))),
+    formulas(LETTERS, 3),
+    quantified(LETTERS, 2),
+    st.tuples(formulas(LETTERS, 2), formulas(LETTERS, 2)).map(lambda p: b.always(b.implies(p[0], p[1]))),
+    st.tuples(formulas(LETTERS, 1), formulas(LETTERS, 2), formulas(LETTERS, 2)).map(lambda p: b.release(p[0], b.implies(p[1], p[2]))),
 )
 
 

@@ -288,3 +288,31 @@ def test_context_is_optional_settable_and_survives_a_snapshot():
     assert restored.propose("search", {"query": "birds"}).action == "block"
     with pytest.raises(TypeError, match="as text"):
         run.set_context(["not", "text"])
+
+
+# ------------------------------------------------------------------ the gate's fast path
+
+_SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.floats(allow_nan=False, width=16),
+                     st.sampled_from(["", "x", "Paris"]))
+_VALUES = st.recursive(_SCALARS, lambda inner: st.one_of(st.lists(inner, max_size=2),
+                                                           st.dictionaries(st.sampled_from("ab"), inner, max_size=2)),
+                       max_leaves=4)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(["search", "book", "serch", "nothing"]),
+       st.dictionaries(st.sampled_from(["query", "limit", "city", "nights", "flag", "qery"]), _VALUES, max_size=4))
+def test_the_gates_fast_path_agrees_with_the_cascade(tool, args):
+    """A call the gate lets through without the cascade is one the cascade passes."""
+    from policyc.ir.policy import Policy
+    from policyc.ir.types import BOOL, FLOAT, INT, STR, ListT, OptionalT, Param, ToolSignature
+    from policyc.runtime.conformance import ConformanceChecker
+
+    tools = {"search": ToolSignature("search", (Param("query", STR), Param("limit", OptionalT(INT))), ListT(STR)),
+             "book": ToolSignature("book", (Param("city", STR), Param("nights", FLOAT), Param("flag", OptionalT(BOOL))),
+                                   STR)}
+    checker = ConformanceChecker(Policy("p", None, tools, ()))
+    slow = assess(tool, args, tools, None)
+    if checker.conforms(tool, args):
+        assert slow.passed, (tool, args, slow.problems)
+    assert (checker.check(tool, args) == []) == slow.passed

@@ -66,7 +66,7 @@ class Gate:
         """The state after an executed call (slice runs are stepped in place)."""
         state.jid = self.product.advance(state.jid, tool, args, result)
         for (_, rule), run in zip(self.sliced, state.runs):
-            rule.advance(run, tool, args, result)
+            rule.advance(run, tool, args, result)  # a no-op for a call that cannot move the rule
         return state
 
     def dump_state(self, state: GateState) -> dict:
@@ -113,6 +113,8 @@ class Gate:
         findings = list(plain)
         final = tool in self.terminal
         for (info, rule), run in zip(self.sliced, state.runs):
+            if not final and rule.moved_by is not None and tool not in rule.moved_by:
+                continue  # the call leaves the rule where it is: it cannot newly break it
             if run.verdict() == VIOLATED:
                 continue  # lost before this call: not its doing
             verdicts, accepting = rule.outcomes(run, tool, args)
