@@ -15,7 +15,6 @@ not values taken from the request, so they are not grounded here (the policy's g
 rules judge answers).
 
 >>> from policyc.ir.policy import Policy
-from policyc.ir.types import value_problems
 >>> from policyc.ir.types import STR, Param, ToolSignature
 >>> p = Policy("p", None, {"search": ToolSignature("search", (Param("query", STR),), STR)}, ())
 >>> (f,) = ConformanceChecker(p).check("serch", {})
