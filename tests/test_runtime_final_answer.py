@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from policyc.runtime.judge_evaluator import decided_by_final_call
+from policyc.runtime.judge_final import decided_by_final_call
 from policyc.semantics import evaluate
 from policyc.trace import Trace
 from runtime_helpers import monitor_of

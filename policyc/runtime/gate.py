@@ -4,8 +4,9 @@ The compiled rules of an artifact come in two kinds. A rule that is one automato
 rules) joins the product of `policyc.runtime.judge_product`: exact verdicts per call, conflicts
 between rules, guidance. A rule with quantified parts (parametric slicing) is stepped by its
 own slice run and judged per value (`policyc.runtime.judge_sliced`). Rules the automata cannot
-compile are decided when a final answer is proposed, if they can be then
-(`policyc.runtime.judge_evaluator`), and scored when the run finishes.
+compile are decided by the reference evaluator at the proposals that settle them, listed on
+the decision as undecided at the others (`policyc.runtime.judge_final`), and scored when the
+run finishes.
 
 A run's gate state is a `GateState`: the product's joint state and the slice runs.
 """
@@ -15,7 +16,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from policyc.runtime.findings import OWED, VIOLATION, Finding, GatedRule
-from policyc.runtime.judge_evaluator import EvaluatorJudge
+from policyc.runtime.judge_final import FinalAnswerJudge
 from policyc.runtime.judge_product import ProductJudge
 from policyc.runtime.judge_sliced import SlicedJudge
 from policyc.tables.dfa import VIOLATED
@@ -53,7 +54,7 @@ class Gate:
             else:
                 self.sliced.append((info, SlicedJudge(table, externs)))
         self.terminal = policy.terminal_tools
-        self.evaluator = EvaluatorJudge(uncompiled, policy, externs) if uncompiled else None
+        self.final = FinalAnswerJudge(uncompiled, policy, externs) if uncompiled else None
         self.product = ProductJudge(plain_rules, plain_tables, policy.tools, self.terminal, externs, compiled.joint)
         self.rules = plain_rules + [info for info, _ in self.sliced]
 
@@ -126,10 +127,10 @@ class Gate:
                 findings.append(Finding(info.name, OWED, info.layer, info.severity, info.limit,
                                         f"ending the run with `{tool}` now leaves it unsatisfied", (),
                                         info.message))
-        if self.evaluator is not None:
-            findings.extend(self.evaluator.judge_final(calls, tool, args, request) if final
-                            else self.evaluator.judge(calls, tool, args, request))
-            undecided = tuple(undecided) + self.evaluator.undecided(calls, tool, args)
+        if self.final is not None:
+            findings.extend(self.final.judge_final(calls, tool, args, request) if final
+                            else self.final.judge(calls, tool, args, request))
+            undecided = tuple(undecided) + self.final.undecided(calls, tool, args)
         return findings, undecided
 
     # ------------------------------------------------------------ guidance

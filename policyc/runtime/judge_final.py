@@ -20,7 +20,7 @@ call, and says what it cannot:
 >>> from policyc.runtime.monitor import Monitor
 >>> from policyc.trace.model import Call
 >>> policy = Monitor(compile_file("examples/code_qa.altl")).policy    # its rule `grounded`
->>> rules = EvaluatorJudge([GatedRule("grounded", "L6", "warn", None, None)], policy)
+>>> rules = FinalAnswerJudge([GatedRule("grounded", "L6", "warn", None, None)], policy)
 >>> read = Call("read_file", {"path": "a.py"}, {"a.py": "def parse_args(): pass"}, 0)
 >>> [f.rule for f in rules.judge_final((read,), "final_answer", {"answer": "call parse_args()"})]
 []
@@ -43,7 +43,7 @@ from policyc.runtime.findings import OWED, VIOLATION, Finding, GatedRule
 from policyc.trace.model import Call, Trace
 
 
-class EvaluatorJudge:
+class FinalAnswerJudge:
     """The uncompiled rules of a policy, judged by the evaluator where a proposal decides them."""
 
     def __init__(self, rules: list[GatedRule], policy: Policy,
