@@ -93,6 +93,7 @@ def compile_one(policy: str, target: str, fmt: str, key: bytes | None = None) ->
     else:
         write_output(target, (dump_artifact(artifact) + "\n").encode("utf-8"), [policy, *checked.sources])
     classes = Counter(r.rule_class for r in artifact.rules)
+    limits = joint_limits(artifact)
     summary = {
         "artifact": target,
         "policy": artifact.policy.name,
@@ -103,13 +104,33 @@ def compile_one(policy: str, target: str, fmt: str, key: bytes | None = None) ->
         "signed": artifact.signature is not None,
         "source_hash": artifact.source_hash,
         "content_hash": artifact.content_hash,
+        "not_decided_jointly": limits,
     }
     if fmt == "text":
         counts = ", ".join(f"{n} {k}" for k, n in summary["classes"].items())
         click.echo(f"{printable(target)}: {summary['rules']} rules ({counts}), {summary['automata']} automata"
                    + (", signed" if key is not None else ""), err=target == "-")
+    for tool in limits["tools_over_budget"]:
+        click.echo(f"note: the guards on `{printable(tool)}` combine in more ways than the compiler enumerates: "
+                   "a conflict among the rules guarding it is reported as undecided, not refused", err=True)
+    for tool in limits["tools_not_understood"]:
+        click.echo(f"note: the solver cannot see into some guards on `{printable(tool)}` (extern predicates, "
+                   "membership, arithmetic): a conflict that needs them is reported as undecided", err=True)
+    if limits["per_value_rules"]:
+        names = ", ".join(f"`{printable(n)}`" for n in limits["per_value_rules"])
+        click.echo(f"note: {names} judge each value apart: their conflicts with other rules are found when the "
+                   "run ends, not call by call", err=True)
     if artifact.externs:
         names = ", ".join(f"`{printable(e.name)}`" for e in artifact.externs)
         click.echo(f"note: extern predicates {names} are recorded by name: the program that loads the "
                    "artifact binds them", err=True)
     return summary
+
+
+def joint_limits(artifact) -> dict[str, list[str]]:
+    """What the gate's joint conflict search cannot settle for this artifact, said at compile time."""
+    over = sorted(t for t, j in artifact.joint.items() if j.get("masks") is None)
+    vague = sorted(t for t, j in artifact.joint.items() if j.get("masks") is not None and not j.get("exact"))
+    per_value = [r.name for r in artifact.rules if r.automaton is not None
+                 and any("slice" in part for part in artifact.automata[r.automaton]["rule"]["parts"])]
+    return {"tools_over_budget": over, "tools_not_understood": vague, "per_value_rules": per_value}

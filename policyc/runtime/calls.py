@@ -52,6 +52,7 @@ def as_args(args: Mapping[str, Any] | None) -> dict[str, Any]:
 #: Arguments and results may nest at most this deep (lists and objects): deeper ones cannot be
 #: judged (a proposal is refused) or recorded (RunError).
 MAX_VALUE_DEPTH = 100
+_SCALARS = frozenset((str, int, float, bool, type(None)))
 
 
 def too_deep(value: Any, limit: int = MAX_VALUE_DEPTH) -> bool:
@@ -59,7 +60,10 @@ def too_deep(value: Any, limit: int = MAX_VALUE_DEPTH) -> bool:
     stack = [(value, 0)]
     while stack:
         item, depth = stack.pop()
-        if isinstance(item, Mapping):
+        kind = type(item)
+        if kind in _SCALARS:
+            continue  # most values: nothing below them (checked before the costly ABC test)
+        if kind is dict or kind is not list and kind is not tuple and isinstance(item, Mapping):
             children = list(item.values())
         elif isinstance(item, (list, tuple)):
             children = list(item)
