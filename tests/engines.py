@@ -31,6 +31,7 @@ from policyc.artifact.build import build_artifact
 from policyc.artifact.io import dump_artifact, parse_artifact
 from policyc.automata import NotCompilable, RuleTable, compile_policy, compile_rule
 from policyc.ir import nodes as n
+from policyc.ir.data import DEFAULT_ATTRIBUTES, attributes
 from policyc.ir.ops import UNDEF
 from policyc.ir.types import ANY, ToolSignature
 from policyc.runtime import Monitor, Run
@@ -68,10 +69,17 @@ class EngineError(AssertionError):
     """An engine gave an answer that cannot be right whatever the reference says."""
 
 
+def _attributes(args) -> tuple:
+    """An event's attributes, in a memo key, when they are not the defaults (`repr` of the
+    arguments does not show them)."""
+    carried = attributes(args)
+    return () if carried == DEFAULT_ATTRIBUTES else (tuple(sorted(carried.items())),)
+
+
 def trace_key(trace: Trace) -> tuple:
     """A memo key for a trace. `repr` tells value types apart (1, 1.0 and true differ); equal
     values written in another key order get another key, which only costs a memo miss."""
-    calls = tuple((c.name, repr(c.args), repr(c.result)) for c in trace.calls)
+    calls = tuple((c.name, repr(c.args), repr(c.result)) + _attributes(c.args) for c in trace.calls)
     return (calls, repr(trace.metrics)) if trace.metrics else calls
 
 
@@ -107,7 +115,7 @@ class ReferenceEngine(_Declines):
 
     def holds_on(self, formula: n.Formula, calls) -> bool:
         """The same, for a list of (tool, args, result) tuples (results UNDEF when absent)."""
-        key = (formula, tuple((tool, repr(args), repr(result)) for tool, args, result in calls))
+        key = (formula, tuple((tool, repr(args), repr(result)) + _attributes(args) for tool, args, result in calls))
         found = self._memo.get(key)
         if found is None:
             found = self._memo[key] = evaluate(formula, Trace.of(*calls))
@@ -219,7 +227,8 @@ class RuntimeEngine(_Declines):
         for call in trace.calls:
             if run.ended:
                 return self.decline("a call after a terminal call")
-            run.record(call.name, call.args, call.result)
+            run.record(call.name, call.args, call.result, actor=call.actor, message_id=call.message_id,
+                       error=call.error)
             if after_each is not None:
                 after_each(run)
         if trace_key(run.trace) != trace_key(trace):

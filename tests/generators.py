@@ -32,6 +32,7 @@ from hypothesis import strategies as st
 
 from policyc.ir import build as b
 from policyc.ir import nodes as n
+from policyc.ir.data import CallArgs
 from policyc.ir.ops import UNDEF
 from policyc.ir.policy import Policy, Rule, Severity
 from policyc.ir.types import (
@@ -81,6 +82,10 @@ def _letters_guards(tool: str, v: n.Term | None) -> tuple[n.Term, ...]:
     x = b.arg("x")
     out = tuple(b.op(o, x, b.lit(k)) for o in COMPARISONS for k in CONSTANTS)
     out += tuple(b.op("eq", b.result(), b.lit(k)) for k in (0, 1))
+    # the event's attributes: its message (known with the arguments), whether it failed
+    # (known, like the result, only once the call ran), who made it (always the agent here)
+    out += (b.attr("error"), b.op("eq", b.attr("message_id"), b.lit("m1")),
+            b.op("eq", b.attr("actor"), b.lit("assistant")))
     if v is not None:
         out += (b.op("eq", x, v), b.op("ne", x, v), b.op("eq", b.result(), v))
     return out
@@ -88,7 +93,10 @@ def _letters_guards(tool: str, v: n.Term | None) -> tuple[n.Term, ...]:
 
 LETTER_TOOLS = ("a", "b", "c", "d")
 LETTERS_POOL = tuple((tool, {} if x is None else {"x": x}, r)
-                     for tool in LETTER_TOOLS + ("e",) for x in (-1, 0, 1, 2, 3, None) for r in (0, 1, 2, UNDEF))
+                     for tool in LETTER_TOOLS + ("e",) for x in (-1, 0, 1, 2, 3, None) for r in (0, 1, 2, UNDEF)) + tuple(
+    (tool, CallArgs({"x": x}, attrs), r)  # calls that failed, or that a message made
+    for tool in LETTER_TOOLS + ("e",) for x in (0, 1) for r in (0, UNDEF)
+    for attrs in ({"error": True}, {"message_id": "m1"}))
 
 LETTERS = Vocabulary(
     name="letters",
@@ -111,14 +119,15 @@ def _agent_guards(tool: str, v: n.Term | None) -> tuple[n.Term, ...]:
         return ()
     ok = b.field(b.result(), "ok")
     out = (b.op("eq", b.arg("n"), b.lit(1)), b.op("gt", b.arg("n"), b.lit(1)),
-           b.op("eq", ok, b.lit(True)), b.op("eq", ok, b.lit(False)))
+           b.op("eq", ok, b.lit(True)), b.op("eq", ok, b.lit(False)), b.attr("error"))
     return out + ((b.op("eq", b.arg("n"), v),) if v is not None else ())
 
 
 OUTCOME = RecordT("Outcome", (("ok", BOOL),))
 AGENT_TOOLS = {name: ToolSignature(name, (Param("n", OptionalT(INT)),), OUTCOME) for name in "abc"}
 AGENT_TOOLS["done"] = ToolSignature("done", (Param("answer", OptionalT(STR)),), OUTCOME, terminal=True)
-AGENT_POOL = tuple((t, {"n": k}, {"ok": ok}) for t in "abc" for k in (1, 2) for ok in (True, False))
+AGENT_POOL = tuple((t, {"n": k}, {"ok": ok}) for t in "abc" for k in (1, 2) for ok in (True, False)) + tuple(
+    (t, CallArgs({"n": 1}, {"error": True}), {"ok": False}) for t in "abc")  # calls that failed
 AGENT_FINALS = tuple(("done", {}, {"ok": ok}) for ok in (True, False))
 
 AGENT = Vocabulary(
@@ -419,7 +428,10 @@ def continuations(vocab: Vocabulary, length: int, final_last: bool) -> Iterator[
 VALUES = st.one_of(st.none(), st.booleans(), st.integers(-2, 3), st.sampled_from([0.0, 2.5, "a", "ab", ""]),
                    st.lists(st.integers(0, 2), max_size=3), st.just({"n": 1, "s": "a"}))
 _TERM_LEAVES = st.one_of(VALUES.map(b.lit), st.sampled_from([
-    b.arg("x"), b.arg("missing"), b.result(), b.var("v"), b.field(b.result(), "n"), b.index(b.arg("x"), b.lit(0))]))
+    b.arg("x"), b.arg("missing"), b.result(), b.var("v"), b.field(b.result(), "n"), b.index(b.arg("x"), b.lit(0)),
+    b.attr("actor"), b.attr("error"), b.attr("message_id")]))
+#: The attributes an event may carry with its arguments.
+ATTRIBUTES = st.sampled_from([{}, {"actor": "user"}, {"error": True}, {"message_id": "m1"}])
 BINARY_OPS = ["eq", "ne", "lt", "le", "gt", "ge", "in", "add", "sub", "mul", "div", "mod", "min", "max",
               "contains", "startswith", "endswith"]
 

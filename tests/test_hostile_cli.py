@@ -254,7 +254,7 @@ def argv(draw, files):
             words += [draw(pool) for _ in range(count)]
         elif draw(st.integers(0, 3)) == 0:
             flag = draw(st.sampled_from(param.opts))
-            if flag in ("-o", "--output"):
+            if flag in ("-o", "--output", "--junit"):  # options that name a file to write
                 words += [flag, draw(st.sampled_from([files["out"], files["missing"], files.get("fifo", files["out"]),
                                                       files["policy"], files["folder"]]))]
             elif getattr(param, "is_flag", False):

@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from engines import ReferenceEngine, some_continuation_satisfies
 from generators import AGENT, NIGHTLY, calls as traces, continuations, policies
 from policyc.artifact.build import build_artifact
+from policyc.ir.data import CallArgs, attributes
 from policyc.runtime import Monitor
 
 #: Policies per property: moderate in CI, many more with POLICYC_NIGHTLY=1.
@@ -30,6 +31,11 @@ FINALS = AGENT.finals
 def reference() -> ReferenceEngine:
     """The evaluator, its memo shared by this module's examples (brute force repeats itself)."""
     return ReferenceEngine()
+
+
+def failed(args) -> bool:
+    """Whether a call of the pool failed (its arguments carry the flag)."""
+    return bool(attributes(args)["error"])
 
 
 def monitor_for(policy) -> Monitor:
@@ -58,7 +64,7 @@ def test_automata_agree_with_the_evaluator_on_every_prefix(reference, policy, ca
             assert verdicts[name][1] == reference.holds_on(policy.rules[i].formula, calls[:k]), (policy.rules[i], k)
         if k < len(calls):
             tool, args, result = calls[k]
-            run.record(tool, args, result)
+            run.record(tool, args, result, error=failed(args))
 
 
 @SETTINGS
@@ -68,7 +74,7 @@ def test_the_report_equals_the_evaluator(reference, policy, calls):
     run = monitor.start(mode="tolerate")
     for tool, args, result in calls:
         assert run.propose(tool, args).executes
-        run.record(tool, args, result)
+        run.record(tool, args, result, error=failed(args))
     report = run.finish()
     verdicts = _verdicts(report)
     assert verdicts == {r.name: reference.holds_on(r.formula, calls) for r in policy.rules}
@@ -90,7 +96,9 @@ def test_refusals_are_exact(reference, policy, calls):
         decision = run.propose(tool, args)
         found = {f.rule: f for f in decision.findings}
         final = tool == "done"
-        outcomes = [(tool, args, r) for r in ({"ok": True}, {"ok": False})]
+        # what the call may turn out to be once it ran: its result, and whether it failed
+        outcomes = [(tool, CallArgs(args, {"error": True}) if e else dict(args), r)
+                    for r in ({"ok": True}, {"ok": False}) for e in (False, True)]
         for name, (i, g) in gated.items():
             formula = policy.rules[i].formula
             lost_before = not satisfiable(reference, [formula], prefix, BOUND + 1, final_last=False)
@@ -115,5 +123,5 @@ def test_refusals_are_exact(reference, policy, calls):
                                for o in outcomes), (f.rules, prefix, call)
         if final:
             break
-        run.record(tool, args, result)
+        run.record(tool, args, result, error=failed(args))
         prefix.append(call)

@@ -116,7 +116,7 @@ DETAILS = [
     ("always (a -> once b)", "a b", "Does not hold at call #1 (`a`)."),
     ("always (a -> once b)", "c", "Holds vacuously: `a` never occurred."),
     ("response(a, b)", "a c", "Does not hold at call #1 (`a`)."),
-    ("always (a(x: v) -> once b(x: v))", "b:1 a:2", "Does not hold for v = 2 (first at call #2, `a`)."),
+    ("always (a(x: v) -> once b(x: v))", "b:1 a:2", "Does not hold for v = 2 at call #2 (`a`)."),
     ("a until b", "a b", "Satisfied."),
     ("a until b", "a c", "Not satisfied by the complete trace (2 call(s))."),
 ]
@@ -280,5 +280,5 @@ def test_generic_details_say_when_the_violation_became_certain(detail_policy):
     policy, bodies = detail_policy
     (result,) = [c for c in score_trace(compile_policy(policy), trace_of("c a b")).constraints
                  if c.name == f"r{bodies.index('a until b')}"]
-    assert (result.violated_at, result.detail) == (1, "Violated once call #1 happened: no continuation can "
+    assert (result.violated_at, result.detail) == (1, "Violated once call #1 (`c`) happened: no continuation can "
                                                       "satisfy it.")

@@ -7,7 +7,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generators import LETTERS, NIGHTLY, TERMS, VALUES, formulas, traces
+from generators import ATTRIBUTES, LETTERS, NIGHTLY, TERMS, VALUES, formulas, traces
 from policyc.semantics import Evaluator, PositionEvaluator
 
 EXAMPLES = 1000 if NIGHTLY else 150
@@ -27,14 +27,15 @@ def test_engines_agree_at_every_position(phi, trace, v):
 
 
 @settings(max_examples=EXAMPLES * 2, deadline=None)
-@given(term=TERMS, x=VALUES, result=VALUES, v=VALUES)
-def test_compiled_terms_evaluate_like_eval_term(term, x, result, v):
-    from policyc.ir.data import DataEnv, eval_term
+@given(term=TERMS, x=VALUES, result=VALUES, v=VALUES, attrs=ATTRIBUTES)
+def test_compiled_terms_evaluate_like_eval_term(term, x, result, v, attrs):
+    from policyc.ir.data import CallArgs, DataEnv, eval_term
     from policyc.ir.ops import UNDEF, values_equal
     from policyc.ir.closures import compile_term
 
     env = DataEnv({"v": v})
-    expected = eval_term(term, env.at_call({"x": x}, result))
-    got = compile_term(term)(env, {"x": x}, result)
+    args = CallArgs({"x": x}, attrs)  # the event's attributes ride with its arguments
+    expected = eval_term(term, env.at_call(args, result))
+    got = compile_term(term)(env, args, result)
     assert (got is UNDEF) == (expected is UNDEF) and (got is UNDEF or values_equal(got, expected)
                                                        or got != got and expected != expected), (term, got, expected)

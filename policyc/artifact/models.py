@@ -62,6 +62,10 @@ class PolicyInfo(Strict):
     layers: dict[str, str] = Field(default_factory=dict, description="layer name -> meaning")
     conformance: SeverityModel = Field(description="the severity of signature conformance findings")
     sources: list[str] = Field(default_factory=list, description="file names the policy was compiled from, root first")
+    observes: list[Literal["messages", "user_calls"]] = Field(
+        default_factory=list, description="event classes the policy reads besides the agent's calls")
+    grounding: Literal["code", "prose"] = Field(
+        "code", description="the built-in entity extractor of `entities(...)` and `outputs`")
 
 
 class RuleModel(Strict):

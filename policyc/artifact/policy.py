@@ -54,7 +54,8 @@ def policy_fields(policy: Policy, classes: dict[str, str | None], automata: dict
             automaton=index if index >= 0 else None, offline_reason=None if index >= 0 else reason))
     info = PolicyInfo(name=policy.name, description=policy.description, budget=policy.budget,
                       layers=dict(policy.layers), conformance=_severity(policy.conformance),
-                      sources=[s.replace("\\", "/").rsplit("/", 1)[-1] for s in policy.sources])
+                      sources=[s.replace("\\", "/").rsplit("/", 1)[-1] for s in policy.sources],
+                      observes=sorted(policy.observes), grounding=policy.grounding)
     tools = [ToolModel.model_validate(signature_to_json(sig)) for sig in policy.tools.values()]
     externs = [ExternModel(name=e.name, params=[ParamModel(name=n, type=type_to_json(t)) for n, t in e.params])
                for e in policy.externs.values()]  # names only: the loading program binds them
@@ -74,7 +75,8 @@ def policy_of(artifact: Artifact) -> Policy:
                for e in artifact.externs}
     info = artifact.policy
     return Policy(info.name, info.description, tools, rules, dict(info.layers), externs, info.budget,
-                  Severity(info.conformance.kind, info.conformance.limit), tuple(info.sources))
+                  Severity(info.conformance.kind, info.conformance.limit), tuple(info.sources),
+                  frozenset(info.observes), info.grounding)
 
 
 def compiled_of(artifact: Artifact) -> CompiledPolicy:

@@ -14,6 +14,7 @@ from policyc.check.symbols import collect
 from policyc.check.typing import TypeResolver, signatures
 from policyc.diagnostics import Diagnostic, has_errors, sort_diagnostics
 from policyc.ir.policy import Policy
+from policyc.ir.types import MESSAGE_SIGNATURE
 from policyc.recursion import deep_recursion
 
 
@@ -21,6 +22,8 @@ def check_graph(graph: ModuleGraph) -> tuple[Policy | None, list[Diagnostic]]:
     syms, diags = collect(graph)
     resolver = TypeResolver(syms, diags)
     sigs = signatures(syms, resolver, diags)
+    if "messages" in syms.observed:
+        sigs["message"] = MESSAGE_SIGNATURE
     for name in syms.types:
         resolver.named(name)
     try:

@@ -246,7 +246,8 @@ class PolicyBuilder:
             conformance = check_severity(syms.conformance.severity, self.diags) or Severity()
         layers = {**PAPER_LAYERS, **{k: (e.decl.description or k) for k, e in self.syms.layers.items()}}
         sources = tuple(dict.fromkeys(i.path for i in reversed(self.graph.instances) if not i.is_stdlib))
-        return Policy(name, description, dict(self.sigs), tuple(rules), layers, externs, budget, conformance, sources)
+        return Policy(name, description, dict(self.sigs), tuple(rules), layers, externs, budget, conformance, sources,
+                      syms.observed, syms.grounding.name if syms.grounding else "code")
 
 
 def is_binding(binding: str) -> bool:

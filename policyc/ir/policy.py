@@ -83,6 +83,8 @@ class Policy:
     budget: int | None = None
     conformance: Severity = field(default_factory=Severity)
     sources: tuple[str, ...] = ()  # files the policy was built from, root first
+    observes: frozenset[str] = frozenset()  # event classes read besides the agent's calls
+    grounding: str = "code"  # the built-in entity extractor of `entities` and `outputs`
 
     def rule(self, name: str) -> Rule:
         for r in self.rules:
@@ -93,6 +95,10 @@ class Policy:
     @property
     def total_weight(self) -> float:
         return sum(r.weight for r in self.rules)
+
+    def view(self, trace):
+        """The trace as this policy reads it: the agent's calls, plus the events it observes."""
+        return trace.observed(self.observes)
 
     @property
     def terminal_tools(self) -> frozenset[str]:

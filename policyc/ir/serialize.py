@@ -19,6 +19,8 @@ _SCHEMA: dict[type, tuple[str, ...]] = {
     n.Var: ("str",),
     n.Arg: ("str",),
     n.Result: (),
+    n.Attr: ("str",),
+    n.Request: (),
     n.Field: ("node", "str"),
     n.Index: ("node", "node"),
     n.Slice: ("node", "opt_node", "opt_node"),

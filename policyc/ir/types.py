@@ -187,6 +187,15 @@ class ToolSignature:
         return f"{prefix} {self.name}({params}){result}"
 
 
+#: The signature of message events: a message's text ("" when it has none) and the names of
+#: the tools it calls, in order. A policy that observes messages has it as a tool.
+MESSAGE_SIGNATURE = ToolSignature("message", (Param("text", STR), Param("calls", ListT(STR))), ANY)
+#: The attributes of every event, readable inside its pattern, and their types.
+ATTRIBUTE_TYPES: dict[str, "Type"] = {"actor": STR, "message_id": OptionalT(STR), "error": BOOL}
+#: `request`: the user's request that started the run.
+REQUEST_TYPE = RecordT("request", (("text", STR),))
+
+
 # ------------------------------------------------------------------ values
 
 

@@ -57,6 +57,7 @@ class Decision:
             "findings": [f.to_json() for f in self.findings], "message": self.message,
             "allowed_next": list(self.allowed_next), "required": list(self.required),
             "override": self.override, "escalated": self.escalated, "latched": self.latched,
+            "undecided": list(self.undecided),
         }
 
 

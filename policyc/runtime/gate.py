@@ -4,8 +4,9 @@ The compiled rules of an artifact come in two kinds. A rule that is one automato
 rules) joins the product of `policyc.runtime.judge_product`: exact verdicts per call, conflicts
 between rules, guidance. A rule with quantified parts (parametric slicing) is stepped by its
 own slice run and judged per value (`policyc.runtime.judge_sliced`). Rules the automata cannot
-compile are decided when a final answer is proposed, if they can be then
-(`policyc.runtime.judge_final`), and scored when the run finishes.
+compile are decided by the reference evaluator at the proposals that settle them, listed on
+the decision as undecided at the others (`policyc.runtime.judge_final`), and scored when the
+run finishes.
 
 A run's gate state is a `GateState`: the product's joint state and the slice runs.
 """
@@ -53,7 +54,7 @@ class Gate:
             else:
                 self.sliced.append((info, SlicedJudge(table, externs)))
         self.terminal = policy.terminal_tools
-        self.final = FinalAnswerJudge(uncompiled, policy, externs) if self.terminal else None
+        self.final = FinalAnswerJudge(uncompiled, policy, externs) if uncompiled else None
         self.product = ProductJudge(plain_rules, plain_tables, policy.tools, self.terminal, externs, compiled.joint)
         self.rules = plain_rules + [info for info, _ in self.sliced]
 
@@ -104,8 +105,8 @@ class Gate:
 
     # ------------------------------------------------------------ judging a proposal
 
-    def judge(self, state: GateState, tool: str, args: Mapping[str, Any],
-              calls: Sequence[Call] = ()) -> tuple[list[Finding], tuple[str, ...]]:
+    def judge(self, state: GateState, tool: str, args: Mapping[str, Any], calls: Sequence[Call] = (),
+              request: str | None = None) -> tuple[list[Finding], tuple[str, ...]]:
         """The rule findings of proposing this call after `calls` (the run so far, needed only
         by a final answer, which also decides the rules no automaton could compile), and what
         the gate could not decide about it."""
@@ -126,8 +127,10 @@ class Gate:
                 findings.append(Finding(info.name, OWED, info.layer, info.severity, info.limit,
                                         f"ending the run with `{tool}` now leaves it unsatisfied", (),
                                         info.message))
-        if final and self.final is not None:
-            findings.extend(self.final.judge_final(calls, tool, args))
+        if self.final is not None:
+            findings.extend(self.final.judge_final(calls, tool, args, request) if final
+                            else self.final.judge(calls, tool, args, request))
+            undecided = tuple(undecided) + self.final.undecided(calls, tool, args)
         return findings, undecided
 
     # ------------------------------------------------------------ guidance

@@ -28,6 +28,7 @@ from policyc.artifact.errors import ArtifactError
 from policyc.artifact.io import read_artifact, resolve_key
 from policyc.artifact.models import Artifact
 from policyc.artifact.policy import verified_compiled
+from policyc.grounding import BUILTIN_EXTRACTORS, Extractor, with_extractor
 from policyc.runtime.calls import RunError
 from policyc.runtime.conformance import ConformanceChecker
 from policyc.runtime.findings import MODES, Finding
@@ -41,10 +42,12 @@ from policyc.tables.policy import CompiledPolicy
 class Monitor:
     """A policy artifact loaded for gating and scoring."""
 
-    def __init__(self, artifact: Artifact, externs: Mapping[str, Callable[..., object]] | None = None):
+    def __init__(self, artifact: Artifact, externs: Mapping[str, Callable[..., object]] | None = None,
+                 extractor: Extractor | None = None):
         """`artifact` is checked again (`ArtifactError` when it is inconsistent); `externs` binds
         every extern predicate the artifact declares (`ExternBindingError` when one is missing,
-        unknown or not a function)."""
+        unknown or not a function); `extractor` finds the entities of `entities(...)` and
+        matches `outputs` (by default, the built-in one the policy names)."""
         self.artifact = artifact
         self.compiled: CompiledPolicy = verified_compiled(artifact)
         self.policy = self.compiled.policy
@@ -56,6 +59,8 @@ class Monitor:
                 f"the policy uses extern predicate{'s' if len(missing) > 1 else ''} {wanted}, and no function "
                 "was given for it: an artifact never names code to import",
                 "bind each one: Monitor.load(path, externs={" + ", ".join(f'"{m}": function' for m in missing) + "})")
+        # the extractor of `entities(...)` and `outputs` travels with the extern bindings
+        self.externs = with_extractor(self.externs, extractor or BUILTIN_EXTRACTORS[self.policy.grounding])
         self.gate = Gate(self.compiled, self.externs)
         self.conformance = ConformanceChecker(self.policy)
         self.terminal_tools = self.policy.terminal_tools
@@ -63,11 +68,11 @@ class Monitor:
 
     @classmethod
     def load(cls, path: str | Path, externs: Mapping[str, Callable[..., object]] | None = None,
-             key: bytes | str | None = None) -> "Monitor":
+             key: bytes | str | None = None, extractor: Extractor | None = None) -> "Monitor":
         """Load and verify an artifact file (`ArtifactError` says what is wrong with it). With a
         `key` (or the POLICYC_ARTIFACT_KEY environment variable), the artifact must be signed
         with it (`policyc compile --sign-key-file`)."""
-        return cls(read_artifact(path, resolve_key(key)), externs)
+        return cls(read_artifact(path, resolve_key(key)), externs, extractor)
 
     @property
     def content_hash(self) -> str:
@@ -80,12 +85,19 @@ class Monitor:
     def start(self, mode: str | None = None, run_id: str | None = None, context: str | None = None):
         """A new, independent run. `mode` enforces every rule with one severity:
         tolerate, warn, block, soft or stop (None: each rule's own). `context` is the user's
-        request: with it, proposed calls are also checked for grounded argument values."""
+        request: with it, proposed calls are also checked for grounded argument values, and
+        rules read it as `request.text`."""
         from policyc.runtime.run import Run, RunState, check_context
 
         if mode is not None and mode not in MODES:
             raise ValueError(f"unknown mode `{mode}`; the modes are {', '.join(MODES)}")
         return Run(self, mode, run_id, RunState(self.gate.start(), context=check_context(context)))
+
+    def observes(self, tool: str, actor: str) -> bool:
+        """Whether the policy reads an event of this tool (`"message"`: a message) by this actor."""
+        if tool == "message":
+            return "messages" in self.policy.observes
+        return actor == "assistant" or "user_calls" in self.policy.observes
 
     def restore(self, state: dict):
         """Continue a run from `run.snapshot()` output (possibly in another process)."""
@@ -100,7 +112,7 @@ class Monitor:
         """Everything wrong with proposing this call after `calls` (conformance (SAAG, grounded
         in `context` when there is one), then the rules), and what the gate could not decide
         about it."""
-        findings, undecided = self.gate.judge(gate_state, tool, args, calls)
+        findings, undecided = self.gate.judge(gate_state, tool, args, calls, context)
         return self.conformance.check(tool, args, calls, context) + findings, undecided
 
     def guidance(self, gate_state: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -115,6 +127,7 @@ class Monitor:
     def verdicts(self, trace) -> dict[str, bool]:
         """Whether each rule holds on a complete trace: the compiled rules by stepping their
         automata (linear, one lookup per call when warm), the others by the evaluator."""
+        trace = self.policy.view(trace)
         gated = self.gate.accepting_after(trace.calls)
         out = {}
         engine = None

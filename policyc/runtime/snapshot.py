@@ -12,6 +12,7 @@ mismatch is a `RunError` naming the field, never a KeyError later in the run.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, StrictBool, StrictInt, StrictStr, ValidationError
@@ -20,7 +21,7 @@ from policyc.runtime.calls import RunError, result_from_json, result_to_json
 from policyc.runtime.enforce import EnforcementState
 from policyc.runtime.events import EnforcementEvent
 from policyc.runtime.findings import MODES, SEVERITY_ORDER
-from policyc.trace.model import Call
+from policyc.trace.model import MESSAGE, Call
 
 if TYPE_CHECKING:
     from policyc.runtime.monitor import Monitor
@@ -40,7 +41,8 @@ def dump_run(run: "Run") -> dict:
         "id": run.id,
         "mode": run.mode,
         "context": state.context,
-        "calls": [{"tool": c.name, "args": dict(c.args), **result_to_json(c.result)} for c in state.calls],
+        "calls": [{"tool": c.name, "args": dict(c.args), **result_to_json(c.result), **_attributes(c)}
+                  for c in state.calls],
         "gate": monitor.gate.dump_state(state.gate),
         "enforcement": state.enforcement.to_json(),
         "events": [e.to_json() for e in state.events],
@@ -60,6 +62,9 @@ class _CallModel(_Strict):
     tool: StrictStr
     args: dict[StrictStr, JsonValue]
     result: JsonValue = None  # absent: no result was recorded
+    actor: Literal["assistant", "user"] = "assistant"  # who made the event (absent: the agent)
+    message_id: StrictStr | None = None
+    error: StrictBool = False  # whether the call failed
 
 
 class _EventModel(_Strict):
@@ -123,11 +128,13 @@ def load_run(monitor: "Monitor", data: dict) -> "Run":
     problem = _reference_problem(monitor, snap)
     if problem:
         raise RunError(f"the run snapshot is damaged: {problem}")
-    calls = [Call(c.tool, dict(c.args), result_from_json(c.model_dump(exclude_unset=True)), i)
+    calls = [Call(c.tool, dict(c.args), result_from_json(c.model_dump(exclude_unset=True)), i,
+                  "message" if c.tool == MESSAGE else "call", c.actor, c.message_id, c.error)
              for i, c in enumerate(snap.calls)]
+    seen = [replace(c, position=i) for i, c in enumerate(c for c in calls if monitor.observes(c.name, c.actor))]
     gate = monitor.gate.start()
     try:
-        for call in calls:
+        for call in seen:  # the events the policy observes: those the gate stepped
             gate = monitor.gate.advance(gate, call.name, call.args, call.result)
     except Exception as exc:  # noqa: BLE001 - a call the automata cannot read: the snapshot is not this run's
         raise RunError(f"the run snapshot is damaged: its calls cannot be replayed ({type(exc).__name__})") from None
@@ -136,7 +143,7 @@ def load_run(monitor: "Monitor", data: dict) -> "Run":
                        "call(s) lead to")
     enforcement = EnforcementState(tuple(sorted(snap.enforcement.soft_blocks.items())), snap.enforcement.override,
                                    snap.enforcement.stopped)
-    state = RunState(gate=gate, calls=calls, enforcement=enforcement,
+    state = RunState(gate=gate, calls=calls, seen=seen, enforcement=enforcement,
                      events=[EnforcementEvent(**e.model_dump()) for e in snap.events],
                      awaiting=list(snap.awaiting), pending=snap.pending, proposals=snap.proposals,
                      ended_by=snap.ended_by, context=snap.context)
@@ -193,4 +200,16 @@ def _sorted_instances(run: object) -> object:
             except (TypeError, ValueError, RecursionError):
                 pass
         out.append(part)
+    return out
+
+
+def _attributes(call: Call) -> dict:
+    """An event's attributes, where they are not the defaults (a plain call of the agent)."""
+    out: dict = {}
+    if call.actor != "assistant":
+        out["actor"] = call.actor
+    if call.message_id is not None:
+        out["message_id"] = call.message_id
+    if call.error:
+        out["error"] = True
     return out

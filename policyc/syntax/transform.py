@@ -95,6 +95,14 @@ class ToAst(Transformer):
     def conformance_decl(self, meta, c):
         return ast.ConformanceDecl(c[0], span=self._span(meta))
 
+    def grounding_decl(self, meta, c):
+        return ast.GroundingDecl(_name(c[0]), span=self._span(meta), name_span=self._tok(c[0]))
+
+    def observe_decl(self, meta, c):
+        names = [tok for tok in c if tok is not None]
+        return ast.ObserveDecl(tuple(_name(tok) for tok in names), span=self._span(meta),
+                               name_spans=tuple(self._tok(tok) for tok in names))
+
     def import_decl(self, meta, c):
         target, renames = c
         if isinstance(target, Token):

@@ -90,9 +90,12 @@ def check_result(name: str, result: Any, tools: Mapping[str, ToolSignature],
 
 
 def check_trace(trace, tools: Mapping[str, ToolSignature], results: bool = True) -> list[ConformanceFinding]:
-    """Findings for every call of a trace, in order."""
+    """Findings for every event of the agent in a trace, in order (what the user does on their
+    side is not the agent's conformance)."""
     out: list[ConformanceFinding] = []
     for call in trace.calls:
+        if getattr(call, "actor", "assistant") != "assistant":
+            continue
         out.extend(check_call(call.name, call.args, tools, call.position))
         if results and call.name in tools:
             out.extend(check_result(call.name, call.result, tools, call.position))
