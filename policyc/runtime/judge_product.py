@@ -155,12 +155,16 @@ class ProductJudge:
         found: list[Finding] = []
         undecided: list[str] = []
         for group in space.groups(universe, candidates):
-            afters = [search.check(j, group) for j in succ]
-            if True in afters:
-                continue
-            was = search.check(jid, group)
+            was = search.check(jid, group)  # mostly known: the previous call's own question
             if was is False:
                 continue  # already impossible before this call: not its doing (reported then)
+            afters = []
+            for j in succ:
+                afters.append(search.check(j, group))
+                if afters[-1] is True:
+                    break
+            if True in afters:
+                continue
             if was is None or None in afters:
                 undecided.append(self._undecided_text(group))
                 continue

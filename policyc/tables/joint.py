@@ -12,7 +12,10 @@ Each rule alone may still be satisfiable while no single continuation satisfies 
 
 The search looks only at the rules asked about: their states, and the calls they can tell
 apart (projected, deduplicated). It first tries a cheap witness, the rules' own shortest
-continuations one after the other, then explores breadth first. Answers are memoised per
+continuations one after the other; then the smaller questions, each rule with the rules that
+share a tool with it (most conflicts are a few rules: a part that cannot hold is a "no" for
+the whole, and its minimal core is tried first in every later question that contains it);
+then it explores breadth first, a step rewriting only the rules the call moves. Answers are memoised per
 (rules, their states), so runs that come back to a situation pay nothing; every state along
 a witness path is remembered as able to comply.
 
@@ -42,6 +45,8 @@ class JointSearch:
         self.budget = budget
         self._memo: dict[tuple[tuple[int, ...], tuple[int, ...]], bool | None] = {}
         self._moves: dict[tuple[int, ...], tuple[Moves, Moves]] = {}
+        self._cores: set[tuple[int, ...]] = set()  # rule sets a search found unable to hold together
+        self._sparse: dict[tuple, tuple[tuple[tuple[tuple[int, int], ...], bool], ...]] = {}
 
     # ------------------------------------------------------------ the question
 
@@ -77,17 +82,55 @@ class JointSearch:
         key = (rules, states)
         if key in self._memo:
             return self._memo[key]
+        if self._core_fails(rules, states):
+            self._memo[key] = False
+            return False
         certain, every = self.moves(rules)
         path = self._greedy(rules, states, certain)
         if path is not None:
             self._remember(rules, states, path)
             return True
+        if self._part_fails(rules, states) is False:  # small searches first: most conflicts are few rules
+            self._memo[key] = False
+            return False
         answer = self._explore(rules, states, certain, final_answer=len(every) == len(certain))
         if answer is False and len(every) > len(certain):
             # some calls combine guards no compiler decided: with them, is there a way?
             answer = False if self._explore(rules, states, every, final_answer=True) is False else None
         self._memo[key] = answer
         return answer
+
+    # ------------------------------------------------------------ conflicts among fewer rules
+
+    def _part_fails(self, rules: tuple[int, ...], states: tuple[int, ...]) -> bool | None:
+        """False when the rules sharing a tool with one of them already cannot hold together
+        (no continuation satisfies a part, so none satisfies the whole); the part, made
+        minimal, is remembered as a core to try first from then on. None otherwise."""
+        mentions = self.space.mentions
+        at = dict(zip(rules, states))
+        tried: set[tuple[int, ...]] = set()
+        for i in rules:
+            part = tuple(j for j in rules if j == i or mentions[i] & mentions[j])
+            if len(part) < 2 or len(part) == len(rules) or part in tried:
+                continue
+            tried.add(part)
+            if self.check_states(part, tuple(at[j] for j in part)) is False:
+                for j in part:  # fewer rules: a core that applies to more questions
+                    fewer = tuple(r for r in part if r != j)
+                    if len(fewer) >= 2 and self.check_states(fewer, tuple(at[r] for r in fewer)) is False:
+                        part = fewer
+                self._cores.add(part)
+                return False
+        return None
+
+    def _core_fails(self, rules: tuple[int, ...], states: tuple[int, ...]) -> bool:
+        """Whether a set of rules once found unable to hold together, all among these rules,
+        cannot hold in their states here either."""
+        if not self._cores:
+            return False
+        at = dict(zip(rules, states))
+        return any(core != rules and all(i in at for i in core) and
+                   self.check_states(core, tuple(at[i] for i in core)) is False for core in tuple(self._cores))
 
     # ------------------------------------------------------------ the calls the rules tell apart
 
@@ -184,30 +227,63 @@ class JointSearch:
                 return None
         return None
 
+    def _steps(self, rules: tuple[int, ...], moves: Moves) -> tuple[tuple[tuple[tuple[int, int], ...], bool], ...]:
+        """Per move, the (position, letter) of the rules its letters can move, and whether it
+        ends the run; moves that move none of these rules are left out (from a state the search
+        keeps, they lead back to it). Memoised per (rules, moves): the moves are either the
+        certain or every listed call of `moves(rules)`, the first a part of the second, so
+        their number tells them apart."""
+        key = (rules, len(moves))
+        found = self._sparse.get(key)
+        if found is None:
+            deltas = [self.space.tables[r].delta for r in rules]
+            found = tuple((moved, final) for moved, final in (
+                (tuple((k, x) for k, x in enumerate(letters) if any(row[x] != q for q, row in enumerate(deltas[k]))),
+                 final) for letters, final in moves) if moved)
+            self._sparse[key] = found
+        return found
+
     def _explore(self, rules: tuple[int, ...], states: tuple[int, ...], moves: Moves,
                  final_answer: bool) -> bool | None:
         """Breadth first from `states`. With `final_answer`, a search that runs out of moves is
-        a certain "no" (when the moves are complete) and its states are remembered dead."""
+        a certain "no" (when the moves are complete) and its states are remembered dead.
+        A move rewrites only the rules it can move, and the count of rules not yet accepting
+        is kept along, so a step costs what the call touches, not the size of the group."""
         tables = self.space.tables
         memo = self._memo
+        deltas = [tables[r].delta for r in rules]
+        lost = [self.space.violated[r] for r in rules]
+        accept = [tables[r].accepting for r in rules]
+        steps = self._steps(rules, moves)
         seen = {states}
-        queue = deque([states])
+        queue = deque([(states, sum(1 for k, q in enumerate(states) if not accept[k][q]))])
         while queue:
-            here = queue.popleft()
-            for letters, final in moves:
-                after = tuple(tables[r].delta[q][x] for r, q, x in zip(rules, here, letters))
-                if any(tables[r].verdict[q] == VIOLATED for r, q in zip(rules, after)):
-                    continue
-                if all(tables[r].accepting[q] for r, q in zip(rules, after)):
-                    return True
-                if final or after in seen:
-                    continue
-                if memo.get((rules, after)) is True:
-                    return True
-                if len(seen) >= self.budget:
-                    return None
-                seen.add(after)
-                queue.append(after)
+            here, waiting = queue.popleft()
+            for moved, final in steps:
+                after = list(here)
+                left = waiting
+                for k, x in moved:
+                    q = here[k]
+                    p = deltas[k][q][x]
+                    if p != q:
+                        if lost[k][p]:
+                            break
+                        after[k] = p
+                        left += accept[k][q] - accept[k][p]
+                else:
+                    if not left:
+                        return True
+                    if final:
+                        continue
+                    reached = tuple(after)
+                    if reached in seen:
+                        continue
+                    if memo.get((rules, reached)) is True:
+                        return True
+                    if len(seen) >= self.budget:
+                        return None
+                    seen.add(reached)
+                    queue.append((reached, left))
         if not self.complete(rules):
             return None
         if final_answer:
