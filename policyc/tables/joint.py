@@ -27,6 +27,7 @@ the lint asks once, with a large budget, whether any run at all satisfies a set 
 from __future__ import annotations
 
 from collections import deque
+from typing import Any
 
 from policyc.tables.dfa import SATISFIED, VIOLATED
 from policyc.tables.product import OTHER, UNTRACKED, JointSpace
@@ -46,7 +47,7 @@ class JointSearch:
         self._memo: dict[tuple[tuple[int, ...], tuple[int, ...]], bool | None] = {}
         self._moves: dict[tuple[int, ...], tuple[Moves, Moves]] = {}
         self._cores: set[tuple[int, ...]] = set()  # rule sets a search found unable to hold together
-        self._sparse: dict[tuple, tuple[tuple[tuple[tuple[int, int], ...], bool], ...]] = {}
+        self._sparse: dict[tuple, Any] = {}  # per (rules, moves): the moves indexed for the searches
 
     # ------------------------------------------------------------ the question
 
@@ -194,38 +195,66 @@ class JointSearch:
         """Satisfy the rules one after another, each by its own shortest continuation, taking
         at each step the first rule whose next move loses no rule."""
         tables = self.space.tables
-        by_letter: list[dict[int, list[tuple[tuple[int, ...], bool]]]] = [{} for _ in rules]
-        for letters, final in moves:
-            for k, x in enumerate(letters):
-                by_letter[k].setdefault(x, []).append((letters, final))
+        deltas = [tables[r].delta for r in rules]
+        lost = [self.space.violated[r] for r in rules]
+        accept = [tables[r].accepting for r in rules]
+        toward = [tables[r].to_accept for r in rules]
+        by_letter = self._by_letter(rules, moves)
         limit = 4 + 2 * sum(tables[i].dist_accept[s] or 0 for i, s in zip(rules, states))
+        here = list(states)
+        waiting = sum(1 for k, q in enumerate(here) if not accept[k][q])
         path: list[tuple[int, ...]] = []
         while len(path) <= limit:
-            if all(tables[i].accepting[s] for i, s in zip(rules, states)):
+            if not waiting:
                 return path
-            for k, (i, s) in enumerate(zip(rules, states)):
-                if tables[i].accepting[s]:
+            for k, q in enumerate(here):
+                want = None if accept[k][q] else toward[k][q]
+                if want is None:
                     continue
-                want = tables[i].to_accept[s]
                 step = None
-                for letters, final in by_letter[k].get(want, ()) if want is not None else ():
-                    after = tuple(tables[r].delta[q][x] for r, q, x in zip(rules, states, letters))
-                    if any(tables[r].verdict[q] == VIOLATED for r, q in zip(rules, after)):
-                        continue
-                    if final and not all(tables[r].accepting[q] for r, q in zip(rules, after)):
-                        continue  # this call would end the run too early
-                    step = letters, after, final
-                    break
+                for letters, moved, final in by_letter[k].get(want, ()):
+                    changes, left = [], waiting
+                    for m, x in moved:
+                        before = here[m]
+                        after = deltas[m][before][x]
+                        if after != before:
+                            if lost[m][after]:
+                                break
+                            changes.append((m, after))
+                            left += accept[m][before] - accept[m][after]
+                    else:
+                        if final and left:
+                            continue  # this call would end the run too early
+                        step = letters, changes, left, final
+                        break
                 if step is None:
                     continue
                 path.append(step[0])
-                states = step[1]
-                if step[2]:
-                    return path
+                for m, after in step[1]:
+                    here[m] = after
+                waiting = step[2]
+                if step[3]:
+                    return path if not waiting else None
                 break
             else:
                 return None
         return None
+
+    def _by_letter(self, rules: tuple[int, ...], moves: Moves) -> list[dict[int, list]]:
+        """Per rule (by position), the moves by that rule's letter: (letters, the rules they
+        can move as in `_steps`, whether the call ends the run). Memoised like `_steps`."""
+        key = (rules, len(moves), "by letter")
+        found = self._sparse.get(key)
+        if found is None:
+            deltas = [self.space.tables[r].delta for r in rules]
+            found = [{} for _ in rules]
+            for letters, final in moves:
+                moved = tuple((k, x) for k, x in enumerate(letters)
+                              if any(row[x] != q for q, row in enumerate(deltas[k])))
+                for k, x in enumerate(letters):
+                    found[k].setdefault(x, []).append((letters, moved, final))
+            self._sparse[key] = found
+        return found
 
     def _steps(self, rules: tuple[int, ...], moves: Moves) -> tuple[tuple[tuple[tuple[int, int], ...], bool], ...]:
         """Per move, the (position, letter) of the rules its letters can move, and whether it
