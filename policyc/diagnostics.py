@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Iterable, Sequence
 
+from policyc.terminal import printable, printable_aligned
+
 
 _NEWLINE = re.compile("\n")
 
@@ -151,6 +153,28 @@ class Diagnostic:
         return out
 
 
+class PolicyError(ValueError):
+    """A policy that does not check, raised by the Python entry points that need a checked one
+    (`compile_file`). `diagnostics` holds every problem found; the message renders them.
+
+    >>> src = Source("p.altl", "rule r: serch\\n")
+    >>> error = PolicyError("p.altl", [Diagnostic("E0201", "unknown tool `serch`", src.span(8, 13))])
+    >>> print(error)
+    p.altl has errors (1 error):
+    error[E0201]: unknown tool `serch`
+     --> p.altl:1:9
+      |
+    1 | rule r: serch
+      |         ^^^^^
+    """
+
+    def __init__(self, path: str, diagnostics: Sequence[Diagnostic]) -> None:
+        self.path = path
+        self.diagnostics = tuple(diagnostics)
+        super().__init__(f"{path} has errors ({summary_line(self.diagnostics)}):\n"
+                         f"{render_text(self.diagnostics).rstrip()}")
+
+
 def has_errors(diagnostics: Iterable[Diagnostic]) -> bool:
     return any(d.is_error for d in diagnostics)
 
@@ -212,7 +236,7 @@ def _snippet(source: Source, marks: list[tuple[Span, str, str]], width: int, pai
         on_line = [(span, caret, message) for span, caret, message in marks
                    if span.line <= line <= min(span.end_line, span.line + _MAX_SNIPPET_LINES - 1)]
         columns = [_underline(span, line) for span, _, _ in on_line]
-        text, shift = _window(source.line_text(line).replace("\t", " "), columns)
+        text, shift = _window(printable_aligned(source.line_text(line).replace("\t", " ")), columns)
         out.append(f"{paint(f'{line:>{width}} |', 'bold blue')} {text}")
         for (span, caret, message), (start, length) in zip(on_line, columns):
             start = max(0, start - shift)
@@ -220,7 +244,7 @@ def _snippet(source: Source, marks: list[tuple[Span, str, str]], width: int, pai
             row = " " * start + caret * length
             last_line = min(span.end_line, span.line + _MAX_SNIPPET_LINES - 1)
             if message and line == last_line:
-                row += " " + message
+                row += " " + printable(message)
             out.append(f"{paint(' ' * width + ' |', 'bold blue')} {paint(row, 'bold red' if caret == '^' else 'bold blue')}")
     return out
 
@@ -244,7 +268,7 @@ def _paint_with(color: bool):
 def render_one(d: Diagnostic, color: bool = False) -> str:
     paint = _paint_with(color)
     head = f"{d.severity.value}[{d.code}]"
-    lines = [f"{paint(head, _STYLE[d.severity])}{paint(': ' + d.message, 'bold')}"]
+    lines = [f"{paint(head, _STYLE[d.severity])}{paint(': ' + printable(d.message), 'bold')}"]
     pad = ""
     if d.span is not None and d.span.source is not NO_SOURCE:
         shown = [l for l in d.labels if l.span.source is not NO_SOURCE]
@@ -255,23 +279,24 @@ def render_one(d: Diagnostic, color: bool = False) -> str:
                 elsewhere.setdefault(l.span.source, []).append((l.span, "-", l.message))
         width = max(len(str(line)) for marks in [here, *elsewhere.values()] for line in _marked_lines(marks))
         pad = " " * width
-        lines.append(f"{pad}{paint('-->', 'bold blue')} {d.span}")
+        lines.append(f"{pad}{paint('-->', 'bold blue')} {printable(str(d.span))}")
         lines.append(paint(pad + " |", "bold blue"))
         lines.extend(_snippet(d.span.source, here, width, paint))
         for source, marks in elsewhere.items():
-            lines.append(f"{pad}{paint('::>', 'bold blue')} {marks[0][0]}")
+            lines.append(f"{pad}{paint('::>', 'bold blue')} {printable(str(marks[0][0]))}")
             lines.append(paint(pad + " |", "bold blue"))
             lines.extend(_snippet(source, marks, width, paint))
         for l in d.labels:
             if l.span.source is NO_SOURCE:
-                lines.append(f"{pad} = note: {l.message}")
+                lines.append(f"{pad} = note: {printable(l.message)}")
     else:
         for l in d.labels:
-            lines.append(f" = note: {l.message}" + (f" ({l.span})" if l.span.source is not NO_SOURCE else ""))
+            lines.append(f" = note: {printable(l.message)}"
+                         + (f" ({printable(str(l.span))})" if l.span.source is not NO_SOURCE else ""))
     for note in d.notes:
-        lines.append(f"{pad} = note: {note}")
+        lines.append(f"{pad} = note: {printable(note)}")
     if d.help:
-        lines.append(f"{pad} = {paint('help', 'bold')}: {d.help}")
+        lines.append(f"{pad} = {paint('help', 'bold')}: {printable(d.help)}")
     return "\n".join(lines) + "\n"
 
 
@@ -288,6 +313,34 @@ def summary_line(diagnostics: Sequence[Diagnostic]) -> str:
     if warnings:
         parts.append(f"{warnings} warning{'s' if warnings != 1 else ''}")
     return ", ".join(parts) if parts else "no problems"
+
+
+_GITHUB_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "notice"}
+
+
+def _github_escape(text: str, is_property: bool = False) -> str:
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return text.replace(":", "%3A").replace(",", "%2C") if is_property else text
+
+
+def render_github(diagnostics: Sequence[Diagnostic]) -> str:
+    """GitHub Actions workflow commands: each diagnostic an annotation on its file and line.
+
+    >>> src = Source("p.altl", "rule r: serch\\n")
+    >>> d = Diagnostic("E0201", "unknown tool `serch`", src.span(8, 13), help="did you mean `search`?")
+    >>> print(render_github([d]), end="")
+    ::error file=p.altl,line=1,col=9,endLine=1,endColumn=14,title=E0201::unknown tool `serch`%0Ahelp: did you mean `search`?
+    """
+    lines = []
+    for d in diagnostics:
+        props = []
+        if d.span is not None and d.span.source is not NO_SOURCE:
+            props += [f"file={_github_escape(d.span.path, True)}", f"line={d.span.line}", f"col={d.span.column}",
+                      f"endLine={d.span.end_line}", f"endColumn={d.span.end_column}"]
+        props.append(f"title={_github_escape(d.code, True)}")
+        text = "\n".join([d.message, *(f"note: {n}" for n in d.notes), *([f"help: {d.help}"] if d.help else [])])
+        lines.append(f"::{_GITHUB_LEVEL[d.severity]} {','.join(props)}::{_github_escape(text)}\n")
+    return "".join(lines)
 
 
 def render_json(diagnostics: Sequence[Diagnostic]) -> str:

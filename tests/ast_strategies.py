@@ -35,7 +35,7 @@ def _nonnegative(x: float) -> bool:
 
 
 LITERALS = st.one_of(
-    st.integers(min_value=0, max_value=10**20).map(lambda v: ast.Literal(v, "int")),
+    st.integers(min_value=0, max_value=2**63 - 1).map(lambda v: ast.Literal(v, "int")),  # literals are 64-bit
     st.floats(min_value=0, allow_nan=False, allow_infinity=False).filter(_nonnegative)
     .map(lambda v: ast.Literal(v, "float")),
     TEXT.map(lambda v: ast.Literal(v, "str")),

@@ -79,7 +79,7 @@ def _rehash(data: dict) -> str:
     (lambda d: d["rules"][0].update(weight=100.0), "was changed after it was compiled"),
     (lambda d: d["automata"][0]["rule"]["parts"][0]["dfa"]["delta"][0].reverse(), "was changed after it was compiled"),
     (lambda d: d.pop("content_hash"), "was changed after it was compiled"),
-    (lambda d: d.update(version=99), "is artifact format version 99; this policyc reads version 1"),
+    (lambda d: d.update(version=99), "is artifact format version 99; this policyc reads version 3"),
     (lambda d: d.update(format="something.else"), "is not a policyc monitor artifact"),
 ])
 def test_tampered_or_foreign_files_are_refused(edit, message):
@@ -152,3 +152,21 @@ def test_compile_to_standard_output():
     assert result.exit_code == 0
     assert parse_artifact(result.stdout).policy.name == "code_qa"
     assert "3 rules" in result.stderr
+
+
+def test_compile_says_what_the_joint_conflict_search_cannot_settle(tmp_path):
+    """Guards whose combinations exceed the compiler's budget, and per-value rules, are named
+    when compiling: the gate reports such conflicts as undecided rather than guessing."""
+    fields = ", ".join(f"f{i}: int" for i in range(13))
+    policy = tmp_path / "wide.altl"
+    policy.write_text(f"tool get(id: str) -> {{ {fields} }}\ntool act()\n"
+                      + "".join(f"rule w{i}: always (get(result.f{i} == 1) -> eventually act)\n" for i in range(13)),
+                      encoding="utf-8")
+    done = CliRunner().invoke(cli, ["compile", str(policy), "-o", str(tmp_path / "w.json"), "--format", "json"])
+    assert done.exit_code == 0, done.output
+    assert "the guards on `get` combine in more ways than the compiler enumerates" in done.output
+    summary = json.loads(done.stdout[done.stdout.index("{"):])
+    assert summary["not_decided_jointly"]["tools_over_budget"] == ["get"]
+    done = CliRunner().invoke(cli, ["compile", str(ROOT / "examples" / "support_desk.altl"), "-o",
+                                    str(tmp_path / "s.json")])
+    assert done.exit_code == 0 and "`eligible_before_refund`" in done.output and "judge each value apart" in done.output

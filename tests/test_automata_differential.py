@@ -20,7 +20,9 @@ from policyc.automata import SATISFIED, VIOLATED, NotCompilable, compile_rule, f
 from policyc.semantics import evaluate
 from policyc.trace import Trace
 
-from automata_strategies import NIGHTLY, POOL, formula, quantified, trace_strategy
+from generators import LETTERS, NIGHTLY, formulas, quantified, traces
+
+POOL = LETTERS.pool
 
 # one example is a rule with one to three traces: about 2,000 plain and 1,400 quantified cases
 # in CI, ten times as many nightly
@@ -92,13 +94,13 @@ def check_prefixes(phi, traces) -> None:
 
 
 @PLAIN
-@given(formula(3), st.lists(trace_strategy(30), min_size=1, max_size=3))
+@given(formulas(LETTERS, 3, future_under_past=False, constants=False), st.lists(traces(LETTERS, 30), min_size=1, max_size=3))
 def test_plain_rules_agree_with_the_evaluator(phi, traces):
     check_prefixes(phi, traces)
 
 
 @QUANTIFIED
-@given(quantified(3), st.lists(trace_strategy(20), min_size=1, max_size=3))
+@given(quantified(LETTERS, 3, constants=False), st.lists(traces(LETTERS, 20), min_size=1, max_size=3))
 def test_quantified_rules_agree_with_the_evaluator(phi, traces):
     try:
         compile_rule(phi)

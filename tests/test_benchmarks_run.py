@@ -15,7 +15,9 @@ RUNS = {
     "declare": (["benchmarks/declare.py", "--quick", "--peers-python", "/nonexistent"],
                 "policyc score_corpus (full reports)"),
     "lint": (["benchmarks/lint.py", "--sizes", "10"], "10 rules:"),
-    "runtime": (["benchmarks/runtime.py", "--quick", "--no-peers"], "One trace of 10,000 calls"),
+    "runtime": (["benchmarks/runtime.py", "--quick", "--no-peers"], "A support desk"),
+    "grounding": (["benchmarks/grounding.py", "--sizes", "20000", "--repeat", "1"], "Entity extraction"),
+    "conformance": (["benchmarks/conformance.py", "--quick"], "The gate on the code-QA example"),
     "automata": (["benchmarks/automata.py", "--quick", "--peers", "", "--families", "counting", "--repeat", "1"],
                  "counting"),
 }

@@ -4,6 +4,7 @@ Conventions for fenced blocks in Markdown (docs/README.md repeats them for write
   ```altl                  a complete policy: must check without errors
   ```altl expect=E0208     must report that diagnostic code (a "wrong" example)
   ```python                executed in order, one namespace per file, from the repository root
+  ```python requires=M     the same; the file's examples are skipped when module M is not installed
   ```console               each line `$ policyc ...` is run; it must exit 0, unless the line
                            ends with `# exit N`; other lines are expected output, not checked
 Other languages (text, json, ...) are not run.
@@ -11,6 +12,7 @@ Other languages (text, json, ...) are not run.
 
 from __future__ import annotations
 
+import linecache
 import os
 import re
 import shlex
@@ -63,10 +65,15 @@ def _python_files():
 @pytest.mark.parametrize("path", _python_files(), ids=lambda p: str(p.relative_to(ROOT)))
 def test_python_examples(path, monkeypatch):
     monkeypatch.chdir(ROOT)
+    for kind, info, _body, _line in blocks(path):
+        if kind == "python" and (needed := re.search(r"requires=([\w.]+)", info)):
+            pytest.importorskip(needed.group(1), reason=f"{path.name} needs {needed.group(1)}")
     namespace: dict = {"__name__": "__docs__"}
     for kind, _info, body, line in blocks(path):
         if kind == "python":
-            code = compile(body, f"{path.name}:{line}", "exec")
+            name = f"{path.name}:{line}"
+            linecache.cache[name] = (len(body), None, body.splitlines(True), name)  # inspect.getsource works
+            code = compile(body, name, "exec")
             exec(code, namespace)  # noqa: S102 - the docs' own examples
 
 

@@ -8,7 +8,9 @@ pytest.importorskip("smolagents", reason="smolagents is not installed (pip insta
 
 from smolagents import tool  # noqa: E402
 
-from policyc.integrations.smolagents import GatedAgent, ScriptedModel  # noqa: E402
+from policyc.integrations.gating import PolicyToolWarning  # noqa: E402
+from policyc.integrations.smolagents import GatedAgent, GatedCodeAgent, ScriptedCodeModel, ScriptedModel  # noqa: E402
+from policyc.toolschema import ToolSetMismatch  # noqa: E402
 from runtime_helpers import monitor_of  # noqa: E402
 
 TOOLS = """
@@ -142,3 +144,101 @@ def test_parallel_calls_are_gated_in_order():
     assert agent.run("both") == 11
     assert agent.policy_run.trace.tool_sequence in (["fetch", "process", "final_answer"],
                                                     ["process", "fetch", "final_answer"])
+
+
+# ------------------------------------------------------------------ CodeAgent
+
+
+def code_agent_for(snippets, mode=None, rules=RULES):
+    return GatedCodeAgent(tools=[fetch, process], model=ScriptedCodeModel(snippets), policy=monitor_of(rules, TOOLS),
+                          mode=mode, verbosity_level=-1, max_steps=10)
+
+
+def test_a_code_agent_runs_a_compliant_snippet_and_records_each_call():
+    agent = code_agent_for(["record = fetch(id=4)\nfinal_answer(process(record['value']))"])
+    assert agent.run("process record 4") == 41
+    assert [(c.name, dict(c.args), c.result) for c in agent.policy_run.trace.calls] == [
+        ("fetch", {"id": 4}, {"value": 40}), ("process", {"value": 40}, 41), ("final_answer", {"answer": 41}, 41)]
+    assert score(agent.report) == 1.0
+
+
+def test_a_code_agent_is_refused_mid_snippet_and_corrects_itself():
+    snippets = ["x = process(value=40)\nprint('not reached')",
+                "record = fetch(4)\nfinal_answer(process(value=record['value']))"]
+    agent = code_agent_for(snippets)
+    assert agent.run("process record 4") == 41
+    first = errors(agent)[0]
+    assert "PolicyRefusal: `process` was not executed" in first and "Fetch the record before processing it" in first
+    assert agent.policy_run.trace.tool_sequence == ["fetch", "process", "final_answer"]
+    assert [(e.rule, e.resolution) for e in agent.policy_run.events] == [("fetch_first", "listened")]
+    assert score(agent.report) == 1.0
+
+
+def test_a_code_agents_final_answer_is_gated():
+    rules = "rule processes layer L5 severity block: called(process)\n"
+    agent = code_agent_for(["final_answer(10)", "final_answer(process(10))"], rules=rules)
+    assert agent.run("process") == 11
+    assert "First call `process`, then `final_answer`." in errors(agent)[0]
+
+
+def test_a_code_agent_stops():
+    agent = code_agent_for(["process(value=1)", "fetch(id=1)"], mode="stop")
+    assert agent.run("process") is None
+    assert agent.stopped.action == "stop" and agent.model.calls == 1
+    assert agent.policy_run.trace.tool_sequence == []
+
+
+def test_a_code_agent_is_warned_in_its_observations():
+    agent = code_agent_for(["y = process(value=40)\nprint(y)", "final_answer(fetch(id=4))"], mode="warn")
+    assert agent.run("go") == {"value": 40}
+    observations = [s.observations for s in agent.memory.steps[1:] if getattr(s, "observations", None)]
+    assert "41" in observations[0] and "`process` ran, but it breaks the policy" in observations[0]
+
+
+def test_a_code_agent_must_run_its_tools_locally():
+    with pytest.raises(ValueError, match="local executor only"):
+        GatedCodeAgent(tools=[fetch, process], model=ScriptedCodeModel([]), policy=monitor_of(RULES, TOOLS),
+                       executor_type="docker")
+
+
+# ------------------------------------------------------------------ the tools against the policy
+
+
+@tool
+def search(query: str, limit: int) -> list:
+    """Search.
+
+    Args:
+        query: the query
+        limit: how many
+    """
+    return []
+
+
+def test_an_agent_whose_tools_differ_from_the_policy_is_refused_at_construction():
+    for agent_class in (GatedAgent, GatedCodeAgent):
+        with pytest.raises(ToolSetMismatch) as mismatch:
+            agent_class(tools=[fetch, search], model=ScriptedModel([]), policy=monitor_of(RULES, TOOLS))
+        assert str(mismatch.value).splitlines() == [
+            "the smolagents agent's tools do not match the policy's signatures:",
+            "  - the policy declares `process`, which the agent's tools do not include",
+            "  - the agent has `search`, which the policy does not declare (its calls are flagged as unknown tools)"]
+
+
+def test_argument_mismatches_are_named_and_warn_mode_warns():
+    @tool
+    def process(value: int, scale: float) -> int:  # noqa: F811 - an extra argument
+        """Process a value.
+
+        Args:
+            value: the value
+            scale: a factor
+        """
+        return value
+
+    with pytest.raises(ToolSetMismatch, match="`process` takes an argument `scale` that the policy does not declare"):
+        GatedAgent(tools=[fetch, process], model=ScriptedModel([]), policy=monitor_of(RULES, TOOLS))
+    with pytest.warns(PolicyToolWarning, match="`process` takes an argument `scale`"):
+        agent = GatedAgent(tools=[fetch, process], model=ScriptedModel([]), policy=monitor_of(RULES, TOOLS),
+                           on_mismatch="warn")
+    assert [m.kind for m in agent.tool_check.mismatches] == ["extra-argument"]

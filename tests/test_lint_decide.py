@@ -1,34 +1,49 @@
 """The automata's exact decision the lint relies on beyond its bound, against the evaluator:
 whenever some short run (terminal call only last) makes every claim take its value, the
-decision is not "empty"; a witness it finds is made concrete and replays; and guards of
-several claims on one tool combine only in ways some call can produce."""
+decision is not "empty"; a witness it finds, made concrete, satisfies the claims; and
+guards of several claims on one tool combine only in ways some call can produce."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from engines import ReferenceEngine
+from generators import AGENT, NIGHTLY, continuations, formulas, templates
 from policyc.lint.automata import EMPTY, WITNESS, LintAutomata
 from policyc.lint.claims import Claim
 from policyc.lint.concretize import concretize
-from runtime_strategies import EXAMPLES, FORMULAS, TEMPLATES, TOOLS, continuations, holds
+from policyc.semantics.evaluator import evaluate
 
+EXAMPLES = 1500 if NIGHTLY else 60
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-TERMINAL = frozenset({"done"})
+TERMINAL = frozenset(name for name, sig in AGENT.tools.items() if sig.terminal)
+
+
+@pytest.fixture(scope="module")
+def reference() -> ReferenceEngine:
+    """The evaluator, its memo shared by this module's examples (brute force repeats itself)."""
+    return ReferenceEngine()
 
 
 @SETTINGS
-@given(st.lists(st.tuples(st.one_of(TEMPLATES, FORMULAS), st.booleans()), min_size=1, max_size=3))
-def test_decide_agrees_with_short_runs_on_the_evaluator(pairs):
+@given(st.lists(st.tuples(st.one_of(templates(AGENT), formulas(AGENT, 3)), st.booleans()), min_size=1, max_size=3))
+def test_decide_agrees_with_short_runs_on_the_evaluator(reference, pairs):
     claims = [Claim(f"c{i}", phi, expected) for i, (phi, expected) in enumerate(pairs)]
-    decision = LintAutomata(TOOLS, TERMINAL).decide(claims)
-    short = any(all(holds(phi, run) == expected for phi, expected in pairs)
-                for run in continuations(3, final_last=True))
+    decision = LintAutomata(AGENT.tools, TERMINAL).decide(claims)
+    short = any(all(reference.holds_on(phi, run) == expected for phi, expected in pairs)
+                for run in continuations(AGENT, 3, final_last=True))
     if short:
         assert decision.status != EMPTY, claims
     if decision.status == WITNESS:
-        witness = concretize(decision.calls, decision.metrics, claims, TOOLS)
-        assert witness is not None and witness.confirmed, (claims, decision.calls)
+        # a run made concrete is a trace on which every claim takes its value (on the
+        # evaluator, independently of the replay inside). Not every run can be: the solver
+        # does not model event attributes, and reads results by their declared types, so
+        # such a run is not shown and the lint asks Z3 instead
+        witness = concretize(decision.calls, decision.metrics, claims, AGENT.tools)
+        if witness is not None:
+            assert all(evaluate(c.formula, witness.trace, witness.externs) == c.expected for c in claims), claims
 
 
 def _policy(src: str):

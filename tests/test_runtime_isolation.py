@@ -99,9 +99,10 @@ def _tampered(artifact, rule: str):
     data = artifact.model_dump(mode="json", by_alias=True)
     index = next(r["automaton"] for r in data["rules"] if r["name"] == rule)
     dfa = data["automata"][index]["rule"]["parts"][0]["dfa"]
-    dfa["accepting"] = [True] * len(dfa["accepting"])
-    dfa["verdict"] = ["satisfied"] * len(dfa["verdict"])
-    body = ArtifactBody.model_validate({k: v for k, v in data.items() if k != "content_hash"})
+    size = len(dfa["accepting"])
+    dfa.update(accepting=[True] * size, verdict=["satisfied"] * size, to_accept=[None] * size,
+               dist_accept=[0] * size, to_reject=[None] * size)  # consistent, or loading refuses it
+    body = ArtifactBody.model_validate({k: v for k, v in data.items() if k not in ("content_hash", "signature")})
     return seal(body)
 
 

@@ -1,7 +1,8 @@
 """`run.finish()` is the report `policyc score` gives: identical, on a corpus of traces.
 
 The corpus: the bundled example traces with their policies, and random runs of every
-example policy whose calls and results follow the tool signatures. Each trace is driven
+example policy whose calls and results follow the tool signatures (messages too, for a
+policy that observes them). Each trace is driven
 through a gated run (propose, then record) and also written to a file and scored by the
 `policyc score` command; the two reports must be equal field by field.
 """
@@ -106,10 +107,11 @@ def test_finish_equals_policyc_score(path, record, tmp_path):
 
     (trace,) = load_traces(trace_file).traces
     run = monitor_for(path).start(mode="tolerate")
-    for call in trace.calls:
-        decision = run.propose(call.name, call.args)
-        assert decision.executes
-        run.record(call.name, call.args, call.result)
+    for call in trace.events:  # every event: a policy may observe messages and the user's calls
+        if call.actor == "assistant":
+            decision = run.propose(call.name, call.args, message_id=call.message_id)
+            assert decision.executes
+        run.record(call.name, call.args, call.result, actor=call.actor, message_id=call.message_id, error=call.error)
     got = run.finish().model_dump(mode="json")
     for key in ("trace_id", "origin"):
         got.pop(key), expected.pop(key)

@@ -116,7 +116,7 @@ DETAILS = [
     ("always (a -> once b)", "a b", "Does not hold at call #1 (`a`)."),
     ("always (a -> once b)", "c", "Holds vacuously: `a` never occurred."),
     ("response(a, b)", "a c", "Does not hold at call #1 (`a`)."),
-    ("always (a(x: v) -> once b(x: v))", "b:1 a:2", "Does not hold for v = 2 (first at call #2, `a`)."),
+    ("always (a(x: v) -> once b(x: v))", "b:1 a:2", "Does not hold for v = 2 at call #2 (`a`)."),
     ("a until b", "a b", "Satisfied."),
     ("a until b", "a c", "Not satisfied by the complete trace (2 call(s))."),
 ]
@@ -164,6 +164,8 @@ VACUITY = [
     ("called_n(a) == 0", "", False),                     # a prohibition that holds is not vacuous
     ("never(a)", "b", False),
     ("called(b) -> called(a)", "c", True),                # a top-level implication with a false antecedent
+    ("always (once a -> b)", "", True),                   # a temporal trigger on the empty trace (no position)
+    ("always ((a until b) -> c)", "", True),
 ]
 
 
@@ -211,11 +213,15 @@ def test_a_rule_that_cannot_be_evaluated_counts_as_violated_and_says_why():
     assert bound.compliance_score == 1.0
 
 
-def test_extern_bindings_resolve_from_the_policy():
+def test_the_scorer_never_imports_what_a_policy_names():
+    """`from "module:function"` is only a name: the caller binds the function."""
     policy, _ = check_text('tool a(x: int)\nextern predicate truthy(n: int) from "builtins:bool"\n'
                            "rule r: forall v in a.x: truthy(v)\n", "e.altl")
-    assert score_trace(compile_policy(policy), Trace.of(("a", {"x": 1}))).compliance_score == 1.0
-    assert score_trace(compile_policy(policy), Trace.of(("a", {"x": 0}))).compliance_score == 0.0
+    unbound = score_trace(compile_policy(policy), Trace.of(("a", {"x": 1})))
+    assert unbound.constraints[0].error == "extern predicate `truthy` has no Python binding"
+    bound = {"truthy": bool}
+    assert score_trace(compile_policy(policy), Trace.of(("a", {"x": 1})), externs=bound).compliance_score == 1.0
+    assert score_trace(compile_policy(policy), Trace.of(("a", {"x": 0})), externs=bound).compliance_score == 0.0
 
 
 def test_calls_that_do_not_match_the_signatures_are_input_problems(fan_out):
@@ -274,5 +280,5 @@ def test_generic_details_say_when_the_violation_became_certain(detail_policy):
     policy, bodies = detail_policy
     (result,) = [c for c in score_trace(compile_policy(policy), trace_of("c a b")).constraints
                  if c.name == f"r{bodies.index('a until b')}"]
-    assert (result.violated_at, result.detail) == (1, "Violated once call #1 happened: no continuation can "
+    assert (result.violated_at, result.detail) == (1, "Violated once call #1 (`c`) happened: no continuation can "
                                                       "satisfy it.")

@@ -86,7 +86,7 @@ def test_no_records_exit_2(tmp_path, content):
 def test_missing_trace_file_is_a_malformed_record(tmp_path):
     result = run(FAN_OUT, str(tmp_path / "none.json"), "--format", "json")
     assert result.exit_code == 2
-    assert json.loads(result.stdout)["malformed"][0]["message"] == "no such file"
+    assert json.loads(result.stdout)["malformed"][0]["message"] == "does not exist"
 
 
 def test_a_policy_with_errors_exits_2(tmp_path):

@@ -8,25 +8,34 @@ be the evaluator's: the same verdict per rule, the score of Definition 1, and a
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 
+from engines import ReferenceEngine, some_continuation_satisfies
+from generators import AGENT, NIGHTLY, calls as traces, continuations, policies, trace_of
 from policyc.automata import compile_policy
 from policyc.scoring import score_trace
-from runtime_strategies import EXAMPLES, holds, policies, some_continuation_satisfies, trace_of, traces
 
+EXAMPLES = 1500 if NIGHTLY else 60
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
+@pytest.fixture(scope="module")
+def reference() -> ReferenceEngine:
+    """The evaluator, its memo shared by this module's examples (brute force repeats itself)."""
+    return ReferenceEngine()
+
+
 @SETTINGS
-@given(policies(max_rules=4), traces())
-def test_the_report_is_the_evaluators(policy, calls):
+@given(policies(AGENT, max_rules=4), traces(AGENT))
+def test_the_report_is_the_evaluators(reference, policy, calls):
     report = score_trace(compile_policy(policy), trace_of(calls))
     by_name = {c.name: c for c in report.constraints}
     total = sum(r.weight for r in policy.rules)
     lost = 0.0
     for rule in policy.rules:
         result = by_name[rule.name]
-        assert result.passed == holds(rule.formula, calls), rule
+        assert result.passed == reference.holds_on(rule.formula, calls), rule
         if result.passed:
             assert result.violated_at is None
             continue
@@ -34,5 +43,6 @@ def test_the_report_is_the_evaluators(policy, calls):
         k = result.violated_at
         assert 0 <= k <= len(calls)
         if k < len(calls):  # a bad prefix: nothing after it satisfies the rule
-            assert not some_continuation_satisfies([rule.formula], calls[:k], 2, final_last=False), (rule, k)
+            assert not some_continuation_satisfies(reference, [rule.formula], calls[:k],
+                                                   continuations(AGENT, 2, final_last=False)), (rule, k)
     assert report.compliance_score == (1.0 - lost / total)

@@ -2,25 +2,25 @@
 
 Every prelude predicate is compared with appendix A.2.2 written in Python over first, nth and
 first_after (tests/stdlib_reference.py), and every DECLARE template with its standard LTLf
-reading, on random traces over four tools with argument and result conditions. Both the
-reference evaluator and the linear-time engine are checked.
+reading, on random traces of `generators.LETTERS` (four tools and one no rule names, an
+argument that may be missing, results that may be absent). Both the reference evaluator and
+the linear-time engine are checked.
 """
 
 from __future__ import annotations
 
 import itertools
-import os
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 import stdlib_reference as ref
+from generators import LETTERS, NIGHTLY, calls
 from policyc.check import check_text
 from policyc.semantics import Evaluator, PositionEvaluator
 from policyc.trace import Trace
 
-EXAMPLES = 400 if os.environ.get("POLICYC_NIGHTLY") else 60
+EXAMPLES = 400 if NIGHTLY else 60
 TOOLS = ("a", "b", "c", "d")
 
 # (source text, python matcher) for the events the predicates are instantiated with
@@ -115,20 +115,10 @@ def policy():
     return checked
 
 
-calls = st.tuples(st.sampled_from(TOOLS), st.integers(0, 3), st.one_of(st.none(), st.integers(0, 2)))
-traces = st.lists(calls, min_size=0, max_size=30)
-
-
-def _trace(raw) -> tuple[Trace, list]:
-    plain = [(name, {"x": x}, r) for name, x, r in raw]
-    built = Trace.of(*[(name, args) if r is None else (name, args, r) for name, args, r in plain])
-    return built, plain
-
-
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(raw=traces)
-def test_stdlib_matches_its_definition(policy, raw):
-    trace, plain = _trace(raw)
+@given(plain=calls(LETTERS, 30))
+def test_stdlib_matches_its_definition(policy, plain):
+    trace = Trace.of(*plain)
     reference = Evaluator(trace)
     fast = PositionEvaluator(trace)
     for rule in policy.rules:

@@ -108,9 +108,17 @@ def test_tau2_results_file():
     assert [t.id for t in traces] == ["sim-1", "sim-2"]
     first = traces[0]
     # the simulated user's own tool call is not the agent's
-    assert first.tool_sequence == ["get_customer_details", "get_line_details", "get_bill"]
+    assert first.tool_sequence == ["get_customer_by_id", "get_details_by_id", "get_bills_for_customer"]
     assert first.metrics["user_tool_calls"] == 1 and first.metrics["reward"] == 1.0
-    assert calls_of(first)[1][2]["status"] == "active" and calls_of(first)[2][2]["bill_id"] == "B9"
+    assert calls_of(first)[1][2]["status"] == "Active" and calls_of(first)[2][2][0]["bill_id"] == "B9"
+    # ... but every event is kept: messages (with the tools they call), the user's call
+    assert [(e.name, e.actor, e.message_id) for e in first.events] == [
+        ("message", "assistant", "0"), ("message", "user", "1"), ("message", "assistant", "2"),
+        ("get_customer_by_id", "assistant", "2"), ("message", "user", "4"), ("toggle_airplane_mode", "user", "4"),
+        ("message", "assistant", "6"), ("get_details_by_id", "assistant", "6"),
+        ("get_bills_for_customer", "assistant", "6")]
+    assert first.events[6].args == {"text": "", "calls": ["get_details_by_id", "get_bills_for_customer"]}
+    assert first.request == "My data is slow." and first.events[5].result == "Airplane Mode is now OFF."
     assert first.origin.endswith("tau2_results.json:8") and traces[1].origin.endswith(":30")
 
 
@@ -197,7 +205,7 @@ def test_invalid_json_files_and_missing_files(tmp_path):
     (error,) = load_traces(broken).errors
     assert error.line == 3 and error.message.startswith("invalid JSON")
     (missing,) = load_traces(tmp_path / "nope.json").errors
-    assert (missing.line, missing.message) == (None, "no such file")
+    assert (missing.line, missing.message) == (None, "does not exist")
 
 
 def test_json_text_with_one_value_per_line_is_read_as_jsonl(tmp_path):

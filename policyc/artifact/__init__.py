@@ -4,7 +4,8 @@
 compiler's automata. Everything imported here is what a deployed gate needs to load one.
 """
 
-from policyc.artifact.io import ArtifactError, dump_artifact, parse_artifact, read_artifact, seal, write_artifact
+from policyc.artifact.errors import ArtifactError
+from policyc.artifact.io import dump_artifact, parse_artifact, read_artifact, seal, write_artifact
 from policyc.artifact.models import FORMAT, FORMAT_VERSION, Artifact, ArtifactBody
 
 __all__ = [

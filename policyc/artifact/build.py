@@ -23,6 +23,8 @@ from policyc.artifact.io import seal
 from policyc.artifact.models import Artifact, ArtifactBody
 from policyc.artifact.policy import policy_fields
 from policyc.artifact.compile_rules import compile_rules
+from policyc.diagnostics import PolicyError
+from policyc.inputs import InputError, read_input
 from policyc.ir.policy import Policy
 from policyc.recursion import deep_recursion
 
@@ -32,15 +34,15 @@ def policy_source_hash(policy: Policy) -> str:
     texts = []
     for path in policy.sources:
         try:
-            texts.append((path, Path(path).read_text(encoding="utf-8")))
-        except OSError:
+            texts.append((path, read_input(path).decode("utf-8", "replace")))
+        except InputError:
             texts.append((path, ""))
     return source_hash(texts)
 
 
 @deep_recursion()
-def build_artifact(policy: Policy, sources_hash: str | None = None) -> Artifact:
-    """Compile a checked policy into a sealed artifact."""
+def build_artifact(policy: Policy, sources_hash: str | None = None, key: bytes | None = None) -> Artifact:
+    """Compile a checked policy into a sealed artifact (signed when a key is given)."""
     compiled = compile_rules(policy)
     automata: list[dict] = []
     placement: dict[str, tuple[int, str | None]] = {}
@@ -52,32 +54,26 @@ def build_artifact(policy: Policy, sources_hash: str | None = None) -> Artifact:
             placement[rule.name] = (len(automata), None)
             automata.append(table)
     body = ArtifactBody(compiler=__version__, source_hash=sources_hash or policy_source_hash(policy),
-                        automata=automata, rivals=rival_names(policy, compiled), **policy_fields(policy, compiled.classes, placement))
-    return seal(body)
+                        automata=automata, joint={tool: j.to_json() for tool, j in compiled.compiled.joint.items()},
+                        **policy_fields(policy, compiled.classes, placement))
+    return seal(body, key)
 
 
 def compile_file(path: str | Path) -> Artifact:
     """Check a policy file and compile it: what `policyc compile` does, for Python callers.
-    A policy with errors raises `ValueError` carrying the rendered diagnostics."""
+    A policy with errors (or a file that cannot be read) raises `PolicyError`, a `ValueError`
+    whose message renders the diagnostics and whose `diagnostics` holds them.
+
+    >>> try:
+    ...     compile_file("tests/fixtures/check/e0201_unknown_tool_bad.altl")
+    ... except PolicyError as error:
+    ...     print(sorted({d.code for d in error.diagnostics}))
+    ['E0201']
+    """
     from policyc.check import check_file
-    from policyc.diagnostics import has_errors, render_text
+    from policyc.diagnostics import has_errors
 
     policy, diagnostics = check_file(str(path))
     if policy is None or has_errors(diagnostics):
-        raise ValueError(f"{path} does not check:\n{render_text(diagnostics)}")
+        raise PolicyError(str(path), diagnostics)
     return build_artifact(policy)
-
-
-def rival_names(policy: Policy, compiled) -> list[tuple[str, str]]:
-    """The pairs of single-automaton rules that can conflict (see `policyc.tables.pairs`)."""
-    from policyc.tables.pairs import rival_pairs
-    from policyc.tables.product import JointSpace
-
-    names, tables = [], []
-    for rule in policy.rules:
-        table = compiled.compiled.table(rule.name)
-        if table is not None and table.dfa is not None:
-            names.append(rule.name)
-            tables.append(table.dfa)
-    space = JointSpace(tables, policy.tools, policy.terminal_tools)
-    return [(names[i], names[j]) for i, j in rival_pairs(space)]

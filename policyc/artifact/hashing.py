@@ -4,11 +4,17 @@
 '{"a":[1.5,"é"],"b":1}'
 >>> content_hash({"a": 1}) == content_hash({"a": 1}) != content_hash({"a": 2})
 True
+>>> signature = sign({"a": 1}, b"secret")
+>>> signature.startswith("hmac-sha256:"), signature_matches({"a": 1}, b"secret", signature)
+(True, True)
+>>> signature_matches({"a": 2}, b"secret", signature), signature_matches({"a": 1}, b"other", signature)
+(False, False)
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 from pathlib import Path
 from typing import Iterable
@@ -22,6 +28,21 @@ def canonical_json(value: object) -> str:
 def content_hash(body: object) -> str:
     """`sha256:` and the hex digest of the canonical JSON of `body`."""
     return "sha256:" + hashlib.sha256(canonical_json(body).encode("utf-8")).hexdigest()
+
+
+SIGNATURE_PREFIX = "hmac-sha256:"
+
+
+def sign(body: object, key: bytes) -> str:
+    """`hmac-sha256:` and the hex HMAC-SHA256 of the canonical JSON of `body` under `key`:
+    only who holds the key can make it, so a signed artifact is one the key's holder compiled."""
+    return SIGNATURE_PREFIX + hmac.new(key, canonical_json(body).encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+def signature_matches(body: object, key: bytes, signature: object) -> bool:
+    """Whether `signature` is `sign(body, key)` (compared in constant time)."""
+    return isinstance(signature, str) and hmac.compare_digest(signature.encode("utf-8", "replace"),
+                                                              sign(body, key).encode("utf-8"))
 
 
 def source_hash(texts: Iterable[tuple[str, str]]) -> str:

@@ -2,8 +2,16 @@
 
 Loading refuses anything that is not exactly what `policyc compile` wrote: a file that is
 not JSON, a JSON file of another kind, another format version, a file edited after it was
-compiled (content hash), or one that does not match the schema. Each refusal is an
-`ArtifactError` with one message and a help line, never a traceback.
+compiled (content hash), one that does not match the schema, one whose tables are not
+tables the compiler could have written (every state, letter and node in range, every table
+total, every verdict that of its transitions), and, when a key is given, one not signed
+with that key. Each refusal is an `ArtifactError` with one message and a help line, never
+a traceback.
+
+The content hash finds accidents, not attacks: anyone can recompute it. A deployment that
+needs to know who compiled an artifact signs it (`policyc compile --sign-key-file KEY`, an
+HMAC-SHA256 over the same canonical body) and loads it with the key
+(`Monitor.load(path, key=...)`, or the `POLICYC_ARTIFACT_KEY` environment variable).
 
 >>> from policyc.artifact.models import ArtifactBody, FormulaTable, PolicyInfo, SeverityModel
 >>> body = ArtifactBody(compiler="0", source_hash="sha256:0", policy=PolicyInfo(name="p",
@@ -14,92 +22,136 @@ compiled (content hash), or one that does not match the schema. Each refusal is 
 >>> parse_artifact(text.replace('"name":"p"', '"name":"q"'))
 Traceback (most recent call last):
 ...
-policyc.artifact.io.ArtifactError: `<artifact>` was changed after it was compiled: its content hash does not match
+policyc.artifact.errors.ArtifactError: `<artifact>` was changed after it was compiled: its content hash does not match
+>>> signed = dump_artifact(seal(body, key=b"deployment key"))
+>>> parse_artifact(signed, key=b"deployment key").signature.startswith("hmac-sha256:")
+True
+>>> parse_artifact(text, key=b"deployment key")
+Traceback (most recent call last):
+...
+policyc.artifact.errors.ArtifactError: `<artifact>` is not signed, and a key was given to verify it
 """
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from pydantic import ValidationError
 
-from policyc.artifact.hashing import content_hash
+from policyc.artifact.errors import ArtifactError
+from policyc.artifact.hashing import content_hash, sign, signature_matches
 from policyc.artifact.models import FORMAT, FORMAT_VERSION, Artifact, ArtifactBody
+from policyc.artifact.policy import verified_compiled
+from policyc.inputs import InputError, read_input
 
 _RECOMPILE = "recompile the policy with `policyc compile POLICY -o FILE`"
+#: The environment variable holding the key artifacts must be signed with.
+ENV_KEY = "POLICYC_ARTIFACT_KEY"
+#: Fields outside the body: the hash and the signature cover everything else.
+_SEALS = ("content_hash", "signature")
 
 
-class ArtifactError(Exception):
-    """An artifact that cannot be used, with a help line saying what to do."""
-
-    def __init__(self, message: str, help: str | None = None):
-        super().__init__(message)
-        self.message = message
-        self.help = help
-
-    def __str__(self) -> str:
-        return self.message
-
-
-def seal(body: ArtifactBody) -> Artifact:
-    """The artifact with its content hash."""
+def seal(body: ArtifactBody, key: bytes | None = None) -> Artifact:
+    """The artifact with its content hash, and its signature when a key is given."""
     data = body.model_dump(mode="json", by_alias=True)
-    return Artifact.model_validate({**data, "content_hash": content_hash(data)})
+    return Artifact.model_validate({**data, "content_hash": content_hash(data),
+                                    "signature": sign(data, key) if key is not None else None})
 
 
 def dump_artifact(artifact: Artifact) -> str:
-    """The artifact as JSON text (compact: tables can be large)."""
-    return json.dumps(artifact.model_dump(mode="json", by_alias=True), ensure_ascii=False, separators=(",", ":"))
+    """The artifact as JSON text (compact: tables can be large; no `signature` when unsigned)."""
+    data = artifact.model_dump(mode="json", by_alias=True)
+    if data.get("signature") is None:
+        data.pop("signature", None)
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
 def write_artifact(artifact: Artifact, path: str | Path) -> None:
     Path(path).write_text(dump_artifact(artifact) + "\n", encoding="utf-8")
 
 
-def read_artifact(path: str | Path) -> Artifact:
-    """Read and verify an artifact file."""
+def resolve_key(key: bytes | str | None) -> bytes | None:
+    """The key artifacts must be signed with: `key` itself, else the POLICYC_ARTIFACT_KEY
+    environment variable, else None (signatures are not checked)."""
+    if key is None:
+        key = os.environ.get(ENV_KEY) or None
+    if isinstance(key, str):
+        key = key.encode("utf-8")
+    if key is not None and not key:
+        raise ArtifactError("the artifact key is empty", "give the key the artifact was signed with")
+    return key
+
+
+def read_key_file(path: str) -> bytes:
+    """A signing key from a file: its bytes, without one trailing newline."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        data = read_input(path, limit=64 * 1024)
+    except InputError as exc:
+        raise ArtifactError(f"cannot read the key: {exc}") from None
+    key = data[:-2] if data.endswith(b"\r\n") else data[:-1] if data.endswith(b"\n") else data
+    if not key:
+        raise ArtifactError(f"the key file `{path}` is empty", "put the signing key (any bytes) in the file")
+    return key
+
+
+def read_artifact(path: str | Path, key: bytes | None = None) -> Artifact:
+    """Read and verify an artifact file (with `key`, also its signature)."""
+    try:
+        data = read_input(str(path))
+    except InputError as exc:
+        raise ArtifactError(f"cannot read `{path}`: it {exc.reason}") from None
+    if not data.strip():
+        raise ArtifactError(f"`{path}` is empty, not a policyc monitor artifact", _RECOMPILE)
+    try:
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise ArtifactError(f"`{path}` is not a policyc monitor artifact (not UTF-8 text)", _RECOMPILE) from None
-    except OSError as exc:
-        raise ArtifactError(f"cannot read `{path}`: {exc.strerror or exc}") from None
-    return parse_artifact(text, str(path))
+    return parse_artifact(text, str(path), key)
 
 
-def parse_artifact(text: str, origin: str = "<artifact>") -> Artifact:
-    """Verify artifact text: format, version, content hash, schema, internal references."""
+def parse_artifact(text: str, origin: str = "<artifact>", key: bytes | None = None) -> Artifact:
+    """Verify artifact text: format, version, content hash, signature (when a key is given),
+    schema, internal references and every table."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ArtifactError(f"`{origin}` is not JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})",
                             _RECOMPILE) from None
-    except RecursionError:
-        raise ArtifactError(f"`{origin}` is nested too deeply to be an artifact", _RECOMPILE) from None
+    except (ValueError, RecursionError):  # a number of thousands of digits, nesting past the stack
+        raise ArtifactError(f"`{origin}` holds a value too large or too deeply nested to be an artifact",
+                            _RECOMPILE) from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ArtifactError(f"`{origin}` is not a policyc monitor artifact", _RECOMPILE)
     version = data.get("version")
     if version != FORMAT_VERSION:
         raise ArtifactError(
-            f"`{origin}` is artifact format version {json.dumps(version)}; this policyc reads version {FORMAT_VERSION}",
-            _RECOMPILE)
+            f"`{origin}` is artifact format version {json.dumps(version)[:20]}; this policyc reads version "
+            f"{FORMAT_VERSION}", _RECOMPILE)
     claimed = data.get("content_hash")
-    body = {k: v for k, v in data.items() if k != "content_hash"}
+    body = {k: v for k, v in data.items() if k not in _SEALS}
     try:
         actual = content_hash(body)
-    except ValueError:  # NaN or infinity: not canonical JSON
+    except (ValueError, RecursionError):  # NaN or infinity: not canonical JSON
         actual = None
     if not isinstance(claimed, str) or claimed != actual:
         raise ArtifactError(f"`{origin}` was changed after it was compiled: its content hash does not match",
                             _RECOMPILE)
+    if key is not None:
+        if data.get("signature") is None:
+            raise ArtifactError(f"`{origin}` is not signed, and a key was given to verify it",
+                                "sign it when compiling: `policyc compile POLICY --sign-key-file KEY`")
+        if not signature_matches(body, key, data["signature"]):
+            raise ArtifactError(f"`{origin}` is not signed with this key: its signature does not match",
+                                "it was signed with another key, or changed by someone without the key")
     try:
         artifact = Artifact.model_validate(data)
     except ValidationError as exc:
         raise ArtifactError(f"`{origin}` does not match the artifact schema: {_first_error(exc)}", _RECOMPILE) from None
-    problem = _reference_problem(artifact)
-    if problem:
-        raise ArtifactError(f"`{origin}` is inconsistent: {problem}", _RECOMPILE)
+    except RecursionError:
+        raise ArtifactError(f"`{origin}` is nested too deeply to be an artifact", _RECOMPILE) from None
+    verified_compiled(artifact, origin)
     return artifact
 
 
@@ -109,23 +161,3 @@ def _first_error(exc: ValidationError) -> str:
     where = ".".join(str(p) for p in first["loc"]) or "the top level"
     more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
     return f"`{where}`: {first['msg'].lower()}{more}"
-
-
-def _reference_problem(artifact: Artifact) -> str | None:
-    roots, tables = len(artifact.formulas.roots), len(artifact.automata)
-    nodes = len(artifact.formulas.nodes)
-    if any(not 0 <= r < nodes for r in artifact.formulas.roots):
-        return "a formula root points outside the node table"
-    names: set[str] = set()
-    for rule in artifact.rules:
-        if rule.name in names:
-            return f"rule `{rule.name}` appears twice"
-        names.add(rule.name)
-        if rule.formula >= roots:
-            return f"rule `{rule.name}` points to formula {rule.formula}, but there are {roots}"
-        if rule.automaton is not None and rule.automaton >= tables:
-            return f"rule `{rule.name}` points to automaton {rule.automaton}, but there are {tables}"
-    tools = [t.name for t in artifact.tools]
-    if len(set(tools)) != len(tools):
-        return "a tool is declared twice"
-    return None

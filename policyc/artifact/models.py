@@ -3,9 +3,11 @@
 One JSON object, self-contained: the policy's tool signatures, its rules with their metadata
 and class, the automata tables the gate steps per call, the rule formulas (for the rules
 the automata cannot compile, which are scored after the run through the reference
-evaluator), and the extern predicates with their Python bindings. Two hashes guard it:
+evaluator), and the names and parameters of the extern predicates. An artifact is data: it
+never names code to run (the program that loads it binds the externs). Two hashes guard it:
 `source_hash` names the policy text it was compiled from, `content_hash` covers every
-other field, so an edited or truncated file is refused when loaded.
+other field, so an edited or truncated file is refused when loaded; an optional
+`signature` (HMAC-SHA256 with a deployment's key) says who compiled it.
 
 The models are pydantic, strict (unknown fields are errors) and frozen; `docs/artifact.schema.json`
 is generated from `Artifact`.
@@ -20,15 +22,17 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
-FORMAT: Literal["policyc.monitor"] = "policyc.monitor"
-FORMAT_VERSION = 1
+from policyc.ir.policy import MAX_WEIGHT
 
-SeverityKind = Literal["tolerate", "warn", "block", "soft_block", "stop"]
+FORMAT: Literal["policyc.monitor"] = "policyc.monitor"
+FORMAT_VERSION = 3
+
+SeverityKind = Literal["tolerate", "warn", "block", "deny", "soft_block", "stop"]
 RuleClass = Literal["gateable", "detectable", "offline-only"]
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, allow_inf_nan=False)
 
 
 class SeverityModel(Strict):
@@ -58,11 +62,15 @@ class PolicyInfo(Strict):
     layers: dict[str, str] = Field(default_factory=dict, description="layer name -> meaning")
     conformance: SeverityModel = Field(description="the severity of signature conformance findings")
     sources: list[str] = Field(default_factory=list, description="file names the policy was compiled from, root first")
+    observes: list[Literal["messages", "user_calls"]] = Field(
+        default_factory=list, description="event classes the policy reads besides the agent's calls")
+    grounding: Literal["code", "prose"] = Field(
+        "code", description="the built-in entity extractor of `entities(...)` and `outputs`")
 
 
 class RuleModel(Strict):
     name: str
-    weight: float = Field(gt=0)
+    weight: float = Field(gt=0, le=MAX_WEIGHT)
     layer: str | None = None
     severity: SeverityModel
     message: str | None = Field(None, description="shown to the agent when the rule refuses a call")
@@ -88,9 +96,10 @@ class FormulaTable(Strict):
 
 
 class ExternModel(Strict):
+    """An extern predicate the loading program must bind (`Monitor.load(path, externs=...)`)."""
+
     name: str
     params: list[ParamModel]
-    binding: str | None = Field(None, description="\"module:function\"")
 
 
 class ArtifactBody(Strict):
@@ -108,10 +117,14 @@ class ArtifactBody(Strict):
         default_factory=list, description="per-rule monitor tables, as `policyc.automata` writes them"
     )
     externs: list[ExternModel] = Field(default_factory=list)
-    rivals: list[tuple[str, str]] | None = Field(
-        None, description="pairs of single-automaton rules that some run can bring into conflict (each still "
-        "satisfiable alone, not together); the gate checks only these pairs. Null: found at run time")
+    joint: dict[str, dict[str, JsonValue]] = Field(
+        default_factory=dict, description="per tool that several single-automaton rules guard: the combinations "
+        "of all their guard atoms some call can produce, decided by the compiler (`atoms`: the atoms' structural "
+        "keys in bit order; `masks`: the combinations, null when there were too many; `exact`)")
 
 
 class Artifact(ArtifactBody):
-    content_hash: str = Field(description="sha256 of the canonical JSON of every other field")
+    content_hash: str = Field(description="sha256 of the canonical JSON of the body (every field but this one "
+                              "and `signature`)")
+    signature: str | None = Field(None, description="`hmac-sha256:` and the HMAC-SHA256 of the canonical JSON of "
+                                  "the body with the deployment's key (`policyc compile --sign-key-file`), or null")

@@ -26,6 +26,7 @@ from policyc.trace.model import Trace
 from policyc.automata.alphabet import build_alphabet, events_of
 from policyc.automata.construct import build_dfa, explore, show_state, table_from
 from policyc.automata.fragment import NotCompilable, Plan, PlainPart, SlicedPart, plan_rule
+from policyc.automata.joint import joint_letters
 from policyc.automata.progress import Progression
 from policyc.automata.solver import satisfiable_masks
 from policyc.automata.specialise import specialise
@@ -123,7 +124,8 @@ def compile_policy(policy: Policy) -> CompiledPolicy:
             out[rule.name] = CompiledRule(None, not_compiled(exc.reason).kind, exc.reason)
             continue
         out[rule.name] = CompiledRule(table, classify_table(table).kind)
-    return CompiledPolicy(policy, out)
+    plain = [c.table.dfa for c in out.values() if c.table is not None and c.table.dfa is not None]
+    return CompiledPolicy(policy, out, joint_letters(plain))
 
 
 def first_violation(formula: n.Formula, trace: Trace,

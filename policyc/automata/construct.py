@@ -17,7 +17,7 @@ from policyc.ir.printer import show
 
 from policyc.automata.alphabet import build_alphabet
 from policyc.automata.progress import ALIVE, Progression
-from policyc.tables.dfa import OPEN, SATISFIED, VIOLATED, Alphabet, DfaTable
+from policyc.tables.dfa import Alphabet, DfaTable, analyse
 
 
 def explore(prog: Progression, letters: int) -> tuple[list, list[list[int]], list[bool]]:
@@ -68,35 +68,6 @@ def minimize(delta: Sequence[Sequence[int]], accepting: Sequence[bool], initial:
                 order.setdefault(block[t], len(order))
                 queue.append(t)
     return [order[b] for b in block]
-
-
-def analyse(delta: Sequence[Sequence[int]], accepting: Sequence[bool]) -> tuple:
-    """Per state: verdict, first letter and length of a shortest path to acceptance, and the
-    first letter of a shortest path to rejection."""
-    size = len(delta)
-    preds: list[list[tuple[int, int]]] = [[] for _ in range(size)]
-    for q, row in enumerate(delta):
-        for letter, t in enumerate(row):
-            preds[t].append((q, letter))
-
-    def distances(goal: Sequence[bool]):
-        dist: list[int | None] = [0 if g else None for g in goal]
-        first: list[int | None] = [None] * size
-        queue = deque(q for q in range(size) if goal[q])
-        while queue:
-            t = queue.popleft()
-            for q, letter in preds[t]:
-                if dist[q] is None:
-                    dist[q] = dist[t] + 1
-                    first[q] = letter
-                    queue.append(q)
-        return dist, first
-
-    dist_acc, to_acc = distances(accepting)
-    dist_rej, to_rej = distances([not a for a in accepting])
-    verdict = tuple(VIOLATED if dist_acc[q] is None else SATISFIED if dist_rej[q] is None else OPEN
-                    for q in range(size))
-    return verdict, tuple(to_acc), tuple(dist_acc), tuple(to_rej)
 
 
 def table_from(alphabet: Alphabet, delta, accepting, name: Callable[[int], str] | None = None) -> DfaTable:

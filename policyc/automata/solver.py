@@ -26,6 +26,14 @@ from policyc.ir import nodes as n
 UNDEF, NULL, BOOL, NUM, STR, OTHER = range(6)
 
 
+class TooManyCombinations(Exception):
+    """More satisfiable combinations of guard atoms than a budget allows."""
+
+    def __init__(self, limit: int):
+        super().__init__(f"more than {limit} combinations of guard atoms can hold")
+        self.limit = limit
+
+
 class _Encoder:
     def __init__(self, z3):
         self.z3 = z3
@@ -55,8 +63,8 @@ class _Encoder:
         z3 = self.z3
         if isinstance(t, n.Lit):
             out = self.literal(t.value)
-        elif isinstance(t, (n.Arg, n.Result, n.Metric)):
-            out = self.fresh_val("arg")  # a call's value, or one of the run's metrics: any JSON value
+        elif isinstance(t, (n.Arg, n.Result, n.Metric, n.Request)):
+            out = self.fresh_val("arg")  # a call's value, or a trace-level one (metrics, request): any JSON value
         elif isinstance(t, n.Var):
             out = self.fresh_val("var")
             self.side.append(out[0] != UNDEF)
@@ -65,7 +73,7 @@ class _Encoder:
             out = self.fresh_val("path")
             allowed = base[0] == OTHER if isinstance(t, n.Field) else z3.Or(base[0] == OTHER, base[0] == STR)
             self.side.append(z3.Implies(out[0] != UNDEF, allowed))
-            if not isinstance(t.base, (n.Arg, n.Result, n.Field, n.Index, n.Var)):
+            if not isinstance(t.base, (n.Arg, n.Result, n.Request, n.Field, n.Index, n.Var)):
                 self.exact = False
         elif isinstance(t, n.Op) and t.op == "neg":
             out = self.negation(t)
@@ -167,12 +175,15 @@ def _is_boolean_op(op: str) -> bool:
 MASK_RLIMIT = 5_000_000
 
 
-def satisfiable_masks(atoms: Sequence[n.Term]) -> tuple[list[int], bool]:
+def satisfiable_masks(atoms: Sequence[n.Term], limit: int | None = None) -> tuple[list[int], bool]:
     """Every truth assignment of `atoms` (bit i = atom i) some call can produce.
 
     Returns the satisfiable assignments and whether the decision was exact (every piece of
     every atom understood); when it is not, unknown pieces were left free, so the list can
-    only contain too many assignments, never too few.
+    only contain too many assignments, never too few. The search refines the assignments
+    atom by atom, keeping only satisfiable partial ones, so its cost follows the number of
+    combinations that exist, not 2^n. With a `limit`, more than `limit` assignments raise
+    `TooManyCombinations`.
     """
     if not atoms:
         return [0], True
@@ -191,6 +202,8 @@ def satisfiable_masks(atoms: Sequence[n.Term]) -> tuple[list[int], bool]:
     def search(i: int, mask: int, assumed: list) -> None:
         if i == len(conds):
             out.append(mask)
+            if limit is not None and len(out) > limit:
+                raise TooManyCombinations(limit)
             return
         for value in (False, True):
             now = [*assumed, lits[i] if value else z3.Not(lits[i])]

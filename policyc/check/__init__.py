@@ -14,18 +14,21 @@ from policyc.check.symbols import collect
 from policyc.check.typing import TypeResolver, signatures
 from policyc.diagnostics import Diagnostic, has_errors, sort_diagnostics
 from policyc.ir.policy import Policy
+from policyc.ir.types import MESSAGE_SIGNATURE
 from policyc.recursion import deep_recursion
 
 
-def check_graph(graph: ModuleGraph, resolve_externs: bool = False) -> tuple[Policy | None, list[Diagnostic]]:
+def check_graph(graph: ModuleGraph) -> tuple[Policy | None, list[Diagnostic]]:
     syms, diags = collect(graph)
     resolver = TypeResolver(syms, diags)
     sigs = signatures(syms, resolver, diags)
+    if "messages" in syms.observed:
+        sigs["message"] = MESSAGE_SIGNATURE
     for name in syms.types:
         resolver.named(name)
     try:
         with deep_recursion():
-            policy = PolicyBuilder(graph, syms, sigs, resolver, diags).build(resolve_externs)
+            policy = PolicyBuilder(graph, syms, sigs, resolver, diags).build()
     except RecursionError:
         diags.append(Diagnostic("E0004", "the policy is nested too deeply to process", graph.root.module.span,
                                 help="split deeply nested formulas into named `def`s"))
@@ -34,7 +37,7 @@ def check_graph(graph: ModuleGraph, resolve_externs: bool = False) -> tuple[Poli
     return (None if has_errors(diags) else policy), diags
 
 
-def check_file(path: str | Path, resolve_externs: bool = False) -> tuple[Policy | None, list[Diagnostic]]:
+def check_file(path: str | Path) -> tuple[Policy | None, list[Diagnostic]]:
     """Check a policy file.
 
     >>> policy, diagnostics = check_file("examples/code_qa.altl")
@@ -44,17 +47,17 @@ def check_file(path: str | Path, resolve_externs: bool = False) -> tuple[Policy 
     graph, diags = load_policy(path)
     if graph is None:
         return None, sort_diagnostics(diags)
-    policy, more = check_graph(graph, resolve_externs)
+    policy, more = check_graph(graph)
     diags = sort_diagnostics(diags + more)
     return (None if has_errors(diags) else policy), diags
 
 
-def check_text(text: str, path: str = "<input>", resolve_externs: bool = False) -> tuple[Policy | None, list[Diagnostic]]:
+def check_text(text: str, path: str = "<input>") -> tuple[Policy | None, list[Diagnostic]]:
     """Check policy text (imports resolve against the current directory)."""
     graph, diags = load_text(text, path)
     if graph is None:
         return None, sort_diagnostics(diags)
-    policy, more = check_graph(graph, resolve_externs)
+    policy, more = check_graph(graph)
     diags = sort_diagnostics(diags + more)
     return (None if has_errors(diags) else policy), diags
 

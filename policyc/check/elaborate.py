@@ -46,6 +46,9 @@ class Elaborator(PathsMixin, OperatorsMixin, PatternsMixin, MacrosMixin):
         self.diags = diagnostics
         self._fresh = 0
         self._expansions: dict = {}
+        # variables whose domain is being inferred, by IR name: a macro's data parameter bound
+        # to one of them (`account_write(c)`) binds it where the macro's patterns use it
+        self.inferring: dict[str, VarInfo] = {}
 
     # ------------------------------------------------------------ reporting
 
@@ -188,6 +191,8 @@ class Elaborator(PathsMixin, OperatorsMixin, PatternsMixin, MacrosMixin):
                 return TVal(b.arg(final), param.type, e.span)
             if name == "result":
                 return TVal(b.result(), pat.sig.result, e.span)
+            if name in t.ATTRIBUTE_TYPES:
+                return TVal(b.attr(name), t.ATTRIBUTE_TYPES[name], e.span)
         if name in scope.params:
             value = scope.params[name]
             return replace(value, span=e.span) if not isinstance(value, EnumVal) else value
@@ -212,8 +217,25 @@ class Elaborator(PathsMixin, OperatorsMixin, PatternsMixin, MacrosMixin):
             ty = self.types.named(name)
             if isinstance(ty, t.EnumT):
                 return EnumVal(ty, e.span)
+        if name == "request":
+            return TVal(b.request(), t.REQUEST_TYPE, e.span)
+        if name in t.ATTRIBUTE_TYPES:
+            self.error("E0226", f"`{name}` is an attribute of the event a pattern matches, inside that pattern",
+                       e.span, help=f"write the condition inside the pattern: `tool({name} == ...)`", scope=scope)
+            return None
+        if self.not_observed(name, e.span, scope):
+            return None
         self.unknown_name(name, e.span, scope)
         return None
+
+    def not_observed(self, name: str, span: Span, scope: Scope) -> bool:
+        """`message` in a policy that does not observe messages: say how to observe them."""
+        if name != "message" or "message" in self.sigs:
+            return False
+        self.error("E0227", "the policy does not observe messages", span,
+                   help="add `observe messages` to read the agent's and the user's messages as events",
+                   scope=scope)
+        return True
 
     def unknown_name(self, name: str, span: Span, scope: Scope, called: bool = False,
                      keyword: bool = False) -> None:
@@ -301,7 +323,9 @@ class Elaborator(PathsMixin, OperatorsMixin, PatternsMixin, MacrosMixin):
             domain_term = dom.term
         else:
             info = VarInfo(e.var, ir_name, None, e.var_span, infer=True)
+            self.inferring[ir_name] = info
             body = self.formula(e.body, scope.with_var(info))
+            self.inferring.pop(ir_name, None)
             if body is None:
                 return None
             domain_term = self.inferred_domain(info, scope)

@@ -210,7 +210,12 @@ class MacrosMixin:
                            implicit=True)
             infos.append(info)
             inner = inner.with_var(info)
-        f = self.formula(body, inner)
+            self.inferring[info.ir_name] = info
+        try:
+            f = self.formula(body, inner)
+        finally:
+            for info in infos:
+                self.inferring.pop(info.ir_name, None)
         if f is None:
             return None
         for info in reversed(infos):
@@ -228,7 +233,7 @@ class MacrosMixin:
 
         def resolves(name: str, bound: set[str]) -> bool:
             return (name in bound or name in scope.vars or name in scope.params or name in self.syms.functions
-                    or name in self.syms.types or name in ("_", "outputs", "metrics", "result")
+                    or name in self.syms.types or name in ("_", "outputs", "metrics", "result", "request")
                     or scope.instance.renamer.tool(name) in self.sigs)
 
         def visit(node, bound: set[str]) -> None:
@@ -238,15 +243,23 @@ class MacrosMixin:
                 visit(node.body, bound | {node.var})
                 return
             if isinstance(node, ast.Call):
-                is_pattern = (node.func in scope.params and isinstance(scope.params[node.func], ToolVal)) or (
-                    node.func not in scope.params and scope.instance.renamer.tool(node.func) in self.sigs)
+                param = scope.params.get(node.func)
+                sig = param.sig if isinstance(param, ToolVal) else None if param is not None else \
+                    self.sigs.get(scope.instance.renamer.tool(node.func))
                 for a in node.args:
                     if isinstance(a, ast.KeywordArg):
                         v = a.value
-                        if is_pattern and isinstance(v, ast.Name) and not resolves(v.id, bound) and v.id not in found:
+                        attribute = a.name in t.ATTRIBUTE_TYPES and (sig is None or sig.param(a.name) is None)
+                        if sig is not None and not attribute and isinstance(v, ast.Name) \
+                                and not resolves(v.id, bound) and v.id not in found:
                             found[v.id] = v.span
                         visit(v, bound)
                     else:
+                        if sig is not None and isinstance(a, ast.Comparison) and a.op == "==":
+                            for name, other in ((a.left, a.right), (a.right, a.left)):
+                                if isinstance(name, ast.Name) and _is_call_path(other, sig) \
+                                        and not resolves(name.id, bound) and name.id not in found:
+                                    found[name.id] = name.span  # `result.total == m` binds m
                         visit(a, bound)
                 return
             for child in _ast_children(node):
@@ -283,3 +296,10 @@ def _ast_children(node) -> Iterable:
                     yield v
         elif value is not None and not isinstance(value, (str, int, float, bool)):
             yield value
+
+
+def _is_call_path(e: ast.Expr, sig) -> bool:
+    """Whether `e` is a path into a call: `result...`, or an argument of `sig` and its fields."""
+    while isinstance(e, (ast.FieldAccess, ast.Index)):
+        e = e.target
+    return isinstance(e, ast.Name) and (e.id == "result" or sig.param(e.id) is not None)

@@ -9,6 +9,7 @@ imports) is read with those tools and arguments renamed, so one procedure serves
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -20,32 +21,62 @@ from policyc.syntax import ast
 from policyc.syntax.parser import parse_source, read_source
 
 PRELUDE = "prelude"
+#: A policy and its imports may make at most this many module instances (one per file and
+#: distinct rename map): enough for any policy written by hand, and a bound for generated ones.
+MAX_INSTANCES = 1000
 
 
 @dataclass(frozen=True)
 class Renamer:
-    """Maps a module's own tool and argument names to the names of the policy it is part of."""
+    """Maps a module's own tool and argument names to the names of the policy it is part of.
+
+    It is kept flat and canonical: the composition of every rename map on the way from the
+    root, as sorted (old, new) pairs without identities. Two import paths that rename a module
+    the same way therefore read it as one instance, however many maps they composed, so a
+    diamond of imports loads each file once per distinct renaming (not once per path).
+
+    >>> inner = Renamer.of({"a": "b"}, {})
+    >>> outer = Renamer.of({"b": "c"}, {("b", "x"): "y"})
+    >>> both = inner.within(outer)
+    >>> both.tool("a"), both.tool("b"), both.arg("a", "x")
+    ('c', 'c', 'y')
+    >>> Renamer.of({"a": "a"}, {}).within(IDENTITY) == IDENTITY
+    True
+    """
 
     tools: tuple[tuple[str, str], ...] = ()
     args: tuple[tuple[str, str, str], ...] = ()  # (tool as written here, arg, new arg)
-    parent: "Renamer | None" = None
+
+    @classmethod
+    def of(cls, tools: dict[str, str], args: dict[tuple[str, str], str]) -> "Renamer":
+        return cls(tuple(sorted((old, new) for old, new in tools.items() if old != new)),
+                   tuple(sorted((t, a, new) for (t, a), new in args.items() if a != new)))
 
     def tool(self, name: str) -> str:
-        renamed = dict(self.tools).get(name, name)
-        return self.parent.tool(renamed) if self.parent else renamed
+        return dict(self.tools).get(name, name)
 
     def arg(self, tool: str, name: str) -> str:
-        renamed = {(t, a): new for t, a, new in self.args}.get((tool, name), name)
-        if self.parent is None:
-            return renamed
-        return self.parent.arg(dict(self.tools).get(tool, tool), renamed)
+        return {(t, a): new for t, a, new in self.args}.get((tool, name), name)
+
+    def within(self, parent: "Renamer") -> "Renamer":
+        """This map applied first, then `parent`'s: the names a module read under this map gets
+        in the policy that `parent` maps into."""
+        own_tools = dict(self.tools)
+        own_args = {(t, a): new for t, a, new in self.args}
+        tools = {name: parent.tool(own_tools.get(name, name)) for name in {*own_tools, *dict(parent.tools)}}
+        args = {(t, a): parent.arg(self.tool(t), new) for (t, a), new in own_args.items()}
+        for t_parent, a, _ in parent.args:  # the parent renames an argument of every tool mapped to it
+            for t in [t for t, new in own_tools.items() if new == t_parent] + (
+                    [t_parent] if t_parent not in own_tools else []):
+                args.setdefault((t, a), parent.arg(t_parent, a))
+        return Renamer.of(tools, args)
 
     def key(self) -> tuple:
-        return (self.tools, self.args, self.parent.key() if self.parent else None)
+        return (self.tools, self.args)
 
     @property
     def is_identity(self) -> bool:
-        return not self.tools and not self.args and (self.parent is None or self.parent.is_identity)
+        return not self.tools and not self.args
 
 
 IDENTITY = Renamer()
@@ -96,9 +127,10 @@ class _Loader:
         self.instances: dict[tuple, ModuleInstance] = {}
         self.order: list[ModuleInstance] = []
         self.parsed: dict[str, tuple[ast.Module | None, Source | None]] = {}
+        self.too_many = False
 
     def parse_file(self, path: Path, display: str) -> tuple[ast.Module | None, Source | None]:
-        key = str(path.resolve()) if path.exists() else str(path)
+        key = _real(path)
         if key not in self.parsed:
             source, diags = read_source(path, display)
             module = None
@@ -111,7 +143,7 @@ class _Loader:
 
     def load(self, path: Path, display: str, renamer: Renamer, is_stdlib: bool,
              stack: list[tuple[str, Span | None]], via: ast.ImportDecl | None) -> ModuleInstance | None:
-        real = str(path.resolve())
+        real = _real(path)
         key = (real, () if is_stdlib else renamer.key())
         if any(p == real for p, _ in stack):
             cycle = [Path(p).name for p, _ in stack[[p for p, _ in stack].index(real):]] + [Path(real).name]
@@ -123,6 +155,15 @@ class _Loader:
             return None
         if key in self.instances:
             return self.instances[key]
+        if len(self.instances) >= MAX_INSTANCES:
+            if not self.too_many:
+                self.too_many = True
+                assert via is not None  # the root is the first instance
+                self.diagnostics.append(Diagnostic(
+                    "E0105", f"the imports expand to more than {MAX_INSTANCES} modules",
+                    via.target_span, help="a module imported under many different rename maps is read once per "
+                    "map; import it once, or rename fewer tools"))
+            return None
         module, source = self.parse_file(path, display)
         if module is None or source is None:
             return None
@@ -158,8 +199,13 @@ class _Loader:
             ))
             return None
         candidate = (importer.parent / decl.target)
+        if candidate.exists() and (candidate.suffix != ".altl" or not _real(candidate).endswith(".altl")):
+            self.diagnostics.append(Diagnostic(
+                "E0104", f"`{decl.target}` is not a policy file", decl.target_span,
+                help="an import names an `.altl` file (or a module of the standard library, unquoted)"))
+            return None
         if candidate.is_file():
-            shown = str(candidate) if not candidate.is_absolute() else decl.target
+            shown = str(candidate)  # a path that opens from here (sources are read again for the hash)
             return candidate, _display(candidate, shown), False
         folder = candidate.parent
         siblings = [p.name for p in folder.glob("*.altl")] if folder.is_dir() else []
@@ -176,9 +222,15 @@ class _Loader:
     def renamer_for(decl: ast.ImportDecl, parent: Renamer) -> Renamer:
         if not decl.renames:
             return parent
-        tools = tuple((r.old, r.new) for r in decl.renames)
-        args = tuple((r.old, a.old, a.new) for r in decl.renames for a in r.args)
-        return Renamer(tools, args, parent if not parent.is_identity else None)
+        own = Renamer.of({r.old: r.new for r in decl.renames},
+                         {(r.old, a.old): a.new for r in decl.renames for a in r.args})
+        return own.within(parent)
+
+
+def _real(path: Path) -> str:
+    """The path with every symbolic link resolved, as far as they resolve (a link that loops
+    stays as it is: reading it then reports the loop)."""
+    return os.path.realpath(path)
 
 
 def _display(path: Path, fallback: str) -> str:
@@ -207,7 +259,7 @@ def load_text(text: str, path: str = "<input>") -> tuple[ModuleGraph | None, lis
     loader.diagnostics.extend(diags)
     if module is None:
         return None, loader.diagnostics
-    loader.parsed[str(fake.resolve()) if fake.exists() else str(fake)] = (module, source)
+    loader.parsed[_real(fake)] = (module, source)
     root = loader.load(fake, path, IDENTITY, False, [], None)
     if root is None:
         return None, loader.diagnostics

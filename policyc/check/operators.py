@@ -41,6 +41,8 @@ class OperatorsMixin:
             return TVal(term if e.op == "in" else b.op("not", term), t.BOOL, e.span)
         if not self.check_compatible(left, right, e, scope):
             return None
+        if e.op == "==" and scope.pattern is not None:
+            self.bind_call_path(e, left, right, scope)
         if e.op not in ("==", "!="):
             for side in (left, right):
                 st = t.strip_optional(side.type)
@@ -49,6 +51,20 @@ class OperatorsMixin:
                                scope=scope)
                     return None
         return TVal(b.op(COMPARE_BY_SYMBOL[e.op], left.term, right.term), t.BOOL, e.span)
+
+    def bind_call_path(self, e: ast.Comparison, left: TVal, right: TVal, scope: Scope) -> None:
+        """`result.total == m` inside a pattern: the values of that path are binding sites of an
+        implicit (or domain-less) variable m, as an argument `tool(amount: m)` is."""
+        for name, this, other in ((e.left, left, right), (e.right, right, left)):
+            info = scope.vars.get(name.id) if isinstance(name, ast.Name) else None
+            if info is None and isinstance(this.term, n.Var):
+                info = self.inferring.get(this.term.name)  # through a macro's parameter
+            path = _call_path(other.term)
+            if info is None or not info.infer or path is None:
+                continue
+            info.sites.append((scope.pattern.tool, path, False))  # type: ignore[union-attr]
+            if info.type is None and t.strip_optional(other.type) is not t.ANY:
+                info.type = t.strip_optional(other.type)
 
     def check_compatible(self, left: TVal, right: TVal, e: ast.Expr, scope: Scope, expected: str | None = None,
                          message: str | None = None, labels: tuple[Label, ...] | None = None) -> bool:
@@ -153,3 +169,21 @@ def _is_number(text: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def _call_path(term: n.Term) -> tuple | None:
+    """The path of a term into the current call (`("result", "total")`, `("amount",)`), if it is one."""
+    steps: list = []
+    while isinstance(term, (n.Field, n.Index)):
+        if isinstance(term, n.Field):
+            steps.append(term.name)
+        elif isinstance(term.index, n.Lit) and isinstance(term.index.value, int) and term.index.value >= 0:
+            steps.append(term.index.value)
+        else:
+            return None
+        term = term.base
+    if isinstance(term, n.Result):
+        return ("result",) + tuple(reversed(steps))
+    if isinstance(term, n.Arg):
+        return (term.name,) + tuple(reversed(steps))
+    return None

@@ -34,6 +34,8 @@ class PatternsMixin:
         if name in BUILTIN_FUNCTIONS:
             return self.builtin(e, scope)
         has_keywords = any(isinstance(a, ast.KeywordArg) for a in e.args)
+        if self.not_observed(name, e.func_span, scope):
+            return None
         self.unknown_name(name, e.func_span, scope, called=True, keyword=has_keywords)
         return None
 
@@ -93,7 +95,9 @@ class PatternsMixin:
             return True
         if isinstance(a, ast.Name):
             param = tool.sig.param(tool.arg_name(a.id))
-            return param is not None and t.strip_optional(param.type) is t.BOOL
+            if param is None:
+                return a.id == "error"  # the event attribute, a condition of its own
+            return t.strip_optional(param.type) is t.BOOL
         if isinstance(a, ast.Call):
             entry = self.syms.functions.get(a.func)
             is_predicate = entry is not None and isinstance(entry.decl, ast.PredicateDecl | ast.ExternDecl)
@@ -104,6 +108,13 @@ class PatternsMixin:
         sig = tool.sig
         final = tool.arg_name(a.name)
         param = sig.param(final)
+        if param is None and a.name in t.ATTRIBUTE_TYPES:
+            target = TVal(b.attr(a.name), t.ATTRIBUTE_TYPES[a.name], a.name_span)
+            value = self.term(a.value, scope)
+            if value is None or not self.check_compatible(target, value, a, scope,
+                                                          expected=f"the event attribute `{a.name}`"):
+                return None
+            return b.op("eq", target.term, value.term)
         if param is None:
             if a.name == "result":
                 target = TVal(b.result(), sig.result, a.name_span)
@@ -138,6 +149,11 @@ class PatternsMixin:
         tv = self.term(value, scope)
         if tv is None:
             return None
+        outer = self.inferring.get(tv.term.name) if isinstance(tv.term, n.Var) else None
+        if outer is not None:  # a macro's parameter standing for a variable being inferred
+            outer.sites.append((tool.tool, (param.name,), False))
+            if outer.type is None:
+                outer.type = t.strip_optional(param.type)
         target = TVal(b.arg(param.name), param.type, value.span)
         if not self.check_compatible(target, tv, value, scope, expected=f"argument `{param.name}` of `{tool.tool}`"):
             return None

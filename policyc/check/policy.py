@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import replace
 
 from policyc.check.elaborate import Elaborator, ExpansionTooDeep
@@ -15,6 +14,7 @@ from policyc.diagnostics import Diagnostic, Label
 from policyc.ir import types as t
 from policyc.ir.policy import (
     DEFAULT_SOFT_BLOCK_LIMIT,
+    MAX_WEIGHT,
     PAPER_LAYERS,
     SEVERITIES,
     ExternPredicate,
@@ -75,7 +75,12 @@ class PolicyBuilder:
                                                  meta.span, help="a rule that should not count toward the score "
                                                  "does not belong in the policy; weights are relative"))
                     ok = False
-                weight = float(meta.value)
+                elif meta.value > MAX_WEIGHT:
+                    self.diags.append(Diagnostic("E0215", f"the weight of `{name}` must be at most {MAX_WEIGHT:,.0f}",
+                                                 meta.span, help="weights are relative: scale the policy's weights "
+                                                 "down together"))
+                    ok = False
+                weight = float(meta.value) if ok else 1.0
             elif isinstance(meta, ast.MetaLayer):
                 if meta.name not in PAPER_LAYERS and meta.name not in self.syms.layers:
                     choices = list(PAPER_LAYERS) + list(self.syms.layers)
@@ -170,7 +175,9 @@ class PolicyBuilder:
 
     # ------------------------------------------------------------ the rest
 
-    def externs(self, resolve: bool) -> dict[str, ExternPredicate]:
+    def externs(self) -> dict[str, ExternPredicate]:
+        """Every extern predicate with its declared binding. Checking imports nothing: a policy
+        is data, and only the program that evaluates it binds functions to its externs."""
         out = {}
         for name, entry in self.syms.functions.items():
             decl = entry.decl
@@ -178,21 +185,20 @@ class PolicyBuilder:
                 continue
             params = tuple((p.name, self.resolver.data_type(p.type)) for p in decl.params)
             out[name] = ExternPredicate(name, params, decl.binding)
-            malformed = decl.binding is not None and not _is_binding(decl.binding)
-            if resolve or malformed:
-                problem = resolve_binding(decl.binding)
-                if problem:
-                    self.diags.append(Diagnostic("E0218", f"extern predicate `{name}` {problem}", decl.name_span,
-                                                 help='bind it to a Python function: '
-                                                      f'`extern predicate {name}(...) from "module:function"`'))
+            if decl.binding is not None and not is_binding(decl.binding):
+                self.diags.append(Diagnostic(
+                    "E0218", f'extern predicate `{name}` has a binding, `{decl.binding}`, that is not of the form '
+                    '"module:function"', decl.name_span,
+                    help=f'name a Python function: `extern predicate {name}(...) from "module:function"`'))
         return out
 
     def check_renames(self) -> None:
         """Every tool an import renames is visible in the imported module: declared there, or
         in a module it imports (under the name that module's own imports give it)."""
+        memo: dict[int, dict[str, tuple[str, ...]]] = {}
         for inst in self.graph.instances:
             for decl, child in zip(inst.import_decls, inst.imports):
-                visible = visible_tools(child)
+                visible = visible_tools(child, memo)
                 for r in decl.renames:
                     params = visible.get(r.old)
                     if params is None:
@@ -221,11 +227,11 @@ class PolicyBuilder:
                 if isinstance(resolved, Kind) and resolved.name == "cmp" and resolved.is_list:
                     self.diags.append(Diagnostic("E0221", "`cmp` parameters cannot be lists", p.span))
 
-    def build(self, resolve_externs: bool) -> Policy:
+    def build(self) -> Policy:
         self.check_renames()
         self.check_procedure_params()
         rules = self.rules()
-        externs = self.externs(resolve_externs)
+        externs = self.externs()
         syms = self.syms
         name = syms.policy.name if syms.policy else _stem(self.graph.root.path)
         description = syms.policy.description if syms.policy else None
@@ -240,23 +246,35 @@ class PolicyBuilder:
             conformance = check_severity(syms.conformance.severity, self.diags) or Severity()
         layers = {**PAPER_LAYERS, **{k: (e.decl.description or k) for k, e in self.syms.layers.items()}}
         sources = tuple(dict.fromkeys(i.path for i in reversed(self.graph.instances) if not i.is_stdlib))
-        return Policy(name, description, dict(self.sigs), tuple(rules), layers, externs, budget, conformance, sources)
+        return Policy(name, description, dict(self.sigs), tuple(rules), layers, externs, budget, conformance, sources,
+                      syms.observed, syms.grounding.name if syms.grounding else "code")
 
 
-def _is_binding(binding: str) -> bool:
+def is_binding(binding: str) -> bool:
+    """Whether text has the form "module:function" (dotted module, identifier function).
+
+    >>> is_binding("calendar_rules:is_business_day"), is_binding("crm.is_vip")
+    (True, False)
+    """
     module_name, _, attr = binding.partition(":")
     return all(part.isidentifier() for part in module_name.split(".") + [attr])
 
 
-def visible_tools(inst: ModuleInstance) -> dict[str, tuple[str, ...]]:
+def visible_tools(inst: ModuleInstance, memo: dict[int, dict[str, tuple[str, ...]]] | None = None
+                  ) -> dict[str, tuple[str, ...]]:
     """Tools a module can name, with their argument names as it sees them: its own and those
-    of the modules it imports, through their rename maps (aliases: no argument list)."""
+    of the modules it imports, through their rename maps (aliases: no argument list). `memo`
+    keeps each instance's answer, so a diamond of imports is walked once per instance."""
+    memo = {} if memo is None else memo
+    found = memo.get(id(inst))
+    if found is not None:
+        return found
     out: dict[str, tuple[str, ...]] = {}
     for decl, child in zip(inst.import_decls, inst.imports):
         if child.is_stdlib:
             continue
         tools = {r.old: r for r in decl.renames}
-        for name, params in visible_tools(child).items():
+        for name, params in visible_tools(child, memo).items():
             rename = tools.get(name)
             if rename is None:
                 out[name] = params
@@ -268,24 +286,8 @@ def visible_tools(inst: ModuleInstance) -> dict[str, tuple[str, ...]]:
             out[d.name] = tuple(p.name for p in d.params)
         elif isinstance(d, ast.AliasDecl):
             out[d.name] = ()
+    memo[id(inst)] = out
     return out
-
-
-def resolve_binding(binding: str | None) -> str | None:
-    """None if `module:function` imports to a callable, else what is wrong (to follow
-    "extern predicate `name` ...")."""
-    if not binding:
-        return "has no Python binding"
-    if not _is_binding(binding):
-        return f'has a binding, `{binding}`, that is not of the form "module:function"'
-    module_name, _, attr = binding.partition(":")
-    try:
-        module = importlib.import_module(module_name)
-    except Exception as exc:  # noqa: BLE001 - any import failure is the user's module's, reported as such
-        return f"is bound to `{binding}`, but `{module_name}` cannot be imported ({type(exc).__name__}: {exc})"
-    if not callable(getattr(module, attr, None)):
-        return f"is bound to `{binding}`, but `{module_name}` has no function `{attr}`"
-    return None
 
 
 def _meta_word(meta) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from policyc.check.modules import ModuleGraph, ModuleInstance
+from policyc.check.suggest import did_you_mean
 from policyc.diagnostics import Diagnostic, Label, Severity
 from policyc.syntax import ast
 
@@ -26,7 +27,12 @@ BUILTIN_FUNCTIONS = {
     "entities": "entities(text): the identifiers, file paths and numbers in a text (appendix H.3)",
     "outputs": "outputs(tool, ...): what the results of these tools showed, for grounding",
 }
-SPECIAL_NAMES = ("outputs", "metrics", "result")
+SPECIAL_NAMES = ("outputs", "metrics", "result", "message")
+#: The built-in entity extractors `grounding` names (see `policyc.grounding`).
+GROUNDING_EXTRACTORS = ("code", "prose")
+#: The event classes `observe` names: message events, and the calls the user makes.
+OBSERVABLE = {"messages": "the messages of the agent and the user (`message(text: t)`)",
+              "user_calls": "the tool calls the user makes (a simulated customer acting on their device)"}
 #: Names of built-in types and of parameter kinds; a declared type cannot take one.
 BUILTIN_TYPES = ("int", "float", "str", "bool", "null", "any", "list", "dict", "event", "formula", "tool", "cmp")
 
@@ -49,6 +55,13 @@ class Symbols:
     policy: ast.PolicyDecl | None = None
     budget: ast.BudgetDecl | None = None
     conformance: ast.ConformanceDecl | None = None
+    observes: list[ast.ObserveDecl] = field(default_factory=list)  # from every module
+    grounding: ast.GroundingDecl | None = None
+
+    @property
+    def observed(self) -> frozenset[str]:
+        """The event classes the policy observes (its modules' `observe` declarations)."""
+        return frozenset(name for decl in self.observes for name in decl.names if name in OBSERVABLE)
 
 
 def _name_span(decl):
@@ -100,6 +113,21 @@ def collect(graph: ModuleGraph) -> tuple[Symbols, list[Diagnostic]]:
                     diags.append(Diagnostic("E0213", "the policy is named more than once", decl.span,
                                             labels=(Label(syms.policy.span, "first named here"),)))
                 syms.policy = decl
+            elif isinstance(decl, ast.ObserveDecl):
+                syms.observes.append(decl)
+            elif isinstance(decl, ast.GroundingDecl):
+                if syms.grounding is not None and syms.grounding.name != decl.name:
+                    diags.append(Diagnostic("E0222", "the grounding extractor is set twice", decl.span,
+                                            labels=(Label(syms.grounding.span, "first set here"),),
+                                            help="keep one `grounding` declaration"))
+                    continue
+                if decl.name not in GROUNDING_EXTRACTORS:
+                    diags.append(Diagnostic("E0227", f"`{decl.name}` is not a built-in entity extractor",
+                                            decl.name_span, help=did_you_mean(decl.name, GROUNDING_EXTRACTORS,
+                                                                              "extractor")
+                                            or "the built-in extractors are `code` and `prose`"))
+                    continue
+                syms.grounding = decl
             elif isinstance(decl, ast.BudgetDecl | ast.ConformanceDecl):
                 what = "budget" if isinstance(decl, ast.BudgetDecl) else "conformance"
                 earlier = root_settings.get(what) if is_root else None
@@ -116,6 +144,12 @@ def collect(graph: ModuleGraph) -> tuple[Symbols, list[Diagnostic]]:
         if name in BUILTIN_TYPES:
             diags.append(Diagnostic("E0213", f"`{name}` is a built-in type and cannot be declared again",
                                     entry.decl.span, help="give the type another name"))
+    for decl in syms.observes:
+        for name, span in zip(decl.names, decl.name_spans):
+            if name not in OBSERVABLE:
+                diags.append(Diagnostic("E0227", f"`{name}` is not a class of events a policy can observe", span,
+                                        help=did_you_mean(name, OBSERVABLE, "class")
+                                        or "observe " + " or ".join(f"`{k}`" for k in OBSERVABLE)))
     for name, entry in syms.tools.items():
         if name in BUILTIN_FUNCTIONS or name in SPECIAL_NAMES:
             diags.append(Diagnostic("E0213", f"the tool name `{name}` is reserved", _name_span(entry.decl),

@@ -28,10 +28,15 @@ COMMANDS = {
     "compile": "compile",
     "score": "score",
     "replay": "replay",
+    "conformance": "conformance",
     "graph": "graph",
     "explain": "explain",
     "bench": "bench",
     "demo": "demo",
+    "test": "test",
+    "lsp": "lsp",
+    "import-tools": "import_tools",
+    "gateway": "gateway",
 }
 
 
@@ -52,12 +57,18 @@ class LazyGroup(click.Group):
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="policyc")
-def cli() -> None:
+@click.pass_context
+def cli(ctx: click.Context) -> None:
     """policyc: compile, check, score and enforce AgentLTL policies for tool-using agents.
+
+    Default options come from the [tool.policyc] section of the nearest pyproject.toml.
 
     \b
     Exit codes: 0 ok, 1 findings or violations, 2 usage or input error, 3 internal error.
     """
+    from policyc.cli.config import apply_project_config
+
+    apply_project_config(ctx)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -83,7 +94,9 @@ def main(argv: list[str] | None = None) -> None:
     except Exception as exc:  # the last line of defence: no traceback reaches a user
         if os.environ.get("POLICYC_DEBUG"):
             raise
-        click.echo(f"policyc: internal error: {type(exc).__name__}: {exc}", err=True)
+        from policyc.terminal import printable
+
+        click.echo(f"policyc: internal error: {type(exc).__name__}: {printable(str(exc))}", err=True)
         click.echo("this is a bug in policyc; rerun with POLICYC_DEBUG=1 to see where it happened", err=True)
         code = EXIT_INTERNAL
     sys.exit(code if isinstance(code, int) else EXIT_OK)

@@ -8,6 +8,8 @@ from pathlib import Path
 import click
 
 from policyc.cli import EXIT_INPUT, EXIT_OK
+from policyc.cli.common import write_file, write_problem
+from policyc.terminal import printable
 
 _MODE = click.Choice(["production", "simplified"])
 _FORMAT = click.Choice(["text", "json"])
@@ -110,9 +112,9 @@ def generate(template, difficulty, seed, mode, aliases, variant, augmentation, o
     try:
         folder.mkdir(parents=True, exist_ok=True)
         for name, text in files.items():
-            folder.joinpath(name).write_text(text, encoding="utf-8")
+            write_file(str(folder.joinpath(name)), text.encode("utf-8"))
     except OSError as exc:
-        _fail(f"cannot write `{folder}`: {exc.strerror or exc}")
+        _fail(f"cannot write `{printable(str(folder))}`: {write_problem(exc)}")
     click.echo(f"{folder}: {instance.template} ({instance.mode}), difficulty {instance.difficulty}, seed {seed}: "
                f"{len(instance.calls)} gold calls, answer {instance.expected_answer}, {len(rules)} rules")
     for name in files:
@@ -143,10 +145,9 @@ def scripted(template, difficulty, seed, mode, aliases, variant, augmentation, f
         click.echo(line)
         return
     try:
-        with open(output, "a", encoding="utf-8") as out:
-            out.write(line + "\n")
+        write_file(output, (line + "\n").encode("utf-8"), append=True)
     except OSError as exc:
-        _fail(f"cannot write `{output}`: {exc.strerror or exc}")
+        _fail(f"cannot write `{printable(output)}`: {write_problem(exc)}")
 
 
 @command.command("score")
@@ -222,7 +223,7 @@ def trainset(size: int, cores: int, minimum: int, maximum: int, seed: int, outpu
         click.echo("\n".join(lines))
         return
     try:
-        Path(output).write_text("\n".join(lines) + "\n", encoding="utf-8")
+        write_file(output, ("\n".join(lines) + "\n").encode("utf-8"))
     except OSError as exc:
-        _fail(f"cannot write `{output}`: {exc.strerror or exc}")
+        _fail(f"cannot write `{printable(output)}`: {write_problem(exc)}")
     click.echo(f"{output}: {len(lines)} training rows")

@@ -2,14 +2,30 @@
 
 from __future__ import annotations
 
+import errno
+import math
+import os
+import stat
 import sys
 from typing import Sequence
 
 import click
 
 from policyc.diagnostics import Diagnostic, has_errors, render_json, render_text, summary_line
+from policyc.terminal import printable
 
 FORMAT_TEXT_JSON = click.Choice(["text", "json"])
+
+
+class FiniteFloatRange(click.FloatRange):
+    """A float option within bounds; `nan` (which compares false with every bound) and the
+    infinities are refused."""
+
+    def convert(self, value, param, ctx):
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return number
 
 
 def use_color(stream=None) -> bool:
@@ -26,24 +42,141 @@ def print_diagnostics(diagnostics: Sequence[Diagnostic], fmt: str = "text", err:
         click.echo(render_text(diagnostics, color=use_color(stream)), nl=False, err=err)
 
 
+def policy_files(paths: Sequence[str], allow_dash: bool = False) -> list[str]:
+    """The files named, with each directory standing for every `.altl` file below it (sorted;
+    hidden folders skipped). A directory without one is an input error (exit 2): a CI job
+    pointed at the wrong folder must not pass by checking nothing."""
+    from pathlib import Path
+
+    out: list[str] = []
+    for path in paths:
+        folder = Path(path)
+        if (path == "-" and allow_dash) or not folder.is_dir():
+            out.append(path)
+            continue
+        found = sorted(str(p) for p in folder.rglob("*.altl")
+                       if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts))
+        if not found:
+            click.echo(f"policyc: no `.altl` file under `{path}`", err=True)
+            raise click.exceptions.Exit(2)
+        out.extend(found)
+    return list(dict.fromkeys(out))
+
+
 def is_artifact_file(path: str) -> bool:
-    """Whether a file holds a compiled artifact (JSON) rather than policy text."""
+    """Whether a file holds a compiled artifact (JSON) rather than policy text: `.altl` never
+    does, `.json` always does, anything else when it starts with `{`. A regular file that is
+    empty is neither (exit 2); anything that is not a regular file (a pipe, a device) is read
+    as a policy, whose loader reads it within its size cap."""
     if path.endswith(".altl"):
         return False
+    if path.endswith(".json"):
+        return True
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False
         with open(path, "rb") as handle:
-            return handle.read(64).lstrip()[:1] == b"{"
+            head = handle.read(4096)
     except OSError:
         return False  # the policy loader reports it
+    if not head.strip():
+        fail(f"`{printable(path)}` is empty: it is neither a policy nor an artifact")
+    return head.lstrip()[:1] == b"{"
 
 
-def load_checked(path: str, fmt: str = "text", resolve_externs: bool = False):
-    """Check a policy for a command that needs one; on errors print them and exit 2."""
+def load_checked(path: str, fmt: str = "text"):
+    """Check a policy for a command that needs one; on errors print them and exit 2. A policy
+    without rules is refused too: there would be nothing to compile, score or draw."""
     from policyc.check import check_file
 
-    policy, diagnostics = check_file(path, resolve_externs=resolve_externs)
+    policy, diagnostics = check_file(path)
     if policy is None or has_errors(diagnostics):
         print_diagnostics(diagnostics, "text", err=True)
-        click.echo(f"policyc: `{path}` has errors ({summary_line(diagnostics)})", err=True)
+        click.echo(f"policyc: `{printable(path)}` has errors ({summary_line(diagnostics)})", err=True)
         raise click.exceptions.Exit(2)
+    if not policy.rules:
+        fail(f"`{printable(path)}` has no rules: it is empty or declares only tools")
     return policy, diagnostics
+
+
+def fail(message: str, help: str | None = None, code: int = 2):
+    """Print `policyc: message` (and a help line) on standard error and exit (2: input error)."""
+    click.echo(f"policyc: {message}", err=True)
+    if help:
+        click.echo(f"  help: {help}", err=True)
+    raise click.exceptions.Exit(code)
+
+
+key_option = click.option(
+    "--key-file", type=click.Path(dir_okay=False), default=None,
+    help="refuse an artifact not signed with the key in this file (default: the key in POLICYC_ARTIFACT_KEY, if set)")
+
+
+def load_monitor(path: str, extern_specs: tuple[str, ...] = (), key_file: str | None = None):
+    """A monitor from a policy (`.altl`, compiled in memory) or from an artifact file (verified,
+    with its signature when a key is given), its extern predicates bound by `--extern`."""
+    from policyc.artifact.errors import ArtifactError
+    from policyc.artifact.io import read_artifact, read_key_file, resolve_key
+    from policyc.cli import externs
+    from policyc.ir.policy import ExternPredicate
+    from policyc.runtime import Monitor
+
+    if not is_artifact_file(path):
+        from policyc.artifact.build import build_artifact
+
+        policy, _ = load_checked(path)
+        return Monitor(build_artifact(policy), externs.bind(extern_specs, policy.externs))
+    try:
+        key = read_key_file(key_file) if key_file else resolve_key(None)
+        artifact = read_artifact(path, key)
+    except ArtifactError as exc:
+        fail(printable(str(exc)), exc.help)
+    declared = {e.name: ExternPredicate(e.name, (), None) for e in artifact.externs}
+    return Monitor(artifact, externs.bind(extern_specs, declared))
+
+
+def write_output(target: str, data: bytes, inputs: Sequence[str]) -> None:
+    """Write a command's output file; exit 2, with a message, when it is one of the command's
+    inputs (a policy, a file it imports) or cannot be written."""
+    for source in inputs:
+        if _same_file(target, source):
+            fail(f"refusing to write over `{printable(source)}`, an input of this command",
+                 "choose another output file with -o")
+    try:
+        write_file(target, data)
+    except OSError as exc:
+        fail(f"cannot write `{printable(target)}`: {write_problem(exc)}")
+
+
+def write_file(target: str, data: bytes, append: bool = False) -> None:
+    """Write (or append) bytes to a file without ever waiting for a reader: a FIFO nobody
+    reads is an OSError (ENXIO), not a hang. A pipe or device someone reads is written to."""
+    flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if append else os.O_TRUNC)
+    flags |= getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(target, flags, 0o666)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode) and hasattr(os, "O_NONBLOCK"):
+            import fcntl
+
+            fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
+
+
+def write_problem(exc: OSError) -> str:
+    """Why a file could not be written, in a few words."""
+    if exc.errno == errno.ENXIO:
+        return "it is a pipe that nobody reads"
+    if exc.errno == errno.ENOENT:
+        return "its folder does not exist"
+    return (exc.strerror or str(exc)).lower()
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except (OSError, ValueError):
+        return os.path.abspath(a) == os.path.abspath(b)

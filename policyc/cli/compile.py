@@ -9,7 +9,8 @@ from pathlib import Path
 import click
 
 from policyc.cli import EXIT_INPUT, EXIT_OK
-from policyc.cli.common import FORMAT_TEXT_JSON, load_checked
+from policyc.cli.common import FORMAT_TEXT_JSON, fail, load_checked, policy_files, write_output
+from policyc.terminal import printable
 
 
 def default_output(policy_path: str) -> str:
@@ -19,50 +20,117 @@ def default_output(policy_path: str) -> str:
 
 
 @click.command("compile")
-@click.argument("policy", type=click.Path(dir_okay=False))
-@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default=None,
+@click.argument("policies", metavar="POLICY...", nargs=-1, required=True, type=click.Path())
+@click.option("-o", "--output", type=click.Path(allow_dash=True), default=None,
               help="where to write the artifact (default: POLICY with the suffix .policy.json; "
-                   "- for standard output, the summary then goes to standard error)")
+                   "- for standard output, the summary then goes to standard error); "
+                   "with several policies, a folder to write them all into")
 @click.option("--format", "fmt", type=FORMAT_TEXT_JSON, default="text", show_default=True,
               help="text for people, json for machines")
-def command(policy: str, output: str | None, fmt: str) -> None:
-    """Compile POLICY into a self-contained monitor artifact (JSON).
+@click.option("--sign-key-file", type=click.Path(dir_okay=False), default=None,
+              help="sign each artifact (HMAC-SHA256) with the key in this file; Monitor.load(path, key=...) "
+                   "then refuses an artifact not signed with it")
+def command(policies: tuple[str, ...], output: str | None, fmt: str, sign_key_file: str | None) -> None:
+    """Compile each POLICY (a folder: every .altl file below it) into a self-contained
+    monitor artifact (JSON).
 
     The artifact holds the tool signatures, the rules with their metadata and class, the
     automata the gate steps per call, and the formulas of rules scored only offline. Load it
     with `Monitor.load(FILE)` or replay a recorded run against it with `policyc replay`.
 
+    Extern predicates are recorded by name only: the program that loads the artifact binds
+    them (`Monitor.load(FILE, externs={...})`, or `--extern` on `policyc score` and `replay`).
+
     \b
-    Exit status: 0 written, 2 the policy has errors or the file cannot be written.
+    Exit status: 0 written, 2 a policy has errors or a file cannot be written.
     """
+    from policyc.artifact.errors import ArtifactError
+    from policyc.artifact.io import read_key_file
+
+    key = None
+    if sign_key_file:
+        try:
+            key = read_key_file(sign_key_file)
+        except ArtifactError as exc:
+            fail(printable(str(exc)), exc.help)
+    files = policy_files(policies)
+    several = len(files) > 1 or any(Path(p).is_dir() for p in policies)
+    if several and output == "-":
+        raise click.UsageError("-o - writes one artifact; give one policy, or -o a folder")
+    if several and output is not None and Path(output).exists() and not Path(output).is_dir():
+        raise click.UsageError(f"-o `{output}` is a file; with several policies give a folder")
+    if several and output is not None:
+        names = [Path(default_output(f)).name for f in files]
+        clash = next((n for n in names if names.count(n) > 1), None)
+        if clash is not None:
+            raise click.UsageError(f"two policies would both be written to `{clash}` in `{output}`")
+    summaries, failed = [], False
+    for policy in files:
+        target = output
+        if several and output is not None:
+            Path(output).mkdir(parents=True, exist_ok=True)
+            target = str(Path(output) / Path(default_output(policy)).name)
+        try:
+            summaries.append(compile_one(policy, target or default_output(policy), fmt, key))
+        except click.exceptions.Exit:
+            if not several:
+                raise
+            failed = True
+    if fmt == "json":
+        click.echo(json.dumps(summaries if several else summaries[0], indent=2), err=output == "-")
+    raise click.exceptions.Exit(EXIT_INPUT if failed else EXIT_OK)
+
+
+def compile_one(policy: str, target: str, fmt: str, key: bytes | None = None) -> dict:
+    """Compile one policy to `target` (never one of its own source files); its summary."""
     from policyc.artifact.build import build_artifact
-    from policyc.artifact.io import dump_artifact, write_artifact
+    from policyc.artifact.io import dump_artifact
 
     checked, _ = load_checked(policy)
-    artifact = build_artifact(checked)
-    target = output or default_output(policy)
-    try:
-        if target == "-":
-            click.echo(dump_artifact(artifact))
-        else:
-            write_artifact(artifact, target)
-    except OSError as exc:
-        click.echo(f"policyc: cannot write `{target}`: {exc.strerror or exc}", err=True)
-        raise click.exceptions.Exit(EXIT_INPUT) from None
+    artifact = build_artifact(checked, key=key)
+    if target == "-":
+        click.echo(dump_artifact(artifact))
+    else:
+        write_output(target, (dump_artifact(artifact) + "\n").encode("utf-8"), [policy, *checked.sources])
     classes = Counter(r.rule_class for r in artifact.rules)
+    limits = joint_limits(artifact)
     summary = {
         "artifact": target,
         "policy": artifact.policy.name,
         "rules": len(artifact.rules),
         "classes": {k: classes.get(k, 0) for k in ("gateable", "detectable", "offline-only")},
         "automata": len(artifact.automata),
+        "externs": [e.name for e in artifact.externs],
+        "signed": artifact.signature is not None,
         "source_hash": artifact.source_hash,
         "content_hash": artifact.content_hash,
+        "not_decided_jointly": limits,
     }
-    to_stderr = target == "-"
-    if fmt == "json":
-        click.echo(json.dumps(summary, indent=2), err=to_stderr)
-    else:
+    if fmt == "text":
         counts = ", ".join(f"{n} {k}" for k, n in summary["classes"].items())
-        click.echo(f"{target}: {summary['rules']} rules ({counts}), {summary['automata']} automata", err=to_stderr)
-    raise click.exceptions.Exit(EXIT_OK)
+        click.echo(f"{printable(target)}: {summary['rules']} rules ({counts}), {summary['automata']} automata"
+                   + (", signed" if key is not None else ""), err=target == "-")
+    for tool in limits["tools_over_budget"]:
+        click.echo(f"note: the guards on `{printable(tool)}` combine in more ways than the compiler enumerates: "
+                   "a conflict among the rules guarding it is reported as undecided, not refused", err=True)
+    for tool in limits["tools_not_understood"]:
+        click.echo(f"note: the solver cannot see into some guards on `{printable(tool)}` (extern predicates, "
+                   "membership, arithmetic): a conflict that needs them is reported as undecided", err=True)
+    if limits["per_value_rules"]:
+        names = ", ".join(f"`{printable(n)}`" for n in limits["per_value_rules"])
+        click.echo(f"note: {names} judge each value apart: their conflicts with other rules are not searched "
+                   "call by call (a decision that may start one lists them as undecided)", err=True)
+    if artifact.externs:
+        names = ", ".join(f"`{printable(e.name)}`" for e in artifact.externs)
+        click.echo(f"note: extern predicates {names} are recorded by name: the program that loads the "
+                   "artifact binds them", err=True)
+    return summary
+
+
+def joint_limits(artifact) -> dict[str, list[str]]:
+    """What the gate's joint conflict search cannot settle for this artifact, said at compile time."""
+    over = sorted(t for t, j in artifact.joint.items() if j.get("masks") is None)
+    vague = sorted(t for t, j in artifact.joint.items() if j.get("masks") is not None and not j.get("exact"))
+    per_value = [r.name for r in artifact.rules if r.automaton is not None
+                 and any("slice" in part for part in artifact.automata[r.automaton]["rule"]["parts"])]
+    return {"tools_over_budget": over, "tools_not_understood": vague, "per_value_rules": per_value}

@@ -9,6 +9,7 @@ import click
 from policyc.cli import EXIT_OK
 from policyc.cli.common import FORMAT_TEXT_JSON, load_checked
 from policyc.cli.graph import pick_rules
+from policyc.terminal import printable_block
 
 
 def explain_rule(rule, tools) -> dict:
@@ -84,5 +85,5 @@ def command(policy: str, rule: str | None, fmt: str) -> None:
     if fmt == "json":
         click.echo(json.dumps(infos if rule is None else infos[0], indent=2, ensure_ascii=False))
     else:
-        click.echo("\n".join(render(i) for i in infos), nl=False)
+        click.echo(printable_block("\n".join(render(i) for i in infos)), nl=False)
     raise click.exceptions.Exit(EXIT_OK)

@@ -3,33 +3,32 @@
 from __future__ import annotations
 
 import difflib
-import sys
 from pathlib import Path
 
 import click
 
 from policyc.cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_INTERNAL, EXIT_OK
-from policyc.cli.common import print_diagnostics
+from policyc.cli.common import fail, policy_files, print_diagnostics, write_file, write_problem
+from policyc.terminal import printable
 
 _IO_CODES = {"E0002", "E0003", "E0005"}
 
 
 def _read(path: str):
-    from policyc.syntax import decode_source, read_source
+    from policyc.syntax import read_source
 
-    if path == "-":
-        return decode_source(sys.stdin.buffer.read(), "<stdin>")
-    return read_source(Path(path), path)
+    return read_source(Path(path), "<stdin>" if path == "-" else path)  # "-": standard input, within the cap
 
 
 @click.command("fmt")
-@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, allow_dash=True))
+@click.argument("files", nargs=-1, required=True, type=click.Path(allow_dash=True))
 @click.option("--check", "check_only", is_flag=True,
               help="change nothing; list the files that are not formatted and exit 1 if there are any")
 @click.option("--write", "-w", is_flag=True, help="rewrite the files in place")
 @click.option("--diff", "show_diff", is_flag=True, help="print what would change, as a unified diff")
 def command(files: tuple[str, ...], check_only: bool, write: bool, show_diff: bool) -> None:
-    """Format policy FILES in the canonical AgentLTL style (`-` reads standard input).
+    """Format policy FILES in the canonical AgentLTL style (`-` reads standard input; a folder:
+    every .altl file below it).
 
     Prints the formatted text (several files each under a `==> FILE <==` header), or with
     --write rewrites them, or with --check only reports which files would change. Comments
@@ -47,6 +46,7 @@ def command(files: tuple[str, ...], check_only: bool, write: bool, show_diff: bo
     if write and "-" in files:
         raise click.UsageError("--write cannot rewrite standard input")
     unreadable = broken = unformatted = False
+    files = tuple(policy_files(files, allow_dash=True))
     for path in files:
         source, diagnostics = _read(path)
         module = None
@@ -60,7 +60,7 @@ def command(files: tuple[str, ...], check_only: bool, write: bool, show_diff: bo
         formatted = format_module(module)
         problem = formatting_problem(module, formatted)
         if problem is not None:
-            click.echo(f"policyc: internal error: cannot format `{path}`: {problem}", err=True)
+            click.echo(f"policyc: internal error: cannot format `{printable(path)}`: {printable(str(problem))}", err=True)
             click.echo("this is a bug in policyc; the file was left unchanged", err=True)
             raise click.exceptions.Exit(EXIT_INTERNAL)
         changed = formatted != source.text
@@ -71,14 +71,17 @@ def command(files: tuple[str, ...], check_only: bool, write: bool, show_diff: bo
                                                     f"{path} (original)", f"{path} (formatted)")), nl=False)
         if check_only:
             if changed:
-                click.echo(f"{path}: not formatted")
+                click.echo(f"{printable(path)}: not formatted")
         elif write:
             if changed:
-                Path(path).write_text(formatted, encoding="utf-8")
-                click.echo(f"{path}: formatted", err=True)
+                try:
+                    write_file(path, formatted.encode("utf-8"))
+                except OSError as exc:
+                    fail(f"cannot write `{printable(path)}`: {write_problem(exc)}")
+                click.echo(f"{printable(path)}: formatted", err=True)
         elif not show_diff:
             if len(files) > 1:
-                click.echo(f"{'' if path == files[0] else chr(10)}==> {path} <==")
+                click.echo(f"{'' if path == files[0] else chr(10)}==> {printable(path)} <==")
             click.echo(formatted, nl=False)
     if unreadable:
         raise click.exceptions.Exit(EXIT_INPUT)

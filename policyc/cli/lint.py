@@ -3,20 +3,23 @@
 from __future__ import annotations
 
 import json
+import time
 
 import click
 
 from policyc.cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK
-from policyc.cli.common import print_diagnostics, use_color
-from policyc.diagnostics import Severity, has_errors, render_text, summary_line
+from policyc.cli.common import FiniteFloatRange, policy_files, print_diagnostics, use_color
+from policyc.diagnostics import Severity, has_errors, render_github, render_text, summary_line
+from policyc.terminal import printable
 
 _DENY = {"errors": Severity.ERROR, "warnings": Severity.WARNING, "notes": Severity.NOTE}
 
 
 @click.command("lint")
-@click.argument("files", nargs=-1, type=click.Path(dir_okay=False))
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif"]), default="text", show_default=True,
-              help="text for people, json for machines, sarif for CI systems and editors")
+@click.argument("files", nargs=-1, type=click.Path())
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif", "github"]), default="text",
+              show_default=True, help="text for people, json for machines, sarif for CI systems and editors, "
+                                      "github for GitHub Actions annotations")
 @click.option("--deny", type=click.Choice(sorted(_DENY)), default="errors", show_default=True,
               help="exit 1 on findings at or above this level")
 @click.option("--allow", "allowed", multiple=True, metavar="CODE",
@@ -24,11 +27,15 @@ _DENY = {"errors": Severity.ERROR, "warnings": Severity.WARNING, "notes": Severi
 @click.option("--only", "only", multiple=True, metavar="NAME", help="run only this analysis (code or name)")
 @click.option("--bound", type=click.IntRange(1, 64), default=8, show_default=True,
               help="longest trace the bounded queries consider")
-@click.option("--max-layer-share", type=click.FloatRange(0, 1), default=0.5, show_default=True,
+@click.option("--jobs", type=click.IntRange(0, 256), default=1, show_default=True,
+              help="processes to run the analyses' independent questions in (0: every core); the report is the same")
+@click.option("--progress/--no-progress", default=None,
+              help="draw a progress bar on standard error when a lint takes over a second (default: on a terminal)")
+@click.option("--max-layer-share", type=FiniteFloatRange(0, 1), default=0.5, show_default=True,
               help="weight share above which a layer is said to dominate")
 @click.option("--explain", "explain_code", metavar="CODE", help="describe a finding, with a wrong and a fixed example")
-def command(files, fmt, deny, allowed, only, bound, max_layer_share, explain_code) -> None:
-    """Lint policy FILES: conflicts, unsatisfiable, redundant and vacuous rules, dead tools,
+def command(files, fmt, deny, allowed, only, bound, jobs, progress, max_layer_share, explain_code) -> None:
+    """Lint policy FILES (a folder: every .altl file below it): conflicts, unsatisfiable, redundant and vacuous rules, dead tools,
     unenforceable severities, budgets and layer weights.
 
     \b
@@ -57,33 +64,74 @@ def command(files, fmt, deny, allowed, only, bound, max_layer_share, explain_cod
             selected = {k.slug for code, k in KINDS.items() if code not in skip}
     except KeyError as exc:
         raise click.BadParameter(f"no finding is called `{exc.args[0]}`") from None
-    options = LintOptions(bound=bound, max_layer_share=max_layer_share)
-    reports, failed_input = [], False
-    for path in files:
+    options = LintOptions(bound=bound, max_layer_share=max_layer_share, jobs=jobs)
+    show = progress if progress is not None else click.get_text_stream("stderr").isatty()
+    reports, failed_input, not_checked = [], False, []
+    for path in policy_files(files):
         policy, diagnostics = check_file(path)
         if policy is None or has_errors(diagnostics):
-            print_diagnostics(diagnostics, "text", err=True)
-            click.echo(f"policyc: `{path}` has errors ({summary_line(diagnostics)}); fix them before linting",
+            if fmt == "github":
+                click.echo(render_github(diagnostics), nl=False)
+            else:
+                print_diagnostics(diagnostics, "text", err=True)
+            not_checked.extend(diagnostics)
+            click.echo(f"policyc: `{printable(path)}` has errors ({summary_line(diagnostics)}); fix them before linting",
                        err=True)
             failed_input = True
             continue
-        report = lint_policy(policy, options, selected)
+        with _Bar(path, show) as bar:
+            report = lint_policy(policy, options, selected, progress=bar)
         report = type(report)(report.policy, tuple(f for f in report.findings if f.code not in skip),
                               report.timings, report.techniques, report.solver_checks, report.bound)
         reports.append(report)
-        if fmt == "text":
+        if fmt == "github":
+            click.echo(render_github(report.diagnostics()), nl=False)
+        elif fmt == "text":
             diags = report.diagnostics()
             if diags:
                 click.echo(render_text(diags, color=use_color()), nl=False)
                 click.echo()
-            click.echo(f"{path}: {summary_line(diags) if diags else 'clean'} "
+            click.echo(f"{printable(path)}: {summary_line(diags) if diags else 'clean'} "
                        f"(bounded queries up to {report.bound} calls)")
     if fmt == "json":
         click.echo(json.dumps([r.to_json() for r in reports], indent=2, ensure_ascii=False, default=str))
     elif fmt == "sarif":
-        click.echo(json.dumps(to_sarif(reports), indent=2, ensure_ascii=False, default=str))
+        click.echo(json.dumps(to_sarif(reports, not_checked), indent=2, ensure_ascii=False, default=str))
     if failed_input:
         raise click.exceptions.Exit(EXIT_INPUT)
     threshold = _DENY[deny]
     failing = any(r.at_or_above(threshold) for r in reports)
     raise click.exceptions.Exit(EXIT_FINDINGS if failing else EXIT_OK)
+
+
+class _Bar:
+    """A rich progress bar on standard error, drawn once a lint has taken a second."""
+
+    def __init__(self, path: str, enabled: bool):
+        self.path, self.enabled = printable(path), enabled
+        self.start = time.monotonic()
+        self.bar = None
+        self.task = None
+
+    def __enter__(self) -> "_Bar":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+    def __call__(self, label: str, done: int, total: int) -> None:
+        if not self.enabled:
+            return
+        if self.bar is None:
+            if time.monotonic() - self.start < 1.0:
+                return
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                TimeElapsedColumn(), console=Console(stderr=True), transient=True)
+            self.bar.start()
+            self.task = self.bar.add_task("", total=total)
+        assert self.task is not None
+        self.bar.update(self.task, description=f"{self.path}: {label}", completed=done, total=max(total, 1))

@@ -8,37 +8,20 @@ import sys
 import click
 
 from policyc.cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK
-from policyc.cli.common import is_artifact_file, use_color
+from policyc.cli import externs as extern_bindings
+from policyc.cli.common import key_option, load_monitor, use_color
+from policyc.terminal import markup_safe as safe
+from policyc.terminal import printable
 from policyc.trace.formats import FORMATS
 
 MODES = ["tolerate", "warn", "block", "soft", "stop"]
 _STYLE = {"allow": "green", "warn": "yellow", "block": "red", "stop": "bold red", "not reached": "dim"}
 
 
-def load_monitor(path: str):
-    """A monitor from a policy (`.altl`, compiled in memory) or from an artifact file."""
-    from policyc.artifact.io import ArtifactError, read_artifact
-    from policyc.runtime import Monitor
-
-    if not is_artifact_file(path):
-        from policyc.artifact.build import build_artifact
-        from policyc.cli.common import load_checked
-
-        policy, _ = load_checked(path)
-        return Monitor(build_artifact(policy))
-    try:
-        return Monitor(read_artifact(path))
-    except ArtifactError as exc:
-        click.echo(f"policyc: {exc}", err=True)
-        if exc.help:
-            click.echo(f"  help: {exc.help}", err=True)
-        raise click.exceptions.Exit(EXIT_INPUT) from None
-
-
 def _call_text(call, width: int = 48) -> str:
-    args = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in call.args.items())
-    text = f"{call.name}({args})"
-    return text if len(text) <= width else text[: width - 1] + "…"
+    args = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False, default=str)}" for k, v in call.args.items())
+    text = printable(f"{call.name}({args})")
+    return safe(text if len(text) <= width else text[: width - 1] + "…")
 
 
 def _why(step) -> str:
@@ -55,7 +38,7 @@ def _why(step) -> str:
             parts.append(f"{f.rule} ({f.kind}" + (f"; first call {', '.join(f.owed)}" if f.owed else "") + ")")
     if d.override:
         parts.append("identical retry: deliberate override")
-    return "; ".join(parts)
+    return safe("; ".join(parts))
 
 
 def render_table(replayed, policy_name: str, mode: str | None) -> None:
@@ -63,7 +46,7 @@ def render_table(replayed, policy_name: str, mode: str | None) -> None:
     from rich.table import Table
 
     console = Console(no_color=not use_color(), soft_wrap=False)
-    title = f"gate replay: {replayed.trace.id or replayed.trace.origin or 'trace'} against {policy_name}"
+    title = safe(f"gate replay: {replayed.trace.id or replayed.trace.origin or 'trace'} against {policy_name}")
     table = Table(title=title + (f" (mode {mode})" if mode else ""), title_justify="left")
     for name, kw in (("#", {"justify": "right"}), ("call", {}), ("decision", {}), ("why", {"overflow": "fold"})):
         table.add_column(name, **kw)
@@ -94,7 +77,10 @@ def render_table(replayed, policy_name: str, mode: str | None) -> None:
               help="a table for people, JSON for machines")
 @click.option("--trace-format", default="auto", show_default=True, type=click.Choice(["auto", *FORMATS]),
               help="how to read each trace record; auto detects it from the record's shape")
-def command(policy: str, traces: tuple[str, ...], mode: str | None, fmt: str, trace_format: str) -> None:
+@extern_bindings.option
+@key_option
+def command(policy: str, traces: tuple[str, ...], mode: str | None, fmt: str, trace_format: str,
+            externs: tuple[str, ...], key_file: str | None) -> None:
     """Replay recorded runs (TRACES) through the gate, call by call.
 
     Shows, for every recorded call, what the gate would have decided before it ran: allow,
@@ -109,7 +95,7 @@ def command(policy: str, traces: tuple[str, ...], mode: str | None, fmt: str, tr
     from policyc.trace import iter_traces
     from policyc.trace.errors import TraceError
 
-    monitor = load_monitor(policy)
+    monitor = load_monitor(policy, externs, key_file)
     results, errors = [], []
     for item in iter_traces(list(traces), trace_format):
         if isinstance(item, TraceError):
@@ -117,7 +103,7 @@ def command(policy: str, traces: tuple[str, ...], mode: str | None, fmt: str, tr
             continue
         results.append(replay(monitor, item, mode))
     for e in errors:
-        click.echo(f"policyc: {e}", err=True)
+        click.echo(f"policyc: {printable(str(e))}", err=True)
     if fmt == "json":
         click.echo(json.dumps({
             "policy": monitor.name, "mode": mode,
@@ -132,6 +118,9 @@ def command(policy: str, traces: tuple[str, ...], mode: str | None, fmt: str, tr
         for r in results:
             render_table(r, monitor.name, mode)
     sys.stdout.flush()
+    if not results and not errors:
+        click.echo("policyc: no trace records found", err=True)
+        raise click.exceptions.Exit(EXIT_INPUT)
     if errors:
         raise click.exceptions.Exit(EXIT_INPUT)
     raise click.exceptions.Exit(EXIT_OK if all(r.all_allowed for r in results) else EXIT_FINDINGS)

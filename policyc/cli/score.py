@@ -8,7 +8,8 @@ import sys
 import click
 
 from policyc.cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK
-from policyc.cli.common import is_artifact_file, load_checked
+from policyc.cli import externs as extern_bindings
+from policyc.cli.common import is_artifact_file, key_option, load_checked, load_monitor
 from policyc.trace.formats import FORMATS
 
 PROGRESS_FROM = 200  # records; below this a progress bar only flickers
@@ -25,7 +26,10 @@ PROGRESS_FROM = 200  # records; below this a progress bar only flickers
               help="how to read each trace record; auto detects it from the record's shape")
 @click.option("--rows", default=50, show_default=True, type=click.IntRange(min=0),
               help="table format: list at most this many traces one by one (0: all)")
-def command(policy: str, traces: tuple[str, ...], fmt: str, input_format: str, rows: int) -> None:
+@extern_bindings.option
+@key_option
+def command(policy: str, traces: tuple[str, ...], fmt: str, input_format: str, rows: int, externs: tuple[str, ...],
+            key_file: str | None) -> None:
     """Score TRACES (files, folders, or - for standard input) against a policy (`.altl`) or
     the artifact `policyc compile` made of it.
 
@@ -35,24 +39,23 @@ def command(policy: str, traces: tuple[str, ...], fmt: str, input_format: str, r
     Exit status: 0 every trace fully compliant, 1 some rule violated,
     2 bad input (a malformed record, a call that does not match a signature, no records).
     """
-    from policyc.scoring import CorpusTally, resolve_externs, score_trace
+    from policyc.scoring import CorpusTally, score_trace
     from policyc.trace import TraceError, iter_traces
 
     if is_artifact_file(policy):  # a compiled artifact: its tables score, nothing is compiled again
-        from policyc.cli.replay import load_monitor
-
-        monitor = load_monitor(policy)
-        compiled, externs = monitor.compiled, monitor.externs
+        monitor = load_monitor(policy, externs, key_file)
+        compiled, bound = monitor.compiled, monitor.externs
     else:
         from policyc.automata import compile_policy
 
-        checked, _ = load_checked(policy, resolve_externs=True)
-        compiled, externs = compile_policy(checked), resolve_externs(checked)
+        checked, _ = load_checked(policy)
+        bound = extern_bindings.bind(externs, checked.externs)
+        compiled = compile_policy(checked)
     items = list(iter_traces(traces, input_format))
     tally = CorpusTally(compiled.policy, keep_reports=fmt != "jsonl")
     with _progress(len(items)) as advance:
         for item in items:
-            result = item if isinstance(item, TraceError) else score_trace(compiled, item, externs=externs)
+            result = item if isinstance(item, TraceError) else score_trace(compiled, item, externs=bound)
             tally.add(result)
             if fmt == "jsonl":
                 click.echo(json.dumps(_jsonl_line(result), ensure_ascii=False))

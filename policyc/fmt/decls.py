@@ -113,6 +113,10 @@ def declaration(d: ast.Decl, rules: RuleBlock) -> Doc:  # noqa: C901 - one case 
         return f"budget {d.value}"
     if isinstance(d, ast.ConformanceDecl):
         return f"conformance {severity(d.severity)}"
+    if isinstance(d, ast.ObserveDecl):
+        return "observe " + ", ".join(show_label(name) for name in d.names)
+    if isinstance(d, ast.GroundingDecl):
+        return f"grounding {show_label(d.name)}"
     raise TypeError(f"cannot format {type(d).__name__}")
 
 
@@ -122,7 +126,7 @@ def group_key(d: ast.Decl) -> str:
         return "tool"
     if isinstance(d, ast.TypeDecl | ast.EnumDecl):
         return "type"
-    if isinstance(d, ast.BudgetDecl | ast.ConformanceDecl):
+    if isinstance(d, ast.BudgetDecl | ast.ConformanceDecl | ast.ObserveDecl | ast.GroundingDecl):
         return "setting"
     if isinstance(d, ast.DefDecl | ast.PredicateDecl):
         return "def"

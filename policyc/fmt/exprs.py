@@ -83,11 +83,11 @@ def bare(e: ast.Expr, at_end: bool) -> Doc:  # noqa: C901 - one case per node
         stop = _inner(e.stop) if e.stop is not None else ""
         return concat(expr(e.target, POSTFIX_LEVEL, False), "[", start, ":", stop, "]")
     if isinstance(e, ast.Name):
-        return show_name(e.id)
+        return _event_name(e.id)
     if isinstance(e, ast.Literal):
         return literal(e)
     if isinstance(e, ast.Call):
-        return bracketed(show_name(e.func) + "(", [argument(a) for a in e.args], ")")
+        return bracketed(_event_name(e.func) + "(", [argument(a) for a in e.args], ")")
     if isinstance(e, ast.ListLit):
         return bracketed("[", [expr(i) for i in e.items], "]")
     if isinstance(e, ast.DictLit):
@@ -202,3 +202,8 @@ def parenthesized(items: list[Doc], open_: str = "(", close: str = ")") -> Doc:
         return open_ + close
     inner = concat(nest(4, concat(softline(), join(concat(",", line()), items), IfBreak(","))), softline())
     return group(concat(open_, inner, close))
+
+
+def _event_name(name: str) -> str:
+    """A name in a formula; `message`, the message event, reads the same bare in any formula."""
+    return name if name == "message" else show_name(name)

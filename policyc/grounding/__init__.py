@@ -1,239 +1,104 @@
-"""Entity extraction and matching for grounding rules (AgentLTL paper §4.4, appendix H.3).
+"""Grounding (AgentLTL paper §4.4, appendix H.3): the entities a text names, and what tool
+results showed, for rules such as `forall e in entities(reply.text): e in outputs`.
 
-`entities(text)` returns the referential entities a text names, in order, without repeats:
+An *extractor* decides both sides: `entities(text)` lists the entities of a text, and
+`seen()` makes an empty set that tool results are added to (`add_call(args, result)`) and that
+says whether an entity is grounded (`contains(entity)`). Two are built in:
 
-- file paths: repository-relative paths ending in a known source extension (`src/api.py`);
-- identifiers: CamelCase and snake_case tokens of at least three characters, dotted names
-  built from them (`ChargePoint.start`), and any name written as code: in backticks or
-  followed by `(` (`request(`); plain lowercase words are prose, not references;
-- numeric literals (`42`, `3.5`).
+- `CODE` (the default): file paths, identifiers, numbers, and what source files define
+  (`policyc.grounding.code`), for answers about a code base;
+- `PROSE`: emails, amounts with a currency, dates, quoted spans, ids, names, numbers and
+  paths (`policyc.grounding.prose`), for replies to customers.
 
-Python keywords, builtins (with the exception classes), standard-library module names and a
-stop list of common words are filtered out.
+A policy names a built-in one with `grounding prose` (or `grounding code`). Another extractor
+(any object with `entities` and `seen`) is passed explicitly where a policy is evaluated:
+`score_trace(..., extractor=...)`, `score_corpus(..., extractor=...)`,
+`Monitor(..., extractor=...)`. There is no registry: what a rule means never depends on what
+some module registered.
 
-`EntitySet` is what tool results showed (`outputs`). Parsed results contribute their values;
-a file's contents (a result keyed by a path, or a text result of a call whose argument is
-a path) contribute what the file defines: for `.py` files the names Python's `ast` finds
-defined (qualified by class and module), for C and C++ files the names a regex finds
-defined, for other files every token. An entity is grounded when it matches a member of
-its kind: exactly for paths, by value for numbers, by case-insensitive prefix for
-identifiers (`charge` grounds in `ChargePoint`).
+Both built-ins read a text in time linear in its length and are bounded: at most
+`MAX_ENTITIES` entities per text, and the first `MAX_TEXT` characters of it.
 
->>> entities("The class ChargePoint is in ocpp/charge_point.py, line 42.")
-['ChargePoint', 'ocpp/charge_point.py', '42']
->>> seen = EntitySet.from_results([{"ocpp/charge_point.py": "class ChargePoint:\\n    pass\\n"}])
->>> seen.contains("ocpp/charge_point.py"), seen.contains("chargepoint"), seen.contains("Other")
-(True, True, False)
+>>> CODE.entities("ChargePoint is in ocpp/charge_point.py"), PROSE.entities("Refund $12.50 for ORD-77")
+(['ChargePoint', 'ocpp/charge_point.py'], ['$12.50', 'ORD-77'])
+>>> seen = PROSE.seen(); seen.add_call({}, {"order": "ORD-77", "total": 12.5})
+>>> seen.contains("$12.50"), seen.contains("ORD-78")
+(True, False)
 """
 
 from __future__ import annotations
 
-import bisect
-import builtins
-import keyword
-import math
-import re
-import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, Callable, Mapping, Protocol
 
-from policyc.grounding.definitions import NUMBER_RE as _NUMBER_RE
-from policyc.grounding.definitions import c_definitions, python_definitions
-
-SOURCE_EXTENSIONS = (
-    "py pyi c h cc cpp cxx hpp hh js jsx mjs ts tsx java kt scala go rs rb php cs swift m sh "
-    "md rst txt json yaml yml toml cfg ini html css sql"
-).split()
-PYTHON_EXTENSIONS = ("py", "pyi")
-C_EXTENSIONS = ("c", "h", "cc", "cpp", "cxx", "hpp", "hh")
-
-_EXT = "|".join(sorted(SOURCE_EXTENSIONS, key=len, reverse=True))
-_PATH = rf"(?:\.{{1,2}}/)?(?:[\w.-]+/)*[\w-][\w.-]*\.(?:{_EXT})"
-_PATH_RE = re.compile(rf"(?<![\w/.-]){_PATH}(?![\w/])")
-_NAME = r"[A-Za-z_][A-Za-z0-9_]*"
-_IDENT_RE = re.compile(rf"(?<![\w.]){_NAME}(?:\.{_NAME})*")
-_CODE_SPAN_RE = re.compile(r"`([^`\n]+)`")
-
-STOP_WORDS = frozenset(
-    """a an the is are was were be been being am do does did done has have had having of in on at to
-    for from by with without into onto over under about above below between through during before after
-    and or not no nor but if then else when where which who whom whose what why how this that these those
-    it its you he she we they me him her us them my your his our their there here as so than too
-    very can could should would may might must will shall also only just both each all any some such
-    more most other another same own out up down off again further once file files function functions
-    class classes method methods defined define definition module modules package line lines code source
-    answer found find located location locate see seen primarily mainly contains containing called call
-    named name version versions core base user facing directory folder path repository repo don know
-    sorry unable cannot read available information""".split()
+from policyc.grounding.code import (
+    MAX_ENTITIES,
+    MAX_TEXT,
+    EntitySet,
+    c_definitions,
+    entities,
+    entity_kind,
+    python_definitions,
 )
-BLOCKLIST = (frozenset(dir(builtins)) | frozenset(keyword.kwlist) | frozenset(keyword.softkwlist)
-             | frozenset(sys.stdlib_module_names))
+from policyc.grounding.prose import ProseSet, prose_entities, prose_kind
 
 
-def _is_reference(token: str, code: bool) -> bool:
-    """Whether an identifier token names something (rather than being prose or a builtin)."""
-    head = token.split(".")[0]
-    if len(token) < 3 or token.lower() in STOP_WORDS or token in BLOCKLIST or head in BLOCKLIST:
-        return False
-    if code:
-        return True
-    parts = token.split(".")
-    return any("_" in p.strip("_") or _is_camel(p) for p in parts)
+class SeenSet(Protocol):
+    """What tool results showed, for one extractor."""
+
+    def add_call(self, args: dict, result: Any) -> None: ...
+
+    def contains(self, entity: object) -> bool: ...
 
 
-def _is_camel(word: str) -> bool:
-    letters = [c for c in word if c.isalpha()]
-    uppers = sum(c.isupper() for c in letters)
-    lowers = len(letters) - uppers
-    return lowers > 0 and (uppers >= 2 or word[0].islower() and uppers >= 1)
+class Extractor(Protocol):
+    """What `entities(...)` finds and how `outputs` matches it."""
+
+    name: str
+
+    def entities(self, text: object) -> list[str]: ...
+
+    def seen(self) -> SeenSet: ...
 
 
-def _normalise_path(path: str) -> str:
-    return path[2:] if path.startswith("./") else path
+@dataclass(frozen=True)
+class BuiltinExtractor:
+    name: str
+    find: Callable[[object], list[str]]
+    make_seen: Callable[[], SeenSet]
+
+    def entities(self, text: object) -> list[str]:
+        return self.find(text)
+
+    def seen(self) -> SeenSet:
+        return self.make_seen()
 
 
-def entities(text: object) -> list[str]:
-    """Referential entities of `text` (a string, or a list of strings), in order, without repeats.
+CODE = BuiltinExtractor("code", entities, EntitySet)
+PROSE = BuiltinExtractor("prose", prose_entities, ProseSet)
+#: The built-in extractors a policy may name (`grounding NAME`); read-only.
+BUILTIN_EXTRACTORS: Mapping[str, Extractor] = MappingProxyType({"code": CODE, "prose": PROSE})
 
-    >>> entities("`request` is in src/requests/api.py; see Session.send( and MAX_RETRIES = 3")
-    ['request', 'src/requests/api.py', 'Session.send', 'MAX_RETRIES', '3']
-    >>> entities("I don't know - not found in the source I read."), entities("")
-    ([], [])
-    """
-    if isinstance(text, list):
-        out: dict[str, None] = {}
-        for item in text:
-            out.update(dict.fromkeys(entities(item)))
-        return list(out)
-    if not isinstance(text, str):
-        return []
-    code_spans = [(m.start(1), m.end(1)) for m in _CODE_SPAN_RE.finditer(text)]
-    found: list[tuple[int, str]] = []
-    taken: list[tuple[int, int]] = []
-    for m in _PATH_RE.finditer(text):
-        found.append((m.start(), _normalise_path(m.group())))
-        taken.append(m.span())
-    for m in _IDENT_RE.finditer(text):
-        if any(s <= m.start() < e for s, e in taken):
-            continue
-        token = m.group().rstrip(".")
-        code = text[m.end():m.end() + 1] == "(" or any(s <= m.start() and m.end() <= e for s, e in code_spans)
-        if _is_reference(token, code):
-            found.append((m.start(), token))
-    for m in _NUMBER_RE.finditer(text):
-        if not any(s <= m.start() < e for s, e in taken):
-            found.append((m.start(), m.group()))
-    return list(dict.fromkeys(token for _, token in sorted(found)))
+#: The key under which an evaluation's extractor travels with its extern bindings (the
+#: functions a policy is evaluated with); `entities` is a builtin, never an extern's name.
+EXTRACTOR_KEY = "entities"
 
 
-def entity_kind(entity: str) -> str:
-    """`path`, `number` or `identifier`.
-
-    >>> entity_kind("a/b.py"), entity_kind("42"), entity_kind("ChargePoint")
-    ('path', 'number', 'identifier')
-    """
-    if re.fullmatch(_PATH, entity):
-        return "path"
-    if re.fullmatch(r"\d+(?:\.\d+)?", entity):
-        return "number"
-    return "identifier"
+def extractor_of(bindings: Mapping[str, Any] | None) -> Extractor:
+    """The extractor an evaluation was given (the default, `CODE`, when none)."""
+    found = bindings.get(EXTRACTOR_KEY) if bindings else None
+    return found if found is not None else CODE
 
 
-# ------------------------------------------------------------------ the seen set
+def with_extractor(bindings: Mapping[str, Any] | None, extractor: Extractor | None) -> dict:
+    """Extern bindings with an extractor added (unchanged when it is None or the default)."""
+    out = dict(bindings or {})
+    if extractor is not None and extractor is not CODE:
+        out[EXTRACTOR_KEY] = extractor
+    return out
 
 
-@dataclass
-class EntitySet:
-    """What tool results showed: paths, identifiers (prefix-searchable) and numbers."""
-
-    paths: set[str] = field(default_factory=set)
-    numbers: set[float] = field(default_factory=set)
-    _names: set[str] = field(default_factory=set)
-    _sorted: list[str] | None = field(default=None, repr=False)
-
-    @classmethod
-    def from_results(cls, results: list[object]) -> "EntitySet":
-        """The seen set of some tool results (parsed JSON values)."""
-        out = cls()
-        for r in results:
-            out.add_value(r)
-        return out
-
-    def add_call(self, args: dict, result: object) -> None:
-        """Add a call's result; a text result of a call with a path argument is that file."""
-        if isinstance(result, str):
-            path = next((v for v in args.values() if isinstance(v, str) and _PATH_RE.fullmatch(v)), None)
-            if path is not None:
-                self.add_file(path, result)
-                return
-        self.add_value(result)
-
-    def add_file(self, path: str, content: object) -> None:
-        path = _normalise_path(path)
-        self.paths.add(path)
-        if not isinstance(content, str):
-            self.add_value(content)
-            return
-        ext = path.rsplit(".", 1)[-1].lower()
-        if ext in PYTHON_EXTENSIONS:
-            module = path.rsplit(".", 1)[0].replace("/", ".").removesuffix(".__init__")
-            names, numbers = python_definitions(content, module)
-            self.add_names(names)
-            self.numbers.update(numbers)
-        elif ext in C_EXTENSIONS:
-            self.add_names(c_definitions(content))
-        else:
-            self.add_text(content)
-
-    def add_value(self, value: object) -> None:
-        if isinstance(value, dict):
-            path = value.get("path") or value.get("file") or value.get("filename")
-            content = next((value[k] for k in ("content", "contents", "text") if k in value), None)
-            if isinstance(path, str) and _PATH_RE.fullmatch(path) and isinstance(content, str):
-                self.add_file(path, content)
-            for key, item in value.items():
-                if isinstance(key, str) and _PATH_RE.fullmatch(key):
-                    self.add_file(key, item)
-                else:
-                    self.add_value(item)
-        elif isinstance(value, list):
-            for item in value:
-                self.add_value(item)
-        elif isinstance(value, (int, float)) and not isinstance(value, bool):
-            if math.isfinite(value):
-                self.numbers.add(float(value))
-        elif isinstance(value, str):
-            self.add_text(value)
-
-    def add_text(self, text: str) -> None:
-        """Every path, name and number a text shows."""
-        self.paths.update(_normalise_path(m.group()) for m in _PATH_RE.finditer(text))
-        self.add_names(m.group().rstrip(".") for m in _IDENT_RE.finditer(text))
-        self.numbers.update(float(x) for x in _NUMBER_RE.findall(text))
-
-    def add_names(self, names) -> None:
-        self._names.update(n.lower() for n in names if n)
-        self._sorted = None
-
-    def contains(self, entity: object) -> bool:
-        """Whether an answer entity is grounded in what was seen."""
-        if isinstance(entity, (int, float)) and not isinstance(entity, bool):
-            return float(entity) in self.numbers
-        if not isinstance(entity, str) or not entity:
-            return False
-        kind = entity_kind(entity)
-        if kind == "path":
-            return _normalise_path(entity) in self.paths
-        if kind == "number":
-            return float(entity) in self.numbers
-        if self._sorted is None:
-            self._sorted = sorted(self._names)
-        folded = entity.lower()
-        i = bisect.bisect_left(self._sorted, folded)
-        return i < len(self._sorted) and self._sorted[i].startswith(folded)
-
-    def __iter__(self):
-        numbers = (str(int(x)) if x.is_integer() else str(x) for x in self.numbers)
-        return iter(sorted(self.paths) + sorted(self._names) + sorted(numbers))
-
-    def __len__(self) -> int:
-        return len(self.paths) + len(self._names) + len(self.numbers)
+__all__ = ["BUILTIN_EXTRACTORS", "CODE", "PROSE", "EXTRACTOR_KEY", "EntitySet", "Extractor", "MAX_ENTITIES",
+           "MAX_TEXT", "ProseSet", "SeenSet", "c_definitions", "entities", "entity_kind", "extractor_of",
+           "prose_entities", "prose_kind", "python_definitions", "with_extractor"]

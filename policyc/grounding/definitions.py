@@ -38,7 +38,7 @@ def python_definitions(source: str, module: str = "") -> tuple[set[str], set[flo
             names.add(m.group(1) or m.group(2))
         numbers.update(float(x) for x in NUMBER_RE.findall(source))
     else:
-        _walk_python(tree, "", names, qualified, numbers)
+        _walk_python(tree, names, qualified, numbers)
     modules = _module_suffixes(module)
     names.update(modules)
     for mod in modules:
@@ -46,29 +46,34 @@ def python_definitions(source: str, module: str = "") -> tuple[set[str], set[flo
     return names | qualified, numbers
 
 
-def _walk_python(node: pyast.AST, prefix: str, names: set[str], qualified: set[str], numbers: set[float]) -> None:
-    for child in pyast.iter_child_nodes(node):
-        if isinstance(child, (pyast.FunctionDef, pyast.AsyncFunctionDef, pyast.ClassDef)):
-            names.add(child.name)
-            full = f"{prefix}.{child.name}" if prefix else child.name
-            qualified.add(full)
-            inner = full if isinstance(child, pyast.ClassDef) else ""
-            _walk_python(child, inner, names, qualified if inner else set(), numbers)
-            continue
-        if isinstance(child, (pyast.Assign, pyast.AnnAssign)):
-            targets = child.targets if isinstance(child, pyast.Assign) else [child.target]
-            for target in targets:
-                for leaf in pyast.walk(target):
-                    if isinstance(leaf, pyast.Name):
-                        names.add(leaf.id)
-                        if prefix:
-                            qualified.add(f"{prefix}.{leaf.id}")
-                        elif node.__class__ is pyast.Module:
-                            qualified.add(leaf.id)
-        if isinstance(child, pyast.Constant) and isinstance(child.value, (int, float)) \
-                and not isinstance(child.value, bool) and math.isfinite(child.value):
-            numbers.add(float(child.value))
-        _walk_python(child, prefix, names, qualified, numbers)
+def _walk_python(tree: pyast.AST, names: set[str], qualified: set[str], numbers: set[float]) -> None:
+    """Definitions and numeric constants of a module, walked without recursion (a long
+    expression such as `x = 1+1+...` nests as deep as it is long)."""
+    # (node, class prefix, set collecting qualified names, whether node is the module)
+    stack: list[tuple[pyast.AST, str, set[str] | None, bool]] = [(tree, "", qualified, True)]
+    while stack:
+        node, prefix, into, at_module = stack.pop()
+        for child in pyast.iter_child_nodes(node):
+            if isinstance(child, (pyast.FunctionDef, pyast.AsyncFunctionDef, pyast.ClassDef)):
+                names.add(child.name)
+                full = f"{prefix}.{child.name}" if prefix else child.name
+                if into is not None:
+                    into.add(full)
+                inner = full if isinstance(child, pyast.ClassDef) else ""
+                stack.append((child, inner, into if inner else None, False))
+                continue
+            if isinstance(child, (pyast.Assign, pyast.AnnAssign)):
+                targets = child.targets if isinstance(child, pyast.Assign) else [child.target]
+                for target in targets:
+                    for leaf in pyast.walk(target):
+                        if isinstance(leaf, pyast.Name):
+                            names.add(leaf.id)
+                            if into is not None and (prefix or at_module):
+                                into.add(f"{prefix}.{leaf.id}" if prefix else leaf.id)
+            if isinstance(child, pyast.Constant) and isinstance(child.value, (int, float)) \
+                    and not isinstance(child.value, bool) and math.isfinite(child.value):
+                numbers.add(float(child.value))
+            stack.append((child, prefix, into, False))
 
 
 def _module_suffixes(module: str) -> list[str]:

@@ -1,7 +1,7 @@
-"""smolagents: a ToolCallingAgent whose every tool call goes through a policy gate.
+"""smolagents: agents whose every tool call goes through a policy gate.
 
 ```python
-from policyc.integrations.smolagents import GatedAgent
+from policyc.integrations.smolagents import GatedAgent, GatedCodeAgent
 from policyc.runtime import Monitor
 
 agent = GatedAgent(tools=[search, read_file], model=model, policy=Monitor.load("code_qa.policy.json"))
@@ -10,79 +10,75 @@ agent.report            # the compliance report of the run (what `policyc score`
 agent.policy_run.events # the enforcement log (table 17: agent.policy_run.enforcement_table())
 ```
 
-Each call the model asks for is proposed to the run first:
+`GatedAgent` is a `ToolCallingAgent`, `GatedCodeAgent` a `CodeAgent` (local executor): the
+tool calls its code makes are gated as they happen. Each call is proposed to the run first:
 
 - allow: the tool runs and the call is recorded with its result;
-- warn: the tool runs; its observation ends with the policy's warning;
+- warn: the tool runs; its observation ends with the policy's warning (for a code agent,
+  the warning is added to the step's observations);
 - block (block-and-warn or soft-block): the tool does not run; the model gets the gate's
-  message as the step's error observation and may correct itself (or, under
-  block-and-warn, insist by repeating the identical call);
+  message as the step's error and may correct itself (or, under block-and-warn, insist by
+  repeating the identical call). In code, the refused call raises `PolicyRefusal`, which
+  ends the snippet;
 - stop: the tool does not run and the agent run ends; `agent.stopped` holds the decision.
 
 smolagents' own `final_answer` tool is a call like any other, so a policy that declares a
 terminal tool `final_answer` decides whether the agent may answer yet. Calls the model asks
 for in parallel are gated one after another, in the order it gave them.
 
-`ScriptedModel` replays a fixed list of tool calls: a model for tests and dry runs.
+At construction the agent's tools (its `final_answer` included) are compared with the
+policy's signatures: a tool or argument missing on either side raises `ToolSetMismatch`,
+naming each (`on_mismatch="warn"` warns instead, `"ignore"` skips the check).
+
+`ScriptedModel` replays a fixed list of tool calls, `ScriptedCodeModel` a list of code
+snippets: models for tests and dry runs.
 """
 
 from __future__ import annotations
 
-import json
 import threading
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
-from smolagents import ToolCallingAgent
+from smolagents import CodeAgent, ToolCallingAgent
+from smolagents.local_python_executor import LocalPythonExecutor
+from smolagents.memory import ActionStep
 from smolagents.models import ChatMessage, ChatMessageToolCall, ChatMessageToolCallFunction, MessageRole, Model
 from smolagents.utils import AgentToolExecutionError
 
-from policyc.runtime.explain import Decision
-from policyc.runtime.monitor import Monitor
-from policyc.runtime.run import Run
+from policyc.integrations.gating import PolicyStop, as_arguments, check_tool_set, recorded
+from policyc.runtime import Decision, Monitor, Run
+
+_UNTYPED = {"any", "image", "audio", "video"}  # smolagents types with no JSON Schema type
 
 
-class PolicyStop(Exception):
-    """The gate stopped the run (a `stop` decision); carries the decision."""
-
-    def __init__(self, decision: Decision):
-        super().__init__(decision.message or f"the policy stopped the run at `{decision.tool}`")
-        self.decision = decision
+class PolicyRefusal(Exception):
+    """Raised in an agent's code when the gate refuses a tool call; its text is the gate's message."""
 
 
-def _arguments(arguments: Any) -> dict:
-    if isinstance(arguments, Mapping):
-        return dict(arguments)
-    if isinstance(arguments, str):
-        try:
-            parsed = json.loads(arguments)
-        except json.JSONDecodeError:
-            return {"input": arguments}
-        return parsed if isinstance(parsed, dict) else {"input": parsed}
-    return {} if arguments is None else {"input": arguments}
+def _schema(spec: Mapping) -> dict:
+    out = {k: v for k, v in spec.items() if k not in ("description", "nullable")}
+    if out.get("type") in _UNTYPED:
+        out.pop("type")
+    return out
 
 
-def _recorded(result: Any) -> Any:
-    """A tool's return value as the trace keeps it (JSON values; anything else as text)."""
-    if result is None or isinstance(result, (str, int, float, bool, list, dict)):
-        return result
-    return str(result)
+def tool_schemas(tools: Mapping[str, Any]) -> dict[str, tuple[object, object | None]]:
+    """name -> (arguments JSON Schema, result JSON Schema) of smolagents tools."""
+    out: dict[str, tuple[object, object | None]] = {}
+    for name, tool in tools.items():
+        inputs = getattr(tool, "inputs", {}) or {}
+        params = {"type": "object", "properties": {k: _schema(v) for k, v in inputs.items()},
+                  "required": [k for k, v in inputs.items() if not v.get("nullable")]}
+        output = getattr(tool, "output_type", "any")
+        out[name] = (params, None if output in _UNTYPED else {"type": output})
+    return out
 
 
-class GatedAgent(ToolCallingAgent):
-    """A ToolCallingAgent gated by a policy monitor.
+class _PolicyGated:
+    """What both gated agents share: the run, the tool check, gating one call."""
 
-    Args:
-        policy: the loaded policy artifact (a `Monitor`), or the path of an artifact file.
-        mode: a run-wide enforcement mode (tolerate, warn, block, soft, stop), or None for
-            each rule's own severity.
-        tool_names: smolagents tool name -> policy tool name, where they differ
-            (e.g. {"final_answer": "reply"}).
-        Everything else is passed to `ToolCallingAgent`.
-    """
-
-    def __init__(self, *args, policy: Monitor | str, mode: str | None = None,
-                 tool_names: Mapping[str, str] | None = None, **kwargs):
-        super().__init__(*args, **kwargs)
+    def _setup_policy(self, policy: Monitor | str, mode: str | None, tool_names: Mapping[str, str] | None,
+                      on_mismatch: str) -> None:
         self.policy_monitor = policy if isinstance(policy, Monitor) else Monitor.load(policy)
         self.mode = mode
         self.tool_names = dict(tool_names or {})
@@ -90,8 +86,8 @@ class GatedAgent(ToolCallingAgent):
         self.report = None
         self.stopped: Decision | None = None
         self._gate_lock = threading.Lock()
-
-    # ------------------------------------------------------------ the run
+        self.tool_check = check_tool_set(self.policy_monitor, tool_schemas(self.tools), self.tool_names,
+                                         on_mismatch, "the smolagents agent")
 
     def run(self, task: str, *args, reset: bool = True, stream: bool = False, **kwargs):
         """Run the agent on a task; `self.report` holds the compliance report afterwards."""
@@ -116,25 +112,107 @@ class GatedAgent(ToolCallingAgent):
         finally:
             self.report = self.policy_run.finish()
 
-    # ------------------------------------------------------------ each call
-
-    def execute_tool_call(self, tool_name: str, arguments: dict[str, str] | str) -> Any:
+    def _gate(self, tool_name: str, args: dict, execute: Callable[[], Any],
+              refuse: Callable[[Decision], BaseException]) -> tuple[Any, Decision]:
+        """Propose, run and record one call; `refuse(decision)` is raised when it may not run."""
         run = self.policy_run
         if run is None:  # called outside `run` (a managed agent, a direct call): start one
             run = self.policy_run = self.policy_monitor.start(mode=self.mode)
         name = self.tool_names.get(tool_name, tool_name)
-        args = _arguments(arguments)
         with self._gate_lock:
             decision = run.propose(name, args)
             if decision.action == "stop":
-                raise PolicyStop(decision)
+                self.stopped = decision
             if not decision.executes:
-                raise AgentToolExecutionError(decision.message, self.logger)
-            result = super().execute_tool_call(tool_name, arguments)
-            run.record(name, args, _recorded(result))
+                raise refuse(decision)
+            result = execute()
+            run.record(name, args, recorded(result))
+        return result, decision
+
+    def _warning(self, decision: Decision) -> str | None:
+        name = decision.tool
         if decision.action == "warn" and decision.message and name not in self.policy_monitor.terminal_tools:
-            return f"{result}\n\n{decision.message}"
-        return result
+            return decision.message
+        return None
+
+
+class GatedAgent(_PolicyGated, ToolCallingAgent):
+    """A ToolCallingAgent gated by a policy monitor.
+
+    Args:
+        policy: the loaded policy artifact (a `Monitor`), or the path of an artifact file.
+        mode: a run-wide enforcement mode (tolerate, warn, block, soft, stop), or None for
+            each rule's own severity.
+        tool_names: smolagents tool name -> policy tool name, where they differ
+            (e.g. {"final_answer": "reply"}).
+        on_mismatch: `error` (default), `warn` or `ignore` tools that do not match the policy.
+        Everything else is passed to `ToolCallingAgent`.
+    """
+
+    def __init__(self, *args, policy: Monitor | str, mode: str | None = None,
+                 tool_names: Mapping[str, str] | None = None, on_mismatch: str = "error", **kwargs):
+        super().__init__(*args, **kwargs)
+        self._setup_policy(policy, mode, tool_names, on_mismatch)
+
+    def execute_tool_call(self, tool_name: str, arguments: dict[str, str] | str) -> Any:
+        result, decision = self._gate(tool_name, as_arguments(arguments),
+                                      lambda: ToolCallingAgent.execute_tool_call(self, tool_name, arguments),
+                                      lambda d: PolicyStop(d) if d.action == "stop"
+                                      else AgentToolExecutionError(d.message, self.logger))
+        warning = self._warning(decision)
+        return f"{result}\n\n{warning}" if warning else result
+
+
+class GatedCodeAgent(_PolicyGated, CodeAgent):
+    """A CodeAgent (local executor) whose code's tool calls are gated by a policy monitor.
+
+    Takes the arguments of `GatedAgent`; everything else is passed to `CodeAgent`.
+    """
+
+    def __init__(self, *args, policy: Monitor | str, mode: str | None = None,
+                 tool_names: Mapping[str, str] | None = None, on_mismatch: str = "error", **kwargs):
+        if kwargs.get("executor_type", "local") != "local":
+            raise ValueError("GatedCodeAgent gates the tool calls of the local executor only; a remote "
+                             f"executor (`{kwargs['executor_type']}`) runs the tools where the gate cannot see them")
+        super().__init__(*args, **kwargs)
+        self._setup_policy(policy, mode, tool_names, on_mismatch)
+        self._warnings: list[str] = []
+        self.step_callbacks.register(ActionStep, self._after_step)
+
+    def create_python_executor(self) -> LocalPythonExecutor:
+        agent = self
+
+        class GatedExecutor(LocalPythonExecutor):
+            def send_tools(self, tools):
+                super().send_tools({name: agent._gated_tool(name, tool) if name in agent.tools else tool
+                                    for name, tool in tools.items()})
+
+        return GatedExecutor(self.additional_authorized_imports,
+                             **{"max_print_outputs_length": self.max_print_outputs_length} | self.executor_kwargs)
+
+    def _gated_tool(self, name: str, tool) -> Callable:
+        inputs = list(getattr(tool, "inputs", {}) or {})
+
+        def call(*args, **kwargs):
+            if len(args) == 1 and not kwargs and isinstance(args[0], dict) and set(args[0]) <= set(inputs):
+                args, kwargs = (), dict(args[0])
+            named = {**{(inputs[i] if i < len(inputs) else f"arg{i}"): v for i, v in enumerate(args)}, **kwargs}
+            result, decision = self._gate(name, named, lambda: tool(*args, **kwargs),
+                                          lambda d: PolicyRefusal(d.message))
+            warning = self._warning(decision)
+            if warning:
+                self._warnings.append(warning)
+            return result
+
+        call.__name__ = name
+        return call
+
+    def _after_step(self, step: ActionStep, agent=None) -> None:
+        if self._warnings:
+            step.observations = "\n\n".join(filter(None, [step.observations, *self._warnings]))
+            self._warnings = []
+        if self.stopped is not None:
+            raise PolicyStop(self.stopped)
 
 
 class ScriptedModel(Model):
@@ -160,4 +238,21 @@ class ScriptedModel(Model):
         return ChatMessage(role=MessageRole.ASSISTANT, content="", tool_calls=tool_calls)
 
 
-__all__ = ["GatedAgent", "PolicyStop", "ScriptedModel"]
+class ScriptedCodeModel(Model):
+    """A model that answers each generation with the next scripted code snippet."""
+
+    def __init__(self, script: Sequence[str], **kwargs):
+        super().__init__(model_id="scripted-code", **kwargs)
+        self.script = list(script)
+        self.calls = 0
+
+    def generate(self, messages, stop_sequences=None, response_format=None, tools_to_call_from=None, **kwargs):
+        if self.calls >= len(self.script):
+            raise RuntimeError("the scripted model has no more snippets")
+        code = self.script[self.calls]
+        self.calls += 1
+        return ChatMessage(role=MessageRole.ASSISTANT, content=f"Thought: next step.\n<code>\n{code}\n</code>")
+
+
+__all__ = ["GatedAgent", "GatedCodeAgent", "PolicyRefusal", "PolicyStop", "ScriptedCodeModel", "ScriptedModel",
+           "tool_schemas"]

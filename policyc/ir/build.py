@@ -26,6 +26,7 @@ from policyc.ir.nodes import (
     TRUE,
     And,
     Arg,
+    Attr,
     Cond,
     Const,
     Event,
@@ -43,6 +44,7 @@ from policyc.ir.nodes import (
     Or,
     Outputs,
     Release,
+    Request,
     Result,
     Since,
     Slice,
@@ -78,6 +80,20 @@ def arg(name: str) -> Arg:
 
 def result() -> Result:
     return Result()
+
+
+#: The attributes every event has (`Attr`), and what they are when a trace does not say.
+EVENT_ATTRIBUTES = ("actor", "message_id", "error")
+
+
+def attr(name: str) -> Attr:
+    if name not in EVENT_ATTRIBUTES:
+        raise ValueError(f"not an event attribute: {name}")
+    return Attr(name)
+
+
+def request() -> Request:
+    return Request()
 
 
 def field(base: Term, name: str) -> Term:

@@ -3,6 +3,19 @@
 A term is evaluated against a `DataEnv`: values of the variables in scope, the call at the
 current position (inside an event guard), and the trace-wide values that domains and
 `outputs` draw on. The result is a JSON value or `UNDEF` (⊥).
+
+An event's attributes (`actor`, `message_id`, `error`) travel with its arguments: the
+mapping of arguments is a `CallArgs` that carries them, so every engine that reads a call's
+arguments reads its attributes too, through the same interface. A plain mapping of
+arguments is an event with the default attributes: a call the agent (`"assistant"`) made,
+in no known message, that did not fail.
+
+>>> args = CallArgs({"line_id": "L1"}, {"actor": "user", "error": True})
+>>> env = DataEnv({}, args, None)
+>>> [eval_term(t, env) for t in (n.Arg("line_id"), n.Attr("actor"), n.Attr("error"), n.Attr("message_id"))]
+['L1', 'user', True, ⊥]
+>>> eval_term(n.Attr("actor"), DataEnv({}, {"line_id": "L1"}, None)), dict(args)
+('assistant', {'line_id': 'L1'})
 """
 
 from __future__ import annotations
@@ -10,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, Protocol
 
+from policyc.grounding import extractor_of
 from policyc.ir import nodes as n
 from policyc.ir.ops import UNDEF, apply_op, get_field, get_index, get_slice, truthy
 
@@ -19,9 +33,44 @@ class Globals(Protocol):
 
     def values(self, tool: str, path: tuple, flatten: bool) -> list: ...
 
-    def outputs(self, tools: tuple[str, ...]) -> object: ...
+    def outputs(self, tools: tuple[str, ...], extractor: object) -> object: ...
 
     def metric(self, path: tuple) -> object: ...
+
+    def request(self) -> object: ...
+
+
+#: The attributes of an event that a trace does not describe: the agent's call, in no
+#: known message, that did not fail.
+DEFAULT_ATTRIBUTES: Mapping[str, object] = {"actor": "assistant", "message_id": None, "error": False}
+
+
+class CallArgs(dict):
+    """A call's arguments (the mapping itself) and its event attributes (`attrs`)."""
+
+    __slots__ = ("attrs",)
+
+    def __init__(self, args: Mapping[str, object] | None = None, attrs: Mapping[str, object] | None = None):
+        super().__init__(args or {})
+        self.attrs = {**DEFAULT_ATTRIBUTES, **(attrs or {})}
+
+    def __reduce__(self):
+        return (CallArgs, (dict(self), self.attrs))
+
+    # shown, compared and serialised as the plain mapping of arguments it is
+
+
+def attributes(args: Mapping[str, object] | None) -> Mapping[str, object]:
+    """The event attributes a mapping of arguments carries (the defaults for a plain one)."""
+    return getattr(args, "attrs", DEFAULT_ATTRIBUTES)
+
+
+def attribute(args: Mapping[str, object] | None, name: str) -> object:
+    """One attribute of the event whose arguments these are; ⊥ outside an event or when unknown."""
+    if args is None:
+        return UNDEF
+    value = attributes(args).get(name)
+    return UNDEF if value is None else value
 
 
 class ExternError(Exception):
@@ -62,6 +111,8 @@ def eval_term(t: n.Term, env: DataEnv) -> object:  # noqa: C901 - one case per n
         return env.args.get(t.name, UNDEF)
     if isinstance(t, n.Result):
         return env.result
+    if isinstance(t, n.Attr):
+        return attribute(env.args, t.name)
     if isinstance(t, n.Field):
         return get_field(eval_term(t.base, env), t.name)
     if isinstance(t, n.Index):
@@ -71,6 +122,9 @@ def eval_term(t: n.Term, env: DataEnv) -> object:  # noqa: C901 - one case per n
         stop = None if t.stop is None else eval_term(t.stop, env)
         return get_slice(eval_term(t.base, env), start, stop)
     if isinstance(t, n.Op):
+        if t.op == "entities":  # by the extractor the evaluation was given
+            text = eval_term(t.args[0], env)
+            return UNDEF if text is UNDEF else extractor_of(env.externs).entities(text)
         if t.op == "and":  # short-circuit, as the connective reads
             return all(truthy(eval_term(a, env)) for a in t.args)
         if t.op == "or":
@@ -90,9 +144,12 @@ def eval_term(t: n.Term, env: DataEnv) -> object:  # noqa: C901 - one case per n
     if isinstance(t, n.Values):
         return env.globals.values(t.tool, t.path, t.flatten) if env.globals is not None else []
     if isinstance(t, n.Outputs):
-        return env.globals.outputs(t.tools) if env.globals is not None else []
+        return env.globals.outputs(t.tools, extractor_of(env.externs)) if env.globals is not None else []
     if isinstance(t, n.Metric):
         return env.globals.metric(t.path) if env.globals is not None else UNDEF
+    if isinstance(t, n.Request):
+        request = getattr(env.globals, "request", None)
+        return request() if request is not None else UNDEF
     raise TypeError(f"not a term: {type(t).__name__}")
 
 

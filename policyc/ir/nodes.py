@@ -155,6 +155,16 @@ class Result(Term):
     _fields = ()
 
 
+class Attr(Term):
+    """An attribute of the event at the current position (inside an event guard): `actor`
+    ("assistant" or "user"), `message_id` (the message the event belongs to) or `error`
+    (whether the call failed; like the result, known only once the call ran)."""
+
+    __slots__ = ("name",)
+    _fields = ("name",)
+    name: str
+
+
 class Field(Term):
     __slots__ = ("base", "name")
     _fields = ("base", "name")
@@ -221,6 +231,13 @@ class Metric(Term):
     __slots__ = ("path",)
     _fields = ("path",)
     path: tuple[str, ...]
+
+
+class Request(Term):
+    """The user's request that started the run: `{"text": ...}` (⊥ when not recorded)."""
+
+    __slots__ = ()
+    _fields = ()
 
 
 # ------------------------------------------------------------------ formulas

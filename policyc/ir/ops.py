@@ -179,7 +179,7 @@ def _minmax(fn):
 def _entities(text):
     from policyc.grounding import entities
 
-    return entities(text)
+    return entities(text)  # the default extractor; `eval_term` applies the one an evaluation is given
 
 
 def _make_list(*items):

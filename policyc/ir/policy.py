@@ -23,10 +23,14 @@ SEVERITIES: dict[str, str] = {
     "tolerate": "TOLERATE: log and continue",
     "warn": "the call runs; the agent is told which rule it broke",
     "block": "BLOCK_AND_WARN: not executed; an identical retry is treated as a deliberate override",
+    "deny": "not executed, however often it is retried: nothing overrides it",
     "soft_block": "SOFT_BLOCK: not executed; escalates to stop after n blocks of the same rule",
     "stop": "HARD_STOP: not executed; the run halts",
 }
 DEFAULT_SEVERITY = "warn"
+#: Weights are relative, positive and finite; this bound keeps every sum of weights exact
+#: enough that a violated rule always lowers the score.
+MAX_WEIGHT = 1_000_000.0
 DEFAULT_SOFT_BLOCK_LIMIT = 3
 
 
@@ -40,7 +44,7 @@ class Severity:
 
     @property
     def can_block(self) -> bool:
-        return self.kind in ("block", "soft_block", "stop")
+        return self.kind in ("block", "deny", "soft_block", "stop")
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +58,11 @@ class Rule:
     description: str | None = None
     source: str = ""  # the rule's text as written
     span: Span = field(default=NO_SPAN, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if not 0 < self.weight <= MAX_WEIGHT:  # also false for NaN
+            raise ValueError(f"the weight of rule `{self.name}` is {self.weight!r}; "
+                             f"a weight is a number greater than 0 and at most {MAX_WEIGHT:g}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +83,8 @@ class Policy:
     budget: int | None = None
     conformance: Severity = field(default_factory=Severity)
     sources: tuple[str, ...] = ()  # files the policy was built from, root first
+    observes: frozenset[str] = frozenset()  # event classes read besides the agent's calls
+    grounding: str = "code"  # the built-in entity extractor of `entities` and `outputs`
 
     def rule(self, name: str) -> Rule:
         for r in self.rules:
@@ -84,6 +95,10 @@ class Policy:
     @property
     def total_weight(self) -> float:
         return sum(r.weight for r in self.rules)
+
+    def view(self, trace):
+        """The trace as this policy reads it: the agent's calls, plus the events it observes."""
+        return trace.observed(self.observes)
 
     @property
     def terminal_tools(self) -> frozenset[str]:

@@ -13,6 +13,7 @@ import json
 from policyc.ir.nodes import (
     And,
     Arg,
+    Attr,
     Cond,
     Const,
     Event,
@@ -30,6 +31,7 @@ from policyc.ir.nodes import (
     Or,
     Outputs,
     Release,
+    Request,
     Result,
     Since,
     Slice,
@@ -93,6 +95,10 @@ def _show(node: Node) -> tuple[str, int]:  # noqa: C901 - one case per node type
         return node.name, ATOM
     if isinstance(node, Result):
         return "result", ATOM
+    if isinstance(node, Attr):
+        return node.name, ATOM
+    if isinstance(node, Request):
+        return "request", ATOM
     if isinstance(node, Field):
         return f"{_wrap(_show(node.base), ATOM)}.{node.name}", ATOM
     if isinstance(node, Index):

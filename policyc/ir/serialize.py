@@ -10,6 +10,7 @@ True
 from __future__ import annotations
 
 from policyc.ir import nodes as n
+from policyc.ir.ops import OPS
 from policyc.ir.types import type_from_json, type_to_json
 
 # field kinds per node class: node, nodes, opt_node, str, bool, path, strs, type, json
@@ -18,6 +19,8 @@ _SCHEMA: dict[type, tuple[str, ...]] = {
     n.Var: ("str",),
     n.Arg: ("str",),
     n.Result: (),
+    n.Attr: ("str",),
+    n.Request: (),
     n.Field: ("node", "str"),
     n.Index: ("node", "node"),
     n.Slice: ("node", "opt_node", "opt_node"),
@@ -84,7 +87,7 @@ def dump_nodes(roots: list[n.Node]) -> dict:
                 elif kind == "nodes":
                     entry.append([ids[v] for v in value])
                 elif kind == "type":
-                    entry.append(type_to_json(value))
+                    entry.append(None if value is None else type_to_json(value))
                 elif kind in ("path", "strs"):
                     entry.append(list(value))
                 else:
@@ -96,23 +99,96 @@ def dump_nodes(roots: list[n.Node]) -> dict:
     return {"nodes": table, "roots": [visit(r) for r in roots]}
 
 
+class NodeTableError(ValueError):
+    """A node table that is not one `dump_nodes` could have written (artifacts come from outside)."""
+
+
+#: Node-valued fields that hold a term; every other node-valued field holds a formula.
+_TERM_FIELDS: dict[type, tuple[int, ...]] = {
+    n.Field: (0,), n.Index: (0, 1), n.Slice: (0, 1, 2), n.Op: (1,), n.Extern: (1,),
+    n.Event: (1,), n.Cond: (0,), n.Forall: (2,), n.Exists: (2,),
+}
+
+
 def load_nodes(data: dict) -> list[n.Node]:
+    """The roots of a node table, rebuilt. Every entry is checked first: a known node kind, its
+    fields of the right shape, references only to earlier entries (so the table is acyclic),
+    terms where terms belong and formulas where formulas do, operators that exist with their
+    arity; anything else is a `NodeTableError` naming the entry.
+
+    >>> load_nodes({"nodes": [["Event", "a", 1]], "roots": [0]})
+    Traceback (most recent call last):
+    ...
+    policyc.ir.serialize.NodeTableError: node 0 (Event): field 2 refers to node 1, which does not come before it
+    """
+    if not isinstance(data, dict) or not isinstance(data.get("nodes"), list) or not isinstance(data.get("roots"), list):
+        raise NodeTableError("a node table is an object with the lists `nodes` and `roots`")
     built: list[n.Node] = []
-    for entry in data["nodes"]:
-        cls = _BY_NAME[entry[0]]
-        args = []
-        for kind, value in zip(_SCHEMA[cls], entry[1:]):
-            if kind == "node":
-                args.append(built[value])
-            elif kind == "opt_node":
-                args.append(None if value is None else built[value])
-            elif kind == "nodes":
-                args.append(tuple(built[v] for v in value))
-            elif kind == "type":
-                args.append(type_from_json(value))
-            elif kind in ("path", "strs"):
-                args.append(tuple(value))
-            else:
-                args.append(value)
-        built.append(cls(*args))
-    return [built[i] for i in data["roots"]]
+    for k, entry in enumerate(data["nodes"]):
+        built.append(_load_entry(k, entry, built))
+    roots = data["roots"]
+    for i in roots:
+        if not _is_index(i) or not 0 <= i < len(built):
+            raise NodeTableError(f"root {i!r} is not a node of the table (it has {len(built)})")
+    return [built[i] for i in roots]
+
+
+def _is_index(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _load_entry(k: int, entry: object, built: list[n.Node]) -> n.Node:
+    if not isinstance(entry, list) or not entry or not isinstance(entry[0], str) or entry[0] not in _BY_NAME:
+        head = entry[0] if isinstance(entry, list) and entry else entry
+        raise NodeTableError(f"node {k}: {str(head)[:40]!r} is not a kind of node")
+    cls = _BY_NAME[entry[0]]
+    kinds = _SCHEMA[cls]
+    where = f"node {k} ({cls.__name__})"
+    if len(entry) != len(kinds) + 1:
+        raise NodeTableError(f"{where}: has {len(entry) - 1} fields, not {len(kinds)}")
+    terms = _TERM_FIELDS.get(cls, ())
+
+    def node(value: object, field: int) -> n.Node:
+        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < k:
+            raise NodeTableError(f"{where}: field {field + 1} refers to node {value!r}, which does not come before it")
+        child = built[value]
+        wanted = n.Term if field in terms else n.Formula
+        if not isinstance(child, wanted):
+            raise NodeTableError(f"{where}: field {field + 1} must be a {wanted.__name__.lower()}, "
+                                 f"not a {type(child).__name__}")
+        return child
+
+    args: list = []
+    for field, (kind, value) in enumerate(zip(kinds, entry[1:])):
+        if kind == "node":
+            args.append(node(value, field))
+        elif kind == "opt_node":
+            args.append(None if value is None else node(value, field))
+        elif kind == "nodes":
+            if not isinstance(value, list):
+                raise NodeTableError(f"{where}: field {field + 1} must be a list of nodes")
+            args.append(tuple(node(v, field) for v in value))
+        elif kind == "type":
+            try:
+                args.append(None if value is None else type_from_json(value))
+            except ValueError as exc:
+                raise NodeTableError(f"{where}: {exc}") from None
+        elif kind == "path":
+            if not isinstance(value, list) or not all(isinstance(p, str) or _is_index(p) for p in value):
+                raise NodeTableError(f"{where}: field {field + 1} must be a path (names and indices)")
+            args.append(tuple(value))
+        elif kind == "strs":
+            if not isinstance(value, list) or not all(isinstance(p, str) for p in value):
+                raise NodeTableError(f"{where}: field {field + 1} must be a list of names")
+            args.append(tuple(value))
+        elif kind == "str" and not isinstance(value, str) or kind == "bool" and not isinstance(value, bool):
+            raise NodeTableError(f"{where}: field {field + 1} must be a {'string' if kind == 'str' else 'boolean'}")
+        else:
+            args.append(value)
+    if cls is n.Op:
+        spec = OPS.get(args[0])
+        if spec is None:
+            raise NodeTableError(f"{where}: `{str(args[0])[:40]}` is not an operator")
+        if spec.arity >= 0 and len(args[1]) != spec.arity:
+            raise NodeTableError(f"{where}: `{args[0]}` takes {spec.arity} operand(s), not {len(args[1])}")
+    return cls(*args)

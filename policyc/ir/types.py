@@ -187,6 +187,15 @@ class ToolSignature:
         return f"{prefix} {self.name}({params}){result}"
 
 
+#: The signature of message events: a message's text ("" when it has none) and the names of
+#: the tools it calls, in order. A policy that observes messages has it as a tool.
+MESSAGE_SIGNATURE = ToolSignature("message", (Param("text", STR), Param("calls", ListT(STR))), ANY)
+#: The attributes of every event, readable inside its pattern, and their types.
+ATTRIBUTE_TYPES: dict[str, "Type"] = {"actor": STR, "message_id": OptionalT(STR), "error": BOOL}
+#: `request`: the user's request that started the run.
+REQUEST_TYPE = RecordT("request", (("text", STR),))
+
+
 # ------------------------------------------------------------------ values
 
 
@@ -280,22 +289,40 @@ def type_to_json(t: Type) -> object:
 
 
 def type_from_json(data: object) -> Type:
+    """A type from its JSON form; ValueError for anything that is not one (artifacts are data
+    from outside).
+
+    >>> type_from_json({"optional": "int"})
+    OptionalT(inner=Prim(name='int'))
+    >>> type_from_json({"list": "integer"})
+    Traceback (most recent call last):
+    ...
+    ValueError: not a type: 'integer'
+    """
     if isinstance(data, str):
         if data == "outputs":
             return EntitySetT()
-        return PRIMITIVES[data]
-    assert isinstance(data, dict)
-    if "list" in data:
-        return ListT(type_from_json(data["list"]))
-    if "dict" in data:
-        return DictT(type_from_json(data["dict"]))
-    if "optional" in data:
-        return OptionalT(type_from_json(data["optional"]))
-    if "enum" in data:
-        return EnumT(data["enum"], tuple(data["members"]))
-    if "record" in data:
-        return RecordT(data["record"], tuple((n, type_from_json(ft)) for n, ft in data["fields"]))
-    raise ValueError(f"not a type: {data!r}")
+        if data in PRIMITIVES:
+            return PRIMITIVES[data]
+    elif isinstance(data, dict) and len(data) == 1:
+        (key, inner), = data.items()
+        if key == "list":
+            return ListT(type_from_json(inner))
+        if key == "dict":
+            return DictT(type_from_json(inner))
+        if key == "optional":
+            return OptionalT(type_from_json(inner))
+    elif isinstance(data, dict) and set(data) == {"enum", "members"}:
+        members = data["members"]
+        if isinstance(data["enum"], str) and isinstance(members, list) and all(isinstance(m, str) for m in members):
+            return EnumT(data["enum"], tuple(members))
+    elif isinstance(data, dict) and set(data) == {"record", "fields"}:
+        fields = data["fields"]
+        if isinstance(data["record"], str) and isinstance(fields, list) and all(
+                isinstance(f, list) and len(f) == 2 and isinstance(f[0], str) for f in fields):
+            return RecordT(data["record"], tuple((n, type_from_json(ft)) for n, ft in fields))
+    shown = repr(data) if len(repr(data)) <= 60 else repr(data)[:57] + "..."
+    raise ValueError(f"not a type: {shown}")
 
 
 def signature_to_json(sig: ToolSignature) -> dict:
@@ -309,10 +336,16 @@ def signature_to_json(sig: ToolSignature) -> dict:
 
 
 def signature_from_json(data: dict) -> ToolSignature:
+    params = data["params"]
+    if not isinstance(data["name"], str) or not isinstance(params, list):
+        raise ValueError("a tool signature has a name and a list of parameters")
+    alias_of = data.get("alias_of")
+    if alias_of is not None and not isinstance(alias_of, str):
+        raise ValueError("`alias_of` names a tool")
     return ToolSignature(
         data["name"],
-        tuple(Param(p["name"], type_from_json(p["type"])) for p in data["params"]),
+        tuple(Param(p["name"], type_from_json(p["type"])) for p in params),
         type_from_json(data["result"]),
         bool(data.get("terminal", False)),
-        data.get("alias_of"),
+        alias_of,
     )

@@ -41,14 +41,15 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from policyc.automata import NotCompilable, compile_rule
-from policyc.automata.solver import satisfiable_masks
+from policyc.automata.joint import MAX_JOINT_COMBINATIONS, combinations
+from policyc.automata.solver import TooManyCombinations
 from policyc.automata.specialise import specialise
 from policyc.ir import nodes as n
 from policyc.ir.types import ToolSignature
 from policyc.ir.walk import subformulas
 from policyc.lint.claims import Claim, metric_atoms, reads_only_metrics
 from policyc.tables.atoms import guard_leaves, reads_result
-from policyc.tables.dfa import SATISFIED, Alphabet, DfaTable, ToolLetters
+from policyc.tables.dfa import SATISFIED, VIOLATED, Alphabet, DfaTable, ToolLetters
 from policyc.tables.product import OTHER, JointSpace
 from policyc.tables.rule import RuleTable
 
@@ -85,15 +86,35 @@ class LintAutomata:
         self._tables: dict[n.Formula, RuleTable | None] = {}
         self._reasons: dict[n.Formula, str] = {}
         self._searches: dict[tuple, Decision] = {}
-        self._masks: dict[tuple[n.Term, ...], tuple[list[int], bool]] = {}
+        self._masks: dict[tuple[n.Term, ...], tuple[list[int], bool] | None] = {}
+        self._complements: dict[n.Formula, DfaTable] = {}
 
-    def masks(self, atoms: Sequence[n.Term]) -> tuple[list[int], bool]:
-        """The combinations of these conditions some call (or metrics record) can produce."""
+    def masks(self, atoms: Sequence[n.Term]) -> tuple[list[int], bool] | None:
+        """The combinations of these conditions some call (or metrics record) can produce, and
+        whether no impossible one is among them; None when there are more than
+        `MAX_JOINT_COMBINATIONS`. Read off an earlier answer for more atoms when there is one
+        (a projection of every combination of a superset is every combination of the set)."""
         key = tuple(atoms)
-        found = self._masks.get(key)
+        if key in self._masks:
+            return self._masks[key]
+        found = self._project(key)
         if found is None:
-            found = self._masks[key] = satisfiable_masks(key)
+            try:
+                found = combinations(key, MAX_JOINT_COMBINATIONS)
+            except TooManyCombinations:
+                found = None
+        self._masks[key] = found
         return found
+
+    def _project(self, key: tuple[n.Term, ...]) -> tuple[list[int], bool] | None:
+        wanted = set(key)
+        for pool, answer in self._masks.items():
+            if answer is None or len(pool) <= len(key) or not wanted <= set(pool):
+                continue
+            bits = [pool.index(a) for a in key]
+            seen = {sum(1 << i for i, bit in enumerate(bits) if m >> bit & 1) for m in answer[0]}
+            return sorted(seen), answer[1]
+        return None
 
     # ------------------------------------------------------------ compiling
 
@@ -113,7 +134,15 @@ class LintAutomata:
         return self._reasons.get(phi)
 
     def dfa(self, phi: n.Formula) -> DfaTable | None:
-        """The formula's single DFA; None when it has quantified parts or does not compile."""
+        """The formula's single DFA; None when it has quantified parts or does not compile.
+        A negation's is the complement of its argument's (not compiled again)."""
+        if isinstance(phi, n.Not) and phi not in self._tables:
+            if phi in self._complements:
+                return self._complements[phi]
+            inner = self.dfa(phi.arg)
+            if inner is not None:
+                found = self._complements[phi] = _complement(inner)
+                return found
         table = self.table(phi)
         return None if table is None else table.dfa
 
@@ -143,7 +172,11 @@ class LintAutomata:
         acceptance greedily, which is much faster on large products."""
         formulas = [c.positive for c in claims]
         atoms = metric_atoms(formulas)
-        masks = self.masks(atoms)[0] if atoms else [0]
+        decided = (_text_masks(atoms) or self.masks(atoms)) if atoms else ([0], True)
+        if decided is None:
+            return Decision(UNKNOWN, reason=f"{len(atoms)} conditions on the trace's metrics and request have "
+                                            f"more than {MAX_JOINT_COMBINATIONS} combinations")
+        masks = decided[0]
         unknown = None
         explored = 0
         for mask in masks:
@@ -225,6 +258,97 @@ class LintAutomata:
         return key, tuple((atom, bool(mask >> bit & 1)) for bit, atom in enumerate(space.atoms[key]))
 
 
+_TEXT_TESTS = {
+    "contains": lambda text, lit: lit in text,
+    "startswith": lambda text, lit: text.startswith(lit),
+    "endswith": lambda text, lit: text.endswith(lit),
+    "eq": lambda text, lit: text == lit,
+}
+_MARK = "\u2063"  # joins the pieces of a candidate text: no literal of a policy spans it
+
+
+def _text_masks(atoms: Sequence[n.Term]) -> tuple[list[int], bool] | None:
+    """The combinations of tests of one trace-level text (`metrics.task_id`, `request.text`)
+    against literals (`contains`, `startswith`, `endswith`, `==`), without the solver: each
+    combination is tried on a text built from the literals it needs, and kept when that text
+    gives it (a witness). Combinations no built text gives are kept too, as possible (the
+    answer is then not exact: impossible combinations only add runs, and a run found is made
+    concrete and replayed). None when the atoms are not of that form or too many.
+
+    >>> from policyc.ir import build as b
+    >>> task = b.metric(("task_id",))
+    >>> masks, exact = _text_masks([b.op("startswith", task, b.lit("[a]")), b.op("contains", task, b.lit("x"))])
+    >>> sorted(masks), exact
+    ([0, 1, 2, 3], True)
+    """
+    if len(atoms) > 12:
+        return None
+    subject = None
+    tests: list[tuple[str, str]] = []
+    for a in atoms:
+        if not (isinstance(a, n.Op) and a.op in _TEXT_TESTS and len(a.args) == 2):
+            return None
+        x, lit = a.args
+        if a.op == "eq" and isinstance(x, n.Lit):
+            x, lit = lit, x
+        if not (isinstance(lit, n.Lit) and isinstance(lit.value, str)):
+            return None
+        if not (isinstance(x, n.Metric) or isinstance(x, n.Field) and isinstance(x.base, n.Request)
+                and x.name == "text"):
+            return None
+        if subject is None:
+            subject = x
+        elif x != subject:
+            return None
+        tests.append((a.op, lit.value))
+    out: list[int] = []
+    exact = True
+    for mask in range(1 << len(tests)):
+        wanted = [bool(mask >> i & 1) for i in range(len(tests))]
+        on = [t for t, w in zip(tests, wanted) if w]
+        equal = [lit for op, lit in on if op == "eq"]
+        if equal:
+            text = equal[0]
+        else:
+            prefix = max((lit for op, lit in on if op == "startswith"), key=len, default="")
+            suffix = max((lit for op, lit in on if op == "endswith"), key=len, default="")
+            text = _MARK.join([prefix, *(lit for op, lit in on if op == "contains"), suffix])
+        if all(_TEXT_TESTS[op](text, lit) == w for (op, lit), w in zip(tests, wanted)):
+            out.append(mask)
+        elif any(op == "eq" for op, _ in on) and len(set(equal)) > 1:
+            continue  # equal to two different literals: impossible
+        else:
+            out.append(mask)
+            exact = False
+    return out, exact
+
+
+def _complement(dfa: DfaTable) -> DfaTable:
+    """The DFA of the negation: acceptance and verdicts swapped, distances recomputed."""
+    flip = {SATISFIED: VIOLATED, VIOLATED: SATISFIED}
+    accepting = tuple(not a for a in dfa.accepting)
+    size, letters = len(dfa.delta), dfa.alphabet.size
+    dist: list[int | None] = [0 if a else None for a in accepting]
+    first: list[int | None] = [None] * size
+    frontier = [q for q in range(size) if accepting[q]]
+    back: list[list[tuple[int, int]]] = [[] for _ in range(size)]
+    for q, row in enumerate(dfa.delta):
+        for letter in range(letters):
+            back[row[letter]].append((q, letter))
+    d = 0
+    while frontier:
+        d += 1
+        nxt = []
+        for t in frontier:
+            for q, letter in back[t]:
+                if dist[q] is None:
+                    dist[q], first[q] = d, letter
+                    nxt.append(q)
+        frontier = nxt
+    return DfaTable(dfa.alphabet, dfa.initial, dfa.delta, accepting, tuple(flip.get(v, v) for v in dfa.verdict),
+                    tuple(first), tuple(dist), tuple(dfa.to_accept), ())
+
+
 def _without_metrics(phi: n.Formula) -> n.Formula | None:
     """`phi` with its metrics conditions read as true (only to test whether it compiles)."""
     atoms = metric_atoms([phi])
@@ -241,7 +365,7 @@ def _specialise_metrics(phi: n.Formula, truth: Mapping[n.Term, bool]) -> n.Formu
         for leaf in guard_leaves(c.term):
             if reads_only_metrics(leaf) and leaf not in truth:
                 return None
-            if not reads_only_metrics(leaf) and any(isinstance(s, n.Metric) for s in subformulas(leaf)):
+            if not reads_only_metrics(leaf) and any(isinstance(s, (n.Metric, n.Request)) for s in subformulas(leaf)):
                 return None
     if not any(reads_only_metrics(leaf) for c in conds for leaf in guard_leaves(c.term)):
         return phi
@@ -261,9 +385,12 @@ def _specialise_conds(phi: n.Formula, truth: Mapping[n.Term, bool]) -> n.Formula
     return replace(phi, covered)
 
 
-def _carrier(dfas: list[DfaTable], decide=satisfiable_masks) -> DfaTable | None:
+def _carrier(dfas: list[DfaTable], decide) -> DfaTable | None:
     """A one-state automaton whose letters are the calls that can happen on the tools where
-    the claims' guards meet (None when no two claims put different guards on one tool)."""
+    the claims' guards meet (None when no two claims put different guards on one tool). A
+    tool with too many combinations is left out: the product then keeps combinations no call
+    produces, which can only add runs (an "empty" answer stays exact; a run found is made
+    concrete and replayed before anyone sees it)."""
     pools: dict[str, list[n.Term]] = {}
     sets: dict[str, set[frozenset]] = {}
     for dfa in dfas:
@@ -282,18 +409,23 @@ def _carrier(dfas: list[DfaTable], decide=satisfiable_masks) -> DfaTable | None:
     exact = True
     for tool in meeting:
         pool = pools[tool]
+        decided = decide(pool)
+        if decided is None:
+            continue
         ids = []
         for a in pool:
             if a not in atoms:
                 atoms.append(a)
             ids.append(atoms.index(a))
-        masks, decided = decide(pool)
-        exact &= decided
+        masks, sure = decided
+        exact &= sure
         table = {}
         for mask in sorted(masks):
             table[mask] = letter
             letter += 1
         tools[tool] = ToolLetters(tuple(ids), table, sum(1 << i for i, a in enumerate(pool) if reads_result(a)))
+    if not tools:
+        return None
     alphabet = Alphabet(tuple(atoms), tools, letter, None, exact)
     row = tuple(0 for _ in range(alphabet.size))
     return DfaTable(alphabet, 0, (row,), (True,), (SATISFIED,), (None,), (0,), (None,))

@@ -113,9 +113,11 @@ def _substitute_formula(f: n.Formula, mapping: Mapping[str, n.Term]) -> n.Formul
 
 
 def reads_only_metrics(t: n.Term) -> bool:
-    """A term that reads the metrics record and literals only (no call, domain or variable)."""
+    """A term that reads trace-level values (the metrics record, the user's request) and
+    literals only (no call, event attribute, domain or variable): a free input of the trace."""
     kinds = {type(s) for s in subformulas(t)}
-    return n.Metric in kinds and not kinds & {n.Arg, n.Result, n.Values, n.Outputs, n.Var, n.Extern}
+    return bool(kinds & {n.Metric, n.Request}) and not kinds & {
+        n.Arg, n.Result, n.Attr, n.Values, n.Outputs, n.Var, n.Extern}
 
 
 def metric_atoms(formulas: Sequence[n.Formula]) -> tuple[n.Term, ...]:
@@ -380,12 +382,14 @@ def existentials(phi: n.Formula, expected: bool = True) -> int | None:
     return count
 
 
-def equality_literals(formulas: Sequence[n.Formula]) -> list | None:
+def equality_literals(formulas: Sequence[n.Formula], also: Sequence[n.Formula] = ()) -> list | None:
     """When the values the quantifiers range over are only ever compared for equality (with
     each other and with literals), the literals they are compared with; else None. Then
     renaming a value no formula names to another such value changes no truth value, so an
     instantiation over these literals and enough fresh values keeps a renamed copy of every
-    trace."""
+    trace. `also`: the other formulas of the question, which read the same calls: their
+    conditions on the values count too (`b(n > 5)` elsewhere makes a renaming of `n` change
+    the truth of the question)."""
     touched: set[tuple[str | None, n.Term]] = set()
     qvars: set[str] = set()
     literals: list = []
@@ -405,7 +409,7 @@ def equality_literals(formulas: Sequence[n.Formula]) -> list | None:
                         if isinstance(leaf, n.Op) and leaf.op in ("eq", "ne") and n.Var(q.var) in leaf.args:
                             other = leaf.args[1] if leaf.args[0] == n.Var(q.var) else leaf.args[0]
                             touched.add((e.tool, other))
-    for phi in formulas:
+    for phi in (*formulas, *also):
         for e in subformulas(phi):
             if isinstance(e, n.Event):
                 leaves, tool = guard_leaves(e.guard), e.tool

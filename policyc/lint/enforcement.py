@@ -1,5 +1,5 @@
-"""Unenforceable severities (L0006): `block`, `soft_block` or `stop` on a rule the gate can
-never act on.
+"""Unenforceable severities (L0006): `block`, `deny`, `soft_block` or `stop` on a rule the gate
+can never act on.
 
 The gate (`policyc.runtime`) acts before a call runs, in three ways: the call would be a
 bad prefix (every result it may have leaves the rule violated for good); or it is a
@@ -14,8 +14,10 @@ same of the rule's tables, so its answer is about the gate itself, exactly:
   terminal tool, certainly unsatisfied. If no proposal is, but some call's result can make
   the rule violated, the rule is only detected after the fact;
 - a rule the automata do not compile (metrics, `outputs`, nested quantifiers): the gate acts
-  on it only as said above, so it is unenforceable without a terminal tool or when it reads
-  the metrics or the final call's result;
+  on it only when a terminal call is proposed (the rule must not read that call's result nor
+  the metrics), or, for a rule whose failure on a prefix is final, when a call to a tool it
+  mentions (whose result it does not read) makes it fail; the metrics do not exist before
+  the run is over, so a rule that reads them is unenforceable;
 - a rule with quantified parts: each part's per-value automata are examined the same way; if
   none lets the gate act, the answer is not decided (the parts combine per value).
 
@@ -31,14 +33,17 @@ from __future__ import annotations
 from collections import deque
 from typing import Mapping
 
+from policyc.ir import nodes as n
 from policyc.ir.types import ToolSignature
+from policyc.ir.walk import subformulas, tools_mentioned
 from policyc.lint.context import LintContext
 from policyc.lint.findings import Finding, undecided
 from policyc.lint.questions import AUTOMATA_EXACT, Asker
 from policyc.lint.units import Phase, UnitResult
 from policyc.smt import EXACT
 from policyc.tables.dfa import VIOLATED, DfaTable
-from policyc.tables.facts import decided_by_final_call
+from policyc.scoring.certain import is_final_on_prefixes
+from policyc.tables.facts import decided_by_final_call, reads_result_of
 from policyc.tables.slicing import SliceTable
 
 
@@ -53,12 +58,17 @@ def check_severity(ctx: LintContext, _asker: Asker, name: str) -> UnitResult:
     severity = str(rule.severity)
     table = ctx.automata.table(rule.formula)
     if table is None:
+        reads_metrics = any(isinstance(s, n.Metric) for s in subformulas(rule.formula))
         if terminal and decided_by_final_call(rule.formula, terminal):
             out.used.add("the gate decides it when a terminal call is proposed")
             return out
+        if not reads_metrics and is_final_on_prefixes(rule.formula) and any(
+                not reads_result_of(rule.formula, t) for t in tools_mentioned(rule.formula)):
+            out.used.add("the gate decides it on the evaluator when a call makes its failure final")
+            return out
         reason = ctx.automata.reason(rule.formula) or "it does not compile"
         why = ("it reads the metrics record, which exists only once the run is over"
-               if "metrics" in reason else
+               if reads_metrics else
                "no tool is declared `terminal`" if not terminal else
                "it reads the result of the terminal call")
         out.used.add("the compiler's fragment")

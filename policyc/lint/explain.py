@@ -59,7 +59,7 @@ EXPLANATIONS: dict[str, Explanation] = {
         "policy research\n\ntool search(query: str)\nterminal tool final_answer(answer: str)\n\n"
         "rule searched: called(search)\n"),
     "L0006": Explanation(
-        "The rule has severity block, soft_block or stop, but the gate can never act on it: it has no bad "
+        "The rule has severity block, deny, soft_block or stop, but the gate can never act on it: it has no bad "
         "prefix (a liveness rule such as `called(search)` can still be satisfied by a later call), or its "
         "violation is only certain once the result of the offending call exists. It is scored offline only. "
         "Declaring the final-answer tool `terminal` lets the gate decide liveness rules when the answer is "

@@ -197,7 +197,8 @@ class Asker:
         whole = len(out) == len(claims)
         if pending:
             counts = [existentials(c.formula, c.expected) for c in pending]
-            literals = equality_literals([c.formula for c in pending]) if any(counts) else []
+            literals = equality_literals([c.formula for c in pending], [c.formula for c in claims if c not in pending]) \
+                if any(counts) else []
             fresh = max(1, sum(x or 0 for x in counts))
             for c, count in zip(pending, counts):
                 if count is None or count and literals is None:

@@ -2,7 +2,10 @@
 
 One run per invocation; `tool.driver.rules` lists every finding kind (so a result's
 `ruleIndex` is stable), each result points at the primary rule's span, the other rules
-involved are `relatedLocations`, and the evidence and strength go in `properties`.
+involved are `relatedLocations`, and the evidence and strength go in `properties`. A policy
+that does not check has no lint report: its checker diagnostics are results of their own
+(`E0201`, ...), after the finding kinds in `rules`. Each rule's `help` names the page and
+anchor of this repository's docs that explains it (`help_link`).
 
 >>> from policyc.check import check_text
 >>> from policyc.lint import LintOptions, lint_policy
@@ -17,7 +20,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from policyc import __version__
-from policyc.diagnostics import NO_SPAN, Span
+from policyc.diagnostics import NO_SOURCE, NO_SPAN, Diagnostic, Span
 from policyc.lint.explain import EXPLANATIONS
 from policyc.lint.findings import KINDS
 
@@ -38,8 +41,40 @@ def _location(span: Span, message: str | None = None, ident: int | None = None) 
     return out
 
 
-def to_sarif(reports: Sequence) -> dict:
-    """A SARIF log of the findings of one or more lint reports."""
+def help_link(code: str) -> str:
+    """Where the docs explain a diagnostic code: a page of docs/ and the anchor of its heading
+    (as Markdown renderers such as GitHub's make them).
+
+    >>> help_link("L0002"), help_link("E0201"), help_link("W0207")
+    ('docs/lint.md#l0002-conflict', 'docs/diagnostics.md#e0201', 'docs/diagnostics.md#w0207')
+    """
+    if code in KINDS:
+        return f"docs/lint.md#{code.lower()}-{KINDS[code].slug}"
+    return f"docs/diagnostics.md#{code.lower()}"
+
+
+def _help(code: str, text: str) -> dict:
+    link = help_link(code)
+    return {"text": f"{text}\nSee {link}", "markdown": f"{text}\n\nSee [{link}]({link})."}
+
+
+def _check_result(d: Diagnostic, index: int) -> dict:
+    notes = list(d.notes) + ([f"help: {d.help}"] if d.help else [])
+    result: dict = {"ruleId": d.code, "ruleIndex": index, "level": _LEVEL[d.severity.value],
+                    "message": {"text": d.message + (f" ({d.help})" if d.help else "")}}
+    if d.span is not None and d.span.source is not NO_SOURCE:
+        result["locations"] = [_location(d.span)]
+    related = [_location(l.span, l.message, i) for i, l in enumerate(d.labels) if l.span.source is not NO_SOURCE]
+    if related:
+        result["relatedLocations"] = related
+    if notes:
+        result["properties"] = {"notes": notes}
+    return result
+
+
+def to_sarif(reports: Sequence, check_diagnostics: Sequence[Diagnostic] = ()) -> dict:
+    """A SARIF log of the findings of lint reports, and of the checker's diagnostics of the
+    policies that could not be linted."""
     codes = list(KINDS)
     rules = [{
         "id": code,
@@ -47,9 +82,15 @@ def to_sarif(reports: Sequence) -> dict:
         "shortDescription": {"text": kind.title},
         "fullDescription": {"text": EXPLANATIONS[code].text},
         "defaultConfiguration": {"level": _LEVEL[kind.severity.value]},
-        "helpUri": f"https://policyc.dev/docs/lint#{code.lower()}",
+        "help": _help(code, EXPLANATIONS[code].text),
     } for code, kind in KINDS.items()]
-    results = []
+    for d in check_diagnostics:
+        if d.code not in codes:
+            codes.append(d.code)
+            rules.append({"id": d.code, "shortDescription": {"text": f"policyc check {d.code}"},
+                          "defaultConfiguration": {"level": _LEVEL[d.severity.value]},
+                          "help": _help(d.code, f"Diagnostic {d.code} of the policy checker.")})
+    results = [_check_result(d, codes.index(d.code)) for d in check_diagnostics]
     for report in reports:
         spans = {r.name: r.span for r in report.policy.rules}
         for f in report.findings:

@@ -1,35 +1,92 @@
-"""Conformance of a proposed call to the declared tool signatures (the SAAG stages).
+"""Conformance of a proposed call: the SAAG cascade, as the gate's findings.
 
-The checks are `policyc.trace.conformance.check_call`: registry (is the tool declared? if
-not, the nearest declared name), structure (missing required arguments, unknown or
-misspelled ones) and type. Here each problem becomes a `Finding` of kind `conformance`,
-enforced with the policy's `conformance` severity (default `warn`).
+The checks are `policyc.saag.cascade`'s, halting at the first stage that fails: registry
+(is the tool declared? if not, the nearest declared name), structure (missing required
+arguments, drifted or spurious ones), type, and, when the run has a context (the user's
+request: `monitor.start(context=...)` or `run.set_context(...)`), argument grounding. Each
+problem becomes a `Finding` of kind `conformance`, enforced with the policy's `conformance`
+severity (default `warn`); its `detail` says what is wrong and its `message` is SAAG's
+correction ψ for the stage (the text the agent reads: templated, deterministic, quoting no
+value).
+
+A call is grounded in the run's context followed by the results of the calls the run has
+recorded (what the agent has seen). A terminal tool's arguments are the agent's answer,
+not values taken from the request, so they are not grounded here (the policy's grounding
+rules judge answers).
 
 >>> from policyc.ir.policy import Policy
 >>> from policyc.ir.types import STR, Param, ToolSignature
 >>> p = Policy("p", None, {"search": ToolSignature("search", (Param("query", STR),), STR)}, ())
->>> [(f.rule, f.detail) for f in ConformanceChecker(p).check("serch", {})]
-[('conformance/unknown-tool', 'unknown tool `serch` (did you mean `search`?)')]
+>>> (f,) = ConformanceChecker(p).check("serch", {})
+>>> f.rule, f.detail
+('conformance/unknown-tool', 'unknown tool `serch` (did you mean `search`?)')
+>>> [f.rule for f in ConformanceChecker(p).check("search", {"query": "cats"}, context="Tell me about dogs.")]
+['conformance/ungrounded-value']
 """
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+import json
+from typing import Any, Mapping, Sequence
 
+from policyc.ir.ops import UNDEF
 from policyc.ir.policy import Policy
+from policyc.ir.types import value_problems
 from policyc.runtime.findings import CONFORMANCE, Finding
-from policyc.trace.conformance import check_call
+from policyc.saag.cascade import assess
+from policyc.saag.corrections import correction
 
 
 class ConformanceChecker:
-    """Checks proposed calls against one policy's tool signatures."""
+    """Checks proposed calls against one policy's tool signatures (and the run's context)."""
 
     def __init__(self, policy: Policy):
         self.tools = policy.tools
+        self.terminal = frozenset(policy.terminal_tools)
         self.severity = policy.conformance.kind
         self.limit = policy.conformance.limit
+        self._params = {name: ({p.name: p.type for p in sig.params}, frozenset(p.name for p in sig.params if p.required))
+                        for name, sig in self.tools.items()}
 
-    def check(self, tool: str, args: Mapping[str, Any]) -> list[Finding]:
+    def conforms(self, tool: str, args: Mapping[str, Any]) -> bool:
+        """Whether the call passes registry, structure and type at once: a declared tool, every
+        argument declared and of its type, every required one given. The cascade would find
+        nothing to say about such a call; anything else goes through it."""
+        found = self._params.get(tool)
+        if found is None:
+            return False
+        types, required = found
+        for name, value in args.items():
+            t = types.get(name)
+            if t is None or value_problems(value, t):
+                return False
+        return required.issubset(args)
+
+    def check(self, tool: str, args: Mapping[str, Any], calls: Sequence = (),
+              context: str | None = None) -> list[Finding]:
         """The conformance findings of a call, in SAAG stage order (empty when it conforms)."""
-        return [Finding(f"conformance/{f.code}", CONFORMANCE, "conformance", self.severity, self.limit, str(f))
-                for f in check_call(tool, args, self.tools)]
+        query = grounding_text(context, calls) if context is not None and tool not in self.terminal else None
+        if query is None and self.conforms(tool, args):
+            return []
+        assessment = assess(tool, args, self.tools, query)
+        if assessment.passed:
+            return []
+        psi = correction(assessment)
+        return [Finding(f"conformance/{p.code}", CONFORMANCE, "conformance", self.severity, self.limit, str(p),
+                        message=psi) for p in assessment.problems]
+
+
+def grounding_text(context: str, calls: Sequence) -> str:
+    """The text a proposed call's values are grounded in: the context, then each recorded result.
+
+    >>> from policyc.trace.model import Call
+    >>> grounding_text("Find cats.", [Call("search", {}, ["cats.txt", 3], 0)])
+    'Find cats.\\n["cats.txt", 3]'
+    """
+    parts = [context]
+    for call in calls:
+        result = getattr(call, "result", UNDEF)
+        if result is UNDEF or result is None:
+            continue
+        parts.append(result if isinstance(result, str) else json.dumps(result, ensure_ascii=False, default=str))
+    return "\n".join(parts)

@@ -8,6 +8,8 @@ and the gate's findings in; the action and the next state out.
 - block (BLOCK_AND_WARN): not executed, the agent gets a warning. If the very next proposal
   is byte-identical (same tool, same arguments) it is a deliberate override and runs; any
   other proposal is judged afresh;
+- deny: not executed, every time it is proposed; no retry overrides it (users of Cedar or
+  OPA read `deny` as final, and it is);
 - soft_block(n) (SOFT_BLOCK): not executed, the agent gets a structured error; the n-th
   refusal by the same rule stops the run;
 - stop (HARD_STOP): not executed, the run halts.
@@ -19,6 +21,10 @@ When one call breaks several rules, the strongest severity decides.
 >>> first = enforce(EnforcementState(), "k", [f], None)
 >>> first.action, enforce(first.state, "k", [f], None).action, enforce(first.state, "other", [f], None).action
 ('block', 'warn', 'block')
+>>> d = Finding("r", "violation", None, "deny", None, "broken")
+>>> first = enforce(EnforcementState(), "k", [d], None)
+>>> first.action, enforce(first.state, "k", [d], None).action        # the identical retry is refused too
+('block', 'block')
 """
 
 from __future__ import annotations
@@ -28,7 +34,8 @@ from types import MappingProxyType
 
 from policyc.runtime.findings import SEVERITY_RANK, Finding, effective_severity
 
-_ACTION = MappingProxyType({"tolerate": "allow", "warn": "warn", "block": "block", "soft_block": "block", "stop": "stop"})
+_ACTION = MappingProxyType({"tolerate": "allow", "warn": "warn", "block": "block", "deny": "block",
+                            "soft_block": "block", "stop": "stop"})
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,6 +32,7 @@ class Decision:
     escalated: bool = False              # a soft_block rule ran out of refusals
     latched: bool = False                # refused because the run was already stopped
     attempts: tuple[tuple[str, int, int], ...] = field(default=())
+    undecided: tuple[str, ...] = ()      # what the gate could not decide about this call (said, not guessed)
 
     @property
     def executes(self) -> bool:
@@ -56,12 +57,13 @@ class Decision:
             "findings": [f.to_json() for f in self.findings], "message": self.message,
             "allowed_next": list(self.allowed_next), "required": list(self.required),
             "override": self.override, "escalated": self.escalated, "latched": self.latched,
+            "undecided": list(self.undecided),
         }
 
 
 def _reason(f: Finding) -> str:
-    if f.kind == CONFORMANCE:
-        return f"- {f.detail}"
+    if f.kind == CONFORMANCE:  # SAAG's correction for the stage the call halted at
+        return f"- {f.message or f.detail}"
     if f.kind == CONFLICT:
         names = ", ".join(f"`{r}`" for r in f.rules)
         return f"- rules {names}: {f.detail}"
@@ -95,8 +97,12 @@ def render_message(decision: Decision) -> str:
     shown = [f for f in decision.findings if decision.severity != "tolerate"]
     if decision.action == "allow" or not shown:
         return ""
-    reasons = [_reason(f) for f in shown]
-    if decision.action == "warn":
+    reasons = list(dict.fromkeys(_reason(f) for f in shown))  # one correction for a stage's findings
+    if all(f.kind == CONFORMANCE for f in shown):  # the correction alone, as SAAG returns it
+        reasons = [r[2:] for r in reasons]
+        what = {"warn": "ran, with a correction:", "stop": "was not executed and the run is stopped:"}
+        head = f"{tool} {what.get(decision.action, 'was not executed:')}"
+    elif decision.action == "warn":
         head = f"{tool} ran, but it breaks the policy:"
     elif decision.action == "stop":
         head = f"{tool} was not executed and the run is stopped. It would break:"
@@ -111,6 +117,8 @@ def render_message(decision: Decision) -> str:
     if decision.action == "block" and decision.severity == "block":
         lines.append("If you are sure this call is needed, repeat exactly the same call as your next action "
                      "to override this warning; otherwise choose a different action.")
+    elif decision.action == "block" and decision.severity == "deny":
+        lines.append("This call is denied: repeating it will not run it; choose a different action.")
     elif decision.action == "block" and decision.severity == "soft_block":
         for rule, n, limit in decision.attempts:
             lines.append(f"Refusal {n} of {limit} for rule `{rule}`: at {limit} the run stops.")

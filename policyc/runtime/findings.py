@@ -8,6 +8,9 @@ it; `effective_severity` applies a run-wide mode on top.
 >>> f = Finding("search_first", "violation", "L3", "block", None, "`final_answer` before any `search`")
 >>> effective_severity(f, None), effective_severity(f, "soft"), effective_severity(f, "tolerate")
 (('block', None), ('soft_block', 3), ('tolerate', None))
+>>> denied = Finding("no_delete", "violation", None, "deny", None, "`delete` is never allowed")
+>>> effective_severity(denied, "tolerate"), effective_severity(denied, "stop")   # a mode never weakens deny
+(('deny', None), ('stop', None))
 """
 
 from __future__ import annotations
@@ -16,8 +19,9 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Mapping
 
-#: Severities, mildest first (appendix A.5.3: TOLERATE, warn, BLOCK_AND_WARN, SOFT_BLOCK, HARD_STOP).
-SEVERITY_ORDER: tuple[str, ...] = ("tolerate", "warn", "block", "soft_block", "stop")
+#: Severities, mildest first (appendix A.5.3: TOLERATE, warn, BLOCK_AND_WARN, SOFT_BLOCK, HARD_STOP),
+#: with `deny` (refused every time, never overridden) between BLOCK_AND_WARN and SOFT_BLOCK.
+SEVERITY_ORDER: tuple[str, ...] = ("tolerate", "warn", "block", "deny", "soft_block", "stop")
 SEVERITY_RANK: Mapping[str, int] = MappingProxyType({kind: i for i, kind in enumerate(SEVERITY_ORDER)})
 
 #: Run-wide modes (replay, experiments) and the severity each imposes on every rule.
@@ -70,11 +74,14 @@ def effective_severity(finding: Finding, mode: str | None) -> tuple[str, int | N
     """The severity a finding is enforced with: the policy's, or the run-wide mode's.
 
     A mode applies to rule findings; conformance keeps the policy's `conformance` setting.
+    A mode may make a `deny` rule stricter (soft, stop), never milder: it stays `deny`.
     """
     if mode is None or finding.kind == CONFORMANCE:
         kind, limit = finding.severity, finding.limit
     else:
         kind, limit = MODES[mode], finding.limit
+        if finding.severity == "deny" and SEVERITY_RANK[kind] < SEVERITY_RANK["deny"]:
+            kind = "deny"
     if kind == "soft_block":
         return kind, limit or DEFAULT_SOFT_LIMIT
     return kind, None

@@ -4,8 +4,9 @@ The compiled rules of an artifact come in two kinds. A rule that is one automato
 rules) joins the product of `policyc.runtime.judge_product`: exact verdicts per call, conflicts
 between rules, guidance. A rule with quantified parts (parametric slicing) is stepped by its
 own slice run and judged per value (`policyc.runtime.judge_sliced`). Rules the automata cannot
-compile are decided when a final answer is proposed, if they can be then
-(`policyc.runtime.judge_final`), and scored when the run finishes.
+compile are decided by the reference evaluator at the proposals that settle them, listed on
+the decision as undecided at the others (`policyc.runtime.judge_final`), and scored when the
+run finishes.
 
 A run's gate state is a `GateState`: the product's joint state and the slice runs.
 """
@@ -18,7 +19,7 @@ from policyc.runtime.findings import OWED, VIOLATION, Finding, GatedRule
 from policyc.runtime.judge_final import FinalAnswerJudge
 from policyc.runtime.judge_product import ProductJudge
 from policyc.runtime.judge_sliced import SlicedJudge
-from policyc.tables.dfa import VIOLATED
+from policyc.tables.dfa import OPEN, VIOLATED
 from policyc.tables.policy import CompiledPolicy
 from policyc.tables.rule import RuleRun
 from policyc.trace.model import Call
@@ -37,10 +38,7 @@ class GateState:
 class Gate:
     """Every compiled rule of a policy, judged before each call."""
 
-    def __init__(self, compiled: CompiledPolicy, rivals: Sequence[tuple[str, str]] | None = None,
-                 externs: Mapping | None = None):
-        """`rivals`: the pairs of rules that can conflict, when the compiler recorded them
-        (otherwise they are found on first use)."""
+    def __init__(self, compiled: CompiledPolicy, externs: Mapping | None = None):
         policy = compiled.policy
         plain_rules, plain_tables = [], []
         self.sliced: list[tuple[GatedRule, SlicedJudge]] = []
@@ -56,18 +54,54 @@ class Gate:
             else:
                 self.sliced.append((info, SlicedJudge(table, externs)))
         self.terminal = policy.terminal_tools
-        self.final = FinalAnswerJudge(uncompiled, policy, externs) if self.terminal else None
-        index = {info.name: i for i, info in enumerate(plain_rules)}
-        found: dict[int, set[int]] | None = None
-        if rivals is not None:
-            found = {}
-            for a, b in rivals:
-                if a in index and b in index:
-                    found.setdefault(index[a], set()).add(index[b])
-                    found.setdefault(index[b], set()).add(index[a])
-        self.product = ProductJudge(plain_rules, plain_tables, policy.tools, self.terminal, externs,
-                                    None if found is None else {i: tuple(sorted(js)) for i, js in found.items()})
+        self.final = FinalAnswerJudge(uncompiled, policy, externs) if uncompiled else None
+        self.product = ProductJudge(plain_rules, plain_tables, policy.tools, self.terminal, externs, compiled.joint)
         self.rules = plain_rules + [info for info, _ in self.sliced]
+        self.coupled = self._couplings()
+
+    def _couplings(self) -> list[tuple[frozenset[str] | None, tuple[int, ...], tuple[int, ...]]]:
+        """For each sliced rule: the tools a call to which may change a rule it can constrain
+        (None: any tool), the plain rules and the other sliced rules it can constrain. Rules
+        constrain one another as in the product (`JointSpace.neighbours`): they share a tool,
+        one moves on calls to any tool, or both name a terminal tool."""
+        space = self.product.space
+        mine = [rule.moved_by for _, rule in self.sliced]
+        out = []
+        for k, tools in enumerate(mine):
+            def near(other: frozenset[str] | None, tools=tools) -> bool:
+                return tools is None or other is None or bool(tools & other) or \
+                    bool(tools & self.terminal and other & self.terminal)
+            plain = tuple(i for i in range(len(self.product.rules))
+                          if near(None if not space.local[i] else space.mentions[i]))
+            sliced = tuple(j for j, other in enumerate(mine) if j != k and near(other))
+            reach: set[str] | None = set(tools) if tools is not None else None
+            for i in plain:
+                if reach is not None and space.local[i]:
+                    reach |= space.mentions[i]
+                else:
+                    reach = None
+            for j in sliced:
+                other = mine[j]
+                reach = None if reach is None or other is None else reach | other
+            out.append((None if reach is None else frozenset(reach), plain, sliced))
+        return out
+
+    def _joint_unsearched(self, state: GateState, tool: str) -> tuple[str, ...]:
+        """The open sliced rules a call to `tool` may set in conflict with other open rules:
+        per-value rules take no part in the joint search, so the decision says so."""
+        out = []
+        space = self.product.space
+        for k, ((info, _), run) in enumerate(zip(self.sliced, state.runs)):
+            reach, plain, sliced = self.coupled[k]
+            if reach is not None and tool not in reach or run.verdict() != OPEN:
+                continue
+            others = [self.product.rules[i].name for i in plain if space.is_open(state.jid, i)] + \
+                [self.sliced[j][0].name for j in sliced if state.runs[j].verdict() == OPEN]
+            if others:
+                names = ", ".join(others[:4]) + (", ..." if len(others) > 4 else "")
+                out.append(f"whether {info.name} (judged per value) can still hold together with {names} "
+                           "was not searched: per-value rules are judged alone call by call")
+        return tuple(out)
 
     # ------------------------------------------------------------ run state
 
@@ -78,7 +112,7 @@ class Gate:
         """The state after an executed call (slice runs are stepped in place)."""
         state.jid = self.product.advance(state.jid, tool, args, result)
         for (_, rule), run in zip(self.sliced, state.runs):
-            rule.advance(run, tool, args, result)
+            rule.advance(run, tool, args, result)  # a no-op for a call that cannot move the rule
         return state
 
     def dump_state(self, state: GateState) -> dict:
@@ -116,12 +150,17 @@ class Gate:
 
     # ------------------------------------------------------------ judging a proposal
 
-    def judge(self, state: GateState, tool: str, args: Mapping[str, Any], calls: Sequence[Call] = ()) -> list[Finding]:
+    def judge(self, state: GateState, tool: str, args: Mapping[str, Any], calls: Sequence[Call] = (),
+              request: str | None = None) -> tuple[list[Finding], tuple[str, ...]]:
         """The rule findings of proposing this call after `calls` (the run so far, needed only
-        by a final answer, which also decides the rules no automaton could compile)."""
-        findings = self.product.judge(state.jid, tool, args)
+        by a final answer, which also decides the rules no automaton could compile), and what
+        the gate could not decide about it."""
+        plain, undecided = self.product.judge(state.jid, tool, args)
+        findings = list(plain)
         final = tool in self.terminal
         for (info, rule), run in zip(self.sliced, state.runs):
+            if not final and rule.moved_by is not None and tool not in rule.moved_by:
+                continue  # the call leaves the rule where it is: it cannot newly break it
             if run.verdict() == VIOLATED:
                 continue  # lost before this call: not its doing
             verdicts, accepting = rule.outcomes(run, tool, args)
@@ -133,9 +172,13 @@ class Gate:
                 findings.append(Finding(info.name, OWED, info.layer, info.severity, info.limit,
                                         f"ending the run with `{tool}` now leaves it unsatisfied", (),
                                         info.message))
-        if final and self.final is not None:
-            findings.extend(self.final.judge_final(calls, tool, args))
-        return findings
+        if not final and self.sliced:
+            undecided = tuple(undecided) + self._joint_unsearched(state, tool)
+        if self.final is not None:
+            findings.extend(self.final.judge_final(calls, tool, args, request) if final
+                            else self.final.judge(calls, tool, args, request))
+            undecided = tuple(undecided) + self.final.undecided(calls, tool, args)
+        return findings, undecided
 
     # ------------------------------------------------------------ guidance
 

@@ -1,13 +1,20 @@
-"""Rules the automata do not compile, decided when a final answer is proposed.
+"""Rules the automata do not compile, decided by the evaluator where the gate can decide them.
 
-Such rules (grounding in `outputs`, quantifiers the slicing cannot handle, ...) have no
-automaton, so the gate cannot judge them call by call. But a terminal call ends the run:
-once it is proposed, the whole trace is known except that call's result (and the metrics
-record, written after the run). A rule that reads neither is decided exactly then, by the
-reference evaluator on the run so far plus the proposed call: if it fails, the final answer
-would leave it unsatisfied, and it is reported like any rule a final answer leaves unmet.
+Such rules (grounding in `outputs`, two variables compared across calls, quantifiers the
+slicing cannot handle, ...) have no automaton, so the gate cannot step them call by call. It
+still decides what it can, with the reference evaluator on the run so far plus the proposed
+call, and says what it cannot:
 
-Rules that do read the final call's result or the metrics stay undecided until `finish()`.
+- a rule whose failure on a prefix is final (syntactic safety over data that does not grow:
+  `always (issue_refund(order_id: o, amount: m) -> once lookup_order(order_id: o,
+  result.total == m))`) and that does not read the proposed call's result is decided at every
+  proposal: if it held before the call and fails with it, the call breaks it;
+- a terminal call ends the run: once it is proposed, the whole trace is known except that
+  call's result (and the metrics record, written after the run). A rule that reads neither is
+  decided exactly then: if it fails, the final answer would leave it unsatisfied;
+- any other rule that mentions the proposed tool is *undecided*: the decision lists it with
+  the reason, so that an allowed call is never mistaken for a checked one. Such rules are
+  scored when the run finishes.
 
 >>> from policyc.artifact.build import compile_file
 >>> from policyc.runtime.monitor import Monitor
@@ -19,6 +26,8 @@ Rules that do read the final call's result or the metrics stay undecided until `
 []
 >>> print(*[f.detail for f in rules.judge_final((read,), "final_answer", {"answer": "call tokenize_text()"})])
 ending the run with `final_answer` now leaves it unsatisfied: not grounded: "tokenize_text" from entities(final_answer.answer) is not in the outputs of read_file
+>>> rules.undecided((read,), "read_file", {"path": "b.py"})
+('rule `grounded`: not compiled to an automaton; it is decided when the final answer is proposed',)
 """
 
 from __future__ import annotations
@@ -28,32 +37,42 @@ from typing import Any, Callable, Mapping, Sequence
 from policyc.ir.data import ExternError
 from policyc.ir.ops import UNDEF
 from policyc.ir.policy import Policy
-from policyc.runtime.findings import OWED, Finding, GatedRule
-from policyc.tables.facts import decided_by_final_call
+from policyc.ir.walk import tools_mentioned
+from policyc.runtime.findings import OWED, VIOLATION, Finding, GatedRule
+from policyc.tables.facts import decided_by_final_call, reads_result_of
 from policyc.trace.model import Call, Trace
 
-__all__ = ["FinalAnswerJudge", "decided_by_final_call"]
+__all__ = ["FinalAnswerJudge", "decided_by_final_call", "reads_result_of"]
 
 
 class FinalAnswerJudge:
-    """The uncompiled rules of a policy that a proposed final answer decides."""
+    """The uncompiled rules of a policy, judged by the evaluator where a proposal decides them."""
 
     def __init__(self, rules: list[GatedRule], policy: Policy,
-                 externs: Mapping[str, Callable[..., object]] | None = None):
+                 externs: Mapping[str, Callable[..., object]] | None = None,
+                 reasons: Mapping[str, str] | None = None):
+        from policyc.scoring.certain import is_final_on_prefixes
+
         by_name = {r.name: r for r in policy.rules}
         terminal = policy.terminal_tools
-        self.rules = [(info, by_name[info.name]) for info in rules
-                      if info.name in by_name and decided_by_final_call(by_name[info.name].formula, terminal)]
+        known = [(info, by_name[info.name]) for info in rules if info.name in by_name]
+        self.rules = [(info, rule) for info, rule in known if decided_by_final_call(rule.formula, terminal)]
+        self.stepwise = [(info, rule) for info, rule in known if is_final_on_prefixes(rule.formula)]
+        self.all = known
+        self.terminal = terminal
+        self.reasons = dict(reasons or {})
         self.externs = dict(externs or {})
 
-    def judge_final(self, calls: Sequence[Call], tool: str, args: Mapping[str, Any]) -> list[Finding]:
-        """Findings for ending the run with this terminal call after `calls`."""
+    def judge_final(self, calls: Sequence[Call], tool: str, args: Mapping[str, Any],
+                    request: str | None = None) -> list[Finding]:
+        """Findings for ending the run with this terminal call after `calls` (`request`: the
+        user's request, when the run has it)."""
         if not self.rules:
             return []
         from policyc.scoring.details import describe
         from policyc.semantics.positions import PositionEvaluator
 
-        trace = Trace(tuple(calls) + (Call(tool, dict(args), UNDEF, len(calls)),))
+        trace = Trace(tuple(calls) + (Call(tool, args, UNDEF, len(calls)),), request=request)
         engine = PositionEvaluator(trace, self.externs)
         out = []
         for info, rule in self.rules:
@@ -68,3 +87,50 @@ class FinalAnswerJudge:
                                    + (f": {why[:1].lower()}{why[1:].rstrip('.')}" if why else ""), (),
                                    info.message))
         return out
+
+    def judge(self, calls: Sequence[Call], tool: str, args: Mapping[str, Any],
+              request: str | None = None) -> list[Finding]:
+        """Violations a proposed (non-terminal) call makes certain, among the rules whose
+        failure on a prefix is final and that do not read this call's result."""
+        rules = [(i, r) for i, r in self.stepwise if tool in tools_mentioned(r.formula)
+                 and not reads_result_of(r.formula, tool)]
+        if not rules:
+            return []
+        from policyc.scoring.details import describe
+        from policyc.semantics.positions import PositionEvaluator
+
+        before = PositionEvaluator(Trace(tuple(calls), request=request), self.externs)
+        trace = Trace(tuple(calls) + (Call(tool, args, UNDEF, len(calls)),), request=request)
+        after = PositionEvaluator(trace, self.externs)
+        out = []
+        for info, rule in rules:
+            try:
+                if not before.holds(rule.formula) or after.holds(rule.formula):
+                    continue
+                why = describe(rule, after, False, len(trace))
+            except (ExternError, RecursionError):
+                continue
+            out.append(Finding(info.name, VIOLATION, info.layer, info.severity, info.limit,
+                               f"after `{tool}` no continuation of the run can satisfy it: "
+                               f"{why[:1].lower()}{why[1:].rstrip('.')}", (), info.message))
+        return out
+
+    def undecided(self, calls: Sequence[Call], tool: str, args: Mapping[str, Any]) -> tuple[str, ...]:
+        """The rules that mention this tool and that the gate cannot decide at this proposal,
+        and why: what the decision does not cover."""
+        final = tool in self.terminal
+        decided = {info.name for info, _ in self.rules} if final else \
+            {info.name for info, rule in self.stepwise if not reads_result_of(rule.formula, tool)}
+        out = []
+        for info, rule in self.all:
+            if info.name in decided or tool not in tools_mentioned(rule.formula):
+                continue
+            if rule in [r for _, r in self.stepwise] and reads_result_of(rule.formula, tool):
+                why = f"it reads the result of `{tool}`, known only once the call ran"
+            elif self.terminal and any(r is rule for _, r in self.rules):
+                why = "not compiled to an automaton; it is decided when the final answer is proposed"
+            else:
+                why = "not compiled to an automaton; it is decided when the run finishes"
+            out.append(f"rule `{info.name}`: {why}")
+        return tuple(out)
+

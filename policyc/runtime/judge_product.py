@@ -4,51 +4,53 @@ For every such rule the gate knows its DFA state after the calls that ran. A pro
 has no result yet, so it may turn out to be any letter that agrees with its name and
 arguments; the gate looks at all of them:
 
-- a rule is *violated* by the call when every such letter leads to a permanently violated
-  state (a bad prefix): no result and no continuation can save it. A rule that was lost
-  before the call is not the call's doing and is not reported again. Liveness rules have
-  no bad prefix, so they never block a call in the middle of a run;
+- a rule is *violated* by the call when every such letter of the rule's own alphabet leads
+  to a permanently violated state (a bad prefix): no result and no continuation can save it.
+  A rule that was lost before the call is not the call's doing and is not reported again.
+  Liveness rules have no bad prefix, so they never block a call in the middle of a run;
 - a *terminal* call ends the run: a rule it would leave unaccepted is *owed*, reported with
   the calls that would still satisfy it ("call `read_file` before answering");
 - the open rules are also checked *together*: a call after which no continuation satisfies
-  them all is a *conflict*, even when each alone still could be satisfied. Conflicts
-  between two rules are found exactly (in the product of their two automata); with few
-  open rules, conflicts of any size are searched for in the whole product.
+  them all is a *conflict*, even when each alone still could be satisfied. Rules that can
+  never constrain one another (no shared tool, both moved only by their own tools, no
+  terminal tool between them) are independent, so the search runs per group of rules that
+  the call touches (`policyc.tables.joint`), over every call the compiler found possible.
+  A search that exceeds its budget, or meets guards whose combinations were not decided, is
+  reported as *undecided* on the decision: never silently allowed.
 
-Judgements, transitions and guidance are memoised per joint state, so a warm gate answers
-with a few guard evaluations and dictionary lookups whatever the number of rules.
+Per-rule verdicts read each rule's own alphabet, so no number of guard or result atoms on a
+tool makes the gate give up on them. Judgements, transitions and guidance are memoised per
+joint state, so a warm gate answers with a few guard evaluations and dictionary lookups.
 """
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
-from policyc.tables.dfa import VIOLATED, DfaTable
 from policyc.runtime.findings import CONFLICT, OWED, VIOLATION, Finding, GatedRule, mildest
-from policyc.tables.pairs import PairChecker
-from policyc.tables.product import OTHER, UNTRACKED, JointSpace
+from policyc.tables.dfa import VIOLATED, DfaTable
 from policyc.tables.guidance import owed_before, shortest_satisfying
-from policyc.tables.joint import JointSearch
+from policyc.tables.joint import SEARCH_BUDGET, JointSearch
+from policyc.tables.product import OTHER, UNTRACKED, JointLetters, JointSpace
 
-#: Up to this many open rules, conflicts of any size are searched for in the whole product;
-#: beyond it, conflicts between two rules (the ones policies have) are found exactly.
-WHOLE_PRODUCT_RULES = 4
 #: Conflicts reported with one call, at most.
 MAX_CONFLICTS = 3
+
+Judged = tuple[tuple[Finding, ...], tuple[str, ...]]  # (findings, what could not be decided)
 
 
 class ProductJudge:
     """The single-automaton rules of a policy, stepped as one product."""
 
     def __init__(self, rules: list[GatedRule], tables: list[DfaTable], tools: Mapping, terminal: frozenset[str],
-                 externs: Mapping | None = None, rivals: dict[int, tuple[int, ...]] | None = None):
+                 externs: Mapping | None = None, joint: Mapping[str, JointLetters] | None = None,
+                 budget: int = SEARCH_BUDGET):
         self.rules = rules
         self.terminal = terminal
         self.tools = tuple(tools)
-        self.space = JointSpace(tables, tools, terminal, externs)
-        self.joint = JointSearch(self.space)
-        self.pairs = PairChecker(self.space, rivals)
-        self._judged: dict[tuple, tuple[Finding, ...]] = {}
+        self.space = JointSpace(tables, tools, terminal, externs, joint)
+        self.search = JointSearch(self.space, budget)
+        self._judged: dict[tuple, Judged] = {}
         self._guidance: dict[int, tuple[tuple[str, ...], tuple[str, ...]]] = {}
         self._owed_memo: dict[tuple, list[str] | None] = {}
 
@@ -73,109 +75,117 @@ class ProductJudge:
 
     # ------------------------------------------------------------ judging a proposal
 
-    def judge(self, jid: int, tool: str, args: Mapping[str, Any]) -> list[Finding]:
-        """The rule findings of proposing this call in joint state `jid`."""
+    def judge(self, jid: int, tool: str, args: Mapping[str, Any]) -> Judged:
+        """The rule findings of proposing this call in joint state `jid`, and what the gate
+        could not decide about it."""
         space = self.space
         key = space.tool_key(tool)
         known = space.mask(tool, args, known_only=True) if key != OTHER else 0
-        final = tool in self.terminal
         memo = (jid, tool, known)
         cached = self._judged.get(memo)
         if cached is None:
-            cached = self._judged[memo] = tuple(self._judge(jid, key, known, final, tool))
-        return list(cached)
+            cached = self._judged[memo] = self._judge(jid, key, known, tool in self.terminal, tool)
+        return cached
 
-    def _judge(self, jid: int, key: str, known: int, final: bool, tool: str) -> list[Finding]:
+    def _judge(self, jid: int, key: str, known: int, final: bool, tool: str) -> Judged:
         space = self.space
-        masks = space.completions(key, known)
-        if masks is None:
-            return []  # too many unknown result atoms to enumerate: judge nothing rather than guess
-        succ = [j for j in (space.step(jid, key, m) for m in masks) if j is not None]
-        if not succ or not final and succ == [jid]:
-            return []  # impossible, or a call that moves no rule: nothing new can go wrong
+        before = space.states[jid]
+        lost = space.violated
+        # per rule, every state the call may lead to (its own letters that agree with the arguments)
+        after: dict[int, frozenset[int]] = {}
+        for i in (range(len(self.rules)) if final else space.affected.get(key, ())):
+            s = before[i]
+            if s == UNTRACKED:
+                continue
+            letters = space.proposal_letters(i, key, known)
+            if letters:
+                after[i] = frozenset(space.tables[i].delta[s][x] for x in letters)
+        changed = [i for i, states in after.items() if states != {before[i]}]
+        if not final and not changed:
+            return (), ()  # a call that moves no rule: nothing new can go wrong
         out: list[Finding] = []
         newly: set[int] = set()
-        before = space.states[jid]
-        afters = [space.states[j] for j in succ]
-        # a rule whose state no completion of the call changes cannot be newly lost nor start a conflict
-        if len(afters) == 1:  # the usual case: no result atoms, one letter
-            after = afters[0]
-            changed = [i for i in space.affected.get(key, ()) if after[i] != before[i]]
-        else:
-            changed = [i for i in space.affected.get(key, ()) if any(a[i] != before[i] for a in afters)]
-        lost = space.violated
-        for i in (range(len(self.rules)) if final else changed):
+        for i, states in after.items():
             rule = self.rules[i]
-            s = before[i]
-            if s == UNTRACKED or lost[i][s]:
+            if lost[i][before[i]]:
                 continue
-            if all(lost[i][a[i]] for a in afters):
+            if all(lost[i][q] for q in states):
                 newly.add(i)
-                owed = self._owed(i, jid, key, masks, accept=final)
+                owed = self._owed(i, jid, key, known, accept=final)
                 out.append(Finding(rule.name, VIOLATION, rule.layer, rule.severity, rule.limit,
                                    f"after `{tool}` no continuation of the run can satisfy it", (), rule.message,
                                    tuple(owed or ())))
-            elif final and not any(space.accepting(j, (i,)) for j in succ):
-                owed = self._owed(i, jid, key, masks)
+            elif final and not any(space.tables[i].accepting[q] for q in states):
+                owed = self._owed(i, jid, key, known)
                 out.append(Finding(rule.name, OWED, rule.layer, rule.severity, rule.limit,
                                    f"ending the run with `{tool}` now leaves it unsatisfied", (), rule.message,
                                    tuple(owed or ())))
-        if not final:
-            out.extend(self._conflicts(jid, succ, changed, newly))
-        return out
+        if final:
+            return tuple(out), ()
+        conflicts, undecided = self._conflicts(jid, key, known, changed, newly)
+        return tuple(out + conflicts), undecided
 
-    def _owed(self, i: int, jid: int, key: str, masks: tuple[int, ...], accept: bool = True) -> list[str] | None:
+    def _owed(self, i: int, jid: int, key: str, known: int, accept: bool = True) -> list[str] | None:
         """What to call first so that this call would satisfy rule i (or keep it satisfiable).
         It depends on rule i's own state only, so it is memoised across joint states and runs."""
-        letters = tuple(sorted(x for x in {self.space.letter(i, key, m) for m in masks} if x is not None))
+        letters = self.space.proposal_letters(i, key, known)
         state = self.space.rule_state(jid, i)
         memo = (i, state, letters, accept)
         if memo not in self._owed_memo:
             self._owed_memo[memo] = owed_before(self.space.tables[i], state, self.terminal, letters, accept)
         return self._owed_memo[memo]
 
-    def _conflicts(self, jid: int, succ: list[int], changed: list[int], newly: set[int],
-                   whole: bool = True) -> list[Finding]:
-        """Sets of rules that could all hold before the call, each can still hold after it,
-        but no continuation satisfies them together. `changed`: the rules the call moves."""
-        space = self.space
-        before = space.states[jid]
-        afters = [space.states[j] for j in succ]
-        changed = [i for i in changed if i not in newly]
-        if not changed:
-            return []
-        open_before = space.open_rules(jid)
-        found: list[tuple[int, ...]] = []
-        for i in changed:
-            if i not in open_before or all(a[i] not in self.pairs.risky(i) for a in afters):
-                continue  # no rival can be dead together with rule i in its new state
-            for j in self.pairs.rivals(i):
-                if j in newly or j not in open_before or (min(i, j), max(i, j)) in found:
-                    continue
-                if all(not self.pairs.alive(i, j, space.states[k][i], space.states[k][j]) for k in succ) \
-                        and self.pairs.alive(i, j, before[i], before[j]):
-                    found.append((min(i, j), max(i, j)))
-                    if len(found) >= MAX_CONFLICTS:
-                        return [self._conflict_finding(core) for core in found]
-        if not found and whole:
-            rules = open_before - newly
-            if 3 <= len(rules) <= WHOLE_PRODUCT_RULES:
-                core = self._whole_product_core(jid, succ, rules)
-                if core is not None:
-                    found.append(core)
-        return [self._conflict_finding(core) for core in found]
+    # ------------------------------------------------------------ conflicts
 
-    def _whole_product_core(self, jid: int, succ: list[int], rules: frozenset[int]) -> tuple[int, ...] | None:
-        if self.joint.check(jid, rules) is not True:
-            return None  # nothing to conflict, or already impossible (or unknown) before this call
-        if any(self.joint.check(j, rules) is not False for j in succ):
-            return None
-        core = sorted(rules)
+    def _conflicts(self, jid: int, key: str, known: int, changed: Sequence[int],
+                   newly: set[int]) -> tuple[list[Finding], tuple[str, ...]]:
+        """Groups of rules that could all hold before the call, each can still hold after it,
+        but no continuation satisfies them together; and what could not be decided."""
+        space, search = self.space, self.search
+        candidates = [i for i in changed if i not in newly and space.is_open(jid, i)]
+        if not candidates:
+            return [], ()
+        masks = space.completions(key, known)
+        if masks is None:
+            return [], (f"conflicts among the rules `{key}` moves: its guard combinations were not decided",)
+        succ = [j for j in {space.step(jid, key, m) for m in masks} if j is not None]
+        if not succ:
+            return [], ()
+        universe = space.open_rules(jid) - newly
+        found: list[Finding] = []
+        undecided: list[str] = []
+        for group in space.groups(universe, candidates):
+            was = search.check(jid, group)  # mostly known: the previous call's own question
+            if was is False:
+                continue  # already impossible before this call: not its doing (reported then)
+            afters = []
+            for j in succ:
+                afters.append(search.check(j, group))
+                if afters[-1] is True:
+                    break
+            if True in afters:
+                continue
+            if was is None or None in afters:
+                undecided.append(self._undecided_text(group))
+                continue
+            found.append(self._conflict_finding(self._core(group, succ)))
+            if len(found) >= MAX_CONFLICTS:
+                break
+        return found, tuple(undecided)
+
+    def _core(self, group: tuple[int, ...], succ: list[int]) -> tuple[int, ...]:
+        """A minimal subset of the group that no continuation satisfies (deletion-based)."""
+        core = list(group)
         for i in list(core):
-            trial = frozenset(core) - {i}
-            if trial and all(self.joint.check(j, trial) is False for j in succ):
+            trial = tuple(r for r in core if r != i)
+            if trial and all(self.search.check(j, trial) is False for j in succ):
                 core.remove(i)
         return tuple(core)
+
+    def _undecided_text(self, group: tuple[int, ...]) -> str:
+        names = ", ".join(self.rules[i].name for i in group[:6]) + (", ..." if len(group) > 6 else "")
+        return (f"whether {names} can still hold together was not decided (a search beyond "
+                f"{self.search.budget} joint states, or guard combinations the compiler did not decide)")
 
     def _conflict_finding(self, core: tuple[int, ...]) -> Finding:
         names = tuple(self.rules[i].name for i in core)
@@ -201,12 +211,16 @@ class ProductJudge:
 
     def _allowed(self, jid: int) -> tuple[str, ...]:
         """Tools with some call that breaks no rule and starts no conflict (a final call:
-        that leaves every rule still alive satisfied)."""
+        that leaves every rule still alive satisfied). A tool whose calls the gate cannot
+        tell apart is not ruled out."""
         space = self.space
-        alive = {i for i in range(len(self.rules)) if space.verdict(jid, i) not in (VIOLATED, "untracked")}
+        alive = [i for i in range(len(self.rules)) if space.verdict(jid, i) not in (VIOLATED, "untracked")]
         out = []
         for tool in self.tools:
             key = space.tool_key(tool)
+            if not space.letters_complete(key):
+                out.append(tool)
+                continue
             for mask in space.letters_of(key) if key != OTHER else (0,):
                 j = space.step(jid, key, mask)
                 if j is None:
@@ -217,7 +231,8 @@ class ProductJudge:
                     before, after = space.states[jid], space.states[j]
                     changed = [i for i in space.affected.get(key, ()) if after[i] != before[i]]
                     ok = all(space.verdict(j, i) != VIOLATED for i in changed if i in alive) and \
-                        not self._conflicts(jid, [j], changed, set(), whole=False)
+                        all(self.search.check(j, group) is not False
+                            for group in space.groups(space.open_rules(jid), changed))
                 if ok:
                     out.append(tool)
                     break

@@ -7,7 +7,8 @@ instance: an instance the call names (or any in a group the call moves) whose ev
 possible next state is violated makes a `forall` part certainly violated, whatever the
 call's result. The parts combine through the rule's boolean skeleton in three-valued
 logic, taking every outcome a part might have; a rule is refused only when every
-combination is violated. These rules take no part in the conflict search.
+combination is violated. These rules take no part in the conflict search: a decision on a
+call that may set one in conflict with other open rules lists it as undecided (`Gate`).
 """
 
 from __future__ import annotations
@@ -88,12 +89,14 @@ class SlicedJudge:
     def __init__(self, table: RuleTable, externs: Mapping | None = None):
         self.table = table
         self.externs = dict(externs or {})
+        self.moved_by = moved_by(table)
 
     def start(self) -> RuleRun:
         return self.table.start()
 
     def advance(self, run: RuleRun, tool: str, args: Mapping, result: Any) -> None:
-        run.step(tool, args, result, self.externs)
+        if self.moved_by is None or tool in self.moved_by:
+            run.step(tool, args, result, self.externs)
 
     def outcomes(self, run: RuleRun, tool: str, args: Mapping) -> tuple[frozenset, frozenset]:
         """Every (verdict, accepting) the rule may have once the proposed call ran."""
@@ -109,3 +112,21 @@ class SlicedJudge:
         v_out = frozenset(combine(sk, list(c), and3, or3, not3) for c in product(*verdicts))
         a_out = frozenset(combine(sk, list(c), all, any, lambda x: not x) for c in product(*accepts))
         return v_out, a_out
+
+
+def moved_by(table: RuleTable) -> frozenset[str] | None:
+    """The tools a call to which can change the rule's state; None when any call can (a part
+    whose automaton moves on calls to tools it does not name). Other calls leave every
+    instance where it is: they can neither break the rule nor need stepping."""
+    out: set[str] = set()
+    for part in table.parts:
+        if isinstance(part, DfaTable):
+            dfas, alphabet = [part], part.alphabet
+        else:
+            dfas, alphabet = list(part.bodies.values()), part.alphabet
+            out.update(part.touch)
+            out.update(tool for tool, _, _ in part.domain)
+        if any(row[alphabet.other] != q for d in dfas for q, row in enumerate(d.delta)):
+            return None
+        out.update(alphabet.tools)
+    return frozenset(out)

@@ -13,22 +13,28 @@ A monitor owns its artifact's compiled tables (`monitor.compiled`, a `CompiledPo
 gate steps them and `finish()`/`score()` hand them to the scorer, so two monitors loaded in
 one process share nothing. It is immutable once loaded (its only mutable parts are memo
 tables that any thread may fill), so `start()` may be called from several threads at once.
+
+The artifact is data: it never names code to run. The program that loads it binds every
+extern predicate the policy declares (`externs={"name": function}`); one left unbound is an
+`ExternBindingError` when the monitor is made, not a surprise in the middle of a run.
 """
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from policyc.artifact.io import ArtifactError, read_artifact
+from policyc.artifact.errors import ArtifactError
+from policyc.artifact.io import read_artifact, resolve_key
 from policyc.artifact.models import Artifact
-from policyc.artifact.policy import compiled_of
+from policyc.artifact.policy import verified_compiled
+from policyc.grounding import BUILTIN_EXTRACTORS, Extractor, with_extractor
 from policyc.runtime.calls import RunError
 from policyc.runtime.conformance import ConformanceChecker
 from policyc.runtime.findings import MODES, Finding
 from policyc.runtime.gate import Gate
 from policyc.scoring import TraceReport, score_trace
+from policyc.scoring.externs import ExternBindingError, bind_externs, describe, unbound
 from policyc.semantics.positions import PositionEvaluator
 from policyc.tables.policy import CompiledPolicy
 
@@ -36,20 +42,37 @@ from policyc.tables.policy import CompiledPolicy
 class Monitor:
     """A policy artifact loaded for gating and scoring."""
 
-    def __init__(self, artifact: Artifact, externs: Mapping[str, Callable[..., object]] | None = None):
+    def __init__(self, artifact: Artifact, externs: Mapping[str, Callable[..., object]] | None = None,
+                 extractor: Extractor | None = None):
+        """`artifact` is checked again (`ArtifactError` when it is inconsistent); `externs` binds
+        every extern predicate the artifact declares (`ExternBindingError` when one is missing,
+        unknown or not a function); `extractor` finds the entities of `entities(...)` and
+        matches `outputs` (by default, the built-in one the policy names)."""
         self.artifact = artifact
-        self.compiled: CompiledPolicy = compiled_of(artifact)
+        self.compiled: CompiledPolicy = verified_compiled(artifact)
         self.policy = self.compiled.policy
-        self.externs = resolve_externs(artifact, externs or {})
-        self.gate = Gate(self.compiled, artifact.rivals, self.externs)
+        self.externs = bind_externs(self.policy.externs, externs or {})
+        missing = unbound(self.policy.externs, self.externs)
+        if missing:
+            wanted = ", ".join(f"`{describe(self.policy.externs[name])}`" for name in missing)
+            raise ExternBindingError(
+                f"the policy uses extern predicate{'s' if len(missing) > 1 else ''} {wanted}, and no function "
+                "was given for it: an artifact never names code to import",
+                "bind each one: Monitor.load(path, externs={" + ", ".join(f'"{m}": function' for m in missing) + "})")
+        # the extractor of `entities(...)` and `outputs` travels with the extern bindings
+        self.externs = with_extractor(self.externs, extractor or BUILTIN_EXTRACTORS[self.policy.grounding])
+        self.gate = Gate(self.compiled, self.externs)
         self.conformance = ConformanceChecker(self.policy)
         self.terminal_tools = self.policy.terminal_tools
         self.rule_classes = self.compiled.classes
 
     @classmethod
-    def load(cls, path: str | Path, externs: Mapping[str, Callable[..., object]] | None = None) -> "Monitor":
-        """Load and verify an artifact file (`ArtifactError` says what is wrong with it)."""
-        return cls(read_artifact(path), externs)
+    def load(cls, path: str | Path, externs: Mapping[str, Callable[..., object]] | None = None,
+             key: bytes | str | None = None, extractor: Extractor | None = None) -> "Monitor":
+        """Load and verify an artifact file (`ArtifactError` says what is wrong with it). With a
+        `key` (or the POLICYC_ARTIFACT_KEY environment variable), the artifact must be signed
+        with it (`policyc compile --sign-key-file`)."""
+        return cls(read_artifact(path, resolve_key(key)), externs, extractor)
 
     @property
     def content_hash(self) -> str:
@@ -59,14 +82,22 @@ class Monitor:
     def name(self) -> str:
         return self.policy.name
 
-    def start(self, mode: str | None = None, run_id: str | None = None):
+    def start(self, mode: str | None = None, run_id: str | None = None, context: str | None = None):
         """A new, independent run. `mode` enforces every rule with one severity:
-        tolerate, warn, block, soft or stop (None: each rule's own)."""
-        from policyc.runtime.run import Run
+        tolerate, warn, block, soft or stop (None: each rule's own). `context` is the user's
+        request: with it, proposed calls are also checked for grounded argument values, and
+        rules read it as `request.text`."""
+        from policyc.runtime.run import Run, RunState, check_context
 
         if mode is not None and mode not in MODES:
             raise ValueError(f"unknown mode `{mode}`; the modes are {', '.join(MODES)}")
-        return Run(self, mode, run_id)
+        return Run(self, mode, run_id, RunState(self.gate.start(), context=check_context(context)))
+
+    def observes(self, tool: str, actor: str) -> bool:
+        """Whether the policy reads an event of this tool (`"message"`: a message) by this actor."""
+        if tool == "message":
+            return "messages" in self.policy.observes
+        return actor == "assistant" or "user_calls" in self.policy.observes
 
     def restore(self, state: dict):
         """Continue a run from `run.snapshot()` output (possibly in another process)."""
@@ -76,9 +107,13 @@ class Monitor:
 
     # ------------------------------------------------------------ used by runs
 
-    def judge(self, gate_state: Any, tool: str, args: Mapping[str, Any], calls: Sequence = ()) -> list[Finding]:
-        """Everything wrong with proposing this call after `calls`: conformance, then the rules."""
-        return self.conformance.check(tool, args) + self.gate.judge(gate_state, tool, args, calls)
+    def judge(self, gate_state: Any, tool: str, args: Mapping[str, Any], calls: Sequence = (),
+              context: str | None = None) -> tuple[list[Finding], tuple[str, ...]]:
+        """Everything wrong with proposing this call after `calls` (conformance (SAAG, grounded
+        in `context` when there is one), then the rules), and what the gate could not decide
+        about it."""
+        findings, undecided = self.gate.judge(gate_state, tool, args, calls, context)
+        return self.conformance.check(tool, args, calls, context) + findings, undecided
 
     def guidance(self, gate_state: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """(tools that keep the policy satisfiable, calls still required)."""
@@ -92,6 +127,7 @@ class Monitor:
     def verdicts(self, trace) -> dict[str, bool]:
         """Whether each rule holds on a complete trace: the compiled rules by stepping their
         automata (linear, one lookup per call when warm), the others by the evaluator."""
+        trace = self.policy.view(trace)
         gated = self.gate.accepting_after(trace.calls)
         out = {}
         engine = None
@@ -105,23 +141,4 @@ class Monitor:
         return out
 
 
-def resolve_externs(artifact: Artifact, given: Mapping[str, Callable[..., object]]) -> dict:
-    """The Python function of every extern predicate: given ones first, then the bindings."""
-    out: dict[str, Callable[..., object]] = {}
-    for ext in artifact.externs:
-        if ext.name in given:
-            out[ext.name] = given[ext.name]
-            continue
-        if not ext.binding:
-            continue  # evaluating it raises a clear ExternError
-        module, _, attr = ext.binding.partition(":")
-        try:
-            out[ext.name] = getattr(importlib.import_module(module), attr)
-        except (ImportError, AttributeError) as exc:
-            raise ArtifactError(f"extern predicate `{ext.name}` is bound to `{ext.binding}`, which cannot be "
-                                f"imported ({type(exc).__name__}: {exc})",
-                                "install the module, or pass the function: Monitor.load(path, externs={...})") from None
-    return out
-
-
-__all__ = ["Monitor", "RunError"]
+__all__ = ["ArtifactError", "ExternBindingError", "Monitor", "RunError"]

@@ -44,7 +44,8 @@ class ReplayStep:
                "counterfactual": self.counterfactual}
         if self.decision is not None:
             d = self.decision.to_json()
-            out.update({k: d[k] for k in ("severity", "rules", "findings", "message", "override", "escalated")})
+            out.update({k: d[k] for k in ("severity", "rules", "findings", "message", "override", "escalated",
+                                          "undecided")})
         return out
 
 
@@ -66,15 +67,21 @@ class Replay:
 
 
 def replay(monitor, trace: Trace, mode: str | None = None) -> Replay:
-    """Replay a recorded run through the gate, call by call."""
+    """Replay a recorded run through the gate, call by call: the agent's events (calls and
+    messages, as far as the policy observes them) are judged; the user's are recorded."""
+    trace = monitor.policy.view(trace)
     run = monitor.start(mode=mode, run_id=trace.id)
     steps = []
     refused = False
     for call in trace.calls:
+        if call.actor != "assistant":  # what the user did is recorded, not gated
+            if not (run.stopped or run.ended):
+                run._advance(call.name, call.args, call.result)
+            continue
         if run.stopped or run.ended:  # the gated run is over before this call
             steps.append(ReplayStep(call.position, None, True))
             continue
-        decision = run.propose(call.name, call.args)
+        decision = run.propose(call.name, call.args, message_id=call.message_id)
         steps.append(ReplayStep(call.position, decision, refused))
         refused |= not decision.executes
         if decision.executes:

@@ -26,13 +26,17 @@ import threading
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Mapping
 
+from policyc.ir.data import CallArgs, attributes
 from policyc.ir.ops import UNDEF
-from policyc.runtime.calls import RunError, as_args, call_identity, normalise_result
+from policyc.runtime.calls import (
+    MAX_VALUE_DEPTH, RunError, as_args, as_tool, call_identity, normalise_result, too_deep,
+)
 from policyc.runtime.explain import Decision, render_message
+from policyc.runtime.findings import CONFORMANCE, Finding
 from policyc.runtime.enforce import EnforcementState, after_record, enforce
 from policyc.runtime.events import EXECUTED, INSISTED, LISTENED, STOPPED, EnforcementEvent, LayerRow, enforcement_table
 from policyc.runtime.gate import GateState
-from policyc.trace.model import Call, Trace
+from policyc.trace.model import MESSAGE, Call, Trace
 
 if TYPE_CHECKING:
     from policyc.runtime.monitor import Monitor
@@ -44,7 +48,8 @@ class RunState:
     """Everything one run has done: what a snapshot saves and `Monitor.restore` gives back."""
 
     gate: GateState                                   # where the rules' automata are
-    calls: list[Call] = field(default_factory=list)   # the calls that ran, with their results
+    calls: list[Call] = field(default_factory=list)   # every event, with its result, observed or not
+    seen: list[Call] = field(default_factory=list)    # the events the policy observes (its view)
     enforcement: EnforcementState = field(default_factory=EnforcementState)
     events: list[EnforcementEvent] = field(default_factory=list)  # the enforcement log
     awaiting: list[int] = field(default_factory=list)  # refusal events not yet resolved
@@ -52,6 +57,7 @@ class RunState:
     proposals: int = 0
     ended_by: str | None = None                       # the terminal tool that ended the run
     report: "TraceReport | None" = None               # set by finish()
+    context: str | None = None                        # the user's request: for grounding (SAAG), and `request.text`
 
 
 class Run:
@@ -67,9 +73,16 @@ class Run:
 
     # ------------------------------------------------------------ the agent loop
 
-    def propose(self, tool: str, args: Mapping[str, Any] | None = None) -> Decision:
-        """Judge a call before it runs: allow, warn (it runs), block or stop (it does not)."""
-        args = as_args(args)
+    def propose(self, tool: str, args: Mapping[str, Any] | None = None, *, message_id: str | None = None) -> Decision:
+        """Judge a call before it runs: allow, warn (it runs), block or stop (it does not).
+
+        `tool` is `"message"` for a message the agent is about to send (`{"text": ...,
+        "calls": [the tools it calls]}`); `message_id` names the message a call belongs to.
+        An event the policy does not observe is allowed without being judged."""
+        tool = as_tool(tool)
+        args = event_args(as_args(args), "assistant", message_id)
+        if not self.monitor.observes(tool, "assistant"):
+            return Decision("allow", tool, args, len(self.state.seen))
         with self._lock:
             self._check_open("propose a call")
             enf = self.state.enforcement
@@ -79,13 +92,13 @@ class Run:
             if self.state.awaiting:
                 self._resolve(identity)
             self.state.proposals += 1
-            step = len(self.state.calls)
+            step = len(self.state.seen)
             if enf.stopped is not None:
                 self.state.pending = (identity, False)
                 decision = Decision("stop", tool, args, step, latched=True)
                 return replace(decision, message=render_message(decision))
             overriding = identity is not None and enf.override == identity
-            findings = [] if overriding else self.monitor.judge(self.state.gate, tool, args, self.state.calls)
+            findings, undecided = ([], ()) if overriding else self._judge(tool, args)
             if findings and identity is None:
                 identity = call_identity(tool, args)
             outcome = enforce(enf, identity, findings, self.mode)
@@ -93,20 +106,41 @@ class Run:
             self.state.pending = (identity, outcome.executes)
             if not outcome.judged:
                 if not outcome.override:
-                    return Decision(outcome.action, tool, args, step)
-                decision = Decision(outcome.action, tool, args, step, severity=outcome.severity, override=True)
+                    return Decision(outcome.action, tool, args, step, undecided=undecided)
+                decision = Decision(outcome.action, tool, args, step, severity=outcome.severity, override=True,
+                                    undecided=undecided)
                 return replace(decision, message=render_message(decision))
             self._log(outcome, step, tool, identity)
             told = outcome.action != "allow"  # guidance is computed only for a message the agent reads
             allowed, required = self.monitor.guidance(self.state.gate) if told else ((), ())
             decision = Decision(outcome.action, tool, args, step, tuple(j.finding for j in outcome.judged),
                                 outcome.severity, "", allowed, required, escalated=outcome.escalated,
-                                attempts=outcome.attempts)
+                                attempts=outcome.attempts, undecided=undecided)
             return replace(decision, message=render_message(decision))
 
-    def record(self, tool: str, args: Mapping[str, Any] | None = None, result: Any = UNDEF) -> None:
-        """Add a call that ran, with its result, to the run."""
-        args = as_args(args)
+    def _judge(self, tool: str, args: dict) -> tuple[list[Finding], tuple[str, ...]]:
+        if too_deep(args):  # nothing can be read off it safely: refused, and no retry overrides that
+            return [Finding("conformance/too-deep", CONFORMANCE, "conformance", "deny", None,
+                            f"the arguments of `{tool}` nest more than {MAX_VALUE_DEPTH} levels deep")], ()
+        return self.monitor.judge(self.state.gate, tool, args, self.state.seen, self.state.context)
+
+    def record(self, tool: str, args: Mapping[str, Any] | None = None, result: Any = UNDEF, *,
+               actor: str = "assistant", message_id: str | None = None, error: bool = False) -> None:
+        """Add a call that ran, with its result, to the run: the agent's (whether it failed:
+        `error`), or one the user made on their side (`actor="user"`); `tool` is `"message"`
+        for a message sent (by the agent or the user), its args `{"text": ...}`. Arguments or a
+        result (other than text) nested deeper than MAX_VALUE_DEPTH levels are a RunError."""
+        tool = as_tool(tool)
+        args = event_args(as_args(args), actor, message_id, error)
+        for what, value in (("arguments", args), ("result", result)):
+            if too_deep(value):
+                raise RunError(f"the {what} of `{tool}` nest more than {MAX_VALUE_DEPTH} levels deep; "
+                               "record a shallower value (such as its text)")
+        if actor != "assistant":
+            with self._lock:
+                self._check_open("record an event")
+                self._advance(tool, args, result)
+            return
         with self._lock:
             self._check_open("record a call")
             if self.state.enforcement.stopped is not None:
@@ -123,12 +157,29 @@ class Run:
         """Add a call that ran, without the checks of `record` (gate replay uses it)."""
         with self._lock:
             result = normalise_result(result)
-            self.state.gate = self.monitor.gate.advance(self.state.gate, tool, args, result)
-            self.state.calls.append(Call(tool, args, result, len(self.state.calls)))
+            kind = "message" if tool == MESSAGE else "call"
+            self.state.calls.append(Call(tool, args, result, len(self.state.calls), kind))
+            actor = str(attributes(args)["actor"])
+            if self.monitor.observes(tool, actor):
+                self.state.gate = self.monitor.gate.advance(self.state.gate, tool, args, result)
+                self.state.seen.append(Call(tool, args, result, len(self.state.seen), kind))
+            if actor != "assistant":
+                return  # the user acted: the agent's pending proposal stays pending
             self.state.enforcement = after_record(self.state.enforcement)
             self.state.pending = None
             if tool in self.monitor.terminal_tools:
                 self.state.ended_by = tool
+
+    def set_context(self, context: str | None) -> None:
+        """Give the run the user's request (None: none): later proposals are also checked for
+        argument values grounded in it and in the results recorded so far (SAAG stage 3)."""
+        with self._lock:
+            self.state.context = check_context(context)
+
+    @property
+    def context(self) -> str | None:
+        with self._lock:
+            return self.state.context
 
     def allowed_next(self) -> tuple[str, ...]:
         """The tools whose call now keeps the whole policy satisfiable."""
@@ -151,9 +202,9 @@ class Run:
 
     @property
     def trace(self) -> Trace:
-        """The calls that ran, in order."""
+        """The events that happened, in order (the policy reads its view of them)."""
         with self._lock:
-            return Trace(tuple(self.state.calls), {}, self.id)
+            return Trace.from_events(tuple(self.state.calls), {}, self.id, None, self.state.context)
 
     @property
     def events(self) -> tuple[EnforcementEvent, ...]:
@@ -219,3 +270,20 @@ class Run:
                                                  j.severity, outcome.action, tool, identity, resolution))
             if resolution is None:
                 self.state.awaiting.append(index)
+
+
+def event_args(args: dict, actor: str, message_id: str | None, error: bool = False) -> dict:
+    """The arguments of an event, carrying its attributes when they are not the defaults."""
+    if actor not in ("assistant", "user"):
+        raise ValueError(f"an event's actor is \"assistant\" or \"user\", not {actor!r}")
+    if message_id is not None and not isinstance(message_id, str):
+        raise TypeError(f"a message id is a string, not {type(message_id).__name__}")
+    if actor == "assistant" and message_id is None and not error:
+        return args
+    return CallArgs(args, {"actor": actor, "message_id": message_id, "error": bool(error)})
+
+
+def check_context(context: object) -> str | None:
+    if context is not None and not isinstance(context, str):
+        raise TypeError(f"a run's context is the user's request as text, not {type(context).__name__}")
+    return context

@@ -15,7 +15,9 @@ from policyc.scoring.models import (
     TraceReport,
     label_of,
 )
-from policyc.scoring.score import CorpusTally, resolve_externs, score_corpus, score_rule, score_trace
+from policyc.scoring.externs import ExternBindingError, bind_externs
+from policyc.scoring.score import CorpusTally, score_corpus, score_rule, score_trace
 
-__all__ = ["ConstraintResult", "CorpusReport", "CorpusTally", "InputProblem", "LayerStats", "MalformedRecord",
-           "RuleStats", "TraceReport", "label_of", "resolve_externs", "score_corpus", "score_rule", "score_trace"]
+__all__ = ["ConstraintResult", "CorpusReport", "CorpusTally", "ExternBindingError", "InputProblem", "LayerStats",
+           "MalformedRecord", "RuleStats", "TraceReport", "bind_externs", "label_of", "score_corpus", "score_rule",
+           "score_trace"]

@@ -23,6 +23,7 @@ from policyc.ir.policy import Rule
 from policyc.ir.printer import show
 from policyc.scoring import shapes
 from policyc.scoring.source import SourceCall, list_items, source_call
+from policyc.semantics.domains import value_key
 from policyc.semantics.positions import PositionEvaluator
 
 COUNT_NAMES = {"called_n": None, "count": None, "at_least": ">=", "existence_n": ">=", "absence_n": "<",
@@ -260,7 +261,12 @@ def generic(f: n.Formula, ctx: Context, violated_at: int | None) -> str:
         if not failing:
             return f"Holds at every call ({size})."
         i = failing[0]
-        return f"Does not hold at {at(i)} (`{engine.trace.calls[i].name}`)."
+        text = f"Does not hold at {at(i)} (`{engine.trace.calls[i].name}`)"
+        if violated_at is not None and 1 <= violated_at <= size and violated_at - 1 > i \
+                and _certain(f, engine, violated_at):
+            k = violated_at - 1
+            text += f"; the violation was certain at {at(k)} (`{engine.trace.calls[k].name}`)"
+        return text + "."
     if isinstance(f, n.Forall):
         values = engine.domain(f.domain, engine.root_env)
         bad = [v for v in values if not engine.holds(f.body, 0, engine.root_env.bind(f.var, v))]
@@ -273,11 +279,7 @@ def generic(f: n.Formula, ctx: Context, violated_at: int | None) -> str:
                    f"the outputs of {grounding}."
         if not bad:
             return f"Holds for all {len(values)} value(s) of {f.var}."
-        where = ""
-        if b.is_always(f.body) and size:
-            first = engine.vector(f.body.right, engine.root_env.bind(f.var, bad[0])).index(False)
-            where = f" (first at {at(first)}, `{engine.trace.calls[first].name}`)"
-        return f"Does not hold for {f.var} = {shown}{where}."
+        return _failing_bindings(f, ctx, violated_at)
     if isinstance(f, n.And):
         parts = [describe_part(a, ctx) for a in f.args if ctx.passed or not engine.holds(a)]
         return " ".join(dict.fromkeys(parts))
@@ -285,9 +287,80 @@ def generic(f: n.Formula, ctx: Context, violated_at: int | None) -> str:
         return "Satisfied."
     if violated_at == 0:
         return "Unsatisfiable: no trace can satisfy it."
-    if violated_at is not None and violated_at < size:
-        return f"Violated once {at(violated_at - 1)} happened: no continuation can satisfy it."
+    if violated_at is not None and 1 <= violated_at <= size and _certain(f, engine, violated_at):
+        call = engine.trace.calls[violated_at - 1].name
+        return f"Violated once {at(violated_at - 1)} (`{call}`) happened: no continuation can satisfy it."
     return f"Not satisfied by the complete trace ({size} call(s))."
+
+
+#: At most this many bindings of nested quantifiers are tried, and this many named.
+MAX_BINDINGS, SHOWN_BINDINGS = 10_000, 5
+
+
+def _failing_bindings(f: n.Forall, ctx: Context, violated_at: int | None) -> str:
+    """`Does not hold for o = "A1", m = 12.5 at call #3 (`issue_refund`).`: every variable of
+    the rule's leading quantifiers, for the bindings that fail, and the call that failed: the
+    one after which the violation was certain, or, when no call made it certain (an
+    obligation never met), the first call where the body did not hold."""
+    engine = ctx.engine
+    names, body = [], f
+    while isinstance(body, n.Forall):
+        names.append(body.var)
+        body = body.body
+    failing: list[tuple] = []
+    seen: set = set()
+    budget = [MAX_BINDINGS]
+
+    def walk(q: n.Formula, env, bound: tuple) -> None:
+        if budget[0] <= 0:
+            return
+        if not isinstance(q, n.Forall):
+            budget[0] -= 1
+            key = tuple(value_key(v) for v in bound)
+            if key not in seen and not engine.holds(q, 0, env):
+                seen.add(key)
+                failing.append(bound)
+            return
+        for value in engine.domain(q.domain, env):
+            walk(q.body, env.bind(q.var, value), bound + (value,))
+
+    walk(f, engine.root_env, ())
+    if not failing:  # a failure across bindings (or beyond the budget): name the outer values
+        values = list({value_key(v): v for v in engine.domain(f.domain, engine.root_env)
+                       if not engine.holds(f.body, 0, engine.root_env.bind(f.var, v))}.values())
+        failing, names = [(v,) for v in values], [f.var]
+    if len(names) == 1:
+        shown = ", ".join(_value_text(v) for (v,) in failing[:SHOWN_BINDINGS])
+        text = f"{names[0]} = {shown}"
+    else:
+        text = "; ".join(", ".join(f"{name} = {_value_text(v)}" for name, v in zip(names, bound))
+                         for bound in failing[:SHOWN_BINDINGS])
+    if len(failing) > SHOWN_BINDINGS:
+        text += f" and {len(failing) - SHOWN_BINDINGS} more"
+    size = engine.n
+    certain = violated_at is not None and 1 <= violated_at <= size and _certain(f, engine, violated_at)
+    several = len(failing) > 1
+    if certain:
+        i = violated_at - 1  # type: ignore[operator]
+        call = f"{at(i)} (`{engine.trace.calls[i].name}`)"
+        return f"Does not hold for {text} (first at {call})." if several else f"Does not hold for {text} at {call}."
+    if b.is_always(body) and size:
+        env = engine.root_env
+        for name, value in zip(names, failing[0]):
+            env = env.bind(name, value)
+        vector = engine.vector(body.right, env)
+        if False in vector:
+            first = vector.index(False)
+            return f"Does not hold for {text} (first at {at(first)}, `{engine.trace.calls[first].name}`)."
+    return f"Does not hold for {text}."
+
+
+def _certain(f: n.Formula, engine: PositionEvaluator, violated_at: int) -> bool:
+    """Whether `violated_at` marks a bad prefix rather than the end of the trace: a violation
+    certain before the last call, or at it for a rule whose failures are final."""
+    from policyc.scoring.certain import is_final_on_prefixes
+
+    return violated_at < engine.n or is_final_on_prefixes(f)
 
 
 def _grounding_sources(f: n.Forall) -> str | None:

@@ -3,7 +3,8 @@
     C(τ, G_P) = 1 − Σ_{violated} w_i / Σ_{all} w_i
 
 A policy without rules scores 1. A rule that cannot be evaluated (an extern predicate without
-a binding, or one that raised) counts as violated and says why in `error`.
+a binding, or one that raised) counts as violated and says why in `error`. Extern predicates
+are bound only by the caller (`externs=`): the scorer never imports what a policy names.
 
 The scorer is handed the policy's compiled tables (`policyc.tables.CompiledPolicy`, made by
 `policyc.automata.compile_policy` or read from an artifact): a rule with a table is decided
@@ -21,13 +22,15 @@ the others by the reference evaluator, a violation then placed at the end of the
 
 from __future__ import annotations
 
-import importlib
 from typing import Callable, Iterable, Mapping
 
+from policyc.grounding import BUILTIN_EXTRACTORS, EXTRACTOR_KEY, Extractor, with_extractor
 from policyc.ir.data import ExternError
 from policyc.ir.policy import Policy, Rule
 from policyc.recursion import deep_recursion
+from policyc.scoring.certain import certain_prefix
 from policyc.scoring.details import describe
+from policyc.scoring.externs import bind_externs
 from policyc.scoring.models import (
     ConstraintResult,
     CorpusReport,
@@ -48,20 +51,6 @@ from policyc.trace.model import Trace
 Externs = Mapping[str, Callable[..., object]]
 
 
-def resolve_externs(policy: Policy) -> dict[str, Callable[..., object]]:
-    """The Python functions the policy's extern predicates are bound to (those that import)."""
-    out = {}
-    for name, extern in policy.externs.items():
-        module_name, _, attr = (extern.binding or "").partition(":")
-        try:
-            fn = getattr(importlib.import_module(module_name), attr, None) if module_name and attr else None
-        except Exception:  # noqa: BLE001 - a user's module failing to import: the rule reports it
-            fn = None
-        if callable(fn):
-            out[name] = fn
-    return out
-
-
 def score_rule(rule: Rule, trace: Trace, engine: PositionEvaluator, compiled: CompiledPolicy) -> ConstraintResult:
     """One rule's verdict, detail, violation step and vacuity on one trace."""
     base = {"name": rule.name, "layer": rule.layer, "weight": rule.weight, "rule_class": compiled.rule_class(rule.name)}
@@ -75,24 +64,45 @@ def score_rule(rule: Rule, trace: Trace, engine: PositionEvaluator, compiled: Co
             if status == VACUOUS:
                 return ConstraintResult(**base, passed=True, detail=f"Holds vacuously: {why}.", vacuous=True)
             return ConstraintResult(**base, passed=True, detail=describe(rule, engine, True))
-        step = len(trace) if found is None or found[1] is None else found[1]
+        if found is not None:
+            step = len(trace) if found[1] is None else found[1]
+        else:  # no table: where the evaluator can tell the violation became certain, else the end
+            certain = certain_prefix(rule.formula, trace, engine.root_env.externs)
+            step = len(trace) if certain is None else certain
         return ConstraintResult(**base, passed=False, detail=describe(rule, engine, False, step), violated_at=step)
     except (ExternError, RecursionError) as exc:
         problem = str(exc) if isinstance(exc, ExternError) else "the formula is nested too deeply to evaluate"
         return ConstraintResult(**base, passed=False, detail=f"Could not be evaluated: {problem}.", error=problem)
 
 
+def bindings(policy: Policy, externs: Externs | None = None, extractor: Extractor | None = None) -> dict:
+    """What a policy is evaluated with: its extern predicates' functions (the given ones,
+    checked against the policy) and the entity extractor (the given one, one that travels
+    with bindings already made, or the built-in one the policy names)."""
+    given = dict(externs or {})
+    carried = given.pop(EXTRACTOR_KEY, None)
+    bound = bind_externs(policy.externs, given)
+    return with_extractor(bound, extractor or carried or BUILTIN_EXTRACTORS[policy.grounding])
+
+
 @deep_recursion()
-def score_trace(compiled: CompiledPolicy, trace: Trace, *, externs: Externs | None = None) -> TraceReport:
+def score_trace(compiled: CompiledPolicy, trace: Trace, *, externs: Externs | None = None,
+                extractor: Extractor | None = None) -> TraceReport:
     """The compliance report of one complete trace against a compiled policy.
 
-    `externs` binds extern predicates to Python functions (by default, their `from` bindings).
+    `externs` binds extern predicates to Python functions (`policyc.scoring.externs`); an
+    extern left unbound makes the rules that use it unevaluable (violated, with the reason).
+    Nothing is imported: a policy's `from "module:function"` is only a name. `extractor`
+    finds the entities of `entities(...)` and matches `outputs` (by default, the built-in one
+    the policy names with `grounding`; see `policyc.grounding`). The trace is read as the
+    policy's view of it: the agent's calls, plus the events the policy observes.
     """
     if not isinstance(compiled, CompiledPolicy):
         raise TypeError("score_trace takes a compiled policy: policyc.automata.compile_policy(policy), "
                         "or Monitor(...).compiled for an artifact")
     policy = compiled.policy
-    engine = PositionEvaluator(trace, resolve_externs(policy) if externs is None else externs)
+    trace = policy.view(trace)
+    engine = PositionEvaluator(trace, bindings(policy, externs, extractor))
     constraints = [score_rule(rule, trace, engine, compiled) for rule in policy.rules]
     total = sum(c.weight for c in constraints)
     lost = sum(c.weight for c in constraints if not c.passed)
@@ -187,7 +197,7 @@ class CorpusTally:
 
 
 def score_corpus(compiled: CompiledPolicy, traces: Iterable[Trace | TraceError], *, externs: Externs | None = None,
-                 keep_reports: bool = True) -> CorpusReport:
+                 keep_reports: bool = True, extractor: Extractor | None = None) -> CorpusReport:
     """Score every trace; malformed records (TraceError items) are counted and listed.
 
     >>> from policyc.automata import compile_policy
@@ -198,7 +208,7 @@ def score_corpus(compiled: CompiledPolicy, traces: Iterable[Trace | TraceError],
     >>> corpus.traces, corpus.mean_score, [(l.layer, l.pass_rate) for l in corpus.layers][:2]
     (1, 1.0, [('L1', 1.0), ('L3', 1.0)])
     """
-    bound = resolve_externs(compiled.policy) if externs is None else externs
+    bound = bindings(compiled.policy, externs, extractor)
     tally = CorpusTally(compiled.policy, keep_reports)
     for item in traces:
         tally.add(item if isinstance(item, TraceError) else score_trace(compiled, item, externs=bound))

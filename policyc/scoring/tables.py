@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from policyc.scoring.models import CorpusReport, TraceReport
+from policyc.terminal import markup_safe as safe
 
 _STYLE = {"FULL": "green", "PARTIAL": "yellow", "NONE": "red"}
 
@@ -20,13 +21,14 @@ def _rate(value: float | None) -> str:
 
 
 def _trace_name(report: TraceReport, index: int) -> str:
-    return report.trace_id or report.origin or f"#{index + 1}"
+    return safe(report.trace_id or report.origin or f"#{index + 1}")
 
 
 def print_trace(console: Console, report: TraceReport, index: int = 0) -> None:
     label = f"[{_STYLE[report.compliance_label]}]{report.compliance_label}[/]"
     console.print(f"[bold]{_trace_name(report, index)}[/]: compliance {report.compliance_score:.3f} {label}")
-    console.print(f"tool sequence: {' → '.join(report.tool_sequence) or '(no calls)'}", highlight=False)
+    console.print(f"tool sequence: {' → '.join(safe(t) for t in report.tool_sequence) or '(no calls)'}",
+                  highlight=False)
     failed = any(not c.passed for c in report.constraints)
     table = Table(show_edge=False, pad_edge=False)
     table.add_column("rule", no_wrap=True)
@@ -36,7 +38,7 @@ def print_trace(console: Console, report: TraceReport, index: int = 0) -> None:
     for c in report.constraints:
         mark = ("[green]yes[/]" + (" (vacuous)" if c.vacuous else "")) if c.passed else "[red]no[/]"
         at = () if not failed else ("" if c.violated_at is None else f"call {c.violated_at}",)
-        table.add_row(c.name, c.layer or "-", f"{c.weight:g}", mark, *at, c.detail)
+        table.add_row(safe(c.name), safe(c.layer or "-"), f"{c.weight:g}", mark, *at, safe(c.detail))
     console.print(table)
     _print_problems(console, report)
 
@@ -44,8 +46,8 @@ def print_trace(console: Console, report: TraceReport, index: int = 0) -> None:
 def _print_problems(console: Console, report: TraceReport) -> None:
     for p in report.input_problems:
         where = f"call #{p.call}: " if p.call else ""
-        hint = f" ({p.help})" if p.help else ""
-        console.print(f"  [yellow]{p.severity}[/]: {where}{p.message}{hint}", highlight=False)
+        hint = f" ({safe(p.help)})" if p.help else ""
+        console.print(f"  [yellow]{p.severity}[/]: {where}{safe(p.message)}{hint}", highlight=False)
 
 
 def print_corpus(corpus: CorpusReport, console: Console | None = None, rows: int = 50) -> None:
@@ -65,7 +67,7 @@ def print_corpus(corpus: CorpusReport, console: Console | None = None, rows: int
         for i, r in enumerate(shown):
             table.add_row(_trace_name(r, i), f"{r.compliance_score:.3f}",
                           f"[{_STYLE[r.compliance_label]}]{r.compliance_label}[/]",
-                          str(len(r.input_problems) or "-"), ", ".join(c.name for c in r.violated) or "-")
+                          str(len(r.input_problems) or "-"), ", ".join(safe(c.name) for c in r.violated) or "-")
         console.print(table)
         if len(shown) < len(reports):
             console.print(f"... and {len(reports) - len(shown)} more trace(s); `--rows 0` lists them all, "
@@ -80,15 +82,15 @@ def print_corpus(corpus: CorpusReport, console: Console | None = None, rows: int
 def print_aggregate(console: Console, corpus: CorpusReport) -> None:
     labels = ", ".join(f"{k} {v}" for k, v in corpus.labels.items())
     mean = _rate(corpus.mean_score)
-    console.print(f"[bold]{corpus.policy}[/]: {corpus.traces} trace(s) scored, mean compliance {mean} ({labels}); "
+    console.print(f"[bold]{safe(corpus.policy)}[/]: {corpus.traces} trace(s) scored, mean compliance {mean} ({labels}); "
                   f"{corpus.malformed_records} malformed record(s), {corpus.vacuous_passes} vacuous pass(es)",
                   highlight=False)
     if corpus.traces:  # with nothing scored, per-rule and per-layer tables would be empty rows
         _print_rate_tables(console, corpus)
     for m in corpus.malformed:
-        where = m.file if m.line is None else f"{m.file}:{m.line}"
-        field = f" `{m.field}`:" if m.field else ""
-        console.print(f"[red]malformed[/]: {where}:{field} {m.message}", highlight=False)
+        where = safe(m.file if m.line is None else f"{m.file}:{m.line}")
+        field = f" `{safe(m.field)}`:" if m.field else ""
+        console.print(f"[red]malformed[/]: {where}:{field} {safe(m.message)}", highlight=False)
 
 
 def _print_rate_tables(console: Console, corpus: CorpusReport) -> None:
@@ -96,12 +98,12 @@ def _print_rate_tables(console: Console, corpus: CorpusReport) -> None:
     for column in ("rule", "layer", "weight", "pass rate", "passed", "vacuous"):
         rules.add_column(column)
     for r in corpus.rules:
-        rules.add_row(r.name, r.layer or "-", f"{r.weight:g}", _rate(r.pass_rate), f"{r.passed}/{r.checks}",
+        rules.add_row(safe(r.name), safe(r.layer or "-"), f"{r.weight:g}", _rate(r.pass_rate), f"{r.passed}/{r.checks}",
                       str(r.vacuous))
     console.print(rules)
     layers = Table(title="layers", show_edge=False, pad_edge=False)
     for column in ("layer", "rules", "pass rate", "share of lost weight"):
         layers.add_column(column)
     for layer in corpus.layers:
-        layers.add_row(layer.layer or "-", str(layer.rules), _rate(layer.pass_rate), _rate(layer.loss_share))
+        layers.add_row(safe(layer.layer or "-"), str(layer.rules), _rate(layer.pass_rate), _rate(layer.loss_share))
     console.print(layers)

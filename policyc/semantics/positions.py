@@ -15,7 +15,8 @@ Results are memoised per subformula and per binding of the variables free in it,
 subformula that does not mention a quantified variable is computed once for all its values.
 The scorer uses this engine; tests check it against the reference evaluator at every
 position of random formulas and traces. On the empty trace it defers to the reference
-evaluator (position 0 = n).
+evaluator (position 0 = n): it has no positions, so every bit vector is 0 and every
+`vector` empty.
 
 >>> from policyc.ir import build as b
 >>> from policyc.trace import Trace
@@ -37,7 +38,7 @@ from policyc.ir.ops import UNDEF
 from policyc.ir.walk import free_vars
 from policyc.semantics.domains import domain_values, value_key
 from policyc.semantics.evaluator import Evaluator
-from policyc.semantics.terms import compile_term
+from policyc.ir.closures import compile_term
 from policyc.trace.model import Trace
 
 
@@ -63,9 +64,9 @@ class PositionEvaluator:
 
     def vector(self, phi: n.Formula, env: DataEnv | None = None) -> list[bool]:
         """[τ, i ⊨ φ for i in 0..n-1] (an empty list for the empty trace)."""
-        value = self.bits(phi, env)
         if self.n == 0:
             return []
+        value = self.bits(phi, env)
         # bit i of `value` is position i: read the binary digits backwards (linear, where
         # shifting a long integer once per position would be quadratic)
         digits = format(value & ((1 << self.n) - 1), f"0{self.n}b")
@@ -75,7 +76,9 @@ class PositionEvaluator:
         return domain_values(eval_term(term, env))
 
     def bits(self, phi: n.Formula, env: DataEnv | None = None) -> int:
-        """The positions where φ holds, as the set bits of an integer."""
+        """The positions where φ holds, as the set bits of an integer (none on the empty trace)."""
+        if self.n == 0:
+            return 0
         env = env or self.root_env
         free = _sorted_free_vars(phi)
         key = (phi, tuple([value_key(env.vars.get(v, UNDEF)) for v in free])) if free else phi

@@ -72,7 +72,9 @@ def decode_trace(model: z3.ModelRef, trace: SymbolicTrace) -> Trace:
             result = UNDEF if sig.result is ANY else default_value(sig.result)
         calls.append(Call(tool, args, result, i))
     metrics = _decode_metrics(model, ev, trace)
-    return Trace(tuple(calls), metrics)
+    request = ev.value(trace.request_value) if trace.request_value is not None else UNDEF
+    text = request.get("text") if isinstance(request, dict) else None
+    return Trace(tuple(calls), metrics, request=text if isinstance(text, str) else None)
 
 
 def extern_bindings(model: z3.ModelRef, funcs: dict) -> dict[str, Callable[..., bool]]:
@@ -311,6 +313,9 @@ def pin_trace(trace: SymbolicTrace, concrete: Trace) -> list[z3.BoolRef]:
     out: list[z3.BoolRef] = []
     for path, value in trace.metrics.items():
         out.append(pin_value(value, path_value(dict(concrete.metrics), path), trace))
+    if trace.request_value is not None:
+        request = UNDEF if concrete.request is None else {"text": concrete.request}
+        out.append(pin_value(trace.request_value, request, trace))
     for i in range(trace.k):
         if i >= len(concrete.calls):
             out.append(z3.Not(trace.live[i]))

@@ -39,6 +39,14 @@ def apply_op(enc, t: n.Op, env) -> SymValue:  # noqa: C901 - one case per operat
     if op == "or":
         return boolean(z3.Or([values.truthy(enc.term(a, env)) for a in t.args]))
     args = [enc.term(a, env) for a in t.args]
+    if op == "len" and isinstance(t.args[0], n.Values):  # `len(search.query)`: its distinct values
+        return _distinct_count(args[0])
+    if op in _LIST_USES and any(a.kind == "family" for a in args):
+        # trace-wide values compared as a list, or measured once combined: not encoded
+        enc.approx.add("trace-wide values used as a list")
+        if op == "len":
+            return SymValue("int", TRUE, FALSE, z3.Int(f"len#{enc._next()}"))
+        return boolean(z3.Bool(f"list#{enc._next()}"))
     if op == "not":
         return boolean(z3.Not(values.truthy(args[0])))
     if op == "eq":
@@ -125,8 +133,8 @@ def _arith(enc, op: str, a: SymValue, b: SymValue) -> SymValue:
         return SymValue("str", ok, FALSE, z3.Concat(a.value, b.value))
     if op == "add" and a.kind == b.kind == "list":
         return _concat(a, b)
-    if op == "add" and a.kind == b.kind == "family":
-        return SymValue("family", members=a.members + b.members)
+    if op == "add" and "family" in (a.kind, b.kind) and {a.kind, b.kind} <= {"family", "list"}:
+        return SymValue("family", members=_members(a) + _members(b))  # `check.id + ["x"]`
     if not (is_numeric(a) and is_numeric(b)):
         return undefined()
     if a.kind == b.kind == "int":
@@ -147,6 +155,13 @@ def _arith(enc, op: str, a: SymValue, b: SymValue) -> SymValue:
     enc.approx.add("`%` on floats")
     f = enc._func("fmod", z3.RealSort(), z3.RealSort(), z3.RealSort())
     return SymValue("real", z3.And(ok, y != 0), FALSE, f(x, y))
+
+
+def _members(v: SymValue) -> tuple[tuple[z3.BoolRef, SymValue], ...]:
+    """A family's members, or a bounded list's elements as (exists, value) members."""
+    if v.kind == "family":
+        return v.members
+    return tuple((values.item_live(v, j), e) for j, e in enumerate(v.items))
 
 
 def _concat(a: SymValue, b: SymValue) -> SymValue:
@@ -217,6 +232,20 @@ def _minmax(op: str, a: SymValue, b: SymValue) -> SymValue:
         return undefined()
     pick = (x <= y) if op == "min" else (x >= y)
     return SymValue(kind, ok, FALSE, z3.If(pick, x, y))
+
+
+_LIST_USES = ("eq", "ne", "lt", "le", "gt", "ge", "len")
+
+
+def _distinct_count(a: SymValue) -> SymValue:
+    """How many distinct values a trace-wide path takes (the evaluator's active domain)."""
+    if a.kind != "family":
+        return undefined()
+    firsts = []
+    for j, (g, v) in enumerate(a.members):
+        earlier = [z3.And(h, values.values_equal(w, v)) for h, w in a.members[:j]]
+        firsts.append(z3.If(z3.And(g, z3.Not(z3.Or(earlier))) if earlier else g, 1, 0))
+    return SymValue("int", TRUE, FALSE, z3.Sum(firsts) if firsts else z3.IntVal(0))
 
 
 def _length(a: SymValue, enc=None) -> SymValue:

@@ -70,6 +70,7 @@ class SymbolicTrace:
         self.used_lists = False
         self._values: dict = {}
         self.metrics: dict[tuple, SymValue] = {}  # the metrics values some formula read, by path
+        self.request_value: SymValue | None = None  # the user's request, once some formula read it
         for i in range(1, k):
             self.constraints.append(z3.Implies(self.live[i], self.live[i - 1]))
         for name_, sig in self.signatures.items():
@@ -145,6 +146,13 @@ class SymbolicTrace:
             v = z3.Const(name, Dyn)
             value = self.metrics[path] = SymValue("dyn", z3.Bool(name + "?def"), Dyn.is_d_null(v), v)
         return value
+
+    def request(self) -> SymValue:
+        """The user's request, `{"text": ...}` or absent: a free input of the trace, the same
+        wherever a formula reads it."""
+        if self.request_value is None:
+            self.request_value = self._make(f"{self.name}.request", RecordT("request", (("text", STR),)), TRUE, True)
+        return self.request_value
 
     def plain_strings(self, text: str = "") -> list[z3.BoolRef]:
         """"Every string value read so far is `text`": the simplest story, which lets a model

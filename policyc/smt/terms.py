@@ -124,7 +124,17 @@ class TermEncoder:
             return SymValue("outputs", value=z3.StringVal(",".join(t.tools)))
         if isinstance(t, n.Metric):
             return self.trace.metric(t.path)
+        if isinstance(t, n.Request):
+            return self.trace.request()
+        if isinstance(t, n.Attr):
+            # an event's attributes are not modelled: any value (an approximation)
+            self.approx.add("event attributes")
+            return self._unknown(f"{self.trace.name}.{t.name}@{env.call[0]}") if env.call else undefined()
         raise TypeError(f"not a term: {type(t).__name__}")
+
+    def _unknown(self, name: str) -> SymValue:
+        v = z3.Const(name, V.Dyn)
+        return SymValue("dyn", z3.Bool(name + "?def"), V.Dyn.is_d_null(v), v)
 
     def values_members(self, t: n.Values) -> list[tuple[z3.BoolRef, SymValue]]:
         """The values of `tool.path` over the trace: one (guard, value) per call (and element)."""

@@ -451,6 +451,24 @@ class ConformanceDecl:
     span: Span = _span()
 
 
+@dataclass(frozen=True, slots=True)
+class ObserveDecl:
+    """`observe messages, user_calls`: event classes the policy reads besides the agent's calls."""
+
+    names: tuple[str, ...]
+    span: Span = _span()
+    name_spans: tuple[Span, ...] = field(default=(), compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class GroundingDecl:
+    """`grounding prose`: the built-in extractor `entities(...)` and `outputs` use."""
+
+    name: str
+    span: Span = _span()
+    name_span: Span = _span()
+
+
 Decl = Union[
     PolicyDecl,
     ImportDecl,
@@ -467,6 +485,8 @@ Decl = Union[
     RuleDecl,
     BudgetDecl,
     ConformanceDecl,
+    ObserveDecl,
+    GroundingDecl,
 ]
 
 

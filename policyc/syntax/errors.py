@@ -44,7 +44,8 @@ _EXPRESSION_STARTS = {"a name", "a string", "an integer", "a number", "`(`", "`[
 _OPERATORS = {"`and`", "`or`", "`->`", "`<->`", "a comparison", "`*`, `/` or `%`", "`+`", "`-`", "`.`", "`[`",
               "`until`, `since`, `release` or `weak until`", "`in`", "`not`", "`(`"}
 _DECLARATIONS = {"`policy`", "`import`", "`type`", "`enum`", "`layer`", "`terminal`", "`tool`", "`predicate`",
-                 "`extern`", "`def`", "`procedure`", "`use`", "`rule`", "`budget`", "`conformance`"}
+                 "`extern`", "`def`", "`procedure`", "`use`", "`rule`", "`budget`", "`conformance`",
+                 "`observe`", "`grounding`"}
 _CLOSERS = {"RPAR": ")", "RSQB": "]", "RBRACE": "}"}
 _OPENER = {")": "(", "]": "[", "}": "{"}
 #: Reserved words after which a hint suggests backticks: those that could have been meant

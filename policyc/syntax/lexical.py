@@ -9,6 +9,8 @@ used. String literals use JSON's escapes. The formatter writes names and strings
 ('read_file', '`get-weather`', '`exists`', 'procedure')
 >>> read_name("`get-weather`")
 'get-weather'
+>>> read_name("`cafe\u0301`") == read_name("`caf\u00e9`") == "caf\u00e9"   # one name, however composed
+True
 >>> read_string('"tab\\\\there \\\\u00e9"')
 ('tab\\there é', None)
 """
@@ -16,6 +18,7 @@ used. String literals use JSON's escapes. The formatter writes names and strings
 from __future__ import annotations
 
 import re
+import unicodedata
 
 PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
@@ -24,7 +27,7 @@ PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 #: written in backticks by the formatter, so its meaning never depends on where it stands.
 RESERVED = frozenset("""
     policy import rename type enum layer terminal tool predicate extern from def procedure use as
-    rule weight severity message budget conformance
+    rule weight severity message budget conformance observe grounding
     forall exists in if then else not and or implies iff true false null
     X WX F G U W R S Y Z O H
     next wnext weak eventually always until unless release releases
@@ -52,8 +55,10 @@ def show_label(name: str) -> str:
 
 
 def read_name(token: str) -> str:
-    """The name a NAME token stands for (backticks removed)."""
-    return token[1:-1] if token.startswith("`") else token
+    """The name a NAME token stands for (backticks removed), in Unicode normal form C: a
+    name typed with a precomposed `é` and one with `e` and a combining accent are one name."""
+    name = token[1:-1] if token.startswith("`") else token
+    return name if name.isascii() else unicodedata.normalize("NFC", name)
 
 
 def show_string(text: str) -> str:

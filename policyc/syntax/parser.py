@@ -10,6 +10,7 @@ MAX_SOURCE_BYTES (E0003) and nest expressions at most MAX_NESTING levels deep (E
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 from functools import cache
@@ -20,6 +21,7 @@ from lark.exceptions import UnexpectedInput
 from lark.lexer import PatternStr
 
 from policyc.diagnostics import Diagnostic, Source
+from policyc.inputs import InputError, read_input
 from policyc.resources import grammar_path
 from policyc.syntax import ast
 from policyc.syntax.errors import syntax_diagnostic
@@ -68,7 +70,8 @@ def _describe_terminal(name: str) -> str:
 
 
 def _too_large(path: str, size: int) -> Diagnostic:
-    return Diagnostic("E0003", f"`{path}` is {size / (1024 * 1024):.1f} MiB, larger than the "
+    amount = f"is {size / (1024 * 1024):.1f} MiB," if size > MAX_SOURCE_BYTES else "is"
+    return Diagnostic("E0003", f"`{path}` {amount} larger than the "
                       f"{MAX_SOURCE_BYTES // (1024 * 1024)} MiB a policy file may be",
                       help="split the policy into modules joined with `import`")
 
@@ -98,25 +101,26 @@ def decode_source(data: bytes, path: str) -> tuple[Source | None, list[Diagnosti
 
 
 def read_source(path: Path, display: str | None = None) -> tuple[Source | None, list[Diagnostic]]:
-    """Read a policy file: its Source, or E0005 (unreadable), E0002 or E0003."""
+    """Read a policy file: its Source, or E0005 (unreadable), E0002 or E0003. A pipe is read
+    as a file is; a device, or a pipe that never ends, stops at MAX_SOURCE_BYTES."""
     display = display if display is not None else str(path)
     try:
-        size = Path(path).stat().st_size
-        if size > MAX_SOURCE_BYTES:
+        data = read_input(str(path), limit=MAX_SOURCE_BYTES)
+    except InputError as exc:
+        if exc.reason.startswith("is larger than"):
+            try:
+                size = os.stat(path).st_size
+            except OSError:
+                size = 0
             return None, [_too_large(display, size)]
-        data = Path(path).read_bytes()
-    except IsADirectoryError:
-        return None, [Diagnostic("E0005", f"`{display}` is a directory, not a policy file")]
-    except OSError as exc:
-        reason = exc.strerror or str(exc)
-        return None, [Diagnostic("E0005", f"cannot read `{display}`: {reason.lower()}")]
+        return None, [Diagnostic("E0005", f"`{display}` {exc.reason}")]
     return decode_source(data, display)
 
 
 # ------------------------------------------------------------------ parsing
 
 _ITEM_START = re.compile(
-    r"^(policy|import|type|enum|layer|terminal|tool|predicate|extern|def|procedure|use|rule|budget|conformance)\b",
+    r"^(policy|import|type|enum|layer|terminal|tool|predicate|extern|def|procedure|use|rule|budget|conformance|observe|grounding)\b",
     re.M,
 )
 

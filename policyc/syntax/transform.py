@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from lark import Token, Transformer, v_args
 
 from policyc.diagnostics import Diagnostic, Source, Span
@@ -26,6 +28,11 @@ _BINARY = {
 }
 _LOGIC = {"and": "and", "&&": "and", "or": "or", "||": "or", "->": "implies", "implies": "implies",
           "<->": "iff", "iff": "iff"}
+
+
+#: Integer literals are 64-bit: larger ones are refused where they are written.
+MAX_INT = 2**63 - 1
+MAX_INT_DIGITS = len(str(MAX_INT))
 
 
 def _words(token: Token) -> str:
@@ -87,6 +94,14 @@ class ToAst(Transformer):
 
     def conformance_decl(self, meta, c):
         return ast.ConformanceDecl(c[0], span=self._span(meta))
+
+    def grounding_decl(self, meta, c):
+        return ast.GroundingDecl(_name(c[0]), span=self._span(meta), name_span=self._tok(c[0]))
+
+    def observe_decl(self, meta, c):
+        names = [tok for tok in c if tok is not None]
+        return ast.ObserveDecl(tuple(_name(tok) for tok in names), span=self._span(meta),
+                               name_spans=tuple(self._tok(tok) for tok in names))
 
     def import_decl(self, meta, c):
         target, renames = c
@@ -204,13 +219,34 @@ class ToAst(Transformer):
     def severity(self, meta, c):
         return ast.SeverityExpr(_name(c[0]), c[1], span=self._span(meta))
 
+    def _number(self, token: Token) -> int | float:
+        """An INT or FLOAT token's value; a number out of range is a problem (the value is 0):
+        integers fit in 64 bits, floats are finite, so every later stage (Z3, JSON artifacts,
+        the scorer) can hold them."""
+        text = str(token)
+        if token.type == "INT":
+            value: int | float = int(text) if len(text) <= MAX_INT_DIGITS else MAX_INT + 1
+            if value <= MAX_INT:
+                return value
+            what = f"an integer may be at most {MAX_INT} (64 bits)"
+        else:
+            value = float(text)
+            if math.isfinite(value):
+                return value
+            what = "it is too large to be a finite number"
+        shown = text if len(text) <= 24 else text[:20] + "..."
+        self.problems.append(Diagnostic("E0001", f"number `{shown}` is out of range: {what}", self._tok(token),
+                                        help="write a smaller number"))
+        return 0
+
     def signed_int(self, meta, c):
         sign, value = c
-        return -int(value) if sign is not None else int(value)
+        number = self._number(value)
+        return -number if sign is not None else number
 
     def signed_number(self, meta, c):
         sign, value = c
-        number = int(value) if value.type == "INT" else float(value)
+        number = self._number(value)
         return -number if sign is not None else number
 
     # ------------------------------------------------------------ expressions
@@ -273,10 +309,10 @@ class ToAst(Transformer):
         return ast.KeywordArg(_name(c[0]), c[1], span=self._span(meta), name_span=self._tok(c[0]))
 
     def int_literal(self, meta, c):
-        return ast.Literal(int(c[0]), "int", span=self._span(meta))
+        return ast.Literal(self._number(c[0]), "int", span=self._span(meta))
 
     def float_literal(self, meta, c):
-        return ast.Literal(float(c[0]), "float", span=self._span(meta))
+        return ast.Literal(float(self._number(c[0])), "float", span=self._span(meta))
 
     def string_literal(self, meta, c):
         return ast.Literal(self._string(c[0]), "str", span=self._span(meta))

@@ -64,11 +64,11 @@ def _reads(t: n.Node) -> frozenset[str]:
     cached = t._cache.get(key)
     if cached is not None:
         return cached
-    if isinstance(t, (n.Arg, n.Result)):
+    if isinstance(t, (n.Arg, n.Result, n.Attr)):  # an event attribute travels with the arguments
         out = frozenset(("call",))
     elif isinstance(t, n.Var):
         out = frozenset((f"var:{t.name}",))
-    elif isinstance(t, (n.Values, n.Outputs, n.Metric)):
+    elif isinstance(t, (n.Values, n.Outputs, n.Metric, n.Request)):
         out = frozenset(("global",))
     else:
         out = frozenset().union(*(_reads(c) for c in t.children)) if t.children else frozenset()
@@ -79,11 +79,13 @@ def _reads(t: n.Node) -> frozenset[str]:
 
 
 def reads_result(t: n.Node) -> bool:
-    """Whether a term reads the result of the call (unknown when a call is only proposed)."""
+    """Whether a term reads the result of the call (unknown when a call is only proposed);
+    whether the call failed (`error`) is known only then too."""
     key = "automata.reads_result"
     cached = t._cache.get(key)
     if cached is None:
-        cached = isinstance(t, n.Result) or any(reads_result(c) for c in t.children)
+        cached = isinstance(t, n.Result) or isinstance(t, n.Attr) and t.name == "error" \
+            or any(reads_result(c) for c in t.children)
         t._cache[key] = cached
     return cached
 

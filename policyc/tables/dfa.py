@@ -2,7 +2,7 @@
 
 These are what the monitor artifact embeds and the runtime steps; the module imports only
 the standard library and `policyc.ir`. A call is mapped to its letter by evaluating the
-guard atoms of its tool with `policyc.ir.data.eval_term` (a dictionary lookup on the truth
+guard atoms of its tool (compiled to closures, `policyc.ir.closures`; a dictionary lookup on the truth
 mask); a step is a table lookup. A proposed call whose result is not known yet maps to the
 set of letters that agree with it on every atom that does not read the result.
 
@@ -17,16 +17,19 @@ set of letters that agree with it on every atom that does not read the result.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Callable, Mapping, cast
+from collections import deque
+from dataclasses import dataclass, field as dataclass_field
+from typing import Callable, Mapping, Sequence, cast
 
 from policyc.ir import nodes as n
-from policyc.ir.data import DataEnv, eval_term
+from policyc.ir.closures import compile_term
+from policyc.ir.data import DataEnv
 from policyc.ir.ops import UNDEF, truthy
 from policyc.ir.printer import show
-from policyc.ir.serialize import dump_nodes, load_nodes
+from policyc.ir.serialize import NodeTableError, dump_nodes, load_nodes
 
 from policyc.tables.atoms import reads_result
+from policyc.tables.shape import TableError, check_int, field, mask_key, read_int, read_list
 
 SATISFIED, VIOLATED, OPEN = "satisfied", "violated", "open"
 
@@ -53,8 +56,8 @@ class Alphabet:
     other: int
     var: str | None = None  # the quantified variable binding atoms read (sliced rules)
     exact: bool = True  # every impossible combination was pruned
-    _by_known: dict = field(default_factory=dict, compare=False, repr=False)
-    _plain: dict = field(default_factory=dict, compare=False, repr=False)
+    _by_known: dict = dataclass_field(default_factory=dict, compare=False, repr=False)
+    _plain: dict = dataclass_field(default_factory=dict, compare=False, repr=False)
 
     @property
     def size(self) -> int:
@@ -62,8 +65,9 @@ class Alphabet:
 
     def _mask(self, tool: ToolLetters, env: DataEnv, skip: int = 0) -> int:
         mask = 0
+        args = env.args if env.args is not None else {}
         for bit, index in enumerate(tool.atoms):
-            if not skip >> bit & 1 and truthy(eval_term(self.atoms[index], env)):
+            if not skip >> bit & 1 and truthy(compile_term(self.atoms[index])(env, args, env.result)):
                 mask |= 1 << bit
         return mask
 
@@ -142,14 +146,49 @@ class Alphabet:
         }
 
     @classmethod
-    def from_json(cls, data: dict) -> "Alphabet":
-        atoms = tuple(cast(n.Term, a) for a in load_nodes(data["atoms"]))
+    def from_json(cls, data: dict, where: str = "alphabet") -> "Alphabet":
+        """Read and check an alphabet (`TableError` naming the field when it is not one the
+        compiler could have written): every tool's atoms exist, its masks fit them, and the
+        letters of all tools are exactly 0..other-1, each once."""
+        try:
+            atoms = tuple(cast(n.Term, a) for a in load_nodes(field(data, "atoms", where)))
+        except NodeTableError as exc:
+            raise TableError(f"{where}.atoms: {exc}") from None
+        if any(not isinstance(a, n.Term) for a in atoms):
+            raise TableError(f"{where}.atoms: a guard atom must be a term")
+        other = read_int(data, "other", where)
+        entries = field(data, "tools", where)
+        if not isinstance(entries, dict):
+            raise TableError(f"{where}.tools: must be an object")
         tools = {}
-        for tool, entry in data["tools"].items():
-            ids = tuple(entry["atoms"])
+        owner: dict[int, str] = {}
+        for tool, entry in entries.items():
+            at = f"{where}.tools[{tool[:40]!r}]"
+            ids = tuple(check_int(i, f"{at}.atoms", 0, len(atoms)) for i in read_list(entry, "atoms", at))
+            if len(set(ids)) != len(ids):
+                raise TableError(f"{at}.atoms: an atom is listed twice")
+            letters = field(entry, "letters", at)
+            if not isinstance(letters, dict) or not letters:
+                raise TableError(f"{at}.letters: must be an object with at least one letter")
+            table = {}
+            for mask_text, letter in letters.items():
+                mask = mask_key(mask_text, f"{at}.letters", len(ids))
+                table[mask] = check_int(letter, f"{at}.letters[{mask_text!r}]", 0, other)
+                if table[mask] in owner:
+                    raise TableError(f"{at}.letters: letter {letter} also belongs to `{owner[table[mask]][:40]}`")
+                owner[table[mask]] = tool
             result_bits = sum(1 << bit for bit, i in enumerate(ids) if reads_result(atoms[i]))
-            tools[tool] = ToolLetters(ids, {int(m): l for m, l in entry["letters"].items()}, result_bits)
-        return cls(atoms, tools, data["other"], data.get("var"), data.get("exact", True))
+            tools[tool] = ToolLetters(ids, table, result_bits)
+        if len(owner) != other:
+            raise TableError(f"{where}: letters 0 to {other - 1} must each belong to one tool's truth mask "
+                             f"({len(owner)} do)")
+        var = data.get("var") if isinstance(data, dict) else None
+        if var is not None and not isinstance(var, str):
+            raise TableError(f"{where}.var: must be a name or null")
+        exact = data.get("exact", True)
+        if not isinstance(exact, bool):
+            raise TableError(f"{where}.exact: must be true or false")
+        return cls(atoms, tools, other, var, exact)
 
 
 @dataclass(frozen=True)
@@ -217,7 +256,103 @@ class DfaTable:
         }
 
     @classmethod
-    def from_json(cls, data: dict) -> "DfaTable":
-        return cls(Alphabet.from_json(data["alphabet"]), data["initial"], tuple(tuple(r) for r in data["delta"]),
-                   tuple(data["accepting"]), tuple(data["verdict"]), tuple(data["to_accept"]),
-                   tuple(data["dist_accept"]), tuple(data.get("to_reject", ())), tuple(data.get("residual", ())))
+    def from_json(cls, data: dict, where: str = "dfa") -> "DfaTable":
+        """Read a DFA and check it (`validate`): `TableError` naming the field when it is not
+        one the compiler could have written."""
+        alphabet = Alphabet.from_json(field(data, "alphabet", where), f"{where}.alphabet")
+        rows = read_list(data, "delta", where)
+        size, letters = len(rows), alphabet.size
+        if not size:
+            raise TableError(f"{where}.delta: an automaton has at least one state")
+        delta = []
+        for q, row in enumerate(rows):
+            if not isinstance(row, list) or len(row) != letters:
+                raise TableError(f"{where}.delta[{q}]: must list a next state for each of the {letters} letters")
+            delta.append(tuple(check_int(t, f"{where}.delta[{q}]", 0, size) for t in row))
+
+        def column(key: str, check) -> tuple:
+            return tuple(check(v, f"{where}.{key}[{q}]") for q, v in enumerate(read_list(data, key, where, size)))
+
+        def boolean(v, at):
+            if not isinstance(v, bool):
+                raise TableError(f"{at}: must be true or false")
+            return v
+
+        def verdict(v, at):
+            if v not in (SATISFIED, VIOLATED, OPEN):
+                raise TableError(f"{at}: must be {SATISFIED}, {VIOLATED} or {OPEN}")
+            return v
+
+        def letter_or_none(v, at):
+            return None if v is None else check_int(v, at, 0, letters)
+
+        def distance_or_none(v, at):
+            return None if v is None else check_int(v, at, 0, size)
+
+        def text(v, at):
+            if not isinstance(v, str):
+                raise TableError(f"{at}: must be a string")
+            return v
+
+        residual = data.get("residual", []) if isinstance(data, dict) else []
+        table = cls(alphabet, read_int(data, "initial", where, 0, size), tuple(delta), column("accepting", boolean),
+                    column("verdict", verdict), column("to_accept", letter_or_none),
+                    column("dist_accept", distance_or_none), column("to_reject", letter_or_none),
+                    column("residual", text) if residual else ())
+        table.validate(where)
+        return table
+
+    def validate(self, where: str = "dfa") -> None:
+        """Check that the verdicts and shortest paths are those of the transitions (`TableError`
+        otherwise): every state's verdict, its distance to acceptance, and first letters that
+        lead one step closer to acceptance (or rejection), so that following them ends."""
+        verdict, _, dist_acc, _ = analyse(self.delta, self.accepting)
+        dist_rej = _distances(self.delta, [not a for a in self.accepting])[0]
+        for q in range(self.size):
+            if self.verdict[q] != verdict[q]:
+                raise TableError(f"{where}.verdict[{q}]: the state is {verdict[q]}, not {self.verdict[q]}")
+            if self.dist_accept[q] != dist_acc[q]:
+                raise TableError(f"{where}.dist_accept[{q}]: the state is {dist_acc[q]} letters from acceptance, "
+                                 f"not {self.dist_accept[q]}")
+            for key, first, dist in (("to_accept", self.to_accept[q], dist_acc), ("to_reject", self.to_reject[q],
+                                                                                 dist_rej)):
+                d = dist[q]
+                if (first is None) != (d is None or d == 0):
+                    raise TableError(f"{where}.{key}[{q}]: must be " + ("null" if first is not None else "a letter"))
+                if first is not None and dist[self.delta[q][first]] != d - 1:  # type: ignore[operator]
+                    raise TableError(f"{where}.{key}[{q}]: letter {first} does not lead closer to the goal")
+
+
+def _distances(delta: Sequence[Sequence[int]], goal: Sequence[bool]) -> tuple[list[int | None], list[int | None]]:
+    """Per state: the length of a shortest path to a goal state, and its first letter (None
+    when there is no such path or the state is a goal)."""
+    size = len(delta)
+    preds: list[list[tuple[int, int]]] = [[] for _ in range(size)]
+    for q, row in enumerate(delta):
+        for letter, t in enumerate(row):
+            preds[t].append((q, letter))
+    dist: list[int | None] = [0 if g else None for g in goal]
+    first: list[int | None] = [None] * size
+    queue = deque(q for q in range(size) if goal[q])
+    while queue:
+        t = queue.popleft()
+        for q, letter in preds[t]:
+            if dist[q] is None:
+                dist[q] = cast(int, dist[t]) + 1
+                first[q] = letter
+                queue.append(q)
+    return dist, first
+
+
+def analyse(delta: Sequence[Sequence[int]], accepting: Sequence[bool]) -> tuple:
+    """Per state: verdict, first letter and length of a shortest path to acceptance, and the
+    first letter of a shortest path to rejection.
+
+    >>> analyse(((1, 0), (1, 1)), (True, False))   # `never a`: state 1 is lost for good
+    (('open', 'violated'), (None, None), (0, None), (0, None))
+    """
+    dist_acc, to_acc = _distances(delta, accepting)
+    dist_rej, to_rej = _distances(delta, [not a for a in accepting])
+    verdict = tuple(VIOLATED if dist_acc[q] is None else SATISFIED if dist_rej[q] is None else OPEN
+                    for q in range(len(delta)))
+    return verdict, tuple(to_acc), tuple(dist_acc), tuple(to_rej)

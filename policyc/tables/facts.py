@@ -145,6 +145,23 @@ def classify_table(table: RuleTable) -> RuleClass:
                                      else "some guard combinations were not decided") + ")"
     return RuleClass(enforceable, gateable, fully, not enforceable, safety, True, reason, min_bad, exact)
 
+def reads_result_of(formula: n.Formula, tool: str) -> bool:
+    """Whether the formula reads the result (or the failure) of calls to `tool`.
+
+    >>> from policyc.ir import build as b
+    >>> reads_result_of(b.eventually(b.event("a", b.op("eq", b.result(), b.lit(1)))), "a")
+    True
+    """
+    for node in subformulas(formula):
+        if isinstance(node, n.Event) and node.tool == tool \
+                and any(isinstance(t, n.Result) or t == n.Attr("error") for t in subformulas(node.guard)):
+            return True
+        if isinstance(node, n.Values) and node.tool == tool and node.path[:1] == ("result",):
+            return True
+        if isinstance(node, n.Outputs) and (not node.tools or tool in node.tools):
+            return True
+    return False
+
 
 def decided_by_final_call(formula: n.Formula, terminal: frozenset[str]) -> bool:
     """Whether the formula's value on a complete trace is known before the last call's
@@ -160,7 +177,7 @@ def decided_by_final_call(formula: n.Formula, terminal: frozenset[str]) -> bool:
     """
     for node in subformulas(formula):
         if isinstance(node, n.Event) and node.tool in terminal \
-                and any(isinstance(t, n.Result) for t in subformulas(node.guard)):
+                and any(isinstance(t, n.Result) or t == n.Attr("error") for t in subformulas(node.guard)):
             return False
         if isinstance(node, n.Metric):
             return False

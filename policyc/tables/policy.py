@@ -15,11 +15,12 @@ evaluator on the complete trace), and its class.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Mapping
 
 from policyc.ir.policy import Policy
 from policyc.tables.facts import OFFLINE_ONLY
+from policyc.tables.product import JointLetters
 from policyc.tables.rule import RuleTable
 
 
@@ -34,10 +35,12 @@ class CompiledRule:
 
 @dataclass(frozen=True)
 class CompiledPolicy:
-    """A checked policy and, per rule name, its compiled form."""
+    """A checked policy and, per rule name, its compiled form; `joint`: per tool several
+    single-automaton rules guard, the guard combinations the compiler decided together."""
 
     policy: Policy
     rules: Mapping[str, CompiledRule]
+    joint: Mapping[str, JointLetters] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         missing = [r.name for r in self.policy.rules if r.name not in self.rules]

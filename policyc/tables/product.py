@@ -10,13 +10,19 @@ distinct atom (hash-consing makes an atom used by two rules one atom). Each rule
 the mask onto its own atoms to find its letter. A projection the compiler proved
 impossible marks the mask impossible.
 
+A tool's *letters* are the masks some call can produce. When one rule's atoms cover a tool's
+pool, they are that rule's letters (its compiler decided them); when several rules guard the
+tool, the compiler decides the joint combinations (`JointLetters`, from
+`policyc.automata.joint`, stored in the artifact); without them, every mask each rule accepts
+is tried, which may include combinations no call produces. Nothing is ever enumerated as
+2^n: a tool whose combinations were not decided has no letters, and says so.
+
 `moves()` lists every kind of call the declared tools allow, for the searches of
-`policyc.tables.pairs`, `.joint` and the gate's guidance: each tool some rule mentions with
-each of its masks, and "any other tool" once for each way such a tool ends a run or not
-(a declared tool no rule mentions). Two facts say how far a search over them can be
-trusted: `moves_complete` (no tool has more atoms than the masks enumerated) and
-`moves_exact` (every mask is a combination some call can produce: on each tool, one rule's
-atoms cover every other rule's, so that rule's compiler decided the combinations).
+`policyc.tables.joint` and the gate's guidance: each tool some rule mentions with each of its
+letters, and "any other tool" once for each way such a tool ends a run or not (a declared
+tool no rule mentions). Two facts per tool say how far a search over them can be trusted:
+`letters_complete` (every letter is listed) and `letters_exact` (every listed letter is a
+combination some call produces).
 
 >>> from policyc.tables.dfa import Alphabet, DfaTable, ToolLetters
 >>> ab = Alphabet((), {"a": ToolLetters((), {0: 0}, 0)}, other=1)
@@ -30,40 +36,79 @@ atoms cover every other rule's, so that rule's compiler decided the combinations
 from __future__ import annotations
 
 import threading
-from itertools import product as cartesian
-from typing import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Iterable, Mapping, Sequence
 
 from policyc.ir import nodes as n
-from policyc.ir.data import DataEnv, eval_term
-from policyc.ir.ops import UNDEF, truthy
+from policyc.ir.ops import UNDEF
 from policyc.tables.atoms import reads_result
 from policyc.tables.dfa import SATISFIED, VIOLATED, DfaTable
+from policyc.tables.masks import MaskReader
+from policyc.tables.shape import TableError, check_int, field, read_bool, read_list
 
 OTHER = "\0other"   # the tool key of a call no rule mentions
 UNTRACKED = -1      # a rule whose automaton was given a letter it cannot read
-MAX_RESULT_BITS = 8  # proposals with more unknown atoms are judged rule by rule
-MAX_MASK_BITS = 2 * MAX_RESULT_BITS  # tools with more atoms have no enumerated masks
+MAX_ENUMERATED_BITS = 12  # without decided combinations, masks of at most this many atoms are tried
 
 Move = tuple[str, int, bool]  # (tool key, mask, whether the call ends the run)
+
+
+
+@dataclass(frozen=True)
+class JointLetters:
+    """The satisfiable combinations of a tool's pooled guard atoms, decided by the compiler.
+
+    `atoms`: the structural keys of the pool, in bit order (checked against the pool the
+    product builds); `masks`: the satisfiable combinations, None when there were more than the
+    compiler's budget; `exact`: every piece of every atom was understood."""
+
+    atoms: tuple[str, ...]
+    masks: tuple[int, ...] | None
+    exact: bool
+
+    def to_json(self) -> dict:
+        return {"atoms": list(self.atoms), "masks": None if self.masks is None else list(self.masks),
+                "exact": self.exact}
+
+    @classmethod
+    def from_json(cls, data: dict, where: str = "joint") -> "JointLetters":
+        """Read and check (`TableError` naming the field): atom keys are strings, each mask fits them."""
+        atoms = read_list(data, "atoms", where)
+        if not all(isinstance(a, str) for a in atoms):
+            raise TableError(f"{where}.atoms: must be structural keys (strings)")
+        masks = field(data, "masks", where)
+        if masks is not None and not isinstance(masks, list):
+            raise TableError(f"{where}.masks: must be a list or null")
+        return cls(tuple(atoms), None if masks is None else tuple(check_int(m, f"{where}.masks", 0, 1 << len(atoms))
+                                                                 for m in masks), read_bool(data, "exact", where))
+
+
+def tool_atoms(tables: Sequence[DfaTable]) -> dict[str, tuple[n.Term, ...]]:
+    """Per tool some rule mentions: every distinct guard atom of every rule on it, in order of
+    first appearance (rule by rule). The product numbers a call's mask by this order."""
+    atoms: dict[str, list[n.Term]] = {}
+    for table in tables:
+        ab = table.alphabet
+        for tool, letters in ab.tools.items():
+            pool = atoms.setdefault(tool, [])
+            for i in letters.atoms:
+                if ab.atoms[i] not in pool:
+                    pool.append(ab.atoms[i])
+    return {tool: tuple(pool) for tool, pool in atoms.items()}
 
 
 class JointSpace:
     """Interned joint states of a list of DFAs, with memoised transitions."""
 
     def __init__(self, tables: list[DfaTable], tools: Mapping[str, object], terminal: frozenset[str],
-                 externs: Mapping | None = None):
+                 externs: Mapping | None = None, joint: Mapping[str, JointLetters] | None = None):
         self.tables = tables
         self.terminal = terminal
         self.externs = dict(externs or {})
-        atoms: dict[str, list[n.Term]] = {}
-        for table in tables:
-            ab = table.alphabet
-            for tool, letters in ab.tools.items():
-                pool = atoms.setdefault(tool, [])
-                for i in letters.atoms:
-                    if ab.atoms[i] not in pool:
-                        pool.append(ab.atoms[i])
-        self.atoms = {tool: tuple(pool) for tool, pool in atoms.items()}
+        self.atoms = tool_atoms(tables)
+        # the compiler's joint letters, used only when they describe this very pool
+        self.joint = {tool: j for tool, j in (joint or {}).items()
+                      if tool in self.atoms and j.atoms == tuple(a.skey for a in self.atoms[tool])}
         self.result_bits = {tool: sum(1 << b for b, a in enumerate(pool) if reads_result(a))
                             for tool, pool in self.atoms.items()}
         # per rule, per tool: the global bit of each local atom, and the rule's letter table
@@ -83,11 +128,16 @@ class JointSpace:
             key: tuple(sorted({i for i, m in enumerate(self.mentions) if key in m} | set(nonlocal_rules)))
             for key in self.atoms}
         self.affected[OTHER] = nonlocal_rules
-        # rules that may constrain one another: they share a tool, or one is not local
+        # rules that may constrain one another: they share a tool, one is not local, or both
+        # name a terminal tool (only one call can end the run). Rules that cannot are
+        # independent: continuations satisfying each can be run one after the other.
+        ends = [bool(m & terminal) for m in self.mentions]
         self.neighbours: list[tuple[int, ...]] = [
             tuple(j for j in range(len(tables)) if j != i and (
-                not self.local[i] or not self.local[j] or self.mentions[i] & self.mentions[j]))
+                not self.local[i] or not self.local[j] or self.mentions[i] & self.mentions[j]
+                or ends[i] and ends[j]))
             for i in range(len(tables))]
+        self._neighbour_bits = [sum(1 << j for j in near) for near in self.neighbours]
         self._open = [tuple(v not in (SATISFIED, VIOLATED) for v in t.verdict) for t in tables]
         self.violated = [tuple(v == VIOLATED for v in t.verdict) for t in tables]
         self._open_sets: dict[int, frozenset[int]] = {}
@@ -97,7 +147,10 @@ class JointSpace:
         self.states: list[tuple[int, ...]] = []
         self._step: dict[tuple[int, str, int], int | None] = {}
         self._columns: dict[tuple[str, int], tuple | None] = {}
-        self._letters_memo: dict[str, tuple[int, ...]] = {}
+        self._letters_memo: dict[str, tuple[tuple[int, ...], bool, bool]] = {}
+        self._completions: dict[tuple[str, int], tuple[int, ...]] = {}
+        self._proposals: dict[tuple[int, str, int], tuple[int, ...]] = {}
+        self._readers: dict[str, MaskReader] = {}
         self._moves_all: tuple[Move, ...] | None = None
         self._accepting: dict[int, tuple[bool | None, ...]] = {}
         self.initial = self.intern(tuple(t.initial for t in tables))
@@ -158,16 +211,13 @@ class JointSpace:
 
     def mask(self, tool: str, args: Mapping, result: object = UNDEF, known_only: bool = False) -> int:
         """The truth of the tool's atoms for a call (without the result's when `known_only`)."""
-        pool = self.atoms.get(tool)
-        if not pool:
-            return 0
-        env = DataEnv({}, args, result, None, self.externs)
-        skip = self.result_bits[tool] if known_only else 0
-        mask = 0
-        for bit, atom in enumerate(pool):
-            if not skip >> bit & 1 and truthy(eval_term(atom, env)):
-                mask |= 1 << bit
-        return mask
+        reader = self._readers.get(tool)
+        if reader is None:
+            pool = self.atoms.get(tool)
+            if not pool:
+                return 0
+            reader = self._readers[tool] = MaskReader(pool, self.externs)
+        return reader.read(args, result, self.result_bits[tool] if known_only else 0)
 
     def letter(self, rule: int, key: str, mask: int) -> int | None:
         entry = self._proj[rule].get(key)
@@ -244,34 +294,120 @@ class JointSpace:
         return self.intern(tuple(nxt))
 
     def completions(self, key: str, known: int) -> tuple[int, ...] | None:
-        """Every mask a proposed call with these known atoms may have once its result exists
-        (None when there are too many unknown atoms to enumerate)."""
-        rbits = self.result_bits.get(key, 0)
-        positions = [b for b in range(rbits.bit_length()) if rbits >> b & 1]
-        if len(positions) > MAX_RESULT_BITS:
+        """Every letter a proposed call whose argument atoms are `known` may turn out to be once
+        its result exists (None: the tool's letters are not all known; see `letters_complete`)."""
+        letters, complete, _ = self._letters(key)
+        if not complete:
             return None
+        memo = (key, known)
+        found = self._completions.get(memo)
+        if found is None:
+            rbits = self.result_bits.get(key, 0)
+            found = self._completions[memo] = tuple(m for m in letters if m & ~rbits == known)
+        return found
+
+    def proposal_letters(self, rule: int, key: str, known: int) -> tuple[int, ...]:
+        """The letters of the rule's own alphabet a proposed call may turn out to be, given the
+        truth `known` of the tool's atoms that do not read the result (a pool mask). Memoised."""
+        memo = (rule, key, known)
+        found = self._proposals.get(memo)
+        if found is None:
+            ab = self.tables[rule].alphabet
+            entry = self._proj[rule].get(key)
+            if entry is None:
+                found = (ab.other,)
+            else:
+                bits, letters = entry
+                rbits = ab.tools[key].result_bits
+                local = 0
+                for b, g in enumerate(bits):
+                    if known >> g & 1:
+                        local |= 1 << b
+                found = tuple(sorted(x for m, x in letters.items() if m & ~rbits == local & ~rbits))
+            self._proposals[memo] = found
+        return found
+
+    def groups(self, rules, seeds) -> list[tuple[int, ...]]:
+        """The groups of `rules` that can constrain one another (connected by `neighbours`),
+        each containing one of `seeds`, sorted: independent questions for a joint search.
+        (Sets of rules are bit masks here: a group grows by whole neighbourhoods at a time.)"""
+        pool = 0
+        for i in rules:
+            pool |= 1 << i
+        near = self._neighbour_bits
         out = []
-        for values in cartesian((0, 1), repeat=len(positions)):
-            m = known
-            for b, v in zip(positions, values):
-                if v:
-                    m |= 1 << b
+        placed = 0
+        for seed in seeds:
+            bit = 1 << seed
+            if not pool & bit or placed & bit:
+                continue
+            group = frontier = bit
+            while frontier:
+                reach = 0
+                while frontier:
+                    low = frontier & -frontier
+                    reach |= near[low.bit_length() - 1]
+                    frontier ^= low
+                frontier = reach & pool & ~group
+                group |= frontier
+            placed |= group
+            out.append(tuple(i for i in range(group.bit_length()) if group >> i & 1))
+        return out
+
+    def guards(self, rule: int, key: str) -> bool:
+        """Whether the rule puts guard atoms on the tool."""
+        letters = self.tables[rule].alphabet.tools.get(key)
+        return letters is not None and bool(letters.atoms)
+
+    def owner_masks(self, key: str, rule: int) -> tuple[int, ...]:
+        """The rule's own letters on the tool, as masks of the tool's pool (the other rules'
+        atoms false): what a search over rules of which only this one guards the tool needs."""
+        bits, letters = self._proj[rule][key]
+        out = []
+        for local in letters:
+            m = 0
+            for b, g in enumerate(bits):
+                if local >> b & 1:
+                    m |= 1 << g
             out.append(m)
-        return tuple(out)
+        return tuple(sorted(out))
 
     def letters_of(self, key: str) -> tuple[int, ...]:
-        """Every mask of a tool that no rule's compiler ruled out (the product's letters)."""
-        memo = self._letters_memo.get(key)
-        if memo is not None:
-            return memo
-        width = len(self.atoms.get(key, ()))
-        out = []
-        if width <= MAX_MASK_BITS:
-            for mask in range(1 << width):
-                if all(self.letter(i, key, mask) is not None for i in range(len(self.tables))):
-                    out.append(mask)
-        self._letters_memo[key] = tuple(out)
-        return self._letters_memo[key]
+        """The tool's letters: the masks some call can produce (see the module's docstring)."""
+        return self._letters(key)[0]
+
+    def letters_complete(self, key: str) -> bool:
+        """Whether `letters_of(key)` lists every mask some call can produce."""
+        return key == OTHER or self._letters(key)[1]
+
+    def letters_exact(self, key: str) -> bool:
+        """Whether every mask `letters_of(key)` lists is one some call can produce."""
+        return key == OTHER or self._letters(key)[2]
+
+    def _letters(self, key: str) -> tuple[tuple[int, ...], bool, bool]:
+        """(letters, complete, exact), memoised per tool."""
+        found = self._letters_memo.get(key)
+        if found is not None:
+            return found
+        pool = self.atoms.get(key, ())
+        guarded = [i for i, t in enumerate(self.tables) if key in t.alphabet.tools and t.alphabet.tools[key].atoms]
+        valid = lambda m: all(self.letter(i, key, m) is not None for i in guarded)  # noqa: E731
+        owner = next((i for i in guarded if len(self.tables[i].alphabet.tools[key].atoms) == len(pool)), None)
+        joint = self.joint.get(key)
+        if not pool:
+            found = ((0,), True, True)
+        elif joint is not None and joint.masks is not None:
+            found = (tuple(m for m in joint.masks if valid(m)), True, joint.exact)
+        elif owner is not None:  # one rule's compiler decided every combination of the pool
+            found = (tuple(m for m in self.owner_masks(key, owner) if valid(m)), True, True)
+        elif len(pool) <= MAX_ENUMERATED_BITS:  # combinations not decided together: try each mask
+            found = (tuple(m for m in range(1 << len(pool)) if valid(m)), True, False)
+        else:
+            found = ((), False, False)
+        if found[2] and not all(self.tables[i].alphabet.exact for i in guarded):
+            found = (found[0], found[1], False)
+        self._letters_memo[key] = found
+        return found
 
     def keys(self) -> tuple[str, ...]:
         """Every distinct kind of call: each tool some rule mentions, then any other tool."""
@@ -296,19 +432,13 @@ class JointSpace:
 
     @property
     def moves_complete(self) -> bool:
-        """Whether `moves()` lists every mask of every tool (none has too many atoms)."""
-        return all(len(pool) <= MAX_MASK_BITS for pool in self.atoms.values())
+        """Whether `moves()` lists every letter of every tool."""
+        return all(self.letters_complete(tool) for tool in self.atoms)
 
     @property
     def moves_exact(self) -> bool:
         """Whether every move is a combination of guard truths some call can produce."""
-        for tool, pool in self.atoms.items():
-            covered = [t for t in self.tables if tool in t.alphabet.tools]
-            if not all(t.alphabet.exact for t in covered):
-                return False
-            if not any(len(t.alphabet.tools[tool].atoms) == len(pool) for t in covered):
-                return False  # the atoms of two rules combine in ways no compiler decided
-        return True
+        return all(self.letters_exact(tool) for tool in self.atoms)
 
     def open_rules(self, jid: int) -> frozenset[int]:
         """The rules open in joint state `jid` (memoised)."""

@@ -29,6 +29,7 @@ from policyc.ir.data import ExternError
 from policyc.ir.ops import UNDEF
 
 from policyc.tables.dfa import OPEN, SATISFIED, VIOLATED, AlphabetError, DfaTable
+from policyc.tables.shape import TableError, check_int, field, is_int, read_list
 from policyc.tables.slicing import SliceRun, SliceTable
 
 PartTable = Union[DfaTable, SliceTable]
@@ -116,10 +117,19 @@ class RuleTable:
                           for p in self.parts]}
 
     @classmethod
-    def from_json(cls, data: dict) -> "RuleTable":
-        parts = tuple(DfaTable.from_json(p["dfa"]) if "dfa" in p else SliceTable.from_json(p["slice"])
-                      for p in data["parts"])
-        return cls(_skeleton_load(data["skeleton"]), parts)
+    def from_json(cls, data: dict, where: str = "rule") -> "RuleTable":
+        """Read and check a rule table (`TableError` naming the field): every part, and a
+        skeleton of `and`, `or` and `not` over existing parts, at most MAX_SKELETON_DEPTH deep."""
+        parts: list[PartTable] = []
+        for i, p in enumerate(read_list(data, "parts", where)):
+            at = f"{where}.parts[{i}]"
+            if not isinstance(p, dict) or len(p) != 1 or not ({"dfa", "slice"} & set(p)):
+                raise TableError(f'{at}: must be {{"dfa": ...}} or {{"slice": ...}}')
+            parts.append(DfaTable.from_json(p["dfa"], f"{at}.dfa") if "dfa" in p
+                         else SliceTable.from_json(p["slice"], f"{at}.slice"))
+        if not parts:
+            raise TableError(f"{where}.parts: a rule has at least one part")
+        return cls(_skeleton_load(field(data, "skeleton", where), len(parts), f"{where}.skeleton"), tuple(parts))
 
 
 def _skeleton_json(s):
@@ -129,11 +139,20 @@ def _skeleton_json(s):
     return [kind, _skeleton_json(arg)] if kind == "not" else [kind, [_skeleton_json(a) for a in arg]]
 
 
-def _skeleton_load(s):
-    if isinstance(s, int):
-        return s
-    kind, arg = s
-    return (kind, _skeleton_load(arg)) if kind == "not" else (kind, [_skeleton_load(a) for a in arg])
+#: How deep `and`, `or` and `not` may nest in a skeleton (rules combine a few parts).
+MAX_SKELETON_DEPTH = 64
+
+
+def _skeleton_load(s, parts: int, where: str, depth: int = 0):
+    if depth > MAX_SKELETON_DEPTH:
+        raise TableError(f"{where}: nested more than {MAX_SKELETON_DEPTH} levels deep")
+    if is_int(s):
+        return check_int(s, where, 0, parts)
+    if isinstance(s, list) and len(s) == 2 and s[0] == "not":
+        return ("not", _skeleton_load(s[1], parts, where, depth + 1))
+    if isinstance(s, list) and len(s) == 2 and s[0] in ("and", "or") and isinstance(s[1], list) and s[1]:
+        return (s[0], [_skeleton_load(a, parts, where, depth + 1) for a in s[1]])
+    raise TableError(f'{where}: must be a part\'s index, ["not", s] or ["and"|"or", [s, ...]]')
 
 
 class RuleRun:
@@ -142,9 +161,11 @@ class RuleRun:
     def __init__(self, table: RuleTable):
         self.table = table
         self.states: list = [p.initial if isinstance(p, DfaTable) else p.start() for p in table.parts]
+        self._verdict: str | None = None  # the verdict of `states`, until the next step
 
     def step(self, tool: str, args: Mapping, result: object = UNDEF,
              externs: Mapping[str, Callable] | None = None) -> None:
+        self._verdict = None
         for i, part in enumerate(self.table.parts):
             if isinstance(part, DfaTable):
                 self.states[i] = part.delta[self.states[i]][part.alphabet.letter(tool, args, result, externs=externs)]
@@ -160,8 +181,10 @@ class RuleRun:
         return combine(self.table.skeleton, values, all, any, lambda v: not v)
 
     def verdict(self) -> str:
-        values = self._part_values(lambda p, s: p.verdict[s], lambda r: r.verdict())
-        return combine(self.table.skeleton, values, and3, or3, not3)
+        if self._verdict is None:
+            values = self._part_values(lambda p, s: p.verdict[s], lambda r: r.verdict())
+            self._verdict = combine(self.table.skeleton, values, and3, or3, not3)
+        return self._verdict
 
     def to_json(self) -> list:
         return [s if isinstance(s, int) else s.to_json() for s in self.states]

@@ -27,11 +27,13 @@ from dataclasses import dataclass
 from typing import Callable, Mapping, cast
 
 from policyc.ir import nodes as n
+from policyc.ir.closures import compile_term
 from policyc.ir.data import DataEnv, eval_term, path_value
 from policyc.ir.ops import UNDEF, truthy, value_key
-from policyc.ir.serialize import dump_nodes, load_nodes
+from policyc.ir.serialize import NodeTableError, dump_nodes, load_nodes
 
 from policyc.tables.dfa import OPEN, SATISFIED, VIOLATED, Alphabet, AlphabetError, DfaTable
+from policyc.tables.shape import TableError, check_int, field, is_int, mask_key, read_int, read_list, read_str
 
 
 class _Fresh:
@@ -74,10 +76,10 @@ class SliceTable:
         return out
 
     def touched_values(self, tool: str, args: Mapping, result: object, externs: Mapping | None) -> list:
-        env = DataEnv({}, args, result, None, externs or {})
+        env = DataEnv({}, None, UNDEF, None, externs or {})
         out = []
         for term in self.touch.get(tool, ()):
-            value = eval_term(term, env)
+            value = compile_term(term)(env, args, result)
             if value is not UNDEF:
                 out.append(value)
         return out
@@ -102,16 +104,48 @@ class SliceTable:
         }
 
     @classmethod
-    def from_json(cls, data: dict) -> "SliceTable":
-        terms = [cast(n.Term, t) for t in load_nodes(data["terms"])]
-        k = data["static_atoms"]
+    def from_json(cls, data: dict, where: str = "slice") -> "SliceTable":
+        """Read and check a sliced part (`TableError` naming the field): its instance automata
+        all read the part's alphabet, its masks fit its static atoms, its term lists add up."""
+        kind = read_str(data, "kind", where, ("forall", "exists"))
+        var = read_str(data, "var", where)
+        alphabet_json = field(data, "alphabet", where)
+        alphabet = Alphabet.from_json(alphabet_json, f"{where}.alphabet")
+        if alphabet.var != var:
+            raise TableError(f"{where}.alphabet.var: must be `{var[:40]}`, the part's variable")
+        try:
+            terms = [cast(n.Term, t) for t in load_nodes(field(data, "terms", where))]
+        except NodeTableError as exc:
+            raise TableError(f"{where}.terms: {exc}") from None
+        if any(not isinstance(t, n.Term) for t in terms):
+            raise TableError(f"{where}.terms: must all be terms")
+        k = read_int(data, "static_atoms", where, 0, len(terms) + 1)
         static, rest = tuple(terms[:k]), terms[k:]
         touch: dict[str, tuple[n.Term, ...]] = {}
-        for tool, count in data["touch"]:
-            touch[tool], rest = tuple(rest[:count]), rest[count:]
-        return cls(data["kind"], data["var"], Alphabet.from_json(data["alphabet"]), static,
-                   {int(m): DfaTable.from_json(d) for m, d in data["bodies"].items()}, touch,
-                   tuple((t, tuple(p), bool(f)) for t, p, f in data["domain"]), tuple(data["constants"]))
+        for i, entry in enumerate(read_list(data, "touch", where)):
+            if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], str)):
+                raise TableError(f"{where}.touch[{i}]: must be [tool, count]")
+            count = check_int(entry[1], f"{where}.touch[{i}]", 0, len(rest) + 1)
+            touch[entry[0]], rest = tuple(rest[:count]), rest[count:]
+        if rest:
+            raise TableError(f"{where}.touch: {len(rest)} term(s) are not given to any tool")
+        bodies_json = field(data, "bodies", where)
+        if not isinstance(bodies_json, dict) or not bodies_json:
+            raise TableError(f"{where}.bodies: must be an object with at least one automaton")
+        bodies = {}
+        for mask_text, body in bodies_json.items():
+            at = f"{where}.bodies[{str(mask_text)[:40]!r}]"
+            if field(body, "alphabet", at) != alphabet_json:
+                raise TableError(f"{at}.alphabet: must be the part's alphabet")
+            bodies[mask_key(mask_text, f"{where}.bodies", k)] = DfaTable.from_json(body, at)
+        domain = []
+        for i, entry in enumerate(read_list(data, "domain", where)):
+            if not (isinstance(entry, list) and len(entry) == 3 and isinstance(entry[0], str)
+                    and isinstance(entry[1], list) and isinstance(entry[2], bool)
+                    and all(isinstance(p, str) or is_int(p) for p in entry[1])):
+                raise TableError(f"{where}.domain[{i}]: must be [tool, path, flatten]")
+            domain.append((entry[0], tuple(entry[1]), entry[2]))
+        return cls(kind, var, alphabet, static, bodies, touch, tuple(domain), tuple(read_list(data, "constants", where)))
 
 
 class _Group:
@@ -226,13 +260,14 @@ class SliceRun:
             return VIOLATED
         return OPEN
 
-    def instances(self) -> dict[object, tuple[int, int, bool]]:
-        """value -> (static mask, state, in the domain), for reports and snapshots."""
-        return {self.values[k]: (g.mask, g.state, k in self.domain) for k, g in self.where.items()}
+    def instances(self) -> list[tuple[object, int, int, bool]]:
+        """(value, static mask, state, in the domain) of every instance, for reports and
+        snapshots (a list: values may be objects or lists, which no dict can be keyed by)."""
+        return [(self.values[k], g.mask, g.state, k in self.domain) for k, g in self.where.items()]
 
     def to_json(self) -> dict:
         return {"fresh": {str(m): s for m, s in self.fresh.items()},
-                "values": [[v, m, s, d] for v, (m, s, d) in self.instances().items()]}
+                "values": [list(instance) for instance in self.instances()]}
 
     @classmethod
     def from_json(cls, table: SliceTable, data: dict) -> "SliceRun":

@@ -1,13 +1,18 @@
 """JSON text with positions: where each record of a file starts, and where a field sits.
 
-Python's `json` gives values without positions. Records of a JSON array are split with
-`raw_decode`, which reports where each element ends; a field inside a record is found again
-only when something is wrong with it, by walking the text along the field's path.
+Python's `json` gives values without positions. Elements of a JSON array are found by a
+scan that follows only strings and brackets (`array_elements`), so one malformed element
+(a bad byte, a missing comma, a number too long to read, nesting too deep) spoils only
+itself: every element is decoded on its own (`decode`). A field inside a record is found
+again only when something is wrong with it, by walking the text along the field's path.
+
+Lines are counted at `\\n` only, as JSON Lines does: a U+2028 inside a string is a character
+of that string, not a line break.
 
 >>> text = '[\\n {"a": 1},\\n {"a": [1, 2]}\\n]'
->>> [(line_of(text, pos), value) for pos, value in split_array(text, 0)]
+>>> [(line_of(text, start), decode(text[start:end])[0]) for start, end in array_elements(text, 0)]
 [(2, {'a': 1}), (3, {'a': [1, 2]})]
->>> line_of(text, locate(text, split_array(text, 0)[1][0], ("a", 1)))
+>>> line_of(text, locate(text, array_elements(text, 0)[1][0], ("a", 1)))
 3
 """
 
@@ -16,9 +21,16 @@ from __future__ import annotations
 import bisect
 import json
 import re
+import sys
 
 _DECODER = json.JSONDecoder()
-_SPACE = re.compile(r"\s*")
+_SPACE = re.compile(r"[ \t\r\n]*")
+#: the tokens a tolerant scan follows: strings (kept whole), brackets and commas
+_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|[\[\]{},]')
+#: what undecodable bytes become when a file is read with `surrogateescape`
+_BAD_BYTE = re.compile("[\udc80-\udcff]")
+#: records nested deeper than this are refused: every engine may then recurse on them safely
+MAX_DEPTH = 200
 
 
 def _skip(text: str, pos: int) -> int:
@@ -26,7 +38,7 @@ def _skip(text: str, pos: int) -> int:
 
 
 def line_of(text: str, pos: int) -> int:
-    """1-based line number of a character offset."""
+    """1-based line number of a character offset (lines end at `\\n`)."""
     return text.count("\n", 0, pos) + 1
 
 
@@ -34,34 +46,134 @@ class LineIndex:
     """Line numbers of offsets in one text, without rescanning it for each offset."""
 
     def __init__(self, text: str):
-        self._newlines = [i for i, ch in enumerate(text) if ch == "\n"]
+        self._newlines = [m.start() for m in re.finditer("\n", text)]
 
     def line(self, pos: int) -> int:
         return bisect.bisect_left(self._newlines, pos) + 1
 
 
-def split_array(text: str, pos: int) -> list[tuple[int, object]]:
-    """(offset, value) of each element of the JSON array starting at `pos`.
+def bad_byte_at(text: str) -> int | None:
+    """Offset of the first byte that was not UTF-8 (read with `surrogateescape`), if any."""
+    m = _BAD_BYTE.search(text)
+    return None if m is None else m.start()
 
-    Raises json.JSONDecodeError (with its position) when an element is not valid JSON.
+
+def bad_byte(text: str) -> str | None:
+    """What is wrong when `text` (read with `surrogateescape`) holds bytes that are not UTF-8."""
+    at = bad_byte_at(text)
+    return None if at is None else f"not valid UTF-8: byte 0x{ord(text[at]) - 0xDC00:02x}"
+
+
+def decode(text: str) -> tuple[object, str | None, int | None]:
+    """(value, None, None), or (None, what is wrong, where in `text` when it is one place):
+    invalid JSON, bytes that are not UTF-8, numbers too long to read, nesting deeper than
+    `MAX_DEPTH`.
+
+    >>> decode('[1, 2]'), decode('{"a": 1 "b": 2}')
+    (([1, 2], None, None), (None, 'invalid JSON: expecting `,` delimiter', 8))
     """
+    at = bad_byte_at(text)
+    if at is not None:
+        return None, bad_byte(text), at
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return None, f"invalid JSON: {_lower(exc.msg)}", exc.pos
+    except RecursionError:
+        return None, f"the record is nested more than {MAX_DEPTH} levels deep", None
+    except ValueError:  # an integer of thousands of digits
+        return None, f"invalid JSON: a number has more than {sys.get_int_max_str_digits()} digits", None
+    if too_deep(value):
+        return None, f"the record is nested more than {MAX_DEPTH} levels deep", None
+    return value, None, None
+
+
+def where(text: str, pos: int) -> tuple[int, int]:
+    """(line, column) of an offset, both from 1."""
+    return line_of(text, pos), pos - text.rfind("\n", 0, pos)
+
+
+def _lower(message: str) -> str:
+    message = message.replace("',' delimiter", "`,` delimiter").replace("':' delimiter", "`:` delimiter")
+    return message[:1].lower() + message[1:]
+
+
+def too_deep(value: object, limit: int = MAX_DEPTH) -> bool:
+    """Whether lists and objects nest deeper than `limit` (checked without recursion)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return False
+
+
+def array_elements(text: str, pos: int) -> list[tuple[int, int]]:
+    """(start, end) of each element of the array whose `[` is at or after `pos`, found by
+    following strings and brackets only: an element ends at the next comma (or the closing
+    bracket) outside strings and brackets, whatever is wrong inside it. An unterminated
+    array runs to the end of the text."""
     pos = _skip(text, pos)
     if not text.startswith("[", pos):
-        raise json.JSONDecodeError("expected an array", text, pos)
-    pos = _skip(text, pos + 1)
-    out: list[tuple[int, object]] = []
-    if text.startswith("]", pos):
-        return out
-    while True:
-        value, end = _DECODER.raw_decode(text, pos)
-        out.append((pos, value))
-        pos = _skip(text, end)
-        if text.startswith(",", pos):
-            pos = _skip(text, pos + 1)
-        elif text.startswith("]", pos):
-            return out
-        else:
-            raise json.JSONDecodeError("expected `,` or `]`", text, pos)
+        return []
+    out: list[tuple[int, int]] = []
+    start, depth = pos + 1, 0
+    for m in _TOKEN.finditer(text, pos + 1):
+        token = m.group()
+        if token in "[{":
+            depth += 1
+        elif token in "]}":
+            if depth == 0:
+                _add(out, text, start, m.start())
+                return out
+            depth -= 1
+        elif token == "," and depth == 0:
+            _add(out, text, start, m.start(), empty_too=True)
+            start = m.end()
+    _add(out, text, start, len(text))
+    return out
+
+
+def _add(out: list, text: str, start: int, end: int, empty_too: bool = False) -> None:
+    start = _skip(text, start)
+    while end > start and text[end - 1] in " \t\r\n":
+        end -= 1
+    if end > start or empty_too:
+        out.append((start, end))
+
+
+def member(text: str, pos: int, key: str) -> int | None:
+    """Offset of the value of `key` in the object whose `{` is at or after `pos`, found by
+    the same tolerant scan; None when there is no such member."""
+    pos = _skip(text, pos)
+    if not text.startswith("{", pos):
+        return None
+    depth = 0
+    for m in _TOKEN.finditer(text, pos + 1):
+        token = m.group()
+        if token in "[{":
+            depth += 1
+        elif token in "]}":
+            if depth == 0:
+                return None
+            depth -= 1
+        elif depth == 0 and token.startswith('"'):
+            after = _skip(text, m.end())
+            if text.startswith(":", after):
+                try:
+                    name = json.loads(token)
+                except ValueError:
+                    continue
+                if name == key:
+                    return _skip(text, after + 1)
+    return None
 
 
 def locate(text: str, pos: int, path: tuple) -> int:
@@ -69,29 +181,16 @@ def locate(text: str, pos: int, path: tuple) -> int:
     try:
         for step in path:
             pos = _skip(text, pos)
-            found = _member(text, pos, step)
+            if isinstance(step, str):
+                found = member(text, pos, step)
+            elif isinstance(step, int) and text.startswith("[", pos):
+                items = array_elements(text, pos)
+                found = items[step][0] if 0 <= step < len(items) else None
+            else:
+                found = None
             if found is None:
                 return pos
             pos = found
-    except (json.JSONDecodeError, IndexError):
-        return pos  # malformed below this point: as deep as it could go
+    except (IndexError, RecursionError):
+        return pos
     return pos
-
-
-def _member(text: str, pos: int, step: object) -> int | None:
-    opener = text[pos]
-    if opener == "{" and isinstance(step, str):
-        pos = _skip(text, pos + 1)
-        while not text.startswith("}", pos):
-            key, pos = _DECODER.raw_decode(text, pos)
-            pos = _skip(text, _skip(text, pos) + 1)  # past the colon
-            if key == step:
-                return pos
-            pos = _skip(text, _DECODER.raw_decode(text, pos)[1])
-            if text.startswith(",", pos):
-                pos = _skip(text, pos + 1)
-        return None
-    if opener == "[" and isinstance(step, int):
-        items = split_array(text, pos)
-        return items[step][0] if 0 <= step < len(items) else None
-    return None

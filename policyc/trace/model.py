@@ -1,22 +1,67 @@
-"""The trace model of appendix A.1: calls c_i = (name, args, result, position) and metrics μ."""
+"""The trace model: events e_i = (name, args, result, position, kind, actor, message_id, error)
+and the metrics record μ.
+
+Appendix A.1's trace is a sequence of the agent's tool calls c_i = (name, args, result, i).
+An event generalises a call: its `kind` is "call" or "message"; its `actor` is who made it,
+"assistant" (the agent) or "user" (a simulated customer acting on their device, say); its
+`message_id` names the message that made it, so calls can be grouped by message; a call's
+`error` says whether it failed (known, like its result, only once it ran). A message is an
+event named `message` whose only argument is its `text`.
+
+Readers keep every event a log records. A policy sees its *view* of the trace
+(`Trace.observed`): the agent's calls, as appendix A has it, plus the classes of events the
+policy declares it observes (`observe messages, user_calls`), renumbered from 0. So a policy
+that observes nothing new reads exactly the call-only trace it always did.
+
+>>> t = Trace.from_events((Call("message", {"text": "My data is off."}, kind="message", actor="user"),
+...                        Call("check_status_bar", {}, "No signal", actor="user"),
+...                        Call("get_customer_by_phone", {"phone_number": "555"}, {"customer_id": "C1"})))
+>>> t.tool_sequence, t.observed(frozenset({"messages", "user_calls"})).tool_sequence
+(['get_customer_by_phone'], ['message', 'check_status_bar', 'get_customer_by_phone'])
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, Mapping
 
-from policyc.grounding import EntitySet
-from policyc.ir.data import path_value
+from policyc.grounding import CODE, Extractor, SeenSet
+from policyc.ir.data import DEFAULT_ATTRIBUTES, CallArgs, attributes, path_value
 from policyc.ir.ops import UNDEF, value_key
+
+#: The name of message events, and the event classes a policy may observe beyond the agent's calls.
+MESSAGE = "message"
+CALL, MESSAGE_KIND = "call", "message"
+ASSISTANT, USER = "assistant", "user"
+OBSERVABLE = ("messages", "user_calls")
 
 
 @dataclass(frozen=True, slots=True)
 class Call:
+    """One event of a trace (for appendix A, one tool call of the agent)."""
+
     name: str
     args: Mapping[str, Any]
     result: Any = UNDEF  # UNDEF: no result recorded (or not yet known)
     position: int = 0
+    kind: str = CALL  # "call" or "message"
+    actor: str = ASSISTANT
+    message_id: str | None = None
+    error: bool = False
+
+    def __post_init__(self) -> None:
+        own = {"actor": self.actor, "message_id": self.message_id, "error": self.error}
+        carried = attributes(self.args)
+        if own == DEFAULT_ATTRIBUTES and carried != DEFAULT_ATTRIBUTES:  # given by the arguments
+            for key in own:
+                object.__setattr__(self, key, carried.get(key, DEFAULT_ATTRIBUTES[key]))
+        elif carried != own:  # the arguments carry the attributes to every engine
+            object.__setattr__(self, "args", CallArgs(self.args, own))
+
+    @property
+    def is_message(self) -> bool:
+        return self.kind == MESSAGE_KIND
 
     def __str__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.args.items())
@@ -25,12 +70,23 @@ class Call:
 
 @dataclass(frozen=True)
 class Trace:
-    """A finite sequence of calls plus the metrics record they came with."""
+    """A finite sequence of calls plus the metrics record they came with.
+
+    `calls` is the sequence rules are evaluated on: the agent's tool calls (appendix A) for a
+    trace as read, the events a policy observes for its view (`observed`). `events` is
+    everything the log recorded (the calls themselves when nothing more was recorded).
+    """
 
     calls: tuple[Call, ...]
     metrics: Mapping[str, Any] = field(default_factory=dict)
     id: str | None = None
     origin: str | None = None  # "file:line" the record was read from
+    request: str | None = None  # the user's request that started the run, when the log has it
+    events: tuple[Call, ...] | None = None  # every event recorded (None: the calls)
+
+    def __post_init__(self) -> None:
+        if self.events is None:
+            object.__setattr__(self, "events", self.calls)
 
     @classmethod
     def of(cls, *calls: tuple, metrics: Mapping[str, Any] | None = None, id: str | None = None) -> "Trace":
@@ -42,8 +98,16 @@ class Trace:
         out = []
         for i, c in enumerate(calls):
             name, args, *rest = c
-            out.append(Call(name, dict(args), rest[0] if rest else UNDEF, i))
+            args = CallArgs(args, args.attrs) if isinstance(args, CallArgs) else dict(args)  # attributes kept
+            out.append(Call(name, args, rest[0] if rest else UNDEF, i))
         return cls(tuple(out), dict(metrics or {}), id)
+
+    @classmethod
+    def from_events(cls, events: tuple[Call, ...], metrics: Mapping[str, Any] | None = None, id: str | None = None,
+                    origin: str | None = None, request: str | None = None) -> "Trace":
+        """A trace of everything a log recorded; its `calls` are the agent's tool calls."""
+        base = cls(tuple(events), dict(metrics or {}), id, origin, request, tuple(events))
+        return base.observed(frozenset())
 
     def __len__(self) -> int:
         return len(self.calls)
@@ -53,7 +117,30 @@ class Trace:
         return [c.name for c in self.calls]
 
     def prefix(self, length: int) -> "Trace":
-        return Trace(self.calls[:length], self.metrics, self.id, self.origin)
+        calls = self.calls[:length]
+        return Trace(calls, self.metrics, self.id, self.origin, self.request, calls)
+
+    def observed(self, observes: frozenset[str] = frozenset()) -> "Trace":
+        """The view of a policy that observes these event classes (`OBSERVABLE`) besides the
+        agent's calls: the other events left out, positions renumbered. A tool call that
+        happens to be named `message` is shown as `` `message` `` in a view with messages,
+        so that it is never read as one."""
+        messages, users = "messages" in observes, "user_calls" in observes
+        events = self.events
+        if all(not c.is_message and c.actor == ASSISTANT for c in events) and not (
+                messages and any(c.name == MESSAGE for c in events)):
+            kept = list(events)
+        else:
+            kept = []
+            for c in events:
+                if c.is_message and not messages or not c.is_message and c.actor != ASSISTANT and not users:
+                    continue
+                name = "`message`" if messages and not c.is_message and c.name == MESSAGE else c.name
+                kept.append(c if (c.name, c.position) == (name, len(kept)) else
+                            replace(c, name=name, position=len(kept)))
+        if tuple(kept) == self.calls:
+            return self
+        return Trace(tuple(kept), self.metrics, self.id, self.origin, self.request, events)
 
     @cached_property
     def globals(self) -> "TraceGlobals":
@@ -92,14 +179,20 @@ class TraceGlobals:
             self._values[key] = list(seen.values())
         return self._values[key]
 
-    def outputs(self, tools: tuple[str, ...]) -> EntitySet:
-        if tools not in self._outputs:
-            seen = EntitySet()
+    def outputs(self, tools: tuple[str, ...], extractor: Extractor = CODE) -> SeenSet:
+        key = (tools, id(extractor))
+        if key not in self._outputs:
+            seen = extractor.seen()
             for call in self.trace.calls:
                 if (not tools or call.name in tools) and call.result is not UNDEF:
                     seen.add_call(dict(call.args), call.result)
-            self._outputs[tools] = seen
-        return self._outputs[tools]
+            self._outputs[key] = (extractor, seen)  # the extractor is kept: its id stays its own
+        return self._outputs[key][1]
 
     def metric(self, path: tuple) -> object:
         return path_value(dict(self.trace.metrics), path)
+
+    def request(self) -> object:
+        """`request`: the user's request as a record, `{"text": ...}`; ⊥ when unknown."""
+        text = self.trace.request
+        return UNDEF if text is None else {"text": text}

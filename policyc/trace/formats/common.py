@@ -14,19 +14,23 @@ from typing import Any
 
 from policyc.ir.ops import UNDEF
 from policyc.trace.errors import RecordProblem
-from policyc.trace.model import Call, Trace
+from policyc.trace.jsontext import too_deep
+from policyc.trace.model import ASSISTANT, CALL, MESSAGE, MESSAGE_KIND, Call, Trace
 
 
 def parse_result(value: Any) -> Any:
     """A tool result as the trace holds it: text that is a JSON object, array, `true`,
-    `false` or `null` is parsed (appendix B); other text (also "42") stays text."""
+    `false` or `null` is parsed (appendix B); other text (also "42") stays text, and so does
+    JSON text that cannot be read safely (numbers of thousands of digits, nesting deeper than
+    `jsontext.MAX_DEPTH`)."""
     if isinstance(value, str):
         text = value.strip()
         if text[:1] in ("{", "[") or text in ("true", "false", "null"):
             try:
-                return json.loads(text)
-            except (json.JSONDecodeError, RecursionError):
+                parsed = json.loads(text)
+            except (ValueError, RecursionError):  # not JSON, a number of thousands of digits, too deep
                 return value
+            return value if too_deep(parsed) else parsed
     return value
 
 
@@ -51,6 +55,22 @@ def text_content(value: Any) -> Any:
     if isinstance(value, list):
         parts = [p.get("text") for p in value if isinstance(p, dict) and isinstance(p.get("text"), str)]
         return "".join(parts)
+    return value
+
+
+def message_text(value: Any) -> str:
+    """The text of a message's content ("" when it has none)."""
+    text = text_content(value)
+    return text if isinstance(text, str) else ""
+
+
+def require_list(container: dict, key: str, where: tuple, what: str = "an array") -> list:
+    """container[key] as a list; absent or null is an empty list, anything else an error."""
+    value = container.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise RecordProblem(where + (key,), f"`{key}` must be {what}, found {json_type(value)}")
     return value
 
 
@@ -110,8 +130,83 @@ def json_type(value: Any) -> str:
 def build_trace(calls: list[tuple[str, dict, Any]], metrics: dict, trace_id: Any, origin: str | None) -> Trace:
     """A Trace from (name, args, result) triples; result UNDEF when none was recorded."""
     out = tuple(Call(name, args, result, i) for i, (name, args, result) in enumerate(calls))
-    tid = str(trace_id) if isinstance(trace_id, (str, int)) and not isinstance(trace_id, bool) else None
-    return Trace(out, metrics, tid, origin)
+    return Trace(out, metrics, _trace_id(trace_id), origin)
+
+
+def _trace_id(trace_id: Any) -> str | None:
+    return str(trace_id) if isinstance(trace_id, (str, int)) and not isinstance(trace_id, bool) else None
 
 
 NO_RESULT = UNDEF
+
+
+class Events:
+    """The events of one record as a reader finds them: messages, the calls they make, and
+    the results (and failures) that come back for those calls later, by call id or in order.
+
+    >>> ev = Events()
+    >>> ev.message("Which line?", "user", "m0")
+    >>> ev.message("", "assistant", "m1", ["get_details_by_id"])
+    >>> ev.call("get_details_by_id", {"id": "L1"}, "assistant", "m1", call_id="c1")
+    >>> ev.result("c1", '{"status": "Active"}')
+    True
+    >>> t = ev.trace({}, "run-1", None)
+    >>> t.tool_sequence, t.calls[0].result, t.calls[0].message_id, t.request
+    (['get_details_by_id'], {'status': 'Active'}, 'm1', 'Which line?')
+    >>> [e.name for e in t.events]
+    ['message', 'message', 'get_details_by_id']
+    """
+
+    def __init__(self) -> None:
+        self.items: list[dict] = []
+        self._by_id: dict[str, int] = {}
+        self._waiting: list[int] = []
+        self.request: str | None = None
+
+    def message(self, text: str, actor: str, message_id: str | None = None, calls: list[str] | None = None) -> None:
+        """A message (by "assistant" or "user"): its text and the names of the tools it calls.
+        The first user message with text is the run's request."""
+        if actor == "user" and text and self.request is None:
+            self.request = text
+        self.items.append({"name": MESSAGE, "args": {"text": text, "calls": list(calls or [])}, "result": UNDEF,
+                           "kind": MESSAGE_KIND, "actor": actor, "message_id": message_id, "error": False})
+
+    def call(self, name: str, args: dict, actor: str = ASSISTANT, message_id: str | None = None,
+             call_id: str | None = None, result: Any = UNDEF, error: bool = False) -> None:
+        """A tool call; its result may come now or later (`result`)."""
+        index = len(self.items)
+        if call_id:
+            self._by_id[call_id] = index
+        if result is UNDEF:
+            self._waiting.append(index)
+        self.items.append({"name": name, "args": args, "result": result, "kind": CALL, "actor": actor,
+                           "message_id": message_id, "error": error})
+
+    def result(self, call_id: str | None, content: Any, error: bool = False, actor: str | None = None) -> bool:
+        """The result of the call with this id (without one: the oldest call still waiting, of
+        `actor` when given); False when no such call is known."""
+        if call_id:
+            index = self._by_id.get(call_id)
+        else:
+            index = next((i for i in self._waiting if actor is None or self.items[i]["actor"] == actor), None)
+        if index is None:
+            return False
+        if index in self._waiting:
+            self._waiting.remove(index)
+        self.items[index]["result"] = parse_result(content)
+        self.items[index]["error"] = bool(error)
+        return True
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def trace(self, metrics: dict, trace_id: Any, origin: str | None) -> Trace:
+        calls = tuple(Call(e["name"], e["args"], e["result"], i, e["kind"], e["actor"], e["message_id"], e["error"])
+                      for i, e in enumerate(self.items))
+        return Trace.from_events(calls, metrics, _trace_id(trace_id), origin, self.request)
+
+
+def no_events(where: tuple, count: int, what: str) -> RecordProblem:
+    """A record whose content yields no event: it is not what its shape suggested."""
+    return RecordProblem(where, f"no events: none of its {count} {what} is a message or a tool call this "
+                                "reader knows; name the format with --format if it was misread")

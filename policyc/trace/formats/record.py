@@ -3,10 +3,13 @@
     {"num_steps": 7, ..., "tool_calls": [
         {"step": 2, "tool_name": "tool_a", "arguments": {"seed": 42}, "tool_result": "{\\"numbers\\": [8]}"}]}
 
-Each entry of `tool_calls` becomes one call: `tool_name` (required, a string), `arguments`
+Each entry of `tool_calls` becomes one event: `tool_name` (required, a string), `arguments`
 (an object, or text holding one; absent means none), `tool_result` (a string holding JSON is
-parsed; absent means no result was recorded). Every other field of the record is kept as the
-metrics μ, readable in rules as `metrics.<field>`.
+parsed; absent means no result was recorded). An entry may also say who made it (`actor`:
+"assistant", the default, or "user"), in which message (`message_id`) and whether it failed
+(`error`); an entry named `message` is a message event (`arguments`: `text` and `calls`).
+Every other field of the record is kept as the metrics μ, readable in rules as
+`metrics.<field>`; `request` (text) is the user's request.
 
 >>> t = parse_record({"num_steps": 2, "tool_calls": [{"tool_name": "a", "arguments": {}, "tool_result": "[1]"}]})
 >>> t.tool_sequence, t.calls[0].result, dict(t.metrics)
@@ -17,19 +20,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from policyc.trace.errors import RecordProblem
 from policyc.trace.formats.common import (
     NO_RESULT,
-    build_trace,
+    json_type,
     parse_arguments,
     parse_result,
     reject_misspelled,
     require,
     require_object,
 )
-from policyc.trace.model import Trace
+from policyc.trace.model import CALL, MESSAGE, MESSAGE_KIND, Call, Trace
 
-
-CALL_FIELDS = ("tool_name", "arguments", "tool_result")
+CALL_FIELDS = ("tool_name", "arguments", "tool_result", "actor", "message_id", "error")
 
 
 def is_record(value: Any) -> bool:
@@ -43,7 +46,7 @@ def is_record(value: Any) -> bool:
 def parse_record(value: Any, origin: str | None = None) -> Trace:
     record = require_object(value, (), "a metrics record (an object with `tool_calls`)")
     entries = require(record, "tool_calls", list, (), "an array")
-    calls = []
+    events = []
     for i, entry in enumerate(entries):
         where = ("tool_calls", i)
         entry = require_object(entry, where, "a tool call (an object with `tool_name`)")
@@ -51,6 +54,20 @@ def parse_record(value: Any, origin: str | None = None) -> Trace:
         name = require(entry, "tool_name", str, where, "a string")
         args = parse_arguments(entry.get("arguments"), where + ("arguments",))
         result = parse_result(entry["tool_result"]) if "tool_result" in entry else NO_RESULT
-        calls.append((name, args, result))
+        actor = entry.get("actor", "assistant")
+        if actor not in ("assistant", "user"):
+            raise RecordProblem(where + ("actor",), "`actor` must be \"assistant\" or \"user\""
+                                if isinstance(actor, str) else f"`actor` must be a string, found {json_type(actor)}")
+        message_id = entry.get("message_id")
+        if message_id is not None and not isinstance(message_id, (str, int)) or isinstance(message_id, bool):
+            raise RecordProblem(where + ("message_id",), f"`message_id` must be a string, found {json_type(message_id)}")
+        error = entry.get("error", False)
+        if not isinstance(error, bool):
+            raise RecordProblem(where + ("error",), f"`error` must be a boolean, found {json_type(error)}")
+        kind = MESSAGE_KIND if name == MESSAGE else CALL
+        events.append(Call(name, args, result, i, kind, actor, None if message_id is None else str(message_id), error))
     metrics = {k: v for k, v in record.items() if k != "tool_calls"}
-    return build_trace(calls, metrics, record.get("id", record.get("trace_id")), origin)
+    trace_id = record.get("id", record.get("trace_id"))
+    request = record.get("request") if isinstance(record.get("request"), str) else None
+    tid = str(trace_id) if isinstance(trace_id, (str, int)) and not isinstance(trace_id, bool) else None
+    return Trace.from_events(tuple(events), metrics, tid, origin, request)

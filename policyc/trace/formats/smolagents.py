@@ -24,7 +24,15 @@ import json
 from typing import Any
 
 from policyc.trace.errors import RecordProblem
-from policyc.trace.formats.common import NO_RESULT, build_trace, parse_result, require, require_object
+from policyc.trace.formats.common import (
+    NO_RESULT,
+    Events,
+    message_text,
+    parse_result,
+    require,
+    require_list,
+    require_object,
+)
 from policyc.trace.model import Trace
 
 _STEP_KEYS = ("step_number", "task", "plan", "system_prompt")
@@ -59,7 +67,7 @@ def parse_smolagents(value: Any, origin: str | None = None) -> Trace:
         steps, prefix, trace_id = value, (), None
     else:
         raise RecordProblem((), "expected a list of smolagents steps or an object with `steps`")
-    calls: list[tuple] = []
+    events = Events()
     metrics: dict[str, Any] = {}
     tokens = {"input_tokens": 0, "output_tokens": 0}
     action_steps = 0
@@ -68,6 +76,8 @@ def parse_smolagents(value: Any, origin: str | None = None) -> Trace:
         step = require_object(step, where, "a step")
         if "task" in step and "task" not in metrics:
             metrics["task"] = step["task"]
+            if isinstance(step["task"], str):
+                events.message(step["task"], "user", str(i))
         if "output" in step and "step_number" not in step:
             metrics["final_output"] = step["output"]
         if "step_number" not in step:
@@ -76,11 +86,10 @@ def parse_smolagents(value: Any, origin: str | None = None) -> Trace:
         usage = step.get("token_usage")
         if isinstance(usage, dict):
             for key in tokens:
-                if isinstance(usage.get(key), int):
+                if isinstance(usage.get(key), int) and not isinstance(usage.get(key), bool):
                     tokens[key] += usage[key]
-        tool_calls = step.get("tool_calls") or []
-        if not isinstance(tool_calls, list):
-            raise RecordProblem(where + ("tool_calls",), "`tool_calls` must be an array")
+        tool_calls = require_list(step, "tool_calls", where)
+        parsed = []
         for j, tool_call in enumerate(tool_calls):
             at = where + ("tool_calls", j)
             tool_call = require_object(tool_call, at, "a tool call")
@@ -92,9 +101,13 @@ def parse_smolagents(value: Any, origin: str | None = None) -> Trace:
                     result = parse_result(step["observations"])
                 elif "action_output" in step:
                     result = step["action_output"]
-            calls.append((name, _arguments(function.get("arguments")), result))
+            parsed.append((name, _arguments(function.get("arguments")), result))
+        events.message(message_text(step.get("model_output")), "assistant", str(i), [p[0] for p in parsed])
+        failed = bool(step.get("error")) and len(parsed) == 1
+        for name, args, result in parsed:
+            events.call(name, args, "assistant", str(i), result=result, error=failed)
         if step.get("is_final_answer") and "action_output" in step:
             metrics["final_output"] = step["action_output"]
     metrics["num_steps"] = action_steps
     metrics.update({k: v for k, v in tokens.items() if v})
-    return build_trace(calls, metrics, trace_id, origin)
+    return events.trace(metrics, trace_id, origin)

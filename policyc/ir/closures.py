@@ -1,4 +1,4 @@
-"""Data terms compiled to Python closures, for the linear engine's event guards.
+"""Data terms compiled to Python closures, for the engines' event guards and the gate's letters.
 
 `compile_term(t)(env, args, result)` is `eval_term(t, env.at_call(args, result))` (or
 `eval_term(t, env)` when args is None), without walking the term or building an environment
@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping
 
 from policyc.ir import nodes as n
-from policyc.ir.data import DataEnv, eval_term
+from policyc.ir.data import DataEnv, attribute, eval_term
 from policyc.ir.ops import UNDEF, apply_op, get_field, get_index, get_slice, truthy
 
 Compiled = Callable[[DataEnv, Mapping[str, Any] | None, Any], Any]
@@ -44,6 +44,9 @@ def _compile(t: n.Term) -> Compiled:  # noqa: C901 - one case per node type
         return lambda env, args, result: UNDEF if args is None else args.get(name, UNDEF)
     if isinstance(t, n.Result):
         return lambda env, args, result: result if args is not None else env.result
+    if isinstance(t, n.Attr):
+        name = t.name
+        return lambda env, args, result: attribute(args if args is not None else env.args, name)
     if isinstance(t, n.Field):
         base, field_name = compile_term(t.base), t.name
         return lambda env, args, result: get_field(base(env, args, result), field_name)
@@ -63,6 +66,8 @@ def _compile(t: n.Term) -> Compiled:  # noqa: C901 - one case per node type
 
 
 def _compile_op(t: n.Op) -> Compiled:
+    if t.op == "entities":
+        return _deferred(t)  # by the extractor the evaluation was given
     parts = [compile_term(a) for a in t.args]
     if t.op == "and":
         return lambda env, args, result: all(truthy(p(env, args, result)) for p in parts)

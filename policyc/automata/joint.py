@@ -1,0 +1,132 @@
+"""The calls a policy can tell apart, per tool: satisfiable combinations of every rule's guards.
+
+Each rule's alphabet prunes the combinations of its own guard atoms that no call can produce.
+Rules judged together (the gate's conflict search, the lint's decisions) need the same for
+the atoms of all rules on one tool: `amount > 1000` in one rule and `amount < 500` in
+another cannot both hold, so no joint letter has them both. `joint_letters` decides that
+with the solver, refining the combinations atom by atom (`solver.satisfiable_masks`), so the
+cost follows the number of combinations that exist; a tool with more than
+`MAX_JOINT_COMBINATIONS` of them is recorded as not decided, and searches over it say so.
+
+Atoms that read different inputs of the call (`amount` and `note`) are independent: their
+combinations are decided per group of atoms sharing an input, and multiplied.
+
+The atoms of a tool are numbered as `policyc.tables.product.tool_atoms` numbers them, so the
+runtime reads the masks against the same bits.
+
+>>> from policyc.ir import build as b
+>>> from policyc.automata import compile_rule
+>>> big = b.always(b.neg(b.event("pay", b.op("gt", b.arg("amount"), b.lit(1000)))))
+>>> small = b.eventually(b.event("pay", b.op("lt", b.arg("amount"), b.lit(500))))
+>>> joint = joint_letters([compile_rule(big).dfa, compile_rule(small).dfa])
+>>> sorted(joint["pay"].masks), joint["pay"].exact     # never both bits: no amount is > 1000 and < 500
+([0, 1, 2], True)
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from policyc.automata.solver import TooManyCombinations, satisfiable_masks
+from policyc.ir import nodes as n
+from policyc.ir.walk import subformulas
+from policyc.tables.dfa import DfaTable
+from policyc.tables.product import JointLetters, tool_atoms
+
+#: Satisfiable combinations of one tool's guard atoms the compiler enumerates at most.
+MAX_JOINT_COMBINATIONS = 4096
+
+
+def joint_letters(tables: Sequence[DfaTable], limit: int = MAX_JOINT_COMBINATIONS) -> dict[str, JointLetters]:
+    """Per tool some rule guards: the satisfiable combinations of all the rules' atoms on it.
+
+    Tools whose atoms belong to one rule need nothing more than that rule's own alphabet; they
+    are left out unless several rules guard them."""
+    out: dict[str, JointLetters] = {}
+    owners: dict[str, int] = {}
+    for table in tables:
+        for tool, letters in table.alphabet.tools.items():
+            if letters.atoms:
+                owners[tool] = owners.get(tool, 0) + 1
+    for tool, pool in tool_atoms(tables).items():
+        if owners.get(tool, 0) < 2:
+            continue
+        keys = tuple(a.skey for a in pool)
+        try:
+            masks, exact = combinations(pool, limit)
+        except TooManyCombinations:
+            out[tool] = JointLetters(keys, None, False)
+            continue
+        out[tool] = JointLetters(keys, tuple(sorted(masks)), exact)
+    return out
+
+
+def combinations(pool: Sequence[n.Term], limit: int) -> tuple[list[int], bool]:
+    """The satisfiable truth assignments of the pool's atoms (bit i = atom i): per group of
+    atoms that read a common input, by the solver, then every combination across groups.
+
+    >>> from policyc.ir import build as b
+    >>> amount, note = b.arg("amount"), b.arg("note")
+    >>> pool = [b.op("gt", amount, b.lit(10)), b.op("eq", note, b.lit("x")), b.op("gt", amount, b.lit(20))]
+    >>> masks, exact = combinations(pool, 100)
+    >>> len(masks), 0b101 in masks, 0b100 in masks   # amount > 20 without amount > 10: impossible
+    (6, True, False)
+    """
+    groups = _input_groups(pool)
+    out = [0]
+    exact = True
+    for group in groups:
+        masks, sure = satisfiable_masks([pool[i] for i in group], limit)
+        exact &= sure
+        spread = []
+        for local in masks:
+            m = 0
+            for b, i in enumerate(group):
+                if local >> b & 1:
+                    m |= 1 << i
+            spread.append(m)
+        out = [a | c for a in out for c in spread]
+        if len(out) > limit:
+            raise TooManyCombinations(limit)
+    return out, exact
+
+
+def _input_groups(pool: Sequence[n.Term]) -> list[list[int]]:
+    """The atoms grouped by the inputs they read (an argument, the result; an atom that reads
+    nothing of the call, or something the solver cannot see into, joins every group it may
+    touch: it is grouped with all atoms)."""
+    reads: list[frozenset] = []
+    for atom in pool:
+        inputs: set = set()
+        opaque = False
+        for t in subformulas(atom):
+            if isinstance(t, n.Arg):
+                inputs.add(("arg", t.name))
+            elif isinstance(t, n.Result):
+                inputs.add(("result",))
+            elif isinstance(t, (n.Extern, n.Var, n.Values, n.Outputs, n.Metric)):
+                opaque = True
+        reads.append(frozenset(inputs) if not opaque else frozenset({("*",)}))
+    parent = list(range(len(pool)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    owner: dict = {}
+    everything = [i for i, r in enumerate(reads) if ("*",) in r]
+    for i, r in enumerate(reads):
+        for x in r:
+            if x in owner:
+                parent[find(i)] = find(owner[x])
+            else:
+                owner[x] = i
+    for i in everything:
+        for j in range(len(pool)):
+            parent[find(j)] = find(i)
+    groups: dict[int, list[int]] = {}
+    for i in range(len(pool)):
+        groups.setdefault(find(i), []).append(i)
+    return list(groups.values())

@@ -1,0 +1,251 @@
+"""The code extractor: entities of answers about a code base (AgentLTL paper §4.4, appendix H.3).
+
+`entities(text)` returns the referential entities a text names, in order, without repeats:
+
+- file paths: repository-relative paths ending in a known source extension (`src/api.py`);
+- identifiers: CamelCase and snake_case tokens of at least three characters, dotted names
+  built from them (`ChargePoint.start`), and any name written as code: in backticks or
+  followed by `(` (`request(`); plain lowercase words are prose, not references;
+- numeric literals (`42`, `3.5`).
+
+Python keywords, builtins (with the exception classes), standard-library module names and a
+stop list of common words are filtered out.
+
+`EntitySet` is what tool results showed (`outputs`). Parsed results contribute their values;
+a file's contents (a result keyed by a path, or a text result of a call whose argument is
+a path) contribute what the file defines: for `.py` files the names Python's `ast` finds
+defined (qualified by class and module), for C and C++ files the names a regex finds
+defined, for other files every token. An entity is grounded when it matches a member of
+its kind: exactly for paths, by value for numbers, by case-insensitive prefix for
+identifiers (`charge` grounds in `ChargePoint`).
+
+Extraction takes time linear in the text (each regex scans it once; positions already taken
+by a path are marked in a bit array, not searched), and is bounded: at most `MAX_ENTITIES`
+entities are kept per text, and `MAX_TEXT` characters are read.
+
+>>> entities("The class ChargePoint is in ocpp/charge_point.py, line 42.")
+['ChargePoint', 'ocpp/charge_point.py', '42']
+>>> seen = EntitySet.from_results([{"ocpp/charge_point.py": "class ChargePoint:\\n    pass\\n"}])
+>>> seen.contains("ocpp/charge_point.py"), seen.contains("chargepoint"), seen.contains("Other")
+(True, True, False)
+"""
+
+from __future__ import annotations
+
+import bisect
+import builtins
+import keyword
+import math
+import re
+import sys
+from dataclasses import dataclass, field
+
+from policyc.grounding.definitions import NUMBER_RE as _NUMBER_RE
+from policyc.grounding.definitions import c_definitions, python_definitions
+
+#: Bounds of extraction: the entities kept per text, and the characters of a text read.
+MAX_ENTITIES = 10_000
+MAX_TEXT = 4_000_000
+
+SOURCE_EXTENSIONS = (
+    "py pyi c h cc cpp cxx hpp hh js jsx mjs ts tsx java kt scala go rs rb php cs swift m sh "
+    "md rst txt json yaml yml toml cfg ini html css sql"
+).split()
+PYTHON_EXTENSIONS = ("py", "pyi")
+C_EXTENSIONS = ("c", "h", "cc", "cpp", "cxx", "hpp", "hh")
+
+_EXT = "|".join(sorted(SOURCE_EXTENSIONS, key=len, reverse=True))
+_PATH = rf"(?:\.{{1,2}}/)?(?:[\w.-]+/)*[\w-][\w.-]*\.(?:{_EXT})"
+_PATH_RE = re.compile(rf"(?<![\w/.-]){_PATH}(?![\w/])")
+_NAME = r"[A-Za-z_][A-Za-z0-9_]*"
+_IDENT_RE = re.compile(rf"(?<![\w.]){_NAME}(?:\.{_NAME})*")
+_CODE_SPAN_RE = re.compile(r"`([^`\n]+)`")
+
+STOP_WORDS = frozenset(
+    """a an the is are was were be been being am do does did done has have had having of in on at to
+    for from by with without into onto over under about above below between through during before after
+    and or not no nor but if then else when where which who whom whose what why how this that these those
+    it its you he she we they me him her us them my your his our their there here as so than too
+    very can could should would may might must will shall also only just both each all any some such
+    more most other another same own out up down off again further once file files function functions
+    class classes method methods defined define definition module modules package line lines code source
+    answer found find located location locate see seen primarily mainly contains containing called call
+    named name version versions core base user facing directory folder path repository repo don know
+    sorry unable cannot read available information""".split()
+)
+BLOCKLIST = (frozenset(dir(builtins)) | frozenset(keyword.kwlist) | frozenset(keyword.softkwlist)
+             | frozenset(sys.stdlib_module_names))
+
+
+def _is_reference(token: str, code: bool) -> bool:
+    """Whether an identifier token names something (rather than being prose or a builtin)."""
+    head = token.split(".")[0]
+    if len(token) < 3 or token.lower() in STOP_WORDS or token in BLOCKLIST or head in BLOCKLIST:
+        return False
+    if code:
+        return True
+    parts = token.split(".")
+    return any("_" in p.strip("_") or _is_camel(p) for p in parts)
+
+
+def _is_camel(word: str) -> bool:
+    letters = [c for c in word if c.isalpha()]
+    uppers = sum(c.isupper() for c in letters)
+    lowers = len(letters) - uppers
+    return lowers > 0 and (uppers >= 2 or word[0].islower() and uppers >= 1)
+
+
+def _normalise_path(path: str) -> str:
+    return path[2:] if path.startswith("./") else path
+
+
+def entities(text: object) -> list[str]:
+    """Referential entities of `text` (a string, or a list of strings), in order, without repeats.
+
+    >>> entities("`request` is in src/requests/api.py; see Session.send( and MAX_RETRIES = 3")
+    ['request', 'src/requests/api.py', 'Session.send', 'MAX_RETRIES', '3']
+    >>> entities("I don't know - not found in the source I read."), entities("")
+    ([], [])
+    """
+    if isinstance(text, list):
+        out: dict[str, None] = {}
+        for item in text:
+            out.update(dict.fromkeys(entities(item)))
+        return list(out)
+    if not isinstance(text, str):
+        return []
+    text = text[:MAX_TEXT]
+    in_code = bytearray(len(text) + 1)  # 1 where a character is inside a `code span`
+    for m in _CODE_SPAN_RE.finditer(text):
+        in_code[m.start(1):m.end(1)] = b"\x01" * (m.end(1) - m.start(1))
+    taken = bytearray(len(text) + 1)  # 1 where a path starts or continues
+    found: list[tuple[int, str]] = []
+    for m in _PATH_RE.finditer(text):
+        found.append((m.start(), _normalise_path(m.group())))
+        taken[m.start():m.end()] = b"\x01" * (m.end() - m.start())
+    for m in _IDENT_RE.finditer(text):
+        if taken[m.start()]:
+            continue
+        token = m.group().rstrip(".")
+        code = text[m.end():m.end() + 1] == "(" or in_code[m.start()] and in_code[m.end() - 1]
+        if _is_reference(token, bool(code)):
+            found.append((m.start(), token))
+    for m in _NUMBER_RE.finditer(text):
+        if not taken[m.start()]:
+            found.append((m.start(), m.group()))
+    found.sort()
+    return list(dict.fromkeys(token for _, token in found))[:MAX_ENTITIES]
+
+
+def entity_kind(entity: str) -> str:
+    """`path`, `number` or `identifier`.
+
+    >>> entity_kind("a/b.py"), entity_kind("42"), entity_kind("ChargePoint")
+    ('path', 'number', 'identifier')
+    """
+    if re.fullmatch(_PATH, entity):
+        return "path"
+    if re.fullmatch(r"\d+(?:\.\d+)?", entity):
+        return "number"
+    return "identifier"
+
+
+# ------------------------------------------------------------------ the seen set
+
+
+@dataclass
+class EntitySet:
+    """What tool results showed: paths, identifiers (prefix-searchable) and numbers."""
+
+    paths: set[str] = field(default_factory=set)
+    numbers: set[float] = field(default_factory=set)
+    _names: set[str] = field(default_factory=set)
+    _sorted: list[str] | None = field(default=None, repr=False)
+
+    @classmethod
+    def from_results(cls, results: list[object]) -> "EntitySet":
+        """The seen set of some tool results (parsed JSON values)."""
+        out = cls()
+        for r in results:
+            out.add_value(r)
+        return out
+
+    def add_call(self, args: dict, result: object) -> None:
+        """Add a call's result; a text result of a call with a path argument is that file."""
+        if isinstance(result, str):
+            path = next((v for v in args.values() if isinstance(v, str) and _PATH_RE.fullmatch(v)), None)
+            if path is not None:
+                self.add_file(path, result)
+                return
+        self.add_value(result)
+
+    def add_file(self, path: str, content: object) -> None:
+        path = _normalise_path(path)
+        self.paths.add(path)
+        if not isinstance(content, str):
+            self.add_value(content)
+            return
+        ext = path.rsplit(".", 1)[-1].lower()
+        if ext in PYTHON_EXTENSIONS:
+            module = path.rsplit(".", 1)[0].replace("/", ".").removesuffix(".__init__")
+            names, numbers = python_definitions(content, module)
+            self.add_names(names)
+            self.numbers.update(numbers)
+        elif ext in C_EXTENSIONS:
+            self.add_names(c_definitions(content))
+        else:
+            self.add_text(content)
+
+    def add_value(self, value: object) -> None:
+        if isinstance(value, dict):
+            path = value.get("path") or value.get("file") or value.get("filename")
+            content = next((value[k] for k in ("content", "contents", "text") if k in value), None)
+            if isinstance(path, str) and _PATH_RE.fullmatch(path) and isinstance(content, str):
+                self.add_file(path, content)
+            for key, item in value.items():
+                if isinstance(key, str) and _PATH_RE.fullmatch(key):
+                    self.add_file(key, item)
+                else:
+                    self.add_value(item)
+        elif isinstance(value, list):
+            for item in value:
+                self.add_value(item)
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            if math.isfinite(value):
+                self.numbers.add(float(value))
+        elif isinstance(value, str):
+            self.add_text(value)
+
+    def add_text(self, text: str) -> None:
+        """Every path, name and number a text shows."""
+        self.paths.update(_normalise_path(m.group()) for m in _PATH_RE.finditer(text))
+        self.add_names(m.group().rstrip(".") for m in _IDENT_RE.finditer(text))
+        self.numbers.update(float(x) for x in _NUMBER_RE.findall(text))
+
+    def add_names(self, names) -> None:
+        self._names.update(n.lower() for n in names if n)
+        self._sorted = None
+
+    def contains(self, entity: object) -> bool:
+        """Whether an answer entity is grounded in what was seen."""
+        if isinstance(entity, (int, float)) and not isinstance(entity, bool):
+            return float(entity) in self.numbers
+        if not isinstance(entity, str) or not entity:
+            return False
+        kind = entity_kind(entity)
+        if kind == "path":
+            return _normalise_path(entity) in self.paths
+        if kind == "number":
+            return float(entity) in self.numbers
+        if self._sorted is None:
+            self._sorted = sorted(self._names)
+        folded = entity.lower()
+        i = bisect.bisect_left(self._sorted, folded)
+        return i < len(self._sorted) and self._sorted[i].startswith(folded)
+
+    def __iter__(self):
+        numbers = (str(int(x)) if x.is_integer() else str(x) for x in self.numbers)
+        return iter(sorted(self.paths) + sorted(self._names) + sorted(numbers))
+
+    def __len__(self) -> int:
+        return len(self.paths) + len(self._names) + len(self.numbers)

@@ -1,0 +1,255 @@
+"""The prose extractor: the claims of a reply to a customer, grounded in what the tools returned.
+
+`prose_entities(text)` finds, in order and without repeats:
+
+- **emails**: `ann.lee@example.com` (matched in lower case);
+- **amounts with a currency**: `$2.00`, `€ 15`, `12.50 USD`, `3 dollars` (matched by value:
+  `$2.00` is grounded by a result holding the number 2 or the amount `2.00 USD`);
+- **dates**: `2025-01-31`, `2025-01-31T10:00`, `01/31/2025` (month first), `Jan 31, 2025`,
+  `31 January 2025` (matched as the calendar day: `Jan 31, 2025` is grounded by `2025-01-31`);
+- **quoted spans**: text between double quotes (`"Line resumed successfully"`, also “curly”),
+  2 to 200 characters (matched, in lower case with white space collapsed, against the string
+  values of the results and their sentences);
+- **ids**: words mixing letters and digits (`L1002`, `C1001`, `ORD-77`, `SAVE20`, a UUID),
+  matched case-insensitively;
+- **names**: runs of capitalised words (`Premium Plus`, `John Smith`, `FedEx`, `DHL`), without a
+  leading article or pronoun, matched case-insensitively;
+- **numbers** and **file paths**, as the code extractor finds them.
+
+Every string and number of the results is also seen as a value of its own, so a quoted span
+or a name equal to a result field is grounded. Extraction is linear in the text (one regex
+pass per kind, and a bit array of the characters already taken by a longer kind) and bounded
+like the code extractor's (`MAX_ENTITIES`, `MAX_TEXT`).
+
+>>> prose_entities('Refund of $12.50 to ann@x.com on Jan 31, 2025 for order ORD-77 via FedEx: "approved".')
+['$12.50', 'ann@x.com', 'Jan 31, 2025', 'ORD-77', 'FedEx', '"approved"']
+>>> seen = ProseSet(); seen.add_call({}, {"order_id": "ord-77", "amount": 12.5, "date": "2025-01-31", "carrier": "FedEx"})
+>>> [seen.contains(e) for e in ('$12.50', 'ORD-77', 'Jan 31, 2025', 'FedEx', 'UPS', '"approved"')]
+[True, True, True, True, False, False]
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from datetime import date
+
+from policyc.grounding.code import _PATH, MAX_ENTITIES, MAX_TEXT, _normalise_path
+from policyc.grounding.definitions import NUMBER_RE
+
+_MONTHS = {m: i + 1 for i, m in enumerate(
+    "january february march april may june july august september october november december".split())}
+_MONTH = r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?" \
+         r"|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?"
+_CURRENCY_SIGN = "$€£¥"
+_CURRENCY_WORD = r"(?:USD|EUR|GBP|JPY|CAD|AUD|dollars?|euros?|pounds?|cents?)"
+_NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
+
+_KINDS: tuple[tuple[str, re.Pattern], ...] = (
+    ("email", re.compile(r"(?<![\w.+-])[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")),
+    ("amount", re.compile(rf"[{_CURRENCY_SIGN}]\s?(?:{_NUM})|(?<![\w.])(?:{_NUM})\s?{_CURRENCY_WORD}\b")),
+    ("date", re.compile(rf"\b\d{{4}}-\d{{2}}-\d{{2}}(?:[T ]\d{{2}}:\d{{2}}(?::\d{{2}})?)?\b"
+                        rf"|\b\d{{1,2}}/\d{{1,2}}/\d{{4}}\b"
+                        rf"|\b{_MONTH} \d{{1,2}}(?:st|nd|rd|th)?,? \d{{4}}\b"
+                        rf"|\b\d{{1,2}}(?:st|nd|rd|th)? {_MONTH},? \d{{4}}\b")),
+    ("quoted", re.compile(r'"([^"\n]{2,200})"|“([^”\n]{2,200})”')),
+    ("path", re.compile(rf"(?<![\w/.-]){_PATH}(?![\w/])")),
+    ("id", re.compile(r"(?<![\w-])(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9_-]*"
+                      r"[A-Za-z0-9](?![\w-])")),
+    ("name", re.compile(r"(?<![\w'’])(?:[A-Z][a-z]*[A-Z][A-Za-z]*|[A-Z]{2,}|[A-Z][a-z]+)"
+                        r"(?:[ -](?:[A-Z][a-z]*[A-Z][A-Za-z]*|[A-Z]{2,}|[A-Z][a-z]+))*(?![\w'’])")),
+    ("number", NUMBER_RE),
+)
+#: Words that start a sentence or stand alone capitalised without naming anything.
+_NOT_NAMES = frozenset("""
+    a an the i i'm i've i'll we you he she it they this that these those there here my your our their his her its
+    hello hi hey dear thanks thank please sorry yes no ok okay sure great good unfortunately however also
+    if when while after before then so but and or because since as for of in on at to from by with
+    is are was were be been can could should would will shall may might must do does did has have had
+    let let's what why how which who where mr mrs ms dr
+""".split())
+
+
+def _is_name(token: str) -> bool:
+    words = token.replace("-", " ").split()
+    while words and words[0].lower() in _NOT_NAMES:
+        words = words[1:]
+    if not words:
+        return False
+    one = " ".join(words)
+    return len(words) > 1 or not one.istitle() or one.isupper() and len(one) >= 2
+
+
+def _name_key(token: str) -> str:
+    words = token.replace("-", " ").split()
+    while words and words[0].lower() in _NOT_NAMES:
+        words = words[1:]
+    return " ".join(words).lower()
+
+
+def _quote_key(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def _number(text: str) -> float | None:
+    m = re.search(_NUM, text)
+    if m is None:
+        return None
+    try:
+        value = float(m.group().replace(",", ""))
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def _date(text: str) -> str | None:
+    """The calendar day a date entity names, as ISO text; None when it names none."""
+    m = re.match(r"(\d{4})-(\d{2})-(\d{2})", text)
+    if m:
+        y, mo, d = (int(g) for g in m.groups())
+    elif re.fullmatch(r"\d{1,2}/\d{1,2}/\d{4}", text):
+        mo, d, y = (int(g) for g in text.split("/"))
+    else:
+        words = re.findall(r"[A-Za-z]+|\d+", text)
+        month = next((w for w in words if w.isalpha() and w.lower()[:3] in {k[:3] for k in _MONTHS}), None)
+        digits = [int(w) for w in words if w.isdigit()]
+        if month is None or len(digits) != 2:
+            return None
+        mo = next(v for k, v in _MONTHS.items() if k[:3] == month.lower()[:3])
+        d, y = (digits[0], digits[1]) if digits[0] <= 31 and digits[1] > 31 else (digits[1], digits[0])
+    try:
+        return date(y, mo, d).isoformat()
+    except ValueError:
+        return None
+
+
+def _scan(text: str) -> list[tuple[int, str, str]]:
+    """(position, kind, entity) of every entity of a text, earlier kinds taking precedence."""
+    text = text[:MAX_TEXT]
+    taken = bytearray(len(text) + 1)
+    found: list[tuple[int, str, str]] = []
+    for kind, pattern in _KINDS:
+        for m in pattern.finditer(text):
+            start, end = m.span()
+            if taken[start] or taken[end - 1]:
+                continue
+            token = m.group()
+            if kind == "name" and not _is_name(token):
+                continue
+            if kind == "path":
+                token = _normalise_path(token)
+            found.append((start, kind, token))
+            taken[start:end] = b"\x01" * (end - start)
+    found.sort()
+    return found
+
+
+def prose_entities(text: object) -> list[str]:
+    """The entities of a reply (a string, or a list of strings), in order, without repeats."""
+    if isinstance(text, list):
+        out: dict[str, None] = {}
+        for item in text:
+            out.update(dict.fromkeys(prose_entities(item)))
+        return list(out)[:MAX_ENTITIES]
+    if not isinstance(text, str):
+        return []
+    return list(dict.fromkeys(token for _, _, token in _scan(text)))[:MAX_ENTITIES]
+
+
+def prose_kind(entity: str) -> str:
+    """The kind of an entity `prose_entities` returned.
+
+    >>> [prose_kind(e) for e in ("a@b.io", "$3", "2025-01-31", '"ok"', "L1002", "Premium Plus", "3.5", "a/b.py")]
+    ['email', 'amount', 'date', 'quoted', 'id', 'name', 'number', 'path']
+    """
+    for kind, pattern in _KINDS:
+        if pattern.fullmatch(entity) and (kind != "name" or _is_name(entity)):
+            return kind
+    return "name"
+
+
+@dataclass
+class ProseSet:
+    """What tool results showed, by kind: numbers (with the values of amounts), days,
+    emails, ids, names, paths and string values (for quoted spans)."""
+
+    numbers: set[float] = field(default_factory=set)
+    keys: dict[str, set[str]] = field(default_factory=dict)
+
+    def _add(self, kind: str, key: str) -> None:
+        self.keys.setdefault(kind, set()).add(key)
+
+    def add_call(self, args: dict, result: object) -> None:
+        self.add_value(result)
+
+    def add_value(self, value: object) -> None:
+        stack = [value]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, dict):
+                stack.extend(item.values())
+                stack.extend(k for k in item if isinstance(k, str))
+            elif isinstance(item, list):
+                stack.extend(item)
+            elif isinstance(item, (int, float)) and not isinstance(item, bool):
+                if math.isfinite(item):
+                    self.numbers.add(float(item))
+            elif isinstance(item, str):
+                self.add_text(item)
+
+    def add_text(self, text: str) -> None:
+        text = text[:MAX_TEXT]
+        self._add("quoted", _quote_key(text))
+        for sentence in re.split(r"(?<=[.!?])\s+|\n", text):
+            self._add("quoted", _quote_key(sentence.strip(" .!?")))
+        self._add("name", _name_key(text)) if len(text) <= 80 else None
+        self._add("id", text.strip().lower()) if len(text) <= 80 else None
+        for _, kind, token in _scan(text):
+            self._add_entity(kind, token)
+
+    def _add_entity(self, kind: str, token: str) -> None:
+        if kind in ("amount", "number"):
+            value = _number(token)
+            if value is not None:
+                self.numbers.add(value)
+        elif kind == "date":
+            day = _date(token)
+            if day is not None:
+                self._add("date", day)
+        elif kind == "quoted":
+            self._add("quoted", _quote_key(token.strip('"“”')))
+        elif kind == "name":
+            self._add("name", _name_key(token))
+        elif kind == "path":
+            self._add("path", token)
+        else:
+            self._add(kind, token.lower())
+
+    def contains(self, entity: object) -> bool:
+        """Whether a reply's entity is grounded in what the results showed."""
+        if isinstance(entity, (int, float)) and not isinstance(entity, bool):
+            return float(entity) in self.numbers
+        if not isinstance(entity, str) or not entity:
+            return False
+        kind = prose_kind(entity)
+        if kind in ("amount", "number"):
+            return _number(entity) in self.numbers
+        if kind == "date":
+            return _date(entity) in self.keys.get("date", ())
+        if kind == "quoted":
+            return _quote_key(entity.strip('"“”')) in self.keys.get("quoted", ())
+        if kind == "name":
+            key = _name_key(entity)
+            return key in self.keys.get("name", ()) or key in self.keys.get("id", ())
+        if kind == "path":
+            return _normalise_path(entity) in self.keys.get("path", ())
+        key = entity.lower()
+        return key in self.keys.get(kind, ()) or key in self.keys.get("name", ())
+
+    def __iter__(self):
+        numbers = (str(int(x)) if x.is_integer() else str(x) for x in self.numbers)
+        return iter(sorted(k for keys in self.keys.values() for k in keys) + sorted(numbers))
+
+    def __len__(self) -> int:
+        return sum(len(k) for k in self.keys.values()) + len(self.numbers)

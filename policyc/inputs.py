@@ -1,0 +1,145 @@
+"""Reading input files the safe way: bounded, never hanging, with one clear error.
+
+Every file policyc reads (policies, artifacts, traces) comes from outside. `read_input`
+reads one within a size cap, from a regular file, a pipe (`<(...)`) or standard input (`-`):
+
+- a FIFO nobody writes to does not hang: it is opened without waiting and reads as empty;
+- a device such as `/dev/zero` or `/dev/urandom`, or standard input that never ends, stops
+  at the cap with an error instead of filling memory;
+- a directory, a missing file, a symbolic link that loops are each an `InputError` with a
+  one-line reason.
+
+The cap is `limit` bytes when given (policy files: 2 MiB), else `max_input_bytes()`: 256 MiB,
+or `POLICYC_MAX_INPUT_MB` mebibytes when that variable is set.
+
+>>> import os, tempfile
+>>> folder = tempfile.mkdtemp()
+>>> with open(os.path.join(folder, "t.json"), "w") as f:
+...     _ = f.write("{}")
+>>> read_input(os.path.join(folder, "t.json"))
+b'{}'
+>>> read_input(os.path.join(folder, "t.json"), limit=1)
+Traceback (most recent call last):
+...
+policyc.inputs.InputError: `...t.json` is larger than 1 byte, the most an input may be
+>>> read_input(folder)
+Traceback (most recent call last):
+...
+policyc.inputs.InputError: `...` is a directory, not a file
+"""
+
+from __future__ import annotations
+
+import errno
+import io
+import os
+import stat
+import sys
+from typing import BinaryIO
+
+#: Inputs larger than this are refused (POLICYC_MAX_INPUT_MB overrides it).
+DEFAULT_MAX_INPUT_MB = 256
+ENV_MAX_INPUT = "POLICYC_MAX_INPUT_MB"
+_CHUNK = 1 << 20
+
+
+class InputError(Exception):
+    """A file that cannot be read as input, with a one-line reason."""
+
+    def __init__(self, message: str, reason: str = ""):
+        super().__init__(message)
+        self.message = message
+        self.reason = reason or message  # the part after "`path` ..." (for callers that name the file)
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def max_input_bytes() -> int:
+    """The size cap of artifacts and trace files: POLICYC_MAX_INPUT_MB mebibytes, or 256."""
+    text = os.environ.get(ENV_MAX_INPUT, "").strip()
+    try:
+        mb = float(text) if text else DEFAULT_MAX_INPUT_MB
+    except ValueError:
+        mb = DEFAULT_MAX_INPUT_MB
+    if not mb > 0 or mb == float("inf"):
+        mb = DEFAULT_MAX_INPUT_MB
+    return int(mb * 1024 * 1024)
+
+
+def _size(n: int) -> str:
+    if n >= 1024 * 1024:
+        return f"{n / (1024 * 1024):g} MiB"
+    return f"{n} byte" + ("s" if n != 1 else "")
+
+
+def read_input(path: str, limit: int | None = None) -> bytes:
+    """The bytes of a file, a pipe or `-` (standard input), at most `limit` bytes (default
+    `max_input_bytes()`); InputError for anything else."""
+    cap = max_input_bytes() if limit is None else limit
+    if path == "-":
+        stream = getattr(sys.stdin, "buffer", None)
+        if stream is None:  # a text stream standing in for standard input (tests, notebooks)
+            return _read_capped(io.BytesIO(sys.stdin.read(cap + 1).encode("utf-8")), path, cap)
+        return _read_capped(stream, path, cap)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        raise _os_error(path, exc) from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise InputError(f"`{path}` is a directory, not a file", "is a directory, not a file")
+        if not stat.S_ISREG(mode):
+            _blocking(fd)  # a pipe or device: now wait for data (a FIFO without a writer reads as empty)
+        with os.fdopen(fd, "rb", closefd=True) as handle:
+            fd = -1
+            return _read_capped(handle, path, cap)
+    except OSError as exc:
+        raise _os_error(path, exc) from None
+    finally:
+        if fd >= 0:
+            os.close(fd)
+
+
+def _blocking(fd: int) -> None:
+    try:
+        import fcntl
+    except ImportError:  # not a POSIX system: the file was opened blocking
+        return
+    flags = fcntl.fcntl(fd, fcntl.F_GETFL)
+    fcntl.fcntl(fd, fcntl.F_SETFL, flags & ~os.O_NONBLOCK)
+
+
+def _read_capped(handle: BinaryIO, path: str, cap: int) -> bytes:
+    chunks: list[bytes] = []
+    total = 0
+    while True:
+        chunk = handle.read(min(_CHUNK, cap + 1 - total))
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        total += len(chunk)
+        if total > cap:
+            shown = "standard input" if path == "-" else f"`{path}`"
+            reason = f"is larger than {_size(cap)}, the most an input may be" + (
+                f" (set {ENV_MAX_INPUT} to allow more)" if cap == max_input_bytes() else "")
+            raise InputError(f"{shown} {reason}", reason)
+
+
+def _os_error(path: str, exc: OSError) -> InputError:
+    if exc.errno == errno.ENOENT:
+        reason = "does not exist"
+    elif exc.errno == errno.ELOOP:
+        reason = "is a symbolic link that loops (or one chain of links too long)"
+    elif exc.errno == errno.EISDIR:
+        reason = "is a directory, not a file"
+    elif exc.errno == errno.EACCES:
+        reason = "cannot be read: permission denied"
+    else:
+        reason = f"cannot be read: {(exc.strerror or str(exc)).lower()}"
+    return InputError(f"`{path}` {reason}", reason)
+
+
+__all__ = ["DEFAULT_MAX_INPUT_MB", "ENV_MAX_INPUT", "InputError", "max_input_bytes", "read_input"]

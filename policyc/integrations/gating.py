@@ -1,0 +1,105 @@
+"""What every framework adapter shares: the stop signal, the tool-set check, call values.
+
+>>> from policyc.artifact.build import compile_file
+>>> from policyc.runtime import Monitor
+>>> monitor = Monitor(compile_file("examples/code_qa.altl"))
+>>> schemas = {"search": ({"type": "object", "properties": {"query": {"type": "string"}},
+...                        "required": ["query"]}, None)}
+>>> report = check_tool_set(monitor, schemas, on_mismatch="ignore")
+>>> [m.tool for m in report.errors]
+['list_directory', 'read_file', 'grep', 'final_answer']
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from typing import Any, Mapping
+
+from policyc.ir.types import ANY, Type, value_problems
+from policyc.runtime import Decision, Monitor
+from policyc.toolschema import ToolSetMismatch, ToolSetReport, compare_tools, signatures_from_schemas
+
+ON_MISMATCH = ("error", "warn", "ignore")
+
+
+class PolicyStop(Exception):
+    """The gate stopped the run (a `stop` decision); carries the decision."""
+
+    def __init__(self, decision: Decision):
+        super().__init__(decision.message or f"the policy stopped the run at `{decision.tool}`")
+        self.decision = decision
+
+
+class PolicyToolWarning(UserWarning):
+    """The agent's tools and the policy's signatures differ in a way that may flag some calls."""
+
+
+def check_tool_set(monitor: Monitor, schemas: Mapping[str, tuple[object, object | None]],
+                   names: Mapping[str, str] | None = None, on_mismatch: str = "error",
+                   where: str = "the agent") -> ToolSetReport:
+    """Compare the live tools (name -> (input JSON Schema, output JSON Schema or None)) with the
+    policy's signatures. `on_mismatch`: `error` raises `ToolSetMismatch` when a tool or a
+    required argument is missing or extra and warns for the rest; `warn` warns for
+    everything; `ignore` only returns the report."""
+    if on_mismatch not in ON_MISMATCH:
+        raise ValueError(f"on_mismatch must be one of {', '.join(ON_MISMATCH)}, not `{on_mismatch}`")
+    report = compare_tools(monitor.policy.tools, signatures_from_schemas(schemas), names)
+    if on_mismatch == "ignore":
+        return report
+    if on_mismatch == "error" and report.errors:
+        raise ToolSetMismatch(report, where)
+    for mismatch in report.mismatches:
+        warnings.warn(f"{where}'s tools and the policy: {mismatch.message}", PolicyToolWarning, stacklevel=3)
+    return report
+
+
+def as_arguments(arguments: Any) -> dict:
+    """A call's arguments as a mapping (a JSON object in text is parsed)."""
+    if isinstance(arguments, Mapping):
+        return dict(arguments)
+    if isinstance(arguments, str):
+        try:
+            parsed = json.loads(arguments) if arguments.strip() else {}
+        except (json.JSONDecodeError, RecursionError):
+            return {"input": arguments}
+        return parsed if isinstance(parsed, dict) else {"input": parsed}
+    return {} if arguments is None else {"input": arguments}
+
+
+def recorded(result: Any) -> Any:
+    """A tool's return value as the trace keeps it (JSON values; anything else as text)."""
+    if result is None or isinstance(result, (str, int, float, bool, list, dict)):
+        return result
+    if hasattr(result, "model_dump"):
+        try:
+            return result.model_dump(mode="json")
+        except Exception:  # noqa: BLE001 - a model that cannot be dumped is kept as its text
+            return str(result)
+    return str(result)
+
+
+def typed_result(candidates: list, declared: Type = ANY) -> Any:
+    """The first reading of a result that has the policy's declared result type (else the
+    first reading): a framework that hands results over as text says `41` for the number 41.
+
+    >>> from policyc.ir.types import INT, STR
+    >>> typed_result(["41", 41], INT), typed_result(["41", 41], STR), typed_result([], INT)
+    (41, '41', None)
+    """
+    for value in candidates:
+        if not value_problems(value, declared):
+            return value
+    return candidates[0] if candidates else None
+
+
+def text_readings(text: str) -> list:
+    """A text result, and the JSON value it holds if it holds one."""
+    try:
+        return [text, json.loads(text)]
+    except (json.JSONDecodeError, RecursionError):
+        return [text]
+
+
+__all__ = ["PolicyStop", "PolicyToolWarning", "ToolSetMismatch", "as_arguments", "check_tool_set", "recorded", "text_readings",
+           "typed_result"]

@@ -1,0 +1,320 @@
+"""OpenTelemetry GenAI spans: what OpenLLMetry, Langfuse, Phoenix and the OpenTelemetry SDKs
+export under the GenAI semantic conventions.
+
+A record is an OTLP JSON export (`{"resourceSpans": [{"scopeSpans": [{"spans": [...]}]}]}`,
+one per line in a collector's file export), or a list of spans (`{"spans": [...]}`) as the
+SDKs write them (`span.to_json()`: flat `attributes`, `context.trace_id`). Spans of one trace
+(`traceId`) are one run; an export holding several traces is read as one record per trace.
+Spans are read in order of their start time:
+
+- a tool execution span (`gen_ai.operation.name` = `execute_tool`) is a call:
+  `gen_ai.tool.name`, `gen_ai.tool.call.arguments`, `gen_ai.tool.call.result`,
+  `gen_ai.tool.call.id`; an `ERROR` status or an `error.type` attribute says it failed;
+- a model span's output messages (`gen_ai.output.messages`, or the older
+  `gen_ai.completion.N.*` attributes, or `gen_ai.choice` events) are assistant message
+  events with the tools they call; when the run has no tool execution spans, those tool
+  calls are its calls, with the results later input messages carry
+  (`gen_ai.input.messages` `tool_call_response` parts, `gen_ai.prompt.N.*` tool messages);
+- the first user message of the first model span's input (`gen_ai.input.messages`,
+  `gen_ai.prompt.N.*`, `gen_ai.user.message` events) is the request and a user message event.
+
+The metrics μ are `trace_id`, the models (`gen_ai.request.model`) and the token totals
+(`gen_ai.usage.input_tokens`, `gen_ai.usage.output_tokens`). Spans described only by other
+conventions (OpenInference's `llm.*` and `tool.*` attributes) yield no events, and the
+record is reported as such rather than read as an empty run.
+
+>>> span = {"traceId": "t1", "spanId": "s1", "startTimeUnixNano": "5", "attributes": [
+...     {"key": "gen_ai.operation.name", "value": {"stringValue": "execute_tool"}},
+...     {"key": "gen_ai.tool.name", "value": {"stringValue": "get_data_usage"}},
+...     {"key": "gen_ai.tool.call.arguments", "value": {"stringValue": "{\\"line_id\\": \\"L1\\"}"}},
+...     {"key": "gen_ai.tool.call.result", "value": {"stringValue": "{\\"data_used_gb\\": 8.7}"}}]}
+>>> t = parse_otel({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]})
+>>> t.id, t.tool_sequence, t.calls[0].args, t.calls[0].result
+('t1', ['get_data_usage'], {'line_id': 'L1'}, {'data_used_gb': 8.7})
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from policyc.trace.errors import RecordProblem
+from policyc.trace.formats.common import Events, json_type, no_events, parse_arguments, parse_result
+from policyc.trace.model import Trace
+
+_LEGACY = re.compile(r"gen_ai\.(prompt|completion)\.(\d+)\.(.+)")
+_MODEL_OPERATIONS = ("chat", "text_completion", "generate_content")
+
+
+# ------------------------------------------------------------------ spans
+
+
+def is_otel(value: Any) -> bool:
+    if isinstance(value, dict) and isinstance(value.get("resourceSpans"), list):
+        return True
+    spans = value.get("spans") if isinstance(value, dict) else value
+    return isinstance(spans, list) and bool(spans) and all(
+        isinstance(s, dict) and "attributes" in s and ("spanId" in s or "span_id" in s or "context" in s)
+        for s in spans)
+
+
+def _raw_spans(value: Any) -> list[tuple[tuple, Any]]:
+    """(path, span) of every span of a record."""
+    if isinstance(value, dict) and "resourceSpans" in value:
+        out = []
+        resources = value["resourceSpans"]
+        if not isinstance(resources, list):
+            raise RecordProblem(("resourceSpans",), f"`resourceSpans` must be an array, found {json_type(resources)}")
+        for i, resource in enumerate(resources):
+            if not isinstance(resource, dict):
+                raise RecordProblem(("resourceSpans", i), f"expected an object, found {json_type(resource)}")
+            key = "scopeSpans" if "scopeSpans" in resource else "instrumentationLibrarySpans"
+            scopes = resource.get(key) or []
+            if not isinstance(scopes, list):
+                raise RecordProblem(("resourceSpans", i, key), f"`{key}` must be an array, found {json_type(scopes)}")
+            for j, scope in enumerate(scopes):
+                spans = scope.get("spans") if isinstance(scope, dict) else None
+                if not isinstance(spans, list):
+                    raise RecordProblem(("resourceSpans", i, key, j, "spans"), "`spans` must be an array")
+                out.extend((("resourceSpans", i, key, j, "spans", k), s) for k, s in enumerate(spans))
+        return out
+    spans, prefix = (value.get("spans"), ("spans",)) if isinstance(value, dict) else (value, ())
+    if not isinstance(spans, list):
+        raise RecordProblem(prefix, "expected an OTLP export (`resourceSpans`) or a list of spans")
+    return [(prefix + (k,), s) for k, s in enumerate(spans)]
+
+
+def _value(v: Any) -> Any:
+    """An OTLP AnyValue (`{"stringValue": ...}`) as a plain value; plain values stay."""
+    if not isinstance(v, dict) or len(v) != 1:
+        return v
+    (kind, inner), = v.items()
+    if kind == "intValue":
+        try:
+            return int(inner)
+        except (TypeError, ValueError):
+            return inner
+    if kind in ("stringValue", "boolValue", "doubleValue", "bytesValue"):
+        return inner
+    if kind == "arrayValue" and isinstance(inner, dict):
+        return [_value(x) for x in inner.get("values") or []]
+    if kind == "kvlistValue" and isinstance(inner, dict):
+        return _attributes(inner.get("values") or [], ())
+    return v
+
+
+def _attributes(attrs: Any, where: tuple) -> dict:
+    if attrs is None:
+        return {}
+    if isinstance(attrs, dict):
+        return {k: _value(v) for k, v in attrs.items()}
+    if not isinstance(attrs, list):
+        raise RecordProblem(where, f"`attributes` must be an object or an array, found {json_type(attrs)}")
+    out = {}
+    for item in attrs:
+        if isinstance(item, dict) and isinstance(item.get("key"), str):
+            out[item["key"]] = _value(item.get("value"))
+    return out
+
+
+class _Span:
+    __slots__ = ("trace_id", "start", "order", "attrs", "events", "error", "where")
+
+    def __init__(self, raw: Any, where: tuple, order: int):
+        if not isinstance(raw, dict):
+            raise RecordProblem(where, f"expected a span, found {json_type(raw)}")
+        context = raw.get("context") if isinstance(raw.get("context"), dict) else {}
+        self.trace_id = raw.get("traceId", raw.get("trace_id", context.get("trace_id")))
+        start = raw.get("startTimeUnixNano", raw.get("start_time", raw.get("startTime")))
+        self.start = _number(start) if start is not None else None
+        self.order = order
+        self.where = where
+        self.attrs = _attributes(raw.get("attributes"), where + ("attributes",))
+        self.events = []
+        for e in raw.get("events") or []:
+            if isinstance(e, dict):
+                attrs = _attributes(e.get("attributes"), where + ("events",))
+                body = e.get("body")
+                if isinstance(body, dict):
+                    attrs = {**attrs, **body}
+                self.events.append((e.get("name"), attrs))
+        status = raw.get("status") if isinstance(raw.get("status"), dict) else {}
+        code = status.get("code", status.get("status_code"))
+        self.error = code in (2, "2", "STATUS_CODE_ERROR", "ERROR") or "error.type" in self.attrs
+
+    @property
+    def operation(self) -> str | None:
+        op = self.attrs.get("gen_ai.operation.name")
+        return op if isinstance(op, str) else None
+
+
+def _number(value: Any) -> float | str:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return str(value)  # an ISO time stamp: sorts as text
+
+
+def split_otel(value: Any) -> list[Any]:
+    """The traces of an export, one record each (spans grouped by trace id, in order)."""
+    groups: dict[Any, list] = {}
+    for _where, raw in _raw_spans(value):
+        tid = None
+        if isinstance(raw, dict):
+            context = raw.get("context") if isinstance(raw.get("context"), dict) else {}
+            tid = raw.get("traceId", raw.get("trace_id", context.get("trace_id")))
+        groups.setdefault(tid if isinstance(tid, (str, int)) else None, []).append(raw)
+    if len(groups) <= 1:
+        return [value]
+    return [{"spans": spans} for spans in groups.values()]
+
+
+# ------------------------------------------------------------------ messages in spans
+
+
+def _json(value: Any) -> Any:
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
+
+
+def _message_parts(message: dict) -> tuple[str, list[dict], list[tuple[str | None, Any]]]:
+    """(text, tool calls {name, arguments, id}, tool responses (id, result)) of one message."""
+    texts, calls, responses = [], [], []
+    parts = message.get("parts")
+    if isinstance(parts, list):
+        for p in parts:
+            if not isinstance(p, dict):
+                continue
+            kind = p.get("type")
+            if kind == "text" and isinstance(p.get("content"), str):
+                texts.append(p["content"])
+            elif kind == "tool_call":
+                calls.append({"name": p.get("name"), "arguments": p.get("arguments"), "id": p.get("id")})
+            elif kind == "tool_call_response":
+                responses.append((p.get("id"), p.get("response", p.get("result"))))
+    content = _json(message.get("content"))
+    if isinstance(content, str):
+        texts.append(content)
+    for c in _json(message.get("tool_calls")) or []:
+        if isinstance(c, dict):
+            function = c.get("function") if isinstance(c.get("function"), dict) else c
+            calls.append({"name": function.get("name"), "arguments": function.get("arguments"), "id": c.get("id")})
+    if message.get("role") == "tool":
+        responses.append((message.get("tool_call_id", message.get("id")), content))
+    return "".join(texts), calls, responses
+
+
+def _legacy(attrs: dict, side: str) -> list[dict]:
+    """`gen_ai.prompt.N.*` / `gen_ai.completion.N.*` attributes as messages."""
+    messages: dict[int, dict] = {}
+    for key, value in attrs.items():
+        m = _LEGACY.fullmatch(key)
+        if m is None or m.group(1) != side:
+            continue
+        index, rest = int(m.group(2)), m.group(3)
+        msg = messages.setdefault(index, {})
+        call = re.fullmatch(r"tool_calls\.(\d+)\.(name|arguments|id)", rest)
+        if call is not None:
+            calls = msg.setdefault("tool_calls", {})
+            calls.setdefault(int(call.group(1)), {})[call.group(2)] = value
+        else:
+            msg[rest] = value
+    out = []
+    for index in sorted(messages):
+        msg = messages[index]
+        if "tool_calls" in msg:
+            msg["tool_calls"] = [msg["tool_calls"][j] for j in sorted(msg["tool_calls"])]
+        out.append(msg)
+    return out
+
+
+def _span_messages(span: _Span, side: str) -> list[dict]:
+    """The input (`prompt`) or output (`completion`) messages of a model span."""
+    key = "gen_ai.input.messages" if side == "prompt" else "gen_ai.output.messages"
+    found = _json(span.attrs.get(key))
+    if isinstance(found, list):
+        return [m for m in found if isinstance(m, dict)]
+    legacy = _legacy(span.attrs, side)
+    if legacy:
+        return legacy
+    out = []
+    for name, attrs in span.events:
+        if side == "prompt" and name in ("gen_ai.user.message", "gen_ai.tool.message", "gen_ai.system.message"):
+            role = {"gen_ai.user.message": "user", "gen_ai.tool.message": "tool"}.get(name, "system")
+            out.append({"role": role, **attrs})
+        elif side == "completion" and name == "gen_ai.choice":
+            message = _json(attrs.get("message"))
+            out.append({"role": "assistant", **(message if isinstance(message, dict) else attrs)})
+    return out
+
+
+# ------------------------------------------------------------------ the reader
+
+
+def parse_otel(value: Any, origin: str | None = None) -> Trace:
+    raw_spans = _raw_spans(value)
+    spans = sorted((_Span(raw, where, i) for i, (where, raw) in enumerate(raw_spans)),
+                   key=lambda s: (s.start is None, str(type(s.start)), s.start or 0, s.order))
+    events = Events()
+    tools_run = any(s.operation == "execute_tool" for s in spans)
+    seen_user = False
+    metrics: dict[str, Any] = {}
+    tokens = {"input_tokens": 0, "output_tokens": 0}
+    for span in spans:
+        for key in tokens:
+            count = span.attrs.get(f"gen_ai.usage.{key}")
+            if isinstance(count, int) and not isinstance(count, bool):
+                tokens[key] += count
+        model = span.attrs.get("gen_ai.request.model")
+        if isinstance(model, str):
+            metrics.setdefault("models", [])
+            if model not in metrics["models"]:
+                metrics["models"].append(model)
+        if span.operation == "execute_tool" or "gen_ai.tool.name" in span.attrs and span.operation is None:
+            name = span.attrs.get("gen_ai.tool.name")
+            if not isinstance(name, str):
+                raise RecordProblem(span.where + ("attributes",), "a tool execution span without `gen_ai.tool.name`")
+            args = parse_arguments(span.attrs.get("gen_ai.tool.call.arguments"), span.where + ("attributes",))
+            result = span.attrs.get("gen_ai.tool.call.result")
+            call_id = span.attrs.get("gen_ai.tool.call.id")
+            events.call(name, args, call_id=call_id if isinstance(call_id, str) else None,
+                        result=parse_result(result) if result is not None else None, error=span.error)
+            continue
+        inputs, outputs = _span_messages(span, "prompt"), _span_messages(span, "completion")
+        if not inputs and not outputs and span.operation not in _MODEL_OPERATIONS:
+            continue
+        for message in inputs:
+            text, _, responses = _message_parts(message)
+            if message.get("role") == "user" and text and not seen_user:
+                events.message(text, "user")
+                seen_user = True
+            if not tools_run:
+                for call_id, result in responses:
+                    events.result(call_id if isinstance(call_id, str) else None,
+                                  result if isinstance(result, str) else json.dumps(result) if result is not None
+                                  else None)
+        for message in outputs:
+            text, calls, _ = _message_parts(message)
+            names = [c["name"] for c in calls if isinstance(c.get("name"), str)]
+            events.message(text, "assistant", calls=names)
+            if not tools_run:
+                for c in calls:
+                    if isinstance(c.get("name"), str):
+                        events.call(c["name"], parse_arguments(_json_object(c.get("arguments")), span.where),
+                                    call_id=c["id"] if isinstance(c.get("id"), str) else None)
+    if raw_spans and not len(events):
+        raise no_events((), len(raw_spans), "spans")
+    trace_id = next((s.trace_id for s in spans if s.trace_id is not None), None)
+    if trace_id is not None:
+        metrics["trace_id"] = trace_id
+    metrics.update({k: v for k, v in tokens.items() if v})
+    return events.trace(metrics, trace_id, origin)
+
+
+def _json_object(value: Any) -> Any:
+    return value if isinstance(value, (dict, str)) or value is None else {"input": value}

@@ -1,0 +1,288 @@
+"""Hostile input on the command line: files that are not files, outputs over inputs, text that
+talks to the terminal, and random argument vectors for every subcommand.
+
+Each case runs `policyc.cli.main` itself (the entry point that turns a bug into exit 3), in
+process, and checks the exit code and that no traceback and no internal error came out:
+
+- `compile p.altl -o p.altl` and `graph ... -o p.altl` wrote over the policy; `graph -o
+  missing/x.dot` exited 3; a FIFO as input hung; a symbolic link to itself exited 3;
+  `/dev/zero` as input ran out of memory; `--max-layer-share nan` was accepted;
+- escape sequences in tool names reached the terminal raw (`score`, `replay`, `check`, `lint`);
+- a fuzzer draws argument vectors (options of each subcommand, with good and bad values) over
+  a pool of good, bad and strange files: exit 0, 1 or 2, never 3, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+from contextlib import contextmanager
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from policyc.artifact.build import compile_file
+from policyc.artifact.io import dump_artifact
+from policyc.cli import cli, main
+
+ROOT = Path(__file__).resolve().parent.parent
+POSIX = hasattr(os, "mkfifo")
+
+
+@contextmanager
+def hang_guard(seconds: int = 120):
+    """Fail instead of waiting forever (a hang detector, not a timing assertion)."""
+    def expired(*_):
+        raise AssertionError("the command never returned")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def policyc(*argv, stdin: bytes = b"", env: dict | None = None) -> tuple[int, str, str]:
+    """Run `policyc ARGV` through its real entry point; (exit code, stdout, stderr)."""
+    runner = CliRunner()
+    with hang_guard(), runner.isolation(input=stdin, env={"NO_COLOR": "1", "COLUMNS": "160", **(env or {})}) as (
+            out, err, _):
+        try:
+            main([str(a) for a in argv])
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 0
+        stdout, stderr = out.getvalue().decode("utf-8", "replace"), err.getvalue().decode("utf-8", "replace")
+    assert "Traceback" not in stdout + stderr and "internal error" not in stderr, stdout + stderr
+    assert code in (0, 1, 2), (code, stdout, stderr)
+    return code, stdout, stderr
+
+
+@pytest.fixture
+def policy(tmp_path):
+    path = tmp_path / "p.altl"
+    path.write_text((ROOT / "examples" / "code_qa.altl").read_text())
+    return path
+
+
+# ------------------------------------------------------------------ outputs over inputs
+
+
+def test_compile_refuses_to_write_over_its_policy_or_an_import(policy, tmp_path):
+    before = policy.read_text()
+    code, _, err = policyc("compile", policy, "-o", policy)
+    assert code == 2 and "refusing to write over" in err and policy.read_text() == before
+    (tmp_path / "lib.altl").write_text("tool extra(x: int)\n")
+    main_policy = tmp_path / "main.altl"
+    main_policy.write_text('import "lib.altl"\n' + before)
+    code, _, err = policyc("compile", main_policy, "-o", tmp_path / "lib.altl")
+    assert code == 2 and "`" + str(tmp_path / "lib.altl") + "`, an input of this command" in err
+    os.symlink(policy, tmp_path / "alias.json")
+    code, _, _ = policyc("compile", policy, "-o", tmp_path / "alias.json")  # the same file under another name
+    assert code == 2 and policy.read_text() == before
+
+
+def test_graph_refuses_to_write_over_its_policy_and_reports_a_missing_folder(policy, tmp_path):
+    before = policy.read_text()
+    code, _, err = policyc("graph", policy, "--rule", "search_first", "-o", policy)
+    assert code == 2 and "refusing to write over" in err and policy.read_text() == before
+    code, _, err = policyc("graph", policy, "--rule", "search_first", "-o", tmp_path / "missing" / "x.dot")
+    assert code == 2 and "cannot write" in err and "its folder does not exist" in err
+
+
+# ------------------------------------------------------------------ inputs that are not files
+
+
+@pytest.mark.skipif(not POSIX, reason="FIFOs are POSIX")
+def test_a_fifo_nobody_writes_to_does_not_hang_any_command(policy, tmp_path):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    assert policyc("score", policy, fifo)[0] == 2  # read as empty: no records
+    assert policyc("replay", policy, fifo)[0] == 2
+    assert policyc("check", fifo)[0] == 0  # an empty policy: a warning
+    assert policyc("score", fifo, "examples/traces/code_qa.jsonl")[0] == 2  # no rules: nothing to score
+    code, _, err = policyc("compile", policy, "-o", fifo)
+    assert code == 2 and "a pipe that nobody reads" in err
+    schema = tmp_path / "tools.json"
+    schema.write_text('[{"type": "function", "function": {"name": "ping", "parameters": {"type": "object"}}}]')
+    code, _, err = policyc("import-tools", schema, "-o", fifo)
+    assert code == 2 and "a pipe that nobody reads" in err
+
+
+@pytest.mark.skipif(not POSIX, reason="symbolic links that loop")
+@pytest.mark.parametrize("role", ["policy", "trace", "artifact", "output"])
+def test_a_symbolic_link_to_itself_is_an_input_error(policy, tmp_path, role):
+    loop = tmp_path / ("loop.json" if role == "artifact" else "loop.altl")
+    os.symlink(loop, loop)
+    argv = {"policy": ("check", loop), "trace": ("score", policy, loop), "artifact": ("replay", loop, "t.json"),
+            "output": ("compile", policy, "-o", loop)}[role]
+    code, out, err = policyc(*argv)
+    assert code == 2
+    assert "loop" in out + err
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+def test_an_endless_input_stops_at_the_size_cap(policy):
+    code, out, err = policyc("score", policy, "/dev/zero", env={"POLICYC_MAX_INPUT_MB": "1"})
+    assert code == 2 and "is larger than 1 MiB, the most an input may be (set POLICYC_MAX_INPUT_MB" in out + err
+    code, out, _ = policyc("check", "/dev/zero")
+    assert code == 2 and "E0003" in out and "larger than the 2 MiB a policy file may be" in out
+    code, out, err = policyc("score", policy, "-", stdin=b" " * (2 * 1024 * 1024),
+                             env={"POLICYC_MAX_INPUT_MB": "1"})
+    assert code == 2 and "<stdin>: is larger than 1 MiB" in out + err
+    code, out, err = policyc("fmt", "-", stdin=b"#" * (3 * 1024 * 1024))
+    assert code == 2 and "larger than the 2 MiB a policy file may be" in out + err
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "1.5", "-0.1"])
+def test_max_layer_share_must_be_a_share(policy, value):
+    code, _, err = policyc("lint", policy, "--max-layer-share", value)
+    assert code == 2 and "--max-layer-share" in err
+
+
+def test_a_policy_without_rules_is_not_an_empty_success(tmp_path):
+    empty = tmp_path / "empty.altl"
+    empty.write_text("# nothing here\n")
+    for argv in (("compile", empty, "-o", tmp_path / "x.json"), ("score", empty, "examples/traces/code_qa.jsonl"),
+                 ("replay", empty, "examples/traces/code_qa.jsonl"), ("explain", empty)):
+        code, _, err = policyc(*argv)
+        assert code == 2 and "has no rules" in err
+
+
+# ------------------------------------------------------------------ terminal escapes
+
+HOSTILE = "sea\x1b[2J\x1b]0;owned\x07rch\u202e\x9b31m[bold]\r"
+UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+@pytest.fixture
+def hostile_files(tmp_path, policy):
+    trace = tmp_path / "t\x1b[31m.json"
+    trace.write_text(json.dumps({"id": HOSTILE, "tool_calls": [
+        {"tool_name": HOSTILE, "arguments": {HOSTILE: HOSTILE}, "tool_result": HOSTILE},
+        {"tool_name": "final_answer", "arguments": {"answer": HOSTILE}}]}))
+    bad_policy = tmp_path / "bad\x07.altl"
+    bad_policy.write_text(f'# {HOSTILE}\ntool a(x: int)\nrule r{HOSTILE[3]}: called(a) and "{HOSTILE}" == 1\n'
+                          f'rule `{HOSTILE}`: called(b)\n')
+    linted = tmp_path / "lint\x1b.altl"
+    linted.write_text('tool a()\nrule `r\x1b[2J`: called(a) and not called(a)\n')
+    return trace, bad_policy, linted
+
+
+def test_control_characters_from_outside_never_reach_the_terminal(policy, hostile_files):
+    trace, bad_policy, linted = hostile_files
+    for argv in (("score", policy, trace), ("replay", policy, trace), ("check", bad_policy), ("lint", linted),
+                 ("lint", bad_policy), ("explain", linted), ("score", bad_policy, trace)):
+        code, out, err = policyc(*argv)
+        assert not UNSAFE.search(out + err), (argv, out + err)
+    code, out, _ = policyc("score", policy, trace)
+    assert "sea\\x1b[2J\\x1b]0;owned\\x07rch\\u202e\\x9b31m[bold]\\r" in out  # shown, as escapes, markup as text
+
+
+# ------------------------------------------------------------------ fuzzing the command line
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    """Good, bad and strange files, by name."""
+    root = tmp_path_factory.mktemp("cli_corpus")
+    files = {
+        "policy": (ROOT / "examples" / "code_qa.altl").read_bytes(),
+        "policy2": (ROOT / "examples" / "support_desk.altl").read_bytes(),
+        "broken_policy": b"rule r: always (a ->\n",
+        "weird_policy": 'tool `x\x1b`(a: int)\nrule r weight 1e400: called(`x\x1b`)\nimport "/etc/passwd"\n'.encode(),
+        "artifact": dump_artifact(compile_file(ROOT / "examples" / "code_qa.altl")).encode(),
+        "edited_artifact": dump_artifact(compile_file(ROOT / "examples" / "code_qa.altl")).replace(
+            '"weight":4.0', '"weight":5.0').encode(),
+        "trace": (ROOT / "examples" / "traces" / "code_qa.jsonl").read_bytes(),
+        "bad_trace": b'{"tool_calls": [{"tool_name": 3}]}\n{not json\n',
+        "binary": bytes(range(256)) * 4,
+        "empty": b"",
+        "runs": (ROOT / "tests" / "fixtures" / "bench" / "runs.jsonl").read_bytes(),
+        "tests": (ROOT / "examples" / "code_qa.tests.toml").read_bytes().replace(b"code_qa.altl", b"policy.altl"),
+    }
+    suffix = {"policy": ".altl", "policy2": ".altl", "broken_policy": ".altl", "weird_policy": ".altl",
+              "artifact": ".json", "edited_artifact": ".json", "trace": ".jsonl", "bad_trace": ".jsonl",
+              "runs": ".jsonl", "tests": ".tests.toml"}
+    paths = {}
+    for name, data in files.items():
+        path = root / (name + suffix.get(name, ""))
+        path.write_bytes(data)
+        paths[name] = str(path)
+    paths["missing"] = str(root / "missing.altl")
+    paths["folder"] = str(root)
+    if POSIX:
+        os.mkfifo(root / "fifo")
+        paths["fifo"] = str(root / "fifo")
+        os.symlink(root / "loop", root / "loop")
+        paths["loop"] = str(root / "loop")
+    paths["out"] = str(root / "out" / "written")
+    (root / "out").mkdir()
+    return paths
+
+
+def _commands() -> dict[str, click.Command]:
+    out = {}
+    # every subcommand but the two servers (`lsp`, `gateway`), which serve standard input until it closes
+    for name in ("check", "fmt", "lint", "compile", "score", "replay", "graph", "explain", "test", "conformance",
+                 "import-tools"):
+        out[name] = cli.get_command(None, name)  # type: ignore[arg-type]
+    bench = cli.get_command(None, "bench")  # type: ignore[arg-type]
+    for name in ("list", "generate", "scripted", "score", "stats"):
+        out[f"bench {name}"] = bench.get_command(None, name)  # type: ignore[union-attr]
+    return out
+
+
+COMMANDS = _commands()
+WORDS = ["0", "1", "-1", "3", "nan", "1e400", "", "x", "\x1b[2J", "loop_termination", "L0006", "search_first",
+         "table", "json", "block", "deny", "record", "vetted=os:system", "a=b:c"]
+
+
+@st.composite
+def argv(draw, files):
+    name = draw(st.sampled_from(sorted(COMMANDS)))
+    command = COMMANDS[name]
+    words: list[str] = name.split()
+    pool = st.sampled_from(sorted(files.values()) + ["-"])
+    for param in command.params:
+        if isinstance(param, click.Argument):
+            count = 1 if param.nargs == 1 else draw(st.integers(0 if not param.required else 1, 3))
+            words += [draw(pool) for _ in range(count)]
+        elif draw(st.integers(0, 3)) == 0:
+            flag = draw(st.sampled_from(param.opts))
+            if flag in ("-o", "--output", "--junit"):  # options that name a file to write
+                words += [flag, draw(st.sampled_from([files["out"], files["missing"], files.get("fifo", files["out"]),
+                                                      files["policy"], files["folder"]]))]
+            elif getattr(param, "is_flag", False):
+                words.append(flag)
+            elif isinstance(param.type, click.Choice):
+                words += [flag, draw(st.sampled_from(list(param.type.choices) + ["nope"]))]
+            else:
+                words += [flag, draw(st.one_of(st.sampled_from(WORDS), pool))]
+    if draw(st.integers(0, 9)) == 0:
+        words.insert(draw(st.integers(0, len(words))), draw(st.sampled_from(["--help", "--bogus", "-"])))
+    return words
+
+
+@pytest.mark.skipif(not POSIX, reason="the corpus has FIFOs and looping links")
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                   HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_no_argument_vector_makes_any_subcommand_crash(corpus, data, monkeypatch):
+    monkeypatch.chdir(Path(corpus["out"]).parent)  # files an option names relatively land in the corpus
+    words = data.draw(argv(corpus))
+    stdin = data.draw(st.sampled_from([b"", b"{not json", b'{"tool_calls": []}', b"rule r: true\n", b"\x00\xff"]))
+    if "lint" in words:  # keep the solver's bounded queries small
+        words += ["--bound", "3"]
+    if "bench" in words and "generate" in words and "-o" not in words:
+        words += ["-o", corpus["out"] + "_bench"]
+    policyc(*words, stdin=stdin)  # asserts: exit 0, 1 or 2, no traceback, no internal error
+    assert Path(corpus["policy"]).read_bytes() == (ROOT / "examples" / "code_qa.altl").read_bytes()

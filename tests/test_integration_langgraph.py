@@ -1,0 +1,149 @@
+"""The LangGraph integration in a real StateGraph with a ToolNode, driven by a scripted chat model."""
+
+from __future__ import annotations
+
+import asyncio
+import warnings
+
+import pytest
+
+pytest.importorskip("langgraph", reason="langgraph is not installed (pip install -e '.[test,langgraph]')")
+
+from langchain_core.messages import HumanMessage, ToolMessage  # noqa: E402
+from langchain_core.tools import tool  # noqa: E402
+from langgraph.graph import START, MessagesState, StateGraph  # noqa: E402
+from langgraph.prebuilt import tools_condition  # noqa: E402
+
+from policyc.integrations.gating import PolicyStop, PolicyToolWarning  # noqa: E402
+from policyc.integrations.langgraph import PolicyGate, ScriptedChatModel  # noqa: E402
+from policyc.toolschema import ToolSetMismatch  # noqa: E402
+from runtime_helpers import monitor_of  # noqa: E402
+
+TOOLS = """
+tool fetch(id: int) -> { value: int }
+tool process(value: int) -> int
+"""
+RULES = """
+rule fetch_first layer L3 weight 2 severity block message "Fetch the record before processing it.":
+    always (process -> once fetch)
+rule processes layer L5 weight 1:
+    called(process)
+"""
+
+
+@tool
+def fetch(id: int) -> dict:
+    """Fetch a record by its id."""
+    return {"value": 10 * id}
+
+
+@tool
+def process(value: int) -> int:
+    """Process a value."""
+    return value + 1
+
+
+def graph_for(script, mode=None, rules=RULES):
+    model = ScriptedChatModel(script=script).bind_tools([fetch, process])
+    gate = PolicyGate(monitor_of(rules, TOOLS), tools=[fetch, process], mode=mode)
+
+    def agent(state: MessagesState):
+        return {"messages": [model.invoke(state["messages"])]}
+
+    graph = StateGraph(MessagesState)
+    graph.add_node("agent", agent)
+    graph.add_node("tools", gate.tool_node([fetch, process]))
+    graph.add_edge(START, "agent")
+    graph.add_conditional_edges("agent", tools_condition)
+    graph.add_edge("tools", "agent")
+    return graph.compile(), gate
+
+
+def tool_messages(state) -> list[ToolMessage]:
+    return [m for m in state["messages"] if isinstance(m, ToolMessage)]
+
+
+COMPLIANT = [("fetch", {"id": 4}), ("process", {"value": 40}), "41"]
+OUT_OF_ORDER = [("process", {"value": 40}), ("fetch", {"id": 4}), ("process", {"value": 40}), "41"]
+
+
+def test_a_compliant_run_scores_one_and_records_results():
+    graph, gate = graph_for(COMPLIANT)
+    state = graph.invoke({"messages": [HumanMessage("process record 4")]})
+    assert state["messages"][-1].content == "41"
+    run = gate.run()
+    assert [(c.name, dict(c.args), c.result) for c in run.trace.calls] == [
+        ("fetch", {"id": 4}, {"value": 40}), ("process", {"value": 40}, 41)]
+    assert gate.finish().compliance_score == 1.0
+
+
+def test_a_refusal_is_a_tool_message_and_the_model_listens():
+    graph, gate = graph_for(OUT_OF_ORDER)
+    state = graph.invoke({"messages": [HumanMessage("process record 4")]})
+    refused = tool_messages(state)[0]
+    assert refused.status == "error" and refused.content.startswith("`process` was not executed")
+    assert "Fetch the record before processing it" in refused.content
+    assert "First call `fetch`, then `process`." in refused.content
+    assert [m.status for m in tool_messages(state)] == ["error", "success", "success"]
+    run = gate.run()
+    assert run.trace.tool_sequence == ["fetch", "process"]
+    assert [(e.rule, e.resolution) for e in run.events] == [("fetch_first", "listened")]
+    assert gate.finish().compliance_score == 1.0
+
+
+def test_parallel_calls_are_gated_in_the_models_order():
+    script = [[("process", {"value": 40}), ("fetch", {"id": 4})], ("process", {"value": 40}), "41"]
+    for _ in range(5):  # the tool node runs them on threads; the order must not depend on scheduling
+        graph, gate = graph_for(script)
+        state = graph.invoke({"messages": [HumanMessage("go")]})
+        assert [m.status for m in tool_messages(state)] == ["error", "success", "success"]
+        assert gate.run().trace.tool_sequence == ["fetch", "process"]
+
+
+def test_stop_ends_the_graph_run():
+    graph, gate = graph_for(OUT_OF_ORDER, mode="stop")
+    with pytest.raises(PolicyStop) as stop:
+        graph.invoke({"messages": [HumanMessage("go")]})
+    assert stop.value.decision.action == "stop" and gate.stopped() is stop.value.decision
+    assert gate.run().trace.tool_sequence == []
+
+
+def test_warn_runs_the_call_and_tells_the_model():
+    graph, gate = graph_for(OUT_OF_ORDER, mode="warn")
+    state = graph.invoke({"messages": [HumanMessage("go")]})
+    first = tool_messages(state)[0]
+    assert first.status == "success" and first.content.startswith("41\n\n`process` ran, but it breaks the policy")
+    assert gate.run().trace.tool_sequence == ["process", "fetch", "process"]
+
+
+def test_async_invocation_and_one_run_per_thread():
+    graph, gate = graph_for(OUT_OF_ORDER + COMPLIANT)
+    asyncio.run(graph.ainvoke({"messages": [HumanMessage("a")]}, {"configurable": {"thread_id": "a"}}))
+    asyncio.run(graph.ainvoke({"messages": [HumanMessage("b")]}, {"configurable": {"thread_id": "b"}}))
+    assert gate.run("a").trace.tool_sequence == ["fetch", "process"]
+    assert [e.rule for e in gate.run("a").events] == ["fetch_first"]
+    assert gate.run("b").trace.tool_sequence == ["fetch", "process"] and gate.run("b").events == ()
+    assert gate.finish("a").compliance_score == 1.0 and gate.run("a").trace.calls == ()
+
+
+def test_the_tools_must_match_the_policy():
+    @tool
+    def fetch(id: int, verbose: bool = False) -> dict:  # noqa: F811 - an extra argument
+        """Fetch a record by its id."""
+        return {}
+
+    with pytest.raises(ToolSetMismatch) as mismatch:
+        PolicyGate(monitor_of(RULES, TOOLS), tools=[fetch])
+    assert str(mismatch.value).splitlines() == [
+        "the LangGraph agent's tools do not match the policy's signatures:",
+        "  - the policy declares `process`, which the agent's tools do not include",
+        "  - `fetch` takes an argument `verbose` that the policy does not declare"]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        PolicyGate(monitor_of(RULES, TOOLS), tools=[fetch, process], on_mismatch="warn")
+    assert [str(w.message) for w in caught if w.category is PolicyToolWarning] == [
+        "the LangGraph agent's tools and the policy: `fetch` takes an argument `verbose` that the policy does "
+        "not declare"]
+    lenient = PolicyGate(monitor_of(RULES, TOOLS), on_mismatch="ignore")
+    assert [m.message for m in lenient.check_tools([process]).errors] == [
+        "the policy declares `fetch`, which the agent's tools do not include"]

@@ -1,0 +1,123 @@
+"""The OpenAI Agents SDK integration: a real `Runner.run` driven by the SDK's scripted model (no network)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+pytest.importorskip("agents", reason="openai-agents is not installed (pip install -e '.[test,openai-agents]')")
+
+from agents import Agent, RunConfig, Runner, ToolInputGuardrailTripwireTriggered, function_tool  # noqa: E402
+from agents.items import ToolCallOutputItem  # noqa: E402
+from agents.testing import ScriptedModel, assistant_message, function_call  # noqa: E402
+
+from policyc.integrations.openai_agents import PolicyGuard  # noqa: E402
+from policyc.toolschema import ToolSetMismatch  # noqa: E402
+from runtime_helpers import monitor_of  # noqa: E402
+
+TOOLS = """
+tool fetch(id: int) -> { value: int }
+tool process(value: int) -> int
+"""
+RULES = """
+rule fetch_first layer L3 weight 2 severity block message "Fetch the record before processing it.":
+    always (process -> once fetch)
+rule processes layer L5 weight 1:
+    called(process)
+"""
+
+
+@function_tool
+def fetch(id: int) -> dict:
+    """Fetch a record by its id."""
+    return {"value": 10 * id}
+
+
+@function_tool
+def process(value: int) -> int:
+    """Process a value."""
+    return value + 1
+
+
+def script(*turns):
+    """Model turns: each a list of (tool, args) calls, or a final text."""
+    steps = []
+    for i, turn in enumerate(turns):
+        if isinstance(turn, str):
+            steps.append([assistant_message(turn)])
+        else:
+            steps.append([function_call(tool, args, call_id=f"c{i}_{j}") for j, (tool, args) in enumerate(turn)])
+    return ScriptedModel(steps)
+
+
+def run_agent(guard, model):
+    agent = Agent(name="worker", model=model, tools=guard.gate([fetch, process]))
+    return asyncio.run(Runner.run(agent, "process record 4", run_config=RunConfig(tracing_disabled=True)))
+
+
+def outputs(result) -> list:
+    return [item.output for item in result.new_items if isinstance(item, ToolCallOutputItem)]
+
+
+def test_a_compliant_run_scores_one_and_records_results():
+    guard = PolicyGuard(monitor_of(RULES, TOOLS))
+    result = run_agent(guard, script([("fetch", {"id": 4})], [("process", {"value": 40})], "41"))
+    assert result.final_output == "41"
+    assert [(c.name, dict(c.args), c.result) for c in guard.run.trace.calls] == [
+        ("fetch", {"id": 4}, {"value": 40}), ("process", {"value": 40}, 41)]
+    assert guard.finish().compliance_score == 1.0
+
+
+def test_a_refusal_reaches_the_model_and_it_listens():
+    guard = PolicyGuard(monitor_of(RULES, TOOLS))
+    model = script([("process", {"value": 40})], [("fetch", {"id": 4})], [("process", {"value": 40})], "41")
+    result = run_agent(guard, model)
+    refused = outputs(result)[0]
+    assert refused.startswith("`process` was not executed") and "Fetch the record before processing it" in refused
+    assert guard.run.trace.tool_sequence == ["fetch", "process"]
+    assert [(e.rule, e.resolution) for e in guard.run.events] == [("fetch_first", "listened")]
+    # the model's second request carried the refusal as the call's output
+    sent = model.calls[1].input
+    assert any(isinstance(i, dict) and i.get("type") == "function_call_output" and "not executed" in str(i.get("output"))
+               for i in sent)
+    assert guard.finish().compliance_score == 1.0
+
+
+def test_parallel_calls_of_one_turn_are_gated_one_at_a_time():
+    guard = PolicyGuard(monitor_of(RULES, TOOLS))
+    result = run_agent(guard, script([("process", {"value": 40}), ("fetch", {"id": 4})],
+                                     [("process", {"value": 40})], "41"))
+    first, second, third = outputs(result)
+    assert first.startswith("`process` was not executed") and second == {"value": 40} and third == 41
+    assert guard.run.trace.tool_sequence == ["fetch", "process"]
+
+
+def test_stop_ends_the_run():
+    guard = PolicyGuard(monitor_of(RULES, TOOLS), mode="stop")
+    with pytest.raises(ToolInputGuardrailTripwireTriggered):
+        run_agent(guard, script([("process", {"value": 40})], "never"))
+    assert guard.stopped.action == "stop" and guard.run.trace.tool_sequence == []
+    assert guard.finish().compliance_score == pytest.approx(2 / 3)
+
+
+def test_warn_runs_the_call_and_tells_the_model():
+    guard = PolicyGuard(monitor_of(RULES, TOOLS), mode="warn")
+    result = run_agent(guard, script([("process", {"value": 40})], [("fetch", {"id": 4})], "done"))
+    first = outputs(result)[0]
+    assert first.startswith("41\n\n`process` ran, but it breaks the policy")
+    assert guard.run.trace.tool_sequence == ["process", "fetch"]
+
+
+def test_the_tools_must_match_the_policy():
+    @function_tool
+    def fetch(id: int, verbose: bool) -> dict:  # noqa: F811 - an extra argument
+        """Fetch a record by its id."""
+        return {}
+
+    guard = PolicyGuard(monitor_of(RULES, TOOLS))
+    with pytest.raises(ToolSetMismatch) as mismatch:
+        guard.gate([fetch])
+    assert str(mismatch.value).splitlines()[1:] == [
+        "  - the policy declares `process`, which the agent's tools do not include",
+        "  - `fetch` takes an argument `verbose` that the policy does not declare"]
