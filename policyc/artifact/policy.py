@@ -43,7 +43,7 @@ def policy_fields(policy: Policy, classes: dict[str, str | None], automata: dict
     `classes` maps each rule to its class; `automata` maps a compiled rule to (index of its
     table, None) and a rule scored offline only to (-1, the reason).
     """
-    roots = [r.formula for r in policy.rules]
+    roots: list[n.Node] = [r.formula for r in policy.rules]
     applies: dict[str, int] = {}
     for rule in policy.rules:
         if rule.applicability is not None:

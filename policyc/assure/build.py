@@ -120,7 +120,7 @@ def assure(compiled: CompiledPolicy, runs: Sequence[RunRecord], options: Options
         tasks=len({r.task for r in runs}), confidence=options.confidence,
         rules=rule_rows(compiled, runs, options.confidence), entries=entries,
         expressiveness_gap=expr_gap, establishability_gap=est_gap, union=union,
-        overlaps=[OverlapRow(first=a, second=b, **overlap(flags[a], flags[b], len(runs)))  # type: ignore[arg-type]
+        overlaps=[OverlapRow(first=a, second=b, **overlap(flags[a], flags[b], len(runs)))
                   for a, b in itertools.combinations(flags, 2)] if runs else [],
         combined=_combined(compiled, evidence, options),
         residual=Residual(unflagged=len(unflagged), unflagged_runs=unflagged, unmet=len(est_gap),
@@ -146,7 +146,8 @@ def _method_flags(evidence: Sequence[Evidence], runs: Sequence[RunRecord], optio
 
 
 def _union(flags: dict[str, set[str]]) -> list[UnionStep]:
-    steps, seen = [], set()
+    steps: list[UnionStep] = []
+    seen: set[str] = set()
     for method, mine in flags.items():
         others = set().union(*(f for m, f in flags.items() if m != method)) if len(flags) > 1 else set()
         new = mine - seen

@@ -14,8 +14,9 @@ An obligation is *addressed* when a capability (or evidence, which implies one) 
 claim type targets it on its deployment; it is *established* when evidence on the same
 deployment, of a reaching type, in scope and without an unresolved assumption meets the
 contract. Nothing transfers across deployments; a descriptive statistic and a lower bound
-reach no contract. Otherwise the reason is the first that applies of: an observed
-counterexample, an unresolved assumption, insufficient applicability, a bound too weak, a scope
+reach no contract. An observed violation on the deployment refutes an exact or suite contract
+(the obligation is then addressed, whichever method saw it). Otherwise the reason is the first
+that applies of: an unresolved assumption, insufficient applicability, a bound too weak, a scope
 mismatch (evidence here, of the wrong kind or scope), absent evidence (addressed; evidence for
 another deployment is said not to transfer), no method (unaddressed).
 """
@@ -106,15 +107,15 @@ def classify(obligation: Obligation, evidence: Sequence[Evidence], capabilities:
         return LedgerEntry(obligation=obligation, status=status, reason=reason, detail=detail,
                            evidence=[e.summary() for e in used], conditional_on=sorted(set(conditional)))
 
-    if not addressed:
-        return entry("unaddressed", "no_method", f"no configured method gives a claim that can meet {contract}"
-                     + transfer, here)
-    if contract.kind in ("exact", "suite"):
+    if contract.kind in ("exact", "suite"):  # an observed violation refutes the contract, whoever saw it
         against = [e for e in here if e.violations and (contract.kind == "exact" or in_scope(e, contract)
                                                          or e.claim != "suite")]
         if against:
             total = max(e.violations or 0 for e in against)
             return entry("addressed", "counterexample", f"{total} violating run(s) observed", against)
+    if not addressed:
+        return entry("unaddressed", "no_method", f"no configured method gives a claim that can meet {contract}"
+                     + transfer, here)
     reaching = [e for e in here if e.claim in _REACHES[contract.kind] and in_scope(e, contract)]
     meeting = [e for e in reaching if _meets(e, contract)]
     sound = [e for e in meeting if not e.unresolved]

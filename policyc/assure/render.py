@@ -44,8 +44,9 @@ def _sections(ledger: Ledger) -> list[tuple[str, list[str], list[list[str]]]]:
         out.append(("Policy risk by Prop. 3.4 (sum of the rules' upper bounds; no independence needed)",
                     ["deployment", "distribution", "rules bounded", "Pr(some rule violated) ≤", "confidence ≥",
                      "rules without a bound"],
-                    [[c.deployment, c.distribution or "(none named)", str(c.rules), f"{c.epsilon:.4g}",
-                      f"{1 - c.delta:.4g}", _few(c.missing)] for c in ledger.combined]))
+                    [[c.deployment, c.distribution or "(none named)", str(c.rules),
+                      "1 (not every rule is bounded)" if c.missing else f"{c.epsilon:.4g}",
+                      "-" if c.missing else f"{1 - c.delta:.4g}", _few(c.missing)] for c in ledger.combined]))
     return out
 
 
