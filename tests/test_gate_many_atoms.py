@@ -218,3 +218,25 @@ def test_many_guard_atoms_on_one_tool_are_no_conflict():
         run.record("login", {"user": "u"})
         decision = run.propose("open", {"id": "1"})
         assert decision.action == "warn" and set(decision.rules) == {"paid", "no_pay"}, decision
+
+
+def test_a_call_that_may_set_a_per_value_rule_in_conflict_says_it_was_not_searched():
+    """Per-value rules take no part in the joint search: a decision that may start a conflict
+    with one (here: `start` obliges a `refund`, whose order must first be checked, and checks
+    are forbidden) lists it as undecided instead of allowing in silence; a call that moves no
+    rule the per-value rule can constrain does not."""
+    text = ("tool start()\ntool refund(order_id: str)\ntool check(order_id: str)\ntool note()\n"
+            "rule owed severity block: always (start -> eventually refund)\n"
+            "rule checked severity block: always (refund(order_id: o) -> once check(order_id: o))\n"
+            "rule quiet severity block: never(check)\n"
+            "rule noted severity warn: called_n(note) <= 3\n")
+    monitor = _policy(text)
+    run = monitor.start()
+    decision = run.propose("start", {})
+    assert decision.action == "allow"
+    assert any("checked" in line and "not searched" in line for line in decision.undecided), decision
+    assert run.propose("note", {}).undecided == ()
+    # without the per-value rule the same conflict is found and refused by the joint search
+    plain = _policy(text.replace("refund(order_id: o) -> once check(order_id: o)", "refund -> once check"))
+    decision = plain.start().propose("start", {})
+    assert decision.action == "block" and set(decision.rules) == {"owed", "checked", "quiet"}, decision

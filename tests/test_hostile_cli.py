@@ -111,6 +111,10 @@ def test_a_fifo_nobody_writes_to_does_not_hang_any_command(policy, tmp_path):
     assert policyc("score", fifo, "examples/traces/code_qa.jsonl")[0] == 2  # no rules: nothing to score
     code, _, err = policyc("compile", policy, "-o", fifo)
     assert code == 2 and "a pipe that nobody reads" in err
+    schema = tmp_path / "tools.json"
+    schema.write_text('[{"type": "function", "function": {"name": "ping", "parameters": {"type": "object"}}}]')
+    code, _, err = policyc("import-tools", schema, "-o", fifo)
+    assert code == 2 and "a pipe that nobody reads" in err
 
 
 @pytest.mark.skipif(not POSIX, reason="symbolic links that loop")

@@ -118,8 +118,8 @@ def compile_one(policy: str, target: str, fmt: str, key: bytes | None = None) ->
                    "membership, arithmetic): a conflict that needs them is reported as undecided", err=True)
     if limits["per_value_rules"]:
         names = ", ".join(f"`{printable(n)}`" for n in limits["per_value_rules"])
-        click.echo(f"note: {names} judge each value apart: their conflicts with other rules are found when the "
-                   "run ends, not call by call", err=True)
+        click.echo(f"note: {names} judge each value apart: their conflicts with other rules are not searched "
+                   "call by call (a decision that may start one lists them as undecided)", err=True)
     if artifact.externs:
         names = ", ".join(f"`{printable(e.name)}`" for e in artifact.externs)
         click.echo(f"note: extern predicates {names} are recorded by name: the program that loads the "

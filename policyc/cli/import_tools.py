@@ -9,6 +9,8 @@ from pathlib import Path
 import click
 
 from policyc.cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK
+from policyc.cli.common import write_output
+from policyc.terminal import printable
 from policyc.inputs import InputError, read_input
 
 
@@ -94,12 +96,8 @@ def command(files: tuple[str, ...], output: str, terminals: tuple[str, ...]) -> 
     if output == "-":
         click.echo(text, nl=False)
     else:
-        try:
-            Path(output).write_text(text, encoding="utf-8")
-        except OSError as exc:
-            click.echo(f"policyc: cannot write `{output}`: {exc.strerror or exc}", err=True)
-            raise click.exceptions.Exit(EXIT_INPUT) from None
-        click.echo(f"{output}: {len(tools)} tool(s), {len(imported.types)} named type(s)", err=True)
+        write_output(output, text.encode("utf-8"), [f for f in files if f != "-"])  # a FIFO nobody reads: exit 2
+        click.echo(f"{printable(output)}: {len(tools)} tool(s), {len(imported.types)} named type(s)", err=True)
     if unreadable or imported.has_errors:
         raise click.exceptions.Exit(EXIT_INPUT)
     approximated = any(p.severity == "warning" for _, p in imported.problems)

@@ -19,7 +19,7 @@ from policyc.runtime.findings import OWED, VIOLATION, Finding, GatedRule
 from policyc.runtime.judge_final import FinalAnswerJudge
 from policyc.runtime.judge_product import ProductJudge
 from policyc.runtime.judge_sliced import SlicedJudge
-from policyc.tables.dfa import VIOLATED
+from policyc.tables.dfa import OPEN, VIOLATED
 from policyc.tables.policy import CompiledPolicy
 from policyc.tables.rule import RuleRun
 from policyc.trace.model import Call
@@ -57,6 +57,50 @@ class Gate:
         self.final = FinalAnswerJudge(uncompiled, policy, externs) if uncompiled else None
         self.product = ProductJudge(plain_rules, plain_tables, policy.tools, self.terminal, externs, compiled.joint)
         self.rules = plain_rules + [info for info, _ in self.sliced]
+        self.coupled = self._couplings()
+
+    def _couplings(self) -> list[tuple[frozenset[str] | None, tuple[int, ...], tuple[int, ...]]]:
+        """For each sliced rule: the tools a call to which may change a rule it can constrain
+        (None: any tool), the plain rules and the other sliced rules it can constrain. Rules
+        constrain one another as in the product (`JointSpace.neighbours`): they share a tool,
+        one moves on calls to any tool, or both name a terminal tool."""
+        space = self.product.space
+        mine = [rule.moved_by for _, rule in self.sliced]
+        out = []
+        for k, tools in enumerate(mine):
+            def near(other: frozenset[str] | None, tools=tools) -> bool:
+                return tools is None or other is None or bool(tools & other) or \
+                    bool(tools & self.terminal and other & self.terminal)
+            plain = tuple(i for i in range(len(self.product.rules))
+                          if near(None if not space.local[i] else space.mentions[i]))
+            sliced = tuple(j for j, other in enumerate(mine) if j != k and near(other))
+            reach: set[str] | None = set(tools) if tools is not None else None
+            for i in plain:
+                if reach is not None and space.local[i]:
+                    reach |= space.mentions[i]
+                else:
+                    reach = None
+            for j in sliced:
+                reach = None if reach is None or mine[j] is None else reach | mine[j]
+            out.append((None if reach is None else frozenset(reach), plain, sliced))
+        return out
+
+    def _joint_unsearched(self, state: GateState, tool: str) -> tuple[str, ...]:
+        """The open sliced rules a call to `tool` may set in conflict with other open rules:
+        per-value rules take no part in the joint search, so the decision says so."""
+        out = []
+        space = self.product.space
+        for k, ((info, _), run) in enumerate(zip(self.sliced, state.runs)):
+            reach, plain, sliced = self.coupled[k]
+            if reach is not None and tool not in reach or run.verdict() != OPEN:
+                continue
+            others = [self.product.rules[i].name for i in plain if space.is_open(state.jid, i)] + \
+                [self.sliced[j][0].name for j in sliced if state.runs[j].verdict() == OPEN]
+            if others:
+                names = ", ".join(others[:4]) + (", ..." if len(others) > 4 else "")
+                out.append(f"whether {info.name} (judged per value) can still hold together with {names} "
+                           "was not searched: per-value rules are judged alone call by call")
+        return tuple(out)
 
     # ------------------------------------------------------------ run state
 
@@ -127,6 +171,8 @@ class Gate:
                 findings.append(Finding(info.name, OWED, info.layer, info.severity, info.limit,
                                         f"ending the run with `{tool}` now leaves it unsatisfied", (),
                                         info.message))
+        if not final and self.sliced:
+            undecided = tuple(undecided) + self._joint_unsearched(state, tool)
         if self.final is not None:
             findings.extend(self.final.judge_final(calls, tool, args, request) if final
                             else self.final.judge(calls, tool, args, request))

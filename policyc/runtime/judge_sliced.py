@@ -7,7 +7,8 @@ instance: an instance the call names (or any in a group the call moves) whose ev
 possible next state is violated makes a `forall` part certainly violated, whatever the
 call's result. The parts combine through the rule's boolean skeleton in three-valued
 logic, taking every outcome a part might have; a rule is refused only when every
-combination is violated. These rules take no part in the conflict search.
+combination is violated. These rules take no part in the conflict search: a decision on a
+call that may set one in conflict with other open rules lists it as undecided (`Gate`).
 """
 
 from __future__ import annotations

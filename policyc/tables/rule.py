@@ -161,9 +161,11 @@ class RuleRun:
     def __init__(self, table: RuleTable):
         self.table = table
         self.states: list = [p.initial if isinstance(p, DfaTable) else p.start() for p in table.parts]
+        self._verdict: str | None = None  # the verdict of `states`, until the next step
 
     def step(self, tool: str, args: Mapping, result: object = UNDEF,
              externs: Mapping[str, Callable] | None = None) -> None:
+        self._verdict = None
         for i, part in enumerate(self.table.parts):
             if isinstance(part, DfaTable):
                 self.states[i] = part.delta[self.states[i]][part.alphabet.letter(tool, args, result, externs=externs)]
@@ -179,8 +181,10 @@ class RuleRun:
         return combine(self.table.skeleton, values, all, any, lambda v: not v)
 
     def verdict(self) -> str:
-        values = self._part_values(lambda p, s: p.verdict[s], lambda r: r.verdict())
-        return combine(self.table.skeleton, values, and3, or3, not3)
+        if self._verdict is None:
+            values = self._part_values(lambda p, s: p.verdict[s], lambda r: r.verdict())
+            self._verdict = combine(self.table.skeleton, values, and3, or3, not3)
+        return self._verdict
 
     def to_json(self) -> list:
         return [s if isinstance(s, int) else s.to_json() for s in self.states]
