@@ -9,6 +9,7 @@ the residual.
 from __future__ import annotations
 
 from policyc.assure.models import REASONS, Ledger
+from policyc.terminal import printable
 
 _STATUS = {"established": "established", "addressed": "addressed, not established", "unaddressed": "unaddressed"}
 
@@ -83,22 +84,22 @@ def render_text(ledger: Ledger, color: bool = False) -> str:
     buffer = io.StringIO()
     console = Console(file=buffer, no_color=not color, width=160, soft_wrap=False, force_terminal=color,
                       highlight=False)
-    console.print(f"assurance ledger: {escape(ledger.policy)}")
+    console.print(f"assurance ledger: {escape(printable(ledger.policy))}")
     for title, header, rows in _sections(ledger):
-        table = Table(title=escape(title), title_justify="left")
+        table = Table(title=escape(printable(title)), title_justify="left")
         for i, name in enumerate(header):
             last = i == len(header) - 1
             table.add_column(escape(name), overflow="fold", no_wrap=not last, ratio=1 if last else None)
         for row in rows:
-            table.add_row(*(escape(c) for c in row))
+            table.add_row(*(escape(printable(c)) for c in row))
         console.print(table)
     for line in _summary(ledger):
-        console.print(escape(line))
+        console.print(escape(printable(line)))
     return buffer.getvalue()
 
 
 def _cell(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    return printable(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
 
 
 def render_markdown(ledger: Ledger) -> str:

@@ -60,6 +60,13 @@ def command(policy: str, traces: tuple[str, ...], deployment: str, suite: str | 
     from policyc.scoring import score_trace
     from policyc.trace import TraceError, iter_traces
 
+    for name, value in (("--risk", risk), ("--confidence", confidence)):
+        if value is not None and value != value:
+            raise click.BadParameter("nan is not a number", param_hint=f"'{name}'")
+    for name, text in (("--deployment", deployment), ("--suite", suite), ("--distribution", distribution),
+                       *(("--gated", g) for g in gated)):
+        if text is not None and not 0 < len(text) <= 200:
+            raise click.BadParameter("a name has 1 to 200 characters", param_hint=f"'{name}'")
     if deployment in gated:
         fail(f"`{printable(deployment)}` is both the suite's deployment and a gated one",
              "a gated deployment is a different system: give it its own name")

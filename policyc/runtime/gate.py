@@ -81,7 +81,8 @@ class Gate:
                 else:
                     reach = None
             for j in sliced:
-                reach = None if reach is None or mine[j] is None else reach | mine[j]
+                other = mine[j]
+                reach = None if reach is None or other is None else reach | other
             out.append((None if reach is None else frozenset(reach), plain, sliced))
         return out
 
