@@ -65,6 +65,7 @@ def _compound(children: st.SearchStrategy) -> st.SearchStrategy:
         st.builds(ast.Logic, st.sampled_from(ast.LOGIC_OPS), children, children),
         st.builds(ast.Quantifier, st.sampled_from(["forall", "exists"]), NAMES, optional, children),
         st.builds(ast.Conditional, children, children, children),
+        st.builds(ast.WhenShall, children, children),
     )
 
 

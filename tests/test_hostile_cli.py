@@ -233,7 +233,7 @@ def _commands() -> dict[str, click.Command]:
     out = {}
     # every subcommand but the two servers (`lsp`, `gateway`), which serve standard input until it closes
     for name in ("check", "fmt", "lint", "compile", "score", "replay", "graph", "explain", "test", "conformance",
-                 "import-tools"):
+                 "import-tools", "assure"):
         out[name] = cli.get_command(None, name)  # type: ignore[arg-type]
     bench = cli.get_command(None, "bench")  # type: ignore[arg-type]
     for name in ("list", "generate", "scripted", "score", "stats"):

@@ -101,9 +101,9 @@ BROKEN = {  # rule: (violated_at, detail)
     "c6": (23, 'Does not hold for l = "L1002" at call #23 (`resume_line`).'),
     "c7": (25, 'Does not hold for l = "L1002" at call #25 (`resume_line`).'),
     "c10": (4, "Does not hold at call #4 (`message`)."),
-    "c12": (9, "Violated once call #9 (`toggle_airplane_mode`) happened: no continuation can satisfy it."),
+    "c12": (9, "Does not hold at call #9 (`toggle_airplane_mode`)."),
     "c19": (34, 'Does not hold for l = "L1002" (first at call #10, `get_details_by_id`).'),
-    "c20": (35, "Not satisfied by the complete trace (35 call(s))."),
+    "c20": (35, "Does not hold at call #35 (`message`)."),
 }
 
 

@@ -82,6 +82,9 @@ class RuleModel(Strict):
         "offline-only: decided only on the complete run; null: unknown",
     )
     formula: int = Field(ge=0, description="index of the rule's formula in `formulas.roots`")
+    applicability: int | None = Field(
+        None, ge=0, description="index in `formulas.roots` of the runs the rule applies to (a rule written "
+        "`when ρ shall χ`: `eventually ρ`), or null when the rule does not declare it")
     automaton: int | None = Field(
         None, ge=0, description="index of the rule's monitor in `automata`, or null when it is scored offline only"
     )

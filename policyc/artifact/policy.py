@@ -43,14 +43,20 @@ def policy_fields(policy: Policy, classes: dict[str, str | None], automata: dict
     `classes` maps each rule to its class; `automata` maps a compiled rule to (index of its
     table, None) and a rule scored offline only to (-1, the reason).
     """
-    table = dump_nodes([r.formula for r in policy.rules])
+    roots: list[n.Node] = [r.formula for r in policy.rules]
+    applies: dict[str, int] = {}
+    for rule in policy.rules:
+        if rule.applicability is not None:
+            applies[rule.name] = len(roots)
+            roots.append(rule.applicability)
+    table = dump_nodes(roots)
     rules = []
     for i, rule in enumerate(policy.rules):
         index, reason = automata.get(rule.name, (-1, "no automaton was built for this rule"))
         rules.append(RuleModel(
             name=rule.name, weight=rule.weight, layer=rule.layer, severity=_severity(rule.severity),
             message=rule.message, description=rule.description, source=rule.source,
-            rule_class=classes.get(rule.name, "offline-only"), formula=i,
+            rule_class=classes.get(rule.name, "offline-only"), formula=i, applicability=applies.get(rule.name),
             automaton=index if index >= 0 else None, offline_reason=None if index >= 0 else reason))
     info = PolicyInfo(name=policy.name, description=policy.description, budget=policy.budget,
                       layers=dict(policy.layers), conformance=_severity(policy.conformance),
@@ -68,7 +74,8 @@ def policy_of(artifact: Artifact) -> Policy:
     formulas = load_nodes({"nodes": artifact.formulas.nodes, "roots": artifact.formulas.roots})
     rules = tuple(
         Rule(r.name, cast(Formula, formulas[r.formula]), r.weight, r.layer, Severity(r.severity.kind, r.severity.limit),
-             r.message, r.description, r.source)
+             r.message, r.description, r.source,
+             None if r.applicability is None else cast(Formula, formulas[r.applicability]))
         for r in artifact.rules)
     tools = {t.name: signature_from_json(t.model_dump()) for t in artifact.tools}
     externs = {e.name: ExternPredicate(e.name, tuple((p.name, type_from_json(p.type)) for p in e.params), None)
@@ -120,6 +127,8 @@ def _compiled(artifact: Artifact) -> CompiledPolicy:
     for r in artifact.rules:
         if not isinstance(formulas[r.formula], Formula):
             raise TableError(f"rule `{r.name}`: its formula {r.formula} is a term, not a formula")
+        if r.applicability is not None and not isinstance(formulas[r.applicability], Formula):
+            raise TableError(f"rule `{r.name}`: its applicability {r.applicability} is a term, not a formula")
     for i, tool in enumerate(artifact.tools):
         try:
             signature_from_json(tool.model_dump())
@@ -159,6 +168,8 @@ def _reference_problem(artifact: Artifact) -> str | None:
         names.add(rule.name)
         if rule.formula >= roots:
             return f"rule `{rule.name}` points to formula {rule.formula}, but there are {roots}"
+        if rule.applicability is not None and rule.applicability >= roots:
+            return f"rule `{rule.name}` points to formula {rule.applicability} for its applicability, but there are {roots}"
         if rule.automaton is not None and rule.automaton >= tables:
             return f"rule `{rule.name}` points to automaton {rule.automaton}, but there are {tables}"
     tools = [t.name for t in artifact.tools]
@@ -175,6 +186,7 @@ def _use_problem(artifact: Artifact, compiled: CompiledPolicy) -> str | None:
     them."""
     declared = {e.name for e in artifact.externs}
     nodes: list[n.Node] = [r.formula for r in compiled.policy.rules]
+    nodes += [r.applicability for r in compiled.policy.rules if r.applicability is not None]
     for rule in compiled.rules.values():
         for part in rule.table.parts if rule.table is not None else ():
             nodes.extend(_part_terms(part))

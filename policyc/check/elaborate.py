@@ -49,6 +49,9 @@ class Elaborator(PathsMixin, OperatorsMixin, PatternsMixin, MacrosMixin):
         # variables whose domain is being inferred, by IR name: a macro's data parameter bound
         # to one of them (`account_write(c)`) binds it where the macro's patterns use it
         self.inferring: dict[str, VarInfo] = {}
+        # the `when ... shall ...` a rule's body is (under its `forall`s), and what it became
+        self.rule_when: ast.WhenShall | None = None
+        self.rule_when_value: tuple[n.Formula, n.Formula] | None = None  # (applies, always (applies -> obliges))
 
     # ------------------------------------------------------------ reporting
 
@@ -140,6 +143,8 @@ class Elaborator(PathsMixin, OperatorsMixin, PatternsMixin, MacrosMixin):
             return self.quantifier(e, scope)
         if isinstance(e, ast.Conditional):
             return self.conditional(e, scope)
+        if isinstance(e, ast.WhenShall):
+            return self.when_shall(e, scope)
         if isinstance(e, ast.Arithmetic):
             return self.arithmetic(e, scope)
         if isinstance(e, ast.Negative):
@@ -350,6 +355,23 @@ class Elaborator(PathsMixin, OperatorsMixin, PatternsMixin, MacrosMixin):
         for term in terms[1:]:
             domain = b.op("add", domain, term)
         return domain
+
+    def when_shall(self, e: ast.WhenShall, scope: Scope) -> Value | None:
+        """`when ρ shall χ` is `always (ρ -> χ)`, and only a rule's body (under its `forall`s):
+        the rule applies to a run when ρ holds somewhere in it, for some values of those
+        variables (`policyc.check.policy.applicability`)."""
+        if e is not self.rule_when:
+            self.error("E0228", "`when ... shall ...` must be the body of a rule", e.span,
+                       help="write it as the rule's formula, under its `forall`s only: "
+                            "`rule r: forall x: when p(x) shall q(x)`; elsewhere, write `always (p -> q)`",
+                       scope=scope)
+            return None
+        applies, obliges = self.formula(e.applies, scope), self.formula(e.obliges, scope)
+        if applies is None or obliges is None:
+            return None
+        formula = b.always(b.implies(applies, obliges))
+        self.rule_when_value = (applies, formula)
+        return FVal(formula, e.span)
 
     def conditional(self, e: ast.Conditional, scope: Scope) -> Value | None:
         c = self.elab(e.cond, scope)

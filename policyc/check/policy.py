@@ -11,7 +11,10 @@ from policyc.check.suggest import closest, did_you_mean
 from policyc.check.symbols import Symbols
 from policyc.check.typing import Kind, TypeResolver
 from policyc.diagnostics import Diagnostic, Label
+from policyc.ir import build as b
+from policyc.ir import nodes as n
 from policyc.ir import types as t
+from policyc.ir.nodes import Formula
 from policyc.ir.policy import (
     DEFAULT_SOFT_BLOCK_LIMIT,
     MAX_WEIGHT,
@@ -43,6 +46,22 @@ def check_severity(expr: ast.SeverityExpr, diags: list[Diagnostic]) -> Severity 
                                 help="only `soft_block(n)` has one: the number of blocks before it stops the run"))
         return None
     return Severity(expr.name)
+
+
+def applicability(formula: Formula, applies: Formula, when: Formula) -> Formula:
+    """App of a rule `forall x...: when ρ shall χ` (formula `forall x...: always (ρ -> χ)`, whose
+    `always` node is `when`): `exists x...: eventually ρ`, over the same domains. The domains
+    are the trace's, so this is `eventually exists x...: ρ`, eq. (2) of "Organising trajectory
+    evidence". (The `forall`s are the rule's own and those of its implicit variables.)"""
+    chain: list[n.Forall] = []
+    node = formula
+    while isinstance(node, n.Forall) and node is not when:
+        chain.append(node)
+        node = node.body
+    out = b.eventually(applies)
+    for q in reversed(chain):
+        out = b.exists(q.var, q.type, q.domain, out)
+    return out
 
 
 class PolicyBuilder:
@@ -98,6 +117,11 @@ class PolicyBuilder:
                     severity = sev
             elif isinstance(meta, ast.MetaMessage):
                 message = meta.text
+        top = decl.body
+        while isinstance(top, ast.Quantifier) and top.kind == "forall":
+            top = top.body
+        self.elab.rule_when = top if isinstance(top, ast.WhenShall) else None
+        self.elab.rule_when_value = None
         try:
             value = self.elab.with_implicit_bindings(decl.body, scope)
         except ExpansionTooDeep:
@@ -113,8 +137,9 @@ class PolicyBuilder:
         formula = self.elab.as_formula(value, decl.body.span, scope) if value is not None else None
         if formula is None or not ok:
             return None
+        applies = None if self.elab.rule_when_value is None else applicability(formula, *self.elab.rule_when_value)
         return Rule(name, formula, weight, layer, severity, message, decl.description,
-                    decl.span.text, decl.span)
+                    decl.span.text, applies, span=decl.span)
 
     def rules(self) -> list[Rule]:
         out: list[Rule] = []

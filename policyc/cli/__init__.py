@@ -36,6 +36,7 @@ COMMANDS = {
     "test": "test",
     "lsp": "lsp",
     "import-tools": "import_tools",
+    "assure": "assure",
     "gateway": "gateway",
 }
 

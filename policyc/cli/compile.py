@@ -85,6 +85,7 @@ def compile_one(policy: str, target: str, fmt: str, key: bytes | None = None) ->
     """Compile one policy to `target` (never one of its own source files); its summary."""
     from policyc.artifact.build import build_artifact
     from policyc.artifact.io import dump_artifact
+    from policyc.artifact.policy import compiled_of
 
     checked, _ = load_checked(policy)
     artifact = build_artifact(checked, key=key)
@@ -93,7 +94,7 @@ def compile_one(policy: str, target: str, fmt: str, key: bytes | None = None) ->
     else:
         write_output(target, (dump_artifact(artifact) + "\n").encode("utf-8"), [policy, *checked.sources])
     classes = Counter(r.rule_class for r in artifact.rules)
-    limits = joint_limits(artifact)
+    limits = compiled_of(artifact).joint_limits()
     summary = {
         "artifact": target,
         "policy": artifact.policy.name,
@@ -118,19 +119,10 @@ def compile_one(policy: str, target: str, fmt: str, key: bytes | None = None) ->
                    "membership, arithmetic): a conflict that needs them is reported as undecided", err=True)
     if limits["per_value_rules"]:
         names = ", ".join(f"`{printable(n)}`" for n in limits["per_value_rules"])
-        click.echo(f"note: {names} judge each value apart: their conflicts with other rules are not searched "
+        click.echo(f"note: {names} are judged apart (per value): their conflicts with other rules are not searched "
                    "call by call (a decision that may start one lists them as undecided)", err=True)
     if artifact.externs:
         names = ", ".join(f"`{printable(e.name)}`" for e in artifact.externs)
         click.echo(f"note: extern predicates {names} are recorded by name: the program that loads the "
                    "artifact binds them", err=True)
     return summary
-
-
-def joint_limits(artifact) -> dict[str, list[str]]:
-    """What the gate's joint conflict search cannot settle for this artifact, said at compile time."""
-    over = sorted(t for t, j in artifact.joint.items() if j.get("masks") is None)
-    vague = sorted(t for t, j in artifact.joint.items() if j.get("masks") is not None and not j.get("exact"))
-    per_value = [r.name for r in artifact.rules if r.automaton is not None
-                 and any("slice" in part for part in artifact.automata[r.automaton]["rule"]["parts"])]
-    return {"tools_over_budget": over, "tools_not_understood": vague, "per_value_rules": per_value}

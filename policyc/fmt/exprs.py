@@ -25,7 +25,7 @@ KEYWORDS = {
 _LOGIC_LEVEL = {"implies": 1, "iff": 2, "or": 3, "and": 4}
 TEMPORAL_LEVEL, UNARY_LEVEL, COMPARE_LEVEL, SUM_LEVEL, PRODUCT_LEVEL, NEGATIVE_LEVEL, POSTFIX_LEVEL, ATOM_LEVEL = (
     5, 6, 7, 8, 9, 10, 11, 12)
-_EXTENDS_RIGHT = (ast.Quantifier, ast.Conditional)
+_EXTENDS_RIGHT = (ast.Quantifier, ast.Conditional, ast.WhenShall)
 
 
 def level(e: ast.Expr) -> int:
@@ -33,7 +33,7 @@ def level(e: ast.Expr) -> int:
         return _LOGIC_LEVEL[e.op]
     if isinstance(e, ast.BinaryTemporal):
         return TEMPORAL_LEVEL
-    if isinstance(e, (ast.Not, ast.UnaryTemporal, ast.Quantifier, ast.Conditional)):
+    if isinstance(e, (ast.Not, ast.UnaryTemporal, ast.Quantifier, ast.Conditional, ast.WhenShall)):
         return UNARY_LEVEL
     if isinstance(e, ast.Comparison):
         return COMPARE_LEVEL
@@ -67,6 +67,8 @@ def bare(e: ast.Expr, at_end: bool) -> Doc:  # noqa: C901 - one case per node
         return group(concat(head, nest(4, concat(line(), expr(e.body, 0, at_end)))))
     if isinstance(e, ast.Conditional):
         return _conditional(e, at_end)
+    if isinstance(e, ast.WhenShall):
+        return group(concat("when ", align(_inner(e.applies)), line(), "shall ", align(expr(e.obliges, 0, at_end))))
     if isinstance(e, ast.Comparison):
         return concat(expr(e.left, SUM_LEVEL, False), f" {e.op} ", expr(e.right, SUM_LEVEL, at_end))
     if isinstance(e, ast.Arithmetic):
@@ -125,7 +127,7 @@ def _operand(e: ast.Expr, needed: int, at_end: bool) -> Doc:
     """An operand of an operator: another binary operator, or a conditional, is always
     parenthesised, so that `and`, `or`, `->` and the temporal operators never mix without
     brackets."""
-    if isinstance(e, (ast.Logic, ast.BinaryTemporal, ast.Conditional)):
+    if isinstance(e, (ast.Logic, ast.BinaryTemporal, ast.Conditional, ast.WhenShall)):
         return concat("(", align(bare(e, True)), ")")
     return expr(e, needed, at_end)
 

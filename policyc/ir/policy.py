@@ -57,6 +57,9 @@ class Rule:
     message: str | None = None
     description: str | None = None
     source: str = ""  # the rule's text as written
+    #: when the rule is written `when ρ shall χ` (under `forall x...`): `exists x...: eventually ρ`,
+    #: the runs the rule applies to ("Organising trajectory evidence", eq. 2); None: not declared
+    applicability: Formula | None = None
     span: Span = field(default=NO_SPAN, compare=False, repr=False)
 
     def __post_init__(self) -> None:

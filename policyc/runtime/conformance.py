@@ -31,10 +31,10 @@ from typing import Any, Mapping, Sequence
 
 from policyc.ir.ops import UNDEF
 from policyc.ir.policy import Policy
-from policyc.ir.types import value_problems
 from policyc.runtime.findings import CONFORMANCE, Finding
 from policyc.saag.cascade import assess
 from policyc.saag.corrections import correction
+from policyc.trace.conformance import Signatures
 
 
 class ConformanceChecker:
@@ -45,22 +45,8 @@ class ConformanceChecker:
         self.terminal = frozenset(policy.terminal_tools)
         self.severity = policy.conformance.kind
         self.limit = policy.conformance.limit
-        self._params = {name: ({p.name: p.type for p in sig.params}, frozenset(p.name for p in sig.params if p.required))
-                        for name, sig in self.tools.items()}
-
-    def conforms(self, tool: str, args: Mapping[str, Any]) -> bool:
-        """Whether the call passes registry, structure and type at once: a declared tool, every
-        argument declared and of its type, every required one given. The cascade would find
-        nothing to say about such a call; anything else goes through it."""
-        found = self._params.get(tool)
-        if found is None:
-            return False
-        types, required = found
-        for name, value in args.items():
-            t = types.get(name)
-            if t is None or value_problems(value, t):
-                return False
-        return required.issubset(args)
+        self.signatures = Signatures(self.tools)
+        self.conforms = self.signatures.conforms
 
     def check(self, tool: str, args: Mapping[str, Any], calls: Sequence = (),
               context: str | None = None) -> list[Finding]:

@@ -25,7 +25,7 @@ joint state, so a warm gate answers with a few guard evaluations and dictionary 
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Collection, Mapping, Sequence
 
 from policyc.runtime.findings import CONFLICT, OWED, VIOLATION, Finding, GatedRule, mildest
 from policyc.tables.dfa import VIOLATED, DfaTable
@@ -92,15 +92,31 @@ class ProductJudge:
         before = space.states[jid]
         lost = space.violated
         # per rule, every state the call may lead to (its own letters that agree with the arguments)
-        after: dict[int, frozenset[int]] = {}
+        after: dict[int, Collection[int]] = {}
+        changed = []
+        tables = space.tables
         for i in (range(len(self.rules)) if final else space.affected.get(key, ())):
             s = before[i]
             if s == UNTRACKED:
                 continue
             letters = space.proposal_letters(i, key, known)
-            if letters:
-                after[i] = frozenset(space.tables[i].delta[s][x] for x in letters)
-        changed = [i for i, states in after.items() if states != {before[i]}]
+            if not letters:
+                continue
+            row = tables[i].delta[s]
+            if len(letters) == 1:  # the call's result cannot change its letter: one next state
+                nxt = row[letters[0]]
+                if nxt != s:
+                    changed.append(i)
+                elif not final:
+                    continue  # left where it was: it cannot newly break
+                after[i] = (nxt,)
+            else:
+                reached = frozenset(row[x] for x in letters)
+                if reached != {s}:
+                    changed.append(i)
+                elif not final:
+                    continue
+                after[i] = reached
         if not final and not changed:
             return (), ()  # a call that moves no rule: nothing new can go wrong
         out: list[Finding] = []

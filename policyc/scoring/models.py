@@ -41,6 +41,9 @@ class ConstraintResult(BaseModel):
     violated_at: int | None = Field(None, description="1-based call after which the rule could no longer hold; "
                                                       "0: from the start; the trace length for liveness")
     vacuous: bool = Field(False, description="held without any of its triggers occurring")
+    applicable: bool | None = Field(None, description="for a rule written `when ρ shall χ`: whether ρ held "
+                                                      "somewhere in the run (App); None when the rule does not "
+                                                      "declare its applicability")
     rule_class: str | None = Field(None, description="gateable, detectable or offline-only; None if unknown")
     error: str | None = Field(None, description="why the rule could not be evaluated (it then counts as failed)")
 
@@ -120,6 +123,8 @@ class RuleStats(BaseModel):
     passed: int
     vacuous: int
     pass_rate: float | None
+    applicable: int | None = Field(None, description="runs the rule applies to (App), for a rule written "
+                                                     "`when ρ shall χ`; None when it does not declare it")
 
 
 class LayerStats(BaseModel):

@@ -56,6 +56,8 @@ def score_rule(rule: Rule, trace: Trace, engine: PositionEvaluator, compiled: Co
     base = {"name": rule.name, "layer": rule.layer, "weight": rule.weight, "rule_class": compiled.rule_class(rule.name)}
     table = compiled.table(rule.name)
     try:
+        if rule.applicability is not None:  # App: `eventually ρ` of `when ρ shall χ`, by the evaluator
+            base["applicable"] = engine.holds(rule.applicability)
         # the rule's automaton decides it in one pass when it is compiled; the evaluator otherwise
         found = None if table is None else table.verdict_on(trace.calls, engine.root_env.externs)
         passed = engine.holds(rule.formula) if found is None else found[0]
@@ -136,7 +138,7 @@ class CorpusTally:
         self.count = 0
         self.score_sum = 0.0
         self.labels = {"FULL": 0, "PARTIAL": 0, "NONE": 0}
-        self.rule_checks = {r.name: [0, 0, 0] for r in policy.rules}  # checks, passed, vacuous
+        self.rule_checks = {r.name: [0, 0, 0, 0] for r in policy.rules}  # checks, passed, vacuous, applicable
         self.lost_by_layer: dict[str | None, float] = {}
         self.with_problems = 0
         self.problems_by_stage: dict[str, int] = {}
@@ -149,10 +151,11 @@ class CorpusTally:
         self.score_sum += item.compliance_score
         self.labels[item.compliance_label] += 1
         for c in item.constraints:
-            stats = self.rule_checks.setdefault(c.name, [0, 0, 0])
+            stats = self.rule_checks.setdefault(c.name, [0, 0, 0, 0])
             stats[0] += 1
             stats[1] += c.passed
             stats[2] += c.vacuous
+            stats[3] += bool(c.applicable)
             if not c.passed:
                 self.lost_by_layer[c.layer] = self.lost_by_layer.get(c.layer, 0.0) + c.weight
         if item.input_problems:
@@ -164,7 +167,8 @@ class CorpusTally:
 
     def report(self) -> CorpusReport:
         rules = [RuleStats(name=r.name, layer=r.layer, weight=r.weight, checks=s[0], passed=s[1], vacuous=s[2],
-                           pass_rate=s[1] / s[0] if s[0] else None)
+                           pass_rate=s[1] / s[0] if s[0] else None,
+                           applicable=s[3] if r.applicability is not None else None)
                  for r in self.policy.rules for s in [self.rule_checks[r.name]]]
         return CorpusReport(
             policy=self.policy.name,

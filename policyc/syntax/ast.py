@@ -220,6 +220,16 @@ class Conditional:
     span: Span = _span()
 
 
+@dataclass(frozen=True, slots=True)
+class WhenShall:
+    """`when applies shall obliges`: the rule `always (applies -> obliges)`, which applies to
+    a run when `applies` holds somewhere in it (a rule's body, under its `forall`s only)."""
+
+    applies: "Expr"
+    obliges: "Expr"
+    span: Span = _span()
+
+
 Expr = Union[
     Literal,
     Name,
@@ -238,6 +248,7 @@ Expr = Union[
     Logic,
     Quantifier,
     Conditional,
+    WhenShall,
 ]
 
 

@@ -258,6 +258,9 @@ class ToAst(Transformer):
     def conditional(self, meta, c):
         return ast.Conditional(c[0], c[1], c[2], span=self._span(meta))
 
+    def when_shall(self, meta, c):
+        return ast.WhenShall(c[0], c[1], span=self._span(meta))
+
     def _logic(self, meta, c):
         return ast.Logic(_LOGIC[str(c[1])], c[0], c[2], span=self._span(meta))
 

@@ -65,9 +65,41 @@ class ConformanceFinding:
                 "message": self.message, "help": self.help, "position": self.position, "severity": self.severity}
 
 
+class Signatures:
+    """The tools' parameters by name, to tell at a glance that a call conforms."""
+
+    def __init__(self, tools: Mapping[str, ToolSignature]):
+        self.tools = tools
+        self._params = {name: ({p.name: p.type for p in sig.params}, frozenset(p.name for p in sig.params if p.required))
+                        for name, sig in tools.items()}
+
+    def conforms(self, tool: str, args: Mapping[str, Any]) -> bool:
+        """Whether the call passes registry, structure and type at once: a declared tool, every
+        argument declared and of its type, every required one given. The cascade would find
+        nothing to say about such a call; anything else goes through it.
+
+        >>> from policyc.ir.types import Param, ToolSignature, STR
+        >>> s = Signatures({"search": ToolSignature("search", (Param("query", STR),), STR)})
+        >>> s.conforms("search", {"query": "cats"}), s.conforms("search", {"query": 3}), s.conforms("serch", {})
+        (True, False, False)
+        """
+        found = self._params.get(tool)
+        if found is None:
+            return False
+        types, required = found
+        for name, value in args.items():
+            t = types.get(name)
+            if t is None or value_problems(value, t):
+                return False
+        return required.issubset(args)
+
+
 def check_call(name: str, args: Mapping[str, Any], tools: Mapping[str, ToolSignature],
-               position: int | None = None) -> list[ConformanceFinding]:
-    """Findings for one call (proposed or recorded), stage by stage; empty when it conforms."""
+               position: int | None = None, signatures: Signatures | None = None) -> list[ConformanceFinding]:
+    """Findings for one call (proposed or recorded), stage by stage; empty when it conforms
+    (`signatures`, of the same tools, lets a conforming call skip the cascade)."""
+    if signatures is not None and signatures.conforms(name, args):
+        return []
     assessment = assess(name, args, tools)
     return [finding_of(p, position) for p in assessment.problems]
 
@@ -93,10 +125,11 @@ def check_trace(trace, tools: Mapping[str, ToolSignature], results: bool = True)
     """Findings for every event of the agent in a trace, in order (what the user does on their
     side is not the agent's conformance)."""
     out: list[ConformanceFinding] = []
+    signatures = Signatures(tools)
     for call in trace.calls:
         if getattr(call, "actor", "assistant") != "assistant":
             continue
-        out.extend(check_call(call.name, call.args, tools, call.position))
+        out.extend(check_call(call.name, call.args, tools, call.position, signatures))
         if results and call.name in tools:
             out.extend(check_result(call.name, call.result, tools, call.position))
     return out
