@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 import time
 
 import click
@@ -65,7 +66,7 @@ def command(files, fmt, deny, allowed, only, bound, jobs, progress, max_layer_sh
     except KeyError as exc:
         raise click.BadParameter(f"no finding is called `{exc.args[0]}`") from None
     options = LintOptions(bound=bound, max_layer_share=max_layer_share, jobs=jobs)
-    show = progress if progress is not None else click.get_text_stream("stderr").isatty()
+    show = progress if progress is not None else sys.stderr.isatty()
     reports, failed_input, not_checked = [], False, []
     for path in policy_files(files):
         policy, diagnostics = check_file(path)
