@@ -88,7 +88,7 @@ EXPLANATIONS: dict[str, Explanation] = {
     "L0009": Explanation(
         "The lint could not decide a question: the automata do not compile a rule involved (it reads "
         "`outputs`, `entities(...)` or other trace-wide values, or nests quantifiers), and Z3 either reached its "
-        "resource limit (`--rlimit`, a count of solver steps, so the answer does not depend on the machine) or "
+        "resource limit (a count of solver steps, so the answer does not depend on the machine) or "
         "found a trace that relies on what it over-approximates and does not replay. Nothing is read into the "
         "question: the finding says what was not decided, and which analyses were skipped because of it.",
         "policy research\n\ntool read_file(path: str) -> str\nterminal tool final_answer(answer: str)\n\n"
