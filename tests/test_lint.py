@@ -20,7 +20,9 @@ from policyc.cli import cli
 from policyc.diagnostics import render_text
 from policyc.lint import LintOptions, lint_policy
 from policyc.lint.explain import EXPLANATIONS
+from policyc.ir.ops import UNDEF
 from policyc.semantics.evaluator import evaluate
+from policyc.trace.model import Call, Trace
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "lint"
@@ -35,6 +37,25 @@ def expectations(path: Path) -> Counter:
         if m:
             found[(m.group(1), frozenset(m.group(2).split()))] += 1
     return found
+
+
+def replays(path: Path) -> list[tuple[Trace, dict[str, bool]]]:
+    """`# replay: TRACE -> rule=true, ...`: a trace (a list of calls, or a record with
+    `tool_calls` and metrics) and the truth each rule must have on it, on the evaluator. The
+    fixtures of wrong answers the lint once gave carry the trace that refutes them."""
+    out = []
+    for line in path.read_text().splitlines():
+        m = re.match(r"#\s*replay:\s*(.*)\s+->\s+(.*)$", line)
+        if not m:
+            continue
+        data = json.loads(m.group(1))
+        calls = data if isinstance(data, list) else data["tool_calls"]
+        metrics = {} if isinstance(data, list) else {k: v for k, v in data.items() if k != "tool_calls"}
+        trace = Trace(tuple(Call(c["tool_name"], c.get("arguments", {}), c.get("tool_result", UNDEF), i)
+                            for i, c in enumerate(calls)), metrics)
+        truths = {k.strip(): v.strip() == "true" for k, v in (x.split("=") for x in m.group(2).split(","))}
+        out.append((trace, truths))
+    return out
 
 
 def lint(path: Path):
@@ -64,6 +85,9 @@ def test_fixture(path: Path):
     actual = Counter((f.code, frozenset(f.rules)) for f in report.findings)
     assert actual == expectations(path), render_text(report.diagnostics())
     assert_witnesses_replay(policy, report)
+    for trace, truths in replays(path):
+        for rule, truth in truths.items():
+            assert evaluate(policy.rule(rule).formula, trace) == truth, (rule, trace)
 
 
 EXAMPLES = {
@@ -103,7 +127,7 @@ def test_conflict_message_and_snippet():
     assert d.span.text == "rule capped: always (issue_refund -> issue_refund(amount <= 100))"
     assert d.labels[0].span.text == "rule large_refund: called(issue_refund(amount > 250))"
     assert d.help == "no run can comply with all of these rules; drop or weaken one of them"
-    assert "strength: holds up to traces of length 9" in d.notes  # confirmed at 1.5 x the bound
+    assert "strength: exact (automata)" in d.notes  # decided for traces of every length
 
 
 def test_unsatisfiable_rule_names_the_conditions():

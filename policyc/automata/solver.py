@@ -1,7 +1,7 @@
 """Which combinations of a tool's guard atoms can hold together: decided by Z3.
 
-A call's arguments and result are arbitrary JSON values (the evaluator accepts any, typed or
-not), so a term is encoded as a JSON value: a kind (⊥, null, bool, number, string, other)
+A call's arguments and result, and the run's metrics, are arbitrary JSON values (the
+evaluator accepts any, typed or not), so a term is encoded as a JSON value: a kind (⊥, null, bool, number, string, other)
 with a boolean, a real and a string component. Comparisons follow `policyc.ir.ops`: an
 operand that is ⊥ makes `==`, `!=`, `<`... false; numbers compare by value; booleans are
 not numbers. Pieces Z3 cannot see into (extern predicates, `len`, `%`, list and object
@@ -63,8 +63,8 @@ class _Encoder:
         z3 = self.z3
         if isinstance(t, n.Lit):
             out = self.literal(t.value)
-        elif isinstance(t, (n.Arg, n.Result)):
-            out = self.fresh_val("arg")
+        elif isinstance(t, (n.Arg, n.Result, n.Metric, n.Request)):
+            out = self.fresh_val("arg")  # a call's value, or a trace-level one (metrics, request): any JSON value
         elif isinstance(t, n.Var):
             out = self.fresh_val("var")
             self.side.append(out[0] != UNDEF)
@@ -73,7 +73,7 @@ class _Encoder:
             out = self.fresh_val("path")
             allowed = base[0] == OTHER if isinstance(t, n.Field) else z3.Or(base[0] == OTHER, base[0] == STR)
             self.side.append(z3.Implies(out[0] != UNDEF, allowed))
-            if not isinstance(t.base, (n.Arg, n.Result, n.Field, n.Index, n.Var)):
+            if not isinstance(t.base, (n.Arg, n.Result, n.Request, n.Field, n.Index, n.Var)):
                 self.exact = False
         elif isinstance(t, n.Op) and t.op == "neg":
             out = self.negation(t)
@@ -138,6 +138,15 @@ class _Encoder:
                 strs = z3.And(a[0] == STR, c[0] == STR, cmp(a[3], c[3]))
                 return z3.Or(nums, strs)
             if t.op == "in":
+                x, coll = t.args
+                if isinstance(coll, n.Lit) and isinstance(coll.value, list) \
+                        and all(v is None or isinstance(v, (bool, int, float, str)) for v in coll.value):
+                    a = self.val(x)  # a literal list of scalars: equal to one of them
+                    return z3.Or(*[self.equal(t, a, self.literal(v)) for v in coll.value]) if coll.value \
+                        else z3.BoolVal(False)
+                if isinstance(coll, n.Lit) and isinstance(coll.value, str):
+                    a = self.val(x)
+                    return z3.And(a[0] == STR, z3.Contains(z3.StringVal(coll.value), a[3]))
                 self.exact = False
                 return z3.And(self.val(t.args[0])[0] != UNDEF, z3.Bool(f"in#{t.skey}"))
         if isinstance(t, n.Extern):
@@ -162,6 +171,10 @@ def _is_boolean_op(op: str) -> bool:
     return op in ("and", "or", "not", "eq", "ne", "lt", "le", "gt", "ge", "in", "contains", "startswith", "endswith")
 
 
+#: Solver steps one combination may take (a resource limit: the same answer on every machine).
+MASK_RLIMIT = 5_000_000
+
+
 def satisfiable_masks(atoms: Sequence[n.Term], limit: int | None = None) -> tuple[list[int], bool]:
     """Every truth assignment of `atoms` (bit i = atom i) some call can produce.
 
@@ -179,21 +192,23 @@ def satisfiable_masks(atoms: Sequence[n.Term], limit: int | None = None) -> tupl
     enc = _Encoder(z3)
     conds = [enc.truth(a) for a in atoms]
     solver = z3.Solver()
+    solver.set("rlimit", MASK_RLIMIT)  # a combination the solver cannot settle in time stays possible
     solver.add(*enc.side)
+    # one literal per atom, assumed true or false: no push and pop (slow with strings)
+    lits = [z3.Bool(f"atom#{i}") for i in range(len(conds))]
+    solver.add(*[lit == cond for lit, cond in zip(lits, conds)])
     out: list[int] = []
 
-    def search(i: int, mask: int) -> None:
+    def search(i: int, mask: int, assumed: list) -> None:
         if i == len(conds):
             out.append(mask)
             if limit is not None and len(out) > limit:
                 raise TooManyCombinations(limit)
             return
         for value in (False, True):
-            solver.push()
-            solver.add(conds[i] if value else z3.Not(conds[i]))
-            if solver.check() != z3.unsat:
-                search(i + 1, mask | (1 << i) if value else mask)
-            solver.pop()
+            now = [*assumed, lits[i] if value else z3.Not(lits[i])]
+            if solver.check(*now) != z3.unsat:
+                search(i + 1, mask | (1 << i) if value else mask, now)
 
-    search(0, 0)
+    search(0, 0, [])
     return out, enc.exact

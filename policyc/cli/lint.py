@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import sys
+import time
 
 import click
 
@@ -26,10 +28,14 @@ _DENY = {"errors": Severity.ERROR, "warnings": Severity.WARNING, "notes": Severi
 @click.option("--only", "only", multiple=True, metavar="NAME", help="run only this analysis (code or name)")
 @click.option("--bound", type=click.IntRange(1, 64), default=8, show_default=True,
               help="longest trace the bounded queries consider")
+@click.option("--jobs", type=click.IntRange(0, 256), default=1, show_default=True,
+              help="processes to run the analyses' independent questions in (0: every core); the report is the same")
+@click.option("--progress/--no-progress", default=None,
+              help="draw a progress bar on standard error when a lint takes over a second (default: on a terminal)")
 @click.option("--max-layer-share", type=FiniteFloatRange(0, 1), default=0.5, show_default=True,
               help="weight share above which a layer is said to dominate")
 @click.option("--explain", "explain_code", metavar="CODE", help="describe a finding, with a wrong and a fixed example")
-def command(files, fmt, deny, allowed, only, bound, max_layer_share, explain_code) -> None:
+def command(files, fmt, deny, allowed, only, bound, jobs, progress, max_layer_share, explain_code) -> None:
     """Lint policy FILES (a folder: every .altl file below it): conflicts, unsatisfiable, redundant and vacuous rules, dead tools,
     unenforceable severities, budgets and layer weights.
 
@@ -59,7 +65,8 @@ def command(files, fmt, deny, allowed, only, bound, max_layer_share, explain_cod
             selected = {k.slug for code, k in KINDS.items() if code not in skip}
     except KeyError as exc:
         raise click.BadParameter(f"no finding is called `{exc.args[0]}`") from None
-    options = LintOptions(bound=bound, max_layer_share=max_layer_share)
+    options = LintOptions(bound=bound, max_layer_share=max_layer_share, jobs=jobs)
+    show = progress if progress is not None else sys.stderr.isatty()
     reports, failed_input, not_checked = [], False, []
     for path in policy_files(files):
         policy, diagnostics = check_file(path)
@@ -73,7 +80,8 @@ def command(files, fmt, deny, allowed, only, bound, max_layer_share, explain_cod
                        err=True)
             failed_input = True
             continue
-        report = lint_policy(policy, options, selected)
+        with _Bar(path, show) as bar:
+            report = lint_policy(policy, options, selected, progress=bar)
         report = type(report)(report.policy, tuple(f for f in report.findings if f.code not in skip),
                               report.timings, report.techniques, report.solver_checks, report.bound)
         reports.append(report)
@@ -95,3 +103,36 @@ def command(files, fmt, deny, allowed, only, bound, max_layer_share, explain_cod
     threshold = _DENY[deny]
     failing = any(r.at_or_above(threshold) for r in reports)
     raise click.exceptions.Exit(EXIT_FINDINGS if failing else EXIT_OK)
+
+
+class _Bar:
+    """A rich progress bar on standard error, drawn once a lint has taken a second."""
+
+    def __init__(self, path: str, enabled: bool):
+        self.path, self.enabled = printable(path), enabled
+        self.start = time.monotonic()
+        self.bar = None
+        self.task = None
+
+    def __enter__(self) -> "_Bar":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+    def __call__(self, label: str, done: int, total: int) -> None:
+        if not self.enabled:
+            return
+        if self.bar is None:
+            if time.monotonic() - self.start < 1.0:
+                return
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                TimeElapsedColumn(), console=Console(stderr=True), transient=True)
+            self.bar.start()
+            self.task = self.bar.add_task("", total=total)
+        assert self.task is not None
+        self.bar.update(self.task, description=f"{self.path}: {label}", completed=done, total=max(total, 1))

@@ -31,6 +31,9 @@ class _Undef:
     def __bool__(self) -> bool:
         return False
 
+    def __reduce__(self) -> str:
+        return "UNDEF"  # one ⊥ per process: a pickled ⊥ loads as this module's `UNDEF`
+
 
 UNDEF = _Undef()
 

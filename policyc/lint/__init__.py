@@ -1,42 +1,52 @@
 """`policyc lint`: prove a policy consistent before it is deployed.
 
-`lint_policy(policy, options) -> LintReport` runs the analyses below, in this order, over
-one incremental solver; each is a function from the shared `LintContext` to findings.
+`lint_policy(policy, options) -> LintReport` runs the analyses below, in this order. Each is
+one or more phases of independent units (`policyc.lint.units`), and every question a unit
+asks is answered by the automata first and by Z3 only when they cannot
+(`policyc.lint.questions`). A finding that says a trace exists carries it, replayed on the
+reference evaluator; a finding that says none exists is exact (the automata decided it for
+traces of every length) or says up to which length it holds; a question nothing could
+decide is a finding of its own (L0009).
 
 >>> from policyc.check import check_text
 >>> src = 'policy p\\ntool a()\\nrule must: called(a)\\nrule never_a: never(a)\\n'
 >>> report = lint_policy(check_text(src, "p.altl")[0], LintOptions(bound=4))
->>> [f.code for f in report.findings]
-['L0002']
+>>> [(f.code, str(f.strength)) for f in report.findings]
+[('L0002', 'exact (automata)')]
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from time import perf_counter
 
 from policyc.diagnostics import Diagnostic, Severity
 from policyc.ir.policy import Policy
 from policyc.lint.context import LintContext, LintOptions
-from policyc.lint.enforcement import check_severities
+from policyc.lint.enforcement import SEVERITIES
 from policyc.lint.findings import KINDS, Finding, FindingKind, kind_by_name
-from policyc.lint.redundancy import check_redundant_rules, check_vacuous_rules
-from policyc.lint.satisfiability import check_conflicts, check_rules_satisfiable
-from policyc.lint.tools import check_budget, check_dead_tools
-from policyc.lint.weights import check_weights
+from policyc.lint.redundancy import REDUNDANT, TRIGGERS, VALID
+from policyc.lint.run import Progress, default_jobs, run_phases
+from policyc.lint.satisfiability import PHASES as SATISFIABILITY
+from policyc.lint.tools import BUDGET, DEAD_TOOLS
+from policyc.lint.weights import WEIGHTS
 from policyc.recursion import deep_recursion
 
-#: the analyses, in order: later ones use what earlier ones found
+#: the analyses and their phases, in the order they run: later ones use what earlier ones found
 ANALYSES = (
-    ("unsatisfiable-rule", check_rules_satisfiable),
-    ("conflict", check_conflicts),
-    ("vacuous-rule", check_vacuous_rules),
-    ("redundant-rule", check_redundant_rules),
-    ("dead-tool", check_dead_tools),
-    ("unenforceable-severity", check_severities),
-    ("budget", check_budget),
-    ("layer-weights", check_weights),
+    ("unsatisfiable-rule", (SATISFIABILITY[0],)),
+    ("vacuous-rule", (VALID,)),  # rules that hold on every trace: several analyses skip them
+    ("conflict", (SATISFIABILITY[1],)),
+    ("dead-tool", (DEAD_TOOLS,)),  # its compliant traces answer many later questions
+    ("vacuous-rule", (TRIGGERS,)),
+    ("redundant-rule", (REDUNDANT,)),
+    ("unenforceable-severity", (SEVERITIES,)),
+    ("budget", (BUDGET,)),
+    ("layer-weights", (WEIGHTS,)),
 )
+
+#: analyses that run whatever is selected, because others need what they establish
+_NEEDED = {"unsatisfiable-rule", "conflict", "undecided"}
+_NEED_VALID = {"vacuous-rule", "redundant-rule", "unenforceable-severity", "layer-weights"}
 
 
 @dataclass(frozen=True)
@@ -67,21 +77,31 @@ class LintReport:
         }
 
 
+def selected_phases(only: set[str] | None):
+    """The phases to run for a selection of analyses (None: all), and the analyses reported."""
+    if only is None:
+        return [p for _, phases in ANALYSES for p in phases], {name for name, _ in ANALYSES} | {"undecided"}
+    out = []
+    for name, phases in ANALYSES:
+        wanted = name in only or name in _NEEDED or phases == (VALID,) and only & _NEED_VALID
+        if wanted:
+            out.extend(phases)
+    return out, set(only) | {"undecided"}
+
+
 @deep_recursion()
-def lint_policy(policy: Policy, options: LintOptions | None = None, only: set[str] | None = None) -> LintReport:
-    """Run every analysis (or those named in `only`, with the ones they depend on)."""
-    ctx = LintContext(policy, options or LintOptions())
-    findings: list[Finding] = []
-    for name, analysis in ANALYSES:
-        if only is not None and name not in only and name not in ("unsatisfiable-rule", "conflict"):
-            continue
-        start = perf_counter()
-        found = analysis(ctx)
-        ctx.timings[name] = ctx.timings.get(name, 0.0) + perf_counter() - start
-        if only is None or name in only:
-            findings.extend(found)
-    techniques = {k: tuple(sorted(v)) for k, v in ctx.used.items()}
-    return LintReport(policy, tuple(findings), dict(ctx.timings), techniques, ctx.solver.checks, ctx.options.bound)
+def lint_policy(policy: Policy, options: LintOptions | None = None, only: set[str] | None = None,
+                progress: Progress | None = None) -> LintReport:
+    """Run every analysis (or those named in `only`, with the ones they depend on).
+    `options.jobs` processes share the work (0: every core); the report is the same."""
+    options = options or LintOptions()
+    ctx = LintContext(policy, options)
+    phases, reported = selected_phases(only)
+    jobs = options.jobs if options.jobs > 0 else default_jobs()
+    found, timings, used, checks = run_phases(ctx, phases, reported, jobs, progress)
+    kept = tuple(f for f in found if f.kind.slug in reported or f.code == "L0009")
+    techniques = {k: tuple(sorted(v)) for k, v in used.items() if v}
+    return LintReport(policy, kept, timings, techniques, checks, options.bound)
 
 
 __all__ = ["ANALYSES", "Finding", "FindingKind", "KINDS", "LintContext", "LintOptions", "LintReport",

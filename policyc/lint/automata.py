@@ -1,127 +1,594 @@
-"""What the lint asks the automata instead of the solver: exact answers for every trace length.
+"""What the lint asks the automata: exact answers for traces of every length.
 
-A lint run owns one `LintAutomata` (through its `LintContext`): each formula it asks about is
-compiled once, by `policyc.automata`, and every search runs on the shared product of
-`policyc.tables` (`JointSpace`, `joint.satisfiable`). Where the automata cannot answer
-exactly (a formula outside the compiled fragment, quantified parts, guard combinations no
-compiler decided, a product beyond the budget) the answer is None and the caller falls back
-to the bounded Z3 queries, saying so in the finding's strength.
+A question is a list of claims (`policyc.lint.claims`). The automata answer it when every
+claim compiles to one DFA (`policyc.automata`): they search the claims' product, the one
+product of `policyc.tables.product` (`JointSpace`), for a run that satisfies every claim,
+shortest first (A* with the claims' own distances to acceptance). Three things make the
+answer exact:
 
-The rule-class question reads a rule without the policy's terminal tools (a run ends with a
-terminal call, which makes liveness rules decidable when it is proposed), so "no bad
-prefix" from it is re-asked of the solver when the policy declares a terminal tool.
+- a condition on the run's metrics is a free input, the same at every position: the
+  question is answered once per possible truth of the metrics conditions it reads
+  (combinations no metrics record can produce are left out);
+- guards of several claims on one tool (`fetch(id == 3)` in one rule, `fetch(id > 5)` in
+  another) combine in ways no single rule's compiler decided: a carrier automaton with one
+  state, whose alphabet holds every combination of all those guards that some call can
+  produce (decided by the same solver the compiler uses), joins the product, so that the
+  product's moves are exactly the calls that can happen;
+- a terminal tool only ends a run.
+
+The answer is a path of moves (a witness, made concrete by `policyc.lint.concretize` and
+replayed on the evaluator before anyone sees it), "empty" (no run of any length: exact), or
+unknown when a claim does not compile, a tool has too many guard atoms to enumerate, or the
+search outgrows its budget. Every answer is a pure function of the claims, so it is
+memoised (the per-pair answers of the lint, for instance, are asked once).
 
 >>> from policyc.ir import build as b
+>>> from policyc.lint.claims import Claim
 >>> from policyc.smt import bare_tools
->>> a, t = b.event("a"), bare_tools("a", "b")
->>> auto = LintAutomata(t)
+>>> auto = LintAutomata(bare_tools("a", "b"))
+>>> a = b.event("a")
 >>> at_least_3 = b.eventually(b.conj(a, b.next_(b.eventually(b.conj(a, b.next_(b.eventually(a)))))))
->>> auto.decide([(at_least_3, False)]), auto.decide([(at_least_3, True)])     # neither valid nor empty
-(True, True)
->>> auto.decide([(b.eventually(a), True), (b.always(b.neg(a)), True)])
-False
+>>> auto.decide([Claim("n", at_least_3, False)]).status, len(auto.decide([Claim("y", at_least_3)]).calls)
+('witness', 3)
+>>> auto.decide([Claim("f", b.eventually(a)), Claim("g", b.always(b.neg(a)))]).status
+'empty'
 """
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Mapping, Sequence
 
 from policyc.automata import NotCompilable, compile_rule
-from policyc.ir import build as b
+from policyc.automata.joint import MAX_JOINT_COMBINATIONS, combinations
+from policyc.automata.solver import TooManyCombinations
+from policyc.automata.specialise import specialise
 from policyc.ir import nodes as n
 from policyc.ir.types import ToolSignature
-from policyc.tables.dfa import DfaTable
-from policyc.tables.facts import classify_table
-from policyc.tables.joint import satisfiable
-from policyc.tables.product import JointSpace
+from policyc.ir.walk import subformulas
+from policyc.lint.claims import Claim, metric_atoms, reads_only_metrics
+from policyc.tables.atoms import guard_leaves, reads_result
+from policyc.tables.dfa import SATISFIED, VIOLATED, Alphabet, DfaTable, ToolLetters
+from policyc.tables.product import OTHER, JointSpace
 from policyc.tables.rule import RuleTable
 
-#: Joint states one exact decision may visit before it gives up (the answer is then unknown).
-DECIDE_BUDGET = 200_000
+#: Table entries (joint states times automata) one search may hold before it gives up.
+SEARCH_ENTRIES = 500_000
+#: ... and joint states, at most.
+SEARCH_STATES = 200_000
+
+WITNESS, EMPTY, UNKNOWN = "witness", "empty", "unknown"
 
 
 @dataclass(frozen=True)
-class RuleClassAnswer:
-    is_enforceable: bool
-    is_gateable: bool
-    is_liveness: bool
+class Decision:
+    """The automata's answer to a question.
+
+    `calls`: for a witness, each call of a shortest run, as (tool, the truth of each guard
+    atom of that tool); `metrics`: the truth of each metrics condition the run needs.
+    `reason`: why an unknown answer is unknown."""
+
+    status: str
+    calls: tuple[tuple[str, tuple[tuple[n.Term, bool], ...]], ...] = ()
+    metrics: tuple[tuple[n.Term, bool], ...] = ()
+    reason: str = ""
+    explored: int = 0
 
 
 class LintAutomata:
-    """The automata of one lint run: every formula compiled at most once."""
+    """The automata of one lint run: every formula compiled at most once, every product
+    search done at most once."""
 
     def __init__(self, tools: Mapping[str, ToolSignature], terminal: frozenset[str] = frozenset()):
         self.tools = tools
         self.terminal = terminal
         self._tables: dict[n.Formula, RuleTable | None] = {}
+        self._reasons: dict[n.Formula, str] = {}
+        self._searches: dict[tuple, Decision] = {}
+        self._masks: dict[tuple[n.Term, ...], tuple[list[int], bool] | None] = {}
+        self._complements: dict[n.Formula, DfaTable] = {}
+
+    def masks(self, atoms: Sequence[n.Term]) -> tuple[list[int], bool] | None:
+        """The combinations of these conditions some call (or metrics record) can produce, and
+        whether no impossible one is among them; None when there are more than
+        `MAX_JOINT_COMBINATIONS`. Read off an earlier answer for more atoms when there is one
+        (a projection of every combination of a superset is every combination of the set)."""
+        key = tuple(atoms)
+        if key in self._masks:
+            return self._masks[key]
+        found = self._project(key)
+        if found is None:
+            try:
+                found = combinations(key, MAX_JOINT_COMBINATIONS)
+            except TooManyCombinations:
+                found = None
+        self._masks[key] = found
+        return found
+
+    def _project(self, key: tuple[n.Term, ...]) -> tuple[list[int], bool] | None:
+        wanted = set(key)
+        for pool, answer in self._masks.items():
+            if answer is None or len(pool) <= len(key) or not wanted <= set(pool):
+                continue
+            bits = [pool.index(a) for a in key]
+            seen = {sum(1 << i for i, bit in enumerate(bits) if m >> bit & 1) for m in answer[0]}
+            return sorted(seen), answer[1]
+        return None
+
+    # ------------------------------------------------------------ compiling
 
     def table(self, phi: n.Formula) -> RuleTable | None:
         """The formula's compiled table; None outside the compiled fragment."""
         if phi not in self._tables:
             try:
                 self._tables[phi] = compile_rule(phi, self.tools).table
-            except NotCompilable:
+            except NotCompilable as exc:
                 self._tables[phi] = None
+                self._reasons[phi] = exc.reason
         return self._tables[phi]
 
-    def dfa(self, phi: n.Formula) -> DfaTable | None:
-        """The formula's single DFA when its alphabet is exact (every impossible guard
-        combination pruned); None otherwise."""
-        table = self.table(phi)
-        dfa = None if table is None else table.dfa
-        return dfa if dfa is not None and dfa.alphabet.exact else None
+    def reason(self, phi: n.Formula) -> str | None:
+        """Why a formula does not compile (None when it does)."""
+        self.table(phi)
+        return self._reasons.get(phi)
 
-    def rule_class(self, phi: n.Formula) -> RuleClassAnswer | None:
-        """The automata's exact class of a rule, or None when they cannot answer."""
+    def dfa(self, phi: n.Formula) -> DfaTable | None:
+        """The formula's single DFA; None when it has quantified parts or does not compile.
+        A negation's is the complement of its argument's (not compiled again)."""
+        if isinstance(phi, n.Not) and phi not in self._tables:
+            if phi in self._complements:
+                return self._complements[phi]
+            inner = self.dfa(phi.arg)
+            if inner is not None:
+                found = self._complements[phi] = _complement(inner)
+                return found
         table = self.table(phi)
-        if table is None:
-            return None
-        answer = classify_table(table)
-        if not answer.exact:
-            return None  # quantified parts or undecided guards: an estimate; the solver answers
-        return RuleClassAnswer(answer.is_enforceable, answer.is_gateable, answer.is_liveness)
+        return None if table is None else table.dfa
+
+    def compiles(self, claim: Claim) -> bool:
+        """Whether the automata can take this claim into a product (metrics conditions aside)."""
+        phi = _without_metrics(claim.positive)
+        return phi is not None and self.dfa(phi) is not None
 
     def shortest_satisfying_length(self, phi: n.Formula) -> int | None:
-        """The length of a shortest trace satisfying `phi` alone, read off its minimal DFA;
-        None when it does not compile to one exact DFA, or no trace satisfies it. The DFA
-        knows nothing of terminal tools: callers re-check at this length when there are some.
+        """The length of a shortest run satisfying `phi` alone, read off its minimal DFA;
+        None when it does not compile to one DFA, or no run satisfies it.
 
+        >>> from policyc.ir import build as b
         >>> from policyc.smt import bare_tools
         >>> seq = b.eventually(b.conj(b.event("a"), b.next_(b.eventually(b.event("b")))))
         >>> LintAutomata(bare_tools("a", "b")).shortest_satisfying_length(seq)
         2
         """
         dfa = self.dfa(phi)
-        path = None if dfa is None else dfa.shortest_continuation(dfa.initial)
-        return None if path is None else len(path)
+        return None if dfa is None else dfa.dist_accept[dfa.initial]
 
-    def _space(self, claims: list[tuple[n.Formula, bool]], terminal: frozenset[str]) -> JointSpace | None:
-        dfas = [self.dfa(phi if expected else b.neg(phi)) for phi, expected in claims]
-        if any(d is None for d in dfas):
+    # ------------------------------------------------------------ deciding
+
+    def decide(self, claims: Sequence[Claim], shortest: bool = False, budget: int = SEARCH_STATES) -> Decision:
+        """Is there a run, of any length, on which every claim takes its truth value? With
+        `shortest`, a witness is a shortest run (A*); otherwise the search heads for
+        acceptance greedily, which is much faster on large products."""
+        formulas = [c.positive for c in claims]
+        atoms = metric_atoms(formulas)
+        decided = (_text_masks(atoms) or self.masks(atoms)) if atoms else ([0], True)
+        if decided is None:
+            return Decision(UNKNOWN, reason=f"{len(atoms)} conditions on the trace's metrics and request have "
+                                            f"more than {MAX_JOINT_COMBINATIONS} combinations")
+        masks = decided[0]
+        unknown = None
+        explored = 0
+        for mask in masks:
+            truth = {a: bool(mask >> i & 1) for i, a in enumerate(atoms)}
+            specialised = [_specialise_metrics(f, truth) if atoms else f for f in formulas]
+            if any(f is None for f in specialised):
+                return Decision(UNKNOWN, reason="a metrics condition the automata cannot read")
+            found = self._search(tuple(specialised), shortest, budget)  # type: ignore[arg-type]
+            explored += found.explored
+            if found.status == WITNESS:
+                metrics = tuple((a, truth[a]) for a in atoms)
+                return Decision(WITNESS, found.calls, metrics, explored=explored)
+            if found.status == UNKNOWN:
+                unknown = found
+        if unknown is not None:
+            return Decision(UNKNOWN, reason=unknown.reason, explored=explored)
+        return Decision(EMPTY, explored=explored)
+
+    def _search(self, formulas: tuple[n.Formula, ...], shortest: bool, budget: int) -> Decision:
+        key = (formulas, shortest, budget)
+        found = self._searches.get(key)
+        if found is None and not shortest:
+            done = self._searches.get((formulas, True, budget))  # a shortest run is a run
+            found = done if done is not None and done.status != UNKNOWN else None
+        if found is None:
+            found = self._searches[key] = self._search_product(formulas, shortest, budget)
+        return found
+
+    def _search_product(self, formulas: tuple[n.Formula, ...], shortest: bool, states: int) -> Decision:
+        """Search the claims' product; claims over disjoint tools (local automata: a call to a
+        tool they do not mention leaves them where they are) are searched apart, each group
+        once for every question it is part of, and their runs put one after the other."""
+        dfas = []
+        for phi in formulas:
+            dfa = self.dfa(phi)
+            if dfa is None:
+                return Decision(UNKNOWN, reason=self.reason(phi) or "quantified parts")
+            dfas.append(dfa)
+        groups = _independent_groups(dfas)
+        if len(groups) == 1:
+            return self._search_group(dfas, shortest, states, keep_others=True)
+        runs: list[Decision] = []
+        explored = 0
+        for group in groups:
+            found = self._search(tuple(formulas[i] for i in group), shortest, states) if len(group) < len(dfas) \
+                else self._search_group(dfas, shortest, states, keep_others=True)
+            explored += found.explored
+            if found.status != WITNESS:
+                return Decision(found.status, reason=found.reason, explored=explored)
+            runs.append(found)
+        mentioned = {t for d in dfas for t in d.alphabet.tools}
+        pieces = [tuple(c for c in run.calls if c[0] in mentioned) for run in runs]
+        ending = [p for p in pieces if p and p[-1][0] in self.terminal]
+        if len(ending) > 1:  # two groups need to end the run: only the whole product can tell
+            return self._search_group(dfas, shortest, states, keep_others=True)
+        calls = tuple(c for p in pieces if p not in ending for c in p) + tuple(c for p in ending for c in p)
+        return Decision(WITNESS, calls, explored=explored)
+
+    def _search_group(self, dfas: list[DfaTable], shortest: bool, states: int, keep_others: bool) -> Decision:
+        carrier = _carrier(dfas, self.masks)
+        space = JointSpace(dfas + ([carrier] if carrier is not None else []), self.tools, self.terminal)
+        budget = min(states, max(1_000, SEARCH_ENTRIES // max(1, len(space.tables))))
+        found = _find_run(space, budget, shortest)
+        if found is None:
+            return Decision(UNKNOWN, reason=f"the product of {len(dfas)} automata outgrew {budget} joint states",
+                            explored=budget)
+        path, explored = found
+        if path is None:
+            if not space.moves_complete:
+                return Decision(UNKNOWN, reason="a tool has too many guard conditions to enumerate",
+                                explored=explored)
+            return Decision(EMPTY, explored=explored)
+        return Decision(WITNESS, tuple(self._call(space, move) for move in path), explored=explored)
+
+    def _call(self, space: JointSpace, move: tuple[str, int, bool]) -> tuple[str, tuple[tuple[n.Term, bool], ...]]:
+        key, mask, final = move
+        if key == OTHER:
+            return _other_tool(space, self.tools, self.terminal, final), ()
+        return key, tuple((atom, bool(mask >> bit & 1)) for bit, atom in enumerate(space.atoms[key]))
+
+
+_TEXT_TESTS = {
+    "contains": lambda text, lit: lit in text,
+    "startswith": lambda text, lit: text.startswith(lit),
+    "endswith": lambda text, lit: text.endswith(lit),
+    "eq": lambda text, lit: text == lit,
+}
+_MARK = "\u2063"  # joins the pieces of a candidate text: no literal of a policy spans it
+
+
+def _text_masks(atoms: Sequence[n.Term]) -> tuple[list[int], bool] | None:
+    """The combinations of tests of one trace-level text (`metrics.task_id`, `request.text`)
+    against literals (`contains`, `startswith`, `endswith`, `==`), without the solver: each
+    combination is tried on a text built from the literals it needs, and kept when that text
+    gives it (a witness). Combinations no built text gives are kept too, as possible (the
+    answer is then not exact: impossible combinations only add runs, and a run found is made
+    concrete and replayed). None when the atoms are not of that form or too many.
+
+    >>> from policyc.ir import build as b
+    >>> task = b.metric(("task_id",))
+    >>> masks, exact = _text_masks([b.op("startswith", task, b.lit("[a]")), b.op("contains", task, b.lit("x"))])
+    >>> sorted(masks), exact
+    ([0, 1, 2, 3], True)
+    """
+    if len(atoms) > 12:
+        return None
+    subject = None
+    tests: list[tuple[str, str]] = []
+    for a in atoms:
+        if not (isinstance(a, n.Op) and a.op in _TEXT_TESTS and len(a.args) == 2):
             return None
-        return JointSpace(dfas, self.tools, terminal)
+        x, lit = a.args
+        if a.op == "eq" and isinstance(x, n.Lit):
+            x, lit = lit, x
+        if not (isinstance(lit, n.Lit) and isinstance(lit.value, str)):
+            return None
+        if not (isinstance(x, n.Metric) or isinstance(x, n.Field) and isinstance(x.base, n.Request)
+                and x.name == "text"):
+            return None
+        if subject is None:
+            subject = x
+        elif x != subject:
+            return None
+        tests.append((a.op, lit.value))
+    out: list[int] = []
+    exact = True
+    for mask in range(1 << len(tests)):
+        wanted = [bool(mask >> i & 1) for i in range(len(tests))]
+        on = [t for t, w in zip(tests, wanted) if w]
+        equal = [lit for op, lit in on if op == "eq"]
+        if equal:
+            text = equal[0]
+        else:
+            prefix = max((lit for op, lit in on if op == "startswith"), key=len, default="")
+            suffix = max((lit for op, lit in on if op == "endswith"), key=len, default="")
+            text = _MARK.join([prefix, *(lit for op, lit in on if op == "contains"), suffix])
+        if all(_TEXT_TESTS[op](text, lit) == w for (op, lit), w in zip(tests, wanted)):
+            out.append(mask)
+        elif any(op == "eq" for op, _ in on) and len(set(equal)) > 1:
+            continue  # equal to two different literals: impossible
+        else:
+            out.append(mask)
+            exact = False
+    return out, exact
 
-    def decide(self, claims: list[tuple[n.Formula, bool]]) -> bool | None:
-        """Exactly, for runs of any length: is there a run on which every formula takes its
-        truth value? Runs are calls to the declared tools, a terminal tool only as the last
-        call. None when the automata cannot tell (see the module's docstring).
 
-        The answer settles what bounded queries cannot: `called_n(search) <= 20` fails only
-        on runs of 21 calls, beyond any small bound, and is not valid.
-        """
-        space = self._space(claims, self.terminal)
-        return None if space is None else satisfiable(space, DECIDE_BUDGET)
+def _complement(dfa: DfaTable) -> DfaTable:
+    """The DFA of the negation: acceptance and verdicts swapped, distances recomputed."""
+    flip = {SATISFIED: VIOLATED, VIOLATED: SATISFIED}
+    accepting = tuple(not a for a in dfa.accepting)
+    size, letters = len(dfa.delta), dfa.alphabet.size
+    dist: list[int | None] = [0 if a else None for a in accepting]
+    first: list[int | None] = [None] * size
+    frontier = [q for q in range(size) if accepting[q]]
+    back: list[list[tuple[int, int]]] = [[] for _ in range(size)]
+    for q, row in enumerate(dfa.delta):
+        for letter in range(letters):
+            back[row[letter]].append((q, letter))
+    d = 0
+    while frontier:
+        d += 1
+        nxt = []
+        for t in frontier:
+            for q, letter in back[t]:
+                if dist[q] is None:
+                    dist[q], first[q] = d, letter
+                    nxt.append(q)
+        frontier = nxt
+    return DfaTable(dfa.alphabet, dfa.initial, dfa.delta, accepting, tuple(flip.get(v, v) for v in dfa.verdict),
+                    tuple(first), tuple(dist), tuple(dfa.to_accept), ())
 
-    def proves_empty(self, claims: list[tuple[n.Formula, bool]]) -> bool:
-        """Whether the automata prove that no trace, of any length, makes every formula take
-        its truth value. Terminal tools only remove traces, so the proof ignores them and
-        holds with them too.
 
-        >>> from policyc.smt import bare_tools
-        >>> a = b.event("a")
-        >>> LintAutomata(bare_tools("a", "b")).proves_empty([(b.eventually(a), True), (b.always(b.neg(a)), True)])
-        True
-        """
-        space = self._space(claims, frozenset())
-        return space is not None and satisfiable(space, DECIDE_BUDGET) is False
+def _without_metrics(phi: n.Formula) -> n.Formula | None:
+    """`phi` with its metrics conditions read as true (only to test whether it compiles)."""
+    atoms = metric_atoms([phi])
+    return _specialise_metrics(phi, {a: True for a in atoms}) if atoms else phi
+
+
+def _specialise_metrics(phi: n.Formula, truth: Mapping[n.Term, bool]) -> n.Formula | None:
+    """`phi` for one truth of its metrics conditions; None when a condition mixes the metrics
+    with something else (then the formula does not compile anyway)."""
+    conds = [s for s in subformulas(phi) if isinstance(s, n.Cond)]
+    if not conds:
+        return phi
+    for c in conds:
+        for leaf in guard_leaves(c.term):
+            if reads_only_metrics(leaf) and leaf not in truth:
+                return None
+            if not reads_only_metrics(leaf) and any(isinstance(s, (n.Metric, n.Request)) for s in subformulas(leaf)):
+                return None
+    if not any(reads_only_metrics(leaf) for c in conds for leaf in guard_leaves(c.term)):
+        return phi
+    return _specialise_conds(phi, truth)
+
+
+def _specialise_conds(phi: n.Formula, truth: Mapping[n.Term, bool]) -> n.Formula:
+    """Replace the metrics conditions by their truth; other conditions are kept as they are."""
+    covered = {}
+    for sub in subformulas(phi):
+        if isinstance(sub, n.Cond) and all(leaf in truth for leaf in guard_leaves(sub.term)):
+            covered[sub] = specialise(sub, truth)
+    if not covered:
+        return phi
+    from policyc.lint.rewrite import replace
+
+    return replace(phi, covered)
+
+
+def _carrier(dfas: list[DfaTable], decide) -> DfaTable | None:
+    """A one-state automaton whose letters are the calls that can happen on the tools where
+    the claims' guards meet (None when no two claims put different guards on one tool). A
+    tool with too many combinations is left out: the product then keeps combinations no call
+    produces, which can only add runs (an "empty" answer stays exact; a run found is made
+    concrete and replayed before anyone sees it)."""
+    pools: dict[str, list[n.Term]] = {}
+    sets: dict[str, set[frozenset]] = {}
+    for dfa in dfas:
+        ab = dfa.alphabet
+        for tool, letters in ab.tools.items():
+            own = [ab.atoms[i] for i in letters.atoms]
+            pool = pools.setdefault(tool, [])
+            pool.extend(a for a in own if a not in pool)
+            sets.setdefault(tool, set()).add(frozenset(own))
+    meeting = [t for t in pools if not any(len(s) == len(pools[t]) for s in sets[t])]
+    if not meeting:
+        return None
+    atoms: list[n.Term] = []
+    tools: dict[str, ToolLetters] = {}
+    letter = 0
+    exact = True
+    for tool in meeting:
+        pool = pools[tool]
+        decided = decide(pool)
+        if decided is None:
+            continue
+        ids = []
+        for a in pool:
+            if a not in atoms:
+                atoms.append(a)
+            ids.append(atoms.index(a))
+        masks, sure = decided
+        exact &= sure
+        table = {}
+        for mask in sorted(masks):
+            table[mask] = letter
+            letter += 1
+        tools[tool] = ToolLetters(tuple(ids), table, sum(1 << i for i, a in enumerate(pool) if reads_result(a)))
+    if not tools:
+        return None
+    alphabet = Alphabet(tuple(atoms), tools, letter, None, exact)
+    row = tuple(0 for _ in range(alphabet.size))
+    return DfaTable(alphabet, 0, (row,), (True,), (SATISFIED,), (None,), (0,), (None,))
+
+
+def _independent_groups(dfas: list[DfaTable]) -> list[list[int]]:
+    """Indices of the automata in groups that share no tool (one group when an automaton is
+    not local: a call to any tool may move it)."""
+    parent: dict[str, str] = {}
+
+    def find(t: str) -> str:
+        while parent.setdefault(t, t) != t:
+            parent[t] = parent[parent[t]]
+            t = parent[t]
+        return t
+
+    for dfa in dfas:
+        other = dfa.alphabet.other
+        if any(row[other] != q for q, row in enumerate(dfa.delta)):
+            return [list(range(len(dfas)))]
+        tools = sorted(dfa.alphabet.tools)
+        for t in tools[1:]:
+            parent[find(t)] = find(tools[0])
+    groups: dict[str, list[int]] = {}
+    alone: list[list[int]] = []
+    for i, dfa in enumerate(dfas):
+        if dfa.alphabet.tools:
+            groups.setdefault(find(min(dfa.alphabet.tools)), []).append(i)
+        else:
+            alone.append([i])  # no tool moves it: its initial state decides
+    return sorted(groups.values()) + alone
+
+
+def _other_tool(space: JointSpace, tools: Mapping[str, ToolSignature], terminal: frozenset[str], final: bool) -> str:
+    """A declared tool no claim mentions, ending the run or not as the move says."""
+    for name in sorted(tools):
+        if name not in space.atoms and (name in terminal) == final:
+            return name
+    raise ValueError("no tool for the move")  # JointSpace offers the move only when one exists
+
+
+def _guide(dfa: DfaTable, space: JointSpace) -> list[int | None]:
+    """Per state, its distance to acceptance, counting as nothing the terminal call that ends a
+    run (one call ends it for every automaton at once: counted per automaton, it would make
+    every open obligation that the final answer discharges look like work still to do).
+    None where acceptance is out of reach."""
+    ab = dfa.alphabet
+    finals = [letter for tool, letters in ab.tools.items() if tool in space.terminal
+              for letter in letters.letters.values()]
+    if any(t in space.terminal and t not in ab.tools for t in space.declared):
+        finals.append(ab.other)
+    out: list[int | None] = []
+    for q, d in enumerate(dfa.dist_accept):
+        if d is not None and d > 0 and any(dfa.accepting[dfa.delta[q][letter]] for letter in finals):
+            d = 0
+        out.append(d)
+    return out
+
+
+def _find_run(space: JointSpace, budget: int, shortest: bool):
+    """A run from the initial joint state to one where every automaton accepts: a shortest one
+    (A*, with the largest distance to acceptance of any automaton as the estimate) or, when
+    `shortest` is false, the one a greedy search meets first (the sum of the distances as
+    the guide). Returns (its moves, or None when there is no run; joint states explored), or
+    None when the search outgrew `budget` joint states. Without a run, both explore every
+    reachable joint state in which no automaton is lost, so the answer "none" is exact."""
+    tables = space.tables
+    dists = [_guide(t, space) for t in tables]
+    real = [t.dist_accept for t in tables]
+    count = len(tables)
+    estimates: dict[int, int | None] = {}
+    second: dict[int, int] = {}
+
+    def h(jid: int, parent_jid: int | None = None, key: str | None = None):
+        """The estimate of a joint state; from its parent's, when known, by looking only at the
+        automata the move can have changed (greedy mode: sums change by differences)."""
+        found = estimates.get(jid, -1)
+        if found != -1:
+            return found
+        states = space.states[jid]
+        if not shortest and parent_jid is not None and estimates.get(parent_jid) is not None:
+            before = space.states[parent_jid]
+            total, rest = estimates[parent_jid], second[parent_jid]
+            for i in space.affected.get(key, ()) if key is not None else range(count):
+                s_new, s_old = states[i], before[i]
+                if s_new == s_old:
+                    continue
+                d = dists[i][s_new]
+                if d is None:
+                    estimates[jid] = None
+                    return None
+                total += d - dists[i][s_old]
+                rest += (real[i][s_new] or 0) - (real[i][s_old] or 0)
+            estimates[jid] = total
+            second[jid] = rest
+            return total
+        total = best = rest = 0
+        for i in range(count):
+            d = dists[i][states[i]]
+            if d is None:
+                estimates[jid] = None
+                return None
+            total += d
+            rest += real[i][states[i]] or 0
+            if d > best:
+                best = d
+        value = best if shortest else total
+        estimates[jid] = value
+        second[jid] = rest
+        return value
+
+    def priority(g: int, hn: int, jid: int) -> tuple:
+        # A*: the estimate of the whole length; greedy: what is left, counting the final call as
+        # free, and then what is left counting it (so that a plateau is crossed toward acceptance)
+        return (g + hn, 0) if shortest else (hn, second[jid])
+
+    def path_to(at) -> list:
+        path = []
+        while parent[at] is not None:
+            prev, move = parent[at]
+            path.append(move)
+            at = prev
+        return list(reversed(path))
+
+    start = space.initial
+    h0 = h(start)
+    if h0 is None:
+        return None, 1
+    moves = space.moves()
+    best_g = {start: 0}
+    parent: dict = {start: None}
+    heap = [(priority(0, h0, start), 0, 0, start, False)]
+    tick = 1
+    while heap:
+        _, g, _, node, final = heapq.heappop(heap)
+        if final:
+            return path_to(("end", node)), len(best_g)
+        if g > best_g.get(node, g):
+            continue
+        if space.accepting(node):
+            return path_to(node), len(best_g)
+        for move in moves:
+            key, mask, ends = move
+            nxt = space.step(node, key, mask)
+            if nxt is None:
+                continue
+            hn = h(nxt, node, key)
+            if hn is None:
+                continue
+            if ends:
+                if space.accepting(nxt) and ("end", nxt) not in parent:
+                    parent[("end", nxt)] = (node, move)
+                    heapq.heappush(heap, ((g + 1, 0) if shortest else (-1, -1), g + 1, tick, nxt, True))
+                    tick += 1
+                continue
+            if g + 1 < best_g.get(nxt, g + 2) if shortest else nxt not in best_g:
+                if nxt not in best_g and len(best_g) >= budget:
+                    return None
+                best_g[nxt] = g + 1
+                parent[nxt] = (node, move)
+                heapq.heappush(heap, (priority(g + 1, hn, nxt), g + 1, tick, nxt, False))
+                tick += 1
+    return None, len(best_g)
+
+
+__all__ = ["LintAutomata", "Decision", "WITNESS", "EMPTY", "UNKNOWN"]

@@ -1,90 +1,162 @@
 """Unenforceable severities (L0006): `block`, `deny`, `soft_block` or `stop` on a rule the gate
 can never act on.
 
-The gate acts before a call runs, when the trace so far is a bad prefix of the rule
-(appendix A.5.1). A rule with no bad prefix (pure liveness, such as `called(read_file)`
-without a terminal tool to end the run) can only fail when the run is over, and a rule
-whose violation depends on the result of the call being proposed is only detected after
-that call ran. Either way its blocking severity never blocks; it is scored offline only.
+The gate (`policyc.runtime`) acts before a call runs, in three ways: the call would be a
+bad prefix (every result it may have leaves the rule violated for good); or it is a
+terminal call, which ends the run, and would leave the rule unsatisfied; or, for a rule the
+automata do not compile, a terminal call is proposed and the rule, which must not read that
+call's result nor the metrics, is then decided by the evaluator. This analysis asks the
+same of the rule's tables, so its answer is about the gate itself, exactly:
 
-The automata answer exactly (`LintAutomata.rule_class`). Otherwise the bounded
-quantified query of `policyc.smt.prefixes` looks for a bad prefix (and only the liveness
-case is reported: whether a violation waits for a call's result needs the automata).
+- a rule with one automaton: every state a run can reach (a terminal call only last) is
+  examined, with every proposal (a tool and the truth of the conditions on its arguments;
+  its result is unknown): the gate acts if one of them is certainly violated or, for a
+  terminal tool, certainly unsatisfied. If no proposal is, but some call's result can make
+  the rule violated, the rule is only detected after the fact;
+- a rule the automata do not compile (metrics, `outputs`, nested quantifiers): the gate acts
+  on it only when a terminal call is proposed (the rule must not read that call's result nor
+  the metrics), or, for a rule whose failure on a prefix is final, when a call to a tool it
+  mentions (whose result it does not read) makes it fail; the metrics do not exist before
+  the run is over, so a rule that reads them is unenforceable;
+- a rule with quantified parts: each part's per-value automata are examined the same way; if
+  none lets the gate act, the answer is not decided (the parts combine per value).
 
 >>> from policyc.check import check_text
->>> from policyc.lint.context import LintContext, LintOptions
+>>> from policyc.lint import LintOptions, lint_policy
 >>> src = 'policy p\\ntool a()\\nrule r severity block: called(a)\\n'
->>> ctx = LintContext(check_text(src, "p.altl")[0], LintOptions(bound=4))
->>> [f.code for f in check_severities(ctx)]
+>>> [f.code for f in lint_policy(check_text(src, "p.altl")[0], LintOptions(bound=4)).findings]
 ['L0006']
 """
 
 from __future__ import annotations
 
-from policyc.ir import build as b
+from collections import deque
+from typing import Mapping
+
 from policyc.ir import nodes as n
-from policyc.ir.walk import has_future
+from policyc.ir.types import ToolSignature
+from policyc.ir.walk import subformulas, tools_mentioned
 from policyc.lint.context import LintContext
-from policyc.lint.findings import Finding
-from policyc.smt import Strength
-from policyc.smt.prefixes import find_bad_prefix
+from policyc.lint.findings import Finding, undecided
+from policyc.lint.questions import AUTOMATA_EXACT, Asker
+from policyc.lint.units import Phase, UnitResult
+from policyc.smt import EXACT
+from policyc.tables.dfa import VIOLATED, DfaTable
+from policyc.scoring.certain import is_final_on_prefixes
+from policyc.tables.facts import decided_by_final_call, reads_result_of
+from policyc.tables.slicing import SliceTable
 
 
-def check_severities(ctx: LintContext) -> list[Finding]:
-    findings = []
-    for rule in ctx.active_rules:
-        if not rule.severity.can_block or rule.name in ctx.valid:
-            continue
-        answer = ctx.automata.rule_class(rule.formula) if ctx.options.use_automata else None
-        if answer is not None and not answer.is_enforceable and ctx.policy.terminal_tools:
-            answer = None  # a terminal call ends the run: the solver models that, the automata do not
-        if answer is None and is_past_safety(rule.formula):
-            ctx.note_use("unenforceable-severity", "syntax (G of a past formula: decided by the prefix)")
-            continue
-        if answer is not None:
-            ctx.note_use("unenforceable-severity", "automata (exact)")
-            enforceable, gateable, note = answer.is_enforceable, answer.is_gateable, None
-            strength = Strength(True, None, None, "automata")
-        else:
-            result = find_bad_prefix(rule.formula, ctx.policy.tools, ctx.options.prefix_bound,
-                                     min(ctx.options.bound, 6), min(ctx.options.timeout_ms, 5_000))
-            ctx.note_use("unenforceable-severity", "quantified Z3 query (bad prefixes)")
-            if result.status == "unknown":
-                continue
-            # without the automata, result dependence is not decided: only liveness is reported
-            enforceable, gateable = result.status == "found", True
-            strength = Strength(False, result.max_prefix, None, "z3")
-            note = (f"every prefix of at most {result.max_prefix} calls can still be completed into a "
-                    f"compliant trace (with at most {result.continuation} more calls)")
-        severity = str(rule.severity)
-        if not enforceable:
-            findings.append(Finding(
-                "L0006", f"rule `{rule.name}` has severity `{severity}` but no call can ever violate it for certain",
-                (rule.name,), strength,
-                help="the rule can only fail when the run ends (liveness), so the gate never blocks on it; "
-                     "use `warn` or `tolerate`, or declare the final-answer tool `terminal`",
-                evidence=tuple(x for x in (note,) if x)))
-        elif not gateable:
-            findings.append(Finding(
-                "L0006", f"rule `{rule.name}` has severity `{severity}` but is only decided by a call's result",
-                (rule.name,), strength,
-                help="the gate decides before the call runs, when its result does not exist yet; the rule is "
-                     "detected after the fact and scored offline: use `warn`, or test the arguments instead",
-                evidence=("the violation is certain only once the result of the offending call is known",)))
-    return findings
+def severity_items(ctx: LintContext) -> list[str]:
+    return [r.name for r in ctx.active_rules if r.severity.can_block and r.name not in ctx.valid]
 
 
+def check_severity(ctx: LintContext, _asker: Asker, name: str) -> UnitResult:
+    rule = ctx.policy.rule(name)
+    terminal = ctx.policy.terminal_tools
+    out = UnitResult()
+    severity = str(rule.severity)
+    table = ctx.automata.table(rule.formula)
+    if table is None:
+        reads_metrics = any(isinstance(s, n.Metric) for s in subformulas(rule.formula))
+        if terminal and decided_by_final_call(rule.formula, terminal):
+            out.used.add("the gate decides it when a terminal call is proposed")
+            return out
+        if not reads_metrics and is_final_on_prefixes(rule.formula) and any(
+                not reads_result_of(rule.formula, t) for t in tools_mentioned(rule.formula)):
+            out.used.add("the gate decides it on the evaluator when a call makes its failure final")
+            return out
+        reason = ctx.automata.reason(rule.formula) or "it does not compile"
+        why = ("it reads the metrics record, which exists only once the run is over"
+               if reads_metrics else
+               "no tool is declared `terminal`" if not terminal else
+               "it reads the result of the terminal call")
+        out.used.add("the compiler's fragment")
+        out.findings.append(Finding(
+            "L0006", f"rule `{name}` has severity `{severity}` but the gate cannot decide it", (name,), EXACT,
+            help="the gate has no automaton for this rule and never blocks on it; it is scored offline only: use "
+                 "`warn` or `tolerate`, or rewrite it so that it compiles",
+            evidence=(f"the automata do not compile it: {reason}",
+                      f"a rule the automata do not compile is decided when a terminal call is proposed, "
+                      f"but {why}")))
+        return out
+    out.used.add("automata: every reachable state and proposal")
+    if table.dfa is not None:
+        blocks, detects = gate_acts(table.dfa, ctx.policy.tools, terminal)
+    else:
+        dfas = [p for p in table.parts if isinstance(p, DfaTable)]
+        dfas += [d for p in table.parts if isinstance(p, SliceTable) for d in p.bodies.values()]
+        answers = [gate_acts(d, ctx.policy.tools, terminal) for d in dfas]
+        if any(a[0] for a in answers):
+            return out
+        out.findings.append(undecided(
+            f"whether the gate can act on rule `{name}` (severity `{severity}`)", (name,),
+            "its quantified parts are monitored per value, and no part's automaton alone lets the gate act"))
+        return out
+    if blocks:
+        return out
+    if detects:
+        out.findings.append(Finding(
+            "L0006", f"rule `{name}` has severity `{severity}` but is only decided by a call's result",
+            (name,), AUTOMATA_EXACT,
+            help="the gate decides before the call runs, when its result does not exist yet; the rule is "
+                 "detected after the fact and scored offline: use `warn`, or test the arguments instead",
+            evidence=("the violation is certain only once the result of the offending call is known",)))
+    else:
+        out.findings.append(Finding(
+            "L0006", f"rule `{name}` has severity `{severity}` but no call can ever violate it for certain",
+            (name,), AUTOMATA_EXACT,
+            help="the rule can only fail when the run ends (liveness), so the gate never blocks on it; "
+                 "use `warn` or `tolerate`, or declare the final-answer tool `terminal`",
+            evidence=("every run so far can still be completed into one that satisfies it"
+                      + (", and no terminal call leaves it unsatisfied" if terminal else ""),)))
+    return out
 
-def is_past_safety(phi: n.Formula) -> bool:
-    """`G ψ` with ψ about the past only (under `forall` and `and`): a violation at position i
-    is decided by the first i+1 calls, so a rule of this shape that can fail is enforceable.
 
+def gate_acts(dfa: DfaTable, tools: Mapping[str, ToolSignature], terminal: frozenset[str]) -> tuple[bool, bool]:
+    """(the gate can refuse some proposal, some executed call can violate the rule for good),
+    over every state a run can reach (a terminal call ends it).
+
+    >>> from policyc.automata import compile_rule
     >>> from policyc.ir import build as b
-    >>> is_past_safety(b.always(b.implies(b.event("pay"), b.once(b.event("check"))))), is_past_safety(b.eventually(b.event("a")))
-    (True, False)
+    >>> from policyc.smt import bare_tools
+    >>> called = compile_rule(b.eventually(b.event("a"))).dfa
+    >>> gate_acts(called, bare_tools("a", "done"), frozenset()), gate_acts(called, bare_tools("a", "done"), frozenset({"done"}))
+    ((False, False), (True, False))
     """
-    if isinstance(phi, n.Forall):
-        return is_past_safety(phi.body)
-    if isinstance(phi, n.And):
-        return all(is_past_safety(a) for a in phi.args)
-    return b.is_always(phi) and not has_future(phi.right)
+    ab = dfa.alphabet
+    groups: list[tuple[bool, tuple[int, ...]]] = []  # (ends the run, letters one proposal may be)
+    for tool, letters in ab.tools.items():
+        by_known: dict[int, list[int]] = {}
+        for mask, letter in letters.letters.items():
+            by_known.setdefault(mask & ~letters.result_bits, []).append(letter)
+        groups.extend((tool in terminal, tuple(v)) for v in by_known.values())
+    others = [t for t in tools if t not in ab.tools]
+    endings = {t in terminal for t in others} if others else set() if tools else {False}
+    groups.extend((final, (ab.other,)) for final in sorted(endings))
+    verdict, accepting = dfa.verdict, dfa.accepting
+    seen = {dfa.initial}
+    queue = deque([dfa.initial])
+    blocks = detects = False
+    while queue:
+        q = queue.popleft()
+        if verdict[q] == VIOLATED:
+            continue
+        row = dfa.delta[q]
+        for final, letters in groups:
+            after = [row[letter] for letter in letters]
+            lost = [verdict[t] == VIOLATED for t in after]
+            if all(lost) or final and not any(accepting[t] for t in after):
+                blocks = True
+            detects |= any(lost)
+            if not final:
+                for t in after:
+                    if t not in seen:
+                        seen.add(t)
+                        queue.append(t)
+        if blocks:
+            break
+    return blocks, detects
+
+
+SEVERITIES = Phase("unenforceable-severity", "severities", severity_items, check_severity)

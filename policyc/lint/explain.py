@@ -85,6 +85,18 @@ EXPLANATIONS: dict[str, Explanation] = {
         "policy research\n\ntool search(query: str)\ntool read_file(path: str)\nterminal tool final_answer(answer: str)\n\n"
         "rule search_first layer L3 weight 3: before(search, final_answer)\n"
         "rule reads layer L5 weight 3: called(read_file)\n"),
+    "L0009": Explanation(
+        "The lint could not decide a question: the automata do not compile a rule involved (it reads "
+        "`outputs`, `entities(...)` or other trace-wide values, or nests quantifiers), and Z3 either reached its "
+        "resource limit (a count of solver steps, so the answer does not depend on the machine) or "
+        "found a trace that relies on what it over-approximates and does not replay. Nothing is read into the "
+        "question: the finding says what was not decided, and which analyses were skipped because of it.",
+        "policy research\n\ntool read_file(path: str) -> str\nterminal tool final_answer(answer: str)\n\n"
+        "rule cites_main: called(final_answer(answer == \"The parser is in main.py\"))\n"
+        "rule grounded: forall e in entities(final_answer.answer): e in outputs(read_file)\n",
+        "policy research\n\ntool read_file(path: str) -> str\nterminal tool final_answer(answer: str)\n\n"
+        "rule answers: called(final_answer)\n"
+        "rule grounded: forall e in entities(final_answer.answer): e in outputs(read_file)\n"),
 }
 
 

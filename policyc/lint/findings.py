@@ -17,7 +17,7 @@ from policyc.diagnostics import NO_SPAN, Diagnostic, Label, Severity
 from policyc.ir.nodes import Node
 from policyc.ir.policy import Policy, Rule
 from policyc.ir.printer import show
-from policyc.smt.witness import Strength, WitnessTrace
+from policyc.smt.witness import UNDECIDED, Strength, WitnessTrace
 
 
 #: Formulas quoted in a finding are cut to about this many characters.
@@ -60,6 +60,7 @@ KINDS: dict[str, FindingKind] = {k.code: k for k in (
     FindingKind("L0006", "unenforceable-severity", Severity.WARNING, "a blocking severity on a rule the gate can never act on"),
     FindingKind("L0007", "budget", Severity.ERROR, "no compliant trace fits the declared call budget"),
     FindingKind("L0008", "layer-weights", Severity.NOTE, "layer weights that decide nothing or decide everything"),
+    FindingKind("L0009", "undecided", Severity.WARNING, "a question the lint could not decide"),
 )}
 
 
@@ -131,3 +132,16 @@ class Finding:
         if self.help:
             out["help"] = self.help
         return out
+
+
+def undecided(question: str, rules: tuple[str, ...], reason: str, consequence: str | None = None) -> Finding:
+    """An analysis that could not be decided: a finding of its own, never silence.
+
+    >>> undecided("whether rule `r` can be satisfied", ("r",), "Z3 reached its resource limit").message
+    'not decided: whether rule `r` can be satisfied'
+    """
+    return Finding(
+        "L0009", f"not decided: {question}", rules, UNDECIDED,
+        help="the lint neither found a trace nor proved there is none; raise `--rlimit` or `--bound`, or "
+             "simplify the rules involved",
+        evidence=tuple(x for x in (reason, consequence) if x))

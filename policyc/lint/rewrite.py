@@ -48,31 +48,33 @@ def replace(phi: n.Formula, mapping: Mapping[n.Formula, n.Formula]) -> n.Formula
     return go(phi)
 
 
-def implications(phi: n.Formula) -> list[tuple[n.Or, n.Formula, n.Formula]]:
-    """Implications `trigger -> consequence` at positive polarity: (node, trigger, consequence).
+def implications(phi: n.Formula) -> list[tuple[n.Or, n.Formula, n.Formula, tuple[n.Formula, ...]]]:
+    """Implications `trigger -> consequence` at positive polarity: (node, trigger, consequence,
+    the quantifiers around the node, outermost first).
 
     >>> from policyc.ir import build as b
-    >>> [(str(t), str(c)) for _, t, c in implications(b.always(b.implies(b.event("a"), b.once(b.event("b")))))]
-    [('a', 'O b')]
+    >>> [(str(t), str(c), q) for _, t, c, q in implications(b.always(b.implies(b.event("a"), b.once(b.event("b")))))]
+    [('a', 'O b', ())]
     """
     out: list = []
     seen: set = set()
 
-    def walk(f: n.Formula, positive: bool) -> None:
-        if (f, positive) in seen:
+    def walk(f: n.Formula, positive: bool, quantifiers: tuple) -> None:
+        if (f, positive, quantifiers) in seen:
             return
-        seen.add((f, positive))
+        seen.add((f, positive, quantifiers))
         if isinstance(f, n.Or) and positive:
             neg = [a.arg for a in f.args if isinstance(a, n.Not)]
             pos = [a for a in f.args if not isinstance(a, n.Not)]
             if neg and pos:
-                out.append((f, b.conj(*neg), b.disj(*pos)))
+                out.append((f, b.conj(*neg), b.disj(*pos), quantifiers))
         if isinstance(f, n.Not):
-            walk(f.arg, not positive)
+            walk(f.arg, not positive, quantifiers)
             return
+        inner = quantifiers + (f,) if isinstance(f, (n.Forall, n.Exists)) else quantifiers
         for child in f.children:
             if isinstance(child, n.Formula):
-                walk(child, positive)
+                walk(child, positive, inner)
 
-    walk(phi, True)
+    walk(phi, True, ())
     return out

@@ -34,13 +34,15 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping, Sequence
 
-from policyc.ir import nodes as n
 from policyc.ir.data import ExternError
 from policyc.ir.ops import UNDEF
 from policyc.ir.policy import Policy
-from policyc.ir.walk import subformulas, tools_mentioned
+from policyc.ir.walk import tools_mentioned
 from policyc.runtime.findings import OWED, VIOLATION, Finding, GatedRule
+from policyc.tables.facts import decided_by_final_call, reads_result_of
 from policyc.trace.model import Call, Trace
+
+__all__ = ["FinalAnswerJudge", "decided_by_final_call", "reads_result_of"]
 
 
 class FinalAnswerJudge:
@@ -132,44 +134,3 @@ class FinalAnswerJudge:
             out.append(f"rule `{info.name}`: {why}")
         return tuple(out)
 
-
-def reads_result_of(formula: n.Formula, tool: str) -> bool:
-    """Whether the formula reads the result (or the failure) of calls to `tool`.
-
-    >>> from policyc.ir import build as b
-    >>> reads_result_of(b.eventually(b.event("a", b.op("eq", b.result(), b.lit(1)))), "a")
-    True
-    """
-    for node in subformulas(formula):
-        if isinstance(node, n.Event) and node.tool == tool \
-                and any(isinstance(t, n.Result) or t == n.Attr("error") for t in subformulas(node.guard)):
-            return True
-        if isinstance(node, n.Values) and node.tool == tool and node.path[:1] == ("result",):
-            return True
-        if isinstance(node, n.Outputs) and (not node.tools or tool in node.tools):
-            return True
-    return False
-
-
-def decided_by_final_call(formula: n.Formula, terminal: frozenset[str]) -> bool:
-    """Whether the formula's value on a complete trace is known before the last call's
-    result is: it reads no result of a terminal call (in a pattern, through `outputs`, or
-    through the values of a result path) and no metrics.
-
-    >>> from policyc.ir import build as b
-    >>> decided_by_final_call(b.eventually(b.event("read_file")), frozenset({"final_answer"}))
-    True
-    >>> decided_by_final_call(b.eventually(b.event("final_answer", n.Result())), frozenset({"final_answer"}))
-    False
-    """
-    for node in subformulas(formula):
-        if isinstance(node, n.Event) and node.tool in terminal \
-                and any(isinstance(t, n.Result) or t == n.Attr("error") for t in subformulas(node.guard)):
-            return False
-        if isinstance(node, n.Metric):
-            return False
-        if isinstance(node, n.Outputs) and (not node.tools or set(node.tools) & terminal):
-            return False
-        if isinstance(node, n.Values) and node.tool in terminal and node.path[:1] == ("result",):
-            return False
-    return True

@@ -20,11 +20,13 @@ True
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable
+from typing import Callable, Mapping
 
 import z3
 
+from policyc.ir.data import path_value
 from policyc.ir.ops import UNDEF
 from policyc.ir.types import (
     ANY,
@@ -70,32 +72,104 @@ def decode_trace(model: z3.ModelRef, trace: SymbolicTrace) -> Trace:
             result = UNDEF if sig.result is ANY else default_value(sig.result)
         calls.append(Call(tool, args, result, i))
     metrics = _decode_metrics(model, ev, trace)
-    return Trace(tuple(calls), metrics)
+    request = ev.value(trace.request_value) if trace.request_value is not None else UNDEF
+    text = request.get("text") if isinstance(request, dict) else None
+    return Trace(tuple(calls), metrics, request=text if isinstance(text, str) else None)
 
 
 def extern_bindings(model: z3.ModelRef, funcs: dict) -> dict[str, Callable[..., bool]]:
-    """Python functions that answer each extern predicate as the model interprets it."""
-    out: dict[str, Callable[..., bool]] = {}
-    by_name: dict[str, list] = {}
+    """Python functions that answer each extern predicate as the model interprets it: plain
+    data (a table per signature), so a witness that carries them can cross processes."""
+    by_name: dict[str, list[ExternTable]] = {}
+    interpreted = {d.name(): d for d in model.decls()}
     for (name, _sorts), f in funcs.items():
-        by_name.setdefault(name, []).append(f)
+        g = _in_context(f, model.ctx)
+        kinds = tuple(_sort_kind(g.domain(j)) for j in range(g.arity()))
+        decl = interpreted.get(g.name())
+        interp = model[decl] if g.arity() > 0 and decl is not None else None
+        entries: dict = {}
+        if g.arity() == 0:
+            default = z3.is_true(model.eval(g(), model_completion=True))
+        elif interp is None:
+            default = False
+        else:
+            for entry in interp.as_list()[:-1]:
+                key = tuple(_from_z3(x) for x in entry[:-1])
+                entries.setdefault(key, z3.is_true(entry[-1]))
+            default = z3.is_true(interp.else_value())
+        by_name.setdefault(name, []).append(ExternTable(kinds, entries, default))
+    return {name: ExternAnswers(tuple(tables)) for name, tables in by_name.items()}
 
-    def make(fs):
-        def call(*args):
-            for f in fs:
-                if f.arity() != len(args):
-                    continue
-                try:
-                    z3args = [_to_z3(a, f.domain(j)) for j, a in enumerate(args)]
-                except (TypeError, ValueError):
-                    continue
-                return z3.is_true(model.eval(f(*z3args), model_completion=True))
-            return False
-        return call
 
-    for name, fs in by_name.items():
-        out[name] = make(fs)
-    return out
+@dataclass(frozen=True)
+class ExternTable:
+    """An extern predicate as a model interprets it for one signature: answers by argument
+    values, `default` for the others."""
+
+    kinds: tuple[str, ...]  # per argument: int, real, str or bool
+    entries: Mapping[tuple, bool]
+    default: bool
+
+    def accepts(self, args: tuple) -> bool:
+        return len(args) == len(self.kinds) and all(_fits(a, k) for a, k in zip(args, self.kinds))
+
+    def __call__(self, *args) -> bool:
+        key = tuple(Fraction(a) if k == "real" else a for a, k in zip(args, self.kinds))
+        return self.entries.get(key, self.default)
+
+
+@dataclass(frozen=True)
+class ExternAnswers:
+    """An extern predicate over every signature the solver used for it."""
+
+    tables: tuple[ExternTable, ...]
+
+    def __call__(self, *args) -> bool:
+        for table in self.tables:
+            if table.accepts(args):
+                return table(*args)
+        return False
+
+
+def _sort_kind(sort: z3.SortRef) -> str:
+    if sort.kind() == z3.Z3_INT_SORT:
+        return "int"
+    if sort.kind() == z3.Z3_REAL_SORT:
+        return "real"
+    if sort.kind() == z3.Z3_BOOL_SORT:
+        return "bool"
+    if sort.kind() == z3.Z3_SEQ_SORT:
+        return "str"
+    return "other"
+
+
+def _fits(value: object, kind: str) -> bool:
+    if kind == "int":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind == "real":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if kind == "str":
+        return isinstance(value, str)
+    if kind == "bool":
+        return isinstance(value, bool)
+    return False
+
+
+def _from_z3(value) -> object:
+    if z3.is_int_value(value):
+        return value.as_long()
+    if z3.is_rational_value(value):
+        return Fraction(value.numerator_as_long(), value.denominator_as_long())
+    if z3.is_true(value) or z3.is_false(value):
+        return z3.is_true(value)
+    if z3.is_string_value(value):
+        return value.as_string()
+    return str(value)
+
+
+def _in_context(term, ctx):
+    """A term of the encoding (built in Z3's main context) in the context a model lives in."""
+    return term if term.ctx == ctx else term.translate(ctx)
 
 
 def default_value(t: Type) -> object:
@@ -129,7 +203,7 @@ class _Evaluator:
         self.trace = trace
 
     def __call__(self, term):
-        return self.model.eval(term, model_completion=True)
+        return self.model.eval(_in_context(term, self.model.ctx), model_completion=True)
 
     def bool(self, term) -> bool:
         return z3.is_true(self(term))
@@ -165,10 +239,11 @@ class _Evaluator:
                     out[name] = value
             return out
         if v.kind == "dyn":
-            return self.dyn(self(v.value))
+            return self.dyn(v.value)
         return UNDEF
 
     def dyn(self, d) -> object:
+        """The JSON value of an untyped term of the encoding."""
         if z3.is_true(self(Dyn.is_d_null(d))):
             return None
         if z3.is_true(self(Dyn.is_d_bool(d))):
@@ -190,19 +265,19 @@ def _number(term) -> float:
 
 
 def _decode_metrics(model, ev: _Evaluator, trace: SymbolicTrace) -> dict:
-    prefix = f"{trace.name}.metrics."
+    """The metrics record: every value a formula read, at its path (absent when undefined)."""
     metrics: dict = {}
-    for decl in model.decls():
-        name = decl.name()
-        if not name.startswith(prefix) or name.endswith("?def") or decl.arity() != 0:
+    for path, value in sorted(trace.metrics.items(), key=lambda kv: len(kv[0])):
+        decoded = ev.value(value)
+        if decoded is UNDEF:
             continue
-        if not z3.is_true(model.eval(z3.Bool(name + "?def"), model_completion=True)):
-            continue
-        path = name[len(prefix):].split(".")
         node = metrics
         for step in path[:-1]:
-            node = node.setdefault(step, {})
-        node[path[-1]] = ev.dyn(model.eval(decl()))
+            child = node.get(step)
+            if not isinstance(child, dict):
+                child = node[step] = {}
+            node = child
+        node[path[-1]] = decoded
     return metrics
 
 
@@ -236,6 +311,11 @@ def pin_trace(trace: SymbolicTrace, concrete: Trace) -> list[z3.BoolRef]:
     if len(concrete.calls) > trace.k:
         raise ValueError(f"a trace of {len(concrete.calls)} calls does not fit in {trace.k} positions")
     out: list[z3.BoolRef] = []
+    for path, value in trace.metrics.items():
+        out.append(pin_value(value, path_value(dict(concrete.metrics), path), trace))
+    if trace.request_value is not None:
+        request = UNDEF if concrete.request is None else {"text": concrete.request}
+        out.append(pin_value(trace.request_value, request, trace))
     for i in range(trace.k):
         if i >= len(concrete.calls):
             out.append(z3.Not(trace.live[i]))

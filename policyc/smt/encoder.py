@@ -46,6 +46,16 @@ class FormulaEncoder:
         self.terms = TermEncoder(trace)
         self._memo: dict = {}
 
+    def derive(self) -> "FormulaEncoder":
+        """An encoder that starts from everything this one encoded (its terms are reused, not
+        rebuilt) and records what it encodes next apart from it: several questions can start
+        from one encoding of a policy, each as if it had encoded the policy itself."""
+        trace = self.trace.derive()
+        child = FormulaEncoder(trace)
+        child.terms = self.terms.derive(trace)
+        child._memo = dict(self._memo)
+        return child
+
     @property
     def approx(self) -> set[str]:
         return self.terms.approx

@@ -21,6 +21,17 @@ from policyc.smt import values
 from policyc.smt.values import FALSE, TRUE, SymValue, boolean, is_numeric, undefined
 
 
+#: Texts whose entities the encoding knows exactly (a model made of them replays): none in the
+#: first two, one file name in the last.
+PLAIN_TEXTS = ("", "x", "main.py")
+
+
+def _entities_of(text: str) -> list[str]:
+    from policyc.grounding import entities
+
+    return [e for e in entities(text) if isinstance(e, str)]
+
+
 def apply_op(enc, t: n.Op, env) -> SymValue:  # noqa: C901 - one case per operator
     op = t.op
     if op == "and":
@@ -49,9 +60,11 @@ def apply_op(enc, t: n.Op, env) -> SymValue:  # noqa: C901 - one case per operat
         x, coll = args
         if coll.kind == "outputs":
             return boolean(_outputs_member(enc, x, coll))
-        return boolean(values.membership(x, coll))
+        return boolean(values.membership(x, coll, lambda v, c: _opaque_member(enc, v, c)))
     if op in ("add", "sub", "mul", "div", "mod"):
         return _arith(enc, op, *args)
+    if op in ("neg", "abs"):
+        args = [values.as_scalar(args[0], "real")]
     if op == "neg":
         (a,) = args
         return SymValue(a.kind, a.present, FALSE, -a.value) if is_numeric(a) else undefined()
@@ -61,9 +74,9 @@ def apply_op(enc, t: n.Op, env) -> SymValue:  # noqa: C901 - one case per operat
     if op in ("min", "max"):
         return _minmax(op, *args)
     if op == "len":
-        return _length(args[0])
+        return _length(args[0], enc)
     if op in ("contains", "startswith", "endswith"):
-        a, b = args
+        a, b = (values.as_scalar(v, "str") for v in args)
         if a.kind != "str" or b.kind != "str":
             return boolean(FALSE)
         values.require_text(a, b)
@@ -72,7 +85,7 @@ def apply_op(enc, t: n.Op, env) -> SymValue:  # noqa: C901 - one case per operat
                 "endswith": lambda x, y: z3.SuffixOf(y, x)}[op](a.value, b.value)
         return boolean(z3.And(a.present, b.present, test))
     if op in ("lower", "upper", "strip"):
-        (a,) = args
+        a = values.as_scalar(args[0], "str")
         if a.kind != "str":
             return undefined()
         values.require_text(a)
@@ -84,6 +97,19 @@ def apply_op(enc, t: n.Op, env) -> SymValue:  # noqa: C901 - one case per operat
         out = enc._fresh_list("entities")
         if a.kind not in ("str", "list", "family"):
             return SymValue("list", items=(), length=z3.IntVal(0))
+        if a.kind == "family":  # texts over the calls: none, or only texts without entities, have none
+            blank = [t for t in PLAIN_TEXTS if not _entities_of(t)]
+            quiet = [z3.Or(z3.Not(g), z3.Not(v.present), *[v.value == enc.lit(t).value for t in blank])
+                     for g, v in a.members if v.kind == "str"]
+            if len(quiet) == len(a.members):
+                enc.trace.constraints.append(z3.Implies(z3.And(quiet or [TRUE]), out.length == 0))
+        if a.kind == "str":  # what the model knows for sure: the entities of a few plain texts
+            for text in PLAIN_TEXTS:
+                found = _entities_of(text)
+                if len(found) > len(out.items):
+                    continue
+                known = [out.length == len(found)] + [item.value == z3.StringVal(e) for item, e in zip(out.items, found)]
+                enc.trace.constraints.append(z3.Implies(z3.And(a.present, a.value == z3.StringVal(text)), z3.And(known)))
         return out
     if op == "list":
         return SymValue("list", items=tuple(args), length=z3.IntVal(len(args)),
@@ -99,6 +125,8 @@ def apply_op(enc, t: n.Op, env) -> SymValue:  # noqa: C901 - one case per operat
 
 
 def _arith(enc, op: str, a: SymValue, b: SymValue) -> SymValue:
+    if "dyn" in (a.kind, b.kind):
+        return _dyn_arith(enc, op, a, b)
     ok = z3.And(a.present, b.present)
     if op == "add" and a.kind == b.kind == "str":
         values.require_text(a, b)
@@ -152,7 +180,47 @@ def _concat(a: SymValue, b: SymValue) -> SymValue:
     return SymValue("list", z3.And(a.present, b.present), FALSE, items=tuple(items), length=a.length + b.length)
 
 
+def _dyn_arith(enc, op: str, a: SymValue, b: SymValue) -> SymValue:
+    """Arithmetic with an untyped operand (`metrics.steps + 1`): numbers give a number and,
+    for `+`, strings a string, as `policyc.ir.ops` does; a list inside `any` is opaque, so
+    `+` on one gives an unconstrained value (recorded as an approximation)."""
+    da, db = values.dyn_of(a), values.dyn_of(b)
+    if da is None or db is None:  # a typed list or record with an untyped value: only `+` of lists
+        if op == "add" and "list" in (a.kind, b.kind):
+            enc.approx.add("`+` on untyped values")
+            return SymValue("dyn", TRUE, FALSE, z3.Const(f"add#{enc._next()}", values.Dyn))
+        return undefined()
+    Dyn = values.Dyn
+    x, y = Dyn.d_r(da), Dyn.d_r(db)
+    nums = z3.And(a.present, b.present, Dyn.is_d_num(da), Dyn.is_d_num(db))
+    if op == "add":
+        number = x + y
+    elif op == "sub":
+        number = x - y
+    elif op == "mul":
+        number = x * y
+    elif op == "div":
+        nums, number = z3.And(nums, y != 0), x / y
+    else:  # `%`: Python's int and float rules differ, and an untyped number may be either
+        enc.approx.add("`%` on untyped numbers")
+        nums = z3.And(nums, y != 0)
+        number = enc._func("fmod", z3.RealSort(), z3.RealSort(), z3.RealSort())(x, y)
+    value = Dyn.d_num(number)
+    defined = nums
+    if op == "add":
+        strs = z3.And(a.present, b.present, Dyn.is_d_str(da), Dyn.is_d_str(db))
+        others = z3.And(a.present, b.present, z3.Or(Dyn.is_d_other(da), Dyn.is_d_other(db)))
+        opaque = z3.Const(f"add#{enc._next()}", Dyn)
+        enc.approx.add("`+` on untyped values")
+        value = z3.If(nums, value, z3.If(strs, Dyn.d_str(z3.Concat(Dyn.d_s(da), Dyn.d_s(db))), opaque))
+        defined = z3.Or(nums, strs, others)
+    return SymValue("dyn", defined, FALSE, value)
+
+
 def _minmax(op: str, a: SymValue, b: SymValue) -> SymValue:
+    if a.kind == "dyn" and b.kind == "dyn":
+        a = values.as_scalar(a, "real")  # two untyped values: compared as numbers (strings are rare here)
+    a, b = values.scalar_like(a, b), values.scalar_like(b, a)
     ok = z3.And(a.present, b.present)
     if is_numeric(a) and is_numeric(b):
         kind = "int" if a.kind == b.kind == "int" else "real"
@@ -180,7 +248,14 @@ def _distinct_count(a: SymValue) -> SymValue:
     return SymValue("int", TRUE, FALSE, z3.Sum(firsts) if firsts else z3.IntVal(0))
 
 
-def _length(a: SymValue) -> SymValue:
+def _length(a: SymValue, enc=None) -> SymValue:
+    if a.kind == "dyn":  # a string's length, or an unconstrained one for a list or object inside `any`
+        text = values.as_scalar(a, "str")
+        other = z3.And(a.present, values.Dyn.is_d_other(a.value))
+        size = enc._func("len.other", z3.IntSort(), z3.IntSort())(values.Dyn.d_id(a.value))
+        enc.approx.add("`len` of untyped values")
+        return SymValue("int", z3.Or(text.present, other), FALSE,
+                        z3.If(text.present, z3.Length(text.value), z3.If(size < 0, -size, size)))
     if a.kind in ("list", "dict"):
         return SymValue("int", a.present, FALSE, a.length)
     if a.kind == "str":
@@ -190,6 +265,17 @@ def _length(a: SymValue) -> SymValue:
         count = z3.Sum([z3.If(v.defined, 1, 0) for _, v in a.fields]) if a.fields else z3.IntVal(0)
         return SymValue("int", a.present, FALSE, count)
     return undefined()
+
+
+def _opaque_member(enc, x: SymValue, coll: SymValue) -> z3.BoolRef:
+    """`x in v` for a list or object inside `any`: not modelled, an unconstrained answer per
+    (element, collection) pair."""
+    enc.approx.add("membership in untyped values")
+    key = values.dyn_of(x)
+    if key is None:
+        return z3.Bool(f"member#{enc._next()}")
+    f = enc._func("member.other", values.Dyn, z3.IntSort(), z3.BoolSort())
+    return f(key, values.Dyn.d_id(coll.value))
 
 
 def _outputs_member(enc, x: SymValue, coll: SymValue) -> z3.BoolRef:

@@ -17,6 +17,7 @@ A terminal tool ends the run: it may only be the last call of a trace.
 
 from __future__ import annotations
 
+import copy
 from typing import Mapping
 
 import z3
@@ -68,6 +69,8 @@ class SymbolicTrace:
         self.constraints: list[z3.BoolRef] = []
         self.used_lists = False
         self._values: dict = {}
+        self.metrics: dict[tuple, SymValue] = {}  # the metrics values some formula read, by path
+        self.request_value: SymValue | None = None  # the user's request, once some formula read it
         for i in range(1, k):
             self.constraints.append(z3.Implies(self.live[i], self.live[i - 1]))
         for name_, sig in self.signatures.items():
@@ -75,6 +78,16 @@ class SymbolicTrace:
                 for i in range(k - 1):
                     self.constraints.append(z3.Implies(self.tool[i] == self.tool_consts[name_],
                                                        z3.Not(self.live[i + 1])))
+
+    def derive(self) -> "SymbolicTrace":
+        """A copy that shares every value created so far and creates its own from now on (so
+        that encodings built on a common base do not see one another)."""
+        child = copy.copy(self)
+        child.codes = dict(self.codes)
+        child.constraints = list(self.constraints)
+        child._values = dict(self._values)
+        child.metrics = dict(self.metrics)
+        return child
 
     # ------------------------------------------------------------ positions
 
@@ -123,6 +136,41 @@ class SymbolicTrace:
         if sig is None:
             return undefined()
         return self._slot(i, tool, RESULT, sig.result, optional_missing=sig.result is ANY)
+
+    def metric(self, path: tuple) -> SymValue:
+        """A value of the run's metrics record: a free input of the trace (any JSON value, or
+        absent), the same wherever a formula reads it."""
+        value = self.metrics.get(path)
+        if value is None:
+            name = f"{self.name}.metrics." + ".".join(map(str, path))
+            v = z3.Const(name, Dyn)
+            value = self.metrics[path] = SymValue("dyn", z3.Bool(name + "?def"), Dyn.is_d_null(v), v)
+        return value
+
+    def request(self) -> SymValue:
+        """The user's request, `{"text": ...}` or absent: a free input of the trace, the same
+        wherever a formula reads it."""
+        if self.request_value is None:
+            self.request_value = self._make(f"{self.name}.request", RecordT("request", (("text", STR),)), TRUE, True)
+        return self.request_value
+
+    def plain_strings(self, text: str = "") -> list[z3.BoolRef]:
+        """"Every string value read so far is `text`": the simplest story, which lets a model
+        that over-approximates the text functions (`entities`) replay."""
+        out: list[z3.BoolRef] = []
+        empty = self.string(text)
+
+        def walk(v: SymValue) -> None:
+            if v.kind == "str" and v.value is not None and v.value.sort() == empty.sort():
+                out.append(v.value == empty)
+            for item in v.items:
+                walk(item)
+            for _, f in v.fields:
+                walk(f)
+
+        for value in list(self._values.values()):
+            walk(value)
+        return out
 
     def created_slots(self, i: int, tool: str) -> dict[str, SymValue]:
         """The argument and result values of a call that some formula has read."""

@@ -52,6 +52,15 @@ class TermEncoder:
         self._funcs: dict = {}
         self._fresh = 0
 
+    def derive(self, trace: SymbolicTrace) -> "TermEncoder":
+        """A copy over a derived trace (see `SymbolicTrace.derive`)."""
+        child = TermEncoder(trace)
+        child.approx = set(self.approx)
+        child.externs = dict(self.externs)
+        child._funcs = dict(self._funcs)
+        child._fresh = self._fresh
+        return child
+
     # ------------------------------------------------------------ helpers
 
     def _func(self, name: str, *sorts: z3.SortRef) -> z3.FuncDeclRef:
@@ -114,12 +123,12 @@ class TermEncoder:
             self.approx.add("outputs")
             return SymValue("outputs", value=z3.StringVal(",".join(t.tools)))
         if isinstance(t, n.Metric):
-            return self._unknown(f"{self.trace.name}.metrics." + ".".join(map(str, t.path)))
-        if isinstance(t, (n.Attr, n.Request)):
-            # an event's attributes and the request are not modelled: any value (an approximation)
-            self.approx.add("event attributes and the request")
-            if isinstance(t, n.Request):
-                return self._unknown(f"{self.trace.name}.request")
+            return self.trace.metric(t.path)
+        if isinstance(t, n.Request):
+            return self.trace.request()
+        if isinstance(t, n.Attr):
+            # an event's attributes are not modelled: any value (an approximation)
+            self.approx.add("event attributes")
             return self._unknown(f"{self.trace.name}.{t.name}@{env.call[0]}") if env.call else undefined()
         raise TypeError(f"not a term: {type(t).__name__}")
 

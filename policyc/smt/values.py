@@ -162,6 +162,53 @@ def as_real(v: SymValue) -> z3.ArithRef:
     return z3.ToReal(v.value) if v.kind == "int" else v.value
 
 
+def as_scalar(v: SymValue, kind: str) -> SymValue:
+    """An untyped value (`metrics.x`, a result of type `any`) read where an operator needs a
+    `str`, a number (`real`) or a `bool`: defined only when the value is of that kind, as the
+    evaluator's operators are. Typed values are returned unchanged.
+
+    >>> d = SymValue("dyn", value=Dyn.d_str(z3.StringVal("ab")))
+    >>> z3.simplify(as_scalar(d, "str").value), z3.simplify(as_scalar(d, "real").defined)
+    ("ab", False)
+    """
+    if v.kind != "dyn":
+        return v
+    d = v.value
+    if kind == "str":
+        return SymValue("str", conj(v.present, Dyn.is_d_str(d)), FALSE, Dyn.d_s(d))
+    if kind == "real":
+        return SymValue("real", conj(v.present, Dyn.is_d_num(d)), FALSE, Dyn.d_r(d))
+    if kind == "bool":
+        return SymValue("bool", conj(v.present, Dyn.is_d_bool(d)), FALSE, Dyn.d_b(d))
+    raise ValueError(kind)
+
+
+def scalar_like(v: SymValue, other: SymValue) -> SymValue:
+    """An untyped value read as the kind of a typed operand (unchanged otherwise)."""
+    if v.kind != "dyn":
+        return v
+    if other.kind == "str":
+        return as_scalar(v, "str")
+    if is_numeric(other):
+        return as_scalar(v, "real")
+    if other.kind == "bool":
+        return as_scalar(v, "bool")
+    return v
+
+
+def dyn_of(v: SymValue) -> z3.ExprRef | None:
+    """A typed scalar as an untyped value (None for composite values)."""
+    if v.kind == "dyn":
+        return v.value
+    if is_numeric(v):
+        return Dyn.d_num(as_real(v))
+    if v.kind == "str" and not is_coded(v):
+        return Dyn.d_str(v.value)
+    if v.kind == "bool":
+        return Dyn.d_bool(v.value)
+    return None
+
+
 def truthy(v: SymValue) -> z3.BoolRef:
     """How a value reads as a condition: only `true` is true."""
     if v.kind == "bool":
@@ -260,8 +307,11 @@ def ordered(op: str, a: SymValue, b: SymValue) -> z3.BoolRef:
         return z3.And(guard, cmp(a.value, b.value))
     if "dyn" in (a.kind, b.kind):
         d, other, flip = (a, b, False) if a.kind == "dyn" else (b, a, True)
-        if other.kind == "dyn":
-            return FALSE  # not modelled: two untyped values compared by order
+        if other.kind == "dyn":  # two untyped values: numbers with numbers, strings with strings
+            a_, b_ = a.value, b.value
+            nums = z3.And(Dyn.is_d_num(a_), Dyn.is_d_num(b_), cmp(Dyn.d_r(a_), Dyn.d_r(b_)))
+            strs = z3.And(Dyn.is_d_str(a_), Dyn.is_d_str(b_), cmp(Dyn.d_s(a_), Dyn.d_s(b_)))
+            return z3.And(guard, z3.Or(nums, strs))
         if is_numeric(other):
             x, y = Dyn.d_r(d.value), as_real(other)
             test = Dyn.is_d_num(d.value)
@@ -275,8 +325,22 @@ def ordered(op: str, a: SymValue, b: SymValue) -> z3.BoolRef:
     return FALSE
 
 
-def membership(x: SymValue, coll: SymValue) -> z3.BoolRef:
-    """`x in coll` (`policyc.ir.ops.member`)."""
+def membership(x: SymValue, coll: SymValue, opaque=None) -> z3.BoolRef:
+    """`x in coll` (`policyc.ir.ops.member`). `opaque(x, coll)` answers for an untyped
+    collection that is neither a string nor a scalar (a list or an object inside `any`: not
+    modelled, so the caller gives an unconstrained answer and records the approximation)."""
+    if coll.kind == "dyn":
+        as_text = as_scalar(coll, "str")
+        inner = scalar_like(x, as_text)
+        text = FALSE
+        if inner.kind == "str":
+            require_text(inner)
+            text = z3.And(inner.present, as_text.present, z3.Contains(as_text.value, inner.value))
+        other = z3.And(coll.present, Dyn.is_d_other(coll.value), x.defined, opaque(x, coll)) \
+            if opaque is not None else FALSE
+        return z3.Or(text, other)
+    if coll.kind in ("str", "record", "dict"):
+        x = as_scalar(x, "str")  # only a string can be a substring or a key
     if coll.kind == "family":
         return z3.Or([z3.And(g, values_equal(x, v)) for g, v in coll.members] or [FALSE])
     if coll.kind == "list":

@@ -2,9 +2,15 @@
 
 A `PolicySolver` keeps one incremental Z3 solver over one symbolic trace. Each formula it
 is asked about gets a named assumption literal `s` and the assert `s -> holds(phi)` (or
-`s -> not holds(phi)`), added once; a query is a set of names to assume. So the conflict,
-redundancy, vacuity and dead-tool analyses of a whole policy share one solver, its learnt
-clauses and its encoding, and an unsat answer comes with an unsat core over names.
+`s -> not holds(phi)`), added once; a query is a set of names to assume. So the questions
+of one analysis share one solver, its learnt clauses and its encoding, and an unsat answer
+comes with an unsat core over names.
+
+Answers do not depend on machine load nor on what else the process asked before: each check
+has a resource limit (Z3's `rlimit`, a count of solver steps, not wall time), and each
+solver lives in a Z3 context of its own, into which the encoding is copied, so the same
+questions asked in the same order get the same answers and the same witnesses in any
+process. `unknown` (the limit was reached) is an answer of its own, never read as unsat.
 
 >>> from policyc.ir import build as b
 >>> ps = PolicySolver(bare_tools("a", "b"), 4)
@@ -32,6 +38,9 @@ from policyc.smt.encoder import FormulaEncoder
 from policyc.smt.symtrace import SymbolicTrace
 from policyc.smt.witness import EXACT, Strength, WitnessTrace
 
+#: Solver steps one check may take (Z3's `rlimit`): the same on every machine, whatever its load.
+DEFAULT_RLIMIT = 20_000_000
+
 
 @dataclass(frozen=True)
 class SatResult:
@@ -42,6 +51,7 @@ class SatResult:
     witness: WitnessTrace | None = None
     core: tuple[str, ...] = ()
     assumed: tuple[str, ...] = field(default=(), repr=False)
+    reason: str = ""  # why the answer is unknown (the resource limit, as a rule)
 
     @property
     def is_sat(self) -> bool:
@@ -56,11 +66,16 @@ class PolicySolver:
     """An incremental solver over traces of at most `k` calls to the declared tools."""
 
     def __init__(self, tools: Mapping[str, ToolSignature], k: int, list_bound: int = 3,
-                 timeout_ms: int = 20_000, name: str = "t", coded_strings: bool = False):
-        self.trace = SymbolicTrace(tools, k, list_bound, name, coded_strings)
-        self.encoder = FormulaEncoder(self.trace)
-        self.solver = z3.Solver()
-        self.solver.set("timeout", timeout_ms)
+                 rlimit: int = DEFAULT_RLIMIT, name: str = "t", coded_strings: bool = False,
+                 encoder: FormulaEncoder | None = None):
+        """`encoder`: start from an encoding made beforehand (`FormulaEncoder.derive`) over
+        traces of `k` calls; its formulas are copied into this solver's context, not rebuilt."""
+        self.encoder = encoder or FormulaEncoder(SymbolicTrace(tools, k, list_bound, name, coded_strings))
+        self.trace = self.encoder.trace
+        self.ctx = z3.Context()
+        self.solver = z3.Solver(ctx=self.ctx)
+        self.solver.set("rlimit", rlimit)
+        self.rlimit = rlimit
         self.k = k
         self._literals: dict[str, z3.BoolRef] = {}
         self._claims: dict[str, tuple[n.Formula, bool]] = {}
@@ -75,9 +90,9 @@ class PolicySolver:
         lit = self._literals.get(name)
         if lit is not None:
             return lit
-        lit = z3.Bool(f"assume[{name}]")
+        lit = z3.Bool(f"assume[{name}]", self.ctx)
         body = self.encoder.holds(phi, 0)
-        self.solver.add(z3.Implies(lit, body if expected else z3.Not(body)))
+        self.solver.add(z3.Implies(lit, self._here(body if expected else z3.Not(body))))
         self._flush()
         self._literals[name] = lit
         self._claims[name] = (phi, expected)
@@ -88,11 +103,45 @@ class PolicySolver:
         """A name that, assumed, limits the trace to at most m calls."""
         name = f"length<={m}"
         if name not in self._literals:
-            lit = z3.Bool(f"assume[{name}]")
-            self.solver.add(z3.Implies(lit, self.trace.length_at_most(m)))
+            lit = z3.Bool(f"assume[{name}]", self.ctx)
+            self.solver.add(z3.Implies(lit, self._here(self.trace.length_at_most(m))))
             self._literals[name] = lit
             self._by_literal[lit.get_id()] = name
         return name
+
+    def require_at(self, name: str, phi: n.Formula, i: int, expected: bool = True) -> str:
+        """A name that, assumed, makes `phi` take this truth value at position i (not 0)."""
+        if name not in self._literals:
+            lit = z3.Bool(f"assume[{name}]", self.ctx)
+            body = self.encoder.holds(phi, i)
+            self.solver.add(z3.Implies(lit, self._here(body if expected else z3.Not(body))))
+            self._flush()
+            self._literals[name] = lit
+            self._by_literal[lit.get_id()] = name
+        return name
+
+    def require_length(self, m: int) -> str:
+        """A name that, assumed, makes the trace exactly m calls long."""
+        name = f"length=={m}"
+        if name not in self._literals:
+            lit = z3.Bool(f"assume[{name}]", self.ctx)
+            exact = z3.And(self.trace.is_live(m - 1) if m > 0 else z3.BoolVal(True), self.trace.length_at_most(m))
+            self.solver.add(z3.Implies(lit, self._here(exact)))
+            self._literals[name] = lit
+            self._by_literal[lit.get_id()] = name
+        return name
+
+    def require_plain_strings(self, text: str = "") -> str:
+        """A name that, assumed, makes every string value read so far `text`."""
+        name = f"plain{len(self._literals)}"
+        lit = z3.Bool(f"assume[{name}]", self.ctx)
+        self.solver.add(z3.Implies(lit, self._here(z3.And(self.trace.plain_strings(text) or [z3.BoolVal(True)]))))
+        self._literals[name] = lit
+        self._by_literal[lit.get_id()] = name
+        return name
+
+    def _here(self, term):
+        return term.translate(self.ctx)
 
     def claim(self, name: str) -> tuple[n.Formula, bool] | None:
         """The formula behind an assumption name, and the truth value it asks for."""
@@ -104,7 +153,7 @@ class PolicySolver:
     def _flush(self) -> None:
         new = self.trace.constraints[self._flushed:]
         if new:
-            self.solver.add(*new)
+            self.solver.add(*[self._here(c) for c in new])
             self._flushed = len(self.trace.constraints)
 
     # ------------------------------------------------------------ asking
@@ -123,7 +172,7 @@ class PolicySolver:
         if status == z3.unsat:
             core = tuple(self._by_literal[c.get_id()] for c in self.solver.unsat_core())
             return SatResult("unsat", self.unsat_strength, core=core, assumed=names)
-        return SatResult("unknown", self.unsat_strength, assumed=names)
+        return SatResult("unknown", self.unsat_strength, assumed=names, reason=self.solver.reason_unknown())
 
     def witness(self, names: Sequence[str]) -> WitnessTrace:
         """Decode the current model and replay every assumed formula on the evaluator."""
@@ -146,8 +195,8 @@ class PolicySolver:
         """A minimal unsatisfiable subset of `names` (assuming `fixed` throughout).
 
         Deletion-based: start from the solver's unsat core and drop each name whose removal
-        keeps the set unsat; each test reuses the incremental solver. Returns [] when the
-        names are satisfiable (or the solver gave up).
+        keeps the set unsat; each test reuses the incremental solver (a test the solver cannot
+        decide keeps the name). Returns [] when the names are satisfiable (or the solver gave up).
         """
         first = self.check([*fixed, *names], witness=False)
         if not first.is_unsat:

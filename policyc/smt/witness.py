@@ -30,6 +30,8 @@ class Strength:
         return cls(False, k, list_bound)
 
     def __str__(self) -> str:
+        if self.method == "undecided":
+            return "not decided"
         if self.exact:
             return "exact (automata)" if self.method == "automata" else "exact"
         text = f"holds up to traces of length {self.bound}"
@@ -48,6 +50,8 @@ class Strength:
 
 
 EXACT = Strength(True)
+#: The strength of a question nothing could decide.
+UNDECIDED = Strength(False, None, None, "undecided")
 
 
 @dataclass(frozen=True)
@@ -110,6 +114,4 @@ def approximations(formulas: Iterable[n.Formula]) -> tuple[str, ...]:
                 out[f"`{sub.op}` is uninterpreted"] = None
             elif isinstance(sub, n.Attr):
                 out[f"the event attribute `{sub.name}` is over-approximated (any value per call)"] = None
-            elif isinstance(sub, n.Request):
-                out["`request` is over-approximated (any value)"] = None
     return tuple(out)

@@ -23,6 +23,8 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 
+from policyc.ir import nodes as n
+from policyc.ir.walk import subformulas
 from policyc.tables.dfa import SATISFIED, VIOLATED, DfaTable
 from policyc.tables.rule import RuleTable, combine
 from policyc.tables.slicing import SliceTable
@@ -142,3 +144,45 @@ def classify_table(table: RuleTable) -> RuleClass:
         reason += " (estimated: " + ("quantified parts are judged per value" if dfa is None
                                      else "some guard combinations were not decided") + ")"
     return RuleClass(enforceable, gateable, fully, not enforceable, safety, True, reason, min_bad, exact)
+
+def reads_result_of(formula: n.Formula, tool: str) -> bool:
+    """Whether the formula reads the result (or the failure) of calls to `tool`.
+
+    >>> from policyc.ir import build as b
+    >>> reads_result_of(b.eventually(b.event("a", b.op("eq", b.result(), b.lit(1)))), "a")
+    True
+    """
+    for node in subformulas(formula):
+        if isinstance(node, n.Event) and node.tool == tool \
+                and any(isinstance(t, n.Result) or t == n.Attr("error") for t in subformulas(node.guard)):
+            return True
+        if isinstance(node, n.Values) and node.tool == tool and node.path[:1] == ("result",):
+            return True
+        if isinstance(node, n.Outputs) and (not node.tools or tool in node.tools):
+            return True
+    return False
+
+
+def decided_by_final_call(formula: n.Formula, terminal: frozenset[str]) -> bool:
+    """Whether the formula's value on a complete trace is known before the last call's
+    result is: it reads no result of a terminal call (in a pattern, through `outputs`, or
+    through the values of a result path) and no metrics. The gate decides a rule the
+    automata do not compile only then, when a terminal call is proposed.
+
+    >>> from policyc.ir import build as b
+    >>> decided_by_final_call(b.eventually(b.event("read_file")), frozenset({"final_answer"}))
+    True
+    >>> decided_by_final_call(b.eventually(b.event("final_answer", n.Result())), frozenset({"final_answer"}))
+    False
+    """
+    for node in subformulas(formula):
+        if isinstance(node, n.Event) and node.tool in terminal \
+                and any(isinstance(t, n.Result) or t == n.Attr("error") for t in subformulas(node.guard)):
+            return False
+        if isinstance(node, n.Metric):
+            return False
+        if isinstance(node, n.Outputs) and (not node.tools or set(node.tools) & terminal):
+            return False
+        if isinstance(node, n.Values) and node.tool in terminal and node.path[:1] == ("result",):
+            return False
+    return True

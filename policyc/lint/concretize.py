@@ -1,0 +1,74 @@
+"""From a run of the automata to a concrete trace, replayed on the reference evaluator.
+
+The automata answer with a sequence of letters: a tool and the truth of each of its guard
+conditions, per call, and the truth of the metrics conditions. Z3 finds arguments, results
+and metrics that give exactly those truths (the tool of every position is fixed, so the
+query is small), over the declared types. The trace is then replayed: a witness is shown
+only when every claim of the question takes its truth value on it.
+
+>>> from policyc.ir import build as b
+>>> from policyc.lint.claims import Claim
+>>> from policyc.ir.types import INT, Param, ToolSignature, ANY
+>>> tools = {"fetch": ToolSignature("fetch", (Param("id", INT),), ANY)}
+>>> big = b.op("gt", b.arg("id"), b.lit(5))
+>>> claim = Claim("r", b.eventually(b.event("fetch", big)))
+>>> w = concretize((("fetch", ((big, True),)),), (), [claim], tools)
+>>> w.confirmed, w.trace.calls[0].args["id"] > 5
+(True, True)
+"""
+
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+from policyc.ir import build as b
+from policyc.ir import nodes as n
+from policyc.ir.data import ExternError
+from policyc.ir.types import ToolSignature
+from policyc.lint.claims import Claim
+from policyc.semantics.evaluator import evaluate
+from policyc.smt import PolicySolver, WitnessTrace
+from policyc.smt.values import NeedsStrings
+from policyc.smt.verifier import DEFAULT_RLIMIT
+
+Calls = Sequence[tuple[str, Sequence[tuple[n.Term, bool]]]]
+
+
+def concretize(calls: Calls, metrics: Sequence[tuple[n.Term, bool]], claims: Sequence[Claim],
+               tools: Mapping[str, ToolSignature], list_bound: int = 3, rlimit: int = DEFAULT_RLIMIT,
+               coded_strings: bool = False) -> WitnessTrace | None:
+    """A trace with these calls and metrics conditions on which every claim replays; None when
+    the types leave no such values (or the solver gives up)."""
+    try:
+        return _concretize(calls, metrics, claims, tools, list_bound, rlimit, coded_strings)
+    except NeedsStrings:
+        if not coded_strings:
+            raise
+        return _concretize(calls, metrics, claims, tools, list_bound, rlimit, False)
+
+
+def _concretize(calls, metrics, claims, tools, list_bound, rlimit, coded) -> WitnessTrace | None:
+    ps = PolicySolver(tools, max(1, len(calls)), list_bound, rlimit, name="w", coded_strings=coded)
+    names = [ps.require_length(len(calls))]
+    for i, (tool, truths) in enumerate(calls):
+        names.append(ps.require_at(f"call{i}", b.event(tool), i))
+        for j, (atom, value) in enumerate(truths):
+            names.append(ps.require_at(f"atom{i}.{j}", b.event(tool, atom), i, value))
+    for j, (atom, value) in enumerate(metrics):
+        ps.require(f"metric{j}", b.cond(atom), value)
+        names.append(f"metric{j}")
+    found = ps.check(names)
+    if not found.is_sat or found.witness is None:
+        return None
+    return replay(found.witness, claims)
+
+
+def replay(witness: WitnessTrace, claims: Sequence[Claim]) -> WitnessTrace | None:
+    """The witness, if every claim takes its truth value on it (None otherwise)."""
+    for claim in claims:
+        try:
+            if evaluate(claim.formula, witness.trace, witness.externs) != claim.expected:
+                return None
+        except (ExternError, RecursionError):
+            return None
+    return WitnessTrace(witness.trace, True, witness.externs)
