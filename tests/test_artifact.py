@@ -170,3 +170,9 @@ def test_compile_says_what_the_joint_conflict_search_cannot_settle(tmp_path):
     done = CliRunner().invoke(cli, ["compile", str(ROOT / "examples" / "support_desk.altl"), "-o",
                                     str(tmp_path / "s.json")])
     assert done.exit_code == 0 and "`eligible_before_refund`" in done.output and "judged apart (per value)" in done.output
+    # lint says the same, in its JSON report and as notes
+    linted = CliRunner().invoke(cli, ["lint", str(policy), "--format", "json", "--only", "unenforceable-severity"])
+    assert json.loads(linted.stdout)[0]["gate_limits"]["tools_over_budget"] == ["get"], linted.output
+    linted = CliRunner().invoke(cli, ["lint", str(ROOT / "examples" / "support_desk.altl"), "--only",
+                                      "unenforceable-severity"])
+    assert "`eligible_before_refund`" in linted.stderr and "judged apart (per value)" in linted.stderr, linted.output

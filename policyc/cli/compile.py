@@ -111,18 +111,26 @@ def compile_one(policy: str, target: str, fmt: str, key: bytes | None = None) ->
         counts = ", ".join(f"{n} {k}" for k, n in summary["classes"].items())
         click.echo(f"{printable(target)}: {summary['rules']} rules ({counts}), {summary['automata']} automata"
                    + (", signed" if key is not None else ""), err=target == "-")
-    for tool in limits["tools_over_budget"]:
-        click.echo(f"note: the guards on `{printable(tool)}` combine in more ways than the compiler enumerates: "
-                   "a conflict among the rules guarding it is reported as undecided, not refused", err=True)
-    for tool in limits["tools_not_understood"]:
-        click.echo(f"note: the solver cannot see into some guards on `{printable(tool)}` (extern predicates, "
-                   "membership, arithmetic): a conflict that needs them is reported as undecided", err=True)
-    if limits["per_value_rules"]:
-        names = ", ".join(f"`{printable(n)}`" for n in limits["per_value_rules"])
-        click.echo(f"note: {names} are judged apart (per value): their conflicts with other rules are not searched "
-                   "call by call (a decision that may start one lists them as undecided)", err=True)
+    for note in joint_limit_notes(limits):
+        click.echo(note, err=True)
     if artifact.externs:
         names = ", ".join(f"`{printable(e.name)}`" for e in artifact.externs)
         click.echo(f"note: extern predicates {names} are recorded by name: the program that loads the "
                    "artifact binds them", err=True)
     return summary
+
+
+def joint_limit_notes(limits: dict[str, list[str]]) -> list[str]:
+    """What the gate's joint conflict search cannot settle (`CompiledPolicy.joint_limits`), as
+    notes for a terminal: `compile` and `lint` both say it."""
+    notes = [f"note: the guards on `{printable(tool)}` combine in more ways than the compiler enumerates: "
+             "a conflict among the rules guarding it is reported as undecided, not refused"
+             for tool in limits["tools_over_budget"]]
+    notes += [f"note: the solver cannot see into some guards on `{printable(tool)}` (extern predicates, "
+              "membership, arithmetic): a conflict that needs them is reported as undecided"
+              for tool in limits["tools_not_understood"]]
+    if limits["per_value_rules"]:
+        names = ", ".join(f"`{printable(n)}`" for n in limits["per_value_rules"])
+        notes.append(f"note: {names} are judged apart (per value): their conflicts with other rules are not "
+                     "searched call by call (a decision that may start one lists them as undecided)")
+    return notes

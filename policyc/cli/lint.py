@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 import time
@@ -10,6 +11,7 @@ import click
 
 from policyc.cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK
 from policyc.cli.common import FiniteFloatRange, policy_files, print_diagnostics, use_color
+from policyc.cli.compile import joint_limit_notes
 from policyc.diagnostics import Severity, has_errors, render_github, render_text, summary_line
 from policyc.terminal import printable
 
@@ -82,8 +84,7 @@ def command(files, fmt, deny, allowed, only, bound, jobs, progress, max_layer_sh
             continue
         with _Bar(path, show) as bar:
             report = lint_policy(policy, options, selected, progress=bar)
-        report = type(report)(report.policy, tuple(f for f in report.findings if f.code not in skip),
-                              report.timings, report.techniques, report.solver_checks, report.bound)
+        report = dataclasses.replace(report, findings=tuple(f for f in report.findings if f.code not in skip))
         reports.append(report)
         if fmt == "github":
             click.echo(render_github(report.diagnostics()), nl=False)
@@ -94,6 +95,8 @@ def command(files, fmt, deny, allowed, only, bound, jobs, progress, max_layer_sh
                 click.echo()
             click.echo(f"{printable(path)}: {summary_line(diags) if diags else 'clean'} "
                        f"(bounded queries up to {report.bound} calls)")
+            for note in joint_limit_notes(report.gate_limits) if report.gate_limits else ():
+                click.echo(note, err=True)
     if fmt == "json":
         click.echo(json.dumps([r.to_json() for r in reports], indent=2, ensure_ascii=False, default=str))
     elif fmt == "sarif":

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from policyc.automata import compile_policy
 from policyc.diagnostics import Diagnostic, Severity
 from policyc.ir.policy import Policy
 from policyc.lint.context import LintContext, LintOptions
@@ -59,6 +60,8 @@ class LintReport:
     techniques: dict[str, tuple[str, ...]] = field(default_factory=dict)
     solver_checks: int = 0
     bound: int = 0
+    #: what the gate's joint conflict search cannot settle (`CompiledPolicy.joint_limits`)
+    gate_limits: dict[str, list[str]] = field(default_factory=dict)
 
     def diagnostics(self) -> list[Diagnostic]:
         return [f.to_diagnostic(self.policy) for f in self.findings]
@@ -73,6 +76,7 @@ class LintReport:
             "file": self.policy.sources[0] if self.policy.sources else None,
             "bound": self.bound,
             "findings": [f.to_json() for f in self.findings],
+            "gate_limits": self.gate_limits,
             "summary": {kind.slug: sum(1 for f in self.findings if f.code == code) for code, kind in KINDS.items()},
         }
 
@@ -101,7 +105,8 @@ def lint_policy(policy: Policy, options: LintOptions | None = None, only: set[st
     found, timings, used, checks = run_phases(ctx, phases, reported, jobs, progress)
     kept = tuple(f for f in found if f.kind.slug in reported or f.code == "L0009")
     techniques = {k: tuple(sorted(v)) for k, v in used.items() if v}
-    return LintReport(policy, kept, timings, techniques, checks, options.bound)
+    limits = compile_policy(policy).joint_limits() if "unenforceable-severity" in reported else {}
+    return LintReport(policy, kept, timings, techniques, checks, options.bound, limits)
 
 
 __all__ = ["ANALYSES", "Finding", "FindingKind", "KINDS", "LintContext", "LintOptions", "LintReport",
