@@ -15,9 +15,9 @@ apart (projected, deduplicated). It first tries a cheap witness, the rules' own 
 continuations one after the other; then the smaller questions, each rule with the rules that
 share a tool with it (most conflicts are a few rules: a part that cannot hold is a "no" for
 the whole, and its minimal core is tried first in every later question that contains it);
-then it explores breadth first, a step rewriting only the rules the call moves. Answers are memoised per
-(rules, their states), so runs that come back to a situation pay nothing; every state along
-a witness path is remembered as able to comply.
+then it explores breadth first, a step rewriting only the rules the call moves. Answers are
+memoised per (rules, their states), so runs that come back to a situation pay nothing;
+every state along a witness path is remembered as able to comply.
 
 The gate asks it with a small budget before each call (and says when it did not decide);
 the lint asks once, with a large budget, whether any run at all satisfies a set of claims
