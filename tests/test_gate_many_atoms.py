@@ -236,6 +236,15 @@ def test_a_call_that_may_set_a_per_value_rule_in_conflict_says_it_was_not_search
     assert decision.action == "allow"
     assert any("checked" in line and "not searched" in line for line in decision.undecided), decision
     assert run.propose("note", {}).undecided == ()
+    # when the run could end right after the call with every rule satisfied, nothing is in
+    # conflict: a check of an order (without the rule forbidding checks) is decided
+    lenient = _policy(text.replace("rule quiet severity block: never(check)\n", ""))
+    run = lenient.start()
+    assert run.propose("check", {"order_id": "A"}).undecided == ()
+    run.record("check", {"order_id": "A"})
+    run.record("start", {})
+    decision = run.propose("check", {"order_id": "B"})  # `owed` still waits for a refund
+    assert decision.action == "allow" and any("checked" in line for line in decision.undecided), decision
     # without the per-value rule the same conflict is found and refused by the joint search
     plain = _policy(text.replace("refund(order_id: o) -> once check(order_id: o)", "refund -> once check"))
     decision = plain.start().propose("start", {})

@@ -21,6 +21,7 @@ from policyc.runtime.judge_product import ProductJudge
 from policyc.runtime.judge_sliced import SlicedJudge
 from policyc.tables.dfa import OPEN, VIOLATED
 from policyc.tables.policy import CompiledPolicy
+from policyc.tables.product import OTHER, UNTRACKED
 from policyc.tables.rule import RuleRun
 from policyc.trace.model import Call
 
@@ -86,9 +87,10 @@ class Gate:
             out.append((None if reach is None else frozenset(reach), plain, sliced))
         return out
 
-    def _joint_unsearched(self, state: GateState, tool: str) -> tuple[str, ...]:
+    def _joint_unsearched(self, state: GateState, tool: str, args: Mapping[str, Any]) -> tuple[str, ...]:
         """The open sliced rules a call to `tool` may set in conflict with other open rules:
-        per-value rules take no part in the joint search, so the decision says so."""
+        per-value rules take no part in the joint search, so the decision says so (unless every
+        rule is satisfied if the run ends right after the call)."""
         out = []
         space = self.product.space
         for k, ((info, _), run) in enumerate(zip(self.sliced, state.runs)):
@@ -101,7 +103,32 @@ class Gate:
                 names = ", ".join(others[:4]) + (", ..." if len(others) > 4 else "")
                 out.append(f"whether {info.name} (judged per value) can still hold together with {names} "
                            "was not searched: per-value rules are judged alone call by call")
+        if out and self._all_accept_after(state, tool, args):
+            return ()  # the run may end right after the call with every rule satisfied: no conflict
         return tuple(out)
+
+    def _all_accept_after(self, state: GateState, tool: str, args: Mapping[str, Any]) -> bool:
+        """Whether every rule is satisfied by the run that ends right after this call, whatever
+        its result: then no set of rules is in conflict (ending there satisfies them all)."""
+        if self.final is not None:
+            return False  # rules no automaton compiles: not known here
+        space = self.product.space
+        key = space.tool_key(tool)
+        known = space.mask(tool, args, known_only=True) if key != OTHER else 0
+        for i, table in enumerate(space.tables):
+            s = space.rule_state(state.jid, i)
+            if s == UNTRACKED:
+                return False
+            row = table.delta[s]
+            if not all(table.accepting[row[x]] for x in space.proposal_letters(i, key, known)):
+                return False
+        for (_, rule), run in zip(self.sliced, state.runs):
+            if rule.moved_by is not None and tool not in rule.moved_by:
+                if not run.accepting():
+                    return False
+            elif rule.outcomes(run, tool, args)[1] != {True}:
+                return False
+        return True
 
     # ------------------------------------------------------------ run state
 
@@ -173,7 +200,7 @@ class Gate:
                                         f"ending the run with `{tool}` now leaves it unsatisfied", (),
                                         info.message))
         if not final and self.sliced:
-            undecided = tuple(undecided) + self._joint_unsearched(state, tool)
+            undecided = tuple(undecided) + self._joint_unsearched(state, tool, args)
         if self.final is not None:
             findings.extend(self.final.judge_final(calls, tool, args, request) if final
                             else self.final.judge(calls, tool, args, request))

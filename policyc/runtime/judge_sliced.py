@@ -73,6 +73,8 @@ def _slice_outcomes(run: SliceRun, tool: str, args: Mapping, externs) -> tuple[f
             return frozenset((VIOLATED,)), frozenset((False,))
         if any(all(not dfa.accepting[q] for q in after) for dfa, after in instances):
             return ALL, frozenset((False,))
+        if not unknown and all(all(dfa.accepting[q] for q in after) for dfa, after in instances):
+            return ALL, frozenset((True,))  # every instance satisfied if the run ended here
         return ALL, EITHER
     if any(all(dfa.verdict[q] == SATISFIED for q in after) for dfa, after in instances):
         return frozenset((SATISFIED,)), frozenset((True,))
