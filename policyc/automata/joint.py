@@ -31,7 +31,7 @@ from policyc.automata.solver import TooManyCombinations, satisfiable_masks
 from policyc.ir import nodes as n
 from policyc.ir.walk import subformulas
 from policyc.tables.dfa import DfaTable
-from policyc.tables.product import JointLetters, tool_atoms
+from policyc.tables.product import JointLetters, spread, tool_atoms
 
 #: Satisfiable combinations of one tool's guard atoms the compiler enumerates at most.
 MAX_JOINT_COMBINATIONS = 4096
@@ -78,14 +78,8 @@ def combinations(pool: Sequence[n.Term], limit: int) -> tuple[list[int], bool]:
     for group in groups:
         masks, sure = satisfiable_masks([pool[i] for i in group], limit)
         exact &= sure
-        spread = []
-        for local in masks:
-            m = 0
-            for b, i in enumerate(group):
-                if local >> b & 1:
-                    m |= 1 << i
-            spread.append(m)
-        out = [a | c for a in out for c in spread]
+        placed = [spread(local, group) for local in masks]
+        out = [a | c for a in out for c in placed]
         if len(out) > limit:
             raise TooManyCombinations(limit)
     return out, exact

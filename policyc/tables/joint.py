@@ -246,11 +246,10 @@ class JointSearch:
         key = (rules, len(moves), "by letter")
         found = self._sparse.get(key)
         if found is None:
-            deltas = [self.space.tables[r].delta for r in rules]
+            movers = self._movers(rules)
             found = [{} for _ in rules]
             for letters, final in moves:
-                moved = tuple((k, x) for k, x in enumerate(letters)
-                              if any(row[x] != q for q, row in enumerate(deltas[k])))
+                moved = tuple((k, x) for k, x in enumerate(letters) if x in movers[k])
                 for k, x in enumerate(letters):
                     found[k].setdefault(x, []).append((letters, moved, final))
             self._sparse[key] = found
@@ -265,12 +264,24 @@ class JointSearch:
         key = (rules, len(moves))
         found = self._sparse.get(key)
         if found is None:
-            deltas = [self.space.tables[r].delta for r in rules]
+            movers = self._movers(rules)
             found = tuple((moved, final) for moved, final in (
-                (tuple((k, x) for k, x in enumerate(letters) if any(row[x] != q for q, row in enumerate(deltas[k]))),
-                 final) for letters, final in moves) if moved)
+                (tuple((k, x) for k, x in enumerate(letters) if x in movers[k]), final) for letters, final in moves)
+                if moved)
             self._sparse[key] = found
         return found
+
+    def _movers(self, rules: tuple[int, ...]) -> list[frozenset[int]]:
+        """Per rule (by position), the letters that move it out of some state. Memoised per rule."""
+        out = []
+        for r in rules:
+            found = self._sparse.get(("movers", r))
+            if found is None:
+                table = self.space.tables[r]
+                found = self._sparse[("movers", r)] = frozenset(
+                    x for x in range(table.alphabet.size) if any(row[x] != q for q, row in enumerate(table.delta)))
+            out.append(found)
+        return out
 
     def _explore(self, rules: tuple[int, ...], states: tuple[int, ...], moves: Moves,
                  final_answer: bool) -> bool | None:

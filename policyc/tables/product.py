@@ -97,6 +97,19 @@ def tool_atoms(tables: Sequence[DfaTable]) -> dict[str, tuple[n.Term, ...]]:
     return {tool: tuple(pool) for tool, pool in atoms.items()}
 
 
+def spread(local: int, positions: Sequence[int]) -> int:
+    """A mask over a few atoms as a mask over a larger pool: bit b goes to `positions[b]`.
+
+    >>> bin(spread(0b101, (1, 4, 6)))
+    '0b1000010'
+    """
+    out = 0
+    for b, position in enumerate(positions):
+        if local >> b & 1:
+            out |= 1 << position
+    return out
+
+
 class JointSpace:
     """Interned joint states of a list of DFAs, with memoised transitions."""
 
@@ -363,14 +376,7 @@ class JointSpace:
         """The rule's own letters on the tool, as masks of the tool's pool (the other rules'
         atoms false): what a search over rules of which only this one guards the tool needs."""
         bits, letters = self._proj[rule][key]
-        out = []
-        for local in letters:
-            m = 0
-            for b, g in enumerate(bits):
-                if local >> b & 1:
-                    m |= 1 << g
-            out.append(m)
-        return tuple(sorted(out))
+        return tuple(sorted(spread(local, bits) for local in letters))
 
     def letters_of(self, key: str) -> tuple[int, ...]:
         """The tool's letters: the masks some call can produce (see the module's docstring)."""

@@ -37,6 +37,7 @@ from urllib.parse import unquote
 
 from policyc.ir.types import ANY, BOOL, FLOAT, INT, STR, DictT, EnumT, ListT, OptionalT, Param, RecordT, \
     ToolSignature, Type
+from policyc.trace.formats.common import json_type
 
 MAX_DEPTH = 32  # nested schemas deeper than this are declared `any`
 
@@ -113,20 +114,6 @@ def is_writable_name(name: object) -> bool:
     return isinstance(name, str) and name != "" and "`" not in name and name.isprintable()
 
 
-def describe_value(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    return "an object"
-
-
 class _Converter:
     """Converts the schemas of one tool; `root` is the document `$ref`s point into."""
 
@@ -151,7 +138,7 @@ class _Converter:
         if schema is True or schema == {}:
             return ANY
         if not isinstance(schema, dict):
-            what = "`false` (no value is valid)" if schema is False else describe_value(schema)
+            what = "`false` (no value is valid)" if schema is False else json_type(schema)
             return self.warn(path, f"a schema should be an object, got {what}; declared `any`")
         if "$ref" in schema:
             return self.ref(schema["$ref"], path + ("$ref",), depth)
@@ -207,7 +194,7 @@ class _Converter:
             return self.object_type(schema, path, hint, depth), nullable
         if declared == "null":
             return self.warn(path + ("type",), "a value that is always `null` has no AgentLTL type; declared `any`"), False
-        shown = declared if isinstance(declared, str) else describe_value(declared)
+        shown = declared if isinstance(declared, str) else json_type(declared)
         return self.warn(path + ("type",), f"unknown JSON Schema type `{shown}`; declared `any`"), False
 
     def array(self, schema: dict, path: tuple, hint: str, depth: int) -> Type:
@@ -224,7 +211,7 @@ class _Converter:
             if extra is not False:
                 return DictT(self.type_of(extra, path + ("additionalProperties",), hint + "Value", depth + 1))
         if props is not None and not isinstance(props, dict):
-            return self.warn(path + ("properties",), f"`properties` should be an object, got {describe_value(props)}; "
+            return self.warn(path + ("properties",), f"`properties` should be an object, got {json_type(props)}; "
                                                       "declared `any`")
         fields = self.fields(schema, path, hint, depth)
         return self.names.record(self.preferred(schema, hint), fields) if named else RecordT("", fields)
@@ -245,7 +232,7 @@ class _Converter:
     def required(self, schema: dict, path: tuple) -> set[str]:
         required = schema.get("required", [])
         if not isinstance(required, list):
-            self.warn(path + ("required",), f"`required` should be an array of names, got {describe_value(required)}; "
+            self.warn(path + ("required",), f"`required` should be an array of names, got {json_type(required)}; "
                                             "every field is optional")
             return set()
         return {r for r in required if isinstance(r, str)}
@@ -307,7 +294,7 @@ class _Converter:
 
     def ref(self, ref: object, path: tuple, depth: int) -> Type:
         if not isinstance(ref, str) or not ref.startswith("#"):
-            shown = ref if isinstance(ref, str) else describe_value(ref)
+            shown = ref if isinstance(ref, str) else json_type(ref)
             return self.warn(path, f"only references inside the schema (`#/...`) are followed, not `{shown}`; "
                                    "declared `any`")
         if ref in self.resolved:
@@ -373,7 +360,7 @@ def _params(convert: _Converter, schema: object, path: tuple, hint: str) -> tupl
             return tuple(Param(n, t) for n, t in resolved.fields)
     if not isinstance(schema, dict):
         convert.problems.append(SchemaProblem(path, f"the parameters should be a JSON Schema object, got "
-                                                    f"{describe_value(schema)}", ERROR))
+                                                    f"{json_type(schema)}", ERROR))
         return None
     kind = schema.get("type", "object")
     if kind != "object":
@@ -383,7 +370,7 @@ def _params(convert: _Converter, schema: object, path: tuple, hint: str) -> tupl
     props = schema.get("properties", {})
     if not isinstance(props, dict):
         convert.problems.append(SchemaProblem(path + ("properties",), f"`properties` should be an object, got "
-                                              f"{describe_value(props)}", ERROR))
+                                              f"{json_type(props)}", ERROR))
         return None
     bad = [n for n in props if not is_writable_name(n)]
     if bad:

@@ -26,7 +26,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from policyc.toolschema.convert import ERROR, WARNING, SchemaProblem, describe_value
+from policyc.toolschema.convert import ERROR, WARNING, SchemaProblem
+from policyc.trace.formats.common import json_type
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,11 +66,11 @@ def _entries(value: object, path: tuple, problems: list[SchemaProblem]):
                 listed = value[key]
                 if not isinstance(listed, list):
                     problems.append(SchemaProblem(path + (key,), f"`{key}` should be an array, got "
-                                                                f"{describe_value(listed)}", ERROR))
+                                                                f"{json_type(listed)}", ERROR))
                     return []
                 return [(v, path + (key, i)) for i, v in enumerate(listed)]
         return [(value, path)]
-    problems.append(SchemaProblem(path, f"expected a tool or a list of tools, got {describe_value(value)}", ERROR))
+    problems.append(SchemaProblem(path, f"expected a tool or a list of tools, got {json_type(value)}", ERROR))
     return []
 
 
@@ -79,14 +80,14 @@ def _is_tool(value: dict) -> bool:
 
 def _tool(entry: object, path: tuple, problems: list[SchemaProblem]) -> ToolSchema | None:
     if not isinstance(entry, dict):
-        problems.append(SchemaProblem(path, f"a tool should be an object, got {describe_value(entry)}", ERROR))
+        problems.append(SchemaProblem(path, f"a tool should be an object, got {json_type(entry)}", ERROR))
         return None
     kind = entry.get("type")
     if kind == "function" and "function" in entry:
         inner = entry["function"]
         if not isinstance(inner, dict):
             problems.append(SchemaProblem(path + ("function",), f"`function` should be an object, got "
-                                                                 f"{describe_value(inner)}", ERROR))
+                                                                 f"{json_type(inner)}", ERROR))
             return None
         return _named(inner, path + ("function",), "parameters", None, "openai-chat", problems, path)
     if "inputSchema" in entry:
@@ -107,7 +108,7 @@ def _named(entry: dict, path: tuple, inputs: str, outputs: str | None, kind: str
            problems: list[SchemaProblem], tool_path: tuple) -> ToolSchema | None:
     name = entry.get("name")
     if not isinstance(name, str):
-        what = "missing" if name is None else f"{describe_value(name)}, not a string"
+        what = "missing" if name is None else f"{json_type(name)}, not a string"
         problems.append(SchemaProblem(path + ("name",), f"the tool's `name` is {what}", ERROR))
         return None
     description = entry.get("description")
