@@ -14,6 +14,19 @@ tool c(n: int?) -> any
 terminal tool done(answer: str?)
 """
 
+#: The integration tests' policy (LangGraph, OpenAI Agents, smolagents): fetch a record, then
+#: process it.
+FETCH_TOOLS = """
+tool fetch(id: int) -> { value: int }
+tool process(value: int) -> int
+"""
+FETCH_RULES = """
+rule fetch_first layer L3 weight 2 severity block message "Fetch the record before processing it.":
+    always (process -> once fetch)
+rule processes layer L5 weight 1:
+    called(process)
+"""
+
 
 def policy_of(text: str, tools: str = TOOLS):
     policy, diagnostics = check_text(tools + text, "test.altl")

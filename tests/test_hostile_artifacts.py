@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import copy
 import json
-import signal
-from contextlib import contextmanager
 
 import pytest
 from click.testing import CliRunner
@@ -27,6 +25,7 @@ from policyc.artifact.io import dump_artifact, parse_artifact
 from policyc.cli import cli
 from policyc.runtime import ArtifactError, Monitor, RunError
 from policyc.tables.dfa import analyse
+from hostile_helpers import hang_guard, json_paths
 
 EXAMPLES = ("code_qa", "support_desk", "fan_out_fan_in", "file_handling", "line_restoration", "diverse_tools")
 #: Three rules guard `refund`: the compiler records the joint letters of its atoms.
@@ -250,32 +249,6 @@ def test_an_empty_key_file_is_refused(tmp_path):
 # ------------------------------------------------------------------ fuzzing
 
 
-@contextmanager
-def hang_guard(seconds: int = 120):
-    """Fail, rather than wait forever, if one artifact's calls never return (not a timing
-    assertion: each example takes milliseconds; only a loop that never ends reaches this)."""
-    def expired(*_):
-        raise AssertionError("an edited artifact made the gate loop")
-
-    previous = signal.signal(signal.SIGALRM, expired)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
-
-
-def _paths(value, prefix=()):
-    yield prefix
-    if isinstance(value, dict):
-        for k, v in value.items():
-            yield from _paths(v, prefix + (k,))
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            yield from _paths(v, prefix + (i,))
-
-
 def _dfas(value):
     if isinstance(value, dict):
         if "delta" in value and "accepting" in value:
@@ -309,7 +282,7 @@ def random_edits(draw):
             dfa.update(verdict=list(verdict), to_accept=list(to_accept), dist_accept=list(dist_accept),
                        to_reject=list(to_reject))
         return resealed(data)
-    paths = [p for p in _paths(data) if p and p[0] != "content_hash"]
+    paths = [p for p in json_paths(data) if p and p[0] != "content_hash"]
     for _ in range(draw(st.integers(1, 3))):
         path = draw(st.sampled_from(paths))
         parent = data
@@ -339,7 +312,7 @@ CALL = st.tuples(st.sampled_from(["search", "read_file", "final_answer", "lookup
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(random_edits(), st.lists(CALL, max_size=6))
 def test_a_random_edit_is_refused_or_loads_into_a_working_gate(text, calls):
-    with hang_guard():
+    with hang_guard("an edited artifact made the gate loop"):
         try:
             artifact = parse_artifact(text)
         except ArtifactError as refused:

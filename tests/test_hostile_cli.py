@@ -17,8 +17,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
-from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -30,30 +28,16 @@ from hypothesis import strategies as st
 from policyc.artifact.build import compile_file
 from policyc.artifact.io import dump_artifact
 from policyc.cli import cli, main
+from hostile_helpers import hang_guard
 
 ROOT = Path(__file__).resolve().parent.parent
 POSIX = hasattr(os, "mkfifo")
 
 
-@contextmanager
-def hang_guard(seconds: int = 120):
-    """Fail instead of waiting forever (a hang detector, not a timing assertion)."""
-    def expired(*_):
-        raise AssertionError("the command never returned")
-
-    previous = signal.signal(signal.SIGALRM, expired)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
-
-
 def policyc(*argv, stdin: bytes = b"", env: dict | None = None) -> tuple[int, str, str]:
     """Run `policyc ARGV` through its real entry point; (exit code, stdout, stderr)."""
     runner = CliRunner()
-    with hang_guard(), runner.isolation(input=stdin, env={"NO_COLOR": "1", "COLUMNS": "160", **(env or {})}) as (
+    with hang_guard("the command never returned"), runner.isolation(input=stdin, env={"NO_COLOR": "1", "COLUMNS": "160", **(env or {})}) as (
             out, err, _):
         try:
             main([str(a) for a in argv])

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from policyc.artifact.build import compile_file
 from policyc.runtime import Monitor, RunError
+from hostile_helpers import json_paths
 
 MONITOR = Monitor(compile_file("examples/support_desk.altl"))
 SCRIPT = [
@@ -82,16 +83,6 @@ def test_a_snapshot_of_another_artifact_or_version_is_refused():
     assert refused([]) == "not a policyc run snapshot"
 
 
-def _paths(value, prefix=()):
-    yield prefix
-    if isinstance(value, dict):
-        for k, v in value.items():
-            yield from _paths(v, prefix + (k,))
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            yield from _paths(v, prefix + (i,))
-
-
 VALUES = st.sampled_from([0, 1, -1, 3, 99, None, True, False, "", "x", "lenient", "block", "A1", [], {}, [0, 1],
                           {"a": 1}, 2.5])
 
@@ -99,7 +90,7 @@ VALUES = st.sampled_from([0, 1, -1, 3, 99, None, True, False, "", "x", "lenient"
 @st.composite
 def damaged_snapshots(draw):
     state = copy.deepcopy(draw(st.sampled_from(SNAPSHOTS)))
-    paths = [p for p in _paths(state) if p and p[0] not in ("format", "version", "artifact")]
+    paths = [p for p in json_paths(state) if p and p[0] not in ("format", "version", "artifact")]
     for _ in range(draw(st.integers(1, 3))):
         path = draw(st.sampled_from(paths))
         parent = state

@@ -17,18 +17,9 @@ from langgraph.prebuilt import tools_condition  # noqa: E402
 from policyc.integrations.gating import PolicyStop, PolicyToolWarning  # noqa: E402
 from policyc.integrations.langgraph import PolicyGate, ScriptedChatModel  # noqa: E402
 from policyc.toolschema import ToolSetMismatch  # noqa: E402
-from runtime_helpers import monitor_of  # noqa: E402
+from runtime_helpers import FETCH_RULES, FETCH_TOOLS, monitor_of  # noqa: E402
 
-TOOLS = """
-tool fetch(id: int) -> { value: int }
-tool process(value: int) -> int
-"""
-RULES = """
-rule fetch_first layer L3 weight 2 severity block message "Fetch the record before processing it.":
-    always (process -> once fetch)
-rule processes layer L5 weight 1:
-    called(process)
-"""
+TOOLS, RULES = FETCH_TOOLS, FETCH_RULES
 
 
 @tool

@@ -11,19 +11,10 @@ from smolagents import tool  # noqa: E402
 from policyc.integrations.gating import PolicyToolWarning  # noqa: E402
 from policyc.integrations.smolagents import GatedAgent, GatedCodeAgent, ScriptedCodeModel, ScriptedModel  # noqa: E402
 from policyc.toolschema import ToolSetMismatch  # noqa: E402
-from runtime_helpers import monitor_of  # noqa: E402
+from runtime_helpers import FETCH_RULES, FETCH_TOOLS, monitor_of  # noqa: E402
 
-TOOLS = """
-tool fetch(id: int) -> { value: int }
-tool process(value: int) -> int
-terminal tool final_answer(answer: any)
-"""
-RULES = """
-rule fetch_first layer L3 weight 2 severity block message "Fetch the record before processing it.":
-    always (process -> once fetch)
-rule processes layer L5 weight 1:
-    called(process)
-"""
+TOOLS = FETCH_TOOLS + "terminal tool final_answer(answer: any)\n"
+RULES = FETCH_RULES
 
 
 @tool
