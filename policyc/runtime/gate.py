@@ -115,13 +115,20 @@ class Gate:
         space = self.product.space
         key = space.tool_key(tool)
         known = space.mask(tool, args, known_only=True) if key != OTHER else 0
-        for i, table in enumerate(space.tables):
-            s = space.rule_state(state.jid, i)
-            if s == UNTRACKED:
-                return False
-            row = table.delta[s]
-            if not all(table.accepting[row[x]] for x in space.proposal_letters(i, key, known)):
-                return False
+        masks = space.completions(key, known)
+        if masks is not None:  # every result the call may have: each joint state it may lead to
+            for mask in masks:
+                j = space.step(state.jid, key, mask)
+                if j is not None and space.unmet[j]:
+                    return False
+        else:
+            for i, table in enumerate(space.tables):
+                s = space.rule_state(state.jid, i)
+                if s == UNTRACKED:
+                    return False
+                row = table.delta[s]
+                if not all(table.accepting[row[x]] for x in space.proposal_letters(i, key, known)):
+                    return False
         for (_, rule), run in zip(self.sliced, state.runs):
             if rule.moved_by is not None and tool not in rule.moved_by:
                 if not run.accepting():
