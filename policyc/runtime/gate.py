@@ -87,27 +87,35 @@ class Gate:
             out.append((None if reach is None else frozenset(reach), plain, sliced))
         return out
 
-    def _joint_unsearched(self, state: GateState, tool: str, args: Mapping[str, Any]) -> tuple[str, ...]:
+    def _joint_unsearched(self, state: GateState, tool: str, args: Mapping[str, Any],
+                          after: Mapping[int, frozenset]) -> tuple[str, ...]:
         """The open sliced rules a call to `tool` may set in conflict with other open rules:
         per-value rules take no part in the joint search, so the decision says so (unless every
-        rule is satisfied if the run ends right after the call)."""
-        out = []
+        rule is satisfied if the run ends right after the call). `after`: per sliced rule the
+        call may move, whether it may be accepting after it (`SlicedJudge.outcomes`)."""
         space = self.product.space
-        for k, ((info, _), run) in enumerate(zip(self.sliced, state.runs)):
+        opened = space.open_bits[state.jid]
+        found = []
+        for k, run in enumerate(state.runs):
             reach, plain, sliced = self.coupled[k]
             if reach is not None and tool not in reach or run.verdict() != OPEN:
                 continue
-            others = [self.product.rules[i].name for i in plain if space.is_open(state.jid, i)] + \
-                [self.sliced[j][0].name for j in sliced if state.runs[j].verdict() == OPEN]
-            if others:
-                names = ", ".join(others[:4]) + (", ..." if len(others) > 4 else "")
-                out.append(f"whether {info.name} (judged per value) can still hold together with {names} "
-                           "was not searched: per-value rules are judged alone call by call")
-        if out and self._all_accept_after(state, tool, args):
-            return ()  # the run may end right after the call with every rule satisfied: no conflict
+            others = [i for i in plain if opened >> i & 1]
+            others_sliced = [j for j in sliced if state.runs[j].verdict() == OPEN]
+            if others or others_sliced:
+                found.append((k, others, others_sliced))
+        if not found or self._all_accept_after(state, tool, args, after):
+            return ()  # (or the run may end right after the call with every rule satisfied: no conflict)
+        out = []
+        for k, others, others_sliced in found:
+            names = [self.product.rules[i].name for i in others] + [self.sliced[j][0].name for j in others_sliced]
+            listed = ", ".join(names[:4]) + (", ..." if len(names) > 4 else "")
+            out.append(f"whether {self.sliced[k][0].name} (judged per value) can still hold together with {listed} "
+                       "was not searched: per-value rules are judged alone call by call")
         return tuple(out)
 
-    def _all_accept_after(self, state: GateState, tool: str, args: Mapping[str, Any]) -> bool:
+    def _all_accept_after(self, state: GateState, tool: str, args: Mapping[str, Any],
+                          after: Mapping[int, frozenset]) -> bool:
         """Whether every rule is satisfied by the run that ends right after this call, whatever
         its result: then no set of rules is in conflict (ending there satisfies them all)."""
         if self.final is not None:
@@ -129,11 +137,11 @@ class Gate:
                 row = table.delta[s]
                 if not all(table.accepting[row[x]] for x in space.proposal_letters(i, key, known)):
                     return False
-        for (_, rule), run in zip(self.sliced, state.runs):
-            if rule.moved_by is not None and tool not in rule.moved_by:
-                if not run.accepting():
+        for k, run in enumerate(state.runs):
+            if k in after:
+                if after[k] != {True}:
                     return False
-            elif rule.outcomes(run, tool, args)[1] != {True}:
+            elif not run.accepting():  # a rule the call leaves where it is
                 return False
         return True
 
@@ -192,12 +200,15 @@ class Gate:
         plain, undecided = self.product.judge(state.jid, tool, args)
         findings = list(plain)
         final = tool in self.terminal
-        for (info, rule), run in zip(self.sliced, state.runs):
+        after: dict[int, frozenset] = {}  # per sliced rule the call may move: can it be accepting then?
+        for k, ((info, rule), run) in enumerate(zip(self.sliced, state.runs)):
             if not final and rule.moved_by is not None and tool not in rule.moved_by:
                 continue  # the call leaves the rule where it is: it cannot newly break it
             if run.verdict() == VIOLATED:
+                after[k] = frozenset((False,))
                 continue  # lost before this call: not its doing
             verdicts, accepting = rule.outcomes(run, tool, args)
+            after[k] = accepting
             if verdicts == {VIOLATED}:
                 findings.append(Finding(info.name, VIOLATION, info.layer, info.severity, info.limit,
                                         f"after `{tool}` no continuation of the run can satisfy it", (),
@@ -207,7 +218,7 @@ class Gate:
                                         f"ending the run with `{tool}` now leaves it unsatisfied", (),
                                         info.message))
         if not final and self.sliced:
-            undecided = tuple(undecided) + self._joint_unsearched(state, tool, args)
+            undecided = tuple(undecided) + self._joint_unsearched(state, tool, args, after)
         if self.final is not None:
             findings.extend(self.final.judge_final(calls, tool, args, request) if final
                             else self.final.judge(calls, tool, args, request))

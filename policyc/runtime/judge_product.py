@@ -51,6 +51,7 @@ class ProductJudge:
         self.space = JointSpace(tables, tools, terminal, externs, joint)
         self.search = JointSearch(self.space, budget)
         self._judged: dict[tuple, Judged] = {}
+        self._by_scope: dict[tuple, Judged] = {}  # per (tool, known, states of the tool's scope)
         self._guidance: dict[int, tuple[tuple[str, ...], tuple[str, ...]]] = {}
         self._owed_memo: dict[tuple, list[str] | None] = {}
 
@@ -84,7 +85,17 @@ class ProductJudge:
         memo = (jid, tool, known)
         cached = self._judged.get(memo)
         if cached is None:
-            cached = self._judged[memo] = self._judge(jid, key, known, tool in self.terminal, tool)
+            final = tool in self.terminal
+            scope = None if final else space.scope(key)
+            if scope is None:
+                cached = self._judge(jid, key, known, final, tool)
+            else:  # the same states of the rules the call can concern: the same judgement
+                states = space.states[jid]
+                seen = (tool, known, tuple([states[i] for i in scope]))
+                cached = self._by_scope.get(seen)
+                if cached is None:
+                    cached = self._by_scope[seen] = self._judge(jid, key, known, final, tool)
+            self._judged[memo] = cached
         return cached
 
     def _judge(self, jid: int, key: str, known: int, final: bool, tool: str) -> Judged:

@@ -173,6 +173,7 @@ class JointSpace:
         self._proposals: dict[tuple[int, str, int], tuple[int, ...]] = {}
         self._moving: dict[tuple[str, int], tuple[tuple[tuple[int, tuple[tuple[int, ...], ...]], ...], int]] = {}
         self._groups: dict[tuple[int, tuple[int, ...]], tuple[tuple[int, tuple[int, ...]], ...]] = {}
+        self._scopes: dict[str, tuple[int, ...] | None] = {}
         self._readers: dict[str, MaskReader] = {}
         self._moves_all: tuple[Move, ...] | None = None
         self._accepting: dict[int, tuple[bool | None, ...]] = {}
@@ -433,6 +434,23 @@ class JointSpace:
                 if any(reached != (q,) for q, reached in enumerate(nexts)):
                     moving.append((i, nexts))
             found = self._moving[memo] = (tuple(moving), blind)
+        return found
+
+    def scope(self, key: str) -> tuple[int, ...] | None:
+        """The rules that a call to this tool can concern: those it may move and every rule
+        connected to them by `neighbours` (the only rules a conflict it starts can involve);
+        None when that is every rule. A non-final proposal's judgement depends on their states
+        alone. Memoised per tool."""
+        if key in self._scopes:
+            return self._scopes[key]
+        seen: set[int] = set(self.affected.get(key, ()))
+        todo = list(seen)
+        while todo:
+            for j in self.neighbours[todo.pop()]:
+                if j not in seen:
+                    seen.add(j)
+                    todo.append(j)
+        found = self._scopes[key] = None if len(seen) == len(self.tables) else tuple(sorted(seen))
         return found
 
     def guards(self, rule: int, key: str) -> bool:

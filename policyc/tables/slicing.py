@@ -23,7 +23,7 @@ This module imports only the standard library and `policyc.ir`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field as dataclass_field
 from typing import Callable, Mapping, cast
 
 from policyc.ir import nodes as n
@@ -58,6 +58,16 @@ class SliceTable:
     touch: Mapping[str, tuple[n.Term, ...]]  # tool -> call-local terms compared with var
     domain: tuple[tuple[str, tuple, bool], ...]  # (tool, path, flatten)
     constants: tuple = ()  # literal domain values
+    _loops: dict = dataclass_field(default_factory=dict, compare=False, repr=False)
+
+    def loops(self, letter: int) -> bool:
+        """Whether the letter leaves every state of every instance automaton where it is (a
+        call that names no value moves no group then). Memoised per letter."""
+        found = self._loops.get(letter)
+        if found is None:
+            found = self._loops[letter] = all(row[letter] == q for dfa in self.bodies.values()
+                                              for q, row in enumerate(dfa.delta))
+        return found
 
     def static_mask(self, value: object) -> int:
         env = DataEnv({self.var: value})
@@ -211,6 +221,9 @@ class SliceRun:
             keys.setdefault(self._admit(value), value)
         before = {key: self._remove(key) for key in keys}
         fresh_letter = t.alphabet.letter(tool, args, result, FRESH, externs)
+        if t.loops(fresh_letter):  # the values the call does not name stay where they are
+            self._place_named(before, dom, tool, args, result, externs)
+            return
         moved: dict[tuple[int, int], _Group] = {}
         for (mask, state), group in self.groups.items():
             group.state = t.bodies[mask].delta[state][fresh_letter]
@@ -226,7 +239,13 @@ class SliceRun:
             moved[(mask, group.state)] = big
         self.groups = moved
         self.fresh = {mask: t.bodies[mask].delta[s][fresh_letter] for mask, s in self.fresh.items()}
-        dom_keys = {value_key(v) for v in dom}
+        self._place_named(before, dom, tool, args, result, externs)
+
+    def _place_named(self, before: Mapping[object, tuple[int, int]], dom: list, tool: str, args: Mapping,
+                     result: object, externs: Mapping[str, Callable] | None) -> None:
+        """Step the instances of the values the call names (taken out of their groups before)."""
+        t = self.table
+        dom_keys = {value_key(v) for v in dom} if dom else ()
         for key, (mask, state) in before.items():
             letter = t.alphabet.letter(tool, args, result, self.values[key], externs)
             if key in dom_keys:
