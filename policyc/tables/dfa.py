@@ -24,7 +24,8 @@ from typing import Callable, Mapping, Sequence, cast
 from policyc.ir import nodes as n
 from policyc.ir.closures import compile_term
 from policyc.ir.data import DataEnv
-from policyc.ir.ops import OPS, UNDEF, truthy
+from policyc.ir import ops
+from policyc.ir.ops import UNDEF, truthy
 from policyc.ir.printer import show
 from policyc.ir.serialize import NodeTableError, dump_nodes, load_nodes
 
@@ -54,7 +55,7 @@ def binding_reader(atom: n.Term, var: str | None) -> Callable[[Mapping, object],
     if var is None or not (isinstance(atom, n.Op) and atom.op in ("eq", "ne") and len(atom.args) == 2):
         return None
     left, right = atom.args
-    compare = OPS[atom.op].fn
+    compare = ops.OPS[atom.op].fn
     if isinstance(left, n.Arg) and isinstance(right, n.Var) and right.name == var:
         name = left.name
         return lambda args, value: compare(args.get(name, UNDEF), value) is True
