@@ -115,3 +115,24 @@ def test_the_product_finds_rules_that_cannot_be_satisfied_together():
     assert search.check(j, every) is False
     assert space.step(space.initial, "a", 0) == j  # memoised
     assert search.check(space.step(space.initial, "b", 0), every) is True
+
+
+def test_a_sliced_body_whose_shape_depends_on_a_static_condition_is_not_compiled():
+    """`forall o in [1]: yesterday wnext (o == 1)`: with the condition true the body is plain
+    past, with it false a future operator stays below a past one. The rule is scored by the
+    evaluator instead (NotCompilable, the reason given), never an internal error."""
+    from policyc.automata import compile_policy
+    from policyc.check import check_text
+    from policyc.ir.types import INT
+    from policyc.scoring import score_trace
+    from policyc.semantics import evaluate
+
+    phi = b.forall("o", INT, b.lit([1]), b.yesterday(b.wnext(b.cond(b.op("eq", b.var("o"), b.lit(1))))))
+    with pytest.raises(NotCompilable, match="future operator below a past operator"):
+        compile_rule(phi)
+    policy, diagnostics = check_text("policy p\ntool a()\nrule r: forall o in [1]: yesterday wnext (o == 1)\n", "p.altl")
+    assert policy is not None, diagnostics
+    compiled = compile_policy(policy)
+    assert compiled.classes["r"] == "offline-only" and "future operator" in compiled.rules["r"].offline_reason
+    report = score_trace(compiled, Trace.of(("a", {}), ("a", {})))
+    assert report.constraints[0].passed == evaluate(policy.rule("r").formula, Trace.of(("a", {}), ("a", {})))
