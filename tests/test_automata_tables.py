@@ -8,6 +8,7 @@ import sys
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from policyc.automata import NotCompilable, RuleRun, RuleTable, classify, compile_rule, first_violation
 from policyc.tables.dfa import VIOLATED
@@ -16,7 +17,7 @@ from policyc.ir import build as b
 from policyc.semantics import evaluate
 from policyc.trace import Trace
 
-from generators import LETTERS, quantified, traces
+from generators import AGENT, LETTERS, per_value, quantified, traces
 
 PURE = ["policyc.tables", "policyc.tables.product", "policyc.tables.joint",
         "policyc.tables.guidance", "policyc.tables.facts", "policyc.tables.policy"]
@@ -136,3 +137,32 @@ def test_a_sliced_body_whose_shape_depends_on_a_static_condition_is_not_compiled
     assert compiled.classes["r"] == "offline-only" and "future operator" in compiled.rules["r"].offline_reason
     report = score_trace(compiled, Trace.of(("a", {}), ("a", {})))
     assert report.constraints[0].passed == evaluate(policy.rule("r").formula, Trace.of(("a", {}), ("a", {})))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(per_value(AGENT), quantified(AGENT, 2)), traces(AGENT, 10))
+def test_the_per_id_path_of_a_slice_run_equals_the_general_one(phi, trace):
+    """A call of the per-id shape (`SliceTable.call_plan`) is stepped and judged without
+    evaluating terms; the same run with that shape refused to every tool (so every call takes
+    the general path) has the same instances, verdicts and proposal outcomes at every step."""
+    from policyc.runtime.judge_sliced import SlicedJudge
+    from policyc.tables.slicing import SliceTable
+
+    try:
+        table = compile_rule(phi).table
+    except NotCompilable:
+        return
+    general = RuleTable.from_json(json.loads(json.dumps(table.to_json())))
+    for part in general.parts:
+        if isinstance(part, SliceTable):
+            part._plans.update({tool: None for tool in AGENT.tools})
+    fast, slow = SlicedJudge(table), SlicedJudge(general)
+    a, c = fast.start(), slow.start()
+    for call in trace.calls:
+        for tool, args in [(t, {"n": k}) for t in "abc" for k in (1, 2, None)] + [("a", {}), ("done", {})]:
+            assert fast.outcomes(a, tool, args) == slow.outcomes(c, tool, args), (tool, args)
+        a.step(call.name, call.args, call.result)
+        c.step(call.name, call.args, call.result)
+        assert (a.verdict(), a.accepting()) == (c.verdict(), c.accepting())
+        assert [sorted(map(repr, s.instances())) for s in a.states if not isinstance(s, int)] == \
+            [sorted(map(repr, s.instances())) for s in c.states if not isinstance(s, int)]

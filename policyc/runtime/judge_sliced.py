@@ -14,7 +14,7 @@ call that may set one in conflict with other open rules lists it as undecided (`
 from __future__ import annotations
 
 from itertools import product
-from typing import Any, Mapping
+from typing import Any, Collection, Mapping
 
 from policyc.tables.atoms import reads_result
 from policyc.tables.rule import RuleRun, RuleTable, and3, combine, not3, or3
@@ -47,12 +47,21 @@ def _slice_outcomes(run: SliceRun, tool: str, args: Mapping, externs, unknown: b
     `unknown`: whether the call's result may name values of the variable."""
     t = run.table
     instances: list[tuple[DfaTable, list[int]]] = []  # in-domain instances after the call
-    mentioned: dict[object, object] = {}
-    dom = t.domain_values(tool, args, UNDEF)
-    for value in t.touched_values(tool, args, UNDEF, externs) + dom:
-        mentioned.setdefault(value_key(value), value)
-    new_domain = {value_key(v) for v in dom}
-    fresh_letters = t.alphabet.proposal_letters(tool, args, FRESH, externs)
+    plan = t.call_plan(tool)
+    one = args.get(plan[0], UNDEF) if plan is not None else UNDEF
+    named_letters: tuple[int, ...] | None = None
+    if plan is not None and (type(one) is str or type(one) is int):  # the per-id shape: one value, fixed letters
+        mentioned: dict[object, object] = {value_key(one): one}
+        new_domain: Collection[object] = tuple(mentioned) if plan[3] else ()
+        fresh_letters: tuple[int, ...] = (plan[1],)
+        named_letters = (plan[2],)
+    else:
+        mentioned = {}
+        dom = t.domain_values(tool, args, UNDEF)
+        for value in t.touched_values(tool, args, UNDEF, externs) + dom:
+            mentioned.setdefault(value_key(value), value)
+        new_domain = {value_key(v) for v in dom}
+        fresh_letters = t.alphabet.proposal_letters(tool, args, FRESH, externs)
     named: dict[int, int] = {}  # per group (by id): its members in the domain that the call names
     for key in mentioned:
         group = run.where.get(key)
@@ -72,7 +81,9 @@ def _slice_outcomes(run: SliceRun, tool: str, args: Mapping, externs, unknown: b
             state = run.fresh[mask]
         if key in run.domain or key in new_domain:
             dfa = t.bodies[mask]
-            instances.append((dfa, _successors(dfa, state, t.alphabet.proposal_letters(tool, args, value, externs))))
+            letters = named_letters if named_letters is not None else \
+                t.alphabet.proposal_letters(tool, args, value, externs)
+            instances.append((dfa, _successors(dfa, state, letters)))
     if t.kind == "forall":
         if any(all(dfa.verdict[q] == VIOLATED for q in after) for dfa, after in instances):
             return frozenset((VIOLATED,)), frozenset((False,))
