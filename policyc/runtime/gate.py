@@ -59,6 +59,8 @@ class Gate:
         self.product = ProductJudge(plain_rules, plain_tables, policy.tools, self.terminal, externs, compiled.joint)
         self.rules = plain_rules + [info for info, _ in self.sliced]
         self.coupled = self._couplings()
+        self._coupled_bits = [sum(1 << i for i in plain) for _, plain, _ in self.coupled]
+        self._unsearched_text: dict[tuple[int, int, tuple[int, ...]], str] = {}
 
     def _couplings(self) -> list[tuple[frozenset[str] | None, tuple[int, ...], tuple[int, ...]]]:
         """For each sliced rule: the tools a call to which may change a rule it can constrain
@@ -100,18 +102,24 @@ class Gate:
             reach, plain, sliced = self.coupled[k]
             if reach is not None and tool not in reach or run.verdict() != OPEN:
                 continue
-            others = [i for i in plain if opened >> i & 1]
-            others_sliced = [j for j in sliced if state.runs[j].verdict() == OPEN]
-            if others or others_sliced:
-                found.append((k, others, others_sliced))
+            if opened & self._coupled_bits[k] or any(state.runs[j].verdict() == OPEN for j in sliced):
+                found.append(k)
         if not found or self._all_accept_after(state, tool, args, after):
             return ()  # (or the run may end right after the call with every rule satisfied: no conflict)
         out = []
-        for k, others, others_sliced in found:
-            names = [self.product.rules[i].name for i in others] + [self.sliced[j][0].name for j in others_sliced]
-            listed = ", ".join(names[:4]) + (", ..." if len(names) > 4 else "")
-            out.append(f"whether {self.sliced[k][0].name} (judged per value) can still hold together with {listed} "
-                       "was not searched: per-value rules are judged alone call by call")
+        for k in found:
+            _, plain, sliced = self.coupled[k]
+            others = tuple(j for j in sliced if state.runs[j].verdict() == OPEN)
+            memo = (k, opened & self._coupled_bits[k], others)
+            text = self._unsearched_text.get(memo)
+            if text is None:
+                names = [self.product.rules[i].name for i in plain if opened >> i & 1] + \
+                    [self.sliced[j][0].name for j in others]
+                listed = ", ".join(names[:4]) + (", ..." if len(names) > 4 else "")
+                text = self._unsearched_text[memo] = (
+                    f"whether {self.sliced[k][0].name} (judged per value) can still hold together with {listed} "
+                    "was not searched: per-value rules are judged alone call by call")
+            out.append(text)
         return tuple(out)
 
     def _all_accept_after(self, state: GateState, tool: str, args: Mapping[str, Any],
