@@ -21,7 +21,7 @@ from policyc.runtime.judge_product import ProductJudge
 from policyc.runtime.judge_sliced import SlicedJudge
 from policyc.tables.dfa import OPEN, VIOLATED
 from policyc.tables.policy import CompiledPolicy
-from policyc.tables.product import OTHER, UNTRACKED
+from policyc.tables.product import OTHER
 from policyc.tables.rule import RuleRun
 from policyc.trace.model import Call
 
@@ -60,6 +60,7 @@ class Gate:
         self.rules = plain_rules + [info for info, _ in self.sliced]
         self.coupled = self._couplings()
         self._coupled_bits = [sum(1 << i for i in plain) for _, plain, _ in self.coupled]
+        self.components = self._components()
         self._unsearched_text: dict[tuple[int, int, tuple[int, ...]], str] = {}
 
     def _couplings(self) -> list[tuple[frozenset[str] | None, tuple[int, ...], tuple[int, ...]]]:
@@ -71,12 +72,9 @@ class Gate:
         mine = [rule.moved_by for _, rule in self.sliced]
         out = []
         for k, tools in enumerate(mine):
-            def near(other: frozenset[str] | None, tools=tools) -> bool:
-                return tools is None or other is None or bool(tools & other) or \
-                    bool(tools & self.terminal and other & self.terminal)
             plain = tuple(i for i in range(len(self.product.rules))
-                          if near(None if not space.local[i] else space.mentions[i]))
-            sliced = tuple(j for j, other in enumerate(mine) if j != k and near(other))
+                          if self._near(tools, None if not space.local[i] else space.mentions[i]))
+            sliced = tuple(j for j, other in enumerate(mine) if j != k and self._near(tools, other))
             reach: set[str] | None = set(tools) if tools is not None else None
             for i in plain:
                 if reach is not None and space.local[i]:
@@ -89,12 +87,48 @@ class Gate:
             out.append((None if reach is None else frozenset(reach), plain, sliced))
         return out
 
+    def _near(self, tools: frozenset[str] | None, other: frozenset[str] | None) -> bool:
+        """Whether rules moved by these tools (None: any) can constrain one another."""
+        return tools is None or other is None or bool(tools & other) or \
+            bool(tools & self.terminal and other & self.terminal)
+
+    def _components(self) -> list[tuple[int, tuple[int, ...]]]:
+        """For each sliced rule, the rules connected to it through rules that can constrain
+        one another (transitively): (bit mask of the plain rules, the other sliced rules). A
+        set of rules no continuation satisfies together, minimal, is connected; so when every
+        rule of a sliced rule's component is satisfied by ending the run right after a call,
+        no such set contains it (the other components' continuations leave them as they are)."""
+        space = self.product.space
+        plain_tools = [None if not space.local[i] else space.mentions[i] for i in range(len(self.product.rules))]
+        mine = [rule.moved_by for _, rule in self.sliced]
+        out = []
+        for k in range(len(mine)):
+            plain: set[int] = set()
+            sliced = {k}
+            todo: list[tuple[bool, int]] = [(True, k)]  # (a sliced rule?, its index)
+            while todo:
+                is_sliced, x = todo.pop()
+                tools = mine[x] if is_sliced else plain_tools[x]
+                near_plain = (i for i in range(len(plain_tools)) if self._near(tools, plain_tools[i])) if is_sliced \
+                    else iter(space.neighbours[x])
+                for i in near_plain:
+                    if i not in plain:
+                        plain.add(i)
+                        todo.append((False, i))
+                for j, other in enumerate(mine):
+                    if j not in sliced and self._near(tools, other):
+                        sliced.add(j)
+                        todo.append((True, j))
+            out.append((sum(1 << i for i in plain), tuple(sorted(sliced - {k}))))
+        return out
+
     def _joint_unsearched(self, state: GateState, tool: str, args: Mapping[str, Any],
                           after: Mapping[int, frozenset]) -> tuple[str, ...]:
         """The open sliced rules a call to `tool` may set in conflict with other open rules:
-        per-value rules take no part in the joint search, so the decision says so (unless every
-        rule is satisfied if the run ends right after the call). `after`: per sliced rule the
-        call may move, whether it may be accepting after it (`SlicedJudge.outcomes`)."""
+        per-value rules take no part in the joint search, so the decision says so, unless every
+        rule of the rule's component is satisfied if the run ends right after the call.
+        `after`: per sliced rule the call may move, whether it may be accepting after it
+        (`SlicedJudge.outcomes`)."""
         space = self.product.space
         opened = space.open_bits[state.jid]
         found = []
@@ -104,10 +138,14 @@ class Gate:
                 continue
             if opened & self._coupled_bits[k] or any(state.runs[j].verdict() == OPEN for j in sliced):
                 found.append(k)
-        if not found or self._all_accept_after(state, tool, args, after):
-            return ()  # (or the run may end right after the call with every rule satisfied: no conflict)
+        if not found:
+            return ()
+        # rules no automaton compiles may constrain anything: with them, nothing is known here
+        succ = None if self.final is not None else self._successors(state, tool, args)
         out = []
         for k in found:
+            if succ is not None and self._component_accepts(k, state, succ, after):
+                continue  # ending right after the call satisfies every rule it could conflict with
             _, plain, sliced = self.coupled[k]
             others = tuple(j for j in sliced if state.runs[j].verdict() == OPEN)
             memo = (k, opened & self._coupled_bits[k], others)
@@ -122,34 +160,32 @@ class Gate:
             out.append(text)
         return tuple(out)
 
-    def _all_accept_after(self, state: GateState, tool: str, args: Mapping[str, Any],
-                          after: Mapping[int, frozenset]) -> bool:
-        """Whether every rule is satisfied by the run that ends right after this call, whatever
-        its result: then no set of rules is in conflict (ending there satisfies them all)."""
-        if self.final is not None:
-            return False  # rules no automaton compiles: not known here
+    def _successors(self, state: GateState, tool: str, args: Mapping[str, Any]) -> list[int] | None:
+        """The joint states the call may lead to, whatever its result (None: the tool's guard
+        combinations were not decided)."""
         space = self.product.space
         key = space.tool_key(tool)
         known = space.mask(tool, args, known_only=True) if key != OTHER else 0
         masks = space.completions(key, known)
-        if masks is not None:  # every result the call may have: each joint state it may lead to
-            for mask in masks:
-                j = space.step(state.jid, key, mask)
-                if j is not None and space.unmet[j]:
+        if masks is None:
+            return None
+        return [j for j in (space.step(state.jid, key, mask) for mask in masks) if j is not None]
+
+    def _component_accepts(self, k: int, state: GateState, succ: list[int], after: Mapping[int, frozenset]) -> bool:
+        """Whether every rule of sliced rule k's component (k included) is satisfied by the run
+        ending right after the call, whatever its result."""
+        bits, sliced = self.components[k]
+        space = self.product.space
+        bits &= space.open_bits[state.jid]  # a rule lost before the call is in no conflict
+        if any(space.unmet[j] & bits for j in succ):
+            return False
+        for j in (k, *sliced):
+            if state.runs[j].verdict() == VIOLATED:
+                continue
+            if j in after:
+                if after[j] != {True}:
                     return False
-        else:
-            for i, table in enumerate(space.tables):
-                s = space.rule_state(state.jid, i)
-                if s == UNTRACKED:
-                    return False
-                row = table.delta[s]
-                if not all(table.accepting[row[x]] for x in space.proposal_letters(i, key, known)):
-                    return False
-        for k, run in enumerate(state.runs):
-            if k in after:
-                if after[k] != {True}:
-                    return False
-            elif not run.accepting():  # a rule the call leaves where it is
+            elif not state.runs[j].accepting():  # a rule the call leaves where it is
                 return False
         return True
 
