@@ -132,3 +132,26 @@ def test_a_decided_call_is_exact_for_the_whole_policy(policy, data):
                                       [(f.rule, f.detail) for f in refused])
         elif not decision.undecided:
             assert any(results), ([r.formula for r in policy.rules], prefix, tool, args)
+
+
+def test_a_conflict_through_a_chain_of_rules_is_not_passed_over():
+    """`d` shares no tool with the per-value rule, yet after `a(n: 1)` it forbids `c`, which
+    `b` needs before it, which the per-value rule owes: a conflict of three rules through a
+    chain. The call moves a rule of the per-value rule's component, so the decision says the
+    joint question was not searched; a call that moves nothing connected to it says nothing."""
+    from policyc.check import check_text
+
+    text = ("policy chain\ntool a(n: int)\ntool b(n: int)\ntool c()\ntool d()\ntool e()\n"
+            "rule owed: forall o in a.n: always (a(n: o) -> eventually b(n: o))\n"
+            "rule b_after_c: always (b -> once c)\n"
+            "rule no_c_after_d: always (d -> always not c)\n"
+            "rule e_once: called_n(e) <= 1\n")
+    policy, diagnostics = check_text(text, "chain.altl")
+    assert policy is not None, diagnostics
+    monitor = Monitor(build_artifact(policy))
+    run = monitor.start()
+    run.record("a", {"n": 1})
+    decision = run.propose("d", {})
+    assert not decision.findings and any("owed" in line and "not searched" in line for line in decision.undecided)
+    assert Oracle([r.formula for r in policy.rules]).completable([("a", {"n": 1}, None), ("d", {}, None)]) is False
+    assert run.propose("e", {}).undecided == ()  # `e` is connected to none of them

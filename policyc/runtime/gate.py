@@ -58,46 +58,23 @@ class Gate:
         self.final = FinalAnswerJudge(uncompiled, policy, externs) if uncompiled else None
         self.product = ProductJudge(plain_rules, plain_tables, policy.tools, self.terminal, externs, compiled.joint)
         self.rules = plain_rules + [info for info, _ in self.sliced]
-        self.coupled = self._couplings()
-        self._coupled_bits = [sum(1 << i for i in plain) for _, plain, _ in self.coupled]
         self.components = self._components()
         self._unsearched_text: dict[tuple[int, int, tuple[int, ...]], str] = {}
-
-    def _couplings(self) -> list[tuple[frozenset[str] | None, tuple[int, ...], tuple[int, ...]]]:
-        """For each sliced rule: the tools a call to which may change a rule it can constrain
-        (None: any tool), the plain rules and the other sliced rules it can constrain. Rules
-        constrain one another as in the product (`JointSpace.neighbours`): they share a tool,
-        one moves on calls to any tool, or both name a terminal tool."""
-        space = self.product.space
-        mine = [rule.moved_by for _, rule in self.sliced]
-        out = []
-        for k, tools in enumerate(mine):
-            plain = tuple(i for i in range(len(self.product.rules))
-                          if self._near(tools, None if not space.local[i] else space.mentions[i]))
-            sliced = tuple(j for j, other in enumerate(mine) if j != k and self._near(tools, other))
-            reach: set[str] | None = set(tools) if tools is not None else None
-            for i in plain:
-                if reach is not None and space.local[i]:
-                    reach |= space.mentions[i]
-                else:
-                    reach = None
-            for j in sliced:
-                other = mine[j]
-                reach = None if reach is None or other is None else reach | other
-            out.append((None if reach is None else frozenset(reach), plain, sliced))
-        return out
 
     def _near(self, tools: frozenset[str] | None, other: frozenset[str] | None) -> bool:
         """Whether rules moved by these tools (None: any) can constrain one another."""
         return tools is None or other is None or bool(tools & other) or \
             bool(tools & self.terminal and other & self.terminal)
 
-    def _components(self) -> list[tuple[int, tuple[int, ...]]]:
+    def _components(self) -> list[tuple[frozenset[str] | None, int, tuple[int, ...]]]:
         """For each sliced rule, the rules connected to it through rules that can constrain
-        one another (transitively): (bit mask of the plain rules, the other sliced rules). A
-        set of rules no continuation satisfies together, minimal, is connected; so when every
-        rule of a sliced rule's component is satisfied by ending the run right after a call,
-        no such set contains it (the other components' continuations leave them as they are)."""
+        one another (transitively, as in the product's `JointSpace.neighbours`: they share a
+        tool, one moves on calls to any tool, or both name a terminal tool): (the tools a call
+        to which may move one of them, None for any tool; bit mask of the plain rules; the
+        other sliced rules). A set of rules no continuation satisfies together, minimal, is
+        connected: so a call to no tool of the component sets the rule in no new conflict, and
+        when every rule of the component is satisfied by ending the run right after a call, no
+        such set contains it (the other components' continuations leave them as they are)."""
         space = self.product.space
         plain_tools = [None if not space.local[i] else space.mentions[i] for i in range(len(self.product.rules))]
         mine = [rule.moved_by for _, rule in self.sliced]
@@ -119,7 +96,11 @@ class Gate:
                     if j not in sliced and self._near(tools, other):
                         sliced.add(j)
                         todo.append((True, j))
-            out.append((sum(1 << i for i in plain), tuple(sorted(sliced - {k}))))
+            reach: set[str] | None = set()
+            for tools in [plain_tools[i] for i in plain] + [mine[j] for j in sliced]:
+                reach = None if reach is None or tools is None else reach | tools
+            out.append((None if reach is None else frozenset(reach), sum(1 << i for i in plain),
+                        tuple(sorted(sliced - {k}))))
         return out
 
     def _joint_unsearched(self, state: GateState, tool: str, args: Mapping[str, Any],
@@ -133,10 +114,10 @@ class Gate:
         opened = space.open_bits[state.jid]
         found = []
         for k, run in enumerate(state.runs):
-            reach, plain, sliced = self.coupled[k]
+            reach, plain, sliced = self.components[k]
             if reach is not None and tool not in reach or run.verdict() != OPEN:
                 continue
-            if opened & self._coupled_bits[k] or any(state.runs[j].verdict() == OPEN for j in sliced):
+            if opened & plain or any(state.runs[j].verdict() == OPEN for j in sliced):
                 found.append(k)
         if not found:
             return ()
@@ -146,12 +127,13 @@ class Gate:
         for k in found:
             if succ is not None and self._component_accepts(k, state, succ, after):
                 continue  # ending right after the call satisfies every rule it could conflict with
-            _, plain, sliced = self.coupled[k]
+            _, plain, sliced = self.components[k]
             others = tuple(j for j in sliced if state.runs[j].verdict() == OPEN)
-            memo = (k, opened & self._coupled_bits[k], others)
+            near = opened & plain
+            memo = (k, near, others)
             text = self._unsearched_text.get(memo)
             if text is None:
-                names = [self.product.rules[i].name for i in plain if opened >> i & 1] + \
+                names = [r.name for i, r in enumerate(self.product.rules) if near >> i & 1] + \
                     [self.sliced[j][0].name for j in others]
                 listed = ", ".join(names[:4]) + (", ..." if len(names) > 4 else "")
                 text = self._unsearched_text[memo] = (
@@ -174,7 +156,7 @@ class Gate:
     def _component_accepts(self, k: int, state: GateState, succ: list[int], after: Mapping[int, frozenset]) -> bool:
         """Whether every rule of sliced rule k's component (k included) is satisfied by the run
         ending right after the call, whatever its result."""
-        bits, sliced = self.components[k]
+        _, bits, sliced = self.components[k]
         space = self.product.space
         bits &= space.open_bits[state.jid]  # a rule lost before the call is in no conflict
         if any(space.unmet[j] & bits for j in succ):
