@@ -82,6 +82,21 @@ def test_graph_refuses_to_write_over_its_policy_and_reports_a_missing_folder(pol
     assert code == 2 and "cannot write" in err and "its folder does not exist" in err
 
 
+def test_an_output_that_is_not_a_policy_never_lands_on_another_policy(policy, tmp_path):
+    """An existing `.altl` file that is not among the command's inputs is still a policy
+    source: an artifact, a graph or a JUnit report written over it would destroy it. A
+    command whose output is a policy (`import-tools`) may replace one."""
+    other = tmp_path / "other.altl"
+    other.write_text("tool t()\nrule r: called(t)\n")
+    before = other.read_text()
+    for argv in (("compile", policy, "-o", other), ("graph", policy, "--rule", "search_first", "-o", other),
+                 ("test", ROOT / "examples" / "code_qa.tests.toml", "--junit", other)):
+        code, _, err = policyc(*argv)
+        assert code == 2 and "it is a policy source" in err and other.read_text() == before, argv
+    code, _, err = policyc("import-tools", ROOT / "tests" / "fixtures" / "tools" / "mcp_tools.json", "-o", other)
+    assert code == 0 and other.read_text() != before and "tool " in other.read_text()
+
+
 # ------------------------------------------------------------------ inputs that are not files
 
 

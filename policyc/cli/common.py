@@ -135,13 +135,18 @@ def load_monitor(path: str, extern_specs: tuple[str, ...] = (), key_file: str | 
     return Monitor(artifact, externs.bind(extern_specs, declared))
 
 
-def write_output(target: str, data: bytes, inputs: Sequence[str], option: str = "-o") -> None:
+def write_output(target: str, data: bytes, inputs: Sequence[str], option: str = "-o",
+                 writes_policy: bool = False) -> None:
     """Write a command's output file (named by `option`); exit 2, with a message, when it is
-    one of the command's inputs (a policy, a file it imports) or cannot be written."""
+    one of the command's inputs (a policy, a file it imports), an existing policy source
+    (`.altl`) and the output is not a policy (`writes_policy`), or cannot be written."""
     for source in inputs:
         if _same_file(target, source):
             fail(f"refusing to write over `{printable(source)}`, an input of this command",
                  f"choose another output file with {option}")
+    if not writes_policy and target.endswith(".altl") and os.path.isfile(target):
+        fail(f"refusing to write over `{printable(target)}`: it is a policy source, and this output is not a policy",
+             f"choose another output file with {option}")
     try:
         write_file(target, data)
     except OSError as exc:

@@ -96,7 +96,8 @@ def command(files: tuple[str, ...], output: str, terminals: tuple[str, ...]) -> 
     if output == "-":
         click.echo(text, nl=False)
     else:
-        write_output(output, text.encode("utf-8"), [f for f in files if f != "-"])  # a FIFO nobody reads: exit 2
+        write_output(output, text.encode("utf-8"), [f for f in files if f != "-"],  # a FIFO nobody reads: exit 2
+                     writes_policy=True)
         click.echo(f"{printable(output)}: {len(tools)} tool(s), {len(imported.types)} named type(s)", err=True)
     if unreadable or imported.has_errors:
         raise click.exceptions.Exit(EXIT_INPUT)
