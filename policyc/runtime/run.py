@@ -116,7 +116,8 @@ class Run:
             decision = Decision(outcome.action, tool, args, step, tuple(j.finding for j in outcome.judged),
                                 outcome.severity, "", allowed, required, escalated=outcome.escalated,
                                 attempts=outcome.attempts, undecided=undecided)
-            return replace(decision, message=render_message(decision))
+            message = render_message(decision)  # empty for a call that runs unremarked (tolerated)
+            return replace(decision, message=message) if message else decision
 
     def _judge(self, tool: str, args: dict) -> tuple[list[Finding], tuple[str, ...]]:
         if too_deep(args):  # nothing can be read off it safely: refused, and no retry overrides that
