@@ -57,6 +57,12 @@ def _concretize(calls, metrics, claims, tools, list_bound, rlimit, coded) -> Wit
     for j, (atom, value) in enumerate(metrics):
         ps.require(f"metric{j}", b.cond(atom), value)
         names.append(f"metric{j}")
+    if ps.trace.plain_texts:  # texts the text functions leave as they are first: such a model replays
+        found = ps.check([*names, ps.require_plain_texts()])
+        if found.is_sat and found.witness is not None:
+            done = replay(found.witness, claims)
+            if done is not None:
+                return done
     found = ps.check(names)
     if not found.is_sat or found.witness is None:
         return None

@@ -347,6 +347,11 @@ class Asker:
             w = result.witness
             if w is not None and w.confirmed:
                 return Answer(SAT, w)
+            if solver.trace.plain_texts:
+                plain = solver.check([*(c.name for c in claims), solver.require_plain_texts()])
+                if plain.is_sat and plain.witness is not None and plain.witness.confirmed:
+                    self.used.add("Z3 with texts the text functions leave unchanged")
+                    return Answer(SAT, plain.witness)
             for text in PLAIN_TEXTS:
                 plain = solver.check([*(c.name for c in claims), solver.require_plain_strings(text)])
                 if plain.is_sat and plain.witness is not None and plain.witness.confirmed:
