@@ -166,10 +166,13 @@ class LintAutomata:
 
     # ------------------------------------------------------------ deciding
 
-    def decide(self, claims: Sequence[Claim], shortest: bool = False, budget: int = SEARCH_STATES) -> Decision:
+    def decide(self, claims: Sequence[Claim], shortest: bool = False, budget: int = SEARCH_STATES,
+               shared: bool = False) -> Decision:
         """Is there a run, of any length, on which every claim takes its truth value? With
         `shortest`, a witness is a shortest run (A*); otherwise the search heads for
-        acceptance greedily, which is much faster on large products."""
+        acceptance greedily, which is much faster on large products. `budget`: the joint
+        states one search may visit, or, `shared`, all the searches of the question (one per
+        truth of the metrics conditions) together."""
         formulas = [c.positive for c in claims]
         atoms = metric_atoms(formulas)
         decided = (_text_masks(atoms) or self.masks(atoms)) if atoms else ([0], True)
@@ -184,7 +187,10 @@ class LintAutomata:
             specialised = [_specialise_metrics(f, truth) if atoms else f for f in formulas]
             if any(f is None for f in specialised):
                 return Decision(UNKNOWN, reason="a metrics condition the automata cannot read")
-            found = self._search(tuple(specialised), shortest, budget)  # type: ignore[arg-type]
+            left = budget - explored if shared else budget
+            if left <= 0:
+                return Decision(UNKNOWN, reason=f"the searches outgrew {budget} joint states", explored=explored)
+            found = self._search(tuple(specialised), shortest, left)  # type: ignore[arg-type]
             explored += found.explored
             if found.status == WITNESS:
                 metrics = tuple((a, truth[a]) for a in atoms)
