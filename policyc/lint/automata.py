@@ -88,6 +88,8 @@ class LintAutomata:
         self._searches: dict[tuple, Decision] = {}
         self._masks: dict[tuple[n.Term, ...], tuple[list[int], bool] | None] = {}
         self._complements: dict[n.Formula, DfaTable] = {}
+        self._compiles: dict[tuple[n.Formula, bool], bool] = {}
+        self._quantified: dict[n.Formula, bool] = {}
 
     def masks(self, atoms: Sequence[n.Term]) -> tuple[list[int], bool] | None:
         """The combinations of these conditions some call (or metrics record) can produce, and
@@ -148,8 +150,19 @@ class LintAutomata:
 
     def compiles(self, claim: Claim) -> bool:
         """Whether the automata can take this claim into a product (metrics conditions aside)."""
-        phi = _without_metrics(claim.positive)
-        return phi is not None and self.dfa(phi) is not None
+        key = (claim.formula, claim.expected)
+        found = self._compiles.get(key)
+        if found is None:
+            phi = _without_metrics(claim.positive)
+            found = self._compiles[key] = phi is not None and self.dfa(phi) is not None
+        return found
+
+    def quantified(self, phi: n.Formula) -> bool:
+        """Whether the formula has a quantifier over trace values (remembered)."""
+        found = self._quantified.get(phi)
+        if found is None:
+            found = self._quantified[phi] = any(isinstance(s, (n.Forall, n.Exists)) for s in subformulas(phi))
+        return found
 
     def shortest_satisfying_length(self, phi: n.Formula) -> int | None:
         """The length of a shortest run satisfying `phi` alone, read off its minimal DFA;

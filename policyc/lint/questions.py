@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from policyc.ir import nodes as n
 from policyc.ir.data import ExternError
-from policyc.ir.walk import subformulas, tools_mentioned
+from policyc.ir.walk import tools_mentioned
 from policyc.lint.automata import EMPTY, UNKNOWN, WITNESS
 from policyc.lint.claims import Claim, NotInstantiable, equality_literals, existentials, instantiate, text_values
 from policyc.lint.concretize import concretize, replay
@@ -174,8 +174,7 @@ class Asker:
                 if w is not None:
                     self.used.add("automata: a run of the claims' product")
                     return Answer(SAT, w), hint
-        if (decision is None or decision.status == WITNESS) and any(
-                isinstance(s, (n.Forall, n.Exists)) for c in claims for s in subformulas(c.formula)):
+        if (decision is None or decision.status == WITNESS) and any(automata.quantified(c.formula) for c in claims):
             # the runs that keep every trace had a run that is not one: look among fewer values
             w = self._instantiated(claims)
             if w is not None:
@@ -194,7 +193,7 @@ class Asker:
         for c in claims:
             if automata.compiles(c):
                 out.append(c)
-            elif any(isinstance(s, (n.Forall, n.Exists)) for s in subformulas(c.formula)):
+            elif automata.quantified(c.formula):
                 pending.append(c)
         whole = len(out) == len(claims)
         if pending:
