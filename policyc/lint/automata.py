@@ -105,6 +105,8 @@ class LintAutomata:
                 found = combinations(key, MAX_JOINT_COMBINATIONS)
             except TooManyCombinations:
                 found = None
+        if found is not None and not found[1]:
+            found = (_without_blank_conflicts(key, found[0]), False)
         self._masks[key] = found
         return found
 
@@ -275,6 +277,40 @@ class LintAutomata:
         if key == OTHER:
             return _other_tool(space, self.tools, self.terminal, final), ()
         return key, tuple((atom, bool(mask >> bit & 1)) for bit, atom in enumerate(space.atoms[key]))
+
+
+def _without_blank_conflicts(atoms: Sequence[n.Term], masks: list[int]) -> list[int]:
+    """The masks without those that say a text strips to nothing (`strip(text) == ""`: it is
+    white space only) and that it, or its `lower`/`upper`, contains, starts with, ends with
+    or equals a literal with a character that is not white space: no text does both. (The
+    compiler's solver does not see into `strip` and keeps every combination.)
+
+    >>> from policyc.ir import build as b
+    >>> text = b.arg("text")
+    >>> atoms = [b.op("eq", b.op("strip", text), b.lit("")), b.op("contains", text, b.lit("HUMAN AGENT"))]
+    >>> _without_blank_conflicts(atoms, [0, 1, 2, 3])
+    [0, 1, 2]
+    """
+    blank: dict[n.Term, int] = {}  # text -> bit of its `strip(text) == ""` atom
+    shows: list[tuple[n.Term, int]] = []  # (text, bit of an atom that needs a visible character in it)
+    for i, a in enumerate(atoms):
+        if not (isinstance(a, n.Op) and len(a.args) == 2):
+            continue
+        x, lit = a.args
+        if a.op == "eq" and isinstance(x, n.Lit):
+            x, lit = lit, x
+        if not (isinstance(lit, n.Lit) and isinstance(lit.value, str)):
+            continue
+        if a.op == "eq" and lit.value == "" and isinstance(x, n.Op) and x.op == "strip" and len(x.args) == 1:
+            blank[x.args[0]] = i
+        elif a.op in ("eq", "contains", "startswith", "endswith") and not lit.value.isspace() and lit.value:
+            while isinstance(x, n.Op) and x.op in ("lower", "upper") and len(x.args) == 1:
+                x = x.args[0]  # white space stays white space under lower and upper
+            shows.append((x, i))
+    clashes = [(blank[x], i) for x, i in shows if x in blank]
+    if not clashes:
+        return masks
+    return [m for m in masks if not any(m >> i & 1 and m >> j & 1 for i, j in clashes)]
 
 
 _TEXT_TESTS = {

@@ -57,6 +57,17 @@ def _concretize(calls, metrics, claims, tools, list_bound, rlimit, coded) -> Wit
         plain = replay(WitnessTrace(_simplest(calls, tools), True), claims)
         if plain is not None:
             return plain
+    found, plain = _solve(calls, metrics, tools, list_bound, rlimit, coded, False)
+    done = replay(found, claims) if found is not None else None
+    if done is None and plain:  # again among texts the text functions leave as they are: such a model replays
+        found, _ = _solve(calls, metrics, tools, list_bound, rlimit, coded, True)
+        done = replay(found, claims) if found is not None else None
+    return done
+
+
+def _solve(calls, metrics, tools, list_bound, rlimit, coded, plain: bool) -> tuple[WitnessTrace | None, bool]:
+    """A model of the calls' truths (in a solver of its own: a check that reached its limit
+    leaves nothing behind), and whether a text function was read."""
     ps = PolicySolver(tools, max(1, len(calls)), list_bound, rlimit, name="w", coded_strings=coded)
     names = [ps.require_length(len(calls))]
     for i, (tool, truths) in enumerate(calls):
@@ -66,16 +77,10 @@ def _concretize(calls, metrics, claims, tools, list_bound, rlimit, coded) -> Wit
     for j, (atom, value) in enumerate(metrics):
         ps.require(f"metric{j}", b.cond(atom), value)
         names.append(f"metric{j}")
-    if ps.trace.plain_texts:  # texts the text functions leave as they are first: such a model replays
-        found = ps.check([*names, ps.require_plain_texts()])
-        if found.is_sat and found.witness is not None:
-            done = replay(found.witness, claims)
-            if done is not None:
-                return done
+    if plain:
+        names.append(ps.require_plain_texts())
     found = ps.check(names)
-    if not found.is_sat or found.witness is None:
-        return None
-    return replay(found.witness, claims)
+    return (found.witness if found.is_sat else None), bool(ps.trace.plain_texts)
 
 
 def _simplest(calls: Calls, tools: Mapping[str, ToolSignature]) -> Trace:
