@@ -229,24 +229,34 @@ def monitor_for(rs: list[Rule]) -> Monitor:
 
 def time_runs(n_rules: int, runs: int, length: int, warmup: int, seed: int = 11) -> dict:
     """Per-call latency (propose + record) of policyc's gate and of the hand-written gate, on
-    the same random runs; the policyc monitor warm (it served `warmup` other runs first)."""
+    the same random runs; the policyc monitor warm (it served `warmup` other runs first).
+
+    A second monitor, warmed on the same runs, is driven through its `Gate` alone (judge the
+    proposal, then step the executed call): the decision without the run's bookkeeping
+    (arguments copied and checked against the signatures, locking, enforcement log, the
+    recorded trace), which is what the hand-written gate does."""
     rs = rules(n_rules)
-    monitor = monitor_for(rs)
+    monitor, bare = monitor_for(rs), monitor_for(rs)
     hand = HandGate(rs)
     rng = random.Random(seed)
     for _ in range(warmup):
         run = monitor.start(mode="tolerate")
+        state = bare.gate.start()
         for tool, args, result in random_run(length, rng):
             run.propose(tool, args)
             run.record(tool, args, result)
+            bare.gate.judge(state, tool, args)
+            bare.gate.advance(state, tool, args, result)
     ours: list[float] = []
     ours_final: list[float] = []
+    core: list[float] = []
     theirs: list[float] = []
     disagreements = undecided = blocks = 0
     clock = time.thread_time_ns  # CPU time of this thread: the machine's other load does not count
     for _ in range(runs):
         calls = random_run(length, rng)
         run = monitor.start(mode="tolerate")
+        state = bare.gate.start()
         st = hand.start()
         for tool, args, result in calls:
             t0 = clock()
@@ -256,8 +266,12 @@ def time_runs(n_rules: int, runs: int, length: int, warmup: int, seed: int = 11)
             refused = hand.propose(st, tool, args)
             hand.record(st, tool, args, refused)
             t2 = clock()
+            bare.gate.judge(state, tool, args)
+            bare.gate.advance(state, tool, args, result)
+            t3 = clock()
             (ours_final if tool in ("final_answer", "transfer_to_human") else ours).append((t1 - t0) / 1000)
             theirs.append((t2 - t1) / 1000)
+            core.append((t3 - t2) / 1000)
             undecided += bool(decision.undecided)
             mine = {int(f.rule[1:]) for f in decision.findings if f.kind in ("violation", "owed")}
             blocks += bool(mine)
@@ -266,6 +280,7 @@ def time_runs(n_rules: int, runs: int, length: int, warmup: int, seed: int = 11)
     return {"rules": n_rules, "atoms_on_issue_refund": len(monitor.gate.product.space.atoms.get("issue_refund", ())),
             "calls": len(every), "policyc_p50_us": pct(every, 50), "policyc_p99_us": pct(every, 99),
             "policyc_nonterminal_p99_us": pct(sorted(ours), 99), "policyc_terminal_p99_us": pct(sorted(ours_final), 99),
+            "gate_p50_us": pct(sorted(core), 50), "gate_p99_us": pct(sorted(core), 99),
             "hand_p50_us": pct(sorted(theirs), 50), "hand_p99_us": pct(sorted(theirs), 99),
             "calls_refused": blocks, "decisions_undecided": undecided, "rule_decisions_differing": disagreements}
 

@@ -8,6 +8,7 @@ import sys
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from policyc.automata import NotCompilable, RuleRun, RuleTable, classify, compile_rule, first_violation
 from policyc.tables.dfa import VIOLATED
@@ -16,7 +17,7 @@ from policyc.ir import build as b
 from policyc.semantics import evaluate
 from policyc.trace import Trace
 
-from generators import LETTERS, quantified, traces
+from generators import AGENT, LETTERS, per_value, quantified, traces
 
 PURE = ["policyc.tables", "policyc.tables.product", "policyc.tables.joint",
         "policyc.tables.guidance", "policyc.tables.facts", "policyc.tables.policy"]
@@ -115,3 +116,53 @@ def test_the_product_finds_rules_that_cannot_be_satisfied_together():
     assert search.check(j, every) is False
     assert space.step(space.initial, "a", 0) == j  # memoised
     assert search.check(space.step(space.initial, "b", 0), every) is True
+
+
+def test_a_sliced_body_whose_shape_depends_on_a_static_condition_is_not_compiled():
+    """`forall o in [1]: yesterday wnext (o == 1)`: with the condition true the body is plain
+    past, with it false a future operator stays below a past one. The rule is scored by the
+    evaluator instead (NotCompilable, the reason given), never an internal error."""
+    from policyc.automata import compile_policy
+    from policyc.check import check_text
+    from policyc.ir.types import INT
+    from policyc.scoring import score_trace
+    from policyc.semantics import evaluate
+
+    phi = b.forall("o", INT, b.lit([1]), b.yesterday(b.wnext(b.cond(b.op("eq", b.var("o"), b.lit(1))))))
+    with pytest.raises(NotCompilable, match="future operator below a past operator"):
+        compile_rule(phi)
+    policy, diagnostics = check_text("policy p\ntool a()\nrule r: forall o in [1]: yesterday wnext (o == 1)\n", "p.altl")
+    assert policy is not None, diagnostics
+    compiled = compile_policy(policy)
+    assert compiled.classes["r"] == "offline-only" and "future operator" in compiled.rules["r"].offline_reason
+    report = score_trace(compiled, Trace.of(("a", {}), ("a", {})))
+    assert report.constraints[0].passed == evaluate(policy.rule("r").formula, Trace.of(("a", {}), ("a", {})))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(per_value(AGENT), quantified(AGENT, 2)), traces(AGENT, 10))
+def test_the_per_id_path_of_a_slice_run_equals_the_general_one(phi, trace):
+    """A call of the per-id shape (`SliceTable.call_plan`) is stepped and judged without
+    evaluating terms; the same run with that shape refused to every tool (so every call takes
+    the general path) has the same instances, verdicts and proposal outcomes at every step."""
+    from policyc.runtime.judge_sliced import SlicedJudge
+    from policyc.tables.slicing import SliceTable
+
+    try:
+        table = compile_rule(phi).table
+    except NotCompilable:
+        return
+    general = RuleTable.from_json(json.loads(json.dumps(table.to_json())))
+    for part in general.parts:
+        if isinstance(part, SliceTable):
+            part._plans.update({tool: None for tool in AGENT.tools})
+    fast, slow = SlicedJudge(table), SlicedJudge(general)
+    a, c = fast.start(), slow.start()
+    for call in trace.calls:
+        for tool, args in [(t, {"n": k}) for t in "abc" for k in (1, 2, None)] + [("a", {}), ("done", {})]:
+            assert fast.outcomes(a, tool, args) == slow.outcomes(c, tool, args), (tool, args)
+        a.step(call.name, call.args, call.result)
+        c.step(call.name, call.args, call.result)
+        assert (a.verdict(), a.accepting()) == (c.verdict(), c.accepting())
+        assert [sorted(map(repr, s.instances())) for s in a.states if not isinstance(s, int)] == \
+            [sorted(map(repr, s.instances())) for s in c.states if not isinstance(s, int)]

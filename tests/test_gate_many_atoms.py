@@ -139,6 +139,9 @@ class Oracle:
 @SETTINGS
 @given(policies(), st.data())
 def test_a_call_is_refused_exactly_when_no_completion_satisfies_the_policy(drawn, data):
+    """Three runs on one monitor: its memo tables (per joint state, and per state of the rules
+    a tool can concern) are filled by one run and read by the next, and every decision of each
+    is checked against the oracle."""
     rules, constants, notes = drawn
     text = HEADER + "".join(f"rule r{i} severity block: {body}\n" for i, body in enumerate(rules))
     policy, diagnostics = check_text(text, "p.altl")
@@ -147,6 +150,11 @@ def test_a_call_is_refused_exactly_when_no_completion_satisfies_the_policy(drawn
     pool = call_pool(constants, notes)
     oracle = Oracle(formulas, pool)
     monitor = Monitor(build_artifact(policy))
+    for _ in range(3):
+        check_a_proposal(monitor, oracle, pool, rules, formulas, data)
+
+
+def check_a_proposal(monitor, oracle, pool, rules, formulas, data):
     run = monitor.start()
     prefix = []
     for _ in range(data.draw(st.integers(0, 4))):

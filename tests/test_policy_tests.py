@@ -98,6 +98,18 @@ def test_junit_xml(project, tmp_path):
     assert ET.fromstring(stdout.stdout.split("\n", 1)[1]).get("tests") == "3"
 
 
+@pytest.mark.parametrize("target", ["code_qa.altl", "code_qa.tests.toml", "traces/code_qa.jsonl"])
+def test_junit_never_writes_over_an_input(project, target):
+    """The tests file, the policy it names and the traces its tests read are inputs: --junit
+    naming one of them is refused (exit 2) and the file is left as it was."""
+    path = write(project, SHORTCUT + 'fail = ["search_first"]\n' + '[[test]]\nname = "from a file"\n'
+                 'trace = "traces/code_qa.jsonl"\nrecord = 0\npass = ["search_first"]\n')
+    before = (project / target).read_bytes()
+    out = run(path, "--junit", str(project / target))
+    assert out.exit_code == 2 and "refusing to write over" in out.output and "--junit" in out.output
+    assert (project / target).read_bytes() == before
+
+
 @pytest.mark.parametrize("text,message", [
     ("[[test]\n", ":1: invalid TOML"),
     ("", "no tests: add `[[test]]` tables"),

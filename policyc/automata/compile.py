@@ -27,7 +27,7 @@ from policyc.automata.alphabet import build_alphabet, events_of
 from policyc.automata.construct import build_dfa, explore, show_state, table_from
 from policyc.automata.fragment import NotCompilable, Plan, PlainPart, SlicedPart, plan_rule
 from policyc.automata.joint import joint_letters
-from policyc.automata.progress import Progression
+from policyc.automata.progress import NotPropositional, Progression
 from policyc.automata.solver import satisfiable_masks
 from policyc.automata.specialise import specialise
 
@@ -88,8 +88,11 @@ def build_slice(part: SlicedPart) -> SliceTable:
     alphabet, true_events = build_alphabet(n.TRUE, part.var, events)
     tables = {}
     for mask, body in bodies.items():
-        prog = Progression(body, true_events)
-        states, delta, accepting = explore(prog, alphabet.size)
+        try:
+            prog = Progression(body, true_events)
+            states, delta, accepting = explore(prog, alphabet.size)
+        except NotPropositional as exc:  # a shape that only this truth of the static conditions has
+            raise NotCompilable(str(exc)) from None
         tables[mask] = table_from(alphabet, delta, accepting, lambda q, p=prog, st=states: show_state(p, st[q]))
     touch: dict[str, tuple] = {}
     for tool, term in part.touch:

@@ -135,13 +135,13 @@ def load_monitor(path: str, extern_specs: tuple[str, ...] = (), key_file: str | 
     return Monitor(artifact, externs.bind(extern_specs, declared))
 
 
-def write_output(target: str, data: bytes, inputs: Sequence[str]) -> None:
-    """Write a command's output file; exit 2, with a message, when it is one of the command's
-    inputs (a policy, a file it imports) or cannot be written."""
+def write_output(target: str, data: bytes, inputs: Sequence[str], option: str = "-o") -> None:
+    """Write a command's output file (named by `option`); exit 2, with a message, when it is
+    one of the command's inputs (a policy, a file it imports) or cannot be written."""
     for source in inputs:
         if _same_file(target, source):
             fail(f"refusing to write over `{printable(source)}`, an input of this command",
-                 "choose another output file with -o")
+                 f"choose another output file with {option}")
     try:
         write_file(target, data)
     except OSError as exc:

@@ -7,8 +7,7 @@ import functools
 import click
 
 from policyc.cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK
-from policyc.cli.common import write_file, write_problem
-from policyc.terminal import printable
+from policyc.cli.common import write_output
 
 
 def _print_suite(suite, quiet: bool, paint, echo=click.echo) -> None:
@@ -60,12 +59,16 @@ def command(files: tuple[str, ...], junit: str | None, quiet: bool) -> None:
 
     echo = functools.partial(click.echo, err=junit == "-")  # standard output is the XML
     paths, problems = resolve_paths(files)
+    inputs: list[str] = [*files, *paths]  # never written over by --junit
     totals = Totals()
     for problem in problems:
         totals.add(SuiteResult(problem.file, "", (), (problem,)))
         echo(f"{paint('ERROR', 'red')} {problem}")
     for path in paths:
         suite, file_problems = read_tests(path)
+        if suite is not None:
+            inputs.append(str(suite.folder / suite.policy))
+            inputs.extend(str(suite.folder / t.trace) for t in suite.tests if t.trace)
         result = (SuiteResult(path, "", (), tuple(file_problems)) if suite is None
                   else run_suite(suite, file_problems))
         totals.add(result)
@@ -75,11 +78,7 @@ def command(files: tuple[str, ...], junit: str | None, quiet: bool) -> None:
         if junit == "-":
             click.echo(xml, nl=False)
         else:
-            try:
-                write_file(junit, xml.encode("utf-8"))
-            except OSError as exc:
-                click.echo(f"policyc: cannot write `{printable(junit)}`: {write_problem(exc)}", err=True)
-                raise click.exceptions.Exit(EXIT_INPUT) from None
+            write_output(junit, xml.encode("utf-8"), inputs, "--junit")
     ran = totals.passed + totals.failed
     summary = f"{totals.passed} passed, {totals.failed} failed"
     click.echo(summary + (f", {totals.errors} error{'s' if totals.errors != 1 else ''}" if totals.errors else ""),

@@ -57,6 +57,15 @@ _SCALARS = frozenset((str, int, float, bool, type(None)))
 
 def too_deep(value: Any, limit: int = MAX_VALUE_DEPTH) -> bool:
     """Whether lists and mappings nest deeper than `limit` in `value` (found without recursion)."""
+    kind = type(value)
+    if kind in _SCALARS:
+        return False
+    if limit > 0 and (kind is dict or kind is list):  # most arguments and results: one flat object or list
+        for item in (value.values() if kind is dict else value):
+            if type(item) not in _SCALARS:
+                break
+        else:
+            return False
     stack = [(value, 0)]
     while stack:
         item, depth = stack.pop()

@@ -21,7 +21,7 @@ from policyc.runtime.judge_product import ProductJudge
 from policyc.runtime.judge_sliced import SlicedJudge
 from policyc.tables.dfa import OPEN, VIOLATED
 from policyc.tables.policy import CompiledPolicy
-from policyc.tables.product import OTHER, UNTRACKED
+from policyc.tables.product import OTHER
 from policyc.tables.rule import RuleRun
 from policyc.trace.model import Call
 
@@ -58,75 +58,116 @@ class Gate:
         self.final = FinalAnswerJudge(uncompiled, policy, externs) if uncompiled else None
         self.product = ProductJudge(plain_rules, plain_tables, policy.tools, self.terminal, externs, compiled.joint)
         self.rules = plain_rules + [info for info, _ in self.sliced]
-        self.coupled = self._couplings()
+        self.components = self._components()
+        self._unsearched_text: dict[tuple[int, int, tuple[int, ...]], str] = {}
 
-    def _couplings(self) -> list[tuple[frozenset[str] | None, tuple[int, ...], tuple[int, ...]]]:
-        """For each sliced rule: the tools a call to which may change a rule it can constrain
-        (None: any tool), the plain rules and the other sliced rules it can constrain. Rules
-        constrain one another as in the product (`JointSpace.neighbours`): they share a tool,
-        one moves on calls to any tool, or both name a terminal tool."""
+    def _near(self, tools: frozenset[str] | None, other: frozenset[str] | None) -> bool:
+        """Whether rules moved by these tools (None: any) can constrain one another."""
+        return tools is None or other is None or bool(tools & other) or \
+            bool(tools & self.terminal and other & self.terminal)
+
+    def _components(self) -> list[tuple[frozenset[str] | None, int, tuple[int, ...]]]:
+        """For each sliced rule, the rules connected to it through rules that can constrain
+        one another (transitively, as in the product's `JointSpace.neighbours`: they share a
+        tool, one moves on calls to any tool, or both name a terminal tool): (the tools a call
+        to which may move one of them, None for any tool; bit mask of the plain rules; the
+        other sliced rules). A set of rules no continuation satisfies together, minimal, is
+        connected: so a call to no tool of the component sets the rule in no new conflict, and
+        when every rule of the component is satisfied by ending the run right after a call, no
+        such set contains it (the other components' continuations leave them as they are)."""
         space = self.product.space
+        plain_tools = [None if not space.local[i] else space.mentions[i] for i in range(len(self.product.rules))]
         mine = [rule.moved_by for _, rule in self.sliced]
         out = []
-        for k, tools in enumerate(mine):
-            def near(other: frozenset[str] | None, tools=tools) -> bool:
-                return tools is None or other is None or bool(tools & other) or \
-                    bool(tools & self.terminal and other & self.terminal)
-            plain = tuple(i for i in range(len(self.product.rules))
-                          if near(None if not space.local[i] else space.mentions[i]))
-            sliced = tuple(j for j, other in enumerate(mine) if j != k and near(other))
-            reach: set[str] | None = set(tools) if tools is not None else None
-            for i in plain:
-                if reach is not None and space.local[i]:
-                    reach |= space.mentions[i]
-                else:
-                    reach = None
-            for j in sliced:
-                other = mine[j]
-                reach = None if reach is None or other is None else reach | other
-            out.append((None if reach is None else frozenset(reach), plain, sliced))
+        for k in range(len(mine)):
+            plain: set[int] = set()
+            sliced = {k}
+            todo: list[tuple[bool, int]] = [(True, k)]  # (a sliced rule?, its index)
+            while todo:
+                is_sliced, x = todo.pop()
+                tools = mine[x] if is_sliced else plain_tools[x]
+                near_plain = (i for i in range(len(plain_tools)) if self._near(tools, plain_tools[i])) if is_sliced \
+                    else iter(space.neighbours[x])
+                for i in near_plain:
+                    if i not in plain:
+                        plain.add(i)
+                        todo.append((False, i))
+                for j, other in enumerate(mine):
+                    if j not in sliced and self._near(tools, other):
+                        sliced.add(j)
+                        todo.append((True, j))
+            reach: set[str] | None = set()
+            for tools in [plain_tools[i] for i in plain] + [mine[j] for j in sliced]:
+                reach = None if reach is None or tools is None else reach | tools
+            out.append((None if reach is None else frozenset(reach), sum(1 << i for i in plain),
+                        tuple(sorted(sliced - {k}))))
         return out
 
-    def _joint_unsearched(self, state: GateState, tool: str, args: Mapping[str, Any]) -> tuple[str, ...]:
+    def _joint_unsearched(self, state: GateState, tool: str, args: Mapping[str, Any],
+                          after: Mapping[int, frozenset]) -> tuple[str, ...]:
         """The open sliced rules a call to `tool` may set in conflict with other open rules:
-        per-value rules take no part in the joint search, so the decision says so (unless every
-        rule is satisfied if the run ends right after the call)."""
-        out = []
+        per-value rules take no part in the joint search, so the decision says so, unless every
+        rule of the rule's component is satisfied if the run ends right after the call.
+        `after`: per sliced rule the call may move, whether it may be accepting after it
+        (`SlicedJudge.outcomes`)."""
         space = self.product.space
-        for k, ((info, _), run) in enumerate(zip(self.sliced, state.runs)):
-            reach, plain, sliced = self.coupled[k]
+        opened = space.open_bits[state.jid]
+        found = []
+        for k, run in enumerate(state.runs):
+            reach, plain, sliced = self.components[k]
             if reach is not None and tool not in reach or run.verdict() != OPEN:
                 continue
-            others = [self.product.rules[i].name for i in plain if space.is_open(state.jid, i)] + \
-                [self.sliced[j][0].name for j in sliced if state.runs[j].verdict() == OPEN]
-            if others:
-                names = ", ".join(others[:4]) + (", ..." if len(others) > 4 else "")
-                out.append(f"whether {info.name} (judged per value) can still hold together with {names} "
-                           "was not searched: per-value rules are judged alone call by call")
-        if out and self._all_accept_after(state, tool, args):
-            return ()  # the run may end right after the call with every rule satisfied: no conflict
+            if opened & plain or any(state.runs[j].verdict() == OPEN for j in sliced):
+                found.append(k)
+        if not found:
+            return ()
+        # rules no automaton compiles may constrain anything: with them, nothing is known here
+        succ = None if self.final is not None else self._successors(state, tool, args)
+        out = []
+        for k in found:
+            if succ is not None and self._component_accepts(k, state, succ, after):
+                continue  # ending right after the call satisfies every rule it could conflict with
+            _, plain, sliced = self.components[k]
+            others = tuple(j for j in sliced if state.runs[j].verdict() == OPEN)
+            near = opened & plain
+            memo = (k, near, others)
+            text = self._unsearched_text.get(memo)
+            if text is None:
+                names = [r.name for i, r in enumerate(self.product.rules) if near >> i & 1] + \
+                    [self.sliced[j][0].name for j in others]
+                listed = ", ".join(names[:4]) + (", ..." if len(names) > 4 else "")
+                text = self._unsearched_text[memo] = (
+                    f"whether {self.sliced[k][0].name} (judged per value) can still hold together with {listed} "
+                    "was not searched: per-value rules are judged alone call by call")
+            out.append(text)
         return tuple(out)
 
-    def _all_accept_after(self, state: GateState, tool: str, args: Mapping[str, Any]) -> bool:
-        """Whether every rule is satisfied by the run that ends right after this call, whatever
-        its result: then no set of rules is in conflict (ending there satisfies them all)."""
-        if self.final is not None:
-            return False  # rules no automaton compiles: not known here
+    def _successors(self, state: GateState, tool: str, args: Mapping[str, Any]) -> list[int] | None:
+        """The joint states the call may lead to, whatever its result (None: the tool's guard
+        combinations were not decided)."""
         space = self.product.space
         key = space.tool_key(tool)
         known = space.mask(tool, args, known_only=True) if key != OTHER else 0
-        for i, table in enumerate(space.tables):
-            s = space.rule_state(state.jid, i)
-            if s == UNTRACKED:
-                return False
-            row = table.delta[s]
-            if not all(table.accepting[row[x]] for x in space.proposal_letters(i, key, known)):
-                return False
-        for (_, rule), run in zip(self.sliced, state.runs):
-            if rule.moved_by is not None and tool not in rule.moved_by:
-                if not run.accepting():
+        masks = space.completions(key, known)
+        if masks is None:
+            return None
+        return [j for j in (space.step(state.jid, key, mask) for mask in masks) if j is not None]
+
+    def _component_accepts(self, k: int, state: GateState, succ: list[int], after: Mapping[int, frozenset]) -> bool:
+        """Whether every rule of sliced rule k's component (k included) is satisfied by the run
+        ending right after the call, whatever its result."""
+        _, bits, sliced = self.components[k]
+        space = self.product.space
+        bits &= space.open_bits[state.jid]  # a rule lost before the call is in no conflict
+        if any(space.unmet[j] & bits for j in succ):
+            return False
+        for j in (k, *sliced):
+            if state.runs[j].verdict() == VIOLATED:
+                continue
+            if j in after:
+                if after[j] != {True}:
                     return False
-            elif rule.outcomes(run, tool, args)[1] != {True}:
+            elif not state.runs[j].accepting():  # a rule the call leaves where it is
                 return False
         return True
 
@@ -185,12 +226,15 @@ class Gate:
         plain, undecided = self.product.judge(state.jid, tool, args)
         findings = list(plain)
         final = tool in self.terminal
-        for (info, rule), run in zip(self.sliced, state.runs):
+        after: dict[int, frozenset] = {}  # per sliced rule the call may move: can it be accepting then?
+        for k, ((info, rule), run) in enumerate(zip(self.sliced, state.runs)):
             if not final and rule.moved_by is not None and tool not in rule.moved_by:
                 continue  # the call leaves the rule where it is: it cannot newly break it
             if run.verdict() == VIOLATED:
+                after[k] = frozenset((False,))
                 continue  # lost before this call: not its doing
             verdicts, accepting = rule.outcomes(run, tool, args)
+            after[k] = accepting
             if verdicts == {VIOLATED}:
                 findings.append(Finding(info.name, VIOLATION, info.layer, info.severity, info.limit,
                                         f"after `{tool}` no continuation of the run can satisfy it", (),
@@ -200,7 +244,7 @@ class Gate:
                                         f"ending the run with `{tool}` now leaves it unsatisfied", (),
                                         info.message))
         if not final and self.sliced:
-            undecided = tuple(undecided) + self._joint_unsearched(state, tool, args)
+            undecided = tuple(undecided) + self._joint_unsearched(state, tool, args, after)
         if self.final is not None:
             findings.extend(self.final.judge_final(calls, tool, args, request) if final
                             else self.final.judge(calls, tool, args, request))

@@ -25,7 +25,7 @@ joint state, so a warm gate answers with a few guard evaluations and dictionary 
 
 from __future__ import annotations
 
-from typing import Any, Collection, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from policyc.runtime.findings import CONFLICT, OWED, VIOLATION, Finding, GatedRule, mildest
 from policyc.tables.dfa import VIOLATED, DfaTable
@@ -51,6 +51,7 @@ class ProductJudge:
         self.space = JointSpace(tables, tools, terminal, externs, joint)
         self.search = JointSearch(self.space, budget)
         self._judged: dict[tuple, Judged] = {}
+        self._by_scope: dict[tuple, Judged] = {}  # per (tool, known, states of the tool's scope)
         self._guidance: dict[int, tuple[tuple[str, ...], tuple[str, ...]]] = {}
         self._owed_memo: dict[tuple, list[str] | None] = {}
 
@@ -84,62 +85,68 @@ class ProductJudge:
         memo = (jid, tool, known)
         cached = self._judged.get(memo)
         if cached is None:
-            cached = self._judged[memo] = self._judge(jid, key, known, tool in self.terminal, tool)
+            final = tool in self.terminal
+            scope = None if final else space.scope(key)
+            if scope is None:
+                cached = self._judge(jid, key, known, final, tool)
+            else:  # the same states of the rules the call can concern: the same judgement
+                states = space.states[jid]
+                seen = (tool, known, tuple([states[i] for i in scope]))
+                cached = self._by_scope.get(seen)
+                if cached is None:
+                    cached = self._by_scope[seen] = self._judge(jid, key, known, final, tool)
+            self._judged[memo] = cached
         return cached
 
     def _judge(self, jid: int, key: str, known: int, final: bool, tool: str) -> Judged:
         space = self.space
         before = space.states[jid]
         lost = space.violated
-        # per rule, every state the call may lead to (its own letters that agree with the arguments)
-        after: dict[int, Collection[int]] = {}
-        changed = []
-        tables = space.tables
-        for i in (range(len(self.rules)) if final else space.affected.get(key, ())):
+        moving, blind = space.proposal_moves(key, known)
+        # the rules the call moves, with every state it may lead each to (rules it leaves
+        # where they are cannot newly break)
+        after: list[tuple[int, tuple[int, ...]]] = []
+        for i, nexts in moving:
             s = before[i]
-            if s == UNTRACKED:
-                continue
-            letters = space.proposal_letters(i, key, known)
-            if not letters:
-                continue
-            row = tables[i].delta[s]
-            if len(letters) == 1:  # the call's result cannot change its letter: one next state
-                nxt = row[letters[0]]
-                if nxt != s:
-                    changed.append(i)
-                elif not final:
-                    continue  # left where it was: it cannot newly break
-                after[i] = (nxt,)
-            else:
-                reached = frozenset(row[x] for x in letters)
-                if reached != {s}:
-                    changed.append(i)
-                elif not final:
-                    continue
-                after[i] = reached
-        if not final and not changed:
+            if s != UNTRACKED and nexts[s] != (s,):
+                after.append((i, nexts[s]))
+        if not final and not after:
             return (), ()  # a call that moves no rule: nothing new can go wrong
-        out: list[Finding] = []
+        out: list[tuple[int, Finding]] = []
         newly: set[int] = set()
-        for i, states in after.items():
+        for i, states in after:
             rule = self.rules[i]
             if lost[i][before[i]]:
                 continue
             if all(lost[i][q] for q in states):
                 newly.add(i)
                 owed = self._owed(i, jid, key, known, accept=final)
-                out.append(Finding(rule.name, VIOLATION, rule.layer, rule.severity, rule.limit,
-                                   f"after `{tool}` no continuation of the run can satisfy it", (), rule.message,
-                                   tuple(owed or ())))
+                out.append((i, Finding(rule.name, VIOLATION, rule.layer, rule.severity, rule.limit,
+                                       f"after `{tool}` no continuation of the run can satisfy it", (), rule.message,
+                                       tuple(owed or ()))))
             elif final and not any(space.tables[i].accepting[q] for q in states):
-                owed = self._owed(i, jid, key, known)
-                out.append(Finding(rule.name, OWED, rule.layer, rule.severity, rule.limit,
-                                   f"ending the run with `{tool}` now leaves it unsatisfied", (), rule.message,
-                                   tuple(owed or ())))
+                out.append((i, self._owed_finding(i, jid, key, known, tool)))
+        changed = [i for i, _ in after]
         if final:
-            return tuple(out), ()
+            # the rules the final call leaves where they are: owed when not accepting there
+            waiting = space.unmet[jid] & space.open_bits[jid] & ~blind
+            for i in changed:
+                waiting &= ~(1 << i)
+            while waiting:
+                low = waiting & -waiting
+                waiting ^= low
+                i = low.bit_length() - 1
+                out.append((i, self._owed_finding(i, jid, key, known, tool)))
+            out.sort(key=lambda pair: pair[0])
+            return tuple(f for _, f in out), ()
         conflicts, undecided = self._conflicts(jid, key, known, changed, newly)
-        return tuple(out + conflicts), undecided
+        return tuple(f for _, f in out) + tuple(conflicts), undecided
+
+    def _owed_finding(self, i: int, jid: int, key: str, known: int, tool: str) -> Finding:
+        rule = self.rules[i]
+        owed = self._owed(i, jid, key, known)
+        return Finding(rule.name, OWED, rule.layer, rule.severity, rule.limit,
+                       f"ending the run with `{tool}` now leaves it unsatisfied", (), rule.message, tuple(owed or ()))
 
     def _owed(self, i: int, jid: int, key: str, known: int, accept: bool = True) -> list[str] | None:
         """What to call first so that this call would satisfy rule i (or keep it satisfiable).
@@ -158,7 +165,11 @@ class ProductJudge:
         """Groups of rules that could all hold before the call, each can still hold after it,
         but no continuation satisfies them together; and what could not be decided."""
         space, search = self.space, self.search
-        candidates = [i for i in changed if i not in newly and space.is_open(jid, i)]
+        opened = space.open_bits[jid]
+        universe = opened
+        for i in newly:
+            universe &= ~(1 << i)
+        candidates = tuple(i for i in changed if universe >> i & 1)
         if not candidates:
             return [], ()
         masks = space.completions(key, known)
@@ -167,13 +178,14 @@ class ProductJudge:
         succ = [j for j in {space.step(jid, key, m) for m in masks} if j is not None]
         if not succ:
             return [], ()
-        universe = space.open_rules(jid) - newly
+        unmet = space.unmet
+        if any(not unmet[j] & universe for j in succ):
+            return [], ()  # the run may end right after the call with every open rule satisfied
         found: list[Finding] = []
         undecided: list[str] = []
-        for group in space.groups(universe, candidates):
-            was = search.check(jid, group)  # mostly known: the previous call's own question
-            if was is False:
-                continue  # already impossible before this call: not its doing (reported then)
+        for bits, group in space.group_bits(universe, candidates):
+            if any(not unmet[j] & bits for j in succ):
+                continue  # ending right after the call satisfies the whole group
             afters = []
             for j in succ:
                 afters.append(search.check(j, group))
@@ -181,6 +193,9 @@ class ProductJudge:
                     break
             if True in afters:
                 continue
+            was = search.check(jid, group)  # mostly known: the previous call's own question
+            if was is False:
+                continue  # already impossible before this call: not its doing (reported then)
             if was is None or None in afters:
                 undecided.append(self._undecided_text(group))
                 continue

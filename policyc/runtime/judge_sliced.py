@@ -14,8 +14,9 @@ call that may set one in conflict with other open rules lists it as undecided (`
 from __future__ import annotations
 
 from itertools import product
-from typing import Any, Mapping
+from typing import Any, Collection, Mapping
 
+from policyc.tables.atoms import reads_result
 from policyc.tables.rule import RuleRun, RuleTable, and3, combine, not3, or3
 from policyc.ir.ops import value_key
 from policyc.tables.slicing import FRESH, SliceRun, SliceTable
@@ -37,23 +38,37 @@ def _dfa_outcomes(dfa: DfaTable, state: int, tool: str, args: Mapping, externs) 
 
 def _reads_result_for(table: SliceTable, tool: str) -> bool:
     """Whether the call's result may name values of the quantified variable."""
-    from policyc.tables.atoms import reads_result
-
     return any(path and path[0] == "result" for t, path, _ in table.domain if t == tool) or \
         any(reads_result(term) for term in table.touch.get(tool, ()))
 
 
-def _slice_outcomes(run: SliceRun, tool: str, args: Mapping, externs) -> tuple[frozenset, frozenset]:
-    """What a sliced part may be after the proposed call: (verdicts, accepting values)."""
+def _slice_outcomes(run: SliceRun, tool: str, args: Mapping, externs, unknown: bool) -> tuple[frozenset, frozenset]:
+    """What a sliced part may be after the proposed call: (verdicts, accepting values);
+    `unknown`: whether the call's result may name values of the variable."""
     t = run.table
     instances: list[tuple[DfaTable, list[int]]] = []  # in-domain instances after the call
-    mentioned: dict[object, object] = {}
-    for value in t.touched_values(tool, args, UNDEF, externs) + t.domain_values(tool, args, UNDEF):
-        mentioned.setdefault(value_key(value), value)
-    new_domain = {value_key(v) for v in t.domain_values(tool, args, UNDEF)}
-    fresh_letters = t.alphabet.proposal_letters(tool, args, FRESH, externs)
+    plan = t.call_plan(tool)
+    one = args.get(plan[0], UNDEF) if plan is not None else UNDEF
+    named_letters: tuple[int, ...] | None = None
+    if plan is not None and (type(one) is str or type(one) is int):  # the per-id shape: one value, fixed letters
+        mentioned: dict[object, object] = {value_key(one): one}
+        new_domain: Collection[object] = tuple(mentioned) if plan[3] else ()
+        fresh_letters: tuple[int, ...] = (plan[1],)
+        named_letters = (plan[2],)
+    else:
+        mentioned = {}
+        dom = t.domain_values(tool, args, UNDEF)
+        for value in t.touched_values(tool, args, UNDEF, externs) + dom:
+            mentioned.setdefault(value_key(value), value)
+        new_domain = {value_key(v) for v in dom}
+        fresh_letters = t.alphabet.proposal_letters(tool, args, FRESH, externs)
+    named: dict[int, int] = {}  # per group (by id): its members in the domain that the call names
+    for key in mentioned:
+        group = run.where.get(key)
+        if group is not None and key in run.domain:
+            named[id(group)] = named.get(id(group), 0) + 1
     for (mask, state), group in run.groups.items():
-        in_domain = group.in_domain - sum(1 for k in group.members if k in mentioned and k in run.domain)
+        in_domain = group.in_domain - named.get(id(group), 0)
         if in_domain > 0:
             instances.append((t.bodies[mask], _successors(t.bodies[mask], state, fresh_letters)))
     for key, value in mentioned.items():
@@ -66,8 +81,9 @@ def _slice_outcomes(run: SliceRun, tool: str, args: Mapping, externs) -> tuple[f
             state = run.fresh[mask]
         if key in run.domain or key in new_domain:
             dfa = t.bodies[mask]
-            instances.append((dfa, _successors(dfa, state, t.alphabet.proposal_letters(tool, args, value, externs))))
-    unknown = _reads_result_for(t, tool)
+            letters = named_letters if named_letters is not None else \
+                t.alphabet.proposal_letters(tool, args, value, externs)
+            instances.append((dfa, _successors(dfa, state, letters)))
     if t.kind == "forall":
         if any(all(dfa.verdict[q] == VIOLATED for q in after) for dfa, after in instances):
             return frozenset((VIOLATED,)), frozenset((False,))
@@ -92,6 +108,7 @@ class SlicedJudge:
         self.table = table
         self.externs = dict(externs or {})
         self.moved_by = moved_by(table)
+        self._unknown: dict[tuple[int, str], bool] = {}  # per (sliced part, tool): `_reads_result_for`
 
     def start(self) -> RuleRun:
         return self.table.start()
@@ -103,14 +120,19 @@ class SlicedJudge:
     def outcomes(self, run: RuleRun, tool: str, args: Mapping) -> tuple[frozenset, frozenset]:
         """Every (verdict, accepting) the rule may have once the proposed call ran."""
         verdicts, accepts = [], []
-        for part, state in zip(self.table.parts, run.states):
+        for k, (part, state) in enumerate(zip(self.table.parts, run.states)):
             if isinstance(part, DfaTable):
                 v, a = _dfa_outcomes(part, state, tool, args, self.externs)
             else:
-                v, a = _slice_outcomes(state, tool, args, self.externs)
+                unknown = self._unknown.get((k, tool))
+                if unknown is None:
+                    unknown = self._unknown[(k, tool)] = _reads_result_for(part, tool)
+                v, a = _slice_outcomes(state, tool, args, self.externs, unknown)
             verdicts.append(v)
             accepts.append(a)
         sk = self.table.skeleton
+        if sk == 0:  # one part: its outcomes are the rule's
+            return verdicts[0], accepts[0]
         v_out = frozenset(combine(sk, list(c), and3, or3, not3) for c in product(*verdicts))
         a_out = frozenset(combine(sk, list(c), all, any, lambda x: not x) for c in product(*accepts))
         return v_out, a_out

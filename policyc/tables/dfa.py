@@ -24,6 +24,7 @@ from typing import Callable, Mapping, Sequence, cast
 from policyc.ir import nodes as n
 from policyc.ir.closures import compile_term
 from policyc.ir.data import DataEnv
+from policyc.ir import ops
 from policyc.ir.ops import UNDEF, truthy
 from policyc.ir.printer import show
 from policyc.ir.serialize import NodeTableError, dump_nodes, load_nodes
@@ -47,6 +48,23 @@ class ToolLetters:
     result_bits: int  # bits of atoms that read the call's result
 
 
+def binding_reader(atom: n.Term, var: str | None) -> Callable[[Mapping, object], bool] | None:
+    """A binding atom of a sliced rule, `arg == var` or `arg != var` (either side), as a function
+    of (arguments, the variable's value): the common atom, read without building an
+    environment. None for any other atom (evaluated by its closure)."""
+    if var is None or not (isinstance(atom, n.Op) and atom.op in ("eq", "ne") and len(atom.args) == 2):
+        return None
+    left, right = atom.args
+    compare = ops.OPS[atom.op].fn
+    if isinstance(left, n.Arg) and isinstance(right, n.Var) and right.name == var:
+        name = left.name
+        return lambda args, value: compare(args.get(name, UNDEF), value) is True
+    if isinstance(left, n.Var) and left.name == var and isinstance(right, n.Arg):
+        name = right.name
+        return lambda args, value: compare(value, args.get(name, UNDEF)) is True
+    return None
+
+
 @dataclass(frozen=True)
 class Alphabet:
     """Event classes: (tool, truth of that tool's guard atoms), plus one letter for any other tool."""
@@ -58,16 +76,31 @@ class Alphabet:
     exact: bool = True  # every impossible combination was pruned
     _by_known: dict = dataclass_field(default_factory=dict, compare=False, repr=False)
     _plain: dict = dataclass_field(default_factory=dict, compare=False, repr=False)
+    _binding: dict = dataclass_field(default_factory=dict, compare=False, repr=False)
 
     @property
     def size(self) -> int:
         return self.other + 1
 
-    def _mask(self, tool: ToolLetters, env: DataEnv, skip: int = 0) -> int:
+    def _mask(self, tool: str, letters: ToolLetters, args: Mapping[str, object] | None, result: object,
+              value: object, externs: Mapping | None, skip: int = 0) -> int:
+        readers = self._binding.get(tool)
+        if readers is None:
+            readers = self._binding[tool] = tuple(binding_reader(self.atoms[i], self.var) for i in letters.atoms)
         mask = 0
-        args = env.args if env.args is not None else {}
-        for bit, index in enumerate(tool.atoms):
-            if not skip >> bit & 1 and truthy(compile_term(self.atoms[index])(env, args, env.result)):
+        env = None
+        for bit, index in enumerate(letters.atoms):
+            if skip >> bit & 1:
+                continue
+            reader = readers[bit]
+            if reader is not None:
+                true = reader(args if args is not None else {}, value)
+            else:
+                if env is None:
+                    env = self._env(args, result, value, externs)
+                true = truthy(compile_term(self.atoms[index])(env, env.args if env.args is not None else {},
+                                                              env.result))
+            if true:
                 mask |= 1 << bit
         return mask
 
@@ -89,7 +122,7 @@ class Alphabet:
         letters = self.tools.get(tool)
         if letters is None:
             return self.other
-        mask = self._mask(letters, self._env(args, result, value, externs)) if letters.atoms else 0
+        mask = self._mask(tool, letters, args, result, value, externs) if letters.atoms else 0
         try:
             return letters.letters[mask]
         except KeyError:
@@ -101,7 +134,7 @@ class Alphabet:
         letters = self.tools.get(tool)
         if letters is None:
             return (self.other,)
-        known = self._mask(letters, self._env(args, UNDEF, value, externs), skip=letters.result_bits)
+        known = self._mask(tool, letters, args, UNDEF, value, externs, skip=letters.result_bits)
         groups = self._by_known.get(tool)
         if groups is None:
             groups = {}

@@ -153,16 +153,27 @@ class JointSpace:
         self._neighbour_bits = [sum(1 << j for j in near) for near in self.neighbours]
         self._open = [tuple(v not in (SATISFIED, VIOLATED) for v in t.verdict) for t in tables]
         self.violated = [tuple(v == VIOLATED for v in t.verdict) for t in tables]
+        # per rule and state, the rule's bit in a joint state's `unmet` (not accepting) and
+        # `open_bits` (neither won nor lost for good) masks
+        self._unmet_bit = [tuple(0 if a else 1 << i for a in t.accepting) for i, t in enumerate(tables)]
+        self._open_bit = [tuple(1 << i if o else 0 for o in opened) for i, opened in enumerate(self._open)]
         self._open_sets: dict[int, frozenset[int]] = {}
         self.letter_tools = [[t.alphabet.tool_of(letter) for letter in range(t.alphabet.size)] for t in tables]
         self._lock = threading.Lock()
         self._ids: dict[tuple[int, ...], int] = {}
         self.states: list[tuple[int, ...]] = []
+        # per joint state, bit masks over the rules: not accepting (untracked included), and
+        # open; `unmet[j] & open_bits[j]` are the rules still owed something
+        self.unmet: list[int] = []
+        self.open_bits: list[int] = []
         self._step: dict[tuple[int, str, int], int | None] = {}
         self._columns: dict[tuple[str, int], tuple | None] = {}
         self._letters_memo: dict[str, tuple[tuple[int, ...], bool, bool]] = {}
         self._completions: dict[tuple[str, int], tuple[int, ...]] = {}
         self._proposals: dict[tuple[int, str, int], tuple[int, ...]] = {}
+        self._moving: dict[tuple[str, int], tuple[tuple[tuple[int, tuple[tuple[int, ...], ...]], ...], int]] = {}
+        self._groups: dict[tuple[int, tuple[int, ...]], tuple[tuple[int, tuple[int, ...]], ...]] = {}
+        self._scopes: dict[str, tuple[int, ...] | None] = {}
         self._readers: dict[str, MaskReader] = {}
         self._moves_all: tuple[Move, ...] | None = None
         self._accepting: dict[int, tuple[bool | None, ...]] = {}
@@ -170,19 +181,43 @@ class JointSpace:
 
     # ------------------------------------------------------------ joint states
 
-    def intern(self, states: tuple[int, ...]) -> int:
+    def intern(self, states: tuple[int, ...], parent: int | None = None, changed: Sequence[int] = ()) -> int:
         """The number of a joint state (new states are numbered under a lock: runs in several
         threads share the table; every other memo table holds values any thread would compute
-        alike, so it needs none)."""
+        alike, so it needs none). `parent`: a joint state that differs from this one only in
+        the `changed` rules, whose bit masks are then updated rather than recomputed."""
         jid = self._ids.get(states)
         if jid is None:
             with self._lock:
                 jid = self._ids.get(states)
                 if jid is None:
+                    unmet, opened = self._bits(states, parent, changed)
                     jid = len(self.states)
-                    self.states.append(states)  # before the number is published
+                    self.unmet.append(unmet)
+                    self.open_bits.append(opened)
+                    self.states.append(states)  # last: the number is published with its masks
                     self._ids[states] = jid
         return jid
+
+    def _bits(self, states: tuple[int, ...], parent: int | None, changed: Sequence[int]) -> tuple[int, int]:
+        if parent is None:
+            unmet = opened = 0
+            for i, s in enumerate(states):
+                if s == UNTRACKED:
+                    unmet |= 1 << i
+                else:
+                    unmet |= self._unmet_bit[i][s]
+                    opened |= self._open_bit[i][s]
+            return unmet, opened
+        unmet, opened = self.unmet[parent], self.open_bits[parent]
+        for i in changed:
+            s, bit = states[i], 1 << i
+            if s == UNTRACKED:
+                unmet, opened = unmet | bit, opened & ~bit
+            else:
+                unmet = unmet & ~bit | self._unmet_bit[i][s]
+                opened = opened & ~bit | self._open_bit[i][s]
+        return unmet, opened
 
     def rule_state(self, jid: int, rule: int) -> int:
         return self.states[jid][rule]
@@ -286,7 +321,7 @@ class JointSpace:
         if nxt is None:
             out = jid
         else:
-            out = self.intern(tuple(nxt))
+            out = self.intern(tuple(nxt), jid, changed)
             parent = self._open_sets.get(jid)
             if parent is not None and out not in self._open_sets:
                 opened = {i for i in changed if self._open[i][nxt[i]]}
@@ -342,11 +377,23 @@ class JointSpace:
 
     def groups(self, rules, seeds) -> list[tuple[int, ...]]:
         """The groups of `rules` that can constrain one another (connected by `neighbours`),
-        each containing one of `seeds`, sorted: independent questions for a joint search.
-        (Sets of rules are bit masks here: a group grows by whole neighbourhoods at a time.)"""
+        each containing one of `seeds`, sorted: independent questions for a joint search."""
         pool = 0
         for i in rules:
             pool |= 1 << i
+        return [group for _, group in self.group_bits(pool, tuple(seeds))]
+
+    def group_bits(self, pool: int, seeds: tuple[int, ...]) -> tuple[tuple[int, tuple[int, ...]], ...]:
+        """`groups` of the rules in the bit mask `pool`, each as (bit mask, sorted rules).
+        Sets of rules are bit masks here: a group grows by whole neighbourhoods at a time.
+        Memoised per (pool, seeds): the open rules change far less often than the states."""
+        memo = (pool, seeds)
+        found = self._groups.get(memo)
+        if found is None:
+            found = self._groups[memo] = self._group_bits(pool, seeds)
+        return found
+
+    def _group_bits(self, pool: int, seeds: tuple[int, ...]) -> tuple[tuple[int, tuple[int, ...]], ...]:
         near = self._neighbour_bits
         out = []
         placed = 0
@@ -364,8 +411,47 @@ class JointSpace:
                 frontier = reach & pool & ~group
                 group |= frontier
             placed |= group
-            out.append(tuple(i for i in range(group.bit_length()) if group >> i & 1))
-        return out
+            out.append((group, tuple(i for i in range(group.bit_length()) if group >> i & 1)))
+        return tuple(out)
+
+    def proposal_moves(self, key: str, known: int) -> tuple[tuple[tuple[int, tuple[tuple[int, ...], ...]], ...], int]:
+        """For a proposed call whose argument atoms are `known`: every rule that the call may
+        move out of some state, with, per state of the rule, the states the call may lead it to
+        (distinct, sorted; whatever the result turns out to be); and the bit mask of the rules
+        that have no letter for the call (a combination their compiler ruled out). A rule not
+        listed stays where it is. Memoised per (tool, known)."""
+        memo = (key, known)
+        found = self._moving.get(memo)
+        if found is None:
+            moving = []
+            blind = 0
+            for i in self.affected.get(key, ()):
+                letters = self.proposal_letters(i, key, known)
+                if not letters:
+                    blind |= 1 << i
+                    continue
+                nexts = tuple(tuple(sorted({row[x] for x in letters})) for row in self.tables[i].delta)
+                if any(reached != (q,) for q, reached in enumerate(nexts)):
+                    moving.append((i, nexts))
+            found = self._moving[memo] = (tuple(moving), blind)
+        return found
+
+    def scope(self, key: str) -> tuple[int, ...] | None:
+        """The rules that a call to this tool can concern: those it may move and every rule
+        connected to them by `neighbours` (the only rules a conflict it starts can involve);
+        None when that is every rule. A non-final proposal's judgement depends on their states
+        alone. Memoised per tool."""
+        if key in self._scopes:
+            return self._scopes[key]
+        seen: set[int] = set(self.affected.get(key, ()))
+        todo = list(seen)
+        while todo:
+            for j in self.neighbours[todo.pop()]:
+                if j not in seen:
+                    seen.add(j)
+                    todo.append(j)
+        found = self._scopes[key] = None if len(seen) == len(self.tables) else tuple(sorted(seen))
+        return found
 
     def guards(self, rule: int, key: str) -> bool:
         """Whether the rule puts guard atoms on the tool."""

@@ -23,7 +23,7 @@ This module imports only the standard library and `policyc.ir`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field as dataclass_field
 from typing import Callable, Mapping, cast
 
 from policyc.ir import nodes as n
@@ -58,6 +58,66 @@ class SliceTable:
     touch: Mapping[str, tuple[n.Term, ...]]  # tool -> call-local terms compared with var
     domain: tuple[tuple[str, tuple, bool], ...]  # (tool, path, flatten)
     constants: tuple = ()  # literal domain values
+    _loops: dict = dataclass_field(default_factory=dict, compare=False, repr=False)
+    _plans: dict = dataclass_field(default_factory=dict, compare=False, repr=False)
+
+    def call_plan(self, tool: str) -> tuple[str, int, int, bool] | None:
+        """The common per-id shape, read without evaluating terms: every term of the tool that
+        names a value of the variable is one argument N (`refund(order_id: o)`, a domain of
+        `refund.order_id`), and every guard atom the tool has here compares N with the
+        variable (`==` or `!=`). Then a call whose N is a string or an integer names exactly
+        that value, with a letter fixed per tool, and every other value reads the fresh
+        letter. Returns (N, fresh letter, the named value's letter, whether N is in the
+        domain); None for any other shape (the general path evaluates each term). Memoised."""
+        if tool in self._plans:
+            return self._plans[tool]
+        self._plans[tool] = found = self._call_plan(tool)
+        return found
+
+    def _call_plan(self, tool: str) -> tuple[str, int, int, bool] | None:
+        letters = self.alphabet.tools.get(tool)
+        if letters is None:
+            return None
+        names: set[str] = set()
+        fresh_mask = value_mask = 0
+        for bit, index in enumerate(letters.atoms):
+            atom = self.alphabet.atoms[index]
+            if not (isinstance(atom, n.Op) and atom.op in ("eq", "ne") and len(atom.args) == 2):
+                return None
+            left, right = atom.args
+            arg = left if isinstance(left, n.Arg) and right == n.Var(self.var) else \
+                right if isinstance(right, n.Arg) and left == n.Var(self.var) else None
+            if arg is None:
+                return None
+            names.add(arg.name)
+            if atom.op == "eq":
+                value_mask |= 1 << bit
+            else:
+                fresh_mask |= 1 << bit
+        for term in self.touch.get(tool, ()):
+            if not isinstance(term, n.Arg):
+                return None
+            names.add(term.name)
+        in_domain = False
+        for dtool, path, _ in self.domain:
+            if dtool == tool:
+                if len(path) != 1 or path[0] == "result":
+                    return None
+                names.add(path[0])
+                in_domain = True
+        fresh, value = letters.letters.get(fresh_mask), letters.letters.get(value_mask)
+        if len(names) != 1 or fresh is None or value is None:
+            return None
+        return names.pop(), fresh, value, in_domain
+
+    def loops(self, letter: int) -> bool:
+        """Whether the letter leaves every state of every instance automaton where it is (a
+        call that names no value moves no group then). Memoised per letter."""
+        found = self._loops.get(letter)
+        if found is None:
+            found = self._loops[letter] = all(row[letter] == q for dfa in self.bodies.values()
+                                              for q, row in enumerate(dfa.delta))
+        return found
 
     def static_mask(self, value: object) -> int:
         env = DataEnv({self.var: value})
@@ -204,6 +264,12 @@ class SliceRun:
     def step(self, tool: str, args: Mapping, result: object = UNDEF,
              externs: Mapping[str, Callable] | None = None) -> None:
         t = self.table
+        plan = t.call_plan(tool)
+        if plan is not None:
+            value = args.get(plan[0], UNDEF)
+            if type(value) is str or type(value) is int:
+                self._step_named(value, plan)
+                return
         dom = t.domain_values(tool, args, result)
         mentioned = t.touched_values(tool, args, result, externs) + dom
         keys: dict[object, object] = {}
@@ -211,6 +277,24 @@ class SliceRun:
             keys.setdefault(self._admit(value), value)
         before = {key: self._remove(key) for key in keys}
         fresh_letter = t.alphabet.letter(tool, args, result, FRESH, externs)
+        self._step_groups(fresh_letter)
+        self._place_named(before, dom, tool, args, result, externs)
+
+    def _step_named(self, value: object, plan: tuple[str, int, int, bool]) -> None:
+        """`step` for a call of the per-id shape (`SliceTable.call_plan`) naming `value`."""
+        _, fresh_letter, letter, in_domain = plan
+        key = self._admit(value)
+        mask, state = self._remove(key)
+        self._step_groups(fresh_letter)
+        if in_domain:
+            self.domain.add(key)
+        self._place(key, mask, self.table.bodies[mask].delta[state][letter])
+
+    def _step_groups(self, fresh_letter: int) -> None:
+        """Step every instance the call does not name, and the fresh ones, on the fresh letter."""
+        t = self.table
+        if t.loops(fresh_letter):  # they stay where they are
+            return
         moved: dict[tuple[int, int], _Group] = {}
         for (mask, state), group in self.groups.items():
             group.state = t.bodies[mask].delta[state][fresh_letter]
@@ -226,7 +310,12 @@ class SliceRun:
             moved[(mask, group.state)] = big
         self.groups = moved
         self.fresh = {mask: t.bodies[mask].delta[s][fresh_letter] for mask, s in self.fresh.items()}
-        dom_keys = {value_key(v) for v in dom}
+
+    def _place_named(self, before: Mapping[object, tuple[int, int]], dom: list, tool: str, args: Mapping,
+                     result: object, externs: Mapping[str, Callable] | None) -> None:
+        """Step the instances of the values the call names (taken out of their groups before)."""
+        t = self.table
+        dom_keys = {value_key(v) for v in dom} if dom else ()
         for key, (mask, state) in before.items():
             letter = t.alphabet.letter(tool, args, result, self.values[key], externs)
             if key in dom_keys:

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from policyc.ir.ops import UNDEF
-from policyc.ir.types import ANY, ToolSignature, value_problems
+from policyc.ir.types import ANY, BOOL, FLOAT, INT, NULL, STR, OptionalT, ToolSignature, Type, value_problems
 from policyc.saag.cascade import REGISTRY, STRUCTURE, TYPE, Problem, assess
 
 RESULT = "result"
@@ -72,6 +72,9 @@ class Signatures:
         self.tools = tools
         self._params = {name: ({p.name: p.type for p in sig.params}, frozenset(p.name for p in sig.params if p.required))
                         for name, sig in tools.items()}
+        # per tool and parameter, the Python types of values that certainly have its type (a
+        # scalar type, possibly optional): the common case, told without `value_problems`
+        self._sure = {name: {p.name: _sure_types(p.type) for p in sig.params} for name, sig in tools.items()}
 
     def conforms(self, tool: str, args: Mapping[str, Any]) -> bool:
         """Whether the call passes registry, structure and type at once: a declared tool, every
@@ -87,11 +90,26 @@ class Signatures:
         if found is None:
             return False
         types, required = found
+        sure = self._sure[tool]
         for name, value in args.items():
             t = types.get(name)
-            if t is None or value_problems(value, t):
+            if t is None:
+                return False
+            if type(value) not in sure[name] and value_problems(value, t):
                 return False
         return required.issubset(args)
+
+
+def _sure_types(t: Type) -> frozenset[type]:
+    """The Python types whose every value has type `t` (only scalar types are listed; a value of
+    any other Python type is checked by `value_problems`)."""
+    optional = isinstance(t, OptionalT)
+    inner = t.inner if isinstance(t, OptionalT) else t
+    found: frozenset[type] = frozenset()
+    for scalar, kinds in ((INT, (int,)), (STR, (str,)), (BOOL, (bool,)), (FLOAT, (int, float)), (NULL, (type(None),))):
+        if inner == scalar:
+            found = frozenset(kinds)
+    return found | {type(None)} if optional else found
 
 
 def check_call(name: str, args: Mapping[str, Any], tools: Mapping[str, ToolSignature],

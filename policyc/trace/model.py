@@ -51,6 +51,8 @@ class Call:
     error: bool = False
 
     def __post_init__(self) -> None:
+        if type(self.args) is dict and self.actor == ASSISTANT and self.message_id is None and not self.error:
+            return  # the common event: plain arguments, default attributes on both sides
         own = {"actor": self.actor, "message_id": self.message_id, "error": self.error}
         carried = attributes(self.args)
         if own == DEFAULT_ATTRIBUTES and carried != DEFAULT_ATTRIBUTES:  # given by the arguments
