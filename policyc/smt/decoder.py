@@ -333,7 +333,11 @@ def pin_trace(trace: SymbolicTrace, concrete: Trace) -> list[z3.BoolRef]:
         out.append(trace.live[i])
         out.append(trace.tool[i] == trace.tool_consts[call.name])
         for root, value in trace.created_slots(i, call.name).items():
-            actual = call.result if root == RESULT else call.args.get(root, UNDEF)
+            if root.startswith(ATTRIBUTE):
+                actual = getattr(call, root[len(ATTRIBUTE):])
+                actual = UNDEF if actual is None else actual
+            else:
+                actual = call.result if root == RESULT else call.args.get(root, UNDEF)
             out.append(pin_value(value, actual, trace))
     return out
 

@@ -145,11 +145,12 @@ class SymbolicTrace:
 
     def attribute(self, i: int, tool: str, name: str) -> SymValue:
         """An attribute of the event at position i (`actor`, `message_id`, `error`): a value of
-        its type per call, as free as an argument (`ATTRIBUTE_TYPES`)."""
+        its type per call, as free as an argument (`ATTRIBUTE_TYPES`); an optional one may
+        also be missing (a message id the event does not have)."""
         kind = ATTRIBUTE_TYPES.get(name)
         if kind is None or tool not in self.signatures:
             return undefined()
-        return self._slot(i, tool, ATTRIBUTE + name, kind, optional_missing=False)
+        return self._slot(i, tool, ATTRIBUTE + name, kind, optional_missing=isinstance(kind, OptionalT))
 
     def metric(self, path: tuple) -> SymValue:
         """A value of the run's metrics record: a free input of the trace (any JSON value, or
