@@ -39,8 +39,8 @@ def test_decide_agrees_with_short_runs_on_the_evaluator(reference, pairs):
     if decision.status == WITNESS:
         # a run made concrete is a trace on which every claim takes its value (on the
         # evaluator, independently of the replay inside). Not every run can be: the solver
-        # does not model event attributes, and reads results by their declared types, so
-        # such a run is not shown and the lint asks Z3 instead
+        # reads results by their declared types, so such a run is not shown and the lint
+        # asks Z3 instead
         witness = concretize(decision.calls, decision.metrics, claims, AGENT.tools)
         if witness is not None:
             assert all(evaluate(c.formula, witness.trace, witness.externs) == c.expected for c in claims), claims
@@ -89,3 +89,43 @@ def test_metrics_are_free_inputs_of_the_trace():
     assert decision.status == WITNESS
     witness = concretize(decision.calls, decision.metrics, claims, policy.tools)
     assert witness is not None and witness.trace.metrics["task_id"].startswith("[service_issue]")
+
+
+def test_runs_over_messages_are_made_concrete_with_their_attributes():
+    """A run with a user's message whose lowered text mentions travel: the witness carries
+    the actor and a text that `lower` leaves as it is (the solver knows `lower` exactly on
+    such texts), and replays."""
+    policy = _policy('policy p\nobserve messages\ntool enable_roaming(line_id: str)\n'
+                     'rule r: always (message(actor: "user", contains(lower(text), "abroad")) '
+                     '-> eventually enable_roaming)\n')
+    claims = [Claim("not-r", policy.rules[0].formula, False)]
+    decision = LintAutomata(policy.tools).decide(claims)
+    assert decision.status == WITNESS
+    witness = concretize(decision.calls, decision.metrics, claims, policy.tools)
+    assert witness is not None
+    (event,) = witness.trace.calls
+    assert event.actor == "user" and "abroad" in event.args["text"].lower()
+    assert evaluate(policy.rules[0].formula, witness.trace) is False
+
+
+def test_quantifiers_are_instantiated_with_values_that_pass_text_tests():
+    """Is `usage` implied by the others? Every `lookup` is a `forall` domain and the refuel
+    rule needs a lookup whose id starts with "P": instantiated with fresh values alone, no
+    run refuels; with a value that passes the text test, the automata find a trace that
+    breaks `usage` alone (no bounded search needed)."""
+    from policyc.lint.context import LintContext, LintOptions
+    from policyc.lint.questions import Asker
+
+    policy = _policy('policy p\ntool lookup(id: str)\ntool resume(line_id: str)\ntool refuel(line_id: str)\n'
+                     'tool usage(line_id: str)\n'
+                     'rule ended: forall l: always (lookup(id: l) -> always not resume(line_id: l))\n'
+                     'rule price: always (refuel -> once lookup(startswith(id, "P")))\n'
+                     'rule checked: forall l: always (refuel(line_id: l) -> once usage(line_id: l))\n')
+    ctx = LintContext(policy, LintOptions(bound=4))
+    asker = Asker(ctx)
+    checked = policy.rule("checked")
+    answer = asker.ask([*ctx.active_claims(exclude={"checked"}), ctx.negated_claim(checked)])
+    assert answer.is_sat and answer.witness is not None
+    assert any(c.name == "lookup" and c.args["id"].startswith("P") for c in answer.witness.trace.calls)
+    assert evaluate(checked.formula, answer.witness.trace) is False
+    assert not any(u.startswith("Z3") for u in asker.used), asker.used

@@ -88,6 +88,8 @@ class LintAutomata:
         self._searches: dict[tuple, Decision] = {}
         self._masks: dict[tuple[n.Term, ...], tuple[list[int], bool] | None] = {}
         self._complements: dict[n.Formula, DfaTable] = {}
+        self._compiles: dict[tuple[n.Formula, bool], bool] = {}
+        self._quantified: dict[n.Formula, bool] = {}
 
     def masks(self, atoms: Sequence[n.Term]) -> tuple[list[int], bool] | None:
         """The combinations of these conditions some call (or metrics record) can produce, and
@@ -103,6 +105,8 @@ class LintAutomata:
                 found = combinations(key, MAX_JOINT_COMBINATIONS)
             except TooManyCombinations:
                 found = None
+        if found is not None and not found[1]:
+            found = (_without_blank_conflicts(key, found[0]), False)
         self._masks[key] = found
         return found
 
@@ -148,8 +152,19 @@ class LintAutomata:
 
     def compiles(self, claim: Claim) -> bool:
         """Whether the automata can take this claim into a product (metrics conditions aside)."""
-        phi = _without_metrics(claim.positive)
-        return phi is not None and self.dfa(phi) is not None
+        key = (claim.formula, claim.expected)
+        found = self._compiles.get(key)
+        if found is None:
+            phi = _without_metrics(claim.positive)
+            found = self._compiles[key] = phi is not None and self.dfa(phi) is not None
+        return found
+
+    def quantified(self, phi: n.Formula) -> bool:
+        """Whether the formula has a quantifier over trace values (remembered)."""
+        found = self._quantified.get(phi)
+        if found is None:
+            found = self._quantified[phi] = any(isinstance(s, (n.Forall, n.Exists)) for s in subformulas(phi))
+        return found
 
     def shortest_satisfying_length(self, phi: n.Formula) -> int | None:
         """The length of a shortest run satisfying `phi` alone, read off its minimal DFA;
@@ -166,10 +181,13 @@ class LintAutomata:
 
     # ------------------------------------------------------------ deciding
 
-    def decide(self, claims: Sequence[Claim], shortest: bool = False, budget: int = SEARCH_STATES) -> Decision:
+    def decide(self, claims: Sequence[Claim], shortest: bool = False, budget: int = SEARCH_STATES,
+               shared: bool = False) -> Decision:
         """Is there a run, of any length, on which every claim takes its truth value? With
         `shortest`, a witness is a shortest run (A*); otherwise the search heads for
-        acceptance greedily, which is much faster on large products."""
+        acceptance greedily, which is much faster on large products. `budget`: the joint
+        states one search may visit, or, `shared`, all the searches of the question (one per
+        truth of the metrics conditions) together."""
         formulas = [c.positive for c in claims]
         atoms = metric_atoms(formulas)
         decided = (_text_masks(atoms) or self.masks(atoms)) if atoms else ([0], True)
@@ -184,7 +202,10 @@ class LintAutomata:
             specialised = [_specialise_metrics(f, truth) if atoms else f for f in formulas]
             if any(f is None for f in specialised):
                 return Decision(UNKNOWN, reason="a metrics condition the automata cannot read")
-            found = self._search(tuple(specialised), shortest, budget)  # type: ignore[arg-type]
+            left = budget - explored if shared else budget
+            if left <= 0:
+                return Decision(UNKNOWN, reason=f"the searches outgrew {budget} joint states", explored=explored)
+            found = self._search(tuple(specialised), shortest, left)  # type: ignore[arg-type]
             explored += found.explored
             if found.status == WITNESS:
                 metrics = tuple((a, truth[a]) for a in atoms)
@@ -256,6 +277,40 @@ class LintAutomata:
         if key == OTHER:
             return _other_tool(space, self.tools, self.terminal, final), ()
         return key, tuple((atom, bool(mask >> bit & 1)) for bit, atom in enumerate(space.atoms[key]))
+
+
+def _without_blank_conflicts(atoms: Sequence[n.Term], masks: list[int]) -> list[int]:
+    """The masks without those that say a text strips to nothing (`strip(text) == ""`: it is
+    white space only) and that it, or its `lower`/`upper`, contains, starts with, ends with
+    or equals a literal with a character that is not white space: no text does both. (The
+    compiler's solver does not see into `strip` and keeps every combination.)
+
+    >>> from policyc.ir import build as b
+    >>> text = b.arg("text")
+    >>> atoms = [b.op("eq", b.op("strip", text), b.lit("")), b.op("contains", text, b.lit("HUMAN AGENT"))]
+    >>> _without_blank_conflicts(atoms, [0, 1, 2, 3])
+    [0, 1, 2]
+    """
+    blank: dict[n.Term, int] = {}  # text -> bit of its `strip(text) == ""` atom
+    shows: list[tuple[n.Term, int]] = []  # (text, bit of an atom that needs a visible character in it)
+    for i, a in enumerate(atoms):
+        if not (isinstance(a, n.Op) and len(a.args) == 2):
+            continue
+        x, lit = a.args
+        if a.op == "eq" and isinstance(x, n.Lit):
+            x, lit = lit, x
+        if not (isinstance(lit, n.Lit) and isinstance(lit.value, str)):
+            continue
+        if a.op == "eq" and lit.value == "" and isinstance(x, n.Op) and x.op == "strip" and len(x.args) == 1:
+            blank[x.args[0]] = i
+        elif a.op in ("eq", "contains", "startswith", "endswith") and not lit.value.isspace() and lit.value:
+            while isinstance(x, n.Op) and x.op in ("lower", "upper") and len(x.args) == 1:
+                x = x.args[0]  # white space stays white space under lower and upper
+            shows.append((x, i))
+    clashes = [(blank[x], i) for x, i in shows if x in blank]
+    if not clashes:
+        return masks
+    return [m for m in masks if not any(m >> i & 1 and m >> j & 1 for i, j in clashes)]
 
 
 _TEXT_TESTS = {

@@ -149,17 +149,20 @@ class NotInstantiable(ValueError):
 
 
 def instantiate(phi: n.Formula, tools: Mapping[str, ToolSignature], fresh: int = 1,
-                extra: Sequence = ()) -> Instantiation:
+                extra: Sequence = (), texts: Mapping[tuple[str, n.Term], Sequence[str]] | None = None) -> Instantiation:
     """Replace every quantifier over trace values by its instances over a few values: the
     literals the body compares the variable with, the literal members of the domain, and
-    `fresh` values of the domain's type that the policy never names."""
+    `fresh` values of the domain's type that the policy never names. `texts`: per (tool,
+    argument or result term), values that meet the text tests some formula makes of it
+    (`text_values`), added to the values of a quantifier over that domain."""
     restrictions: dict[n.Formula, None] = {}
     literals = _policy_literals(phi)
 
     def go(f: n.Formula) -> n.Formula:
         if isinstance(f, (n.Forall, n.Exists)):
             calls, consts = _domain(f.domain)
-            values = _values(f, calls, consts, tools, literals, fresh, extra)
+            own = [v for tool, path, _ in calls for v in (texts or {}).get((tool, _path_term(path)), ())]
+            values = _values(f, calls, consts, tools, literals, fresh, [*extra, *own])
             instances = []
             for v in values:
                 member = _member(calls, consts, v)
@@ -321,6 +324,38 @@ def _path_type(tools: Mapping[str, ToolSignature], tool: str, path: tuple, flatt
             t = t.inner
         t = t.elem if isinstance(t, ListT) else None
     return t
+
+
+def text_values(formulas: Sequence[n.Formula], fresh: str = "value-1") -> dict[tuple[str, n.Term], list[str]]:
+    """Per (tool, argument or result term) that a formula tests against a literal with
+    `startswith`, `endswith` or `contains`, a value that passes each such test (a value the
+    policy does not name): instantiating a quantifier over those calls with it lets a run
+    meet both the quantified rule and the text test (`get_details_by_id(startswith(id,
+    "P"))` beside `forall l: ... get_details_by_id(id: l)`).
+
+    >>> from policyc.ir import build as b
+    >>> phi = b.eventually(b.event("get", b.op("startswith", b.arg("id"), b.lit("P"))))
+    >>> text_values([phi])
+    {('get', id): ['Pvalue-1']}
+    """
+    out: dict[tuple[str, n.Term], list[str]] = {}
+    for phi in formulas:
+        for e in subformulas(phi):
+            if not isinstance(e, n.Event):
+                continue
+            for leaf in guard_leaves(e.guard):
+                if not (isinstance(leaf, n.Op) and leaf.op in ("startswith", "endswith", "contains")
+                        and len(leaf.args) == 2):
+                    continue
+                x, lit = leaf.args
+                if not (isinstance(lit, n.Lit) and isinstance(lit.value, str)) or free_vars(x) or not any(
+                        isinstance(t, (n.Arg, n.Result)) for t in subformulas(x)):
+                    continue
+                value = fresh + lit.value if leaf.op == "endswith" else lit.value + fresh
+                found = out.setdefault((e.tool, x), [])
+                if value not in found:
+                    found.append(value)
+    return out
 
 
 # ------------------------------------------------------------------ triggers

@@ -45,9 +45,9 @@ from typing import TYPE_CHECKING, Sequence
 
 from policyc.ir import nodes as n
 from policyc.ir.data import ExternError
-from policyc.ir.walk import subformulas, tools_mentioned
+from policyc.ir.walk import tools_mentioned
 from policyc.lint.automata import EMPTY, UNKNOWN, WITNESS
-from policyc.lint.claims import Claim, NotInstantiable, equality_literals, existentials, instantiate
+from policyc.lint.claims import Claim, NotInstantiable, equality_literals, existentials, instantiate, text_values
 from policyc.lint.concretize import concretize, replay
 from policyc.semantics.evaluator import evaluate
 from policyc.trace.model import Call, Trace
@@ -120,6 +120,8 @@ class Asker:
         self._coded = ctx.coded_strings
         self._tool_sets: dict = {}
         self._truths: dict = {}
+        self._rejects: dict[str, int] = {}  # claim -> when it last rejected a spliced candidate
+        self._tick = 0
 
     # ------------------------------------------------------------ one question
 
@@ -172,8 +174,7 @@ class Asker:
                 if w is not None:
                     self.used.add("automata: a run of the claims' product")
                     return Answer(SAT, w), hint
-        if (decision is None or decision.status == WITNESS) and any(
-                isinstance(s, (n.Forall, n.Exists)) for c in claims for s in subformulas(c.formula)):
+        if (decision is None or decision.status == WITNESS) and any(automata.quantified(c.formula) for c in claims):
             # the runs that keep every trace had a run that is not one: look among fewer values
             w = self._instantiated(claims)
             if w is not None:
@@ -192,7 +193,7 @@ class Asker:
         for c in claims:
             if automata.compiles(c):
                 out.append(c)
-            elif any(isinstance(s, (n.Forall, n.Exists)) for s in subformulas(c.formula)):
+            elif automata.quantified(c.formula):
                 pending.append(c)
         whole = len(out) == len(claims)
         if pending:
@@ -266,20 +267,27 @@ class Asker:
                 kept = [c for j, c in enumerate(merged) if c.name not in terminal or j == len(merged) - 1]
                 trace = Trace(tuple(Call(c.name, c.args, c.result, j) for j, c in enumerate(kept)),
                               {**w.trace.metrics, **near.trace.metrics})
-                if not self._screen(trace, claims):
+                externs = {**w.externs, **near.externs}
+                if not self._screen(trace, claims, externs):
                     continue
-                found = replay(WitnessTrace(trace, True, {**w.externs, **near.externs}), claims)
+                found = replay(WitnessTrace(trace, True, externs), claims)
                 if found is not None:
                     return found
         return None
 
-    def _screen(self, trace: Trace, claims: list[Claim]) -> bool:
-        """Whether every claim that compiles to one automaton takes its value on the trace
-        (the automata's verdict: a quick filter; the evaluator has the last word)."""
+    def _screen(self, trace: Trace, claims: list[Claim], externs) -> bool:
+        """Whether every claim takes its value on the trace: first each claim that compiles
+        to one automaton (the automata's verdict: a quick filter), then the others on the
+        evaluator (the replay evaluates every claim again). The claim that rejected the last
+        candidate is tried first: candidates of one splice tend to fail on the same claim."""
         automata = self.ctx.automata
-        for c in claims:
+        rank = self._rejects
+        ordered = sorted(claims, key=lambda c: -rank.get(c.name, 0)) if rank else claims
+        rest = []
+        for c in ordered:
             dfa = automata.dfa(c.formula)
             if dfa is None:
+                rest.append(c)
                 continue
             try:
                 state = dfa.initial
@@ -288,8 +296,21 @@ class Asker:
             except Exception:  # noqa: BLE001 - an extern or an impossible letter: leave it to the evaluator
                 continue
             if dfa.accepting[state] != c.expected:
+                self._reject(c)
+                return False
+        for c in rest:
+            try:
+                truth = evaluate(c.formula, trace, externs)
+            except (ExternError, RecursionError):
+                continue  # the replay decides
+            if truth != c.expected:
+                self._reject(c)
                 return False
         return True
+
+    def _reject(self, claim: Claim) -> None:
+        self._tick += 1
+        self._rejects[claim.name] = self._tick
 
     def _tools(self, claim: Claim) -> frozenset[str]:
         found = self._tool_sets.get(claim.formula)
@@ -298,23 +319,24 @@ class Asker:
         return found
 
     def _instantiated(self, claims: list[Claim]) -> WitnessTrace | None:
-        """A witness among the traces that use one value per quantifier's type, then two."""
-        for fresh in (1, 2):
-            found = self._instantiated_with(claims, fresh)
-            if found is not None:
-                return found
-        return None
+        """A witness among the traces that use one value per quantifier's type and the values
+        that pass the claims' text tests of the domain's calls, then two values per type."""
+        texts = text_values([c.formula for c in claims])  # one value and these: more than one value alone
+        found = self._instantiated_with(claims, 1, texts=texts or None)
+        return found if found is not None else self._instantiated_with(claims, 2)
 
-    def _instantiated_with(self, claims: list[Claim], fresh: int, replayed: bool = True) -> WitnessTrace | None:
+    def _instantiated_with(self, claims: list[Claim], fresh: int, replayed: bool = True,
+                           texts: dict | None = None) -> WitnessTrace | None:
         """A run of the claims with their quantifiers instantiated over `fresh` chosen values
-        per type and every call of a domain's tool restricted to them, made concrete and (with
-        `replayed`) replayed against the claims themselves."""
+        per type (and `texts`, see `policyc.lint.claims.text_values`) and every call of a
+        domain's tool restricted to them, made concrete and (with `replayed`) replayed
+        against the claims themselves."""
         automata = self.ctx.automata
         inst: list[Claim] = []
         extra: dict = {}
         try:
             for c in claims:
-                done = instantiate(c.formula, self.ctx.policy.tools, fresh)
+                done = instantiate(c.formula, self.ctx.policy.tools, fresh, texts=texts)
                 inst.append(Claim(c.name, done.formula, c.expected))
                 extra.update(dict.fromkeys(done.restrictions))
         except NotInstantiable:
@@ -322,7 +344,8 @@ class Asker:
         inst.extend(Claim(f"restrict:{i}", r) for i, r in enumerate(extra))
         if not all(automata.compiles(c) for c in inst):
             return None
-        decision = automata.decide(inst, budget=WITNESS_BUDGET)  # only a witness counts: a small budget
+        # only a witness counts: a small budget, for all the truths of the metrics together
+        decision = automata.decide(inst, budget=WITNESS_BUDGET, shared=True)
         if decision.status != WITNESS:
             return None
         return self._concretize(decision, claims if replayed else [])
@@ -347,6 +370,11 @@ class Asker:
             w = result.witness
             if w is not None and w.confirmed:
                 return Answer(SAT, w)
+            if solver.trace.plain_texts:
+                plain = solver.check([*(c.name for c in claims), solver.require_plain_texts()])
+                if plain.is_sat and plain.witness is not None and plain.witness.confirmed:
+                    self.used.add("Z3 with texts the text functions leave unchanged")
+                    return Answer(SAT, plain.witness)
             for text in PLAIN_TEXTS:
                 plain = solver.check([*(c.name for c in claims), solver.require_plain_strings(text)])
                 if plain.is_sat and plain.witness is not None and plain.witness.confirmed:

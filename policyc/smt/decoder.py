@@ -30,6 +30,7 @@ from policyc.ir.data import path_value
 from policyc.ir.ops import UNDEF
 from policyc.ir.types import (
     ANY,
+    ATTRIBUTE_TYPES,
     BOOL,
     FLOAT,
     INT,
@@ -37,14 +38,15 @@ from policyc.ir.types import (
     STR,
     DictT,
     EnumT,
+    MESSAGE_SIGNATURE,
     ListT,
     OptionalT,
     RecordT,
     Type,
 )
-from policyc.smt.symtrace import RESULT, SymbolicTrace
+from policyc.smt.symtrace import ATTRIBUTE, RESULT, SymbolicTrace
 from policyc.smt.values import Dyn, SymValue
-from policyc.trace.model import Call, Trace
+from policyc.trace.model import CALL, MESSAGE_KIND, Call, Trace
 
 
 def decode_trace(model: z3.ModelRef, trace: SymbolicTrace) -> Trace:
@@ -70,7 +72,14 @@ def decode_trace(model: z3.ModelRef, trace: SymbolicTrace) -> Trace:
             result = ev.value(slots[RESULT])
         else:
             result = UNDEF if sig.result is ANY else default_value(sig.result)
-        calls.append(Call(tool, args, result, i))
+        attrs = {}
+        for name in ATTRIBUTE_TYPES:
+            slot = slots.get(ATTRIBUTE + name)
+            if slot is not None:
+                value = ev.value(slot)
+                attrs[name] = None if value is UNDEF else value
+        kind = MESSAGE_KIND if sig == MESSAGE_SIGNATURE else CALL
+        calls.append(Call(tool, args, result, i, kind, **attrs))
     metrics = _decode_metrics(model, ev, trace)
     request = ev.value(trace.request_value) if trace.request_value is not None else UNDEF
     text = request.get("text") if isinstance(request, dict) else None
@@ -324,7 +333,11 @@ def pin_trace(trace: SymbolicTrace, concrete: Trace) -> list[z3.BoolRef]:
         out.append(trace.live[i])
         out.append(trace.tool[i] == trace.tool_consts[call.name])
         for root, value in trace.created_slots(i, call.name).items():
-            actual = call.result if root == RESULT else call.args.get(root, UNDEF)
+            if root.startswith(ATTRIBUTE):
+                actual = getattr(call, root[len(ATTRIBUTE):])
+                actual = UNDEF if actual is None else actual
+            else:
+                actual = call.result if root == RESULT else call.args.get(root, UNDEF)
             out.append(pin_value(value, actual, trace))
     return out
 

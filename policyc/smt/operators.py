@@ -26,6 +26,25 @@ from policyc.smt.values import FALSE, TRUE, SymValue, boolean, is_numeric, undef
 PLAIN_TEXTS = ("", "x", "main.py")
 
 
+def _lower_fixed() -> z3.ReRef:
+    """Printable ASCII texts without a capital letter (`lower` leaves them as they are)."""
+    return z3.Star(z3.Union(z3.Range(" ", "@"), z3.Range("[", "~")))
+
+
+def _upper_fixed() -> z3.ReRef:
+    return z3.Star(z3.Union(z3.Range(" ", "`"), z3.Range("{", "~")))
+
+
+def _strip_fixed() -> z3.ReRef:
+    """Printable ASCII texts that neither start nor end with a space (`strip` keeps them)."""
+    ends, inner = z3.Range("!", "~"), z3.Range(" ", "~")
+    return z3.Union(z3.Re(""), ends, z3.Concat(ends, z3.Star(inner), ends))
+
+
+#: per text function, the texts it leaves unchanged
+_UNCHANGED = {"lower": _lower_fixed, "upper": _upper_fixed, "strip": _strip_fixed}
+
+
 def _entities_of(text: str) -> list[str]:
     from policyc.grounding import entities
 
@@ -90,7 +109,13 @@ def apply_op(enc, t: n.Op, env) -> SymValue:  # noqa: C901 - one case per operat
             return undefined()
         values.require_text(a)
         enc.approx.add(f"`{op}`")
-        return SymValue("str", a.present, FALSE, enc._func(op, z3.StringSort(), z3.StringSort())(a.value))
+        out = enc._func(op, z3.StringSort(), z3.StringSort())(a.value)
+        plain = z3.InRe(a.value, _UNCHANGED[op]())
+        # a true fact (Python's str.lower etc. leave such texts as they are), and the premise a
+        # witness may be asked to meet, so that the function's value in the model is its value
+        enc.trace.constraints.append(z3.Implies(plain, out == a.value))
+        enc.trace.plain_texts.append(plain)
+        return SymValue("str", a.present, FALSE, out)
     if op == "entities":
         enc.approx.add("`entities`")
         (a,) = args

@@ -24,6 +24,7 @@ import z3
 
 from policyc.ir.types import (
     ANY,
+    ATTRIBUTE_TYPES,
     BOOL,
     FLOAT,
     INT,
@@ -40,6 +41,7 @@ from policyc.ir.types import (
 from policyc.smt.values import FALSE, SORTS, TRUE, Dyn, NeedsStrings, SymValue, undefined
 
 RESULT = "<result>"
+ATTRIBUTE = "@"  # the slot of an event attribute: "@actor", "@message_id", "@error"
 
 
 def tool_sort(tools: tuple[str, ...]) -> tuple[z3.SortRef, dict[str, z3.ExprRef]]:
@@ -71,6 +73,9 @@ class SymbolicTrace:
         self._values: dict = {}
         self.metrics: dict[tuple, SymValue] = {}  # the metrics values some formula read, by path
         self.request_value: SymValue | None = None  # the user's request, once some formula read it
+        #: per text function applied (`lower`, `upper`, `strip`): "its argument is a text it
+        #: leaves unchanged", which a witness may be asked to meet (`PolicySolver.require_plain_texts`)
+        self.plain_texts: list[z3.BoolRef] = []
         for i in range(1, k):
             self.constraints.append(z3.Implies(self.live[i], self.live[i - 1]))
         for name_, sig in self.signatures.items():
@@ -85,6 +90,7 @@ class SymbolicTrace:
         child = copy.copy(self)
         child.codes = dict(self.codes)
         child.constraints = list(self.constraints)
+        child.plain_texts = list(self.plain_texts)
         child._values = dict(self._values)
         child.metrics = dict(self.metrics)
         return child
@@ -136,6 +142,15 @@ class SymbolicTrace:
         if sig is None:
             return undefined()
         return self._slot(i, tool, RESULT, sig.result, optional_missing=sig.result is ANY)
+
+    def attribute(self, i: int, tool: str, name: str) -> SymValue:
+        """An attribute of the event at position i (`actor`, `message_id`, `error`): a value of
+        its type per call, as free as an argument (`ATTRIBUTE_TYPES`); an optional one may
+        also be missing (a message id the event does not have)."""
+        kind = ATTRIBUTE_TYPES.get(name)
+        if kind is None or tool not in self.signatures:
+            return undefined()
+        return self._slot(i, tool, ATTRIBUTE + name, kind, optional_missing=isinstance(kind, OptionalT))
 
     def metric(self, path: tuple) -> SymValue:
         """A value of the run's metrics record: a free input of the trace (any JSON value, or

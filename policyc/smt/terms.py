@@ -127,14 +127,9 @@ class TermEncoder:
         if isinstance(t, n.Request):
             return self.trace.request()
         if isinstance(t, n.Attr):
-            # an event's attributes are not modelled: any value (an approximation)
-            self.approx.add("event attributes")
-            return self._unknown(f"{self.trace.name}.{t.name}@{env.call[0]}") if env.call else undefined()
+            # a value of the attribute's type per call, read back into the witness's events
+            return self.trace.attribute(env.call[0], env.call[1], t.name) if env.call else undefined()
         raise TypeError(f"not a term: {type(t).__name__}")
-
-    def _unknown(self, name: str) -> SymValue:
-        v = z3.Const(name, V.Dyn)
-        return SymValue("dyn", z3.Bool(name + "?def"), V.Dyn.is_d_null(v), v)
 
     def values_members(self, t: n.Values) -> list[tuple[z3.BoolRef, SymValue]]:
         """The values of `tool.path` over the trace: one (guard, value) per call (and element)."""

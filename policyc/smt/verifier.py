@@ -140,6 +140,17 @@ class PolicySolver:
         self._by_literal[lit.get_id()] = name
         return name
 
+    def require_plain_texts(self) -> str:
+        """A name that, assumed, makes every argument of a text function read so far a text
+        the function leaves unchanged: the model's value of `lower(x)` is then `lower(x)`,
+        and a witness that reads them replays."""
+        name = f"plain-texts{len(self._literals)}"
+        lit = z3.Bool(f"assume[{name}]", self.ctx)
+        self.solver.add(z3.Implies(lit, self._here(z3.And(self.trace.plain_texts or [z3.BoolVal(True)]))))
+        self._literals[name] = lit
+        self._by_literal[lit.get_id()] = name
+        return name
+
     def _here(self, term):
         return term.translate(self.ctx)
 

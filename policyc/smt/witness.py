@@ -112,6 +112,4 @@ def approximations(formulas: Iterable[n.Formula]) -> tuple[str, ...]:
                 out["`outputs` is over-approximated (any set of strings)"] = None
             elif isinstance(sub, n.Op) and sub.op in ("lower", "upper", "strip"):
                 out[f"`{sub.op}` is uninterpreted"] = None
-            elif isinstance(sub, n.Attr):
-                out[f"the event attribute `{sub.name}` is over-approximated (any value per call)"] = None
     return tuple(out)
