@@ -111,7 +111,7 @@ class Gate:
         `after`: per sliced rule the call may move, whether it may be accepting after it
         (`SlicedJudge.outcomes`)."""
         space = self.product.space
-        opened = space.open_bits[state.jid]
+        opened = space.open_bits(state.jid)
         found = []
         for k, run in enumerate(state.runs):
             reach, plain, sliced = self.components[k]
@@ -158,8 +158,8 @@ class Gate:
         ending right after the call, whatever its result."""
         _, bits, sliced = self.components[k]
         space = self.product.space
-        bits &= space.open_bits[state.jid]  # a rule lost before the call is in no conflict
-        if any(space.unmet[j] & bits for j in succ):
+        bits &= space.open_bits(state.jid)  # a rule lost before the call is in no conflict
+        if any(space.unmet(j) & bits for j in succ):
             return False
         for j in (k, *sliced):
             if state.runs[j].verdict() == VIOLATED:

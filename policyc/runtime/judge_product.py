@@ -129,7 +129,7 @@ class ProductJudge:
         changed = [i for i, _ in after]
         if final:
             # the rules the final call leaves where they are: owed when not accepting there
-            waiting = space.unmet[jid] & space.open_bits[jid] & ~blind
+            waiting = space.unmet(jid) & space.open_bits(jid) & ~blind
             for i in changed:
                 waiting &= ~(1 << i)
             while waiting:
@@ -165,7 +165,7 @@ class ProductJudge:
         """Groups of rules that could all hold before the call, each can still hold after it,
         but no continuation satisfies them together; and what could not be decided."""
         space, search = self.space, self.search
-        opened = space.open_bits[jid]
+        opened = space.open_bits(jid)
         universe = opened
         for i in newly:
             universe &= ~(1 << i)
@@ -178,13 +178,13 @@ class ProductJudge:
         succ = [j for j in {space.step(jid, key, m) for m in masks} if j is not None]
         if not succ:
             return [], ()
-        unmet = space.unmet
-        if any(not unmet[j] & universe for j in succ):
+        unmet = [space.unmet(j) for j in succ]
+        if any(not u & universe for u in unmet):
             return [], ()  # the run may end right after the call with every open rule satisfied
         found: list[Finding] = []
         undecided: list[str] = []
         for bits, group in space.group_bits(universe, candidates):
-            if any(not unmet[j] & bits for j in succ):
+            if any(not u & bits for u in unmet):
                 continue  # ending right after the call satisfies the whole group
             afters = []
             for j in succ:

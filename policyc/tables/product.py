@@ -162,10 +162,11 @@ class JointSpace:
         self._lock = threading.Lock()
         self._ids: dict[tuple[int, ...], int] = {}
         self.states: list[tuple[int, ...]] = []
-        # per joint state, bit masks over the rules: not accepting (untracked included), and
-        # open; `unmet[j] & open_bits[j]` are the rules still owed something
-        self.unmet: list[int] = []
-        self.open_bits: list[int] = []
+        # per joint state, bit masks over the rules (`unmet`, `open_bits`): not accepting
+        # (untracked included), and open. Computed when first asked for (the gate asks; the
+        # lint's searches never do), then carried along each step from a state that has them.
+        self._unmet: list[int | None] = []
+        self._opened: list[int | None] = []
         self._step: dict[tuple[int, str, int], int | None] = {}
         self._columns: dict[tuple[str, int], tuple | None] = {}
         self._letters_memo: dict[str, tuple[tuple[int, ...], bool, bool]] = {}
@@ -191,25 +192,47 @@ class JointSpace:
             with self._lock:
                 jid = self._ids.get(states)
                 if jid is None:
-                    unmet, opened = self._bits(states, parent, changed)
+                    unmet, opened = self._carried(states, parent, changed)
                     jid = len(self.states)
-                    self.unmet.append(unmet)
-                    self.open_bits.append(opened)
+                    self._unmet.append(unmet)
+                    self._opened.append(opened)
                     self.states.append(states)  # last: the number is published with its masks
                     self._ids[states] = jid
         return jid
 
-    def _bits(self, states: tuple[int, ...], parent: int | None, changed: Sequence[int]) -> tuple[int, int]:
+    def unmet(self, jid: int) -> int:
+        """The rules not accepting in joint state `jid` (untracked ones included), as bits."""
+        found = self._unmet[jid]
+        if found is None:
+            found = self._fill(jid)[0]
+        return found
+
+    def open_bits(self, jid: int) -> int:
+        """The rules open (neither won nor lost for good, tracked) in joint state `jid`, as bits."""
+        found = self._opened[jid]
+        if found is None:
+            found = self._fill(jid)[1]
+        return found
+
+    def _fill(self, jid: int) -> tuple[int, int]:
+        unmet = opened = 0
+        for i, s in enumerate(self.states[jid]):
+            if s == UNTRACKED:
+                unmet |= 1 << i
+            else:
+                unmet |= self._unmet_bit[i][s]
+                opened |= self._open_bit[i][s]
+        self._unmet[jid], self._opened[jid] = unmet, opened  # any thread computes the same
+        return unmet, opened
+
+    def _carried(self, states: tuple[int, ...], parent: int | None,
+                 changed: Sequence[int]) -> tuple[int | None, int | None]:
+        """A new state's masks from its parent's, when the parent has them (else not yet)."""
         if parent is None:
-            unmet = opened = 0
-            for i, s in enumerate(states):
-                if s == UNTRACKED:
-                    unmet |= 1 << i
-                else:
-                    unmet |= self._unmet_bit[i][s]
-                    opened |= self._open_bit[i][s]
-            return unmet, opened
-        unmet, opened = self.unmet[parent], self.open_bits[parent]
+            return None, None
+        unmet, opened = self._unmet[parent], self._opened[parent]
+        if unmet is None or opened is None:
+            return None, None
         for i in changed:
             s, bit = states[i], 1 << i
             if s == UNTRACKED:
