@@ -38,6 +38,7 @@ from policyc.ir import build as b
 from policyc.ir import nodes as n
 from policyc.ir.types import BOOL, FLOAT, INT, EnumT, ListT, OptionalT, RecordT, ToolSignature, Type
 from policyc.ir.walk import free_vars, subformulas
+from policyc.lint.rewrite import rebuild
 from policyc.tables.atoms import guard_leaves
 
 
@@ -84,29 +85,16 @@ def _substitute_term(t: n.Term, mapping: Mapping[str, n.Term]) -> n.Term:
     return t
 
 
-_UNARY = {n.Not: b.neg, n.Next: b.next_, n.WNext: b.wnext, n.Yesterday: b.yesterday, n.WYesterday: b.wyesterday}
-_BINARY = {n.Until: b.until, n.Release: b.release, n.Since: b.since, n.Trigger: b.trigger}
-
-
 def _substitute_formula(f: n.Formula, mapping: Mapping[str, n.Term]) -> n.Formula:
-    sub = lambda x: substitute(x, mapping)  # noqa: E731
     if isinstance(f, n.Event):
-        return b.event(f.tool, sub(f.guard))
+        return b.event(f.tool, substitute(f.guard, mapping))
     if isinstance(f, n.Cond):
-        return b.cond(sub(f.term))
-    if type(f) in _UNARY:
-        return _UNARY[type(f)](sub(f.arg))
-    if type(f) in _BINARY:
-        return _BINARY[type(f)](sub(f.left), sub(f.right))
-    if isinstance(f, n.And):
-        return b.conj(*(sub(a) for a in f.args))
-    if isinstance(f, n.Or):
-        return b.disj(*(sub(a) for a in f.args))
+        return b.cond(substitute(f.term, mapping))
     if isinstance(f, (n.Forall, n.Exists)):
         inner = {k: v for k, v in mapping.items() if k != f.var}
         make = b.forall if isinstance(f, n.Forall) else b.exists
         return make(f.var, f.type, substitute(f.domain, mapping), substitute(f.body, inner))
-    return f
+    return rebuild(f, lambda x: substitute(x, mapping))
 
 
 # ------------------------------------------------------------------ metrics
@@ -172,17 +160,7 @@ def instantiate(phi: n.Formula, tools: Mapping[str, ToolSignature], fresh: int =
                 if not flatten:
                     restrictions[_restriction(tool, path, values)] = None
             return b.conj(*instances) if isinstance(f, n.Forall) else b.disj(*instances)
-        if isinstance(f, (n.Const, n.Event, n.Cond)):
-            return f
-        if type(f) in _UNARY:
-            return _UNARY[type(f)](go(f.arg))
-        if type(f) in _BINARY:
-            return _BINARY[type(f)](go(f.left), go(f.right))
-        if isinstance(f, n.And):
-            return b.conj(*(go(a) for a in f.args))
-        if isinstance(f, n.Or):
-            return b.disj(*(go(a) for a in f.args))
-        return f
+        return rebuild(f, go)
 
     out = go(phi)
     return Instantiation(out, tuple(restrictions))
@@ -374,7 +352,7 @@ def trigger_happens(trigger: n.Formula, quantifiers: Sequence[n.Formula]) -> n.F
 
 
 class _Alternation(Exception):
-    pass
+    """A quantifier acting as `exists` below one acting as `forall`: no count is defined."""
 
 
 def existentials(phi: n.Formula, expected: bool = True) -> int | None:

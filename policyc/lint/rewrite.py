@@ -9,13 +9,32 @@
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Callable, Mapping
 
 from policyc.ir import build as b
 from policyc.ir import nodes as n
 
 _UNARY = {n.Not: b.neg, n.Next: b.next_, n.WNext: b.wnext, n.Yesterday: b.yesterday, n.WYesterday: b.wyesterday}
 _BINARY = {n.Until: b.until, n.Release: b.release, n.Since: b.since, n.Trigger: b.trigger}
+
+
+def rebuild(f: n.Formula, go: Callable[[n.Formula], n.Formula]) -> n.Formula:
+    """`f` rebuilt through the smart constructors with each immediate subformula passed
+    through `go` (a quantifier's domain kept); events, conditions and constants as they are."""
+    cls = type(f)
+    if cls in _UNARY:
+        return _UNARY[cls](go(f.arg))
+    if cls in _BINARY:
+        return _BINARY[cls](go(f.left), go(f.right))
+    if cls is n.And:
+        return b.conj(*(go(a) for a in f.args))
+    if cls is n.Or:
+        return b.disj(*(go(a) for a in f.args))
+    if cls is n.Forall:
+        return b.forall(f.var, f.type, f.domain, go(f.body))
+    if cls is n.Exists:
+        return b.exists(f.var, f.type, f.domain, go(f.body))
+    return f
 
 
 def replace(phi: n.Formula, mapping: Mapping[n.Formula, n.Formula]) -> n.Formula:
@@ -25,25 +44,9 @@ def replace(phi: n.Formula, mapping: Mapping[n.Formula, n.Formula]) -> n.Formula
     def go(f: n.Formula) -> n.Formula:
         if f in mapping:
             return mapping[f]
-        if f in memo:
-            return memo[f]
-        cls = type(f)
-        if cls in _UNARY:
-            out = _UNARY[cls](go(f.arg))
-        elif cls in _BINARY:
-            out = _BINARY[cls](go(f.left), go(f.right))
-        elif cls is n.And:
-            out = b.conj(*(go(a) for a in f.args))
-        elif cls is n.Or:
-            out = b.disj(*(go(a) for a in f.args))
-        elif cls is n.Forall:
-            out = b.forall(f.var, f.type, f.domain, go(f.body))
-        elif cls is n.Exists:
-            out = b.exists(f.var, f.type, f.domain, go(f.body))
-        else:
-            out = f
-        memo[f] = out
-        return out
+        if f not in memo:
+            memo[f] = rebuild(f, go)
+        return memo[f]
 
     return go(phi)
 

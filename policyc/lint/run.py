@@ -17,7 +17,7 @@ import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
 from time import perf_counter, process_time
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from policyc.lint.context import LintContext
 from policyc.lint.findings import Finding
@@ -31,12 +31,19 @@ Progress = Callable[[str, int, int], None]
 def run_unit(ctx: LintContext, phase: Phase, item) -> UnitResult:
     """One unit, with an asker of its own (its own solvers: nothing carries over from other units)."""
     start = process_time()
+    result = _asking(ctx, phase.unit, item)
+    result.seconds = process_time() - start
+    return result
+
+
+def _asking(ctx: LintContext, work: Callable[[LintContext, Asker, Any], UnitResult], arg: Any) -> UnitResult:
+    """`work(ctx, asker, arg)` with a fresh asker; its result counts the asker's techniques
+    and solver checks."""
     asker = Asker(ctx, ctx.compliant)
     with deep_recursion():
-        result = phase.unit(ctx, asker, item)
+        result = work(ctx, asker, arg)
     result.used |= asker.used
     result.checks += asker.checks
-    result.seconds = process_time() - start
     return result
 
 
@@ -93,12 +100,7 @@ def run_phases(ctx: LintContext, phases: Sequence[Phase], reported: set[str], jo
         items = phase.items(ctx)
         results = run_phase(ctx, phase, items, jobs, progress)
         if phase.merge is not None:
-            merged = UnitResult()
-            asker = Asker(ctx, ctx.compliant)
-            with deep_recursion():
-                merged = phase.merge(ctx, asker, results)
-            merged.used |= asker.used
-            merged.checks += asker.checks
+            merged = _asking(ctx, phase.merge, results)
             results = [UnitResult(used=r.used, checks=r.checks) for r in results] + [merged]
         for result in results:
             ctx.apply(result.facts)

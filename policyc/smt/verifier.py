@@ -90,54 +90,36 @@ class PolicySolver:
         lit = self._literals.get(name)
         if lit is not None:
             return lit
-        lit = z3.Bool(f"assume[{name}]", self.ctx)
         body = self.encoder.holds(phi, 0)
-        self.solver.add(z3.Implies(lit, self._here(body if expected else z3.Not(body))))
-        self._flush()
-        self._literals[name] = lit
         self._claims[name] = (phi, expected)
-        self._by_literal[lit.get_id()] = name
-        return lit
+        return self._assume(name, body if expected else z3.Not(body), flush=True)
 
     def require_length_at_most(self, m: int) -> str:
         """A name that, assumed, limits the trace to at most m calls."""
         name = f"length<={m}"
         if name not in self._literals:
-            lit = z3.Bool(f"assume[{name}]", self.ctx)
-            self.solver.add(z3.Implies(lit, self._here(self.trace.length_at_most(m))))
-            self._literals[name] = lit
-            self._by_literal[lit.get_id()] = name
+            self._assume(name, self.trace.length_at_most(m))
         return name
 
     def require_at(self, name: str, phi: n.Formula, i: int, expected: bool = True) -> str:
         """A name that, assumed, makes `phi` take this truth value at position i (not 0)."""
         if name not in self._literals:
-            lit = z3.Bool(f"assume[{name}]", self.ctx)
             body = self.encoder.holds(phi, i)
-            self.solver.add(z3.Implies(lit, self._here(body if expected else z3.Not(body))))
-            self._flush()
-            self._literals[name] = lit
-            self._by_literal[lit.get_id()] = name
+            self._assume(name, body if expected else z3.Not(body), flush=True)
         return name
 
     def require_length(self, m: int) -> str:
         """A name that, assumed, makes the trace exactly m calls long."""
         name = f"length=={m}"
         if name not in self._literals:
-            lit = z3.Bool(f"assume[{name}]", self.ctx)
-            exact = z3.And(self.trace.is_live(m - 1) if m > 0 else z3.BoolVal(True), self.trace.length_at_most(m))
-            self.solver.add(z3.Implies(lit, self._here(exact)))
-            self._literals[name] = lit
-            self._by_literal[lit.get_id()] = name
+            self._assume(name, z3.And(self.trace.is_live(m - 1) if m > 0 else z3.BoolVal(True),
+                                      self.trace.length_at_most(m)))
         return name
 
     def require_plain_strings(self, text: str = "") -> str:
         """A name that, assumed, makes every string value read so far `text`."""
         name = f"plain{len(self._literals)}"
-        lit = z3.Bool(f"assume[{name}]", self.ctx)
-        self.solver.add(z3.Implies(lit, self._here(z3.And(self.trace.plain_strings(text) or [z3.BoolVal(True)]))))
-        self._literals[name] = lit
-        self._by_literal[lit.get_id()] = name
+        self._assume(name, z3.And(self.trace.plain_strings(text) or [z3.BoolVal(True)]))
         return name
 
     def require_plain_texts(self) -> str:
@@ -145,11 +127,19 @@ class PolicySolver:
         the function leaves unchanged: the model's value of `lower(x)` is then `lower(x)`,
         and a witness that reads them replays."""
         name = f"plain-texts{len(self._literals)}"
+        self._assume(name, z3.And(self.trace.plain_texts or [z3.BoolVal(True)]))
+        return name
+
+    def _assume(self, name: str, condition, flush: bool = False) -> z3.BoolRef:
+        """A new assumption literal `name` that implies `condition` (encoded over the trace;
+        `flush`: then add the trace constraints its encoding made)."""
         lit = z3.Bool(f"assume[{name}]", self.ctx)
-        self.solver.add(z3.Implies(lit, self._here(z3.And(self.trace.plain_texts or [z3.BoolVal(True)]))))
+        self.solver.add(z3.Implies(lit, self._here(condition)))
+        if flush:
+            self._flush()
         self._literals[name] = lit
         self._by_literal[lit.get_id()] = name
-        return name
+        return lit
 
     def _here(self, term):
         return term.translate(self.ctx)
