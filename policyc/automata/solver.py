@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from policyc.automata.one_value import OneValue
 from policyc.ir import nodes as n
 
 UNDEF, NULL, BOOL, NUM, STR, OTHER = range(6)
@@ -180,35 +181,141 @@ def satisfiable_masks(atoms: Sequence[n.Term], limit: int | None = None) -> tupl
 
     Returns the satisfiable assignments and whether the decision was exact (every piece of
     every atom understood); when it is not, unknown pieces were left free, so the list can
-    only contain too many assignments, never too few. The search refines the assignments
-    atom by atom, keeping only satisfiable partial ones, so its cost follows the number of
-    combinations that exist, not 2^n. With a `limit`, more than `limit` assignments raise
-    `TooManyCombinations`.
+    only contain too many assignments, never too few. With a `limit`, more than `limit`
+    assignments raise `TooManyCombinations`.
+
+    The atoms are split into groups that share no value of the encoding (`amount` and
+    `note`; `lower(text)` and `text`, which the encoding does not relate): the assignments
+    are every combination of the groups' own. A group whose atoms all test one value against
+    literals is decided by trying values (`one_value`), asking the solver only about
+    assignments no value tried gives, and not even then when the values tried cover every
+    case. The answer, in the order of `solver_masks`, is that search's over all atoms at
+    once, found faster (or fewer, where that search's solver gives up on a combination a
+    smaller group settles).
     """
     if not atoms:
         return [0], True
+    out = [0]
+    exact = True
+    for group in independent_groups(atoms):
+        part = [atoms[i] for i in group]
+        masks, sure = _search(part, limit, OneValue.of(part))
+        exact &= sure
+        placed = [sum(1 << group[bit] for bit in range(len(group)) if m >> bit & 1) for m in masks]
+        out = [a | c for a in out for c in placed]
+        if limit is not None and len(out) > limit:
+            raise TooManyCombinations(limit)
+    return sorted(out, key=lambda m: [m >> i & 1 for i in range(len(atoms))]), exact
+
+
+def solver_masks(atoms: Sequence[n.Term], limit: int | None = None) -> tuple[list[int], bool]:
+    """`satisfiable_masks` by the solver alone, over all atoms at once: the reference the
+    faster decision is tested against. The search refines the assignments atom by atom,
+    keeping only satisfiable partial ones, so its cost follows the number of combinations
+    that exist, not 2^n; the masks come in the order of that search (atom 0 false first)."""
+    if not atoms:
+        return [0], True
+    return _search(atoms, limit, None)
+
+
+def _search(atoms: Sequence[n.Term], limit: int | None, values: OneValue | None) -> tuple[list[int], bool]:
+    """The refinement search. With `values` (the atoms test one value), a partial assignment a
+    tried value gives needs no solver, nor one the values tried show impossible; the solver
+    is built only when some assignment needs it."""
     import z3
 
-    enc = _Encoder(z3)
-    conds = [enc.truth(a) for a in atoms]
-    solver = z3.Solver()
-    solver.set("rlimit", MASK_RLIMIT)  # a combination the solver cannot settle in time stays possible
-    solver.add(*enc.side)
-    # one literal per atom, assumed true or false: no push and pop (slow with strings)
-    lits = [z3.Bool(f"atom#{i}") for i in range(len(conds))]
-    solver.add(*[lit == cond for lit, cond in zip(lits, conds)])
+    checker: list = []  # [solver, one literal per atom, encoder], once built
+
+    def satisfiable(mask: int, known: int) -> bool:
+        if values is not None:
+            if values.witness(mask, known) is not None:
+                return True
+            if values.complete:
+                return False
+        if not checker:
+            checker.extend(_checker(z3, atoms))
+        solver, lits, _ = checker
+        assumed = [lits[i] if mask >> i & 1 else z3.Not(lits[i]) for i in range(len(atoms)) if known >> i & 1]
+        return solver.check(*assumed) != z3.unsat
+
     out: list[int] = []
 
-    def search(i: int, mask: int, assumed: list) -> None:
-        if i == len(conds):
+    def search(i: int, mask: int) -> None:
+        if i == len(atoms):
             out.append(mask)
             if limit is not None and len(out) > limit:
                 raise TooManyCombinations(limit)
             return
         for value in (False, True):
-            now = [*assumed, lits[i] if value else z3.Not(lits[i])]
-            if solver.check(*now) != z3.unsat:
-                search(i + 1, mask | (1 << i) if value else mask, now)
+            now = mask | (1 << i) if value else mask
+            if satisfiable(now, (1 << (i + 1)) - 1):
+                search(i + 1, now)
 
-    search(0, 0, [])
-    return out, enc.exact
+    search(0, 0)
+    if values is not None:
+        return out, values.exact
+    return out, (checker[2] if checker else _checker(z3, atoms)[2]).exact
+
+
+def _checker(z3, atoms: Sequence[n.Term]) -> tuple:
+    """A solver holding the atoms' encoding, one literal per atom (assumed true or false: no
+    push and pop, slow with strings), and the encoder."""
+    enc = _Encoder(z3)
+    conds = [enc.truth(a) for a in atoms]
+    solver = z3.Solver()
+    solver.set("rlimit", MASK_RLIMIT)  # a combination the solver cannot settle in time stays possible
+    solver.add(*enc.side)
+    lits = [z3.Bool(f"atom#{i}") for i in range(len(conds))]
+    solver.add(*[lit == cond for lit, cond in zip(lits, conds)])
+    return solver, lits, enc
+
+
+def independent_groups(atoms: Sequence[n.Term]) -> list[list[int]]:
+    """The atoms (by index) in groups that share no value of the solver's encoding, in the
+    order of their first atoms."""
+    parent = list(range(len(atoms)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    owner: dict[n.Node, int] = {}
+    for i, atom in enumerate(atoms):
+        for key in _truth_reads(atom):
+            if key in owner:
+                parent[find(i)] = find(owner[key])
+            else:
+                owner[key] = i
+    groups: dict[int, list[int]] = {}
+    for i in range(len(atoms)):
+        groups.setdefault(find(i), []).append(i)
+    return list(groups.values())
+
+
+def _value_reads(t: n.Term) -> set[n.Node]:
+    """The terms whose encoded values (or named conditions) `_Encoder.val(t)` constrains."""
+    if isinstance(t, n.Lit):
+        return set()  # a constant: relates nothing
+    if isinstance(t, (n.Field, n.Index)):
+        return {t} | _value_reads(t.base)
+    if isinstance(t, n.Op) and t.op == "neg":
+        return {t} | _value_reads(t.args[0])
+    if isinstance(t, n.Op) and _is_boolean_op(t.op):
+        return {t} | _truth_reads(t)
+    return {t}  # a call's or the trace's value, a variable, or a fresh value for an opaque piece
+
+
+def _truth_reads(t: n.Term) -> set[n.Node]:
+    """The same for `_Encoder.truth(t)`."""
+    if isinstance(t, n.Op):
+        if t.op in ("and", "or", "not"):
+            return set().union(*(_truth_reads(a) for a in t.args))
+        if t.op in ("eq", "ne", "lt", "le", "gt", "ge", "contains", "startswith", "endswith"):
+            return {t} | _value_reads(t.args[0]) | _value_reads(t.args[1])  # t: its own name for unequal objects
+        if t.op == "in":
+            return {t} | _value_reads(t.args[0])
+    if isinstance(t, n.Extern):
+        return {t}
+    return _value_reads(t)

@@ -21,10 +21,13 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence
 
+from policyc.automata.one_value import OneValue
+from policyc.automata.solver import independent_groups
 from policyc.ir import build as b
 from policyc.ir import nodes as n
 from policyc.ir.data import ExternError
 from policyc.ir.ops import UNDEF
+from policyc.ir.walk import subformulas
 from policyc.ir.types import ANY, MESSAGE_SIGNATURE, OptionalT, ToolSignature
 from policyc.lint.claims import Claim
 from policyc.semantics.evaluator import evaluate
@@ -33,6 +36,9 @@ from policyc.smt.decoder import default_value
 from policyc.smt.values import NeedsStrings
 from policyc.trace.model import CALL, MESSAGE_KIND, Call, Trace
 from policyc.smt.verifier import DEFAULT_RLIMIT
+
+#: The text functions Z3 sees into only on texts they leave unchanged.
+TEXT_FUNCTIONS = ("lower", "upper", "strip")
 
 Calls = Sequence[tuple[str, Sequence[tuple[n.Term, bool]]]]
 
@@ -51,23 +57,31 @@ def concretize(calls: Calls, metrics: Sequence[tuple[n.Term, bool]], claims: Seq
 
 
 def _concretize(calls, metrics, claims, tools, list_bound, rlimit, coded) -> WitnessTrace | None:
-    if not metrics and not any(truths for _tool, truths in calls):
-        # nothing to choose: the trace the solver would decode (every value the simplest of
-        # its type), without a solver
-        plain = replay(WitnessTrace(_simplest(calls, tools), True), claims)
-        if plain is not None:
-            return plain
-    found, plain = _solve(calls, metrics, tools, list_bound, rlimit, coded, False)
-    done = replay(found, claims) if found is not None else None
-    if done is None and plain:  # again among texts the text functions leave as they are: such a model replays
-        found, _ = _solve(calls, metrics, tools, list_bound, rlimit, coded, True)
-        done = replay(found, claims) if found is not None else None
-    return done
+    pinned = _pinned(metrics)
+    if not any(truths for _tool, truths in calls):
+        record = _record(pinned) if metrics else {}
+        if record is not None:
+            # nothing to choose: the trace the solver would decode (every value the simplest
+            # of its type) with metrics chosen to give their conditions, without a solver
+            plain = replay(WitnessTrace(Trace(_simplest(calls, tools).calls, record), True), claims)
+            if plain is not None:
+                return plain
+    # the metrics conditions as equalities with values that give them first (easier for Z3); with
+    # text functions read, then among texts they leave as they are: such a model replays
+    texts = any(isinstance(t, n.Op) and t.op in TEXT_FUNCTIONS
+                for atom, _ in (*metrics, *(x for _tool, truths in calls for x in truths)) for t in subformulas(atom))
+    for chosen in ([pinned] if pinned is not None else []) + [metrics]:
+        for plain in (False, True) if texts else (False,):
+            found = _solve(calls, chosen, tools, list_bound, rlimit, coded, plain)
+            done = replay(found, claims) if found is not None else None
+            if done is not None:
+                return done
+    return None
 
 
-def _solve(calls, metrics, tools, list_bound, rlimit, coded, plain: bool) -> tuple[WitnessTrace | None, bool]:
+def _solve(calls, metrics, tools, list_bound, rlimit, coded, plain: bool) -> WitnessTrace | None:
     """A model of the calls' truths (in a solver of its own: a check that reached its limit
-    leaves nothing behind), and whether a text function was read."""
+    leaves nothing behind); `plain`: every text a text function reads is one it leaves as it is."""
     ps = PolicySolver(tools, max(1, len(calls)), list_bound, rlimit, name="w", coded_strings=coded)
     names = [ps.require_length(len(calls))]
     for i, (tool, truths) in enumerate(calls):
@@ -80,7 +94,48 @@ def _solve(calls, metrics, tools, list_bound, rlimit, coded, plain: bool) -> tup
     if plain:
         names.append(ps.require_plain_texts())
     found = ps.check(names)
-    return (found.witness if found.is_sat else None), bool(ps.trace.plain_texts)
+    return found.witness if found.is_sat else None
+
+
+def _pinned(metrics: Sequence[tuple[n.Term, bool]]) -> list[tuple[n.Term, bool]] | None:
+    """The metrics conditions with each group that tests one value against literals replaced
+    by that value's equality with a value that gives the group's truths (`one_value`); None
+    when no group could be replaced."""
+    out: list[tuple[n.Term, bool]] = []
+    changed = False
+    atoms = [a for a, _ in metrics]
+    for group in independent_groups(atoms):
+        values = OneValue.of([atoms[i] for i in group])
+        if values is not None:
+            found, value = values.value(sum(1 << j for j, i in enumerate(group) if metrics[i][1]))
+            if found and (value is None or isinstance(value, (bool, int, float, str))):
+                out.append((b.op("eq", values.subject, b.lit(value)), True))
+                changed = True
+                continue
+        out.extend(metrics[i] for i in group)
+    return out if changed else None
+
+
+def _record(pinned: Sequence[tuple[n.Term, bool]] | None) -> dict | None:
+    """The metrics record the pinned equalities describe; None unless every condition is one
+    (`metrics.a.b == v`) and their paths agree."""
+    if pinned is None:
+        return None
+    record: dict = {}
+    for atom, value in pinned:
+        if not (value and isinstance(atom, n.Op) and atom.op == "eq" and isinstance(atom.args[0], n.Metric)
+                and isinstance(atom.args[1], n.Lit) and atom.args[0].path):
+            return None
+        *outer, last = atom.args[0].path
+        place = record
+        for key in outer:
+            place = place.setdefault(key, {})
+            if not isinstance(place, dict):
+                return None
+        if last in place:
+            return None
+        place[last] = atom.args[1].value
+    return record
 
 
 def _simplest(calls: Calls, tools: Mapping[str, ToolSignature]) -> Trace:
