@@ -97,6 +97,7 @@ EXAMPLES = {
     "support_desk": ["L0003"],  # grounded_refund follows from rules 2 and 4 (see the report)
     "fan_out_fan_in": ["L0003"] * 4,  # the paper's appendix B constraints overlap
     "diverse_tools": ["L0003"] * 6,
+    "telecom": [],  # every question decided: the c20 trigger's task id is chosen, not searched for
 }
 
 

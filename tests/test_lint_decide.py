@@ -129,3 +129,34 @@ def test_quantifiers_are_instantiated_with_values_that_pass_text_tests():
     assert any(c.name == "lookup" and c.args["id"].startswith("P") for c in answer.witness.trace.calls)
     assert evaluate(checked.formula, answer.witness.trace) is False
     assert not any(u.startswith("Z3") for u in asker.used), asker.used
+
+
+def test_values_that_each_test_reads_alone_are_chosen_without_the_solver(monkeypatch):
+    """A run whose conditions each test one value against literals (a task id naming one
+    fault and none of the others, a message's actor, lowered text and length of its calls,
+    fields of a result) is made concrete without Z3, and replays. Z3 could not find such a
+    task id within its limit, and left the telecom policy's c20 trigger undecided."""
+    import policyc.lint.concretize as concretizing
+
+    def no_solver(*args, **kwargs):
+        raise AssertionError("the solver was asked")
+
+    monkeypatch.setattr(concretizing, "PolicySolver", no_solver)
+    policy = _policy(
+        'policy p\nobserve messages\ntool lookup(id: str) -> dict[str, any]\ntool roam(line_id: str)\n'
+        'rule faults: if contains(metrics.task_id, "bad_network") and not contains(metrics.task_id, "break_app") '
+        'and not startswith(metrics.task_id, "[service]") then eventually roam else true\n'
+        'rule abroad: always ((lookup(id == "L1", result.roaming == false) '
+        'and once message(actor: "user", contains(lower(text), "abroad") and len(calls) >= 2)) '
+        '-> eventually roam)\n')
+    claims = [Claim(r.name, r.formula, False) for r in policy.rules]
+    decision = LintAutomata(policy.tools).decide(claims)
+    assert decision.status == WITNESS
+    witness = concretize(decision.calls, decision.metrics, claims, policy.tools)
+    assert witness is not None
+    task = witness.trace.metrics["task_id"]
+    assert "bad_network" in task and "break_app" not in task and not task.startswith("[service]")
+    message, lookup = witness.trace.calls
+    assert message.actor == "user" and "abroad" in message.args["text"].lower() and len(message.args["calls"]) >= 2
+    assert lookup.args["id"] == "L1" and lookup.result["roaming"] is False
+    assert all(evaluate(r.formula, witness.trace) is False for r in policy.rules)

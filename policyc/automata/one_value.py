@@ -120,6 +120,7 @@ class OneValue:
     subject: n.Term
     tests: list[_Test]
     witnesses: dict[int, object]  # combinations witnessed so far (bit i: atom i holds), each with its value
+    candidates: list[object]
     complete: bool  # every combination no candidate gives is impossible
     exact: bool  # the solver's encoding understands every atom (as `solver.satisfiable_masks` reports)
 
@@ -153,7 +154,7 @@ class OneValue:
             candidates += [s + "\x00", s[:-1], s + "~"]
         complete = dense and not any(t.kind == "text" or t.kind == "order" and isinstance(t.literals[0], str)
                                      for t in checked)
-        group = cls(subject, checked, {}, complete, exact)
+        group = cls(subject, checked, {}, candidates, complete, exact)
         for v in candidates:
             group.witnesses.setdefault(group.mask(v), v)
         return group
@@ -174,18 +175,21 @@ class OneValue:
                 return m
         return None
 
-    def value(self, mask: int) -> tuple[bool, object]:
-        """(True, a value giving exactly `mask`), or (False, None) when none was found.
+    def value(self, mask: int, accept: Callable[[object], bool] = lambda v: True) -> tuple[bool, object]:
+        """(True, a value `accept`ed that gives exactly `mask`), or (False, None) when none of
+        the candidates and texts built for it is one.
 
         >>> from policyc.ir import build as b
         >>> task = b.metric(("task_id",))
         >>> group = OneValue.of([b.op("contains", task, b.lit("a")), b.op("startswith", task, b.lit("[x]"))])
-        >>> group.value(0b11)
-        (True, '[x] a')
+        >>> group.value(0b11), group.value(0b00), group.value(0b00, lambda v: isinstance(v, str))
+        ((True, '[x] a'), (True, None), (True, ''))
         """
         everything = (1 << len(self.tests)) - 1
-        found = self.witness(mask, everything)
-        return (False, None) if found is None else (True, self.witnesses[found])
+        for v in [*self.candidates, *self._built(mask, everything)]:
+            if accept(v) and self.mask(v) == mask:
+                return True, v
+        return False, None
 
     def _built(self, mask: int, known: int) -> list[str]:
         """Texts meant to pass the tests `mask` sets among the `known` bits: a literal it must

@@ -281,9 +281,15 @@ def independent_groups(atoms: Sequence[n.Term]) -> list[list[int]]:
             i = parent[i]
         return i
 
-    owner: dict[n.Node, int] = {}
-    for i, atom in enumerate(atoms):
-        for key in _truth_reads(atom):
+    reads = [_truth_reads(atom) for atom in atoms]
+    direct = set().union(*reads)
+    owner: dict = {}
+    for i, keys in enumerate(reads):
+        for key in keys:
+            if isinstance(key, tuple):  # a path's base, which relates paths only when it is read itself
+                if key[1] not in direct:
+                    continue
+                key = key[1]
             if key in owner:
                 parent[find(i)] = find(owner[key])
             else:
@@ -294,12 +300,24 @@ def independent_groups(atoms: Sequence[n.Term]) -> list[list[int]]:
     return list(groups.values())
 
 
-def _value_reads(t: n.Term) -> set[n.Node]:
-    """The terms whose encoded values (or named conditions) `_Encoder.val(t)` constrains."""
+def _value_reads(t: n.Term) -> set:
+    """The terms whose encoded values (or named conditions) `_Encoder.val(t)` constrains.
+
+    A path (`result.a`) only asks of its base to be an object (or a list or text) when the
+    path is defined, which a base can be for every path at once: two paths of one base are
+    related only through an atom that reads the base itself. Such a base is listed as
+    ("base", term), for `independent_groups` to keep when the base is read."""
     if isinstance(t, n.Lit):
         return set()  # a constant: relates nothing
     if isinstance(t, (n.Field, n.Index)):
-        return {t} | _value_reads(t.base)
+        out: set = {t}
+        base = t.base
+        while isinstance(base, (n.Field, n.Index)):
+            out.add(("base", base))
+            base = base.base
+        if isinstance(base, (n.Arg, n.Result, n.Request, n.Metric, n.Var)):
+            return out | {("base", base)}
+        return out | _value_reads(base)
     if isinstance(t, n.Op) and t.op == "neg":
         return {t} | _value_reads(t.args[0])
     if isinstance(t, n.Op) and _is_boolean_op(t.op):
@@ -307,7 +325,7 @@ def _value_reads(t: n.Term) -> set[n.Node]:
     return {t}  # a call's or the trace's value, a variable, or a fresh value for an opaque piece
 
 
-def _truth_reads(t: n.Term) -> set[n.Node]:
+def _truth_reads(t: n.Term) -> set:
     """The same for `_Encoder.truth(t)`."""
     if isinstance(t, n.Op):
         if t.op in ("and", "or", "not"):

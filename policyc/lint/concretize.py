@@ -19,7 +19,7 @@ only when every claim of the question takes its truth value on it.
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Mapping, Sequence, cast
 
 from policyc.automata.one_value import OneValue
 from policyc.automata.solver import independent_groups
@@ -28,13 +28,15 @@ from policyc.ir import nodes as n
 from policyc.ir.data import ExternError
 from policyc.ir.ops import UNDEF
 from policyc.ir.walk import subformulas
-from policyc.ir.types import ANY, MESSAGE_SIGNATURE, OptionalT, ToolSignature
+from policyc.ir.data import DataEnv, eval_term
+from policyc.ir.ops import truthy
+from policyc.ir.types import ANY, MESSAGE_SIGNATURE, ListT, OptionalT, ToolSignature, value_problems
 from policyc.lint.claims import Claim
 from policyc.semantics.evaluator import evaluate
 from policyc.smt import PolicySolver, WitnessTrace
 from policyc.smt.decoder import default_value
 from policyc.smt.values import NeedsStrings
-from policyc.trace.model import CALL, MESSAGE_KIND, Call, Trace
+from policyc.trace.model import ASSISTANT, CALL, MESSAGE_KIND, USER, Call, Trace
 from policyc.smt.verifier import DEFAULT_RLIMIT
 
 #: The text functions Z3 sees into only on texts they leave unchanged.
@@ -58,14 +60,13 @@ def concretize(calls: Calls, metrics: Sequence[tuple[n.Term, bool]], claims: Seq
 
 def _concretize(calls, metrics, claims, tools, list_bound, rlimit, coded) -> WitnessTrace | None:
     pinned = _pinned(metrics)
-    if not any(truths for _tool, truths in calls):
-        record = _record(pinned) if metrics else {}
-        if record is not None:
-            # nothing to choose: the trace the solver would decode (every value the simplest
-            # of its type) with metrics chosen to give their conditions, without a solver
-            plain = replay(WitnessTrace(Trace(_simplest(calls, tools).calls, record), True), claims)
-            if plain is not None:
-                return plain
+    record = _record(pinned) if metrics else {}
+    if record is not None:
+        guessed = _guessed(calls, tools)
+        if guessed is not None:  # values chosen without a solver
+            found = replay(WitnessTrace(Trace(guessed, record), True), claims)
+            if found is not None:
+                return found
     # the metrics conditions as equalities with values that give them first (easier for Z3); with
     # text functions read, then among texts they leave as they are: such a model replays
     texts = any(isinstance(t, n.Op) and t.op in TEXT_FUNCTIONS
@@ -136,6 +137,70 @@ def _record(pinned: Sequence[tuple[n.Term, bool]] | None) -> dict | None:
             return None
         place[last] = atom.args[1].value
     return record
+
+
+def _guessed(calls: Calls, tools: Mapping[str, ToolSignature]) -> tuple[Call, ...] | None:
+    """The calls with values that give their conditions, chosen without a solver: each group
+    of a call's conditions that tests one value (an argument, its length, a text function of
+    it, a field of the result, the actor) takes a value of its type that gives the group's
+    truths (`one_value`); every other value is the simplest of its type. None when a
+    condition is of another form, no such value was found, or the call, checked on the
+    evaluator, does not give exactly its truths."""
+    out = []
+    for i, (tool, truths) in enumerate(calls):
+        sig = tools[tool]
+        plain = _simplest([(tool, ())], tools).calls[0]
+        args, result, actor = dict(plain.args), plain.result, plain.actor
+        types = {p.name: p.type for p in sig.params}
+        atoms = [a for a, _ in truths]
+        texts: dict[str, list[str]] = {}
+        for group in independent_groups(atoms):
+            values = OneValue.of([atoms[j] for j in group])
+            if values is None:
+                return None
+            mask = sum(1 << k for k, j in enumerate(group) if truths[j][1])
+            s = values.subject
+            if isinstance(s, n.Arg) and s.name in types:
+                t = types[s.name]
+                found, v = values.value(mask, lambda v, t=t: v is UNDEF and isinstance(t, OptionalT)
+                                        or v is not UNDEF and not value_problems(v, t))
+                if found and v is UNDEF:
+                    args.pop(s.name, None)
+                elif found:
+                    args[s.name] = v
+            elif isinstance(s, n.Op) and s.op == "len" and isinstance(s.args[0], n.Arg) and s.args[0].name in types:
+                found, v = values.value(mask, lambda v: type(v) is int and 0 <= v <= 16)
+                if found:
+                    args[s.args[0].name] = ["x"] * cast(int, v) if isinstance(types[s.args[0].name], ListT) \
+                        else "x" * cast(int, v)
+            elif isinstance(s, n.Op) and s.op in TEXT_FUNCTIONS and isinstance(s.args[0], n.Arg):
+                fn = getattr(str, s.op)
+                found, v = values.value(mask, lambda v, fn=fn: isinstance(v, str) and fn(v) == v)
+                if found:
+                    texts.setdefault(s.args[0].name, []).append(cast(str, v))
+            elif isinstance(s, n.Field) and isinstance(s.base, n.Result):
+                found, v = values.value(mask, lambda v: v is not UNDEF)
+                if found:
+                    result = {**(result if isinstance(result, dict) else {}), s.name: v}
+            elif isinstance(s, n.Attr) and s.name == "actor":
+                found, v = values.value(mask, lambda v: v in (ASSISTANT, USER))
+                actor = cast(str, v)
+            else:
+                return None
+            if not found:
+                return None
+        for name, pieces in texts.items():  # one text for every text function of an argument
+            given = args.get(name)
+            args[name] = " ".join([given, *pieces] if isinstance(given, str) and given else pieces)
+        call = Call(tool, args, result, i, plain.kind, actor)
+        if any(value_problems(v, types[k]) for k, v in args.items() if k in types) \
+                or sig.result is not ANY and value_problems(result, sig.result):
+            return None
+        env = DataEnv({}, call.args, call.result)
+        if any(truthy(eval_term(a, env)) != want for a, want in truths):
+            return None
+        out.append(call)
+    return tuple(out)
 
 
 def _simplest(calls: Calls, tools: Mapping[str, ToolSignature]) -> Trace:
