@@ -224,7 +224,7 @@ def _search(atoms: Sequence[n.Term], limit: int | None, values: OneValue | None)
     is built only when some assignment needs it."""
     import z3
 
-    checker: list = []  # [solver, one literal per atom, encoder], once built
+    checker: list = []  # [solver, per atom its literal and the literal's negation, encoder], once built
 
     def satisfiable(mask: int, known: int) -> bool:
         if values is not None:
@@ -232,10 +232,12 @@ def _search(atoms: Sequence[n.Term], limit: int | None, values: OneValue | None)
                 return True
             if values.complete:
                 return False
+        import z3
+
         if not checker:
             checker.extend(_checker(z3, atoms))
         solver, lits, _ = checker
-        assumed = [lits[i] if mask >> i & 1 else z3.Not(lits[i]) for i in range(len(atoms)) if known >> i & 1]
+        assumed = [lits[i][mask >> i & 1] for i in range(len(atoms)) if known >> i & 1]
         return solver.check(*assumed) != z3.unsat
 
     out: list[int] = []
@@ -254,11 +256,15 @@ def _search(atoms: Sequence[n.Term], limit: int | None, values: OneValue | None)
     search(0, 0)
     if values is not None:
         return out, values.exact
-    return out, (checker[2] if checker else _checker(z3, atoms)[2]).exact
+    if checker:
+        return out, checker[2].exact
+    import z3
+
+    return out, _checker(z3, atoms)[2].exact
 
 
 def _checker(z3, atoms: Sequence[n.Term]) -> tuple:
-    """A solver holding the atoms' encoding, one literal per atom (assumed true or false: no
+    """A solver holding the atoms' encoding, per atom a literal and its negation (assumed: no
     push and pop, slow with strings), and the encoder."""
     enc = _Encoder(z3)
     conds = [enc.truth(a) for a in atoms]
@@ -267,7 +273,7 @@ def _checker(z3, atoms: Sequence[n.Term]) -> tuple:
     solver.add(*enc.side)
     lits = [z3.Bool(f"atom#{i}") for i in range(len(conds))]
     solver.add(*[lit == cond for lit, cond in zip(lits, conds)])
-    return solver, lits, enc
+    return solver, [(z3.Not(lit), lit) for lit in lits], enc
 
 
 def independent_groups(atoms: Sequence[n.Term]) -> list[list[int]]:
