@@ -222,8 +222,6 @@ def _search(atoms: Sequence[n.Term], limit: int | None, values: OneValue | None)
     """The refinement search. With `values` (the atoms test one value), a partial assignment a
     tried value gives needs no solver, nor one the values tried show impossible; the solver
     is built only when some assignment needs it."""
-    import z3
-
     checker: list = []  # [solver, per atom its literal and the literal's negation, encoder], once built
 
     def satisfiable(mask: int, known: int) -> bool:
@@ -256,11 +254,7 @@ def _search(atoms: Sequence[n.Term], limit: int | None, values: OneValue | None)
     search(0, 0)
     if values is not None:
         return out, values.exact
-    if checker:
-        return out, checker[2].exact
-    import z3
-
-    return out, _checker(z3, atoms)[2].exact
+    return out, checker[2].exact  # without `values`, every assignment asked the solver
 
 
 def _checker(z3, atoms: Sequence[n.Term]) -> tuple:
