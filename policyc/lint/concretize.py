@@ -25,12 +25,10 @@ from policyc.automata.one_value import OneValue
 from policyc.automata.solver import independent_groups
 from policyc.ir import build as b
 from policyc.ir import nodes as n
-from policyc.ir.data import ExternError
-from policyc.ir.ops import UNDEF
-from policyc.ir.walk import subformulas
-from policyc.ir.data import DataEnv, eval_term
-from policyc.ir.ops import truthy
+from policyc.ir.data import DataEnv, ExternError, eval_term
+from policyc.ir.ops import UNDEF, truthy
 from policyc.ir.types import ANY, MESSAGE_SIGNATURE, ListT, OptionalT, ToolSignature, value_problems
+from policyc.ir.walk import subformulas
 from policyc.lint.claims import Claim
 from policyc.semantics.evaluator import evaluate
 from policyc.smt import PolicySolver, WitnessTrace
@@ -179,9 +177,11 @@ def _guessed(calls: Calls, tools: Mapping[str, ToolSignature]) -> tuple[Call, ..
                 if found:
                     texts.setdefault(s.args[0].name, []).append(cast(str, v))
             elif isinstance(s, n.Field) and isinstance(s.base, n.Result):
-                found, v = values.value(mask, lambda v: v is not UNDEF)
+                found, v = values.value(mask)
                 if found:
-                    result = {**(result if isinstance(result, dict) else {}), s.name: v}
+                    result = {k: x for k, x in (result.items() if isinstance(result, dict) else ()) if k != s.name}
+                    if v is not UNDEF:
+                        result[s.name] = v
             elif isinstance(s, n.Attr) and s.name == "actor":
                 found, v = values.value(mask, lambda v: v in (ASSISTANT, USER))
                 actor = cast(str, v)
