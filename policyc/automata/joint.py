@@ -9,7 +9,8 @@ cost follows the number of combinations that exist; a tool with more than
 `MAX_JOINT_COMBINATIONS` of them is recorded as not decided, and searches over it say so.
 
 Atoms that read different inputs of the call (`amount` and `note`) are independent: their
-combinations are decided per group of atoms sharing an input, and multiplied.
+combinations are decided per group of atoms sharing an input, and multiplied; tests of one
+input against literals are decided by trying values (`one_value`).
 
 The atoms of a tool are numbered as `policyc.tables.product.tool_atoms` numbers them, so the
 runtime reads the masks against the same bits.
@@ -29,9 +30,8 @@ from typing import Sequence
 
 from policyc.automata.solver import TooManyCombinations, satisfiable_masks
 from policyc.ir import nodes as n
-from policyc.ir.walk import subformulas
 from policyc.tables.dfa import DfaTable
-from policyc.tables.product import JointLetters, spread, tool_atoms
+from policyc.tables.product import JointLetters, tool_atoms
 
 #: Satisfiable combinations of one tool's guard atoms the compiler enumerates at most.
 MAX_JOINT_COMBINATIONS = 4096
@@ -62,8 +62,8 @@ def joint_letters(tables: Sequence[DfaTable], limit: int = MAX_JOINT_COMBINATION
 
 
 def combinations(pool: Sequence[n.Term], limit: int) -> tuple[list[int], bool]:
-    """The satisfiable truth assignments of the pool's atoms (bit i = atom i): per group of
-    atoms that read a common input, by the solver, then every combination across groups.
+    """The satisfiable truth assignments of the pool's atoms (bit i = atom i), decided per
+    group of atoms that share no value and multiplied (`solver.satisfiable_masks`).
 
     >>> from policyc.ir import build as b
     >>> amount, note = b.arg("amount"), b.arg("note")
@@ -72,55 +72,4 @@ def combinations(pool: Sequence[n.Term], limit: int) -> tuple[list[int], bool]:
     >>> len(masks), 0b101 in masks, 0b100 in masks   # amount > 20 without amount > 10: impossible
     (6, True, False)
     """
-    groups = _input_groups(pool)
-    out = [0]
-    exact = True
-    for group in groups:
-        masks, sure = satisfiable_masks([pool[i] for i in group], limit)
-        exact &= sure
-        placed = [spread(local, group) for local in masks]
-        out = [a | c for a in out for c in placed]
-        if len(out) > limit:
-            raise TooManyCombinations(limit)
-    return out, exact
-
-
-def _input_groups(pool: Sequence[n.Term]) -> list[list[int]]:
-    """The atoms grouped by the inputs they read (an argument, the result; an atom that reads
-    nothing of the call, or something the solver cannot see into, joins every group it may
-    touch: it is grouped with all atoms)."""
-    reads: list[frozenset] = []
-    for atom in pool:
-        inputs: set = set()
-        opaque = False
-        for t in subformulas(atom):
-            if isinstance(t, n.Arg):
-                inputs.add(("arg", t.name))
-            elif isinstance(t, n.Result):
-                inputs.add(("result",))
-            elif isinstance(t, (n.Extern, n.Var, n.Values, n.Outputs, n.Metric)):
-                opaque = True
-        reads.append(frozenset(inputs) if not opaque else frozenset({("*",)}))
-    parent = list(range(len(pool)))
-
-    def find(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    owner: dict = {}
-    everything = [i for i, r in enumerate(reads) if ("*",) in r]
-    for i, r in enumerate(reads):
-        for x in r:
-            if x in owner:
-                parent[find(i)] = find(owner[x])
-            else:
-                owner[x] = i
-    for i in everything:
-        for j in range(len(pool)):
-            parent[find(j)] = find(i)
-    groups: dict[int, list[int]] = {}
-    for i in range(len(pool)):
-        groups.setdefault(find(i), []).append(i)
-    return list(groups.values())
+    return satisfiable_masks(pool, limit)
