@@ -26,6 +26,9 @@ from policyc.tables.rule import RuleRun
 from policyc.trace.model import Call
 
 
+_NEVER, _ALWAYS = frozenset((False,)), frozenset((True,))  # a rule's acceptance, settled
+
+
 class GateState:
     """Where one run is: the product's joint state, and each sliced rule's run."""
 
@@ -59,6 +62,9 @@ class Gate:
         self.product = ProductJudge(plain_rules, plain_tables, policy.tools, self.terminal, externs, compiled.joint)
         self.rules = plain_rules + [info for info, _ in self.sliced]
         self.components = self._components()
+        # a component by its members (plain bits, sliced rules, the rule itself included): rules
+        # of one component share it, and `_component_accepts` reads nothing else
+        self._members = [(plain, tuple(sorted((k, *sliced)))) for k, (_, plain, sliced) in enumerate(self.components)]
         self._unsearched_text: dict[tuple[int, int, tuple[int, ...]], str] = {}
         self._reach_memo: dict[str, tuple[int, ...]] = {}
         self._moving_memo: dict[str, tuple[int, ...]] = {}
@@ -146,9 +152,15 @@ class Gate:
         # rules no automaton compiles may constrain anything: with them, nothing is known here
         unmet = None if self.final is not None else self._unmet_after(state, tool, args)
         out = []
+        settled: dict[tuple, bool] = {}  # per component (its members): whether it accepts after the call
         for k in found:
-            if unmet is not None and self._component_accepts(k, state, opened, unmet, verdicts, after):
-                continue  # ending right after the call satisfies every rule it could conflict with
+            if unmet is not None:
+                whole = self._members[k]
+                accepts = settled.get(whole)
+                if accepts is None:
+                    accepts = settled[whole] = self._component_accepts(k, state, opened, unmet, verdicts, after)
+                if accepts:
+                    continue  # ending right after the call satisfies every rule it could conflict with
             _, plain, sliced = self.components[k]
             others = tuple(j for j in sliced if verdicts[j] == OPEN)
             near = opened & plain
@@ -205,8 +217,10 @@ class Gate:
     def advance(self, state: GateState, tool: str, args: Mapping[str, Any], result: Any) -> GateState:
         """The state after an executed call (slice runs are stepped in place)."""
         state.jid = self.product.advance(state.jid, tool, args, result)
+        runs = state.runs
         for k in self._moving(tool):  # a call that cannot move a rule leaves it where it is
-            self.sliced[k][1].advance(state.runs[k], tool, args, result)
+            if runs[k].verdict() == OPEN:  # a verdict settled for good stays whatever comes next
+                self.sliced[k][1].advance(runs[k], tool, args, result)
         return state
 
     def dump_state(self, state: GateState) -> dict:
@@ -256,9 +270,10 @@ class Gate:
         for k in self._moving(tool):  # a call that leaves a rule where it is cannot newly break it
             info, rule = self.sliced[k]
             run = state.runs[k]
-            if run.verdict() == VIOLATED:
-                after[k] = frozenset((False,))
-                continue  # lost before this call: not its doing
+            standing = run.verdict()
+            if standing != OPEN:  # settled for good: lost before this call (not its doing), or won
+                after[k] = _NEVER if standing == VIOLATED else _ALWAYS
+                continue
             verdicts, accepting = rule.outcomes(run, tool, args)
             after[k] = accepting
             if verdicts == {VIOLATED}:
