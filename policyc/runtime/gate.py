@@ -13,7 +13,7 @@ A run's gate state is a `GateState`: the product's joint state and the slice run
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Collection, Mapping, Sequence
 
 from policyc.runtime.findings import OWED, VIOLATION, Finding, GatedRule
 from policyc.runtime.judge_final import FinalAnswerJudge
@@ -130,12 +130,14 @@ class Gate:
         return found
 
     def _joint_unsearched(self, state: GateState, tool: str, args: Mapping[str, Any],
-                          after: Mapping[int, frozenset]) -> tuple[str, ...]:
+                          after: Mapping[int, frozenset], broken: Collection[int] = ()) -> tuple[str, ...]:
         """The open sliced rules a call to `tool` may set in conflict with other open rules:
         per-value rules take no part in the joint search, so the decision says so, unless every
         rule of the rule's component is satisfied if the run ends right after the call.
         `after`: per sliced rule the call may move, whether it may be accepting after it
-        (`SlicedJudge.outcomes`)."""
+        (`SlicedJudge.outcomes`); `broken`: the sliced rules the call certainly breaks. A
+        conflict is a set of rules each of which can still hold: a rule lost before the call or
+        by it is in none."""
         reaching = self._reaching(tool)
         if not reaching:
             return ()
@@ -145,7 +147,8 @@ class Gate:
         found = []
         for k in reaching:
             _, plain, sliced = self.components[k]
-            if verdicts[k] == OPEN and (opened & plain or any(verdicts[j] == OPEN for j in sliced)):
+            if verdicts[k] == OPEN and k not in broken and \
+                    (opened & plain or any(verdicts[j] == OPEN and j not in broken for j in sliced)):
                 found.append(k)
         if not found:
             return ()
@@ -158,11 +161,11 @@ class Gate:
                 whole = self._members[k]
                 accepts = settled.get(whole)
                 if accepts is None:
-                    accepts = settled[whole] = self._component_accepts(k, state, opened, unmet, verdicts, after)
+                    accepts = settled[whole] = self._component_accepts(k, state, opened, unmet, verdicts, after, broken)
                 if accepts:
                     continue  # ending right after the call satisfies every rule it could conflict with
             _, plain, sliced = self.components[k]
-            others = tuple(j for j in sliced if verdicts[j] == OPEN)
+            others = tuple(j for j in sliced if verdicts[j] == OPEN and j not in broken)
             near = opened & plain
             memo = (k, near, others)
             text = self._unsearched_text.get(memo)
@@ -193,15 +196,15 @@ class Gate:
         return unmet
 
     def _component_accepts(self, k: int, state: GateState, opened: int, unmet: int, verdicts: list[str],
-                           after: Mapping[int, frozenset]) -> bool:
+                           after: Mapping[int, frozenset], broken: Collection[int]) -> bool:
         """Whether every rule of sliced rule k's component (k included) is satisfied by the run
         ending right after the call, whatever its result (`unmet`: `_unmet_after`)."""
         _, bits, sliced = self.components[k]
         if unmet & bits & opened:  # a rule lost before the call is in no conflict
             return False
         for j in (k, *sliced):
-            if verdicts[j] == VIOLATED:
-                continue
+            if verdicts[j] == VIOLATED or j in broken:
+                continue  # lost before the call or by it
             if j in after:
                 if after[j] != {True}:
                     return False
@@ -267,6 +270,7 @@ class Gate:
         findings = list(plain)
         final = tool in self.terminal
         after: dict[int, frozenset] = {}  # per sliced rule the call may move: can it be accepting then?
+        broken: set[int] = set()  # the sliced rules the call certainly breaks
         for k in self._moving(tool):  # a call that leaves a rule where it is cannot newly break it
             info, rule = self.sliced[k]
             run = state.runs[k]
@@ -277,6 +281,7 @@ class Gate:
             verdicts, accepting = rule.outcomes(run, tool, args)
             after[k] = accepting
             if verdicts == {VIOLATED}:
+                broken.add(k)
                 findings.append(Finding(info.name, VIOLATION, info.layer, info.severity, info.limit,
                                         f"after `{tool}` no continuation of the run can satisfy it", (),
                                         info.message))
@@ -285,7 +290,7 @@ class Gate:
                                         f"ending the run with `{tool}` now leaves it unsatisfied", (),
                                         info.message))
         if not final and self.sliced:
-            undecided = tuple(undecided) + self._joint_unsearched(state, tool, args, after)
+            undecided = tuple(undecided) + self._joint_unsearched(state, tool, args, after, broken)
         if self.final is not None:
             findings.extend(self.final.judge_final(calls, tool, args, request) if final
                             else self.final.judge(calls, tool, args, request))
