@@ -179,3 +179,22 @@ def test_a_per_value_rule_the_call_breaks_is_in_no_conflict():
     run.record("b", {"n": 1})
     decision = run.propose("b", {"n": 1})
     assert not decision.findings and any("first" in line and "not searched" in line for line in decision.undecided)
+
+
+def test_a_rule_the_call_breaks_keeps_no_per_value_question_open():
+    """The same for a rule that is one automaton: the second `b` breaks `cap` for good, and the
+    per-value rule beside it is satisfied if the run ends right after the call, so nothing
+    is left undecided (before, the broken `cap` counted as an open rule in conflict)."""
+    from policyc.check import check_text
+
+    text = ("policy broken\ntool a(n: int)\ntool b(n: int)\n"
+            "rule first: forall o in b.n: always (b(n: o) -> once a(n: o))\n"
+            "rule cap: called_n(b) <= 1\n")
+    policy, diagnostics = check_text(text, "broken.altl")
+    assert policy is not None, diagnostics
+    run = Monitor(build_artifact(policy)).start(mode="tolerate")
+    run.record("a", {"n": 1})
+    run.record("b", {"n": 1})
+    decision = run.propose("b", {"n": 1})
+    assert [f.rule for f in decision.findings if f.kind == "violation"] == ["cap"]
+    assert decision.undecided == ()

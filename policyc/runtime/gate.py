@@ -66,6 +66,7 @@ class Gate:
         # of one component share it, and `_component_accepts` reads nothing else
         self._members = [(plain, tuple(sorted((k, *sliced)))) for k, (_, plain, sliced) in enumerate(self.components)]
         self._unsearched_text: dict[tuple[int, int, tuple[int, ...]], str] = {}
+        self._plain_bit = {rule.name: 1 << i for i, rule in enumerate(plain_rules)}
         self._reach_memo: dict[str, tuple[int, ...]] = {}
         self._moving_memo: dict[str, tuple[int, ...]] = {}
 
@@ -130,19 +131,20 @@ class Gate:
         return found
 
     def _joint_unsearched(self, state: GateState, tool: str, args: Mapping[str, Any],
-                          after: Mapping[int, frozenset], broken: Collection[int] = ()) -> tuple[str, ...]:
+                          after: Mapping[int, frozenset], broken: Collection[int] = (),
+                          lost_now: int = 0) -> tuple[str, ...]:
         """The open sliced rules a call to `tool` may set in conflict with other open rules:
         per-value rules take no part in the joint search, so the decision says so, unless every
         rule of the rule's component is satisfied if the run ends right after the call.
         `after`: per sliced rule the call may move, whether it may be accepting after it
-        (`SlicedJudge.outcomes`); `broken`: the sliced rules the call certainly breaks. A
-        conflict is a set of rules each of which can still hold: a rule lost before the call or
-        by it is in none."""
+        (`SlicedJudge.outcomes`); `broken`, `lost_now`: the sliced rules and (as bits) the
+        plain rules the call certainly breaks. A conflict is a set of rules each of which can
+        still hold: a rule lost before the call or by it is in none."""
         reaching = self._reaching(tool)
         if not reaching:
             return ()
         space = self.product.space
-        opened = space.open_bits(state.jid)
+        opened = space.open_bits(state.jid) & ~lost_now
         verdicts = [run.verdict() for run in state.runs]
         found = []
         for k in reaching:
@@ -290,7 +292,11 @@ class Gate:
                                         f"ending the run with `{tool}` now leaves it unsatisfied", (),
                                         info.message))
         if not final and self.sliced:
-            undecided = tuple(undecided) + self._joint_unsearched(state, tool, args, after, broken)
+            lost_now = 0  # the plain rules the call certainly breaks: in no conflict either
+            for f in plain:
+                if f.kind == VIOLATION:
+                    lost_now |= self._plain_bit[f.rule]
+            undecided = tuple(undecided) + self._joint_unsearched(state, tool, args, after, broken, lost_now)
         if self.final is not None:
             findings.extend(self.final.judge_final(calls, tool, args, request) if final
                             else self.final.judge(calls, tool, args, request))
