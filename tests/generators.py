@@ -351,21 +351,23 @@ def templates(vocab: Vocabulary) -> st.SearchStrategy:
     )
 
 
-def _per_value(vocab: Vocabulary, kind: str, first: str, then: str, response: bool) -> n.Formula:
-    """`forall o in first.key + then.key: always (then(key: o) -> once first(key: o))` and kin."""
+def _per_value(vocab: Vocabulary, kind: str, first: str, then: str, response: bool, narrow: bool = False) -> n.Formula:
+    """`forall o in first.key + then.key: always (then(key: o) -> once first(key: o))` and kin;
+    `narrow`: the domain is `first.key` alone, so a `then` call names values outside it."""
     o = b.var(vocab.var)
     assert vocab.key is not None
     ev = lambda tool: b.event(tool, b.op("eq", b.arg(vocab.key), o))  # noqa: E731
     body = b.always(b.implies(ev(first), b.eventually(ev(then)))) if response else \
         b.always(b.implies(ev(then), b.once(ev(first))))
-    domain = b.op("add", b.values(first, (vocab.key,)), b.values(then, (vocab.key,)))
+    domain = b.values(first, (vocab.key,)) if narrow else \
+        b.op("add", b.values(first, (vocab.key,)), b.values(then, (vocab.key,)))
     return (b.forall if kind == "forall" else b.exists)(vocab.var, vocab.var_type, domain, body)
 
 
 def per_value(vocab: Vocabulary) -> st.SearchStrategy:
     """Rules over values bound in patterns (parametric slicing): per-value order and response."""
     tool = st.sampled_from(vocab.keyed)
-    return st.tuples(st.sampled_from(["forall", "exists"]), tool, tool, st.booleans()).filter(
+    return st.tuples(st.sampled_from(["forall", "exists"]), tool, tool, st.booleans(), st.booleans()).filter(
         lambda p: p[1] != p[2]).map(lambda p: _per_value(vocab, *p))
 
 

@@ -155,3 +155,46 @@ def test_a_conflict_through_a_chain_of_rules_is_not_passed_over():
     assert not decision.findings and any("owed" in line and "not searched" in line for line in decision.undecided)
     assert Oracle([r.formula for r in policy.rules]).completable([("a", {"n": 1}, None), ("d", {}, None)]) is False
     assert run.propose("e", {}).undecided == ()  # `e` is connected to none of them
+
+
+def test_a_per_value_rule_the_call_breaks_is_in_no_conflict():
+    """A conflict is a set of rules each of which can still hold. `b(n: 1)` before any
+    `a(n: 1)` breaks the per-value rule for good: the decision says so, and does not also say
+    that its conflicts with the open rules beside it were not searched (while a `b` that keeps
+    the rule, after `a(n: 1)`, still leaves that question open and says so)."""
+    from policyc.check import check_text
+
+    text = ("policy broken\ntool a(n: int)\ntool b(n: int)\ntool c()\n"
+            "rule first: forall o in b.n: always (b(n: o) -> once a(n: o))\n"
+            "rule answered: always (b -> eventually c)\n")
+    policy, diagnostics = check_text(text, "broken.altl")
+    assert policy is not None, diagnostics
+    monitor = Monitor(build_artifact(policy))
+    run = monitor.start(mode="tolerate")
+    decision = run.propose("b", {"n": 1})
+    assert [f.rule for f in decision.findings if f.kind == "violation"] == ["first"]
+    assert not any("first" in line for line in decision.undecided), decision.undecided
+    run = monitor.start(mode="tolerate")
+    run.record("a", {"n": 1})
+    run.record("b", {"n": 1})
+    decision = run.propose("b", {"n": 1})
+    assert not decision.findings and any("first" in line and "not searched" in line for line in decision.undecided)
+
+
+def test_a_rule_the_call_breaks_keeps_no_per_value_question_open():
+    """The same for a rule that is one automaton: the second `b` breaks `cap` for good, and the
+    per-value rule beside it is satisfied if the run ends right after the call, so nothing
+    is left undecided (before, the broken `cap` counted as an open rule in conflict)."""
+    from policyc.check import check_text
+
+    text = ("policy broken\ntool a(n: int)\ntool b(n: int)\n"
+            "rule first: forall o in b.n: always (b(n: o) -> once a(n: o))\n"
+            "rule cap: called_n(b) <= 1\n")
+    policy, diagnostics = check_text(text, "broken.altl")
+    assert policy is not None, diagnostics
+    run = Monitor(build_artifact(policy)).start(mode="tolerate")
+    run.record("a", {"n": 1})
+    run.record("b", {"n": 1})
+    decision = run.propose("b", {"n": 1})
+    assert [f.rule for f in decision.findings if f.kind == "violation"] == ["cap"]
+    assert decision.undecided == ()

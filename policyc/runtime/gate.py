@@ -13,7 +13,7 @@ A run's gate state is a `GateState`: the product's joint state and the slice run
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Collection, Mapping, Sequence
 
 from policyc.runtime.findings import OWED, VIOLATION, Finding, GatedRule
 from policyc.runtime.judge_final import FinalAnswerJudge
@@ -24,6 +24,9 @@ from policyc.tables.policy import CompiledPolicy
 from policyc.tables.product import OTHER
 from policyc.tables.rule import RuleRun
 from policyc.trace.model import Call
+
+
+_NEVER, _ALWAYS = frozenset((False,)), frozenset((True,))  # a rule's acceptance, settled
 
 
 class GateState:
@@ -59,7 +62,13 @@ class Gate:
         self.product = ProductJudge(plain_rules, plain_tables, policy.tools, self.terminal, externs, compiled.joint)
         self.rules = plain_rules + [info for info, _ in self.sliced]
         self.components = self._components()
+        # a component by its members (plain bits, sliced rules, the rule itself included): rules
+        # of one component share it, and `_component_accepts` reads nothing else
+        self._members = [(plain, tuple(sorted((k, *sliced)))) for k, (_, plain, sliced) in enumerate(self.components)]
         self._unsearched_text: dict[tuple[int, int, tuple[int, ...]], str] = {}
+        self._plain_bit = {rule.name: 1 << i for i, rule in enumerate(plain_rules)}
+        self._reach_memo: dict[str, tuple[int, ...]] = {}
+        self._moving_memo: dict[str, tuple[int, ...]] = {}
 
     def _near(self, tools: frozenset[str] | None, other: frozenset[str] | None) -> bool:
         """Whether rules moved by these tools (None: any) can constrain one another."""
@@ -103,32 +112,62 @@ class Gate:
                         tuple(sorted(sliced - {k}))))
         return out
 
+    def _reaching(self, tool: str) -> tuple[int, ...]:
+        """The sliced rules whose component a call to `tool` may move. Memoised per tool."""
+        found = self._reach_memo.get(tool)
+        if found is None:
+            found = self._reach_memo[tool] = tuple(
+                k for k, (reach, _, _) in enumerate(self.components) if reach is None or tool in reach)
+        return found
+
+    def _moving(self, tool: str) -> tuple[int, ...]:
+        """The sliced rules a call to `tool` may move (every one for a terminal call, which is
+        judged on what it leaves owed). Memoised per tool."""
+        found = self._moving_memo.get(tool)
+        if found is None:
+            found = self._moving_memo[tool] = tuple(
+                k for k, (_, rule) in enumerate(self.sliced)
+                if tool in self.terminal or rule.moved_by is None or tool in rule.moved_by)
+        return found
+
     def _joint_unsearched(self, state: GateState, tool: str, args: Mapping[str, Any],
-                          after: Mapping[int, frozenset]) -> tuple[str, ...]:
+                          after: Mapping[int, frozenset], broken: Collection[int] = (),
+                          lost_now: int = 0) -> tuple[str, ...]:
         """The open sliced rules a call to `tool` may set in conflict with other open rules:
         per-value rules take no part in the joint search, so the decision says so, unless every
         rule of the rule's component is satisfied if the run ends right after the call.
         `after`: per sliced rule the call may move, whether it may be accepting after it
-        (`SlicedJudge.outcomes`)."""
+        (`SlicedJudge.outcomes`); `broken`, `lost_now`: the sliced rules and (as bits) the
+        plain rules the call certainly breaks. A conflict is a set of rules each of which can
+        still hold: a rule lost before the call or by it is in none."""
+        reaching = self._reaching(tool)
+        if not reaching:
+            return ()
         space = self.product.space
-        opened = space.open_bits(state.jid)
+        opened = space.open_bits(state.jid) & ~lost_now
+        verdicts = [run.verdict() for run in state.runs]
         found = []
-        for k, run in enumerate(state.runs):
-            reach, plain, sliced = self.components[k]
-            if reach is not None and tool not in reach or run.verdict() != OPEN:
-                continue
-            if opened & plain or any(state.runs[j].verdict() == OPEN for j in sliced):
+        for k in reaching:
+            _, plain, sliced = self.components[k]
+            if verdicts[k] == OPEN and k not in broken and \
+                    (opened & plain or any(verdicts[j] == OPEN and j not in broken for j in sliced)):
                 found.append(k)
         if not found:
             return ()
         # rules no automaton compiles may constrain anything: with them, nothing is known here
-        succ = None if self.final is not None else self._successors(state, tool, args)
+        unmet = None if self.final is not None else self._unmet_after(state, tool, args)
         out = []
+        settled: dict[tuple, bool] = {}  # per component (its members): whether it accepts after the call
         for k in found:
-            if succ is not None and self._component_accepts(k, state, succ, after):
-                continue  # ending right after the call satisfies every rule it could conflict with
+            if unmet is not None:
+                whole = self._members[k]
+                accepts = settled.get(whole)
+                if accepts is None:
+                    accepts = settled[whole] = self._component_accepts(k, state, opened, unmet, verdicts, after, broken)
+                if accepts:
+                    continue  # ending right after the call satisfies every rule it could conflict with
             _, plain, sliced = self.components[k]
-            others = tuple(j for j in sliced if state.runs[j].verdict() == OPEN)
+            others = tuple(j for j in sliced if verdicts[j] == OPEN and j not in broken)
             near = opened & plain
             memo = (k, near, others)
             text = self._unsearched_text.get(memo)
@@ -142,28 +181,32 @@ class Gate:
             out.append(text)
         return tuple(out)
 
-    def _successors(self, state: GateState, tool: str, args: Mapping[str, Any]) -> list[int] | None:
-        """The joint states the call may lead to, whatever its result (None: the tool's guard
-        combinations were not decided)."""
+    def _unmet_after(self, state: GateState, tool: str, args: Mapping[str, Any]) -> int | None:
+        """The plain rules some joint state the call may lead to (whatever its result) leaves
+        unsatisfied, as bits (None: the tool's guard combinations were not decided)."""
         space = self.product.space
         key = space.tool_key(tool)
         known = space.mask(tool, args, known_only=True) if key != OTHER else 0
         masks = space.completions(key, known)
         if masks is None:
             return None
-        return [j for j in (space.step(state.jid, key, mask) for mask in masks) if j is not None]
+        unmet = 0
+        for mask in masks:
+            j = space.step(state.jid, key, mask)
+            if j is not None:
+                unmet |= space.unmet(j)
+        return unmet
 
-    def _component_accepts(self, k: int, state: GateState, succ: list[int], after: Mapping[int, frozenset]) -> bool:
+    def _component_accepts(self, k: int, state: GateState, opened: int, unmet: int, verdicts: list[str],
+                           after: Mapping[int, frozenset], broken: Collection[int]) -> bool:
         """Whether every rule of sliced rule k's component (k included) is satisfied by the run
-        ending right after the call, whatever its result."""
+        ending right after the call, whatever its result (`unmet`: `_unmet_after`)."""
         _, bits, sliced = self.components[k]
-        space = self.product.space
-        bits &= space.open_bits(state.jid)  # a rule lost before the call is in no conflict
-        if any(space.unmet(j) & bits for j in succ):
+        if unmet & bits & opened:  # a rule lost before the call is in no conflict
             return False
         for j in (k, *sliced):
-            if state.runs[j].verdict() == VIOLATED:
-                continue
+            if verdicts[j] == VIOLATED or j in broken:
+                continue  # lost before the call or by it
             if j in after:
                 if after[j] != {True}:
                     return False
@@ -179,8 +222,10 @@ class Gate:
     def advance(self, state: GateState, tool: str, args: Mapping[str, Any], result: Any) -> GateState:
         """The state after an executed call (slice runs are stepped in place)."""
         state.jid = self.product.advance(state.jid, tool, args, result)
-        for (_, rule), run in zip(self.sliced, state.runs):
-            rule.advance(run, tool, args, result)  # a no-op for a call that cannot move the rule
+        runs = state.runs
+        for k in self._moving(tool):  # a call that cannot move a rule leaves it where it is
+            if runs[k].verdict() == OPEN:  # a verdict settled for good stays whatever comes next
+                self.sliced[k][1].advance(runs[k], tool, args, result)
         return state
 
     def dump_state(self, state: GateState) -> dict:
@@ -227,15 +272,18 @@ class Gate:
         findings = list(plain)
         final = tool in self.terminal
         after: dict[int, frozenset] = {}  # per sliced rule the call may move: can it be accepting then?
-        for k, ((info, rule), run) in enumerate(zip(self.sliced, state.runs)):
-            if not final and rule.moved_by is not None and tool not in rule.moved_by:
-                continue  # the call leaves the rule where it is: it cannot newly break it
-            if run.verdict() == VIOLATED:
-                after[k] = frozenset((False,))
-                continue  # lost before this call: not its doing
+        broken: set[int] = set()  # the sliced rules the call certainly breaks
+        for k in self._moving(tool):  # a call that leaves a rule where it is cannot newly break it
+            info, rule = self.sliced[k]
+            run = state.runs[k]
+            standing = run.verdict()
+            if standing != OPEN:  # settled for good: lost before this call (not its doing), or won
+                after[k] = _NEVER if standing == VIOLATED else _ALWAYS
+                continue
             verdicts, accepting = rule.outcomes(run, tool, args)
             after[k] = accepting
             if verdicts == {VIOLATED}:
+                broken.add(k)
                 findings.append(Finding(info.name, VIOLATION, info.layer, info.severity, info.limit,
                                         f"after `{tool}` no continuation of the run can satisfy it", (),
                                         info.message))
@@ -244,7 +292,11 @@ class Gate:
                                         f"ending the run with `{tool}` now leaves it unsatisfied", (),
                                         info.message))
         if not final and self.sliced:
-            undecided = tuple(undecided) + self._joint_unsearched(state, tool, args, after)
+            lost_now = 0  # the plain rules the call certainly breaks: in no conflict either
+            for f in plain:
+                if f.kind == VIOLATION:
+                    lost_now |= self._plain_bit[f.rule]
+            undecided = tuple(undecided) + self._joint_unsearched(state, tool, args, after, broken, lost_now)
         if self.final is not None:
             findings.extend(self.final.judge_final(calls, tool, args, request) if final
                             else self.final.judge(calls, tool, args, request))

@@ -82,20 +82,18 @@ class ProductJudge:
         space = self.space
         key = space.tool_key(tool)
         known = space.mask(tool, args, known_only=True) if key != OTHER else 0
+        final = tool in self.terminal
+        read = None if final else space.scope_reader(key)
+        if read is not None:  # the same states of the rules the call can concern: the same judgement
+            seen = (tool, known, read(space.states[jid]))
+            cached = self._by_scope.get(seen)
+            if cached is None:
+                cached = self._by_scope[seen] = self._judge(jid, key, known, final, tool)
+            return cached
         memo = (jid, tool, known)
         cached = self._judged.get(memo)
         if cached is None:
-            final = tool in self.terminal
-            scope = None if final else space.scope(key)
-            if scope is None:
-                cached = self._judge(jid, key, known, final, tool)
-            else:  # the same states of the rules the call can concern: the same judgement
-                states = space.states[jid]
-                seen = (tool, known, tuple([states[i] for i in scope]))
-                cached = self._by_scope.get(seen)
-                if cached is None:
-                    cached = self._by_scope[seen] = self._judge(jid, key, known, final, tool)
-            self._judged[memo] = cached
+            cached = self._judged[memo] = self._judge(jid, key, known, final, tool)
         return cached
 
     def _judge(self, jid: int, key: str, known: int, final: bool, tool: str) -> Judged:

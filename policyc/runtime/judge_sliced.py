@@ -109,6 +109,7 @@ class SlicedJudge:
         self.externs = dict(externs or {})
         self.moved_by = moved_by(table)
         self._unknown: dict[tuple[int, str], bool] = {}  # per (sliced part, tool): `_reads_result_for`
+        self._per_id: dict[tuple, tuple[frozenset, frozenset]] = {}  # `_named_outcomes`
 
     def start(self) -> RuleRun:
         return self.table.start()
@@ -119,6 +120,12 @@ class SlicedJudge:
 
     def outcomes(self, run: RuleRun, tool: str, args: Mapping) -> tuple[frozenset, frozenset]:
         """Every (verdict, accepting) the rule may have once the proposed call ran."""
+        parts = self.table.parts
+        if self.table.skeleton == 0 and isinstance(parts[0], SliceTable):  # one sliced part: the rule
+            unknown = self._unknown.get((0, tool))
+            if unknown is None:
+                unknown = self._unknown[(0, tool)] = _reads_result_for(parts[0], tool)
+            return self._named_outcomes(0, run.states[0], tool, args, unknown)
         verdicts, accepts = [], []
         for k, (part, state) in enumerate(zip(self.table.parts, run.states)):
             if isinstance(part, DfaTable):
@@ -127,7 +134,7 @@ class SlicedJudge:
                 unknown = self._unknown.get((k, tool))
                 if unknown is None:
                     unknown = self._unknown[(k, tool)] = _reads_result_for(part, tool)
-                v, a = _slice_outcomes(state, tool, args, self.externs, unknown)
+                v, a = self._named_outcomes(k, state, tool, args, unknown)
             verdicts.append(v)
             accepts.append(a)
         sk = self.table.skeleton
@@ -136,6 +143,30 @@ class SlicedJudge:
         v_out = frozenset(combine(sk, list(c), and3, or3, not3) for c in product(*verdicts))
         a_out = frozenset(combine(sk, list(c), all, any, lambda x: not x) for c in product(*accepts))
         return v_out, a_out
+
+
+    def _named_outcomes(self, k: int, run: SliceRun, tool: str, args: Mapping,
+                        unknown: bool) -> tuple[frozenset, frozenset]:
+        """`_slice_outcomes` of sliced part k, memoised for calls of the per-id shape
+        (`SliceTable.call_plan`): their outcomes depend only on the run's `signature`, where the
+        named value's instance is (static mask and state, or fresh) and whether it is in the
+        domain; the run's values themselves do not matter."""
+        t = run.table
+        plan = t.call_plan(tool)
+        one = args.get(plan[0], UNDEF) if plan is not None else UNDEF
+        if plan is None or not (type(one) is str or type(one) is int):
+            return _slice_outcomes(run, tool, args, self.externs, unknown)
+        key = value_key(one)
+        group = run.where.get(key)
+        if group is None:  # a value the run has not met: a fresh instance, if its conditions have one
+            mask = t.static_mask(one)
+            memo: tuple = (k, tool, run.signature(), mask, run.fresh.get(mask), False)
+        else:
+            memo = (k, tool, run.signature(), group.mask, group.state, key in run.domain)
+        found = self._per_id.get(memo)
+        if found is None:
+            found = self._per_id[memo] = _slice_outcomes(run, tool, args, self.externs, unknown)
+        return found
 
 
 def moved_by(table: RuleTable) -> frozenset[str] | None:

@@ -99,6 +99,9 @@ class Run:
                 return replace(decision, message=render_message(decision))
             overriding = identity is not None and enf.override == identity
             findings, undecided = ([], ()) if overriding else self._judge(tool, args)
+            if not findings and enf.override is None:  # `enforce` would allow it and change nothing
+                self.state.pending = (identity, True)
+                return Decision("allow", tool, args, step, undecided=undecided)
             if findings and identity is None:
                 identity = call_identity(tool, args)
             outcome = enforce(enf, identity, findings, self.mode)
@@ -157,19 +160,24 @@ class Run:
     def _advance(self, tool: str, args: dict, result: Any) -> None:
         """Add a call that ran, without the checks of `record` (gate replay uses it)."""
         with self._lock:
+            state = self.state
             result = normalise_result(result)
             kind = "message" if tool == MESSAGE else "call"
-            self.state.calls.append(Call(tool, args, result, len(self.state.calls), kind))
-            actor = str(attributes(args)["actor"])
+            calls, seen = state.calls, state.seen
+            call = Call(tool, args, result, len(calls), kind)
+            calls.append(call)
+            actor = "assistant" if type(args) is dict else str(attributes(args)["actor"])
             if self.monitor.observes(tool, actor):
-                self.state.gate = self.monitor.gate.advance(self.state.gate, tool, args, result)
-                self.state.seen.append(Call(tool, args, result, len(self.state.seen), kind))
+                state.gate = self.monitor.gate.advance(state.gate, tool, args, result)
+                # the same event at the same position in both lists: one object serves both
+                seen.append(call if len(seen) == call.position else Call(tool, args, result, len(seen), kind))
             if actor != "assistant":
                 return  # the user acted: the agent's pending proposal stays pending
-            self.state.enforcement = after_record(self.state.enforcement)
-            self.state.pending = None
+            if state.enforcement.override is not None:
+                state.enforcement = after_record(state.enforcement)
+            state.pending = None
             if tool in self.monitor.terminal_tools:
-                self.state.ended_by = tool
+                state.ended_by = tool
 
     def set_context(self, context: str | None) -> None:
         """Give the run the user's request (None: none): later proposals are also checked for

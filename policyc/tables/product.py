@@ -37,7 +37,8 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
+from operator import itemgetter
+from typing import Callable, Iterable, Mapping, Sequence
 
 from policyc.ir import nodes as n
 from policyc.ir.ops import UNDEF
@@ -110,6 +111,11 @@ def spread(local: int, positions: Sequence[int]) -> int:
     return out
 
 
+def _nothing(states: tuple[int, ...]) -> tuple[()]:
+    """The states of an empty scope."""
+    return ()
+
+
 class JointSpace:
     """Interned joint states of a list of DFAs, with memoised transitions."""
 
@@ -175,6 +181,7 @@ class JointSpace:
         self._moving: dict[tuple[str, int], tuple[tuple[tuple[int, tuple[tuple[int, ...], ...]], ...], int]] = {}
         self._groups: dict[tuple[int, tuple[int, ...]], tuple[tuple[int, tuple[int, ...]], ...]] = {}
         self._scopes: dict[str, tuple[int, ...] | None] = {}
+        self._scope_readers: dict[str, Callable[[tuple[int, ...]], object] | None] = {}
         self._readers: dict[str, MaskReader] = {}
         self._moves_all: tuple[Move, ...] | None = None
         self._accepting: dict[int, tuple[bool | None, ...]] = {}
@@ -315,7 +322,9 @@ class JointSpace:
             if letter is None:
                 self._columns[memo] = None
                 return None
-            out.append((i, tuple(row[letter] for row in self.tables[i].delta)))
+            column = tuple(row[letter] for row in self.tables[i].delta)
+            if any(t != q for q, t in enumerate(column)):  # a column that moves no state is left out
+                out.append((i, column))
         found = self._columns[memo] = tuple(out)
         return found
 
@@ -474,6 +483,16 @@ class JointSpace:
                     seen.add(j)
                     todo.append(j)
         found = self._scopes[key] = None if len(seen) == len(self.tables) else tuple(sorted(seen))
+        return found
+
+    def scope_reader(self, key: str) -> Callable[[tuple[int, ...]], object] | None:
+        """A function reading the states of the tool's `scope` out of a joint state (one
+        value, in a fixed form, per combination of them); None when the scope is every rule.
+        Memoised per tool."""
+        if key in self._scope_readers:
+            return self._scope_readers[key]
+        scope = self.scope(key)
+        found = self._scope_readers[key] = None if scope is None else itemgetter(*scope) if scope else _nothing
         return found
 
     def guards(self, rule: int, key: str) -> bool:

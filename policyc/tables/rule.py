@@ -162,11 +162,16 @@ class RuleRun:
         self.table = table
         self.states: list = [p.initial if isinstance(p, DfaTable) else p.start() for p in table.parts]
         self._verdict: str | None = None  # the verdict of `states`, until the next step
+        self._accepting: bool | None = None  # whether `states` accept, until the next step
 
     def step(self, tool: str, args: Mapping, result: object = UNDEF,
              externs: Mapping[str, Callable] | None = None) -> None:
-        self._verdict = None
-        for i, part in enumerate(self.table.parts):
+        self._verdict = self._accepting = None
+        parts = self.table.parts
+        if len(parts) == 1 and not isinstance(parts[0], DfaTable):  # one sliced part (the common shape)
+            self.states[0].step(tool, args, result, externs)
+            return
+        for i, part in enumerate(parts):
             if isinstance(part, DfaTable):
                 self.states[i] = part.delta[self.states[i]][part.alphabet.letter(tool, args, result, externs=externs)]
             else:
@@ -177,11 +182,21 @@ class RuleRun:
                 for p, s in zip(self.table.parts, self.states)]
 
     def accepting(self) -> bool:
-        values = self._part_values(lambda p, s: p.accepting[s], lambda r: r.accepting())
-        return combine(self.table.skeleton, values, all, any, lambda v: not v)
+        if self._accepting is None:
+            if self.table.skeleton == 0:  # one part: its value is the rule's
+                part, state = self.table.parts[0], self.states[0]
+                self._accepting = bool(part.accepting[state]) if isinstance(part, DfaTable) else state.accepting()
+                return self._accepting
+            values = self._part_values(lambda p, s: p.accepting[s], lambda r: r.accepting())
+            self._accepting = combine(self.table.skeleton, values, all, any, lambda v: not v)
+        return self._accepting
 
     def verdict(self) -> str:
         if self._verdict is None:
+            if self.table.skeleton == 0:  # one part: its value is the rule's
+                part, state = self.table.parts[0], self.states[0]
+                self._verdict = part.verdict[state] if isinstance(part, DfaTable) else state.verdict()
+                return self._verdict
             values = self._part_values(lambda p, s: p.verdict[s], lambda r: r.verdict())
             self._verdict = combine(self.table.skeleton, values, and3, or3, not3)
         return self._verdict

@@ -60,6 +60,7 @@ class SliceTable:
     constants: tuple = ()  # literal domain values
     _loops: dict = dataclass_field(default_factory=dict, compare=False, repr=False)
     _plans: dict = dataclass_field(default_factory=dict, compare=False, repr=False)
+    _standing: dict = dataclass_field(default_factory=dict, compare=False, repr=False)  # `SliceRun._standing`
 
     def call_plan(self, tool: str) -> tuple[str, int, int, bool] | None:
         """The common per-id shape, read without evaluating terms: every term of the tool that
@@ -227,6 +228,7 @@ class SliceRun:
         self.where: dict[object, _Group] = {}
         self.values: dict[object, object] = {}
         self.domain: set = set()
+        self._signature: frozenset | None = None  # `signature()`, until the next step
 
     # ------------------------------------------------------------ bookkeeping
 
@@ -261,8 +263,19 @@ class SliceRun:
 
     # ------------------------------------------------------------ stepping
 
+    def signature(self) -> frozenset:
+        """The run's groups as the judgement of a call sees them: (static mask, state, members
+        in the domain, counted up to 2) per group. Two runs with the same signature judge a
+        call naming a value alike when the value sits alike in both (`SlicedJudge`)."""
+        found = self._signature
+        if found is None:
+            found = self._signature = frozenset(
+                (mask, state, g.in_domain if g.in_domain < 2 else 2) for (mask, state), g in self.groups.items())
+        return found
+
     def step(self, tool: str, args: Mapping, result: object = UNDEF,
              externs: Mapping[str, Callable] | None = None) -> None:
+        self._signature = None
         t = self.table
         plan = t.call_plan(tool)
         if plan is not None:
@@ -284,11 +297,16 @@ class SliceRun:
         """`step` for a call of the per-id shape (`SliceTable.call_plan`) naming `value`."""
         _, fresh_letter, letter, in_domain = plan
         key = self._admit(value)
-        mask, state = self._remove(key)
+        group = self.where[key]
+        mask, state = group.mask, group.state
+        target = self.table.bodies[mask].delta[state][letter]
+        if target == state and (not in_domain or key in self.domain) and self.table.loops(fresh_letter):
+            return  # the instance stays where it is, and so does every other one
+        self._remove(key)
         self._step_groups(fresh_letter)
         if in_domain:
             self.domain.add(key)
-        self._place(key, mask, self.table.bodies[mask].delta[state][letter])
+        self._place(key, mask, target)
 
     def _step_groups(self, fresh_letter: int) -> None:
         """Step every instance the call does not name, and the fresh ones, on the fresh letter."""
@@ -324,6 +342,15 @@ class SliceRun:
 
     # ------------------------------------------------------------ verdicts
 
+    def _standing(self) -> tuple[str, bool]:
+        """(verdict, accepting) of the run: a function of its `signature` and fresh states
+        alone, memoised per table."""
+        memo = (self.signature(), tuple(self.fresh.items()))
+        found = self.table._standing.get(memo)
+        if found is None:
+            found = self.table._standing[memo] = (self._verdict(), self._accepting())
+        return found
+
     def _state_verdicts(self):
         bodies = self.table.bodies
         for (mask, state), group in self.groups.items():
@@ -332,10 +359,16 @@ class SliceRun:
             yield bodies[mask], state, False
 
     def accepting(self) -> bool:
+        return self._standing()[1]
+
+    def verdict(self) -> str:
+        return self._standing()[0]
+
+    def _accepting(self) -> bool:
         inst = [(dfa.accepting[q]) for dfa, q, dom in self._state_verdicts() if dom]
         return all(inst) if self.table.kind == "forall" else any(inst)
 
-    def verdict(self) -> str:
+    def _verdict(self) -> str:
         items = list(self._state_verdicts())
         if self.table.kind == "forall":
             if any(dom and dfa.verdict[q] == VIOLATED for dfa, q, dom in items):
