@@ -144,7 +144,6 @@ class SlicedJudge:
         a_out = frozenset(combine(sk, list(c), all, any, lambda x: not x) for c in product(*accepts))
         return v_out, a_out
 
-
     def _named_outcomes(self, k: int, run: SliceRun, tool: str, args: Mapping,
                         unknown: bool) -> tuple[frozenset, frozenset]:
         """`_slice_outcomes` of sliced part k, memoised for calls of the per-id shape
