@@ -119,3 +119,60 @@ def test_tests_of_one_value_need_no_solver(monkeypatch):
     masks, exact = satisfiable_masks(pool)
     assert exact is False  # `lower` is a piece the encoding does not see into
     assert sorted(masks) == sorted(x | y | z for x in (0, 1, 2) for y in (0, 4, 8 | 4, 8) for z in (0, 16))
+
+
+def _truths(atoms, *, args=None, result=UNDEF) -> int:
+    """The combination a concrete call gives, on the evaluator."""
+    env = DataEnv({}, args if args is not None else {}, result)
+    return sum(1 << i for i, a in enumerate(atoms) if truthy(eval_term(a, env)))
+
+
+@pytest.mark.parametrize("atoms, witnesses", [
+    # a field and an item of one base: an object has no items, a list no names
+    ([b.op("eq", b.field(b.result(), "x"), b.lit(2)), b.op("eq", b.index(b.result(), b.lit(0)), b.lit(1))],
+     [{"result": None}, {"result": {"x": 2}}, {"result": [1]}]),
+    ([b.op("eq", b.field(b.field(b.result(), "a"), "b"), b.lit(2)), b.op("eq", b.index(b.result(), b.lit(0)), b.lit(1))],
+     [{"result": None}, {"result": {"a": {"b": 2}}}, {"result": [1]}]),
+    # a text's character is the text's: "abc" starts with "a" and ends with "c"
+    ([b.op("eq", X, b.lit("abc")), b.op("eq", b.index(X, b.lit(0)), b.lit("a"))],
+     [{"args": {}}, {"args": {"x": "a"}}, {"args": {"x": "abc"}}]),
+    ([b.op("eq", X, b.lit("abc")), b.op("eq", b.index(X, b.lit(-1)), b.lit("c"))],
+     [{"args": {}}, {"args": {"x": ["c"]}}, {"args": {"x": "abc"}}]),
+    # two fields of one base: independent
+    ([b.op("eq", b.field(b.result(), "a"), b.lit(2)), b.op("eq", b.field(b.result(), "b"), b.lit(1))],
+     [{"result": {}}, {"result": {"a": 2}}, {"result": {"b": 1}}, {"result": {"a": 2, "b": 1}}]),
+])
+def test_paths_of_one_base_and_characters_of_a_text_are_told_apart(atoms, witnesses):
+    """An exact answer has every combination some call gives and no other: each combination
+    kept has a concrete witness here, and the witnesses give every combination kept."""
+    for decide in (satisfiable_masks, solver_masks):
+        masks, exact = decide(atoms)
+        assert exact
+        assert set(masks) == {_truths(atoms, **w) for w in witnesses}, decide.__name__
+
+
+def test_equality_with_a_list_or_an_object_is_not_claimed_exact():
+    """Lists and objects are compared through a free condition per comparison, so `x == [1]`
+    and `x == [2]` both true is kept: possible for the encoding, not for a call. The answer
+    says it is not exact (never too few, so never wrong, but not a proof)."""
+    atoms = [b.op("eq", X, b.lit([1])), b.op("eq", X, b.lit([2]))]
+    for decide in (satisfiable_masks, solver_masks):
+        masks, exact = decide(atoms)
+        assert 0b11 in masks and not exact
+
+
+def test_equality_of_two_values_is_transitive_and_contents_are_not_claimed():
+    """`a == b` and `b == c` with `a != c` is no call's combination, whatever the values are
+    (lists and objects included: they are equal by identity). Contents of values compared
+    with one another are not encoded, so with a path taken from them the answer is not exact."""
+    a, b_, c = (b.field(b.result(), name) for name in "abc")
+    atoms = [b.op("eq", a, b_), b.op("eq", b_, c), b.op("eq", a, c)]
+    witnesses = [{"result": {}}, {"result": {"a": 1, "b": 1, "c": 2}}, {"result": {"a": 2, "b": 1, "c": 1}},
+                 {"result": {"a": 1, "b": 2, "c": 1}}, {"result": {"a": [1], "b": [1], "c": [1]}}]
+    for decide in (satisfiable_masks, solver_masks):
+        masks, exact = decide(atoms)
+        assert exact and set(masks) == {_truths(atoms, **w) for w in witnesses}
+    p, q = b.arg("p"), b.arg("q")
+    atoms = [b.op("eq", p, q), b.op("eq", b.field(p, "x"), b.lit(1)), b.op("eq", b.field(q, "x"), b.lit(2))]
+    for decide in (satisfiable_masks, solver_masks):
+        assert not decide(atoms)[1]

@@ -51,6 +51,20 @@ def _boolean_op(op: str) -> bool:
     return op in ("and", "or", "not", *_COMPARE, "in", *_TEXT)
 
 
+def path_shape(t: n.Term) -> str:
+    """What a path step asks of its base: "object" (`.name`, `["name"]`), "list" (`[i]` with a
+    literal integer: a list's item or a text's character) or "either" (an index known only on
+    the call)."""
+    if isinstance(t, n.Field):
+        return "object"
+    index = t.index  # type: ignore[attr-defined]
+    if isinstance(index, n.Lit) and isinstance(index.value, str):
+        return "object"
+    if isinstance(index, n.Lit) and isinstance(index.value, int) and not isinstance(index.value, bool):
+        return "list"
+    return "either"
+
+
 def free_value(t: n.Term) -> tuple[bool, bool] | None:
     """Whether the solver's encoding lets `t` be any JSON value: (whether it may be ⊥, whether
     the encoding understood it); None when its values are constrained (a literal, a negation,
@@ -63,7 +77,8 @@ def free_value(t: n.Term) -> tuple[bool, bool] | None:
         base = free_value(t.base)
         if base is None:
             return None
-        return True, base[1] and isinstance(t.base, (n.Arg, n.Result, n.Request, n.Field, n.Index, n.Var))
+        return True, base[1] and isinstance(t.base, (n.Arg, n.Result, n.Request, n.Field, n.Index, n.Var)) \
+            and path_shape(t) != "either"
     if isinstance(t, (n.Lit, n.Extern)) or isinstance(t, n.Op) and (t.op == "neg" or _boolean_op(t.op)):
         return None  # an extern is a free condition of its own, not a value
     return True, False  # a piece the solver does not see into: a fresh, unconstrained value

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from policyc.automata.one_value import OneValue
+from policyc.automata.one_value import OneValue, path_shape
 from policyc.ir import nodes as n
 
 UNDEF, NULL, BOOL, NUM, STR, OTHER = range(6)
@@ -40,8 +40,17 @@ class _Encoder:
         self.z3 = z3
         self.vals: dict[n.Node, tuple] = {}
         self.side: list = []  # constraints that tie fresh values to their definitions
+        self.lists: dict[n.Node, object] = {}  # per base term: whether its OTHER value is a list
+        self.compared: set[n.Node] = set()  # terms compared with `==` / `!=` to something not literal
         self.exact = True
         self._fresh = 0
+
+    def congruent(self) -> bool:
+        """Whether equal values have equal contents as far as the atoms can tell: no term compared
+        with another (possibly a list or an object, equal by identity) has paths taken from it.
+        Otherwise `a == b`, `a.x == 1`, `b.x == 2` all hold for the encoding, so the answer is
+        not exact."""
+        return not any(t in self.lists for t in self.compared)
 
     def fresh_val(self, hint: str) -> tuple:
         z3 = self.z3
@@ -50,6 +59,13 @@ class _Encoder:
         kind = z3.Int(f"k_{k}")
         self.side.append(z3.And(kind >= UNDEF, kind <= OTHER))
         return kind, z3.Bool(f"b_{k}"), z3.Real(f"r_{k}"), z3.String(f"s_{k}")
+
+    def _listy(self, base: n.Term):
+        """Whether an OTHER value is a list (not an object): one Z3 boolean per base term."""
+        found = self.lists.get(base)
+        if found is None:
+            found = self.lists[base] = self.z3.Bool(f"list#{len(self.lists)}")
+        return found
 
     def opaque(self, hint: str) -> tuple:
         self.exact = False
@@ -72,7 +88,21 @@ class _Encoder:
         elif isinstance(t, (n.Field, n.Index)):
             base = self.val(t.base)
             out = self.fresh_val("path")
-            allowed = base[0] == OTHER if isinstance(t, n.Field) else z3.Or(base[0] == OTHER, base[0] == STR)
+            shape = path_shape(t)
+            listy = self._listy(t.base)  # an object or a list, when the base is OTHER
+            if shape == "object":  # `.name` or `["name"]`: only an object has it
+                allowed = z3.And(base[0] == OTHER, z3.Not(listy))
+            elif shape == "list":  # `[i]`: an item of a list, or a text's character
+                allowed = z3.Or(z3.And(base[0] == OTHER, listy), base[0] == STR)
+                i = t.index.value  # type: ignore[attr-defined]
+                length = z3.Length(base[3])
+                at = z3.IntVal(i) if i >= 0 else length + i
+                self.side.append(z3.Implies(base[0] == STR, z3.If(
+                    z3.And(at >= 0, at < length), z3.And(out[0] == STR, out[3] == z3.SubString(base[3], at, 1)),
+                    out[0] == UNDEF)))
+            else:  # an index known only on the call: either, not told apart
+                allowed = z3.Or(base[0] == OTHER, base[0] == STR)
+                self.exact = False
             self.side.append(z3.Implies(out[0] != UNDEF, allowed))
             if not isinstance(t.base, (n.Arg, n.Result, n.Request, n.Field, n.Index, n.Var)):
                 self.exact = False
@@ -124,6 +154,11 @@ class _Encoder:
             if t.op in ("eq", "ne", "lt", "le", "gt", "ge", "contains", "startswith", "endswith"):
                 a, c = (self.val(x) for x in t.args)
                 defined = z3.And(a[0] != UNDEF, c[0] != UNDEF)
+                if t.op in ("eq", "ne") and any(isinstance(x, n.Lit) and isinstance(x.value, (list, dict))
+                                                for x in t.args):
+                    self.exact = False  # a list's or an object's literal contents are not encoded
+                if t.op in ("eq", "ne") and not any(isinstance(x, n.Lit) for x in t.args):
+                    self.compared.update(t.args)
                 if t.op == "eq":
                     return self.equal(t, a, c)
                 if t.op == "ne":
@@ -158,7 +193,9 @@ class _Encoder:
 
     def equal(self, t: n.Term, a: tuple, c: tuple):
         z3 = self.z3
-        same_other = z3.Bool(f"eqother#{t.skey}")
+        # two lists or objects are equal when they are the same value: one identity per value
+        # (so equality is transitive); their contents are not compared (see `congruent`)
+        same_other = z3.Int(f"id_{a[0]}") == z3.Int(f"id_{c[0]}")
         return z3.And(a[0] == c[0], a[0] != UNDEF, z3.Or(
             a[0] == NULL,
             z3.And(a[0] == BOOL, a[1] == c[1]),
@@ -254,7 +291,7 @@ def _search(atoms: Sequence[n.Term], limit: int | None, values: OneValue | None)
     search(0, 0)
     if values is not None:
         return out, values.exact
-    return out, checker[2].exact  # without `values`, every assignment asked the solver
+    return out, checker[2].exact and checker[2].congruent()  # without `values`, every assignment asked the solver
 
 
 def _checker(z3, atoms: Sequence[n.Term]) -> tuple:
@@ -283,11 +320,19 @@ def independent_groups(atoms: Sequence[n.Term]) -> list[list[int]]:
 
     reads = [_truth_reads(atom) for atom in atoms]
     direct = set().union(*reads)
+    shapes: dict = {}  # per base: the shapes of the path steps taken from it
+    for key in direct:
+        while isinstance(key, (n.Field, n.Index)):
+            shapes.setdefault(key.base, set()).add(path_shape(key))
+            key = key.base
+    told_apart = {base for base, seen in shapes.items() if len(seen) > 1 or "either" in seen}
     owner: dict = {}
     for i, keys in enumerate(reads):
         for key in keys:
-            if isinstance(key, tuple):  # a path's base, which relates paths only when it is read itself
-                if key[1] not in direct:
+            if isinstance(key, tuple):  # a path's base, which relates paths only when it is read
+                # itself, or when steps of different shapes are taken from it (an object has no
+                # items, a list no names)
+                if key[1] not in direct and key[1] not in told_apart:
                     continue
                 key = key[1]
             if key in owner:
@@ -304,9 +349,10 @@ def _value_reads(t: n.Term) -> set:
     """The terms whose encoded values (or named conditions) `_Encoder.val(t)` constrains.
 
     A path (`result.a`) only asks of its base to be an object (or a list or text) when the
-    path is defined, which a base can be for every path at once: two paths of one base are
-    related only through an atom that reads the base itself. Such a base is listed as
-    ("base", term), for `independent_groups` to keep when the base is read."""
+    path is defined, which a base can be for every path of one shape at once: two paths of one
+    base are related only through an atom that reads the base itself, or when one names a
+    field and the other an item. Such a base is listed as ("base", term), for
+    `independent_groups` to keep then."""
     if isinstance(t, n.Lit):
         return set()  # a constant: relates nothing
     if isinstance(t, (n.Field, n.Index)):
