@@ -54,6 +54,15 @@ def _policy(src: str):
     return policy
 
 
+def _witness(policy, claims, shortest: bool = False):
+    """The automata's decision on the claims, which must be a run, and that run made concrete."""
+    decision = LintAutomata(policy.tools).decide(claims, shortest=shortest)
+    assert decision.status == WITNESS
+    witness = concretize(decision.calls, decision.metrics, claims, policy.tools)
+    assert witness is not None
+    return decision, witness
+
+
 def test_counts_beyond_any_small_bound():
     policy = _policy("policy p\ntool a()\nterminal tool done()\n"
                      "rule cap: called_n(a) <= 20\nrule many: called_n(a) >= 100\n")
@@ -72,10 +81,9 @@ def test_guards_of_two_rules_on_one_tool_combine_exactly():
                      "rule seven: called_n(fetch(id: 3)) >= 7\nrule five: called_n(fetch(id > 5)) <= 5\n")
     seven, five = (r.formula for r in policy.rules)
     claims = [Claim("s", seven), Claim("f", five, False)]
-    decision = LintAutomata(policy.tools).decide(claims, shortest=True)
-    assert decision.status == WITNESS and len(decision.calls) == 13
-    witness = concretize(decision.calls, decision.metrics, claims, policy.tools)
-    assert witness is not None and [c.args["id"] == 3 for c in witness.trace.calls].count(True) == 7
+    decision, witness = _witness(policy, claims, shortest=True)
+    assert len(decision.calls) == 13
+    assert [c.args["id"] == 3 for c in witness.trace.calls].count(True) == 7
 
 
 def test_metrics_are_free_inputs_of_the_trace():
@@ -85,10 +93,8 @@ def test_metrics_are_free_inputs_of_the_trace():
                      'rule r: if startswith(metrics.task_id, "[service_issue]") then always (fix -> once check) '
                      'else true\n')
     claims = [Claim("not-r", policy.rules[0].formula, False)]
-    decision = LintAutomata(policy.tools).decide(claims)
-    assert decision.status == WITNESS
-    witness = concretize(decision.calls, decision.metrics, claims, policy.tools)
-    assert witness is not None and witness.trace.metrics["task_id"].startswith("[service_issue]")
+    _, witness = _witness(policy, claims)
+    assert witness.trace.metrics["task_id"].startswith("[service_issue]")
 
 
 def test_runs_over_messages_are_made_concrete_with_their_attributes():
@@ -99,10 +105,7 @@ def test_runs_over_messages_are_made_concrete_with_their_attributes():
                      'rule r: always (message(actor: "user", contains(lower(text), "abroad")) '
                      '-> eventually enable_roaming)\n')
     claims = [Claim("not-r", policy.rules[0].formula, False)]
-    decision = LintAutomata(policy.tools).decide(claims)
-    assert decision.status == WITNESS
-    witness = concretize(decision.calls, decision.metrics, claims, policy.tools)
-    assert witness is not None
+    _, witness = _witness(policy, claims)
     (event,) = witness.trace.calls
     assert event.actor == "user" and "abroad" in event.args["text"].lower()
     assert evaluate(policy.rules[0].formula, witness.trace) is False
@@ -150,10 +153,7 @@ def test_values_that_each_test_reads_alone_are_chosen_without_the_solver(monkeyp
         'and once message(actor: "user", contains(lower(text), "abroad") and len(calls) >= 2)) '
         '-> eventually roam)\n')
     claims = [Claim(r.name, r.formula, False) for r in policy.rules]
-    decision = LintAutomata(policy.tools).decide(claims)
-    assert decision.status == WITNESS
-    witness = concretize(decision.calls, decision.metrics, claims, policy.tools)
-    assert witness is not None
+    _, witness = _witness(policy, claims)
     task = witness.trace.metrics["task_id"]
     assert "bad_network" in task and "break_app" not in task and not task.startswith("[service]")
     message, lookup = witness.trace.calls

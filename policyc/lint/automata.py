@@ -190,7 +190,7 @@ class LintAutomata:
         truth of the metrics conditions) together."""
         formulas = [c.positive for c in claims]
         atoms = metric_atoms(formulas)
-        decided = (_text_masks(atoms) or self.masks(atoms)) if atoms else ([0], True)
+        decided = self.masks(atoms) if atoms else ([0], True)
         if decided is None:
             return Decision(UNKNOWN, reason=f"{len(atoms)} conditions on the trace's metrics and request have "
                                             f"more than {MAX_JOINT_COMBINATIONS} combinations")
@@ -311,71 +311,6 @@ def _without_blank_conflicts(atoms: Sequence[n.Term], masks: list[int]) -> list[
     if not clashes:
         return masks
     return [m for m in masks if not any(m >> i & 1 and m >> j & 1 for i, j in clashes)]
-
-
-_TEXT_TESTS = {
-    "contains": lambda text, lit: lit in text,
-    "startswith": lambda text, lit: text.startswith(lit),
-    "endswith": lambda text, lit: text.endswith(lit),
-    "eq": lambda text, lit: text == lit,
-}
-_MARK = "\u2063"  # joins the pieces of a candidate text: no literal of a policy spans it
-
-
-def _text_masks(atoms: Sequence[n.Term]) -> tuple[list[int], bool] | None:
-    """The combinations of tests of one trace-level text (`metrics.task_id`, `request.text`)
-    against literals (`contains`, `startswith`, `endswith`, `==`), without the solver: each
-    combination is tried on a text built from the literals it needs, and kept when that text
-    gives it (a witness). Combinations no built text gives are kept too, as possible (the
-    answer is then not exact: impossible combinations only add runs, and a run found is made
-    concrete and replayed). None when the atoms are not of that form or too many.
-
-    >>> from policyc.ir import build as b
-    >>> task = b.metric(("task_id",))
-    >>> masks, exact = _text_masks([b.op("startswith", task, b.lit("[a]")), b.op("contains", task, b.lit("x"))])
-    >>> sorted(masks), exact
-    ([0, 1, 2, 3], True)
-    """
-    if len(atoms) > 12:
-        return None
-    subject = None
-    tests: list[tuple[str, str]] = []
-    for a in atoms:
-        if not (isinstance(a, n.Op) and a.op in _TEXT_TESTS and len(a.args) == 2):
-            return None
-        x, lit = a.args
-        if a.op == "eq" and isinstance(x, n.Lit):
-            x, lit = lit, x
-        if not (isinstance(lit, n.Lit) and isinstance(lit.value, str)):
-            return None
-        if not (isinstance(x, n.Metric) or isinstance(x, n.Field) and isinstance(x.base, n.Request)
-                and x.name == "text"):
-            return None
-        if subject is None:
-            subject = x
-        elif x != subject:
-            return None
-        tests.append((a.op, lit.value))
-    out: list[int] = []
-    exact = True
-    for mask in range(1 << len(tests)):
-        wanted = [bool(mask >> i & 1) for i in range(len(tests))]
-        on = [t for t, w in zip(tests, wanted) if w]
-        equal = [lit for op, lit in on if op == "eq"]
-        if equal:
-            text = equal[0]
-        else:
-            prefix = max((lit for op, lit in on if op == "startswith"), key=len, default="")
-            suffix = max((lit for op, lit in on if op == "endswith"), key=len, default="")
-            text = _MARK.join([prefix, *(lit for op, lit in on if op == "contains"), suffix])
-        if all(_TEXT_TESTS[op](text, lit) == w for (op, lit), w in zip(tests, wanted)):
-            out.append(mask)
-        elif any(op == "eq" for op, _ in on) and len(set(equal)) > 1:
-            continue  # equal to two different literals: impossible
-        else:
-            out.append(mask)
-            exact = False
-    return out, exact
 
 
 def _complement(dfa: DfaTable) -> DfaTable:
