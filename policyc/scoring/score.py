@@ -44,7 +44,8 @@ from policyc.scoring.models import (
 from policyc.scoring.vacuity import VACUOUS, vacuity
 from policyc.semantics.positions import PositionEvaluator
 from policyc.tables.policy import CompiledPolicy
-from policyc.trace.conformance import check_trace
+from policyc.scoring.stepping import StepPlan
+from policyc.trace.conformance import Signatures, check_trace
 from policyc.trace.errors import TraceError
 from policyc.trace.model import Trace
 
@@ -53,28 +54,51 @@ Externs = Mapping[str, Callable[..., object]]
 
 def score_rule(rule: Rule, trace: Trace, engine: PositionEvaluator, compiled: CompiledPolicy) -> ConstraintResult:
     """One rule's verdict, detail, violation step and vacuity on one trace."""
-    base = {"name": rule.name, "layer": rule.layer, "weight": rule.weight, "rule_class": compiled.rule_class(rule.name)}
-    table = compiled.table(rule.name)
-    try:
-        if rule.applicability is not None:  # App: `eventually ρ` of `when ρ shall χ`, by the evaluator
-            base["applicable"] = engine.holds(rule.applicability)
-        # the rule's automaton decides it in one pass when it is compiled; the evaluator otherwise
-        found = None if table is None else table.verdict_on(trace.calls, engine.root_env.externs)
-        passed = engine.holds(rule.formula) if found is None else found[0]
-        if passed:
-            status, why = vacuity(rule.formula, engine)
-            if status == VACUOUS:
-                return ConstraintResult(**base, passed=True, detail=f"Holds vacuously: {why}.", vacuous=True)
-            return ConstraintResult(**base, passed=True, detail=describe(rule, engine, True))
-        if found is not None:
-            step = len(trace) if found[1] is None else found[1]
-        else:  # no table: where the evaluator can tell the violation became certain, else the end
-            certain = certain_prefix(rule.formula, trace, engine.root_env.externs)
-            step = len(trace) if certain is None else certain
-        return ConstraintResult(**base, passed=False, detail=describe(rule, engine, False, step), violated_at=step)
-    except (ExternError, RecursionError) as exc:
-        problem = str(exc) if isinstance(exc, ExternError) else "the formula is nested too deeply to evaluate"
-        return ConstraintResult(**base, passed=False, detail=f"Could not be evaluated: {problem}.", error=problem)
+    return RulePlan(rule, compiled).score(trace, engine)
+
+
+class RulePlan:
+    """What scoring one rule needs that does not depend on the trace, worked out once."""
+
+    __slots__ = ("rule", "base", "table", "steps")
+
+    def __init__(self, rule: Rule, compiled: CompiledPolicy):
+        self.rule = rule
+        self.base = {"name": rule.name, "layer": rule.layer, "weight": rule.weight,
+                     "rule_class": compiled.rule_class(rule.name)}
+        self.table = compiled.table(rule.name)
+        self.steps = StepPlan.of(self.table) if self.table is not None else None
+
+    def verdict(self, trace: Trace, engine: PositionEvaluator) -> tuple[bool, int | None] | None:
+        """(holds, length of the shortest bad prefix) from the rule's automaton; None when it has
+        none or cannot read the trace (the evaluator decides then)."""
+        externs = engine.root_env.externs
+        if self.steps is not None:
+            return self.steps.verdict_on(trace.calls, engine.positions_of, externs)
+        return None if self.table is None else self.table.verdict_on(trace.calls, externs)
+
+    def score(self, trace: Trace, engine: PositionEvaluator) -> ConstraintResult:
+        rule, base = self.rule, dict(self.base)
+        try:
+            if rule.applicability is not None:  # App: `eventually ρ` of `when ρ shall χ`, by the evaluator
+                base["applicable"] = engine.holds(rule.applicability)
+            found = self.verdict(trace, engine)
+            passed = engine.holds(rule.formula) if found is None else found[0]
+            if passed:
+                status, why = vacuity(rule.formula, engine)
+                if status == VACUOUS:
+                    return ConstraintResult(**base, passed=True, detail=f"Holds vacuously: {why}.", vacuous=True)
+                return ConstraintResult(**base, passed=True, detail=describe(rule, engine, True))
+            if found is not None:
+                step = len(trace) if found[1] is None else found[1]
+            else:  # no table: where the evaluator can tell the violation became certain, else the end
+                certain = certain_prefix(rule.formula, trace, engine.root_env.externs)
+                step = len(trace) if certain is None else certain
+            return ConstraintResult(**base, passed=False, detail=describe(rule, engine, False, step),
+                                    violated_at=step)
+        except (ExternError, RecursionError) as exc:
+            problem = str(exc) if isinstance(exc, ExternError) else "the formula is nested too deeply to evaluate"
+            return ConstraintResult(**base, passed=False, detail=f"Could not be evaluated: {problem}.", error=problem)
 
 
 def bindings(policy: Policy, externs: Externs | None = None, extractor: Extractor | None = None) -> dict:
@@ -87,7 +111,62 @@ def bindings(policy: Policy, externs: Externs | None = None, extractor: Extracto
     return with_extractor(bound, extractor or carried or BUILTIN_EXTRACTORS[policy.grounding])
 
 
-@deep_recursion()
+class Scorer:
+    """A compiled policy made ready to score many traces: its extern bindings, its tools'
+    signatures and each rule's plan are worked out once, not per trace. A rule that is one
+    automaton is stepped only at the calls that can move it (`policyc.scoring.stepping`);
+    details and vacuity read the positions engine's bit vectors (one per event, shared by
+    every rule that names it). Nothing is memoised across traces: memory does not grow with
+    the corpus.
+
+    >>> from policyc.automata import compile_policy
+    >>> from policyc.check import check_file
+    >>> from policyc.trace import load_traces
+    >>> scorer = Scorer(compile_policy(check_file("examples/fan_out_fan_in.altl")[0]))
+    >>> scorer.score(load_traces("examples/traces/appendix_b.json").traces[0]).compliance_label
+    'FULL'
+    """
+
+    def __init__(self, compiled: CompiledPolicy, *, externs: Externs | None = None,
+                 extractor: Extractor | None = None):
+        if not isinstance(compiled, CompiledPolicy):
+            raise TypeError("score_trace takes a compiled policy: policyc.automata.compile_policy(policy), "
+                            "or Monitor(...).compiled for an artifact")
+        self.compiled = compiled
+        self.policy = compiled.policy
+        self.bound = bindings(self.policy, externs, extractor)
+        self.signatures = Signatures(self.policy.tools)
+        self.plans = [RulePlan(rule, compiled) for rule in self.policy.rules]
+
+    @deep_recursion()
+    def score(self, trace: Trace) -> TraceReport:
+        """The compliance report of one complete trace (see `score_trace`)."""
+        policy = self.policy
+        trace = policy.view(trace)
+        engine = PositionEvaluator(trace, self.bound)
+        constraints = [plan.score(trace, engine) for plan in self.plans]
+        total = sum(c.weight for c in constraints)
+        lost = sum(c.weight for c in constraints if not c.passed)
+        score = 1.0 if total == 0 else 1.0 - lost / total
+        failed = [c for c in constraints if not c.passed]
+        if not failed:
+            details = "All constraints satisfied."
+        else:
+            names = ", ".join(f"{c.name} ({c.layer})" if c.layer else c.name for c in failed)
+            details = f"{len(failed)} of {len(constraints)} constraints violated: {names}."
+        problems = check_trace(trace, policy.tools, signatures=self.signatures)
+        return TraceReport(
+            compliance_score=score,
+            compliance_label=label_of(score),
+            details=details,
+            tool_sequence=trace.tool_sequence,
+            constraints=constraints,
+            trace_id=trace.id,
+            origin=trace.origin,
+            input_problems=[InputProblem.from_finding(f) for f in problems],
+        )
+
+
 def score_trace(compiled: CompiledPolicy, trace: Trace, *, externs: Externs | None = None,
                 extractor: Extractor | None = None) -> TraceReport:
     """The compliance report of one complete trace against a compiled policy.
@@ -97,34 +176,10 @@ def score_trace(compiled: CompiledPolicy, trace: Trace, *, externs: Externs | No
     Nothing is imported: a policy's `from "module:function"` is only a name. `extractor`
     finds the entities of `entities(...)` and matches `outputs` (by default, the built-in one
     the policy names with `grounding`; see `policyc.grounding`). The trace is read as the
-    policy's view of it: the agent's calls, plus the events the policy observes.
+    policy's view of it: the agent's calls, plus the events the policy observes. To score
+    many traces, make one `Scorer` and call its `score`.
     """
-    if not isinstance(compiled, CompiledPolicy):
-        raise TypeError("score_trace takes a compiled policy: policyc.automata.compile_policy(policy), "
-                        "or Monitor(...).compiled for an artifact")
-    policy = compiled.policy
-    trace = policy.view(trace)
-    engine = PositionEvaluator(trace, bindings(policy, externs, extractor))
-    constraints = [score_rule(rule, trace, engine, compiled) for rule in policy.rules]
-    total = sum(c.weight for c in constraints)
-    lost = sum(c.weight for c in constraints if not c.passed)
-    score = 1.0 if total == 0 else 1.0 - lost / total
-    failed = [c for c in constraints if not c.passed]
-    if not failed:
-        details = "All constraints satisfied."
-    else:
-        names = ", ".join(f"{c.name} ({c.layer})" if c.layer else c.name for c in failed)
-        details = f"{len(failed)} of {len(constraints)} constraints violated: {names}."
-    return TraceReport(
-        compliance_score=score,
-        compliance_label=label_of(score),
-        details=details,
-        tool_sequence=trace.tool_sequence,
-        constraints=constraints,
-        trace_id=trace.id,
-        origin=trace.origin,
-        input_problems=[InputProblem.from_finding(f) for f in check_trace(trace, policy.tools)],
-    )
+    return Scorer(compiled, externs=externs, extractor=extractor).score(trace)
 
 
 class CorpusTally:
@@ -212,8 +267,8 @@ def score_corpus(compiled: CompiledPolicy, traces: Iterable[Trace | TraceError],
     >>> corpus.traces, corpus.mean_score, [(l.layer, l.pass_rate) for l in corpus.layers][:2]
     (1, 1.0, [('L1', 1.0), ('L3', 1.0)])
     """
-    bound = bindings(compiled.policy, externs, extractor)
+    scorer = Scorer(compiled, externs=externs, extractor=extractor)
     tally = CorpusTally(compiled.policy, keep_reports)
     for item in traces:
-        tally.add(item if isinstance(item, TraceError) else score_trace(compiled, item, externs=bound))
+        tally.add(item if isinstance(item, TraceError) else scorer.score(item))
     return tally.report()
