@@ -31,16 +31,8 @@ from policyc.recursion import deep_recursion
 from policyc.scoring.certain import certain_prefix
 from policyc.scoring.details import describe
 from policyc.scoring.externs import bind_externs
-from policyc.scoring.models import (
-    ConstraintResult,
-    CorpusReport,
-    InputProblem,
-    LayerStats,
-    MalformedRecord,
-    RuleStats,
-    TraceReport,
-    label_of,
-)
+from policyc.scoring.models import ConstraintResult, CorpusReport, InputProblem, TraceReport, label_of
+from policyc.scoring.tally import CorpusTally
 from policyc.scoring.vacuity import VACUOUS, vacuity
 from policyc.semantics.positions import PositionEvaluator
 from policyc.tables.policy import CompiledPolicy
@@ -180,79 +172,6 @@ def score_trace(compiled: CompiledPolicy, trace: Trace, *, externs: Externs | No
     many traces, make one `Scorer` and call its `score`.
     """
     return Scorer(compiled, externs=externs, extractor=extractor).score(trace)
-
-
-class CorpusTally:
-    """Accumulates trace reports and malformed records into a CorpusReport, one at a time."""
-
-    def __init__(self, policy: Policy, keep_reports: bool = True):
-        self.policy = policy
-        self.keep_reports = keep_reports
-        self.reports: list[TraceReport] = []
-        self.malformed: list[MalformedRecord] = []
-        self.count = 0
-        self.score_sum = 0.0
-        self.labels = {"FULL": 0, "PARTIAL": 0, "NONE": 0}
-        self.rule_checks = {r.name: [0, 0, 0, 0] for r in policy.rules}  # checks, passed, vacuous, applicable
-        self.lost_by_layer: dict[str | None, float] = {}
-        self.with_problems = 0
-        self.problems_by_stage: dict[str, int] = {}
-
-    def add(self, item: TraceReport | TraceError) -> None:
-        if isinstance(item, TraceError):
-            self.malformed.append(MalformedRecord(**item.to_json()))
-            return
-        self.count += 1
-        self.score_sum += item.compliance_score
-        self.labels[item.compliance_label] += 1
-        for c in item.constraints:
-            stats = self.rule_checks.setdefault(c.name, [0, 0, 0, 0])
-            stats[0] += 1
-            stats[1] += c.passed
-            stats[2] += c.vacuous
-            stats[3] += bool(c.applicable)
-            if not c.passed:
-                self.lost_by_layer[c.layer] = self.lost_by_layer.get(c.layer, 0.0) + c.weight
-        if item.input_problems:
-            self.with_problems += 1
-        for p in item.input_problems:
-            self.problems_by_stage[p.stage] = self.problems_by_stage.get(p.stage, 0) + 1
-        if self.keep_reports:
-            self.reports.append(item)
-
-    def report(self) -> CorpusReport:
-        rules = [RuleStats(name=r.name, layer=r.layer, weight=r.weight, checks=s[0], passed=s[1], vacuous=s[2],
-                           pass_rate=s[1] / s[0] if s[0] else None,
-                           applicable=s[3] if r.applicability is not None else None)
-                 for r in self.policy.rules for s in [self.rule_checks[r.name]]]
-        return CorpusReport(
-            policy=self.policy.name,
-            records=self.count + len(self.malformed),
-            traces=self.count,
-            malformed_records=len(self.malformed),
-            mean_score=self.score_sum / self.count if self.count else None,
-            labels=dict(self.labels),
-            rules=rules,
-            layers=self._layers(rules),
-            vacuous_passes=sum(s.vacuous for s in rules),
-            traces_with_input_problems=self.with_problems,
-            input_problems=dict(sorted(self.problems_by_stage.items())),
-            malformed=self.malformed,
-            reports=self.reports,
-        )
-
-    def _layers(self, rules: list[RuleStats]) -> list[LayerStats]:
-        order = list(dict.fromkeys([*sorted(l for l in (r.layer for r in rules) if l and l[:1] == "L"
-                                            and l[1:].isdigit()), *(r.layer for r in rules)]))
-        total_lost = sum(self.lost_by_layer.values())
-        out = []
-        for layer in order:
-            mine = [r for r in rules if r.layer == layer]
-            checks, passed = sum(r.checks for r in mine), sum(r.passed for r in mine)
-            out.append(LayerStats(layer=layer, rules=len(mine), checks=checks, passed=passed,
-                                  pass_rate=passed / checks if checks else None,
-                                  loss_share=self.lost_by_layer.get(layer, 0.0) / total_lost if total_lost else None))
-        return out
 
 
 def score_corpus(compiled: CompiledPolicy, traces: Iterable[Trace | TraceError], *, externs: Externs | None = None,
