@@ -9,7 +9,7 @@ import click
 
 from policyc.cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK
 from policyc.cli import externs as extern_bindings
-from policyc.cli.common import is_artifact_file, key_option, load_checked, load_monitor
+from policyc.cli.common import fail, is_artifact_file, key_option, load_checked, load_monitor
 from policyc.trace.formats import FORMATS
 
 PROGRESS_FROM = 200  # records; below this a progress bar only flickers
@@ -72,15 +72,18 @@ def command(policy: str, traces: tuple[str, ...], fmt: str, input_format: str, r
             scorer = Scorer(compiled, externs=bound) if local else None
             stream = score_stream(job, iter_sources(traces), jobs, keep=fmt == "table", progress=advance,
                                   scorer=scorer)
-        for scored in stream:
-            if scored.malformed is not None:
-                tally.add(scored.malformed)
-                out.malformed(scored.malformed)
-                continue
-            tally.add_tally(scored.tally)
-            out.report(scored.text)
-            if fmt == "table":
-                sample.add(scored)
+        try:
+            for scored in stream:
+                if scored.malformed is not None:
+                    tally.add(scored.malformed)
+                    out.malformed(scored.malformed)
+                    continue
+                tally.add_tally(scored.tally)
+                out.report(scored.text)
+                if fmt == "table":
+                    sample.add(scored)
+        except _engine_errors() as exc:
+            fail(f"the {engine} engine could not score the corpus: {exc}")
         corpus = tally.report()
         if fmt == "table":
             corpus.reports = sample.reports
@@ -106,6 +109,23 @@ def _load(policy: str, externs: tuple[str, ...], key_file: str | None):
     checked, _ = load_checked(policy)
     bound = extern_bindings.bind(externs, checked.externs)
     return compile_policy(checked), bound, lambda: dump_artifact(build_artifact(checked))
+
+
+def _engine_errors() -> tuple[type[BaseException], ...]:
+    """What the engines raise about their environment (not about one record): Ray missing or
+    failing, a worker process that died."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    errors: list[type[BaseException]] = [BrokenProcessPool, ImportError]
+    try:
+        from ray.exceptions import RayError
+
+        from policyc.corpus.ray import ShardError
+    except ImportError:
+        pass
+    else:
+        errors += [RayError, ShardError]
+    return tuple(errors)
 
 
 def _bound(externs: dict) -> dict:

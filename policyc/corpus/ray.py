@@ -24,6 +24,7 @@ same way, for batch scoring inside training pipelines that are Ray applications 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 from policyc.corpus.job import Scored, ScoringJob, score_one
@@ -45,6 +46,10 @@ READ_CPUS = 0.25
 
 class RayUnavailable(ImportError):
     """Ray Data is not installed."""
+
+
+class ShardError(Exception):
+    """Shards the Ray engine cannot read: standard input, a local path that does not exist."""
 
 
 def _ray():
@@ -94,6 +99,11 @@ def _shards_datasource(paths: Sequence[str]):
         def __init__(self, paths):
             super().__init__(paths, file_extensions=[s.lstrip(".") for s in (*JSONL_SUFFIXES, *PARQUET_SUFFIXES)])
 
+        def _open_input_source(self, filesystem, path: str, **open_args):
+            if path.endswith(PARQUET_SUFFIXES):  # Parquet is read by row groups: random access
+                return filesystem.open_input_file(path)
+            return super()._open_input_source(filesystem, path, **open_args)
+
         def _read_stream(self, f, path: str):
             import pyarrow as pa
 
@@ -129,7 +139,9 @@ def read_shards(paths: Sequence[str]) -> "ray.data.Dataset":
     ray = _ray()
     for path in paths:
         if path == "-":
-            raise ValueError("the Ray engine reads files (.jsonl, .ndjson, .parquet), not standard input")
+            raise ShardError("it reads files (.jsonl, .ndjson, .parquet), not standard input")
+        if "://" not in path and not Path(path).exists():
+            raise ShardError(f"`{path}` does not exist")
     return ray.data.read_datasource(_shards_datasource(paths), num_cpus=READ_CPUS)
 
 
