@@ -80,10 +80,10 @@ def test_shards_it_cannot_read_are_input_errors(cluster):
 
 
 def test_the_grpo_reward_of_a_dataset(cluster):
-    from policyc.reward import agentltl_reward
+    from policyc.reward import agentltl_reward, reward_dataset
 
     instance = json.dumps({"template": "loop_termination", "seed": 42})
     completions = ['<tool_call>{"name": "tool_a", "arguments": {"i": 1}}</tool_call>', "ANSWER: 3", ""]
     rows = [{"completion": c, "instance": instance} for c in completions]
-    scored = engine.reward_dataset(ray.data.from_items(rows)).take_all()
+    scored = reward_dataset(ray.data.from_items(rows)).take_all()
     assert [r["reward"] for r in scored] == agentltl_reward(completions=completions, instance=[instance] * 3)

@@ -17,8 +17,9 @@ cluster started for the run (`num_cpus` of this machine). On a real cluster the 
 be readable from every node (a shared file system, or `s3://`, `gs://`, ... as pyarrow reads
 them) and policyc installed on the nodes (or shipped with a runtime environment).
 
-`reward_dataset` gives the GRPO reward (`policyc.reward`) of a dataset of completions the
-same way, for batch scoring inside training pipelines that are Ray applications already.
+`map_reward` applies a GRPO reward function (`policyc.reward.reward_dataset`: the paper's) to
+a dataset of completions the same way, for batch scoring inside training pipelines that are
+Ray applications already.
 """
 
 from __future__ import annotations
@@ -243,26 +244,22 @@ def score_files(job: ScoringJob, paths: Sequence[str], address: str | None = Non
             yield scored_of(row)
 
 
-# ------------------------------------------------------------------ the GRPO reward
+# ------------------------------------------------------------------ rewards of completions
 
 
-def reward_dataset(ds: "ray.data.Dataset", weights: tuple[float, float, float] | None = None,
-                   column: str = "instance", completions: str = "completion",
-                   concurrency: int | None = None) -> "ray.data.Dataset":
-    """A dataset of completions with their GRPO reward (`policyc.reward`, equation 4) in a
-    column `reward`: `completions` holds each completion (text or chat messages), `column` the
-    benchmark instance it answers (as the training dataset's rows have it)."""
+def map_reward(ds: "ray.data.Dataset", reward: Callable[..., list[float]], column: str = "instance",
+               completions: str = "completion", concurrency: int | None = None) -> "ray.data.Dataset":
+    """A dataset with a column `reward`: `reward`, a GRPOTrainer reward function (called with
+    `completions=` and one list per dataset column, `column` here), applied batch by batch on
+    the cluster (`policyc.reward.reward_dataset` gives the paper's reward so)."""
     _ray()
-    return ds.map_batches(_reward_batch, fn_kwargs={"weights": weights, "column": column, "completions": completions},
+    return ds.map_batches(_reward_batch, fn_kwargs={"reward": reward, "column": column, "completions": completions},
                           batch_format="pyarrow", **({"concurrency": concurrency} if concurrency else {}))
 
 
-def _reward_batch(batch, weights, column: str, completions: str):
+def _reward_batch(batch, reward: Callable[..., list[float]], column: str, completions: str):
     import pyarrow as pa
 
-    from policyc.reward import PAPER_WEIGHTS, make_reward_function
-
-    reward = make_reward_function(tuple(weights) if weights else PAPER_WEIGHTS, column)
     rows = batch.to_pylist()
     values = reward(completions=[r[completions] for r in rows], **{column: [r[column] for r in rows]})
     return batch.append_column("reward", pa.array(values, pa.float64()))
