@@ -156,7 +156,7 @@ class ScoreBatches:
         self.job = job
         self.scorer = job.scorer()
 
-    def __call__(self, batch):
+    def __call__(self, batch: Any) -> Any:
         import pyarrow as pa
 
         rows: list[dict] = []
@@ -217,7 +217,7 @@ class TallyBatches:
     def __init__(self, job: ScoringJob):
         self.policy = job.scorer().policy
 
-    def __call__(self, batch):
+    def __call__(self, batch: Any) -> Any:
         import pyarrow as pa
 
         tally = CorpusTally(self.policy, keep_reports=False)
@@ -226,7 +226,7 @@ class TallyBatches:
             if scored.malformed is not None:
                 tally.add(scored.malformed)
             else:
-                tally.add_tally(scored.tally)  # type: ignore[arg-type]
+                tally.add_tally(scored.tally)
         return pa.Table.from_pylist([{"state": json.dumps(tally.state(), ensure_ascii=False)}])
 
 
@@ -236,6 +236,7 @@ def score_files(job: ScoringJob, paths: Sequence[str], address: str | None = Non
     gathered here in input order."""
     start(address)
     scored = score_dataset(job, read_shards(paths), concurrency)
+    batch: Any
     for batch in scored.iter_batches(batch_size=BATCH_ROWS, batch_format="pyarrow"):
         rows = batch.to_pylist()
         if progress:
@@ -253,11 +254,13 @@ def map_reward(ds: "ray.data.Dataset", reward: Callable[..., list[float]], colum
     `completions=` and one list per dataset column, `column` here), applied batch by batch on
     the cluster (`policyc.reward.reward_dataset` gives the paper's reward so)."""
     _ray()
-    return ds.map_batches(_reward_batch, fn_kwargs={"reward": reward, "column": column, "completions": completions},
-                          batch_format="pyarrow", **({"concurrency": concurrency} if concurrency else {}))
+    def batch_rewards(batch: Any) -> Any:
+        return _reward_batch(batch, reward, column, completions)
+
+    return ds.map_batches(batch_rewards, batch_format="pyarrow", concurrency=concurrency)
 
 
-def _reward_batch(batch, reward: Callable[..., list[float]], column: str, completions: str):
+def _reward_batch(batch: Any, reward: Callable[..., list[float]], column: str, completions: str) -> Any:
     import pyarrow as pa
 
     rows = batch.to_pylist()
