@@ -225,7 +225,7 @@ class TallyBatches:
             scored = scored_of(row)
             if scored.malformed is not None:
                 tally.add(scored.malformed)
-            else:
+            elif scored.tally is not None:
                 tally.add_tally(scored.tally)
         return pa.Table.from_pylist([{"state": json.dumps(tally.state(), ensure_ascii=False)}])
 
