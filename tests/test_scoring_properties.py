@@ -13,11 +13,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engines import ReferenceEngine, some_continuation_satisfies
-from generators import AGENT, NIGHTLY, VOCABULARIES, calls, continuations, policies, rules, trace_of
-from policyc.automata import compile_policy, compile_rule
+from generators import AGENT, NIGHTLY, VOCABULARIES, calls, continuations, one_rule_policy, policies, rules, trace_of
+from policyc.automata import compile_policy
 from policyc.scoring.stepping import StepPlan
 from policyc.semantics import PositionEvaluator
-from policyc.scoring import score_trace
+from policyc.scoring import RunTally, Scorer, score_trace
 
 EXAMPLES = 1500 if NIGHTLY else 60
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -60,10 +60,22 @@ def test_stepping_only_the_calls_that_move_a_rule_gives_its_verdict(data):
     formula names; DATA has guards on arguments and results)."""
     vocab = data.draw(st.sampled_from(VOCABULARIES))
     formula = data.draw(rules(vocab))
-    table = compile_rule(formula, vocab.tools).table
+    table = compile_policy(one_rule_policy(formula, vocab.tools)).table("rule")
     plan = StepPlan.of(table) if table is not None else None
     if plan is None:
         return
     trace = trace_of(data.draw(calls(vocab, max_len=12)))
     engine = PositionEvaluator(trace)
     assert plan.verdict_on(trace.calls, engine.positions_of, None) == table.verdict_on(trace.calls), formula
+
+
+@SETTINGS
+@given(st.data())
+def test_a_tally_is_the_reports_tally(data):
+    """`Scorer.tally`, the aggregate's view made without details, is exactly what the full
+    report gives the aggregate (verdicts, vacuity, applicability, score, input problems)."""
+    vocab = data.draw(st.sampled_from(VOCABULARIES))
+    policy = data.draw(policies(vocab, max_rules=4))
+    trace = trace_of(data.draw(calls(vocab)))
+    scorer = Scorer(compile_policy(policy))
+    assert scorer.tally(trace) == RunTally.of(scorer.score(trace))

@@ -70,8 +70,8 @@ def command(policy: str, traces: tuple[str, ...], fmt: str, input_format: str, r
             stream = score_files(job, traces, address=ray_address, progress=advance)
         else:
             scorer = Scorer(compiled, externs=bound) if local else None
-            stream = score_stream(job, iter_sources(traces), jobs, keep=fmt == "table", progress=advance,
-                                  scorer=scorer)
+            stream = score_stream(job, iter_sources(traces), jobs, keep=sample.wants if fmt == "table" else False,
+                                  progress=advance, scorer=scorer)
         try:
             for scored in stream:
                 if scored.malformed is not None:
@@ -141,15 +141,28 @@ class _Sample:
 
     def __init__(self, rows: int):
         self.rows = rows
-        self.count = 0
+        self.count = self.asked = self.asked_problems = 0
         self.reports: list = []
         self.problems: list = []
+
+    def wants(self, tally) -> bool:
+        """Whether a run is shown one by one, so that its report must be made: asked of every
+        run in input order (`score_stream`), before it is added."""
+        index, self.asked = self.asked, self.asked + 1
+        troubled = self._troubled(tally, self.asked_problems)
+        self.asked_problems += troubled
+        return self._first(index) or troubled
+
+    def _first(self, index: int) -> bool:
+        return not self.rows or index < self.rows
+
+    def _troubled(self, tally, taken: int) -> bool:
+        return bool(tally.problem_stages) and (not self.rows or taken < self.rows)
 
     def add(self, scored) -> None:
         index = self.count
         self.count += 1
-        first = not self.rows or index < self.rows
-        troubled = bool(scored.tally.problem_stages) and (not self.rows or len(self.problems) < self.rows)
+        first, troubled = self._first(index), self._troubled(scored.tally, len(self.problems))
         if not (first or troubled):
             return
         report = scored.report

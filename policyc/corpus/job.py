@@ -68,8 +68,10 @@ def report_text(report: TraceReport, kind: str) -> str | None:
     return None
 
 
-def score_chunk(scorer: Scorer, job: ScoringJob, sources: Sequence[Source], keep: bool = False) -> list[Scored]:
-    """Every record of `sources`, scored, in order (`keep`: also return the report objects)."""
+def score_chunk(scorer: Scorer, job: ScoringJob, sources: Sequence[Source],
+                keep: bool | Callable[[RunTally], bool] = False) -> list[Scored]:
+    """Every record of `sources`, scored, in order (`keep`: also return the report objects,
+    of every run or of those whose tally it accepts)."""
     out: list[Scored] = []
     for source in sources:
         for item in read_source(source, job.format):
@@ -77,8 +79,14 @@ def score_chunk(scorer: Scorer, job: ScoringJob, sources: Sequence[Source], keep
     return out
 
 
-def score_one(scorer: Scorer, job: ScoringJob, item: Trace | TraceError, keep: bool = False) -> Scored:
+def score_one(scorer: Scorer, job: ScoringJob, item: Trace | TraceError,
+              keep: bool | Callable[[RunTally], bool] = False) -> Scored:
+    """One record scored: only its tally when no report is wanted (the details are not made)."""
     if isinstance(item, TraceError):
         return Scored(None, None, MalformedRecord(**item.to_json()))
+    if job.reports == REPORTS_NONE and keep is not True:
+        tally = scorer.tally(item)
+        if not (keep and keep(tally)):
+            return Scored(tally, None, None)
     report = scorer.score(item)
     return Scored(RunTally.of(report), report_text(report, job.reports), None, report if keep else None)

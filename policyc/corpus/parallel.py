@@ -26,18 +26,21 @@ from itertools import islice
 from typing import Callable, Iterable, Iterator
 
 from policyc.corpus.job import Scored, ScoringJob, score_chunk
-from policyc.scoring import Scorer
+from policyc.scoring import RunTally, Scorer
 from policyc.trace.load import JsonlLine, Source, read_source
 
 #: Records per chunk sent to a worker.
 CHUNK = 64
 
 
-def score_stream(job: ScoringJob, sources: Iterable[Source], jobs: int = 1, keep: bool = False,
-                 progress: Callable[[int], None] | None = None, scorer: Scorer | None = None) -> Iterator[Scored]:
-    """Every record of `sources`, scored, in order (`keep`: with the report objects, in this
-    process only). `progress(n)` is called as each chunk of n records is done. With one job,
-    `scorer` (the job's policy, compiled already) saves loading the job's artifact."""
+def score_stream(job: ScoringJob, sources: Iterable[Source], jobs: int = 1,
+                 keep: bool | Callable[[RunTally], bool] = False, progress: Callable[[int], None] | None = None,
+                 scorer: Scorer | None = None) -> Iterator[Scored]:
+    """Every record of `sources`, scored, in order. `keep`, in this process only: return the
+    report objects, of every run or of the runs whose tally it accepts (asked in input order;
+    the others are only tallied, without details). `progress(n)` is called as each chunk of n
+    records is done. With one job, `scorer` (the job's policy, compiled already) saves
+    loading the job's artifact."""
     chunks = _chunks(sources, job.format if jobs > 1 else None)
     if jobs <= 1:
         scorer = scorer or job.scorer()

@@ -32,7 +32,7 @@ from policyc.scoring.certain import certain_prefix
 from policyc.scoring.details import describe
 from policyc.scoring.externs import bind_externs
 from policyc.scoring.models import ConstraintResult, CorpusReport, InputProblem, TraceReport, label_of
-from policyc.scoring.tally import CorpusTally
+from policyc.scoring.tally import CorpusTally, RuleTally, RunTally
 from policyc.scoring.vacuity import VACUOUS, vacuity
 from policyc.semantics.positions import PositionEvaluator
 from policyc.tables.policy import CompiledPolicy
@@ -68,6 +68,20 @@ class RulePlan:
         if self.steps is not None:
             return self.steps.verdict_on(trace.calls, engine.positions_of, externs)
         return None if self.table is None else self.table.verdict_on(trace.calls, externs)
+
+    def tally(self, trace: Trace, engine: PositionEvaluator) -> RuleTally:
+        """What the aggregate needs of the rule's verdict (`score` without its detail)."""
+        rule, base = self.rule, self.base
+        applicable = False
+        try:
+            if rule.applicability is not None:
+                applicable = engine.holds(rule.applicability)
+            found = self.verdict(trace, engine)
+            passed = engine.holds(rule.formula) if found is None else found[0]
+            vacuous = passed and vacuity(rule.formula, engine)[0] == VACUOUS
+        except (ExternError, RecursionError):
+            passed = vacuous = False
+        return RuleTally(base["name"], base["layer"], base["weight"], passed, vacuous, applicable)
 
     def score(self, trace: Trace, engine: PositionEvaluator) -> ConstraintResult:
         rule, base = self.rule, dict(self.base)
@@ -129,6 +143,21 @@ class Scorer:
         self.bound = bindings(self.policy, externs, extractor)
         self.signatures = Signatures(self.policy.tools)
         self.plans = [RulePlan(rule, compiled) for rule in self.policy.rules]
+
+    @deep_recursion()
+    def tally(self, trace: Trace) -> RunTally:
+        """What the corpus aggregate needs of a trace's report, without the report: the same
+        verdicts, score and input problems, no details (for corpora only aggregated)."""
+        policy = self.policy
+        trace = policy.view(trace)
+        engine = PositionEvaluator(trace, self.bound)
+        rules = tuple(plan.tally(trace, engine) for plan in self.plans)
+        total = sum(r.weight for r in rules)
+        lost = sum(r.weight for r in rules if not r.passed)
+        score = 1.0 if total == 0 else 1.0 - lost / total
+        problems = check_trace(trace, policy.tools, signatures=self.signatures)
+        return RunTally(score, label_of(score), rules, tuple(p.stage for p in problems),
+                        any(p.severity == "error" for p in problems))
 
     @deep_recursion()
     def score(self, trace: Trace) -> TraceReport:
