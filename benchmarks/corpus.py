@@ -8,8 +8,9 @@
    rules over 10 tools (the rules of benchmarks/runtime.py: before, after, called, counts,
    in_order, within_steps, never, precedence, response), on 1,000 random runs of 100 calls
    and on one run of 10,000 calls: the monitor's verdicts alone (`Monitor.verdicts`, the
-   automata), full appendix B reports (`Scorer.score`: verdicts, details, violation steps,
-   vacuity, conformance), and `agentltl.verify_trace` (0.2.1, the paper's engine, when
+   automata), what an aggregate needs (`Scorer.tally`: verdicts, vacuity, applicability,
+   conformance, no details), full appendix B reports (`Scorer.score`: verdicts, details,
+   violation steps, vacuity, conformance), and `agentltl.verify_trace` (0.2.1, the paper's engine, when
    installed) on the same rules, written with its constructors. Ratios: full / verdicts and
    agentltl / full.
 2. **Corpus scale** (`policyc score` as a subprocess, its children's CPU and peak memory from
@@ -68,15 +69,17 @@ def full_reports(runs: int, length: int, long_length: int, out: dict) -> None:
     rows = {}
     for label, items in ((f"{runs:,} x {length} calls", traces), (f"1 x {long_length:,} calls", [long_trace])):
         verdicts = cpu(lambda items=items: [monitor.verdicts(t) for t in items])
+        tallies = cpu(lambda items=items: [scorer.tally(t) for t in items])
         full = cpu(lambda items=items: [scorer.score(t) for t in items])
         peer = cpu(lambda items=items: theirs(items)) if verify_trace is not None else None
         calls = sum(len(t) for t in items)
-        row = {"verdicts_s": verdicts, "full_s": full, "agentltl_s": peer, "full_over_verdicts": full / verdicts,
+        row = {"verdicts_s": verdicts, "tallies_s": tallies, "full_s": full, "agentltl_s": peer,
+               "full_over_verdicts": full / verdicts, "tallies_over_verdicts": tallies / verdicts,
                "agentltl_over_full": None if peer is None else peer / full, "full_calls_per_s": calls / full}
         rows[label] = row
         peer_text = "agentltl not installed" if peer is None else f"agentltl {peer:.2f} s ({peer / full:.1f}x full)"
-        print(f"{label:>22}: verdicts {verdicts:.3f} s, full reports {full:.3f} s ({full / verdicts:.2f}x verdicts, "
-              f"{calls / full:,.0f} calls/s), {peer_text}")
+        print(f"{label:>22}: verdicts {verdicts:.3f} s, aggregate only {tallies:.3f} s ({tallies / verdicts:.2f}x), "
+              f"full reports {full:.3f} s ({full / verdicts:.2f}x verdicts, {calls / full:,.0f} calls/s), {peer_text}")
     out["full_reports"] = rows
 
 
