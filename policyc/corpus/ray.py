@@ -43,6 +43,8 @@ BATCH_ROWS = 256
 #: The share of a CPU a read task asks for; a scoring actor asks for the rest of one, so that
 #: a pool of one actor per CPU still leaves room for the reads that feed it.
 READ_CPUS = 0.25
+#: The object store memory a run's blocks in flight may take.
+OBJECT_STORE_BYTES = 256 * 1024 * 1024
 
 
 class RayUnavailable(ImportError):
@@ -78,8 +80,13 @@ def start(address: str | None = None, num_cpus: int | None = None) -> None:
     elif num_cpus:
         kwargs["num_cpus"] = num_cpus
     ray.init(**kwargs)
-    ray.data.DataContext.get_current().execution_options.preserve_order = True
-    ray.data.DataContext.get_current().enable_progress_bars = False
+    context = ray.data.DataContext.get_current()
+    context.execution_options.preserve_order = True
+    context.enable_progress_bars = False
+    # blocks in flight are bounded, so that memory does not grow with the corpus when the
+    # workers score faster than this process reads their results
+    limits = context.execution_options.resource_limits
+    context.execution_options.resource_limits = limits.copy(object_store_memory=OBJECT_STORE_BYTES)
 
 
 # ------------------------------------------------------------------ reading shards
