@@ -184,3 +184,52 @@ def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     rank = max(0, min(len(ordered) - 1, int(round(q / 100 * len(ordered) + 0.5)) - 1))
     return ordered[rank]
+
+
+@dataclass(frozen=True)
+class HandDecision:
+    """What the hand-written gate answers: whether the call may run, and the rules that refuse it."""
+
+    executes: bool
+    rules: tuple[str, ...]
+    undecided: tuple[str, ...] = ()
+
+
+Check = Callable[[Any, dict[str, Any]], bool]
+
+
+class HandRun:
+    """One run of a hand-written table gate: per tool, the checks of the rules that guard it,
+    over what the run has recorded. A suite's gate subclasses it, fills `RULES` and keeps the
+    indexes its checks read up to date in `index`."""
+
+    RULES: dict[str, tuple[tuple[str, Check], ...]] = {}
+
+    def __init__(self, request: str) -> None:
+        self.request = request
+        self.lowered = request.lower()
+        self.counts: dict[str, int] = {}
+
+    def asks(self, *words: str) -> bool:
+        return any(w in self.lowered for w in words)
+
+    def said(self, value: Any) -> bool:
+        return isinstance(value, str) and value.lower() in self.lowered
+
+    def propose(self, tool: str, args: dict[str, Any]) -> HandDecision:
+        refused = tuple(name for name, check in self.RULES.get(tool, ()) if not check(self, args))
+        return HandDecision(not refused, refused)
+
+    def record(self, tool: str, args: dict[str, Any], result: Any, error: bool = False) -> None:
+        self.counts[tool] = self.counts.get(tool, 0) + 1
+        self.index(tool, args, result)
+
+    def index(self, tool: str, args: dict[str, Any], result: Any) -> None:
+        """Keep what later checks need (a subclass's)."""
+
+
+def rows(result: Any, n: int) -> list[dict[str, Any]]:
+    """The first n records of a list result (the policies write n rows out); none otherwise."""
+    if not isinstance(result, list):
+        return []
+    return [r for r in result[:n] if isinstance(r, dict)]
