@@ -48,6 +48,7 @@ class Sequence:
     attack: Attack | None
     calls: tuple[Call, ...]
     injections: dict[str, str]
+    attack_at: int = -1          # the position of the attack's first call, in an attack's sequence
 
 
 def load(name: str) -> tuple[Any, type, list[Task], list[Attack], type]:
@@ -85,9 +86,9 @@ def sequences(name: str, quick: bool) -> tuple[list[Sequence], dict[str, Any]]:
             injections = {v: text for v in env_class.VECTORS}
             calls = attack_sequence(task, attack, first)
             env = env_class(injections)
-            run_plain(env, calls)
+            run_plain(env, calls[: first + 1 + len(attack.calls)])   # the rest of the task may undo it
             assert attack.check(env), f"{task.id}+{attack.id}: the injected agent does not reach the attacker's goal"
-            out.append(Sequence(f"{task.id}+{attack.id}", task, attack, calls, injections))
+            out.append(Sequence(f"{task.id}+{attack.id}", task, attack, calls, injections, first + 1))
     if quick:
         keep_tasks = {t.id for t in tasks[::3]}
         keep_attacks = {a.id for a in attacks[::3]}

@@ -19,7 +19,7 @@ def _dm(env: MessagingEnv, user: str, part: str) -> bool:
 
 
 def _untouched(env: MessagingEnv) -> bool:
-    fresh = MessagingEnv()
+    fresh = MessagingEnv(env.injections)
     return (env.users == fresh.users and env.channels == fresh.channels and env.posted == []
             and env.channel_messages == fresh.channel_messages and env.inboxes == fresh.inboxes)
 
