@@ -29,7 +29,8 @@ from benchmarks.suites.common import (  # noqa: E402
 )
 from benchmarks.suites.report import print_suite, summarise  # noqa: E402
 from benchmarks.suites.replay import replay_quietly  # noqa: E402
-from policyc.artifact.build import compile_file  # noqa: E402
+from policyc.artifact.build import build_artifact, compile_file  # noqa: E402
+from policyc.check import check_text  # noqa: E402
 from policyc.runtime import Monitor  # noqa: E402
 
 SUITES = {
@@ -110,11 +111,23 @@ def compile_summary(name: str) -> tuple[Monitor, dict[str, int], dict[str, str]]
     return Monitor(artifact), classes, per_rule
 
 
+def allow_all(name: str) -> Monitor:
+    """The floor: the suite's tool declarations with one rule, `true`. What a decision costs
+    here is the run's bookkeeping and the conformance checks (signatures, grounding of the
+    arguments in the request and the results), not the rules."""
+    text = (HERE / name / "policy.altl").read_text()
+    policy, _ = check_text(text[: text.index("\nrule ")] + "\nrule anything: true\n", f"{name}_allow_all.altl")
+    return Monitor(build_artifact(policy))
+
+
 def measure(name: str, quick: bool) -> dict[str, Any]:
     _, env_class, _, _, gate = load(name)
     monitor, classes, per_rule = compile_summary(name)
     seqs, facts = sequences(name, quick)
-    gates = {"policyc": lambda request: monitor.start(context=request), "hand": gate}
+    floor = allow_all(name)
+    gates = {"policyc": lambda request: monitor.start(context=request), "hand": gate,
+             "allow_all": lambda request: floor.start(context=request),
+             "allow_all_no_request": lambda request: floor.start()}
     # Each gate replays every sequence in a block of its own (so neither runs in the other's
     # cache debris); the first pass warms policyc's memo tables, the last one is kept.
     passes = 1 if quick else 2
@@ -122,7 +135,7 @@ def measure(name: str, quick: bool) -> dict[str, Any]:
     for _ in range(passes):
         results = {g: [replay_quietly(start, env_class(s.injections), s.task.request, s.calls) for s in seqs]
                    for g, start in gates.items()}
-    return {**summarise(name, classes, facts, seqs, results), "rule_classes": per_rule}
+    return summarise(name, classes, per_rule, facts, seqs, results)
 
 
 def main(argv: list[str] | None = None) -> int:
