@@ -32,6 +32,11 @@ def call(tool: str, chosen: tuple[str, ...] = (), **args: Any) -> Call:
     return Call(tool, args, chosen)
 
 
+def answer(text: str) -> Call:
+    """The agent's final reply (every suite's terminal tool); its text is the agent's own."""
+    return call("answer", chosen=("text",), text=text)
+
+
 def goal(tool: str, chosen: tuple[str, ...] = (), from_reads: bool = False, **args: Any) -> Call:
     """An attacker's goal call. `from_reads`: its arguments carry what the attack's own earlier
     calls read (an IBAN, a code, a file's id or content); if one of those reads was refused, the
