@@ -86,7 +86,7 @@ def read_input(path: str, limit: int | None = None) -> bytes:
     try:
         fd = os.open(path, flags)
     except OSError as exc:
-        raise _os_error(path, exc) from None
+        raise os_error(path, exc) from None
     try:
         mode = os.fstat(fd).st_mode
         if stat.S_ISDIR(mode):
@@ -97,7 +97,7 @@ def read_input(path: str, limit: int | None = None) -> bytes:
             fd = -1
             return _read_capped(handle, path, cap)
     except OSError as exc:
-        raise _os_error(path, exc) from None
+        raise os_error(path, exc) from None
     finally:
         if fd >= 0:
             os.close(fd)
@@ -128,7 +128,8 @@ def _read_capped(handle: BinaryIO, path: str, cap: int) -> bytes:
             raise InputError(f"{shown} {reason}", reason)
 
 
-def _os_error(path: str, exc: OSError) -> InputError:
+def os_error(path: str, exc: OSError) -> InputError:
+    """The InputError of an OSError met opening or reading `path`, with a one-line reason."""
     if exc.errno == errno.ENOENT:
         reason = "does not exist"
     elif exc.errno == errno.ELOOP:
@@ -142,4 +143,4 @@ def _os_error(path: str, exc: OSError) -> InputError:
     return InputError(f"`{path}` {reason}", reason)
 
 
-__all__ = ["DEFAULT_MAX_INPUT_MB", "ENV_MAX_INPUT", "InputError", "max_input_bytes", "read_input"]
+__all__ = ["DEFAULT_MAX_INPUT_MB", "ENV_MAX_INPUT", "InputError", "max_input_bytes", "os_error", "read_input"]

@@ -232,6 +232,16 @@ def make_reward_function(weights: tuple[float, float, float] = PAPER_WEIGHTS,
 agentltl_reward = make_reward_function()
 
 
+def reward_dataset(ds: Any, weights: tuple[float, float, float] = PAPER_WEIGHTS, column: str = "instance",
+                   completions: str = "completion", concurrency: int | None = None) -> Any:
+    """The reward of every completion of a Ray dataset, in a column `reward`, computed on the
+    cluster (`policyc.corpus.ray.map_reward`; needs `pip install 'policyc[ray]'`): the rows
+    hold a completion (column `completions`) and the instance it answers (column `column`)."""
+    from policyc.corpus.ray import map_reward
+
+    return map_reward(ds, make_reward_function(weights, column), column, completions, concurrency)
+
+
 def dataset_row(instance: Instance, conversational: bool = True) -> dict[str, Any]:
     """A training row: the prompt, and the instance key the reward function regenerates it from.
 
@@ -244,4 +254,4 @@ def dataset_row(instance: Instance, conversational: bool = True) -> dict[str, An
 
 
 __all__ = ["PAPER_WEIGHTS", "RewardBreakdown", "agentltl_reward", "completion_calls", "dataset_row",
-           "make_reward_function", "reward_of_run", "substitution_cost", "trace_distance", "with_results"]
+           "make_reward_function", "reward_dataset", "reward_of_run", "substitution_cost", "trace_distance", "with_results"]

@@ -18,6 +18,7 @@ RUNS = {
     "runtime": (["benchmarks/runtime.py", "--quick", "--no-peers"], "A support desk"),
     "grounding": (["benchmarks/grounding.py", "--sizes", "20000", "--repeat", "1"], "Entity extraction"),
     "conformance": (["benchmarks/conformance.py", "--quick"], "The gate on the code-QA example"),
+    "corpus": (["benchmarks/corpus.py", "--quick", "--runs", "300", "--engines", "local", "jobs"], "output identical"),
     "automata": (["benchmarks/automata.py", "--quick", "--peers", "", "--families", "counting", "--repeat", "1"],
                  "counting"),
 }

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from engines import ReferenceEngine, some_continuation_satisfies
-from generators import AGENT, NIGHTLY, calls as traces, continuations, policies, trace_of
+from generators import AGENT, NIGHTLY, VOCABULARIES, calls, continuations, one_rule_policy, policies, rules, trace_of
 from policyc.automata import compile_policy
-from policyc.scoring import score_trace
+from policyc.scoring.stepping import StepPlan
+from policyc.semantics import PositionEvaluator
+from policyc.scoring import RunTally, Scorer, score_trace
 
 EXAMPLES = 1500 if NIGHTLY else 60
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -27,7 +30,7 @@ def reference() -> ReferenceEngine:
 
 
 @SETTINGS
-@given(policies(AGENT, max_rules=4), traces(AGENT))
+@given(policies(AGENT, max_rules=4), calls(AGENT))
 def test_the_report_is_the_evaluators(reference, policy, calls):
     report = score_trace(compile_policy(policy), trace_of(calls))
     by_name = {c.name: c for c in report.constraints}
@@ -46,3 +49,33 @@ def test_the_report_is_the_evaluators(reference, policy, calls):
             assert not some_continuation_satisfies(reference, [rule.formula], calls[:k],
                                                    continuations(AGENT, 2, final_last=False)), (rule, k)
     assert report.compliance_score == (1.0 - lost / total)
+
+
+@SETTINGS
+@given(st.data())
+def test_stepping_only_the_calls_that_move_a_rule_gives_its_verdict(data):
+    """The scorer steps a one-automaton rule only at the calls of tools whose letters move some
+    state (`policyc.scoring.stepping`): its verdict and shortest bad prefix are those of
+    stepping every call (`RuleTable.verdict_on`), on every vocabulary (LETTERS has a tool no
+    formula names; DATA has guards on arguments and results)."""
+    vocab = data.draw(st.sampled_from(VOCABULARIES))
+    formula = data.draw(rules(vocab))
+    table = compile_policy(one_rule_policy(formula, vocab.tools)).table("rule")
+    plan = StepPlan.of(table) if table is not None else None
+    if plan is None:
+        return
+    trace = trace_of(data.draw(calls(vocab, max_len=12)))
+    engine = PositionEvaluator(trace)
+    assert plan.verdict_on(trace.calls, engine.positions_of, None) == table.verdict_on(trace.calls), formula
+
+
+@SETTINGS
+@given(st.data())
+def test_a_tally_is_the_reports_tally(data):
+    """`Scorer.tally`, the aggregate's view made without details, is exactly what the full
+    report gives the aggregate (verdicts, vacuity, applicability, score, input problems)."""
+    vocab = data.draw(st.sampled_from(VOCABULARIES))
+    policy = data.draw(policies(vocab, max_rules=4))
+    trace = trace_of(data.draw(calls(vocab)))
+    scorer = Scorer(compile_policy(policy))
+    assert scorer.tally(trace) == RunTally.of(scorer.score(trace))

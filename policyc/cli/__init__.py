@@ -28,6 +28,7 @@ COMMANDS = {
     "compile": "compile",
     "score": "score",
     "replay": "replay",
+    "report": "report",
     "conformance": "conformance",
     "graph": "graph",
     "explain": "explain",

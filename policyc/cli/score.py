@@ -9,7 +9,7 @@ import click
 
 from policyc.cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK
 from policyc.cli import externs as extern_bindings
-from policyc.cli.common import is_artifact_file, key_option, load_checked, load_monitor
+from policyc.cli.common import fail, is_artifact_file, key_option, load_checked, load_monitor
 from policyc.trace.formats import FORMATS
 
 PROGRESS_FROM = 200  # records; below this a progress bar only flickers
@@ -26,62 +26,209 @@ PROGRESS_FROM = 200  # records; below this a progress bar only flickers
               help="how to read each trace record; auto detects it from the record's shape")
 @click.option("--rows", default=50, show_default=True, type=click.IntRange(min=0),
               help="table format: list at most this many traces one by one (0: all)")
+@click.option("--jobs", "-j", default=1, show_default=True, type=click.IntRange(min=0),
+              help="worker processes scoring in parallel (0: one per core)")
+@click.option("--engine", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help="local: this machine (with --jobs); ray: a Ray cluster, reading .jsonl and .parquet shards "
+                   "(needs `pip install policyc[ray]`)")
+@click.option("--ray-address", default=None, metavar="ADDRESS",
+              help="the Ray cluster to use (default: RAY_ADDRESS, else a local cluster started for the run)")
 @extern_bindings.option
 @key_option
-def command(policy: str, traces: tuple[str, ...], fmt: str, input_format: str, rows: int, externs: tuple[str, ...],
-            key_file: str | None) -> None:
+def command(policy: str, traces: tuple[str, ...], fmt: str, input_format: str, rows: int, jobs: int, engine: str,
+            ray_address: str | None, externs: tuple[str, ...], key_file: str | None) -> None:
     """Score TRACES (files, folders, or - for standard input) against a policy (`.altl`) or
     the artifact `policyc compile` made of it.
 
     \b
     Each record gets the report of the AgentLTL paper's appendix B: the score, its label,
     the tool sequence and a verdict per rule; then the corpus aggregate (table 4).
+    JSONL files are read a line at a time, so a corpus of any size scores in constant memory;
+    --jobs spreads it over worker processes and --engine ray over a Ray cluster, with the
+    same reports and aggregates.
     Exit status: 0 every trace fully compliant, 1 some rule violated,
     2 bad input (a malformed record, a call that does not match a signature, no records).
     """
-    from policyc.scoring import CorpusTally, score_trace
-    from policyc.trace import TraceError, iter_traces
+    import os
+
+    from policyc.corpus import REPORTS_JSON, REPORTS_JSONL, ScoringJob, score_stream
+    from policyc.scoring import CorpusTally, Scorer
+    from policyc.trace.load import iter_sources
+
+    jobs = jobs or os.cpu_count() or 1
+    compiled, bound, artifact = _load(policy, externs, key_file)
+    wanted = {"jsonl": REPORTS_JSONL, "json": REPORTS_JSON}.get(fmt, REPORTS_JSONL if jobs > 1 or engine == "ray"
+                                                             else "none")
+    local = engine == "local" and jobs <= 1
+    job = ScoringJob("" if local else artifact(), _bound(bound), input_format, wanted)
+    tally = CorpusTally(compiled.policy, keep_reports=False)
+    sample = _Sample(rows)
+    with _Output(fmt) as out, _progress() as advance:
+        if engine == "ray":
+            from policyc.corpus.ray import score_files
+
+            stream = score_files(job, traces, address=ray_address, progress=advance)
+        else:
+            scorer = Scorer(compiled, externs=bound) if local else None
+            stream = score_stream(job, iter_sources(traces), jobs, keep=sample.wants if fmt == "table" else False,
+                                  progress=advance, scorer=scorer)
+        try:
+            for scored in stream:
+                if scored.malformed is not None:
+                    tally.add(scored.malformed)
+                    out.malformed(scored.malformed)
+                    continue
+                tally.add_tally(scored.tally)
+                out.report(scored.text)
+                if fmt == "table":
+                    sample.add(scored)
+        except _engine_errors() as exc:
+            fail(f"the {engine} engine could not score the corpus: {exc}")
+        corpus = tally.report()
+        if fmt == "table":
+            corpus.reports = sample.reports
+        out.finish(corpus)
+    if fmt == "table":
+        from policyc.scoring.tables import print_corpus
+
+        print_corpus(corpus, rows=rows, problems=sample.problems)
+    raise click.exceptions.Exit(_exit_code(corpus, tally.with_errors))
+
+
+def _load(policy: str, externs: tuple[str, ...], key_file: str | None):
+    """(the compiled policy, its extern bindings, a function giving its artifact's JSON text
+    for workers elsewhere); exit 2 when the policy or artifact cannot be loaded."""
+    from policyc.artifact.io import dump_artifact
 
     if is_artifact_file(policy):  # a compiled artifact: its tables score, nothing is compiled again
         monitor = load_monitor(policy, externs, key_file)
-        compiled, bound = monitor.compiled, monitor.externs
+        return monitor.compiled, monitor.externs, lambda: dump_artifact(monitor.artifact)
+    from policyc.artifact.build import build_artifact
+    from policyc.automata import compile_policy
+
+    checked, _ = load_checked(policy)
+    bound = extern_bindings.bind(externs, checked.externs)
+    return compile_policy(checked), bound, lambda: dump_artifact(build_artifact(checked))
+
+
+def _engine_errors() -> tuple[type[BaseException], ...]:
+    """What the engines raise about their environment (not about one record): Ray missing or
+    failing, a worker process that died."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    errors: list[type[BaseException]] = [BrokenProcessPool, ImportError]
+    try:
+        from ray.exceptions import RayError
+
+        from policyc.corpus.ray import ShardError
+    except ImportError:
+        pass
     else:
-        from policyc.automata import compile_policy
-
-        checked, _ = load_checked(policy)
-        bound = extern_bindings.bind(externs, checked.externs)
-        compiled = compile_policy(checked)
-    items = list(iter_traces(traces, input_format))
-    tally = CorpusTally(compiled.policy, keep_reports=fmt != "jsonl")
-    with _progress(len(items)) as advance:
-        for item in items:
-            result = item if isinstance(item, TraceError) else score_trace(compiled, item, externs=bound)
-            tally.add(result)
-            if fmt == "jsonl":
-                click.echo(json.dumps(_jsonl_line(result), ensure_ascii=False))
-            advance()
-    corpus = tally.report()
-    if fmt == "json":
-        click.echo(json.dumps(corpus.model_dump(mode="json"), indent=2, ensure_ascii=False))
-    elif fmt == "jsonl":
-        click.echo(json.dumps({"aggregate": corpus.aggregate()}, ensure_ascii=False))
-    else:
-        from policyc.scoring.tables import print_corpus
-
-        print_corpus(corpus, rows=rows)
-    raise click.exceptions.Exit(_exit_code(corpus))
+        errors += [RayError, ShardError]
+    return tuple(errors)
 
 
-def _jsonl_line(result) -> dict:
-    if hasattr(result, "to_json"):
-        return {"malformed_record": result.to_json()}
-    return result.model_dump(mode="json")
+def _bound(externs: dict) -> dict:
+    """The user's extern functions only (the entity extractor is the policy's, found again)."""
+    from policyc.grounding import EXTRACTOR_KEY
+
+    return {k: v for k, v in externs.items() if k != EXTRACTOR_KEY}
 
 
-def _exit_code(corpus) -> int:
-    bad_calls = sum(1 for r in corpus.reports if r.has_input_errors) if corpus.reports else \
-        corpus.input_problems.get("registry", 0) + corpus.input_problems.get("structure", 0) \
-        + corpus.input_problems.get("type", 0)
+class _Sample:
+    """What the table shows one by one: the first `rows` reports (0: all), and the first `rows`
+    with input problems, with their positions in the corpus."""
+
+    def __init__(self, rows: int):
+        self.rows = rows
+        self.count = self.asked = self.asked_problems = 0
+        self.reports: list = []
+        self.problems: list = []
+
+    def wants(self, tally) -> bool:
+        """Whether a run is shown one by one, so that its report must be made: asked of every
+        run in input order (`score_stream`), before it is added."""
+        index, self.asked = self.asked, self.asked + 1
+        troubled = self._troubled(tally, self.asked_problems)
+        self.asked_problems += troubled
+        return self._first(index) or troubled
+
+    def _first(self, index: int) -> bool:
+        return not self.rows or index < self.rows
+
+    def _troubled(self, tally, taken: int) -> bool:
+        return bool(tally.problem_stages) and (not self.rows or taken < self.rows)
+
+    def add(self, scored) -> None:
+        index = self.count
+        self.count += 1
+        first, troubled = self._first(index), self._troubled(scored.tally, len(self.problems))
+        if not (first or troubled):
+            return
+        report = scored.report
+        if report is None:
+            from policyc.scoring import TraceReport
+
+            report = TraceReport.model_validate_json(scored.text)
+        if first:
+            self.reports.append(report)
+        if troubled:
+            self.problems.append((index, report))
+
+
+class _Output:
+    """Reports written as they come: JSONL lines at once; the JSON document's reports spooled
+    to a temporary file and written after the aggregate (the document's field order)."""
+
+    def __init__(self, fmt: str):
+        self.fmt = fmt
+        self.spool = None
+        self.first = True
+
+    def __enter__(self):
+        if self.fmt == "json":
+            import tempfile
+
+            self.spool = tempfile.TemporaryFile("w+", encoding="utf-8")
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.spool is not None:
+            self.spool.close()
+
+    def malformed(self, record) -> None:
+        if self.fmt == "jsonl":
+            click.echo(json.dumps({"malformed_record": record.model_dump(mode="json")}, ensure_ascii=False))
+
+    def report(self, text: str | None) -> None:
+        if self.fmt == "jsonl":
+            click.echo(text)
+        elif self.spool is not None:
+            if not self.first:
+                self.spool.write(",\n")
+            self.spool.write(text)  # type: ignore[arg-type]
+            self.first = False
+
+    def finish(self, corpus) -> None:
+        if self.fmt == "jsonl":
+            click.echo(json.dumps({"aggregate": corpus.aggregate()}, ensure_ascii=False))
+        elif self.spool is not None:
+            head = json.dumps(corpus.model_dump(mode="json"), indent=2, ensure_ascii=False)
+            assert head.endswith('"reports": []\n}')
+            if self.first:  # no report: the document as it is
+                click.echo(head)
+                return
+            click.echo(head[:-len("[]\n}")] + "[")
+            self.spool.seek(0)
+            while True:
+                block = self.spool.read(1 << 20)
+                if not block:
+                    break
+                click.echo(block, nl=False)
+            click.echo("\n  ]\n}")
+
+
+def _exit_code(corpus, bad_calls: int) -> int:
     if corpus.records == 0:
         click.echo("policyc: no trace records found", err=True)
         return EXIT_INPUT
@@ -96,22 +243,30 @@ def _exit_code(corpus) -> int:
 
 
 class _progress:
-    """A progress bar on standard error, for large corpora on a terminal only."""
+    """A progress count on standard error, for large corpora on a terminal only."""
 
-    def __init__(self, total: int):
-        self.total = total
+    def __init__(self):
         self.bar = None
+        self.done = 0
 
     def __enter__(self):
-        if self.total >= PROGRESS_FROM and sys.stderr.isatty():
-            from rich.console import Console
-            from rich.progress import Progress
+        if not sys.stderr.isatty():
+            return None
+        from rich.console import Console
+        from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-            self.bar = Progress(console=Console(stderr=True), transient=True)
-            self.bar.start()
-            task = self.bar.add_task("scoring", total=self.total)
-            return lambda: self.bar.advance(task)  # type: ignore[union-attr]
-        return lambda: None
+        self.bar = Progress(SpinnerColumn(), TextColumn("scored {task.completed:,.0f} records"), TimeElapsedColumn(),
+                            console=Console(stderr=True), transient=True)
+        task = self.bar.add_task("scoring", total=None)
+        started = [False]
+
+        def advance(n: int) -> None:
+            self.done += n
+            if not started[0] and self.done >= PROGRESS_FROM:
+                started[0] = True
+                self.bar.start()  # type: ignore[union-attr]
+            self.bar.advance(task, n)  # type: ignore[union-attr]
+        return advance
 
     def __exit__(self, *exc) -> None:
         if self.bar is not None:

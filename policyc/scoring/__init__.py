@@ -16,8 +16,9 @@ from policyc.scoring.models import (
     label_of,
 )
 from policyc.scoring.externs import ExternBindingError, bind_externs
-from policyc.scoring.score import CorpusTally, score_corpus, score_rule, score_trace
+from policyc.scoring.score import Scorer, score_corpus, score_rule, score_trace
+from policyc.scoring.tally import CorpusTally, RunTally
 
 __all__ = ["ConstraintResult", "CorpusReport", "CorpusTally", "ExternBindingError", "InputProblem", "LayerStats",
-           "MalformedRecord", "RuleStats", "TraceReport", "bind_externs", "label_of", "score_corpus", "score_rule",
-           "score_trace"]
+           "MalformedRecord", "RuleStats", "RunTally", "Scorer", "TraceReport", "bind_externs", "label_of",
+           "score_corpus", "score_rule", "score_trace"]

@@ -22,6 +22,7 @@ True
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Callable, Mapping
 
 from policyc.ir import nodes as n
@@ -58,6 +59,7 @@ def certain_prefix(formula: n.Formula, trace: Trace, externs: Mapping[str, Calla
         return None
 
 
+@lru_cache(maxsize=4096)
 def is_final_on_prefixes(formula: n.Formula) -> bool:
     """Whether failing on a prefix means failing on every extension of it."""
     if not is_safety(formula, True):

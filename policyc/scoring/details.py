@@ -39,11 +39,14 @@ class Context:
     source: SourceCall | None
 
     def positions(self, event: n.Formula) -> list[int]:
-        return [i for i, hit in enumerate(self.engine.vector(event)) if hit]
+        return set_bits(self.engine.bits(event))
 
-    def first(self, event: n.Formula) -> int | None:
-        found = self.positions(event)
-        return found[0] if found else None
+    def first(self, event: n.Formula, start: int = 0) -> int | None:
+        """The first position at or after `start` where `event` holds."""
+        return lowest_bit(self.engine.bits(event) >> start << start)
+
+    def count(self, event: n.Formula) -> int:
+        return self.engine.bits(event).bit_count()
 
     def arg(self, names, index: int) -> str | None:
         """The source text of argument `index` when the source calls one of `names`."""
@@ -51,6 +54,20 @@ class Context:
         if src is None or src.name not in names or index >= len(src.args):
             return None
         return src.args[index]
+
+
+def lowest_bit(value: int) -> int | None:
+    """The position of the lowest set bit of `value`; None when there is none."""
+    return (value & -value).bit_length() - 1 if value else None
+
+
+def set_bits(value: int) -> list[int]:
+    """The positions of the set bits of `value`, in increasing order (linear in its length)."""
+    if not value:
+        return []
+    digits = format(value, "b")
+    top = len(digits) - 1
+    return [top - i for i in range(top, -1, -1) if digits[i] == "1"]
 
 
 def quote(event: n.Formula, label: str | None = None) -> str:
@@ -91,7 +108,7 @@ def _count(f: n.Formula, ctx: Context) -> str | None:
             op, number = src.op, src.number  # type: ignore[union-attr]
         elif fixed is not None and len(src.args) > 1 and src.args[1].lstrip("-").isdigit():  # type: ignore[union-attr]
             op, number = fixed, int(src.args[1])  # type: ignore[union-attr]
-    times = len(ctx.positions(event))
+    times = ctx.count(event)
     if isinstance(event, n.Event):
         return f"{quote(event, label)} called {times} time(s); expected {op} {number}."
     return f"Predicate returned {ctx.passed} ({times} {label or show(event)} calls, expected {op} {number})."
@@ -186,13 +203,13 @@ def _in_order(f: n.Formula, ctx: Context) -> str | None:
         labels = [None] * len(events)  # type: ignore[list-item]
     found, start = [], 0
     for event, label in zip(events, labels):
-        later = [p for p in ctx.positions(event) if p >= start]
-        if not later:
+        later = ctx.first(event, start)
+        if later is None:
             if not found:
                 return f"{quote(event, label)} was never called."
             return f"{quote(event, label)} never follows {found[-1]}."
-        found.append(f"{quote(event, label)} ({at(later[0])})")
-        start = later[0] + 1
+        found.append(f"{quote(event, label)} ({at(later)})")
+        start = later + 1
     return f"{', '.join(found)} in order."
 
 
@@ -206,12 +223,12 @@ def _within_steps(f: n.Formula, ctx: Context) -> str | None:
     s = ctx.first(start)
     if s is None:
         return f"{q1} was never called."
-    later = [p for p in ctx.positions(target) if p >= s]
-    if not later:
+    later = ctx.first(target, s)
+    if later is None:
         return f"No {q2} at or after {q1} ({at(s)})."
-    if later[0] - s <= k:
-        return f"{q2} ({at(later[0])}) within {k} step(s) of {q1} ({at(s)})."
-    return f"{q2} ({at(later[0])}) is {later[0] - s} step(s) after {q1} ({at(s)}); expected at most {k}."
+    if later - s <= k:
+        return f"{q2} ({at(later)}) within {k} step(s) of {q1} ({at(s)})."
+    return f"{q2} ({at(later)}) is {later - s} step(s) after {q1} ({at(s)}); expected at most {k}."
 
 
 def _instance_before(f: n.Formula, ctx: Context) -> str | None:
@@ -257,10 +274,9 @@ def generic(f: n.Formula, ctx: Context, violated_at: int | None) -> str:
     engine = ctx.engine
     size = engine.n
     if b.is_always(f) and size:
-        failing = [i for i, ok in enumerate(engine.vector(f.right)) if not ok]
-        if not failing:
+        i = lowest_bit(engine.mask & ~engine.bits(f.right))
+        if i is None:
             return f"Holds at every call ({size})."
-        i = failing[0]
         text = f"Does not hold at {at(i)} (`{engine.trace.calls[i].name}`)"
         if violated_at is not None and 1 <= violated_at <= size and violated_at - 1 > i \
                 and _certain(f, engine, violated_at):
@@ -348,9 +364,8 @@ def _failing_bindings(f: n.Forall, ctx: Context, violated_at: int | None) -> str
         env = engine.root_env
         for name, value in zip(names, failing[0]):
             env = env.bind(name, value)
-        vector = engine.vector(body.right, env)
-        if False in vector:
-            first = vector.index(False)
+        first = lowest_bit(engine.mask & ~engine.bits(body.right, env))
+        if first is not None:
             return f"Does not hold for {text} (first at {at(first)}, `{engine.trace.calls[first].name}`)."
     return f"Does not hold for {text}."
 

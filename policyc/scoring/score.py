@@ -31,20 +31,13 @@ from policyc.recursion import deep_recursion
 from policyc.scoring.certain import certain_prefix
 from policyc.scoring.details import describe
 from policyc.scoring.externs import bind_externs
-from policyc.scoring.models import (
-    ConstraintResult,
-    CorpusReport,
-    InputProblem,
-    LayerStats,
-    MalformedRecord,
-    RuleStats,
-    TraceReport,
-    label_of,
-)
+from policyc.scoring.models import ConstraintResult, CorpusReport, InputProblem, TraceReport, label_of
+from policyc.scoring.tally import CorpusTally, RuleTally, RunTally
 from policyc.scoring.vacuity import VACUOUS, vacuity
 from policyc.semantics.positions import PositionEvaluator
 from policyc.tables.policy import CompiledPolicy
-from policyc.trace.conformance import check_trace
+from policyc.scoring.stepping import StepPlan
+from policyc.trace.conformance import Signatures, check_trace
 from policyc.trace.errors import TraceError
 from policyc.trace.model import Trace
 
@@ -53,28 +46,65 @@ Externs = Mapping[str, Callable[..., object]]
 
 def score_rule(rule: Rule, trace: Trace, engine: PositionEvaluator, compiled: CompiledPolicy) -> ConstraintResult:
     """One rule's verdict, detail, violation step and vacuity on one trace."""
-    base = {"name": rule.name, "layer": rule.layer, "weight": rule.weight, "rule_class": compiled.rule_class(rule.name)}
-    table = compiled.table(rule.name)
-    try:
-        if rule.applicability is not None:  # App: `eventually ρ` of `when ρ shall χ`, by the evaluator
-            base["applicable"] = engine.holds(rule.applicability)
-        # the rule's automaton decides it in one pass when it is compiled; the evaluator otherwise
-        found = None if table is None else table.verdict_on(trace.calls, engine.root_env.externs)
-        passed = engine.holds(rule.formula) if found is None else found[0]
-        if passed:
-            status, why = vacuity(rule.formula, engine)
-            if status == VACUOUS:
-                return ConstraintResult(**base, passed=True, detail=f"Holds vacuously: {why}.", vacuous=True)
-            return ConstraintResult(**base, passed=True, detail=describe(rule, engine, True))
-        if found is not None:
-            step = len(trace) if found[1] is None else found[1]
-        else:  # no table: where the evaluator can tell the violation became certain, else the end
-            certain = certain_prefix(rule.formula, trace, engine.root_env.externs)
-            step = len(trace) if certain is None else certain
-        return ConstraintResult(**base, passed=False, detail=describe(rule, engine, False, step), violated_at=step)
-    except (ExternError, RecursionError) as exc:
-        problem = str(exc) if isinstance(exc, ExternError) else "the formula is nested too deeply to evaluate"
-        return ConstraintResult(**base, passed=False, detail=f"Could not be evaluated: {problem}.", error=problem)
+    return RulePlan(rule, compiled).score(trace, engine)
+
+
+class RulePlan:
+    """What scoring one rule needs that does not depend on the trace, worked out once."""
+
+    __slots__ = ("rule", "base", "table", "steps")
+
+    def __init__(self, rule: Rule, compiled: CompiledPolicy):
+        self.rule = rule
+        self.base = {"name": rule.name, "layer": rule.layer, "weight": rule.weight,
+                     "rule_class": compiled.rule_class(rule.name)}
+        self.table = compiled.table(rule.name)
+        self.steps = StepPlan.of(self.table) if self.table is not None else None
+
+    def verdict(self, trace: Trace, engine: PositionEvaluator) -> tuple[bool, int | None] | None:
+        """(holds, length of the shortest bad prefix) from the rule's automaton; None when it has
+        none or cannot read the trace (the evaluator decides then)."""
+        externs = engine.root_env.externs
+        if self.steps is not None:
+            return self.steps.verdict_on(trace.calls, engine.positions_of, externs)
+        return None if self.table is None else self.table.verdict_on(trace.calls, externs)
+
+    def tally(self, trace: Trace, engine: PositionEvaluator) -> RuleTally:
+        """What the aggregate needs of the rule's verdict (`score` without its detail)."""
+        rule, base = self.rule, self.base
+        applicable = False
+        try:
+            if rule.applicability is not None:
+                applicable = engine.holds(rule.applicability)
+            found = self.verdict(trace, engine)
+            passed = engine.holds(rule.formula) if found is None else found[0]
+            vacuous = passed and vacuity(rule.formula, engine)[0] == VACUOUS
+        except (ExternError, RecursionError):
+            passed = vacuous = False
+        return RuleTally(base["name"], base["layer"], base["weight"], passed, vacuous, applicable)
+
+    def score(self, trace: Trace, engine: PositionEvaluator) -> ConstraintResult:
+        rule, base = self.rule, dict(self.base)
+        try:
+            if rule.applicability is not None:  # App: `eventually ρ` of `when ρ shall χ`, by the evaluator
+                base["applicable"] = engine.holds(rule.applicability)
+            found = self.verdict(trace, engine)
+            passed = engine.holds(rule.formula) if found is None else found[0]
+            if passed:
+                status, why = vacuity(rule.formula, engine)
+                if status == VACUOUS:
+                    return ConstraintResult(**base, passed=True, detail=f"Holds vacuously: {why}.", vacuous=True)
+                return ConstraintResult(**base, passed=True, detail=describe(rule, engine, True))
+            if found is not None:
+                step = len(trace) if found[1] is None else found[1]
+            else:  # no table: where the evaluator can tell the violation became certain, else the end
+                certain = certain_prefix(rule.formula, trace, engine.root_env.externs)
+                step = len(trace) if certain is None else certain
+            return ConstraintResult(**base, passed=False, detail=describe(rule, engine, False, step),
+                                    violated_at=step)
+        except (ExternError, RecursionError) as exc:
+            problem = str(exc) if isinstance(exc, ExternError) else "the formula is nested too deeply to evaluate"
+            return ConstraintResult(**base, passed=False, detail=f"Could not be evaluated: {problem}.", error=problem)
 
 
 def bindings(policy: Policy, externs: Externs | None = None, extractor: Extractor | None = None) -> dict:
@@ -87,7 +117,77 @@ def bindings(policy: Policy, externs: Externs | None = None, extractor: Extracto
     return with_extractor(bound, extractor or carried or BUILTIN_EXTRACTORS[policy.grounding])
 
 
-@deep_recursion()
+class Scorer:
+    """A compiled policy made ready to score many traces: its extern bindings, its tools'
+    signatures and each rule's plan are worked out once, not per trace. A rule that is one
+    automaton is stepped only at the calls that can move it (`policyc.scoring.stepping`);
+    details and vacuity read the positions engine's bit vectors (one per event, shared by
+    every rule that names it). Nothing is memoised across traces: memory does not grow with
+    the corpus.
+
+    >>> from policyc.automata import compile_policy
+    >>> from policyc.check import check_file
+    >>> from policyc.trace import load_traces
+    >>> scorer = Scorer(compile_policy(check_file("examples/fan_out_fan_in.altl")[0]))
+    >>> scorer.score(load_traces("examples/traces/appendix_b.json").traces[0]).compliance_label
+    'FULL'
+    """
+
+    def __init__(self, compiled: CompiledPolicy, *, externs: Externs | None = None,
+                 extractor: Extractor | None = None):
+        if not isinstance(compiled, CompiledPolicy):
+            raise TypeError("score_trace takes a compiled policy: policyc.automata.compile_policy(policy), "
+                            "or Monitor(...).compiled for an artifact")
+        self.compiled = compiled
+        self.policy = compiled.policy
+        self.bound = bindings(self.policy, externs, extractor)
+        self.signatures = Signatures(self.policy.tools)
+        self.plans = [RulePlan(rule, compiled) for rule in self.policy.rules]
+
+    @deep_recursion()
+    def tally(self, trace: Trace) -> RunTally:
+        """What the corpus aggregate needs of a trace's report, without the report: the same
+        verdicts, score and input problems, no details (for corpora only aggregated)."""
+        policy = self.policy
+        trace = policy.view(trace)
+        engine = PositionEvaluator(trace, self.bound)
+        rules = tuple(plan.tally(trace, engine) for plan in self.plans)
+        total = sum(r.weight for r in rules)
+        lost = sum(r.weight for r in rules if not r.passed)
+        score = 1.0 if total == 0 else 1.0 - lost / total
+        problems = check_trace(trace, policy.tools, signatures=self.signatures)
+        return RunTally(score, label_of(score), rules, tuple(p.stage for p in problems),
+                        any(p.severity == "error" for p in problems))
+
+    @deep_recursion()
+    def score(self, trace: Trace) -> TraceReport:
+        """The compliance report of one complete trace (see `score_trace`)."""
+        policy = self.policy
+        trace = policy.view(trace)
+        engine = PositionEvaluator(trace, self.bound)
+        constraints = [plan.score(trace, engine) for plan in self.plans]
+        total = sum(c.weight for c in constraints)
+        lost = sum(c.weight for c in constraints if not c.passed)
+        score = 1.0 if total == 0 else 1.0 - lost / total
+        failed = [c for c in constraints if not c.passed]
+        if not failed:
+            details = "All constraints satisfied."
+        else:
+            names = ", ".join(f"{c.name} ({c.layer})" if c.layer else c.name for c in failed)
+            details = f"{len(failed)} of {len(constraints)} constraints violated: {names}."
+        problems = check_trace(trace, policy.tools, signatures=self.signatures)
+        return TraceReport(
+            compliance_score=score,
+            compliance_label=label_of(score),
+            details=details,
+            tool_sequence=trace.tool_sequence,
+            constraints=constraints,
+            trace_id=trace.id,
+            origin=trace.origin,
+            input_problems=[InputProblem.from_finding(f) for f in problems],
+        )
+
+
 def score_trace(compiled: CompiledPolicy, trace: Trace, *, externs: Externs | None = None,
                 extractor: Extractor | None = None) -> TraceReport:
     """The compliance report of one complete trace against a compiled policy.
@@ -97,107 +197,10 @@ def score_trace(compiled: CompiledPolicy, trace: Trace, *, externs: Externs | No
     Nothing is imported: a policy's `from "module:function"` is only a name. `extractor`
     finds the entities of `entities(...)` and matches `outputs` (by default, the built-in one
     the policy names with `grounding`; see `policyc.grounding`). The trace is read as the
-    policy's view of it: the agent's calls, plus the events the policy observes.
+    policy's view of it: the agent's calls, plus the events the policy observes. To score
+    many traces, make one `Scorer` and call its `score`.
     """
-    if not isinstance(compiled, CompiledPolicy):
-        raise TypeError("score_trace takes a compiled policy: policyc.automata.compile_policy(policy), "
-                        "or Monitor(...).compiled for an artifact")
-    policy = compiled.policy
-    trace = policy.view(trace)
-    engine = PositionEvaluator(trace, bindings(policy, externs, extractor))
-    constraints = [score_rule(rule, trace, engine, compiled) for rule in policy.rules]
-    total = sum(c.weight for c in constraints)
-    lost = sum(c.weight for c in constraints if not c.passed)
-    score = 1.0 if total == 0 else 1.0 - lost / total
-    failed = [c for c in constraints if not c.passed]
-    if not failed:
-        details = "All constraints satisfied."
-    else:
-        names = ", ".join(f"{c.name} ({c.layer})" if c.layer else c.name for c in failed)
-        details = f"{len(failed)} of {len(constraints)} constraints violated: {names}."
-    return TraceReport(
-        compliance_score=score,
-        compliance_label=label_of(score),
-        details=details,
-        tool_sequence=trace.tool_sequence,
-        constraints=constraints,
-        trace_id=trace.id,
-        origin=trace.origin,
-        input_problems=[InputProblem.from_finding(f) for f in check_trace(trace, policy.tools)],
-    )
-
-
-class CorpusTally:
-    """Accumulates trace reports and malformed records into a CorpusReport, one at a time."""
-
-    def __init__(self, policy: Policy, keep_reports: bool = True):
-        self.policy = policy
-        self.keep_reports = keep_reports
-        self.reports: list[TraceReport] = []
-        self.malformed: list[MalformedRecord] = []
-        self.count = 0
-        self.score_sum = 0.0
-        self.labels = {"FULL": 0, "PARTIAL": 0, "NONE": 0}
-        self.rule_checks = {r.name: [0, 0, 0, 0] for r in policy.rules}  # checks, passed, vacuous, applicable
-        self.lost_by_layer: dict[str | None, float] = {}
-        self.with_problems = 0
-        self.problems_by_stage: dict[str, int] = {}
-
-    def add(self, item: TraceReport | TraceError) -> None:
-        if isinstance(item, TraceError):
-            self.malformed.append(MalformedRecord(**item.to_json()))
-            return
-        self.count += 1
-        self.score_sum += item.compliance_score
-        self.labels[item.compliance_label] += 1
-        for c in item.constraints:
-            stats = self.rule_checks.setdefault(c.name, [0, 0, 0, 0])
-            stats[0] += 1
-            stats[1] += c.passed
-            stats[2] += c.vacuous
-            stats[3] += bool(c.applicable)
-            if not c.passed:
-                self.lost_by_layer[c.layer] = self.lost_by_layer.get(c.layer, 0.0) + c.weight
-        if item.input_problems:
-            self.with_problems += 1
-        for p in item.input_problems:
-            self.problems_by_stage[p.stage] = self.problems_by_stage.get(p.stage, 0) + 1
-        if self.keep_reports:
-            self.reports.append(item)
-
-    def report(self) -> CorpusReport:
-        rules = [RuleStats(name=r.name, layer=r.layer, weight=r.weight, checks=s[0], passed=s[1], vacuous=s[2],
-                           pass_rate=s[1] / s[0] if s[0] else None,
-                           applicable=s[3] if r.applicability is not None else None)
-                 for r in self.policy.rules for s in [self.rule_checks[r.name]]]
-        return CorpusReport(
-            policy=self.policy.name,
-            records=self.count + len(self.malformed),
-            traces=self.count,
-            malformed_records=len(self.malformed),
-            mean_score=self.score_sum / self.count if self.count else None,
-            labels=dict(self.labels),
-            rules=rules,
-            layers=self._layers(rules),
-            vacuous_passes=sum(s.vacuous for s in rules),
-            traces_with_input_problems=self.with_problems,
-            input_problems=dict(sorted(self.problems_by_stage.items())),
-            malformed=self.malformed,
-            reports=self.reports,
-        )
-
-    def _layers(self, rules: list[RuleStats]) -> list[LayerStats]:
-        order = list(dict.fromkeys([*sorted(l for l in (r.layer for r in rules) if l and l[:1] == "L"
-                                            and l[1:].isdigit()), *(r.layer for r in rules)]))
-        total_lost = sum(self.lost_by_layer.values())
-        out = []
-        for layer in order:
-            mine = [r for r in rules if r.layer == layer]
-            checks, passed = sum(r.checks for r in mine), sum(r.passed for r in mine)
-            out.append(LayerStats(layer=layer, rules=len(mine), checks=checks, passed=passed,
-                                  pass_rate=passed / checks if checks else None,
-                                  loss_share=self.lost_by_layer.get(layer, 0.0) / total_lost if total_lost else None))
-        return out
+    return Scorer(compiled, externs=externs, extractor=extractor).score(trace)
 
 
 def score_corpus(compiled: CompiledPolicy, traces: Iterable[Trace | TraceError], *, externs: Externs | None = None,
@@ -212,8 +215,8 @@ def score_corpus(compiled: CompiledPolicy, traces: Iterable[Trace | TraceError],
     >>> corpus.traces, corpus.mean_score, [(l.layer, l.pass_rate) for l in corpus.layers][:2]
     (1, 1.0, [('L1', 1.0), ('L3', 1.0)])
     """
-    bound = bindings(compiled.policy, externs, extractor)
+    scorer = Scorer(compiled, externs=externs, extractor=extractor)
     tally = CorpusTally(compiled.policy, keep_reports)
     for item in traces:
-        tally.add(item if isinstance(item, TraceError) else score_trace(compiled, item, externs=bound))
+        tally.add(item if isinstance(item, TraceError) else scorer.score(item))
     return tally.report()

@@ -50,11 +50,14 @@ def _print_problems(console: Console, report: TraceReport) -> None:
         console.print(f"  [yellow]{p.severity}[/]: {where}{safe(p.message)}{hint}", highlight=False)
 
 
-def print_corpus(corpus: CorpusReport, console: Console | None = None, rows: int = 50) -> None:
-    """The reports of a corpus; at most `rows` traces are listed one by one (0: all of them)."""
+def print_corpus(corpus: CorpusReport, console: Console | None = None, rows: int = 50,
+                 problems: list[tuple[int, TraceReport]] | None = None) -> None:
+    """The reports of a corpus; at most `rows` traces are listed one by one (0: all of them).
+    `corpus.reports` may hold only the first reports of the corpus (`corpus.traces` counts
+    them all), and `problems` the first of those with input problems, with their positions."""
     console = console or Console()
     reports = corpus.reports
-    if len(reports) == 1 and not corpus.malformed:
+    if corpus.traces == 1 and len(reports) == 1 and not corpus.malformed:
         print_trace(console, reports[0])
         return
     shown = reports if rows <= 0 else reports[:rows]
@@ -69,11 +72,12 @@ def print_corpus(corpus: CorpusReport, console: Console | None = None, rows: int
                           f"[{_STYLE[r.compliance_label]}]{r.compliance_label}[/]",
                           str(len(r.input_problems) or "-"), ", ".join(safe(c.name) for c in r.violated) or "-")
         console.print(table)
-        if len(shown) < len(reports):
-            console.print(f"... and {len(reports) - len(shown)} more trace(s); `--rows 0` lists them all, "
+        if len(shown) < corpus.traces:
+            console.print(f"... and {corpus.traces - len(shown)} more trace(s); `--rows 0` lists them all, "
                           "`--format json` gives every report", highlight=False)
     print_aggregate(console, corpus)
-    problems = [(i, r) for i, r in enumerate(reports) if r.input_problems]
+    if problems is None:
+        problems = [(i, r) for i, r in enumerate(reports) if r.input_problems]
     for i, r in problems if rows <= 0 else problems[:rows]:
         console.print(f"[bold]{_trace_name(r, i)}[/]:")
         _print_problems(console, r)

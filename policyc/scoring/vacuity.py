@@ -72,7 +72,7 @@ def _released(f: n.Release, engine: PositionEvaluator, env: DataEnv) -> Status:
         trigger = body.arg  # precedence: `a R not t`
     else:
         return NEUTRAL, None
-    if any(engine.vector(trigger, env)):
+    if engine.bits(trigger, env):
         return EXERCISED, None
     return VACUOUS, f"`{show(trigger)}` never occurred"
 

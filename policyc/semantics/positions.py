@@ -29,7 +29,7 @@ False
 
 from __future__ import annotations
 
-from typing import Callable, Mapping
+from typing import Callable, Mapping, Sequence
 
 from policyc.ir import build as b
 from policyc.ir import nodes as n
@@ -52,9 +52,13 @@ class PositionEvaluator:
         self.root_env = DataEnv({}, None, UNDEF, trace.globals, dict(externs or {}))
         self._memo: dict = {}
         self._by_tool: dict[str, list[int]] = {}
-        for c in trace.calls:
-            self._by_tool.setdefault(c.name, []).append(c.position)
+        for i, c in enumerate(trace.calls):
+            self._by_tool.setdefault(c.name, []).append(i)
         self._reference = Evaluator(trace, externs) if self.n == 0 else None
+
+    def positions_of(self, tool: str) -> Sequence[int]:
+        """The positions of the calls to `tool`, in order (do not modify the list)."""
+        return self._by_tool.get(tool, ())
 
     def holds(self, phi: n.Formula, i: int = 0, env: DataEnv | None = None) -> bool:
         """τ, i ⊨ φ, like `Evaluator.holds`."""

@@ -75,6 +75,19 @@ class Signatures:
         # per tool and parameter, the Python types of values that certainly have its type (a
         # scalar type, possibly optional): the common case, told without `value_problems`
         self._sure = {name: {p.name: _sure_types(p.type) for p in sig.params} for name, sig in tools.items()}
+        self._sure_result = {name: None if sig.result is ANY else _sure_types(sig.result)
+                             for name, sig in tools.items()}
+
+    def result_conforms(self, tool: str, result: Any) -> bool:
+        """Whether a recorded result certainly has its tool's declared result type (or there is
+        nothing to check: no result, an undeclared tool, a result of type `any`); `check_result`
+        tells the rest."""
+        if result is UNDEF:
+            return True
+        sure = self._sure_result.get(tool, None)
+        if sure is None:
+            return True
+        return type(result) in sure
 
     def conforms(self, tool: str, args: Mapping[str, Any]) -> bool:
         """Whether the call passes registry, structure and type at once: a declared tool, every
@@ -139,15 +152,19 @@ def check_result(name: str, result: Any, tools: Mapping[str, ToolSignature],
             for problem in value_problems(result, sig.result, "result")]
 
 
-def check_trace(trace, tools: Mapping[str, ToolSignature], results: bool = True) -> list[ConformanceFinding]:
+def check_trace(trace, tools: Mapping[str, ToolSignature], results: bool = True,
+                signatures: Signatures | None = None) -> list[ConformanceFinding]:
     """Findings for every event of the agent in a trace, in order (what the user does on their
-    side is not the agent's conformance)."""
+    side is not the agent's conformance); `signatures`: `Signatures(tools)`, made once for many
+    traces."""
     out: list[ConformanceFinding] = []
-    signatures = Signatures(tools)
+    signatures = signatures or Signatures(tools)
+    conforms, result_conforms = signatures.conforms, signatures.result_conforms
     for call in trace.calls:
         if getattr(call, "actor", "assistant") != "assistant":
             continue
-        out.extend(check_call(call.name, call.args, tools, call.position, signatures))
-        if results and call.name in tools:
+        if not conforms(call.name, call.args):
+            out.extend(check_call(call.name, call.args, tools, call.position))
+        if results and not result_conforms(call.name, call.result):
             out.extend(check_result(call.name, call.result, tools, call.position))
     return out

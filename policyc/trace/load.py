@@ -24,18 +24,23 @@ element, and every other record is read.
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterable, Iterator, Union
 
-from policyc.inputs import InputError, read_input
+from policyc.inputs import InputError, max_input_bytes, os_error, read_input
 from policyc.trace.errors import RecordProblem, TraceError, field_path
 from policyc.trace.formats import detect_format, parse_trace, split_records
 from policyc.trace.jsontext import LineIndex, array_elements, bad_byte, decode, line_of, locate, member, where
 from policyc.trace.model import Trace
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
-TRACE_SUFFIXES = (".json",) + JSONL_SUFFIXES
+PARQUET_SUFFIXES = (".parquet",)
+TRACE_SUFFIXES = (".json",) + JSONL_SUFFIXES + PARQUET_SUFFIXES
+#: The column of a Parquet shard that holds each row's record, as JSON text.
+PARQUET_COLUMN = "record"
 
 
 @dataclass
@@ -64,23 +69,181 @@ def load_traces(paths: str | Path | Iterable[str | Path], format: str = "auto") 
 
 def iter_traces(paths: str | Path | Iterable[str | Path], format: str = "auto") -> Iterator[Trace | TraceError]:
     """Each record of `paths`, in order, as a Trace or as the TraceError that explains it."""
+    for source in iter_sources(paths):
+        yield from read_source(source, format)
+
+
+@dataclass(frozen=True, slots=True)
+class JsonlLine:
+    """One line of a JSONL file, not decoded yet: a unit of work that can be sent to another
+    process (or machine) and read there (`read_source`)."""
+
+    file: str
+    line: int
+    text: str
+
+
+#: What `read_source` reads: a JSONL line, a decoded record of a JSON file, a record that
+#: could not be read, or a trace read already.
+Source = Union[JsonlLine, "_Raw", TraceError, Trace]
+
+
+def iter_sources(paths: str | Path | Iterable[str | Path]) -> Iterator[Source]:
+    """The records of `paths` before they are read as traces, in order: JSONL lines (streamed:
+    a regular JSONL file is read a line at a time, so a corpus of any size takes the memory
+    of its longest line), decoded records of JSON files, and what could not be read."""
     if isinstance(paths, (str, Path)):
         paths = [paths]
     for path in _expand(paths):
-        for raw in _raw_records(path):
-            if isinstance(raw, TraceError):
-                yield raw
-                continue
-            parts = split_records(raw.value, format)
-            for value in parts:
-                try:
-                    yield parse_trace(value, format, origin=f"{raw.file}:{raw.line}")
-                except RecordProblem as problem:
-                    line = raw.line_of_field(problem.path) if len(parts) == 1 else raw.line
-                    yield TraceError(raw.file, line, field_path(problem.path) if len(parts) == 1 else None,
-                                     problem.message)
-                except RecursionError:
-                    yield TraceError(raw.file, raw.line, None, "the record is nested too deeply to read")
+        if path != "-" and path.endswith(JSONL_SUFFIXES):
+            yield from stream_jsonl(path)
+        elif path != "-" and path.endswith(PARQUET_SUFFIXES):
+            yield from parquet_lines(path, path)
+        else:
+            yield from _raw_records(path)
+
+
+def read_source(source: Source, format: str = "auto") -> list[Trace | TraceError]:
+    """The traces (or TraceErrors) one source holds."""
+    if isinstance(source, (TraceError, Trace)):
+        return [source]
+    if isinstance(source, JsonlLine):
+        value, problem, at = decode(source.text)
+        if problem is not None:
+            return [TraceError(source.file, source.line, None,
+                               problem if at is None else f"{problem} (column {at + 1})")]
+        source = _Raw(source.file, source.line, value, lambda _path, number=source.line: number)
+    raw = source
+    out: list[Trace | TraceError] = []
+    parts = split_records(raw.value, format)
+    for value in parts:
+        try:
+            out.append(parse_trace(value, format, origin=f"{raw.file}:{raw.line}"))
+        except RecordProblem as problem:
+            line = raw.line_of_field(problem.path) if len(parts) == 1 else raw.line
+            out.append(TraceError(raw.file, line, field_path(problem.path) if len(parts) == 1 else None,
+                                  problem.message))
+        except RecursionError:
+            out.append(TraceError(raw.file, raw.line, None, "the record is nested too deeply to read"))
+    return out
+
+
+def stream_jsonl(path: str) -> Iterator[JsonlLine | TraceError]:
+    """The lines of a JSONL file, read a line at a time from a regular file (no cap on the
+    file, `max_input_bytes()` on each line); anything else that is not a regular file (a
+    pipe, a device) is read whole within the input cap, as every other input is."""
+    try:
+        handle = _open_regular(path)
+    except InputError as exc:
+        yield TraceError(path, None, None, exc.reason)
+        return
+    if handle is None:
+        yield from _raw_records(path)
+        return
+    with handle:
+        yield from jsonl_lines(handle.read, path)
+
+
+#: Bytes read at a time from a JSONL stream.
+READ_SIZE = 1 << 20
+
+
+def jsonl_lines(read: Callable[[int], bytes], path: str, cap: int | None = None) -> Iterator[JsonlLine | TraceError]:
+    """The lines of a JSONL stream (`read(n)` gives up to n more bytes, b"" at its end), as
+    `JsonlLine`s numbered from 1: lines end at `\n` only (a `\r` before it is dropped), blank
+    lines are skipped, a byte-order mark is read as a space (columns stay right); a line longer
+    than `cap` bytes (default `max_input_bytes()`) is one TraceError, and reading goes on."""
+    cap = max_input_bytes() if cap is None else cap
+    number = 0
+    pending = bytearray()  # the start of the line being read
+    skipping = False  # the line being read is longer than the cap
+    while True:
+        block = read(READ_SIZE)
+        if not block:
+            break
+        start = 0
+        while (end := block.find(b"\n", start)) >= 0:
+            number += 1
+            yield from _finish(path, number, pending, block[start:end], skipping, cap)
+            pending.clear()
+            skipping = False
+            start = end + 1
+        if not skipping:
+            pending += block[start:]
+            if len(pending) > cap:
+                pending.clear()
+                skipping = True
+    if pending or skipping:
+        yield from _finish(path, number + 1, pending, b"", skipping, cap)
+
+
+def _finish(path: str, number: int, pending: bytearray, tail: bytes, skipping: bool,
+            cap: int) -> Iterator[JsonlLine | TraceError]:
+    if skipping or len(pending) + len(tail) > cap:
+        yield _too_long(path, number, cap)
+    else:
+        yield from _line(path, number, bytes(pending) + tail if pending else tail)
+
+
+def _line(path: str, number: int, data: bytes) -> Iterator[JsonlLine]:
+    text = data.decode("utf-8", errors="surrogateescape")
+    if number == 1 and text.startswith("\ufeff"):
+        text = " " + text[1:]  # a byte-order mark: columns stay as they are
+    if text.endswith("\r"):
+        text = text[:-1]
+    if text.strip():
+        yield JsonlLine(path, number, text)
+
+
+def _too_long(path: str, number: int, cap: int) -> TraceError:
+    return TraceError(path, number, None, f"the record is longer than {cap} bytes, the most a record may be "
+                                          f"(set POLICYC_MAX_INPUT_MB to allow more)")
+
+
+def parquet_lines(source, path: str, batch: int = 1024) -> Iterator[JsonlLine | TraceError]:
+    """The records of a Parquet shard (`source`: its path or an open file), a row at a time
+    in batches: each row holds one record as JSON text in the column `record`; a row's number
+    stands where a JSONL record has its line. Reading Parquet needs pyarrow (installed with
+    `policyc[ray]`)."""
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        yield TraceError(path, None, None, "reading Parquet needs pyarrow (pip install 'policyc[ray]')")
+        return
+    try:
+        shard = pq.ParquetFile(source)
+        if PARQUET_COLUMN not in shard.schema_arrow.names:
+            names = ", ".join(f"`{n}`" for n in shard.schema_arrow.names[:10]) or "none"
+            yield TraceError(path, None, None, f"a Parquet shard holds one record per row, as JSON text in a column "
+                                               f"named `{PARQUET_COLUMN}`; this one has the columns {names}")
+            return
+        number, cap = 0, max_input_bytes()
+        for rows in shard.iter_batches(batch_size=batch, columns=[PARQUET_COLUMN]):
+            for text in rows.column(0).to_pylist():
+                number += 1
+                if isinstance(text, bytes):
+                    text = text.decode("utf-8", errors="surrogateescape")
+                if not isinstance(text, str):
+                    yield TraceError(path, number, PARQUET_COLUMN, "the record is not JSON text"
+                                     + (" (it is null)" if text is None else ""))
+                elif len(text) > cap:
+                    yield _too_long(path, number, cap)
+                elif text.strip():
+                    yield JsonlLine(path, number, text)
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        yield TraceError(path, None, None, f"not a readable Parquet file ({str(exc).splitlines()[0][:200]})")
+
+
+def _open_regular(path: str):
+    """A regular file opened for reading in binary, or None when `path` is something else
+    (the caller reads it within the cap); InputError when it cannot be read at all."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
+        return open(path, "rb")
+    except OSError as exc:
+        raise os_error(path, exc) from None
 
 
 def _expand(paths: Iterable[str | Path]) -> Iterator[str]:
@@ -99,7 +262,7 @@ def _read(path: str) -> str:
     return read_input(path).decode("utf-8", errors="surrogateescape")
 
 
-def _raw_records(path: str) -> Iterator[_Raw | TraceError]:
+def _raw_records(path: str) -> Iterator[_Raw | JsonlLine | TraceError]:
     name = "<stdin>" if path == "-" else path
     try:
         text = _read(path)
@@ -142,17 +305,13 @@ def _problem(name: str, text: str, start: int, problem: str, at: int | None) -> 
     return TraceError(name, line, None, f"{problem} (column {column})")
 
 
-def _jsonl(name: str, text: str) -> Iterator[_Raw | TraceError]:
-    """One record per line; lines end at `\n` (a `\r` before it is dropped), never at the
-    other characters `str.splitlines` breaks at (U+2028 may stand inside a JSON string)."""
+def _jsonl(name: str, text: str) -> Iterator[JsonlLine]:
+    """One record per line of text read whole; lines end at `\n` (a `\r` before it is
+    dropped), never at the other characters `str.splitlines` breaks at (U+2028 may stand
+    inside a JSON string)."""
     for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        value, problem, at = decode(line)
-        if problem is not None:
-            yield TraceError(name, number, None, problem if at is None else f"{problem} (column {at + 1})")
-            continue
-        yield _Raw(name, number, value, lambda _path, number=number: number)
+        if line.strip():
+            yield JsonlLine(name, number, line[:-1] if line.endswith("\r") else line)
 
 
 def _raw(name: str, text: str, lines: LineIndex, offset: int, value: object) -> _Raw:

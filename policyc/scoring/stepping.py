@@ -1,0 +1,90 @@
+"""Stepping one rule's automaton over a complete trace, visiting only the calls that move it.
+
+Most rules name a few of a policy's tools. In a rule's minimal DFA, a letter that leaves every
+state where it is (the letter of a tool the rule does not name, most often) changes nothing,
+so a trace's verdict is the same when such calls are skipped. `StepPlan` works out, once per
+table, which tools' letters are such *idle* letters; scoring a trace then steps the automaton
+only at the positions of the other tools, read from the trace's index of positions by tool
+(`PositionEvaluator.positions_of`), in order. A rule whose `other` letter (any tool its
+alphabet does not list) moves some state is stepped at every call.
+
+The verdict and the shortest bad prefix are exactly those of `RuleTable.verdict_on` (tested
+on generated rules and traces): a skipped call leaves the state, hence the verdict, as it was.
+
+>>> from policyc.tables.dfa import Alphabet, DfaTable, ToolLetters
+>>> from policyc.tables.rule import RuleTable
+>>> from policyc.trace.model import Trace
+>>> ab = Alphabet((), {"a": ToolLetters((), {0: 0}, 0)}, other=1)
+>>> never_a = DfaTable(ab, 0, ((1, 0), (1, 1)), (True, False), ("open", "violated"), (None, None), (0, None))
+>>> plan = StepPlan.of(RuleTable(0, (never_a,)))
+>>> plan.moving, plan.every_call
+(('a',), False)
+>>> trace = Trace.of(("b", {}), ("a", {}), ("b", {}))
+>>> by_tool = {"a": [1], "b": [0, 2]}
+>>> plan.verdict_on(trace.calls, lambda tool: by_tool.get(tool, ()), None)
+(False, 2)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Mapping, Sequence
+
+from policyc.ir.data import ExternError
+from policyc.tables.dfa import VIOLATED, AlphabetError, DfaTable
+from policyc.tables.rule import RuleTable
+
+
+@dataclass(frozen=True, slots=True)
+class StepPlan:
+    """The tools whose calls can move one DFA, and whether any other call can."""
+
+    dfa: DfaTable
+    moving: tuple[str, ...]  # tools of the alphabet with a letter that moves some state
+    every_call: bool  # the letter of unlisted tools moves some state: step at every call
+
+    @classmethod
+    def of(cls, table: RuleTable) -> "StepPlan | None":
+        """The plan of a rule that is one automaton; None for a rule of sliced parts."""
+        dfa = table.dfa
+        if dfa is None:
+            return None
+        delta = dfa.delta
+        states = range(len(delta))
+
+        def idle(letter: int) -> bool:
+            return all(delta[s][letter] == s for s in states)
+
+        moving = tuple(tool for tool, letters in dfa.alphabet.tools.items()
+                       if not all(idle(x) for x in letters.letters.values()))
+        return cls(dfa, moving, not idle(dfa.alphabet.other))
+
+    def verdict_on(self, calls: Sequence, positions_of: Callable[[str], Sequence[int]],
+                   externs: Mapping[str, Callable] | None) -> tuple[bool, int | None] | None:
+        """As `RuleTable.verdict_on`: (whether the trace satisfies the rule, the length of its
+        shortest bad prefix or None); None when a call cannot be read (the evaluator decides)."""
+        dfa = self.dfa
+        state, delta, verdict = dfa.initial, dfa.delta, dfa.verdict
+        if verdict[state] == VIOLATED:
+            return False, 0
+        alphabet = dfa.alphabet
+        plain, other, letter = alphabet.plain_letters(), alphabet.other, alphabet.letter
+        positions: Sequence[int]
+        if self.every_call:
+            positions = range(len(calls))
+        elif len(self.moving) == 1:
+            positions = positions_of(self.moving[0])
+        else:
+            positions = sorted([i for tool in self.moving for i in positions_of(tool)])
+        try:
+            for i in positions:
+                call = calls[i]
+                x = plain.get(call.name, other)
+                if x is None:  # a tool with guard atoms: evaluate them on the call
+                    x = letter(call.name, call.args, call.result, externs=externs)
+                state = delta[state][x]
+                if verdict[state] == VIOLATED:
+                    return False, i + 1
+        except (ExternError, AlphabetError):
+            return None
+        return bool(dfa.accepting[state]), None
