@@ -41,7 +41,7 @@ def level(e: ast.Expr) -> int:
         return SUM_LEVEL if e.op in "+-" else PRODUCT_LEVEL
     if isinstance(e, ast.Negative):
         return NEGATIVE_LEVEL
-    if isinstance(e, (ast.FieldAccess, ast.Index, ast.Slice)):
+    if isinstance(e, (ast.FieldAccess, ast.Index, ast.Slice, ast.Spread)):
         return POSTFIX_LEVEL
     return ATOM_LEVEL
 
@@ -80,6 +80,8 @@ def bare(e: ast.Expr, at_end: bool) -> Doc:  # noqa: C901 - one case per node
         return concat(expr(e.target, POSTFIX_LEVEL, False), ".", show_label(e.name))
     if isinstance(e, ast.Index):
         return concat(expr(e.target, POSTFIX_LEVEL, False), "[", _inner(e.index), "]")
+    if isinstance(e, ast.Spread):
+        return concat(expr(e.target, POSTFIX_LEVEL, False), "[*]")
     if isinstance(e, ast.Slice):
         start = _inner(e.start) if e.start is not None else ""
         stop = _inner(e.stop) if e.stop is not None else ""
@@ -185,9 +187,11 @@ def type_expr(t: ast.TypeExpr) -> Doc:
 
 
 def field(f: ast.FieldDecl | ast.Param) -> Doc:
-    """A record field (`name: type`) or a parameter (whose name a formula may mention)."""
+    """A record field (`name: type`, `name: untrusted type`) or a parameter (whose name a
+    formula may mention)."""
     name = show_label(f.name) if isinstance(f, ast.FieldDecl) else show_name(f.name)
-    return concat(name, ": ", type_expr(f.type))
+    trust = f"{f.trust} " if isinstance(f, ast.FieldDecl) and f.trust else ""
+    return concat(name, ": ", trust, type_expr(f.type))
 
 
 def braced(items: list[Doc], open_: str = "{", close: str = "}") -> Doc:

@@ -38,7 +38,7 @@ from policyc.ir.ops import UNDEF
 from policyc.ir.walk import free_vars
 from policyc.semantics.domains import domain_values, value_key
 from policyc.semantics.evaluator import Evaluator
-from policyc.ir.closures import compile_term
+from policyc.ir.closures import compile_term, reads_history
 from policyc.trace.model import Trace
 
 
@@ -95,8 +95,10 @@ class PositionEvaluator:
             out = 0
             calls = self.trace.calls
             guard = None if phi.guard is b.LIT_TRUE else compile_term(phi.guard)
+            at = reads_history(phi.guard)  # provenance: the guard reads the sources before its position
             for i in self._by_tool.get(phi.tool, ()):
-                if guard is None or guard(env, calls[i].args, calls[i].result) is True:
+                if guard is None or guard(env.at_call(env.args, env.result, i) if at else env, calls[i].args,
+                                          calls[i].result) is True:
                     out |= 1 << i
             return out
         if isinstance(phi, n.Cond):
