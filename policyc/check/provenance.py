@@ -54,7 +54,8 @@ class ProvenanceMixin:
         """E0240 unless inside an event pattern."""
         if scope.pattern is not None:
             return True
-        self.error("E0240", f"{what} reads what the run had seen before a call, inside that call's pattern", span,
+        self.error("E0240", f"{what} reads what the run had seen before a call: it belongs inside that call's pattern",
+                   span,
                    help="write it as a condition of the call: `send_money(recipient from trusted)`, or "
                         "`when send_money shall send_money(recipient from trusted)`", scope=scope)
         return False
@@ -73,15 +74,17 @@ class ProvenanceMixin:
         if tool is None:
             guess = did_you_mean(cur.id, list(SOURCE_WORDS) + list(self.sigs)) if isinstance(cur, ast.Name) else None
             self.error("E0241", "this is not a source the run could have read", e.span,
-                       help=f"{guess}; {_SOURCE_HINT}" if guess else _SOURCE_HINT, scope=scope)
+                       help=guess or _SOURCE_HINT, scope=scope)
             return None
         if not steps:
             return tool.tool, tool_sources(tool.tool)
         if steps[0].name != "result":
-            what = "an argument" if tool.sig.param(tool.arg_name(steps[0].name)) else "not a source"
-            self.error("E0241", f"`{tool.tool}.{steps[0].name}` is {what}: sources are what the tool returned",
-                       steps[0].name_span, help=f"name its results, `{tool.tool}`, or a field of them, "
-                       f"`{tool.tool}.result.{steps[0].name}`", scope=scope)
+            argument = tool.sig.param(tool.arg_name(steps[0].name)) is not None
+            field = "<field>" if argument else steps[0].name
+            self.error("E0241", f"`{tool.tool}.{steps[0].name}` is {'an argument' if argument else 'not a source'}: "
+                       "sources are what the tool returned", steps[0].name_span,
+                       help=f"name its results, `{tool.tool}`, or a field of them, `{tool.tool}.result.{field}`",
+                       scope=scope)
             return None
         ty: t.Type = tool.sig.result
         path: list[str] = []

@@ -11,7 +11,9 @@ gate asks at every call, so `SourceIndex` keeps, as each source is added:
   that have it.
 
 Leaves are numbered in the order they arrive, with the first position of the run's view at
-which each is known, so a question "as of position i" reads a prefix of every list. The index
+which each is known, so a question "as of position i" reads a prefix of every list. Leaves
+known from the start that arrive late (the request, which a run may be given after some calls)
+are kept apart in `fixed` and read directly. The index
 holds at most `MAX_INDEXED` characters of text; past that it says so (`complete` is false) and
 its owner answers from the definition instead.
 
@@ -32,7 +34,7 @@ from typing import Iterable
 from policyc.grounding.code import MAX_TEXT
 from policyc.grounding.kinds import ADDRESS_KINDS, text_entities
 from policyc.grounding.provenance import (
-    MAX_SPAN_WORDS, Label, SourceSet, comes_from, leaves_of, spaced, value_query, words,
+    MAX_SPAN_WORDS, Label, Leaf, SourceSet, comes_from, leaves_of, spaced, value_query, words,
 )
 
 #: Characters of text an index keeps over a whole run.
@@ -46,6 +48,7 @@ class SourceIndex:
         self.spans = tuple(sorted({s for s in spans if 1 <= s <= MAX_SPAN_WORDS}))
         self.complete = True
         self.characters = 0
+        self.fixed: list[Leaf] = []             # leaves known from the start, read directly
         self._labels: list[Label] = []          # per leaf
         self._visible: list[int] = []           # per leaf, nondecreasing
         self._texts: list[str] = []             # per leaf: its words as one text ("" for a number)
@@ -113,7 +116,8 @@ class SourceIndex:
             return None
         keys, run = query
         limit = self._limit(as_of)
-        found: set[Label] = set()
+        found: set[Label] = {leaf.label for leaf in self.fixed
+                             if any(leaf.shows(k) for k in keys) or run is not None and leaf.has_words(run)}
         for key in keys:
             for k in self._keys.get(key, ()):
                 if k >= limit:
@@ -132,15 +136,18 @@ class SourceIndex:
             for key in text_entities(item):
                 if key[0] in ADDRESS_KINDS:
                     found = {self._labels[k] for k in self._keys.get(key, ()) if k < limit}
+                    found.update(leaf.label for leaf in self.fixed if leaf.shows(key))
                     if comes_from(found, sources, True):
                         return True
             found_words = words(item)
             for start in range(len(found_words) - span + 1):
                 window = found_words[start:start + span]
+                run = spaced(window)
                 if table is not None:
                     labels = {self._labels[k] for k in table.get(" ".join(window), ()) if k < limit}
                 else:
-                    labels = self._run_labels(spaced(window), limit, set())
+                    labels = self._run_labels(run, limit, set())
+                labels.update(leaf.label for leaf in self.fixed if leaf.has_words(run))
                 if comes_from(labels, sources, True):
                     return True
         return False
