@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
+from policyc.grounding import extractor_of
 from policyc.ir import nodes as n
 from policyc.ir.data import DataEnv, attribute, eval_term, path_value
 from policyc.ir.ops import UNDEF, apply_op, domain_values, get_field, get_index, get_slice, truthy
@@ -64,6 +65,12 @@ def _compile(t: n.Term) -> Compiled:  # noqa: C901 - one case per node type
         return _compile_op(t)
     if isinstance(t, n.Quant):
         return _compile_quant(t)
+    if isinstance(t, n.Outputs):  # read once per entity by grounding rules
+        tools = t.tools
+
+        def outputs(env, args, result):
+            return env.globals.outputs(tools, extractor_of(env.externs)) if env.globals is not None else []
+        return outputs
     if isinstance(t, n.Project):
         projected, path = compile_term(t.base), t.path
 
