@@ -95,10 +95,10 @@ def main() -> None:
         run, files, defined, record_times = gated_run(monitor, results)
         text = answer(args.answer, files, defined, random.Random(5))
         final = {"answer": text}
-        indexed = best(lambda: run.propose("final_answer", final), args.repeat)
-        seen = run.state.seen
-        rebuilt = best(lambda: monitor.gate.final.judge_final(seen, "final_answer", final), args.repeat)
-        extraction = best(lambda: CODE.entities(text), args.repeat)
+        indexed = best(lambda r=run, f=final: r.propose("final_answer", f), args.repeat)
+        rebuilt = best(lambda s=run.state.seen, f=final: monitor.gate.final.judge_final(s, "final_answer", f),
+                       args.repeat)
+        extraction = best(lambda t=text: CODE.entities(t), args.repeat)
         decision = run.propose("final_answer", final)
         assert decision.action == "allow", decision.message  # every entity of the answer was read
         print(f"{results:>18} {indexed * 1e3:>9.3f} {rebuilt * 1e3:>9.3f} {rebuilt / indexed:>6.1f}x "

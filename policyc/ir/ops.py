@@ -89,7 +89,7 @@ def domain_values(value: object) -> list:
     if value is UNDEF or value is None:
         return []
     if not isinstance(value, str) and hasattr(value, "__iter__"):
-        return list(value)  # type: ignore[call-overload]
+        return list(value)
     return [value]
 
 

@@ -50,7 +50,7 @@ class IndexPlan:
     @classmethod
     def of(cls, formulas: Iterable[n.Formula]) -> "IndexPlan | None":
         """The plan of these rules (None: they ask nothing an index would answer)."""
-        provenance, spans, outputs = False, set(), {}
+        provenance, spans, outputs = False, set(), dict[tuple[str, ...], None]()
         for formula in formulas:
             for node in subformulas(formula):
                 if isinstance(node, (n.From, n.Flows)):
