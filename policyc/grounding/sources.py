@@ -13,9 +13,9 @@ gate asks at every call, so `SourceIndex` keeps, as each source is added:
 Leaves are numbered in the order they arrive, with the first position of the run's view at
 which each is known, so a question "as of position i" reads a prefix of every list. Leaves
 known from the start that arrive late (the request, which a run may be given after some calls)
-are kept apart in `fixed` and read directly. The index
-holds at most `MAX_INDEXED` characters of text; past that it says so (`complete` is false) and
-its owner answers from the definition instead.
+are kept apart in `fixed` and read directly. The index holds at most `MAX_INDEXED` characters
+and `MAX_INDEXED_WORDS` words of text; past that it says so (`complete` is false) and its
+owner answers from the definition instead.
 
 >>> index = SourceIndex(spans=(3,))
 >>> index.add("pay my rent", ("request", "", ()), 0)
@@ -37,8 +37,10 @@ from policyc.grounding.provenance import (
     MAX_SPAN_WORDS, Label, Leaf, SourceSet, comes_from, leaves_of, spaced, value_query, words,
 )
 
-#: Characters of text an index keeps over a whole run.
-MAX_INDEXED = 64_000_000
+#: Characters of text, and words, an index keeps over a whole run (a word costs about one
+#: entry per span length the policy's `flows` rules use).
+MAX_INDEXED = 16_000_000
+MAX_INDEXED_WORDS = 1_000_000
 
 
 class SourceIndex:
@@ -48,6 +50,7 @@ class SourceIndex:
         self.spans = tuple(sorted({s for s in spans if 1 <= s <= MAX_SPAN_WORDS}))
         self.complete = True
         self.characters = 0
+        self.word_count = 0
         self.fixed: list[Leaf] = []             # leaves known from the start, read directly
         self._labels: list[Label] = []          # per leaf
         self._visible: list[int] = []           # per leaf, nondecreasing
@@ -80,6 +83,10 @@ class SourceIndex:
                 self._texts.append("")
                 continue
             found = leaf.words
+            self.word_count += len(found)
+            if self.word_count > MAX_INDEXED_WORDS:
+                self.complete = False
+                return
             self._texts.append(leaf.text)
             for word in dict.fromkeys(found):
                 self._words.setdefault(word, []).append(k)
