@@ -14,8 +14,9 @@ A value *occurs in* a leaf when
   phone number, date, amount or card number (`policyc.grounding.kinds`), and that the leaf's
   text also shows, in the same normal form;
 - or, for a text, its words occur in the leaf's words, in order and next to one another: words
-  are runs of letters and digits (joined by `. @ + ' / : _ -` inside one word), compared in
-  lower case, so case, white space and the punctuation around words do not count.
+  are runs of letters and digits (joined by `. @ + / : _ -` inside one word; an apostrophe
+  ends one), compared in lower case, so case, white space and the punctuation around words do
+  not count.
 
 `labels(value, leaves)` is the set of labels of the leaves a value occurs in; that is all a
 rule's `from` reads. A set of sources (`SourceSet`, what `from trusted`, `from request` or
@@ -59,7 +60,7 @@ SourceSet = tuple[tuple[str, str, tuple[str, ...], bool], ...]
 REQUEST: Label = ("request", "", ())
 USER: Label = ("user", "", ())
 
-_WORD_RE = re.compile(r"\w+(?:[.@+'’/:_-]\w+)*")
+_WORD_RE = re.compile(r"\w+(?:[.@+/:_-]\w+)*")
 #: Words a verbatim span must have at least, and at most (a bound on what an index keeps).
 MIN_SPAN_WORDS, MAX_SPAN_WORDS = 2, 64
 
