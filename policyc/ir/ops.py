@@ -21,6 +21,8 @@ import math
 from dataclasses import dataclass
 from typing import Callable
 
+from policyc.grounding.kinds import FINDERS, KINDS
+
 
 class _Undef:
     __slots__ = ()
@@ -198,10 +200,11 @@ def _entities(text):
 
 
 def _kind(name: str) -> Callable:
-    def find(text):
-        from policyc.grounding.kinds import FINDERS
+    """A typed entity kind as an operator: the entities of a text (⊥ for a value that is not one)."""
+    finder = FINDERS[name]
 
-        found = FINDERS[name](text)
+    def find(text):
+        found = finder(text)
         return UNDEF if found is None else found
 
     return find
@@ -263,8 +266,7 @@ OPS: dict[str, OpSpec] = {
         OpSpec("strip", "strip", 1, _str_fn(str.strip), True, "builtin"),
         OpSpec("entities", "entities", 1, _entities, True, "builtin"),
         OpSpec("matches", "matches", 2, _matches, False, "builtin"),
-        *(OpSpec(kind, kind, 1, _kind(kind), True, "builtin") for kind in (
-            "urls", "emails", "ibans", "phones", "dates", "amounts", "card_numbers", "secrets")),
+        *(OpSpec(kind, kind, 1, _kind(kind), True, "builtin") for kind in KINDS),
         OpSpec("list", "list", -1, _make_list, True, "ctor"),
         OpSpec("dict", "dict", -1, _make_dict, True, "ctor"),
     )

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import z3
 
+from policyc.grounding.kinds import KINDS
+
 from policyc.ir import nodes as n
 from policyc.smt import values
 from policyc.smt.values import FALSE, TRUE, SymValue, boolean, is_numeric, undefined
@@ -139,7 +141,7 @@ def apply_op(enc, t: n.Op, env) -> SymValue:  # noqa: C901 - one case per operat
     if op == "matches":  # RE2 patterns are not encoded: a free condition of the text
         enc.approx.add("`matches`")
         return boolean(z3.Bool(f"matches#{enc._next()}"))
-    if op in ("urls", "emails", "ibans", "phones", "dates", "amounts", "card_numbers", "secrets"):
+    if op in KINDS:  # typed entities of a text: a free list
         enc.approx.add(f"`{op}`")
         return enc._fresh_list(op, "real" if op == "amounts" else "str")
     if op == "list":
