@@ -140,8 +140,15 @@ class Trace:
         return [c.name for c in self.calls]
 
     def prefix(self, length: int) -> "Trace":
+        """The first `length` calls, with every event the log recorded before the next one
+        (a user's message the policy does not observe is still a source of provenance)."""
         calls = self.calls[:length]
-        return Trace(calls, self.metrics, self.id, self.origin, self.request, calls)
+        events = self.events or ()
+        if len(events) == len(self.calls):
+            return Trace(calls, self.metrics, self.id, self.origin, self.request, calls)
+        positions = tuple(self.event_positions)
+        end = positions[length] if length < len(positions) else len(events)
+        return Trace(calls, self.metrics, self.id, self.origin, self.request, tuple(events[:end]), positions[:length])
 
     def observed(self, observes: frozenset[str] = frozenset()) -> "Trace":
         """The view of a policy that observes these event classes (`OBSERVABLE`) besides the
