@@ -146,6 +146,7 @@ def test_a_users_message_is_a_source_even_when_messages_are_not_observed(bank):
     trace = Trace.from_events(events)
     assert trace.tool_sequence == ["pay"]
     assert evaluate(bank["trusted_iban"], trace)  # the user said it: trusted, and not only untrusted
+    assert evaluate(bank["trusted_iban"], trace.prefix(1)) and len(trace.prefix(1).events) == 2
     assert not evaluate(bank["amount_asked"], trace)  # the user's message is not the request
 
 
