@@ -61,7 +61,10 @@ _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 _IDENT_RE = re.compile(rf"(?<![\w.]){_NAME}(?:\.{_NAME})*")
 _CODE_SPAN_RE = re.compile(r"`([^`\n]+)`")
 _PATH_FULL = re.compile(_PATH)
-_ENTITY_RE = re.compile(rf"(?P<path>{_PATH_RE.pattern})|(?P<ident>{_IDENT_RE.pattern})|(?P<number>{_NUMBER_RE.pattern})")
+# (a path has a `.` or a `/` in its first run of name characters: the look-ahead lets every other
+# word skip the path pattern)
+_ENTITY_RE = re.compile(rf"(?P<path>(?=[\w.-]*[./]){_PATH_RE.pattern})|(?P<ident>{_IDENT_RE.pattern})"
+                        rf"|(?P<number>{_NUMBER_RE.pattern})")
 _NUMBER_FULL = re.compile(r"\d+(?:\.\d+)?")
 
 STOP_WORDS = frozenset(
@@ -82,6 +85,8 @@ BLOCKLIST = (frozenset(dir(builtins)) | frozenset(keyword.kwlist) | frozenset(ke
 
 def _is_reference(token: str, code: bool) -> bool:
     """Whether an identifier token names something (rather than being prose or a builtin)."""
+    if not code and "_" not in token and token.islower():
+        return False  # a plain lowercase word (or dotted words): prose unless written as code
     head = token.split(".")[0]
     if len(token) < 3 or token.lower() in STOP_WORDS or token in BLOCKLIST or head in BLOCKLIST:
         return False
