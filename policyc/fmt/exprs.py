@@ -69,8 +69,9 @@ def bare(e: ast.Expr, at_end: bool) -> Doc:  # noqa: C901 - one case per node
         return _conditional(e, at_end)
     if isinstance(e, ast.WhenShall):
         return group(concat("when ", align(_inner(e.applies)), line(), "shall ", align(expr(e.obliges, 0, at_end))))
-    if isinstance(e, ast.Comparison):
-        return concat(expr(e.left, SUM_LEVEL, False), f" {e.op} ", expr(e.right, SUM_LEVEL, at_end))
+    if isinstance(e, ast.Comparison):  # the sources of `from` are a postfix expression
+        right = POSTFIX_LEVEL if e.op.endswith("from") else SUM_LEVEL
+        return concat(expr(e.left, SUM_LEVEL, False), f" {e.op} ", expr(e.right, right, at_end))
     if isinstance(e, ast.Arithmetic):
         own = level(e)
         return concat(expr(e.left, own, False), f" {e.op} ", expr(e.right, own + 1, at_end))
