@@ -55,7 +55,7 @@ def measure(suite: str, quick: bool) -> dict[str, Any]:
         monitor = Monitor(artifact)
         outcomes: list = []
         for _ in range(1 if quick else 2):
-            outcomes = [replay_quietly(lambda request: monitor.start(context=request), env_class(s.injections),
+            outcomes = [replay_quietly(lambda request, m=monitor: m.start(context=request), env_class(s.injections),
                                        s.task.request, s.calls) for s in seqs]
         figures = _gate_figures(seqs, outcomes)
         figures["rules"] = len(artifact.rules)
