@@ -55,10 +55,11 @@ def _compound(children: st.SearchStrategy) -> st.SearchStrategy:
         st.builds(ast.FieldAccess, children, NAMES),
         st.builds(ast.Index, children, children),
         st.builds(ast.Slice, children, optional, optional),
+        st.builds(ast.Spread, children),
         st.builds(ast.Negative, children),
         st.builds(ast.Arithmetic, st.sampled_from("+-*/%"), children, children),
-        st.builds(ast.Comparison, st.sampled_from(["==", "!=", "<", "<=", ">", ">=", "in", "not in"]),
-                  children, children),
+        st.builds(ast.Comparison, st.sampled_from(["==", "!=", "<", "<=", ">", ">=", "in", "not in", "from",
+                                                   "only from", "not from"]), children, children),
         st.builds(ast.Not, children),
         st.builds(ast.UnaryTemporal, st.sampled_from(ast.UNARY_TEMPORAL_OPS), children),
         st.builds(ast.BinaryTemporal, st.sampled_from(ast.BINARY_TEMPORAL_OPS), children, children),
@@ -70,18 +71,20 @@ def _compound(children: st.SearchStrategy) -> st.SearchStrategy:
 
 
 EXPRESSIONS = st.recursive(ATOMS, _compound, max_leaves=12)
+#: A tool's or a field's trust: as the default, or declared.
+TRUST = st.sampled_from([None, "trusted", "untrusted"])
 
 TYPES = st.recursive(
     st.builds(ast.TypeName, NAMES, st.just(())),
     lambda inner: st.one_of(
         st.builds(ast.TypeName, NAMES, st.lists(inner, min_size=1, max_size=2).map(tuple)),
         st.builds(ast.OptionalType, inner),
-        st.lists(st.builds(ast.FieldDecl, NAMES, inner), max_size=3).map(lambda f: ast.RecordType(tuple(f))),
+        st.lists(st.builds(ast.FieldDecl, NAMES, inner, TRUST), max_size=3).map(lambda f: ast.RecordType(tuple(f))),
     ),
     max_leaves=4,
 )
 PARAMS = st.lists(st.builds(ast.Param, NAMES, TYPES), max_size=3).map(tuple)
-FIELDS = st.lists(st.builds(ast.FieldDecl, NAMES, TYPES), max_size=3).map(tuple)
+FIELDS = st.lists(st.builds(ast.FieldDecl, NAMES, TYPES, TRUST), max_size=3).map(tuple)
 ARG_RENAMES = st.lists(st.builds(ast.ArgRename, NAMES, NAMES), max_size=2).map(tuple)
 SIGNED_INT = st.integers(min_value=-(10**6), max_value=10**6)
 SEVERITIES = st.builds(ast.SeverityExpr, NAMES, st.none() | SIGNED_INT)
@@ -109,8 +112,8 @@ DECLARATIONS = st.one_of(
     st.builds(ast.TypeDecl, NAMES, FIELDS),
     st.builds(ast.EnumDecl, NAMES, st.lists(NAMES | TEXT, min_size=1, max_size=4).map(tuple)),
     st.builds(ast.LayerDecl, NAMES, st.none() | TEXT),
-    st.builds(ast.ToolDecl, NAMES, PARAMS, st.none() | TYPES, st.booleans()),
-    st.builds(ast.AliasDecl, NAMES, NAMES, ARG_RENAMES, st.booleans()),
+    st.builds(ast.ToolDecl, NAMES, PARAMS, st.none() | TYPES, st.booleans(), TRUST),
+    st.builds(ast.AliasDecl, NAMES, NAMES, ARG_RENAMES, st.booleans(), TRUST),
     st.builds(ast.PredicateDecl, NAMES, PARAMS, EXPRESSIONS),
     st.builds(ast.ExternDecl, NAMES, PARAMS, st.none() | TEXT),
     st.builds(ast.DefDecl, NAMES, PARAMS, EXPRESSIONS),

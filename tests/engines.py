@@ -221,7 +221,7 @@ class RuntimeEngine(_Declines):
 
     def _run(self, formula: n.Formula, trace: Trace, after_each: Callable[[Run], None] | None = None) -> Run | None:
         """A tolerate-mode run with the trace's calls recorded (None: it cannot hold them)."""
-        run = self.monitor(formula).start(mode="tolerate")
+        run = self.monitor(formula).start(mode="tolerate", context=trace.request)
         if after_each is not None:
             after_each(run)
         for call in trace.calls:

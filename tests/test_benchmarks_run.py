@@ -17,6 +17,8 @@ RUNS = {
     "lint": (["benchmarks/lint.py", "--sizes", "10"], "10 rules:"),
     "runtime": (["benchmarks/runtime.py", "--quick", "--no-peers"], "A support desk"),
     "grounding": (["benchmarks/grounding.py", "--sizes", "20000", "--repeat", "1"], "Entity extraction"),
+    "gate_grounding": (["benchmarks/gate_grounding.py", "--results", "20", "--answer", "2000", "--repeat", "1"],
+                       "Final answer of 2,000 characters"),
     "conformance": (["benchmarks/conformance.py", "--quick"], "The gate on the code-QA example"),
     "corpus": (["benchmarks/corpus.py", "--quick", "--runs", "300", "--engines", "local", "jobs"], "output identical"),
     "automata": (["benchmarks/automata.py", "--quick", "--peers", "", "--families", "counting", "--repeat", "1"],

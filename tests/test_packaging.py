@@ -30,7 +30,7 @@ RUNTIME_DIR = ROOT / "packaging" / "policyc-runtime"
 RUNTIME = tomllib.loads((RUNTIME_DIR / "pyproject.toml").read_text(encoding="utf-8"))
 
 #: distribution name -> the module it provides, where the two differ
-IMPORT_NAMES = {"z3-solver": "z3", "openai-agents": "agents"}
+IMPORT_NAMES = {"z3-solver": "z3", "openai-agents": "agents", "google-re2": "re2"}
 #: extras that serve the tests and the build, not policyc's own code
 NOT_IMPORTED_BY_POLICYC = {"test"}
 
@@ -97,7 +97,8 @@ def test_python_dash_m_runs_the_cli():
 def test_runtime_distribution_depends_on_neither_lark_nor_z3():
     project = RUNTIME["project"]
     names = {dist_name(r) for r in project["dependencies"]}
-    assert names == {"pydantic", "rapidfuzz"}  # rapidfuzz: the conformance cascade's fuzzy matching
+    # rapidfuzz: the conformance cascade's fuzzy matching; google-re2: `matches` patterns
+    assert names == {"pydantic", "rapidfuzz", "google-re2"}
     full = {dist_name(r): r for r in PROJECT["dependencies"]}
     assert {dist_name(r): r for r in project["dependencies"]} == {n: full[n] for n in names}
     shipped = RUNTIME["tool"]["hatch"]["build"]["targets"]["wheel"]["force-include"].values()

@@ -167,6 +167,9 @@ def _unsupported_reason(leaf: n.Term, var: str | None) -> str:
     from policyc.ir.printer import show
 
     kinds = {type(s).__name__ for s in subformulas(leaf)}
+    if kinds & {"From", "Flows"}:
+        return (f"the condition `{show(leaf)}` reads what the run had seen before the call (provenance); "
+                "the gate decides it with the evaluator")
     if kinds & {"Values", "Outputs", "Metric", "Request"}:
         return f"the condition `{show(leaf)}` reads trace-wide values (domains, outputs, metrics or the request)"
     if var is not None and n.Var(var) in subformulas(leaf):

@@ -16,6 +16,7 @@ from policyc.check.modules import stdlib_definitions
 from policyc.check.operators import OperatorsMixin
 from policyc.check.paths import PathsMixin
 from policyc.check.patterns import PatternsMixin
+from policyc.check.provenance import ProvenanceMixin
 from policyc.check.scope import EnumVal, FVal, ListVal, Scope, ToolVal, TVal, Value, VarInfo, describe
 from policyc.check.suggest import closest, did_you_mean
 from policyc.check.symbols import BUILTIN_FUNCTIONS, Symbols
@@ -37,7 +38,7 @@ _BINARY = {"until": b.until, "weak_until": b.weak_until, "release": b.release, "
 _LIT_TYPES = {"int": t.INT, "float": t.FLOAT, "str": t.STR, "bool": t.BOOL, "null": t.NULL}
 
 
-class Elaborator(PathsMixin, OperatorsMixin, PatternsMixin, MacrosMixin):
+class Elaborator(PathsMixin, OperatorsMixin, PatternsMixin, MacrosMixin, ProvenanceMixin):
     def __init__(self, syms: Symbols, sigs: dict[str, t.ToolSignature], resolver: TypeResolver,
                  diagnostics: list[Diagnostic]):
         self.syms = syms
@@ -171,6 +172,8 @@ class Elaborator(PathsMixin, OperatorsMixin, PatternsMixin, MacrosMixin):
             return self.index(e, scope)
         if isinstance(e, ast.Slice):
             return self.slice(e, scope)
+        if isinstance(e, ast.Spread):
+            return self.spread(e, scope)
         raise TypeError(f"unexpected node {type(e).__name__}")
 
     # ------------------------------------------------------------ names
@@ -313,6 +316,8 @@ class Elaborator(PathsMixin, OperatorsMixin, PatternsMixin, MacrosMixin):
 
     def quantifier(self, e: ast.Quantifier, scope: Scope) -> Value | None:
         ir_name = self.fresh_name(e.var, self.captured_names(scope)) if scope.params else e.var
+        if scope.pattern is not None:  # over a list the call carries: a condition of the pattern
+            return self.pattern_quantifier(e, scope, ir_name)
         if e.domain is not None:
             dom = self.term(e.domain, scope)
             if dom is None:

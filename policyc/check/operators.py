@@ -19,6 +19,8 @@ class OperatorsMixin:
     # ------------------------------------------------------------ operators
 
     def comparison(self, e: ast.Comparison, scope: Scope) -> Value | None:
+        if e.op in ("from", "only from", "not from"):
+            return self.provenance(e, scope)
         if e.op in CMP_OPS and isinstance(e.left, ast.Call):
             sugar = self.counting_sugar(e, scope)
             if sugar is not False:
@@ -41,6 +43,8 @@ class OperatorsMixin:
             return TVal(term if e.op == "in" else b.op("not", term), t.BOOL, e.span)
         if not self.check_compatible(left, right, e, scope):
             return None
+        if e.op == "==":
+            self.null_comparison(e, left, right, scope)
         if e.op == "==" and scope.pattern is not None:
             self.bind_call_path(e, left, right, scope)
         if e.op not in ("==", "!="):

@@ -34,6 +34,8 @@ class PathsMixin:
         tv = self.as_term(base, e.target.span, scope)
         if tv is None:
             return None
+        if isinstance(tv.term, n.Project):  # `rows[*].field`: the field of every row
+            return self.projected_field(tv, e, scope)
         ftype = self.field_type(tv.type, e.name, e.name_span, scope)
         if ftype is None:
             return None

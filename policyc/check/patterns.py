@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from policyc.check.scope import ListVal, Scope, ToolVal, TVal, Value, describe
 from policyc.check.suggest import did_you_mean
-from policyc.check.symbols import BUILTIN_FUNCTIONS
+from policyc.check.symbols import BUILTIN_FUNCTIONS, TEXT_FUNCTIONS
 from policyc.diagnostics import Label
 from policyc.ir import build as b
 from policyc.ir import nodes as n
@@ -31,6 +31,8 @@ class PatternsMixin:
             return self.pattern(tool, e, scope, refine=False)
         if name in self.syms.functions:
             return self.apply_function(name, e, scope)
+        if name in TEXT_FUNCTIONS:
+            return self.text_builtin(e, scope)
         if name in BUILTIN_FUNCTIONS:
             return self.builtin(e, scope)
         has_keywords = any(isinstance(a, ast.KeywordArg) for a in e.args)
@@ -86,7 +88,7 @@ class PatternsMixin:
     def _is_condition(self, a: ast.Expr, tool: ToolVal) -> bool:
         """Whether a positional argument of a pattern is a condition (`x > 1`, `result.ok`,
         `is_even(x)`) rather than the value of the next argument (`search("foo")`)."""
-        if isinstance(a, (ast.Comparison, ast.Not, ast.Logic)):
+        if isinstance(a, (ast.Comparison, ast.Not, ast.Logic, ast.Quantifier)):
             return True
         root = a
         while isinstance(root, (ast.FieldAccess, ast.Index, ast.Slice)):
@@ -101,7 +103,8 @@ class PatternsMixin:
         if isinstance(a, ast.Call):
             entry = self.syms.functions.get(a.func)
             is_predicate = entry is not None and isinstance(entry.decl, ast.PredicateDecl | ast.ExternDecl)
-            return is_predicate or a.func in ("contains", "startswith", "endswith")
+            return is_predicate or a.func in ("contains", "startswith", "endswith", "matches", "present", "absent",
+                                              "flows")
         return False
 
     def keyword_condition(self, tool: ToolVal, a: ast.KeywordArg, scope: Scope) -> n.Term | None:

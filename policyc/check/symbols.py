@@ -27,6 +27,23 @@ BUILTIN_FUNCTIONS = {
     "entities": "entities(text): the identifiers, file paths and numbers in a text (appendix H.3)",
     "outputs": "outputs(tool, ...): what the results of these tools showed, for grounding",
 }
+#: Builtins a declared tool of the same name hides (they came after tools could take their names).
+TEXT_FUNCTIONS = {
+    "urls": "urls(text): the URLs in a text, in normal form",
+    "emails": "emails(text): the e-mail addresses in a text, in lower case",
+    "ibans": "ibans(text): the IBANs in a text whose checksum holds, without spaces",
+    "phones": "phones(text): the phone numbers in a text, as their digits (and a leading +)",
+    "dates": "dates(text): the dates in a text, as ISO days (2025-01-31)",
+    "amounts": "amounts(text): the amounts of money in a text, as numbers",
+    "card_numbers": "card_numbers(text): the card numbers in a text that pass the Luhn check",
+    "secrets": "secrets(text): API keys, tokens and private keys in a text",
+    "matches": 'matches(text, "pattern"): the whole text matches the regular expression (RE2)',
+    "present": "present(x): x is given, and not null",
+    "absent": "absent(x): x is left out, or null",
+    "flows": "flows(S, text, n): something the sources S showed (an address, or a run of n words) reaches the text",
+}
+RESERVED_FUNCTIONS = tuple(BUILTIN_FUNCTIONS)
+BUILTIN_FUNCTIONS.update(TEXT_FUNCTIONS)
 SPECIAL_NAMES = ("outputs", "metrics", "result", "message")
 #: The built-in entity extractors `grounding` names (see `policyc.grounding`).
 GROUNDING_EXTRACTORS = ("code", "prose")
@@ -151,7 +168,7 @@ def collect(graph: ModuleGraph) -> tuple[Symbols, list[Diagnostic]]:
                                         help=did_you_mean(name, OBSERVABLE, "class")
                                         or "observe " + " or ".join(f"`{k}`" for k in OBSERVABLE)))
     for name, entry in syms.tools.items():
-        if name in BUILTIN_FUNCTIONS or name in SPECIAL_NAMES:
+        if name in RESERVED_FUNCTIONS or name in SPECIAL_NAMES:
             diags.append(Diagnostic("E0213", f"the tool name `{name}` is reserved", _name_span(entry.decl),
                                     help=f"`{name}` is a builtin; give the tool another name"))
     if not syms.rules and not syms.uses:

@@ -86,10 +86,13 @@ def command(files, fmt, deny, allowed, only, bound, jobs, progress, max_layer_sh
             report = lint_policy(policy, options, selected, progress=bar)
         report = dataclasses.replace(report, findings=tuple(f for f in report.findings if f.code not in skip))
         reports.append(report)
+        # the checker's warnings (an unused variable, `x == null` on a value that may be left out)
+        # are the lint's too
+        warned = [d for d in diagnostics if d.severity == Severity.WARNING]
         if fmt == "github":
-            click.echo(render_github(report.diagnostics()), nl=False)
+            click.echo(render_github(warned + report.diagnostics()), nl=False)
         elif fmt == "text":
-            diags = report.diagnostics()
+            diags = warned + report.diagnostics()
             if diags:
                 click.echo(render_text(diags, color=use_color()), nl=False)
                 click.echo()

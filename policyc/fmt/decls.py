@@ -73,10 +73,12 @@ def declaration(d: ast.Decl, rules: RuleBlock) -> Doc:  # noqa: C901 - one case 
     if isinstance(d, ast.RuleDecl):
         return rule(d)
     if isinstance(d, ast.ToolDecl):
-        head = concat("terminal " if d.terminal else "", "tool ", show_name(d.name), _params(d.params))
+        head = concat("terminal " if d.terminal else "", f"{d.trust} " if d.trust else "", "tool ",
+                      show_name(d.name), _params(d.params))
         return concat(head, concat(" -> ", type_expr(d.result)) if d.result is not None else "")
     if isinstance(d, ast.AliasDecl):
-        head = concat("terminal " if d.terminal else "", "tool ", show_name(d.name), " = ", show_name(d.target))
+        head = concat("terminal " if d.terminal else "", f"{d.trust} " if d.trust else "", "tool ",
+                      show_name(d.name), " = ", show_name(d.target))
         return concat(head, concat(" ", _arg_renames(d.renames)) if d.renames else "")
     if isinstance(d, ast.PolicyDecl):
         return _described(f"policy {show_label(d.name)}", d.description)

@@ -41,7 +41,7 @@ def level(e: ast.Expr) -> int:
         return SUM_LEVEL if e.op in "+-" else PRODUCT_LEVEL
     if isinstance(e, ast.Negative):
         return NEGATIVE_LEVEL
-    if isinstance(e, (ast.FieldAccess, ast.Index, ast.Slice)):
+    if isinstance(e, (ast.FieldAccess, ast.Index, ast.Slice, ast.Spread)):
         return POSTFIX_LEVEL
     return ATOM_LEVEL
 
@@ -69,8 +69,9 @@ def bare(e: ast.Expr, at_end: bool) -> Doc:  # noqa: C901 - one case per node
         return _conditional(e, at_end)
     if isinstance(e, ast.WhenShall):
         return group(concat("when ", align(_inner(e.applies)), line(), "shall ", align(expr(e.obliges, 0, at_end))))
-    if isinstance(e, ast.Comparison):
-        return concat(expr(e.left, SUM_LEVEL, False), f" {e.op} ", expr(e.right, SUM_LEVEL, at_end))
+    if isinstance(e, ast.Comparison):  # the sources of `from` are a postfix expression
+        right = POSTFIX_LEVEL if e.op.endswith("from") else SUM_LEVEL
+        return concat(expr(e.left, SUM_LEVEL, False), f" {e.op} ", expr(e.right, right, at_end))
     if isinstance(e, ast.Arithmetic):
         own = level(e)
         return concat(expr(e.left, own, False), f" {e.op} ", expr(e.right, own + 1, at_end))
@@ -80,6 +81,8 @@ def bare(e: ast.Expr, at_end: bool) -> Doc:  # noqa: C901 - one case per node
         return concat(expr(e.target, POSTFIX_LEVEL, False), ".", show_label(e.name))
     if isinstance(e, ast.Index):
         return concat(expr(e.target, POSTFIX_LEVEL, False), "[", _inner(e.index), "]")
+    if isinstance(e, ast.Spread):
+        return concat(expr(e.target, POSTFIX_LEVEL, False), "[*]")
     if isinstance(e, ast.Slice):
         start = _inner(e.start) if e.start is not None else ""
         stop = _inner(e.stop) if e.stop is not None else ""
@@ -185,9 +188,11 @@ def type_expr(t: ast.TypeExpr) -> Doc:
 
 
 def field(f: ast.FieldDecl | ast.Param) -> Doc:
-    """A record field (`name: type`) or a parameter (whose name a formula may mention)."""
+    """A record field (`name: type`, `name: untrusted type`) or a parameter (whose name a
+    formula may mention)."""
     name = show_label(f.name) if isinstance(f, ast.FieldDecl) else show_name(f.name)
-    return concat(name, ": ", type_expr(f.type))
+    trust = f"{f.trust} " if isinstance(f, ast.FieldDecl) and f.trust else ""
+    return concat(name, ": ", trust, type_expr(f.type))
 
 
 def braced(items: list[Doc], open_: str = "{", close: str = "}") -> Doc:

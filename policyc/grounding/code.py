@@ -60,6 +60,12 @@ _PATH_RE = re.compile(rf"(?<![\w/.-]){_PATH}(?![\w/])")
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 _IDENT_RE = re.compile(rf"(?<![\w.]){_NAME}(?:\.{_NAME})*")
 _CODE_SPAN_RE = re.compile(r"`([^`\n]+)`")
+_PATH_FULL = re.compile(_PATH)
+# (a path has a `.` or a `/` in its first run of name characters: the look-ahead lets every other
+# word skip the path pattern)
+_ENTITY_RE = re.compile(rf"(?P<path>(?=[\w.-]*[./]){_PATH_RE.pattern})|(?P<ident>{_IDENT_RE.pattern})"
+                        rf"|(?P<number>{_NUMBER_RE.pattern})")
+_NUMBER_FULL = re.compile(r"\d+(?:\.\d+)?")
 
 STOP_WORDS = frozenset(
     """a an the is are was were be been being am do does did done has have had having of in on at to
@@ -79,6 +85,8 @@ BLOCKLIST = (frozenset(dir(builtins)) | frozenset(keyword.kwlist) | frozenset(ke
 
 def _is_reference(token: str, code: bool) -> bool:
     """Whether an identifier token names something (rather than being prose or a builtin)."""
+    if not code and "_" not in token and token.islower():
+        return False  # a plain lowercase word (or dotted words): prose unless written as code
     head = token.split(".")[0]
     if len(token) < 3 or token.lower() in STOP_WORDS or token in BLOCKLIST or head in BLOCKLIST:
         return False
@@ -118,21 +126,24 @@ def entities(text: object) -> list[str]:
     in_code = bytearray(len(text) + 1)  # 1 where a character is inside a `code span`
     for m in _CODE_SPAN_RE.finditer(text):
         in_code[m.start(1):m.end(1)] = b"\x01" * (m.end(1) - m.start(1))
-    taken = bytearray(len(text) + 1)  # 1 where a path starts or continues
     found: list[tuple[int, str]] = []
-    for m in _PATH_RE.finditer(text):
-        found.append((m.start(), _normalise_path(m.group())))
-        taken[m.start():m.end()] = b"\x01" * (m.end() - m.start())
-    for m in _IDENT_RE.finditer(text):
-        if taken[m.start()]:
+    # one pass: at each position a path, else an identifier, else a number (none of them can
+    # start inside another, so this finds what three separate scans would)
+    for m in _ENTITY_RE.finditer(text):
+        kind = m.lastgroup
+        if kind == "path":
+            found.append((m.start(), _normalise_path(m.group())))
             continue
-        token = m.group().rstrip(".")
-        code = text[m.end():m.end() + 1] == "(" or in_code[m.start()] and in_code[m.end() - 1]
-        if _is_reference(token, bool(code)):
-            found.append((m.start(), token))
-    for m in _NUMBER_RE.finditer(text):
-        if not taken[m.start()]:
+        if kind == "number":
             found.append((m.start(), m.group()))
+            continue
+        start, token = m.start(), m.group().rstrip(".")
+        if _is_reference(token, False):  # a reference by its shape, written as code or not
+            found.append((start, token))
+            continue
+        end = m.end()
+        if (text[end:end + 1] == "(" or in_code[start] and in_code[end - 1]) and _is_reference(token, True):
+            found.append((start, token))
     found.sort()
     return list(dict.fromkeys(token for _, token in found))[:MAX_ENTITIES]
 
@@ -143,9 +154,9 @@ def entity_kind(entity: str) -> str:
     >>> entity_kind("a/b.py"), entity_kind("42"), entity_kind("ChargePoint")
     ('path', 'number', 'identifier')
     """
-    if re.fullmatch(_PATH, entity):
+    if _PATH_FULL.fullmatch(entity):
         return "path"
-    if re.fullmatch(r"\d+(?:\.\d+)?", entity):
+    if _NUMBER_FULL.fullmatch(entity):
         return "number"
     return "identifier"
 
@@ -160,7 +171,8 @@ class EntitySet:
     paths: set[str] = field(default_factory=set)
     numbers: set[float] = field(default_factory=set)
     _names: set[str] = field(default_factory=set)
-    _sorted: list[str] | None = field(default=None, repr=False)
+    _sorted: list[str] = field(default_factory=list, repr=False, compare=False)  # the names, sorted
+    _pending: list[str] = field(default_factory=list, repr=False, compare=False)  # not yet in `_sorted`
 
     @classmethod
     def from_results(cls, results: list[object]) -> "EntitySet":
@@ -223,8 +235,20 @@ class EntitySet:
         self.numbers.update(float(x) for x in _NUMBER_RE.findall(text))
 
     def add_names(self, names) -> None:
-        self._names.update(n.lower() for n in names if n)
-        self._sorted = None
+        for name in names:
+            folded = name.lower() if name else ""
+            if folded and folded not in self._names:
+                self._names.add(folded)
+                self._pending.append(folded)
+
+    def settle(self) -> None:
+        """Merge the names added since the last question into the sorted list (a linear merge
+        of two sorted runs): a run's grounding set settles as each result is recorded, so
+        asking about an answer costs nothing more than the answer's own entities."""
+        if self._pending:
+            self._pending.sort()
+            self._sorted = sorted(self._sorted + self._pending)
+            self._pending = []
 
     def contains(self, entity: object) -> bool:
         """Whether an answer entity is grounded in what was seen."""
@@ -237,8 +261,7 @@ class EntitySet:
             return _normalise_path(entity) in self.paths
         if kind == "number":
             return float(entity) in self.numbers
-        if self._sorted is None:
-            self._sorted = sorted(self._names)
+        self.settle()
         folded = entity.lower()
         i = bisect.bisect_left(self._sorted, folded)
         return i < len(self._sorted) and self._sorted[i].startswith(folded)

@@ -34,7 +34,9 @@ from policyc.ir.nodes import (
     Extern,
     Field,
     Forall,
+    Flows,
     Formula,
+    From,
     Index,
     Lit,
     Metric,
@@ -43,6 +45,8 @@ from policyc.ir.nodes import (
     Op,
     Or,
     Outputs,
+    Project,
+    Quant,
     Release,
     Request,
     Result,
@@ -167,8 +171,42 @@ def is_boolean_term(t: Term) -> bool:
     if isinstance(t, Lit):
         return isinstance(t.value, bool)
     if isinstance(t, Op):
-        return _ops.OPS[t.op].kind in ("compare", "bool") or t.op in ("contains", "startswith", "endswith")
-    return isinstance(t, Extern)
+        return _ops.OPS[t.op].kind in ("compare", "bool") or t.op in ("contains", "startswith", "endswith", "matches")
+    return isinstance(t, (Extern, Quant, From, Flows))
+
+
+def quant(kind: str, name: str, domain: Term, body: Term) -> Term:
+    """`forall name in domain: body` (or `exists`) as a condition inside an event pattern.
+
+    >>> quant("forall", "t", result(), LIT_TRUE), quant("exists", "t", lit([]), op("eq", var("t"), lit(1)))
+    (true, false)
+    """
+    universal = kind == "forall"
+    if isinstance(body, Lit) and isinstance(body.value, bool) and body.value is universal:
+        return LIT_TRUE if universal else LIT_FALSE  # whatever the elements, and over none
+    if isinstance(domain, Lit) and domain.value in ([], None):
+        return LIT_TRUE if universal else LIT_FALSE
+    return Quant(kind, name, domain, body)
+
+
+def project(base: Term, path: tuple[str, ...]) -> Project:
+    """`base[*].path`: the path of every element of the list `base`."""
+    return Project(base, tuple(path))
+
+
+def from_(value: Term, label: str, sources: tuple, only: bool = False) -> From:
+    """`value from S` (`value only from S`), S resolved to a `provenance.SourceSet`."""
+    return From(value, only, label, source_set(sources))
+
+
+def flows(label: str, sources: tuple, text: Term, span: int) -> Flows:
+    """`flows(S, text, span)`."""
+    return Flows(label, source_set(sources), text, span)
+
+
+def source_set(rules) -> tuple:
+    """A `provenance.SourceSet` as the IR holds it: tuples all the way down."""
+    return tuple((str(s), str(t), tuple(p), bool(i)) for s, t, p, i in rules)
 
 
 def extern(name: str, *args: Term) -> Extern:

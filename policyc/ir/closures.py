@@ -17,9 +17,10 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
+from policyc.grounding import extractor_of
 from policyc.ir import nodes as n
-from policyc.ir.data import DataEnv, attribute, eval_term
-from policyc.ir.ops import UNDEF, apply_op, get_field, get_index, get_slice, truthy
+from policyc.ir.data import DataEnv, attribute, eval_term, path_value
+from policyc.ir.ops import UNDEF, apply_op, domain_values, get_field, get_index, get_slice, truthy
 
 Compiled = Callable[[DataEnv, Mapping[str, Any] | None, Any], Any]
 
@@ -62,7 +63,34 @@ def _compile(t: n.Term) -> Compiled:  # noqa: C901 - one case per node type
             stop(env, args, result) if stop else None)
     if isinstance(t, n.Op):
         return _compile_op(t)
+    if isinstance(t, n.Quant):
+        return _compile_quant(t)
+    if isinstance(t, n.Outputs):  # read once per entity by grounding rules
+        tools = t.tools
+
+        def outputs(env, args, result):
+            return env.globals.outputs(tools, extractor_of(env.externs)) if env.globals is not None else []
+        return outputs
+    if isinstance(t, n.Project):
+        projected, path = compile_term(t.base), t.path
+
+        def project(env, args, result):
+            value = projected(env, args, result)
+            if not isinstance(value, list):
+                return UNDEF
+            return [v for v in (path_value(item, path) for item in value) if v is not UNDEF and v is not None]
+        return project
     return _deferred(t)
+
+
+def _compile_quant(t: n.Quant) -> Compiled:
+    domain, body, name = compile_term(t.domain), compile_term(t.body), t.var
+    test = all if t.kind == "forall" else any
+
+    def quantify(env, args, result):
+        elements = domain_values(domain(env, args, result))
+        return test(truthy(body(env.bind(name, e), args, result)) for e in elements)
+    return quantify
 
 
 def _compile_op(t: n.Op) -> Compiled:
@@ -82,3 +110,14 @@ def _deferred(t: n.Term) -> Compiled:
         return eval_term(t, env if args is None else env.at_call(args, result))
 
     return run
+
+
+def reads_history(t: n.Node) -> bool:
+    """Whether a term reads the sources seen before its event (`from`, `flows`): its value
+    then depends on the position it is read at, which an engine must give (`DataEnv.position`).
+    Memoised per node."""
+    cached = t._cache.get("reads_history")
+    if cached is None:
+        cached = t._cache["reads_history"] = isinstance(t, (n.From, n.Flows)) or any(
+            reads_history(c) for c in t.children)
+    return cached

@@ -24,8 +24,17 @@ from dataclasses import dataclass, field
 from typing import Callable, Mapping, Protocol
 
 from policyc.grounding import extractor_of
+from policyc.grounding.provenance import comes_from
 from policyc.ir import nodes as n
-from policyc.ir.ops import UNDEF, apply_op, get_field, get_index, get_slice, truthy
+from policyc.ir.ops import UNDEF, apply_op, domain_values, get_field, get_index, get_slice, truthy
+
+
+class History(Protocol):
+    """The sources a run had seen before one of its positions (`policyc.grounding.provenance`)."""
+
+    def labels(self, value: object) -> set | None: ...
+
+    def flows(self, sources: tuple, text: object, span: int) -> bool: ...
 
 
 class Globals(Protocol):
@@ -38,6 +47,8 @@ class Globals(Protocol):
     def metric(self, path: tuple) -> object: ...
 
     def request(self) -> object: ...
+
+    def history(self, position: int) -> History: ...
 
 
 #: The attributes of an event that a trace does not describe: the agent's call, in no
@@ -79,17 +90,24 @@ class ExternError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class DataEnv:
+    """What a term is evaluated against. `position` is the position of the event a guard is
+    read at, where the engine knows it: provenance (`from`, `flows`) reads the sources seen
+    before it."""
+
     vars: Mapping[str, object] = field(default_factory=dict)
     args: Mapping[str, object] | None = None
     result: object = UNDEF
     globals: Globals | None = None
     externs: Mapping[str, Callable[..., object]] = field(default_factory=dict)
+    position: int | None = None
 
     def bind(self, name: str, value: object) -> "DataEnv":
-        return DataEnv({**self.vars, name: value}, self.args, self.result, self.globals, self.externs)
+        return DataEnv({**self.vars, name: value}, self.args, self.result, self.globals, self.externs, self.position)
 
-    def at_call(self, args: Mapping[str, object], result: object) -> "DataEnv":
-        return DataEnv(self.vars, args, result, self.globals, self.externs)
+    def at_call(self, args: Mapping[str, object], result: object, position: int | None = None) -> "DataEnv":
+        """The environment of the event at `position` (the current one's when None)."""
+        return DataEnv(self.vars, args, result, self.globals, self.externs,
+                       self.position if position is None else position)
 
 
 def path_value(value: object, path: tuple) -> object:
@@ -150,7 +168,37 @@ def eval_term(t: n.Term, env: DataEnv) -> object:  # noqa: C901 - one case per n
     if isinstance(t, n.Request):
         request = getattr(env.globals, "request", None)
         return request() if request is not None else UNDEF
+    if isinstance(t, n.Quant):
+        elements = domain_values(eval_term(t.domain, env))
+        test = all if t.kind == "forall" else any
+        return test(truthy(eval_term(t.body, env.bind(t.var, e))) for e in elements)
+    if isinstance(t, n.Project):
+        base = eval_term(t.base, env)
+        if not isinstance(base, list):
+            return UNDEF
+        return [v for v in (path_value(item, t.path) for item in base) if v is not UNDEF and v is not None]
+    if isinstance(t, (n.From, n.Flows)):
+        return provenance(t, env)
     raise TypeError(f"not a term: {type(t).__name__}")
+
+
+def history_of(env: DataEnv) -> History | None:
+    """The sources seen before the event a guard is read at (None where they are not known)."""
+    history = getattr(env.globals, "history", None)
+    return history(env.position) if history is not None and env.position is not None else None
+
+
+def provenance(t: n.From | n.Flows, env: DataEnv) -> bool:
+    """`value from S`, `value only from S`, `flows(S, text, span)` (`policyc.grounding.provenance`)."""
+    history = history_of(env)
+    if history is None:
+        return False
+    if isinstance(t, n.Flows):
+        text = eval_term(t.text, env)
+        return text is not UNDEF and history.flows(t.sources, text, t.span)
+    value = eval_term(t.value, env)
+    found = history.labels(value) if value is not UNDEF else None
+    return found is not None and comes_from(found, t.sources, t.only)
 
 
 def holds(t: n.Term, env: DataEnv) -> bool:

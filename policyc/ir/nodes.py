@@ -240,6 +240,62 @@ class Request(Term):
     _fields = ()
 
 
+class Quant(Term):
+    """`forall var in domain: body` (kind "forall") or `exists ...` (kind "exists") inside an
+    event pattern: a condition over the elements of a list the call carries (the rows of its
+    result, the items of an argument). True or false, never ⊥: over no elements (an empty
+    list, or a domain that is ⊥ or null) `forall` holds and `exists` does not. The domain's
+    elements are those of a formula quantifier (`policyc.semantics.domains.domain_values`);
+    `var` is bound in `body` only."""
+
+    __slots__ = ("kind", "var", "domain", "body")
+    _fields = ("kind", "var", "domain", "body")
+    kind: str
+    var: str
+    domain: Term
+    body: Term
+
+
+class Project(Term):
+    """`base[*].path`: the value at `path` of every element of the list `base`, in order,
+    elements where the path is missing (or null) left out; ⊥ when `base` is not a list."""
+
+    __slots__ = ("base", "path")
+    _fields = ("base", "path")
+    base: Term
+    path: tuple[str, ...]
+
+
+class From(Term):
+    """`value from S` (`only` false) or `value only from S` (`only` true), inside an event
+    pattern: among the sources the run had seen before the current event (the request, the
+    user's messages, every earlier tool result, leaf by leaf), some that show the value are in
+    S, or (only) some show it and all of those are in S (`policyc.grounding.provenance`).
+    `label` is S as the policy wrote it; `sources` is S resolved against the policy's trust
+    declarations (a `provenance.SourceSet`). False for a value that is neither a string nor a
+    number, and where the sources are not known."""
+
+    __slots__ = ("value", "only", "label", "sources")
+    _fields = ("value", "only", "label", "sources")
+    value: Term
+    only: bool
+    label: str
+    sources: tuple
+
+
+class Flows(Term):
+    """`flows(S, text, span)` inside an event pattern: an address the text names (a URL,
+    e-mail address, IBAN, phone or card number), or a run of `span` consecutive words of it,
+    occurs in sources of S seen before the current event and in none outside S."""
+
+    __slots__ = ("label", "sources", "text", "span")
+    _fields = ("label", "sources", "text", "span")
+    label: str
+    sources: tuple
+    text: Term
+    span: int
+
+
 # ------------------------------------------------------------------ formulas
 
 

@@ -21,6 +21,8 @@ import math
 from dataclasses import dataclass
 from typing import Callable
 
+from policyc.grounding.kinds import FINDERS, KINDS
+
 
 class _Undef:
     __slots__ = ()
@@ -76,6 +78,21 @@ def value_key(value: object) -> object:
         return ("json", json.dumps(value, sort_keys=True, default=repr))
     except (TypeError, ValueError):
         return ("repr", repr(value))
+
+
+def domain_values(value: object) -> list:
+    """The elements a quantifier instantiates its variable with, in order: a list's elements,
+    an object's keys, nothing for ⊥ or null, the members of the grounding set, one value
+    otherwise (appendix A.2.4)."""
+    if isinstance(value, list):
+        return value
+    if isinstance(value, dict):
+        return list(value)
+    if value is UNDEF or value is None:
+        return []
+    if not isinstance(value, str) and hasattr(value, "__iter__"):
+        return list(value)
+    return [value]
 
 
 def truthy(v: object) -> bool:
@@ -182,6 +199,23 @@ def _entities(text):
     return entities(text)  # the default extractor; `eval_term` applies the one an evaluation is given
 
 
+def _kind(name: str) -> Callable:
+    """A typed entity kind as an operator: the entities of a text (⊥ for a value that is not one)."""
+    finder = FINDERS[name]
+
+    def find(text):
+        found = finder(text)
+        return UNDEF if found is None else found
+
+    return find
+
+
+def _matches(text, pattern):
+    from policyc.ir.regex import full_match
+
+    return full_match(pattern, text)
+
+
 def _make_list(*items):
     return list(items)
 
@@ -231,6 +265,8 @@ OPS: dict[str, OpSpec] = {
         OpSpec("upper", "upper", 1, _str_fn(str.upper), True, "builtin"),
         OpSpec("strip", "strip", 1, _str_fn(str.strip), True, "builtin"),
         OpSpec("entities", "entities", 1, _entities, True, "builtin"),
+        OpSpec("matches", "matches", 2, _matches, False, "builtin"),
+        *(OpSpec(kind, kind, 1, _kind(kind), True, "builtin") for kind in KINDS),
         OpSpec("list", "list", -1, _make_list, True, "ctor"),
         OpSpec("dict", "dict", -1, _make_dict, True, "ctor"),
     )

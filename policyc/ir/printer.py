@@ -20,7 +20,9 @@ from policyc.ir.nodes import (
     Exists,
     Extern,
     Field,
+    Flows,
     Forall,
+    From,
     Index,
     Lit,
     Metric,
@@ -30,6 +32,8 @@ from policyc.ir.nodes import (
     Op,
     Or,
     Outputs,
+    Project,
+    Quant,
     Release,
     Request,
     Result,
@@ -118,6 +122,15 @@ def _show(node: Node) -> tuple[str, int]:  # noqa: C901 - one case per node type
         return f"{node.name}({', '.join(show(a) for a in node.args)})", ATOM
     if isinstance(node, Op):
         return _show_op(node)
+    if isinstance(node, Quant):
+        return f"{node.kind} {node.var} in {_wrap(_show(node.domain), ADD)}: {show(node.body)}", QUANT
+    if isinstance(node, Project):
+        return f"{_wrap(_show(node.base), ATOM)}[*]" + "".join(f".{p}" for p in node.path), ATOM
+    if isinstance(node, From):
+        word = "only from" if node.only else "from"
+        return f"{_wrap(_show(node.value), ADD)} {word} {node.label}", COMPARE
+    if isinstance(node, Flows):
+        return f"flows({node.label}, {show(node.text)}, {node.span})", ATOM
     # ------------------------------------------------ formulas
     if isinstance(node, Const):
         return ("true" if node.value else "false"), ATOM
@@ -191,6 +204,8 @@ def _show_op(node: Op) -> tuple[str, int]:
         inner = a[0]
         if isinstance(inner, Op) and inner.op == "in":
             return f"{_wrap(_show(inner.args[0]), ADD)} not in {_wrap(_show(inner.args[1]), ADD)}", COMPARE
+        if isinstance(inner, From) and not inner.only:
+            return f"{_wrap(_show(inner.value), ADD)} not from {inner.label}", COMPARE
         return f"not {_wrap(_show(inner), UNARY)}", UNARY
     if node.op in ("and", "or"):
         prec = AND if node.op == "and" else OR

@@ -13,7 +13,7 @@ from policyc.ir import nodes as n
 from policyc.ir.ops import OPS
 from policyc.ir.types import type_from_json, type_to_json
 
-# field kinds per node class: node, nodes, opt_node, str, bool, path, strs, type, json
+# field kinds per node class: node, nodes, opt_node, str, bool, int, path, strs, type, json, sources
 _SCHEMA: dict[type, tuple[str, ...]] = {
     n.Lit: ("json",),
     n.Var: ("str",),
@@ -29,6 +29,10 @@ _SCHEMA: dict[type, tuple[str, ...]] = {
     n.Values: ("str", "path", "bool"),
     n.Outputs: ("strs",),
     n.Metric: ("path",),
+    n.Quant: ("str", "str", "node", "node"),
+    n.Project: ("node", "strs"),
+    n.From: ("node", "bool", "str", "sources"),
+    n.Flows: ("str", "sources", "node", "int"),
     n.Const: ("bool",),
     n.Event: ("str", "node"),
     n.Cond: ("node",),
@@ -90,6 +94,8 @@ def dump_nodes(roots: list[n.Node]) -> dict:
                     entry.append(None if value is None else type_to_json(value))
                 elif kind in ("path", "strs"):
                     entry.append(list(value))
+                elif kind == "sources":
+                    entry.append([[sel, tool, list(path), inc] for sel, tool, path, inc in value])
                 else:
                     entry.append(value)
             ids[cur] = len(table)
@@ -107,7 +113,9 @@ class NodeTableError(ValueError):
 _TERM_FIELDS: dict[type, tuple[int, ...]] = {
     n.Field: (0,), n.Index: (0, 1), n.Slice: (0, 1, 2), n.Op: (1,), n.Extern: (1,),
     n.Event: (1,), n.Cond: (0,), n.Forall: (2,), n.Exists: (2,),
+    n.Quant: (2, 3), n.Project: (0,), n.From: (0,), n.Flows: (2,),
 }
+_SELECTORS = ("request", "user", "tool", "default")
 
 
 def load_nodes(data: dict) -> list[n.Node]:
@@ -131,6 +139,18 @@ def load_nodes(data: dict) -> list[n.Node]:
         if not _is_index(i) or not 0 <= i < len(built):
             raise NodeTableError(f"root {i!r} is not a node of the table (it has {len(built)})")
     return [built[i] for i in roots]
+
+
+def _load_sources(value: object, where: str, field: int) -> tuple:
+    """A set of sources: a list of [selector, tool, path, included]."""
+    def rule_ok(r: object) -> bool:
+        return isinstance(r, list) and len(r) == 4 and r[0] in _SELECTORS and isinstance(r[1], str) \
+            and isinstance(r[2], list) and all(isinstance(p, str) for p in r[2]) and isinstance(r[3], bool)
+
+    if not isinstance(value, list) or not all(rule_ok(r) for r in value):
+        raise NodeTableError(f"{where}: field {field + 1} must be a set of sources: "
+                             "[selector, tool, path, included] each")
+    return tuple((r[0], r[1], tuple(r[2]), r[3]) for r in value)
 
 
 def _is_index(value: object) -> bool:
@@ -181,10 +201,18 @@ def _load_entry(k: int, entry: object, built: list[n.Node]) -> n.Node:
             if not isinstance(value, list) or not all(isinstance(p, str) for p in value):
                 raise NodeTableError(f"{where}: field {field + 1} must be a list of names")
             args.append(tuple(value))
+        elif kind == "sources":
+            args.append(_load_sources(value, where, field))
+        elif kind == "int":
+            if not _is_index(value) or not 1 <= value <= 64:
+                raise NodeTableError(f"{where}: field {field + 1} must be a number of words from 1 to 64")
+            args.append(value)
         elif kind == "str" and not isinstance(value, str) or kind == "bool" and not isinstance(value, bool):
             raise NodeTableError(f"{where}: field {field + 1} must be a {'string' if kind == 'str' else 'boolean'}")
         else:
             args.append(value)
+    if cls is n.Quant and args[0] not in ("forall", "exists"):
+        raise NodeTableError(f"{where}: a quantifier is `forall` or `exists`, not {str(args[0])[:40]!r}")
     if cls is n.Op:
         spec = OPS.get(args[0])
         if spec is None:

@@ -18,7 +18,7 @@ def free_vars(node: n.Node) -> frozenset[str]:
         return cached
     if isinstance(node, n.Var):
         out = frozenset((node.name,))
-    elif isinstance(node, (n.Forall, n.Exists)):
+    elif isinstance(node, (n.Forall, n.Exists, n.Quant)):
         out = free_vars(node.domain) | (free_vars(node.body) - {node.var})
     else:
         out = frozenset().union(*(free_vars(c) for c in node.children)) if node.children else frozenset()

@@ -264,10 +264,10 @@ class Gate:
     # ------------------------------------------------------------ judging a proposal
 
     def judge(self, state: GateState, tool: str, args: Mapping[str, Any], calls: Sequence[Call] = (),
-              request: str | None = None) -> tuple[list[Finding], tuple[str, ...]]:
+              request: str | None = None, index: Any = None) -> tuple[list[Finding], tuple[str, ...]]:
         """The rule findings of proposing this call after `calls` (the run so far, needed only
         by a final answer, which also decides the rules no automaton could compile), and what
-        the gate could not decide about it."""
+        the gate could not decide about it (`index`: the run's history, for those rules)."""
         plain, undecided = self.product.judge(state.jid, tool, args)
         findings = list(plain)
         final = tool in self.terminal
@@ -298,8 +298,8 @@ class Gate:
                     lost_now |= self._plain_bit[f.rule]
             undecided = tuple(undecided) + self._joint_unsearched(state, tool, args, after, broken, lost_now)
         if self.final is not None:
-            findings.extend(self.final.judge_final(calls, tool, args, request) if final
-                            else self.final.judge(calls, tool, args, request))
+            findings.extend(self.final.judge_final(calls, tool, args, request, index) if final
+                            else self.final.judge(calls, tool, args, request, index))
             undecided = tuple(undecided) + self.final.undecided(calls, tool, args)
         return findings, undecided
 

@@ -64,15 +64,15 @@ class FinalAnswerJudge:
         self.externs = dict(externs or {})
 
     def judge_final(self, calls: Sequence[Call], tool: str, args: Mapping[str, Any],
-                    request: str | None = None) -> list[Finding]:
+                    request: str | None = None, index: Any = None) -> list[Finding]:
         """Findings for ending the run with this terminal call after `calls` (`request`: the
-        user's request, when the run has it)."""
+        user's request, when the run has it; `index`: the run's history, indexed)."""
         if not self.rules:
             return []
         from policyc.scoring.details import describe
         from policyc.semantics.positions import PositionEvaluator
 
-        trace = Trace(tuple(calls) + (Call(tool, args, UNDEF, len(calls)),), request=request)
+        trace = Trace(tuple(calls) + (Call(tool, args, UNDEF, len(calls)),), request=request, index=index)
         engine = PositionEvaluator(trace, self.externs)
         out = []
         for info, rule in self.rules:
@@ -89,7 +89,7 @@ class FinalAnswerJudge:
         return out
 
     def judge(self, calls: Sequence[Call], tool: str, args: Mapping[str, Any],
-              request: str | None = None) -> list[Finding]:
+              request: str | None = None, index: Any = None) -> list[Finding]:
         """Violations a proposed (non-terminal) call makes certain, among the rules whose
         failure on a prefix is final and that do not read this call's result."""
         rules = [(i, r) for i, r in self.stepwise if tool in tools_mentioned(r.formula)
@@ -99,8 +99,8 @@ class FinalAnswerJudge:
         from policyc.scoring.details import describe
         from policyc.semantics.positions import PositionEvaluator
 
-        before = PositionEvaluator(Trace(tuple(calls), request=request), self.externs)
-        trace = Trace(tuple(calls) + (Call(tool, args, UNDEF, len(calls)),), request=request)
+        before = PositionEvaluator(Trace(tuple(calls), request=request, index=index), self.externs)
+        trace = Trace(tuple(calls) + (Call(tool, args, UNDEF, len(calls)),), request=request, index=index)
         after = PositionEvaluator(trace, self.externs)
         out = []
         for info, rule in rules:

@@ -28,11 +28,12 @@ from policyc.artifact.errors import ArtifactError
 from policyc.artifact.io import read_artifact, resolve_key
 from policyc.artifact.models import Artifact
 from policyc.artifact.policy import verified_compiled
-from policyc.grounding import BUILTIN_EXTRACTORS, Extractor, with_extractor
+from policyc.grounding import BUILTIN_EXTRACTORS, Extractor, extractor_of, with_extractor
 from policyc.runtime.calls import RunError
 from policyc.runtime.conformance import ConformanceChecker
 from policyc.runtime.findings import MODES, Finding
 from policyc.runtime.gate import Gate
+from policyc.runtime.history import IndexPlan, RunIndex
 from policyc.scoring import TraceReport, score_trace
 from policyc.scoring.externs import ExternBindingError, bind_externs, describe, unbound
 from policyc.semantics.positions import PositionEvaluator
@@ -62,6 +63,8 @@ class Monitor:
         # the extractor of `entities(...)` and `outputs` travels with the extern bindings
         self.externs = with_extractor(self.externs, extractor or BUILTIN_EXTRACTORS[self.policy.grounding])
         self.gate = Gate(self.compiled, self.externs)
+        # what the rules ask of a run's history, which each run then indexes as it is recorded
+        self.index_plan = IndexPlan.of(rule.formula for rule in self.policy.rules)
         self.conformance = ConformanceChecker(self.policy)
         self.terminal_tools = self.policy.terminal_tools
         self.rule_classes = self.compiled.classes
@@ -107,12 +110,16 @@ class Monitor:
 
     # ------------------------------------------------------------ used by runs
 
+    def new_index(self) -> RunIndex | None:
+        """An empty index of a run's history, for a policy whose rules read it (None: none do)."""
+        return None if self.index_plan is None else RunIndex(self.index_plan, extractor_of(self.externs))
+
     def judge(self, gate_state: Any, tool: str, args: Mapping[str, Any], calls: Sequence = (),
-              context: str | None = None) -> tuple[list[Finding], tuple[str, ...]]:
+              context: str | None = None, index: RunIndex | None = None) -> tuple[list[Finding], tuple[str, ...]]:
         """Everything wrong with proposing this call after `calls` (conformance (SAAG, grounded
         in `context` when there is one), then the rules), and what the gate could not decide
-        about it."""
-        findings, undecided = self.gate.judge(gate_state, tool, args, calls, context)
+        about it. `index`: the run's history, indexed (`policyc.runtime.history`)."""
+        findings, undecided = self.gate.judge(gate_state, tool, args, calls, context, index)
         return self.conformance.check(tool, args, calls, context) + findings, undecided
 
     def guidance(self, gate_state: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:

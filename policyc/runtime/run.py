@@ -39,6 +39,7 @@ from policyc.runtime.gate import GateState
 from policyc.trace.model import MESSAGE, Call, Trace
 
 if TYPE_CHECKING:
+    from policyc.runtime.history import RunIndex
     from policyc.runtime.monitor import Monitor
     from policyc.scoring import TraceReport
 
@@ -58,6 +59,7 @@ class RunState:
     ended_by: str | None = None                       # the terminal tool that ended the run
     report: "TraceReport | None" = None               # set by finish()
     context: str | None = None                        # the user's request: for grounding (SAAG), and `request.text`
+    index: "RunIndex | None" = None                   # the history, indexed for the rules that read it (derived)
 
 
 class Run:
@@ -126,7 +128,23 @@ class Run:
         if too_deep(args):  # nothing can be read off it safely: refused, and no retry overrides that
             return [Finding("conformance/too-deep", CONFORMANCE, "conformance", "deny", None,
                             f"the arguments of `{tool}` nest more than {MAX_VALUE_DEPTH} levels deep")], ()
-        return self.monitor.judge(self.state.gate, tool, args, self.state.seen, self.state.context)
+        return self.monitor.judge(self.state.gate, tool, args, self.state.seen, self.state.context, self._index())
+
+    def _index(self) -> "RunIndex | None":
+        """The run's history, indexed (None when no rule reads it); built from the recorded
+        events the first time it is needed (a restored run), then kept as events come."""
+        state = self.state
+        if self.monitor.index_plan is None:
+            return None
+        index = state.index
+        if index is None:
+            index = state.index = self.monitor.new_index()
+            assert index is not None
+            for call in state.calls:
+                index.add(call, self.monitor.observes(call.name, call.actor))
+        if index.request != state.context:
+            index.set_request(state.context)
+        return index
 
     def record(self, tool: str, args: Mapping[str, Any] | None = None, result: Any = UNDEF, *,
                actor: str = "assistant", message_id: str | None = None, error: bool = False) -> None:
@@ -167,10 +185,15 @@ class Run:
             call = Call(tool, args, result, len(calls), kind)
             calls.append(call)
             actor = "assistant" if type(args) is dict else str(attributes(args)["actor"])
-            if self.monitor.observes(tool, actor):
+            observed = self.monitor.observes(tool, actor)
+            if observed:
                 state.gate = self.monitor.gate.advance(state.gate, tool, args, result)
                 # the same event at the same position in both lists: one object serves both
                 seen.append(call if len(seen) == call.position else Call(tool, args, result, len(seen), kind))
+            if state.index is not None:
+                state.index.add(call, observed)
+            elif self.monitor.index_plan is not None:
+                self._index()  # built from every event, this one included
             if actor != "assistant":
                 return  # the user acted: the agent's pending proposal stays pending
             if state.enforcement.override is not None:

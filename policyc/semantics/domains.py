@@ -22,20 +22,9 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from policyc.ir.ops import UNDEF, value_key  # noqa: F401 - value_key: the engines' binding identity
-
-
-def domain_values(value: object) -> list:
-    """The elements a quantifier instantiates its variable with, in order."""
-    if isinstance(value, list):
-        return value
-    if isinstance(value, dict):
-        return list(value)
-    if value is UNDEF or value is None:
-        return []
-    if not isinstance(value, str) and hasattr(value, "__iter__"):
-        return list(value)  # type: ignore[call-overload]
-    return [value]
+# value_key: the engines' binding identity; domain_values: shared with the quantifiers of event
+# patterns, which the data layer evaluates
+from policyc.ir.ops import domain_values, value_key  # noqa: F401
 
 
 def binding_key(variables: Mapping[str, object]) -> frozenset:

@@ -81,7 +81,7 @@ class Evaluator:
         if i >= self.n:
             return False
         call = self.trace.calls[i]
-        return call.name == phi.tool and holds(phi.guard, env.at_call(call.args, call.result))
+        return call.name == phi.tool and holds(phi.guard, env.at_call(call.args, call.result, i))
 
     def condition(self, phi: n.Cond, i: int, env: DataEnv) -> bool:
         """A data condition, independent of the position; a ⊥ operand makes it false (A.1.4)."""

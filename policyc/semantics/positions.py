@@ -34,11 +34,11 @@ from typing import Callable, Mapping, Sequence
 from policyc.ir import build as b
 from policyc.ir import nodes as n
 from policyc.ir.data import DataEnv, eval_term, holds
-from policyc.ir.ops import UNDEF
+from policyc.ir.ops import UNDEF, member
 from policyc.ir.walk import free_vars
 from policyc.semantics.domains import domain_values, value_key
 from policyc.semantics.evaluator import Evaluator
-from policyc.ir.closures import compile_term
+from policyc.ir.closures import compile_term, reads_history
 from policyc.trace.model import Trace
 
 
@@ -99,8 +99,10 @@ class PositionEvaluator:
             out = 0
             calls = self.trace.calls
             guard = None if phi.guard is b.LIT_TRUE else compile_term(phi.guard)
+            at = reads_history(phi.guard)  # provenance: the guard reads the sources before its position
             for i in self._by_tool.get(phi.tool, ()):
-                if guard is None or guard(env, calls[i].args, calls[i].result) is True:
+                if guard is None or guard(env.at_call(env.args, env.result, i) if at else env, calls[i].args,
+                                          calls[i].result) is True:
                     out |= 1 << i
             return out
         if isinstance(phi, n.Cond):
@@ -131,6 +133,17 @@ class PositionEvaluator:
             return self._binary(phi, self.bits(phi.left, env), self.bits(phi.right, env))
         if isinstance(phi, (n.Forall, n.Exists)):
             universal = isinstance(phi, n.Forall)
+            if isinstance(phi.body, n.Cond):  # the same at every position: one test per value
+                values = self.domain(phi.domain, env)
+                term = phi.body.term
+                if isinstance(term, n.Op) and term.op == "in" and term.args[0] == n.Var(phi.var) \
+                        and isinstance(term.args[1], n.Outputs):  # grounding: each value in the set
+                    seen = eval_term(term.args[1], env)
+                    found = (member(value, seen) for value in values)
+                else:
+                    test = compile_term(term)
+                    found = (test(env.bind(phi.var, value), None, UNDEF) is True for value in values)
+                return mask if (all(found) if universal else any(found)) else 0
             out = mask if universal else 0
             for value in self.domain(phi.domain, env):
                 body = self.bits(phi.body, env.bind(phi.var, value))

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import z3
 
+from policyc.grounding.kinds import KINDS
+
 from policyc.ir import nodes as n
 from policyc.smt import values
 from policyc.smt.values import FALSE, TRUE, SymValue, boolean, is_numeric, undefined
@@ -136,6 +138,12 @@ def apply_op(enc, t: n.Op, env) -> SymValue:  # noqa: C901 - one case per operat
                 known = [out.length == len(found)] + [item.value == z3.StringVal(e) for item, e in zip(out.items, found)]
                 enc.trace.constraints.append(z3.Implies(z3.And(a.present, a.value == z3.StringVal(text)), z3.And(known)))
         return out
+    if op == "matches":  # RE2 patterns are not encoded: a free condition of the text
+        enc.approx.add("`matches`")
+        return boolean(z3.Bool(f"matches#{enc._next()}"))
+    if op in KINDS:  # typed entities of a text: a free list
+        enc.approx.add(f"`{op}`")
+        return enc._fresh_list(op, "real" if op == "amounts" else "str")
     if op == "list":
         return SymValue("list", items=tuple(args), length=z3.IntVal(len(args)),
                         defined=z3.And([a.defined for a in args] or [TRUE]))

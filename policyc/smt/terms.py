@@ -71,14 +71,16 @@ class TermEncoder:
         return f
 
     def _fresh_list(self, label: str, elem_kind: str = "str") -> SymValue:
-        """An unconstrained list of strings (at most `list_bound` elements)."""
-        if self.trace.coded_strings:
+        """An unconstrained list of strings, or of numbers (`elem_kind` "real"), of at most
+        `list_bound` elements."""
+        if self.trace.coded_strings and elem_kind == "str":
             raise V.NeedsStrings()
         self._fresh += 1
         name = f"{self.trace.name}.{label}#{self._fresh}"
         length = z3.Int(f"{name}#len")
         self.trace.constraints.append(z3.And(length >= 0, length <= self.trace.list_bound))
-        items = tuple(SymValue("str", value=z3.String(f"{name}[{j}]")) for j in range(self.trace.list_bound))
+        make = z3.Real if elem_kind == "real" else z3.String
+        items = tuple(SymValue(elem_kind, value=make(f"{name}[{j}]")) for j in range(self.trace.list_bound))
         return SymValue("list", items=items, length=length)
 
     def lit(self, value: object) -> SymValue:
@@ -129,6 +131,14 @@ class TermEncoder:
         if isinstance(t, n.Attr):
             # a value of the attribute's type per call, read back into the witness's events
             return self.trace.attribute(env.call[0], env.call[1], t.name) if env.call else undefined()
+        if isinstance(t, (n.Quant, n.From, n.Flows)):
+            # quantifiers over a call's lists, and provenance, are not encoded: a free condition
+            self.approx.add("provenance" if isinstance(t, (n.From, n.Flows)) else "quantifiers inside patterns")
+            return boolean(z3.Bool(f"{type(t).__name__.lower()}#{self._next()}"))
+        if isinstance(t, n.Project):  # any value: an untyped one, as a field of `any` is
+            self.approx.add("`[*]` projections")
+            return SymValue("dyn", z3.Bool(f"project?def#{self._next()}"), FALSE,
+                            z3.Const(f"project#{self._next()}", V.Dyn))
         raise TypeError(f"not a term: {type(t).__name__}")
 
     def values_members(self, t: n.Values) -> list[tuple[z3.BoolRef, SymValue]]:

@@ -123,6 +123,15 @@ class Slice:
 
 
 @dataclass(frozen=True, slots=True)
+class Spread:
+    """`list[*]`: every element of a list, so that `result[*].recipient` is the recipients of
+    every row of a result."""
+
+    target: "Expr"
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
 class Negative:
     operand: "Expr"
     span: Span = _span()
@@ -140,7 +149,8 @@ class Arithmetic:
 
 @dataclass(frozen=True, slots=True)
 class Comparison:
-    """`== != < <= > >= in` and `not in`."""
+    """`== != < <= > >= in` and `not in`; `from`, `only from` and `not from`, whose right
+    operand names sources (`request`, `trusted`, a tool, `tool.result.field`)."""
 
     op: str
     left: "Expr"
@@ -239,6 +249,7 @@ Expr = Union[
     FieldAccess,
     Index,
     Slice,
+    Spread,
     Negative,
     Arithmetic,
     Comparison,
@@ -290,8 +301,11 @@ class ImportDecl:
 
 @dataclass(frozen=True, slots=True)
 class FieldDecl:
+    """A record field; `trust` is "trusted", "untrusted" or None (as the tool says)."""
+
     name: str
     type: TypeExpr
+    trust: str | None = None
     span: Span = _span()
 
 
@@ -327,10 +341,13 @@ class Param:
 
 @dataclass(frozen=True, slots=True)
 class ToolDecl:
+    """A tool; `trust` is "trusted", "untrusted" or None (untrusted, the default)."""
+
     name: str
     params: tuple[Param, ...]
     result: TypeExpr | None
     terminal: bool
+    trust: str | None = None
     span: Span = _span()
     name_span: Span = _span()
 
@@ -343,6 +360,7 @@ class AliasDecl:
     target: str
     renames: tuple[ArgRename, ...]
     terminal: bool
+    trust: str | None = None
     span: Span = _span()
     name_span: Span = _span()
 

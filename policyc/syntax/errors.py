@@ -32,6 +32,7 @@ _TERMINAL_NAMES = {
     "AND": "`and`",
     "NOT": "`not`",
     "TERMINAL": "`terminal`",
+    "TRUST": "`trusted` or `untrusted`",
     "TRUE": "`true`",
     "FALSE": "`false`",
     "NULL": "`null`",
@@ -42,10 +43,10 @@ _TERMINAL_NAMES = {
 _EXPRESSION_STARTS = {"a name", "a string", "an integer", "a number", "`(`", "`[`", "`{`", "`true`", "`false`",
                       "`null`", "`-`", "`not`", "a temporal operator", "`forall` or `exists`", "`if`"}
 _OPERATORS = {"`and`", "`or`", "`->`", "`<->`", "a comparison", "`*`, `/` or `%`", "`+`", "`-`", "`.`", "`[`",
-              "`until`, `since`, `release` or `weak until`", "`in`", "`not`", "`(`"}
+              "`until`, `since`, `release` or `weak until`", "`in`", "`not`", "`(`", "`from`", "`only`"}
 _DECLARATIONS = {"`policy`", "`import`", "`type`", "`enum`", "`layer`", "`terminal`", "`tool`", "`predicate`",
                  "`extern`", "`def`", "`procedure`", "`use`", "`rule`", "`budget`", "`conformance`",
-                 "`observe`", "`grounding`"}
+                 "`observe`", "`grounding`", "`trusted` or `untrusted`"}
 _CLOSERS = {"RPAR": ")", "RSQB": "]", "RBRACE": "}"}
 _OPENER = {")": "(", "]": "[", "}": "{"}
 #: Reserved words after which a hint suggests backticks: those that could have been meant

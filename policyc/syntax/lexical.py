@@ -27,7 +27,7 @@ PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 #: written in backticks by the formatter, so its meaning never depends on where it stands.
 RESERVED = frozenset("""
     policy import rename type enum layer terminal tool predicate extern from def procedure use as
-    rule weight severity message budget conformance observe grounding
+    rule weight severity message budget conformance observe grounding trusted untrusted only
     forall exists in if then else when shall not and or implies iff true false null
     X WX F G U W R S Y Z O H
     next wnext weak eventually always until unless release releases
@@ -50,8 +50,9 @@ def show_name(name: str) -> str:
 
 def show_label(name: str) -> str:
     """A name that only follows a keyword (a rule, layer, type, field or severity): bare when
-    it is identifier-shaped, else in backticks."""
-    return name if PLAIN_NAME.match(name) else f"`{name}`"
+    it is identifier-shaped, else in backticks (`trusted` and `untrusted` too: a type of that
+    name would read as the trust of a field)."""
+    return name if PLAIN_NAME.match(name) and name not in ("trusted", "untrusted") else f"`{name}`"
 
 
 def read_name(token: str) -> str:

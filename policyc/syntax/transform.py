@@ -131,7 +131,8 @@ class ToAst(Transformer):
         return ast.TypeDecl(_name(c[0]), tuple(self._present(c[1:])), span=self._span(meta))
 
     def field(self, meta, c):
-        return ast.FieldDecl(_name(c[0]), c[1], span=self._span(meta))
+        name, trust, type_ = c
+        return ast.FieldDecl(_name(name), type_, str(trust) if trust is not None else None, span=self._span(meta))
 
     def enum_decl(self, meta, c):
         members = []
@@ -144,16 +145,17 @@ class ToAst(Transformer):
         return ast.LayerDecl(_name(name), self._string(desc) if desc else None, span=self._span(meta))
 
     def tool_decl(self, meta, c):
-        terminal, name, *rest = c
+        terminal, trust, name, *rest = c
         result = rest[-1]
         params = tuple(p for p in rest[:-1] if p is not None)
         return ast.ToolDecl(_name(name), params, result, terminal is not None,
-                            span=self._span(meta), name_span=self._tok(name))
+                            str(trust) if trust is not None else None, span=self._span(meta), name_span=self._tok(name))
 
     def alias_decl(self, meta, c):
-        terminal, name, target, renames = c
+        terminal, trust, name, target, renames = c
         return ast.AliasDecl(_name(name), _name(target), tuple(renames or ()), terminal is not None,
-                             span=self._span(meta), name_span=self._tok(name))
+                             str(trust) if trust is not None else None, span=self._span(meta),
+                             name_span=self._tok(name))
 
     def param(self, meta, c):
         return ast.Param(_name(c[0]), c[1], span=self._span(meta))
@@ -283,6 +285,18 @@ class ToAst(Transformer):
 
     def non_membership(self, meta, c):
         return ast.Comparison("not in", c[0], c[2], span=self._span(meta))
+
+    def provenance(self, meta, c):
+        return ast.Comparison("from", c[0], c[1], span=self._span(meta))
+
+    def provenance_only(self, meta, c):
+        return ast.Comparison("only from", c[0], c[1], span=self._span(meta))
+
+    def non_provenance(self, meta, c):
+        return ast.Comparison("not from", c[0], c[2], span=self._span(meta))
+
+    def spread(self, meta, c):
+        return ast.Spread(c[0], span=self._span(meta))
 
     def arithmetic(self, meta, c):
         return ast.Arithmetic(str(c[1]), c[0], c[2], span=self._span(meta))

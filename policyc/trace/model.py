@@ -85,10 +85,31 @@ class Trace:
     origin: str | None = None  # "file:line" the record was read from
     request: str | None = None  # the user's request that started the run, when the log has it
     events: tuple[Call, ...] | None = None  # every event recorded (None: the calls)
+    # where each call is among the events (None: the calls are the events)
+    positions: tuple[int, ...] | None = field(default=None, compare=False, repr=False)
+    # a gate's index of the run's sources and results, which the trace-wide questions read
+    # instead of the calls when it covers them (`policyc.runtime.history`)
+    index: Any = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.events is None:
             object.__setattr__(self, "events", self.calls)
+
+    @property
+    def event_positions(self) -> tuple[int, ...] | range:
+        """The position among `events` of each call (of the view)."""
+        if self.positions is not None:
+            return self.positions
+        events = self.events or ()
+        if len(events) == len(self.calls):
+            return range(len(self.calls))
+        out, j = [], 0  # the calls are a subsequence of the events, as `observed` keeps them
+        for k, event in enumerate(events):
+            if j < len(self.calls) and (event is self.calls[j] or event.args is self.calls[j].args
+                                        and event.result is self.calls[j].result):
+                out.append(k)
+                j += 1
+        return tuple(out)
 
     @classmethod
     def of(cls, *calls: tuple, metrics: Mapping[str, Any] | None = None, id: str | None = None) -> "Trace":
@@ -119,8 +140,15 @@ class Trace:
         return [c.name for c in self.calls]
 
     def prefix(self, length: int) -> "Trace":
+        """The first `length` calls, with every event the log recorded before the next one
+        (a user's message the policy does not observe is still a source of provenance)."""
         calls = self.calls[:length]
-        return Trace(calls, self.metrics, self.id, self.origin, self.request, calls)
+        events = self.events or ()
+        if len(events) == len(self.calls):
+            return Trace(calls, self.metrics, self.id, self.origin, self.request, calls)
+        positions = tuple(self.event_positions)
+        end = positions[length] if length < len(positions) else len(events)
+        return Trace(calls, self.metrics, self.id, self.origin, self.request, tuple(events[:end]), positions[:length])
 
     def observed(self, observes: frozenset[str] = frozenset()) -> "Trace":
         """The view of a policy that observes these event classes (`OBSERVABLE`) besides the
@@ -129,20 +157,24 @@ class Trace:
         so that it is never read as one."""
         messages, users = "messages" in observes, "user_calls" in observes
         events = self.events
+        assert events is not None
+        positions: list[int] | None = None
         if all(not c.is_message and c.actor == ASSISTANT for c in events) and not (
                 messages and any(c.name == MESSAGE for c in events)):
             kept = list(events)
         else:
-            kept = []
-            for c in events:
+            kept, positions = [], []
+            for k, c in enumerate(events):
                 if c.is_message and not messages or not c.is_message and c.actor != ASSISTANT and not users:
                     continue
                 name = "`message`" if messages and not c.is_message and c.name == MESSAGE else c.name
                 kept.append(c if (c.name, c.position) == (name, len(kept)) else
                             replace(c, name=name, position=len(kept)))
+                positions.append(k)
         if tuple(kept) == self.calls:
             return self
-        return Trace(tuple(kept), self.metrics, self.id, self.origin, self.request, events)
+        return Trace(tuple(kept), self.metrics, self.id, self.origin, self.request, events,
+                     None if positions is None else tuple(positions), self.index)
 
     @cached_property
     def globals(self) -> "TraceGlobals":
@@ -162,6 +194,7 @@ class TraceGlobals:
         self.trace = trace
         self._values: dict = {}
         self._outputs: dict = {}
+        self._leaves: list | None = None
 
     def values(self, tool: str, path: tuple, flatten: bool) -> list:
         key = (tool, path, flatten)
@@ -182,6 +215,11 @@ class TraceGlobals:
         return self._values[key]
 
     def outputs(self, tools: tuple[str, ...], extractor: Extractor = CODE) -> SeenSet:
+        index = self.trace.index
+        if index is not None:  # a gate's, kept as results were recorded
+            found = index.outputs(tools, extractor, len(self.trace.calls))
+            if found is not None:
+                return found
         key = (tools, id(extractor))
         if key not in self._outputs:
             seen = extractor.seen()
@@ -198,3 +236,17 @@ class TraceGlobals:
         """`request`: the user's request as a record, `{"text": ...}`; ⊥ when unknown."""
         text = self.trace.request
         return UNDEF if text is None else {"text": text}
+
+    def history(self, position: int):
+        """The sources known at a position of the view (`policyc.trace.sources`): from the
+        gate's index when the trace has one that covers it, else by the definition."""
+        from policyc.trace.sources import TraceHistory, trace_leaves
+
+        index = self.trace.index
+        if index is not None:
+            found = index.history(position, len(self.trace.calls))
+            if found is not None:
+                return found
+        if self._leaves is None:
+            self._leaves = trace_leaves(self.trace)
+        return TraceHistory(self._leaves, position)
