@@ -75,8 +75,10 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-NEGATIONS = _words("""not never no nothing none nobody neither nor without unable cannot fail failed fails
-    failing unsuccessful declined rejected refused denied impossible""")
+NEGATIONS = _words("""not never neither nor without unable cannot fail failed fails failing unsuccessful
+    declined rejected refused denied impossible""")
+#: negations of a noun: before the phrase only (`no refund is due`; `topped up at no cost` is done)
+NONE = _words("no nothing none nobody")
 #: after `is`, `am`, `are`: not done yet (`your refund is pending`; `the pending renewal` is not)
 PENDING = _words("pending awaiting waiting")
 MODALS = _words("can could would should may might must")
@@ -117,7 +119,7 @@ CLAUSE_WORDS = _words("and but so because although though however while whereas 
 WINDOW = 8
 
 _TOKEN = re.compile(r"[A-Za-z]+|\d+(?:[.,]\d+)*|[?!.;:,()\"“”—–]|-(?=\s)|\s-\s")
-_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+|[\u2600-\u27bf\U0001f300-\U0001faff]+")  # emoji end one
 _CONTRACTIONS = (
     (re.compile(r"\b(can)['’]t\b", re.I), r"\1 not"), (re.compile(r"\bwon['’]t\b", re.I), "will not"),
     (re.compile(r"\bshan['’]t\b", re.I), "shall not"), (re.compile(r"n['’]t\b", re.I), " not"),
@@ -263,17 +265,17 @@ def _noun_status(clause: list[_Token], start: int, end: int, conditional: bool) 
     processed`, `Refund issued`); a bare plural is generic (`Refunds are issued in 5 days`)."""
     for i in range(start - 1, max(-1, start - WINDOW), -1):
         word = clause[i].word
-        if word in NOT_DONE or word == "to":
+        if word in NOT_DONE or word == "to" and _infinitive(clause, i):
             return UNASSERTED
         if word in SUBJECTS:
             break
         if _is_participle(word):
             aux, subject = _verb_group(clause, i)
             return _judge_group(aux, subject, False, conditional)
-        if word in MODALS or word in FUTURES:
+        if word in AUXILIARIES and word not in ADVERBS:
             aux, subject = _verb_group(clause, i + 1)
-            return _judge_group(aux, subject, False, conditional)
-        if word in PERFECT or word in BE:
+            if any(a in MODALS or a in FUTURES for a in aux):  # `you will get a refund`, `could apply a credit`
+                return _judge_group(aux, subject, False, conditional)
             break  # `is eligible for a refund`, `have a refund`: a state or a possession
     head = clause[start].word
     if end - start == 1 and head.endswith("s") and not head.endswith("ss") and \
@@ -302,22 +304,38 @@ def _negated(clause: list[_Token]) -> bool:
         w in PENDING and i > 0 and words[i - 1] in BE for i, w in enumerate(words))
 
 
+def _infinitive(clause: list[_Token], i: int) -> bool:
+    """Whether `to` at i marks an infinitive (`to refund`), not a place (`to your card`)."""
+    after = clause[i + 1].word if i + 1 < len(clause) else ""
+    return not (after in DETERMINERS or after in OBJECTS or after[:1].isdigit())
+
+
 @dataclass(frozen=True, slots=True)
 class _Clause:
     tokens: list[_Token]
     negated: bool           # a negation anywhere in it
     not_done: int           # the position of its first `need`, `tried`, `please`, ... (len: none)
+    none: int               # the position of its first `no`, `nothing`, ... (len: none)
     conditional: bool       # its sentence sets a condition
 
 
+def _first(tokens: list[_Token], words: frozenset[str], verbs: bool) -> int:
+    """The first token among `words`; with `verbs`, one a determiner does not make a noun of
+    (`your request has been handed over` requests nothing)."""
+    for i, t in enumerate(tokens):
+        if t.word in words and not (verbs and i and tokens[i - 1].word in DETERMINERS):
+            return i
+    return len(tokens)
+
+
 def _clause(tokens: list[_Token], conditional: bool) -> _Clause:
-    first = next((i for i, t in enumerate(tokens) if t.word in NOT_DONE), len(tokens))
-    return _Clause(tokens, _negated(tokens), first, conditional)
+    return _Clause(tokens, _negated(tokens), _first(tokens, NOT_DONE, True), _first(tokens, NONE, False),
+                   conditional)
 
 
 def _status(c: _Clause, start: int, end: int) -> str:
     """How a clause puts the action of the phrase at tokens [start, end)."""
-    if c.negated:
+    if c.negated or c.none < start:
         return NEGATED
     if c.not_done < start:
         return UNASSERTED
