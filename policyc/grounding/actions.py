@@ -93,7 +93,7 @@ AUXILIARIES = MODALS | FUTURES | PERFECT | BE | ADVERBS
 NOT_DONE = _words("""need needs needed want wants wanted like love try tried trying tries attempt attempted
     attempting plan planning hope hoping wish intend intending recommend suggest offer expect please let ask
     asked asks request requested requesting mentioned said told says tell eligible happy glad willing how
-    option whether""")
+    option whether normally usually typically generally often""")
 #: a clause opened by one of these states a condition or a time, not a fact
 SUBORDINATE = _words("if once unless when whenever until till before whether provided")
 #: anywhere in a sentence, these make its futures conditional (`a refund will follow once ...`)
@@ -167,7 +167,9 @@ def _expand(text: str) -> str:
 
 
 def _tokens(sentence: str) -> list[_Token]:
-    return [_Token(normalise_word(m.group().strip()) or "-", m.start(), m.end()) for m in _TOKEN.finditer(sentence)]
+    """The words of a sentence, normalised; a capitalised `May` inside it is the month."""
+    return [_Token("month" if m.group() == "May" and m.start() else normalise_word(m.group().strip()) or "-",
+                   m.start(), m.end()) for m in _TOKEN.finditer(sentence)]
 
 
 def _clauses(tokens: list[_Token]) -> list[list[_Token]]:
