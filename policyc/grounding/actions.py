@@ -141,7 +141,8 @@ def normalise_word(word: str) -> str:
     return re.sub(r"is(e|ed|es|ing)$", r"iz\1", w) if len(w) > 5 else w
 
 
-def _phrase_words(phrase: str) -> tuple[str, ...]:
+def phrase_words(phrase: str) -> tuple[str, ...]:
+    """The words of a declared phrase, as they are matched (`Top-up` is `top`, `up`)."""
     return tuple(normalise_word(w) for w in re.findall(r"[A-Za-z]+", phrase))
 
 
@@ -197,7 +198,7 @@ class _Index:
         self.by_first: dict[str, list[tuple[tuple[str, ...], str]]] = {}
         for tool, phrases in claims.items():
             for phrase in phrases:
-                words = _phrase_words(phrase)
+                words = phrase_words(phrase)
                 if words:
                     self.by_first.setdefault(words[0], []).append((words, tool))
         for entries in self.by_first.values():

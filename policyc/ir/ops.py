@@ -182,6 +182,12 @@ def _entities(text):
     return entities(text)  # the default extractor; `eval_term` applies the one an evaluation is given
 
 
+def _actions(text, claims):
+    from policyc.grounding.actions import claimed_actions
+
+    return claimed_actions(text, claims) if isinstance(claims, dict) else UNDEF  # the default reader
+
+
 def _make_list(*items):
     return list(items)
 
@@ -231,6 +237,7 @@ OPS: dict[str, OpSpec] = {
         OpSpec("upper", "upper", 1, _str_fn(str.upper), True, "builtin"),
         OpSpec("strip", "strip", 1, _str_fn(str.strip), True, "builtin"),
         OpSpec("entities", "entities", 1, _entities, True, "builtin"),
+        OpSpec("actions", "actions", 2, _actions, True, "builtin"),
         OpSpec("list", "list", -1, _make_list, True, "ctor"),
         OpSpec("dict", "dict", -1, _make_dict, True, "ctor"),
     )

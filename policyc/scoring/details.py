@@ -17,8 +17,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from policyc.grounding.actions import read_claims
 from policyc.ir import build as b
 from policyc.ir import nodes as n
+from policyc.ir.data import eval_term
 from policyc.ir.policy import Rule
 from policyc.ir.printer import show
 from policyc.scoring import shapes
@@ -272,6 +274,9 @@ def generic(f: n.Formula, ctx: Context, violated_at: int | None) -> str:
         bad = [v for v in values if not engine.holds(f.body, 0, engine.root_env.bind(f.var, v))]
         grounding = _grounding_sources(f)
         shown = ", ".join(_value_text(v) for v in bad[:5]) + (f" and {len(bad) - 5} more" if len(bad) > 5 else "")
+        claims = _claimed_actions(f)
+        if claims is not None:
+            return _actions_detail(claims, values, bad, engine)
         if grounding is not None:
             if not bad:
                 return f"Every entity of {show(f.domain)} ({len(values)}) appears in the outputs of {grounding}."
@@ -372,6 +377,34 @@ def _grounding_sources(f: n.Forall) -> str | None:
     if not (isinstance(element, n.Var) and element.name == f.var and isinstance(pool, n.Outputs)):
         return None
     return ", ".join(pool.tools) if pool.tools else "any tool"
+
+
+def _claimed_actions(f: n.Forall) -> n.Op | None:
+    """For `forall a in actions(text): a in done`, the `actions(...)` term."""
+    body, domain = f.body, f.domain
+    if not (isinstance(domain, n.Op) and domain.op == "actions" and isinstance(body, n.Cond)
+            and isinstance(body.term, n.Op) and body.term.op == "in"):
+        return None
+    element, pool = body.term.args
+    return domain if isinstance(element, n.Var) and element.name == f.var and isinstance(pool, n.Done) else None
+
+
+def _actions_detail(claims: n.Op, values: list, bad: list, engine: PositionEvaluator) -> str:
+    """`Claimed but not done: "ship_replacement" ("has been dispatched", in reply.text).`"""
+    source = show(claims.args[0])
+    if not bad:
+        return f"Every action claimed in {source} ({len(values)}) was done by a call that succeeded."
+    table = claims.args[1].value if isinstance(claims.args[1], n.Lit) else None
+    phrases: dict[str, str] = {}
+    if isinstance(table, dict):
+        texts = eval_term(claims.args[0], engine.root_env)
+        for claim in read_claims(texts, table):
+            if claim.is_claimed:
+                phrases.setdefault(claim.tool, claim.phrase)
+    parts = [_value_text(v) + (f" ({_value_text(phrases[v])})" if v in phrases else "") for v in bad[:5]]
+    more = f" and {len(bad) - 5} more" if len(bad) > 5 else ""
+    return f"Claimed but not done: {', '.join(parts)}{more}, in {source}; no call to " \
+           f"{'it' if len(bad) == 1 else 'them'} succeeded."
 
 
 def describe_part(f: n.Formula, ctx: Context) -> str:

@@ -45,7 +45,7 @@ _OPERATORS = {"`and`", "`or`", "`->`", "`<->`", "a comparison", "`*`, `/` or `%`
               "`until`, `since`, `release` or `weak until`", "`in`", "`not`", "`(`"}
 _DECLARATIONS = {"`policy`", "`import`", "`type`", "`enum`", "`layer`", "`terminal`", "`tool`", "`predicate`",
                  "`extern`", "`def`", "`procedure`", "`use`", "`rule`", "`budget`", "`conformance`",
-                 "`observe`", "`grounding`"}
+                 "`observe`", "`grounding`", "`claims`"}
 _CLOSERS = {"RPAR": ")", "RSQB": "]", "RBRACE": "}"}
 _OPENER = {")": "(", "]": "[", "}": "{"}
 #: Reserved words after which a hint suggests backticks: those that could have been meant

@@ -68,7 +68,7 @@ def _reads(t: n.Node) -> frozenset[str]:
         out = frozenset(("call",))
     elif isinstance(t, n.Var):
         out = frozenset((f"var:{t.name}",))
-    elif isinstance(t, (n.Values, n.Outputs, n.Metric, n.Request)):
+    elif isinstance(t, (n.Values, n.Outputs, n.Done, n.Metric, n.Request)):
         out = frozenset(("global",))
     else:
         out = frozenset().union(*(_reads(c) for c in t.children)) if t.children else frozenset()

@@ -191,6 +191,14 @@ class TraceGlobals:
             self._outputs[key] = (extractor, seen)  # the extractor is kept: its id stays its own
         return self._outputs[key][1]
 
+    def done(self, terminal: tuple[str, ...] = ()) -> list[str]:
+        """`done`: the names of the calls that did not fail (messages and `terminal` left out)."""
+        key = ("done", terminal)
+        if key not in self._values:
+            self._values[key] = sorted({c.name for c in self.trace.calls
+                                        if not c.is_message and not c.error and c.name not in terminal})
+        return self._values[key]
+
     def metric(self, path: tuple) -> object:
         return path_value(dict(self.trace.metrics), path)
 
