@@ -18,6 +18,7 @@ RUNS = {
     "runtime": (["benchmarks/runtime.py", "--quick", "--no-peers"], "A support desk"),
     "grounding": (["benchmarks/grounding.py", "--sizes", "20000", "--repeat", "1"], "Entity extraction"),
     "conformance": (["benchmarks/conformance.py", "--quick"], "The gate on the code-QA example"),
+    "action_claims": (["benchmarks/action_claims.py", "--split", "dev"], "Unsupported claims of actions"),
     "automata": (["benchmarks/automata.py", "--quick", "--peers", "", "--families", "counting", "--repeat", "1"],
                  "counting"),
 }

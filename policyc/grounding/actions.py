@@ -104,7 +104,7 @@ SUBJECTS_US = _words("i we let")
 SUBJECTS = _words("i we you he she it they this that which who there")
 OBJECTS = _words("me us you him her it them")
 DETERMINERS = _words("""a an the your my our their his her its this that these those any some each every no
-    another one full partial first second new extra free goodwill""")
+    another one two three four five both several full partial first second new extra free goodwill""")
 PREPOSITIONS = _words("of for with about regarding on in")
 #: after `is`/`are`, a state that says the action is done
 COMPLETE = _words("""done complete completed confirmed approved processed booked scheduled arranged sorted
