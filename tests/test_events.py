@@ -327,3 +327,35 @@ def test_severity_of_an_uncompiled_rule_applies():
     run = Monitor(build_artifact(policy)).start()
     run.record("lookup_order", {"order_id": "A"}, {"total": 1.0})
     assert run.propose("issue_refund", {"order_id": "A", "amount": 2.0}).action == "stop"
+
+
+# ------------------------------------------------------------------ prose: amounts, courtesies, lists
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("Refunded EUR 96.27 today.", ["EUR 96.27"]),          # the code before the amount
+    ("Refunded 96.27 EUR today.", ["96.27 EUR"]),          # and after it
+    ("Refunded €96.27 and $5, then 5€.", ["€96.27", "$5", "5€"]),
+    ("Prices in EUR and USD only.", []),                   # a currency code is never a name
+    ("Hello Anna,\n\nYour order ships today.\n\nBest regards,\nThe Customer Support Team", []),
+    ("Thanks for reaching out!\n\nBest regards, Anna\nThe Customer Support Team", []),
+    ("Hi Maria, FedEx has the parcel.", ["FedEx"]),        # the greeting names the reader, not a fact
+    ("Dear Mr Okafor,\nDHL collects it.\nKind regards,\nTom Baker\nCustomer Care", ["DHL"]),
+    ("Thank you for waiting. John Smith at FedEx has it.", ["John Smith", "FedEx"]),  # thanks, not a sign-off
+    ("Your bills were [200,300,400,500].", ["200", "300", "400", "500"]),  # a bracketed list: four numbers
+    ("A total of 1,250 units, and 101,202 more.", ["1,250", "101,202"]),   # thousands, by the stated rule
+])
+def test_prose_entities_read_amounts_courtesies_and_lists(text, expected):
+    assert PROSE.entities(text) == expected
+
+
+def test_prose_amounts_with_the_code_before_are_grounded_by_value_and_results_read_commas_both_ways():
+    policy = checked("grounding prose\n" + REPLY_POLICY)
+    lookup = ("lookup_order", {"order_id": "ORD-77"}, {"order_id": "ORD-77", "total": 96.27, "carrier": "FedEx"})
+    for text in ("Your refund of EUR 96.27 is on its way.", "Your refund of 96.27 EUR is on its way.",
+                 "Hi Anna, your refund of €96.27 is on its way.\n\nBest regards,\nThe Customer Support Team"):
+        report = score(policy, Trace.of(lookup, ("reply", {"text": text})))
+        assert report.compliance_score == 1.0, (text, report.constraints[0].detail)
+    seen = PROSE.seen()
+    seen.add_call({}, {"codes": "101,202"})
+    assert [seen.contains(e) for e in ("101,202", "101", "202", "303")] == [True, True, True, False]
