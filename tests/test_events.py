@@ -359,3 +359,62 @@ def test_prose_amounts_with_the_code_before_are_grounded_by_value_and_results_re
     seen = PROSE.seen()
     seen.add_call({}, {"codes": "101,202"})
     assert [seen.contains(e) for e in ("101,202", "101", "202", "303")] == [True, True, True, False]
+
+
+# ------------------------------------------------------------------ events and calls named apart
+
+NAMED_APART = ("observe messages\n"
+               "tool lookup(order_id: str) -> { total: float }\n"
+               "tool refund(order_id: str)\n"
+               "rule looked_up severity block: always (refund(order_id: o) -> once lookup(order_id: o))\n")
+
+
+def _talkative_run() -> Trace:
+    """Two messages, then the fourth event is the agent's second call: a refund nobody looked up."""
+    return Trace.from_events((
+        Call("message", {"text": "Refund A1, please."}, kind="message", actor="user"),
+        Call("lookup", {"order_id": "B2"}, {"total": 3.0}, 1),
+        Call("message", {"text": "Refunding now."}, kind="message", position=2),
+        Call("refund", {"order_id": "A1", "amount": 3}, None, 3),
+    ))
+
+
+def test_reports_name_the_event_and_the_call_apart():
+    policy = checked(NAMED_APART)
+    (c,) = score(policy, _talkative_run()).constraints
+    assert (c.violated_at, c.violated_at_call) == (4, 2)
+    assert c.detail == 'Does not hold for o = "A1" at event #4, call #2 (`refund`).'
+    message, amount = score(policy, _talkative_run()).input_problems  # a message without `calls`; an `amount`
+    assert (message.event, message.call, message.where) == (3, None, "event #3")
+    assert (amount.event, amount.call, amount.where) == (4, 2, "event #4, call #2")
+    calls_only = checked(NAMED_APART.replace("observe messages\n", ""))
+    (c,) = score(calls_only, _talkative_run()).constraints
+    assert (c.violated_at, c.violated_at_call, c.detail) == (2, 2, 'Does not hold for o = "A1" at call #2 (`refund`).')
+
+
+def test_replay_names_the_event_and_the_call_apart(tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from policyc.cli import cli
+
+    policy = tmp_path / "p.altl"
+    policy.write_text(NAMED_APART, encoding="utf-8")
+    record = {"id": "r1", "messages": [
+        {"role": "user", "content": "Refund A1, please."},
+        {"role": "assistant", "content": "", "tool_calls": [
+            {"id": "1", "type": "function", "function": {"name": "lookup", "arguments": '{"order_id": "B2"}'}}]},
+        {"role": "tool", "tool_call_id": "1", "content": '{"total": 3.0}'},
+        {"role": "assistant", "content": "Refunding now.", "tool_calls": [
+            {"id": "2", "type": "function", "function": {"name": "refund", "arguments": '{"order_id": "A1"}'}}]},
+        {"role": "tool", "tool_call_id": "2", "content": "ok"}]}
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(record), encoding="utf-8")
+    result = CliRunner().invoke(cli, ["replay", str(policy), str(path)], env={"NO_COLOR": "1", "COLUMNS": "200"})
+    # the user's message, the agent's message calling `lookup`, the call, the agent's next message, the refund
+    assert "the gate would have refused event #5, call #2" in result.output, result.output
+    data = json.loads(CliRunner().invoke(cli, ["replay", str(policy), str(path), "--format", "json"]).stdout)
+    (trace,) = data["traces"]
+    assert (trace["first_refusal"], trace["first_refusal_call"]) == (5, 2)
+    assert [(s["step"], s["call"]) for s in trace["steps"]][-2:] == [(4, 1), (5, 2)]

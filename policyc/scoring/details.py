@@ -7,9 +7,11 @@
 
 A stdlib predicate at the top of a rule is recognised (`shapes.py`) and described with the
 positions of its events; events are named as the rule's source names them, else as the
-printer shows them. Call numbers count from 1. Anything else gets a generic detail: for
-`always`, the first call where its body fails; for `forall`, the values it fails for (for a
-grounding rule, the entities no output shows); else when the violation became certain.
+printer shows them. Call numbers count from 1; when the policy reads messages or the user's
+calls, a position is named as the event it is and the agent's call it is (`event #9, call
+#4`). Anything else gets a generic detail: for `always`, the first call where its body
+fails; for `forall`, the values it fails for (for a grounding rule, the entities no output
+shows); else when the violation became certain.
 """
 
 from __future__ import annotations
@@ -47,6 +49,10 @@ class Context:
         found = self.positions(event)
         return found[0] if found else None
 
+    def at(self, position: int) -> str:
+        """`call #4`, or `event #9, call #4` when the policy reads events besides the agent's calls."""
+        return self.engine.trace.step(position)
+
     def arg(self, names, index: int) -> str | None:
         """The source text of argument `index` when the source calls one of `names`."""
         src = self.source
@@ -57,10 +63,6 @@ class Context:
 
 def quote(event: n.Formula, label: str | None = None) -> str:
     return f'"{label or show(event)}"'
-
-
-def at(position: int) -> str:
-    return f"call #{position + 1}"
 
 
 def describe(rule: Rule, engine: PositionEvaluator, passed: bool, violated_at: int | None = None) -> str:
@@ -107,7 +109,7 @@ def _called(f: n.Formula, ctx: Context) -> str | None:
     first = ctx.first(event)
     if first is None:
         return f"{quote(event, label)} was never called."
-    return f"{quote(event, label)} was called ({at(first)})."
+    return f"{quote(event, label)} was called ({ctx.at(first)})."
 
 
 def _never(f: n.Formula, ctx: Context) -> str | None:
@@ -118,7 +120,7 @@ def _never(f: n.Formula, ctx: Context) -> str | None:
     first = ctx.first(event)
     if first is None:
         return f"{quote(event, label)} was never called."
-    return f"{quote(event, label)} was called ({at(first)})."
+    return f"{quote(event, label)} was called ({ctx.at(first)})."
 
 
 def _before(f: n.Formula, ctx: Context) -> str | None:
@@ -137,11 +139,11 @@ def _order_text(e1, e2, label1, label2, ctx: Context, word: str) -> str:
     if p1 is None and p2 is None:
         return f"{q1} and {q2} were never called."
     if p1 is None:
-        return f"{q1} was never called; {q2} was ({at(p2)})."  # type: ignore[arg-type]
+        return f"{q1} was never called; {q2} was ({ctx.at(p2)})."  # type: ignore[arg-type]
     if p2 is None:
-        return f"{q2} was never called; {q1} was ({at(p1)})."
+        return f"{q2} was never called; {q1} was ({ctx.at(p1)})."
     verb = word if ctx.passed else f"is not {word}"
-    return f"{q1} ({at(p1)}) {verb} {q2} ({at(p2)})."
+    return f"{q1} ({ctx.at(p1)}) {verb} {q2} ({ctx.at(p2)})."
 
 
 def _all_before(f: n.Formula, ctx: Context) -> str | None:
@@ -166,10 +168,10 @@ def _all_before(f: n.Formula, ctx: Context) -> str | None:
         if p is None:
             parts.append(f"{quote(event, label)} was never called")
         elif ctx.passed or p > g:
-            parts.append(f"{quote(event, label)} ({at(p)})" + ("" if ctx.passed else " is not"))
+            parts.append(f"{quote(event, label)} ({ctx.at(p)})" + ("" if ctx.passed else " is not"))
     if ctx.passed:
-        return f"{', '.join(parts)} before {quote(goal, goal_label)} ({at(g)})."
-    return "; ".join(p if p.endswith("called") else f"{p} before {quote(goal, goal_label)} ({at(g)})"
+        return f"{', '.join(parts)} before {quote(goal, goal_label)} ({ctx.at(g)})."
+    return "; ".join(p if p.endswith("called") else f"{p} before {quote(goal, goal_label)} ({ctx.at(g)})"
                      for p in parts) + "."
 
 
@@ -193,7 +195,7 @@ def _in_order(f: n.Formula, ctx: Context) -> str | None:
             if not found:
                 return f"{quote(event, label)} was never called."
             return f"{quote(event, label)} never follows {found[-1]}."
-        found.append(f"{quote(event, label)} ({at(later[0])})")
+        found.append(f"{quote(event, label)} ({ctx.at(later[0])})")
         start = later[0] + 1
     return f"{', '.join(found)} in order."
 
@@ -210,10 +212,10 @@ def _within_steps(f: n.Formula, ctx: Context) -> str | None:
         return f"{q1} was never called."
     later = [p for p in ctx.positions(target) if p >= s]
     if not later:
-        return f"No {q2} at or after {q1} ({at(s)})."
+        return f"No {q2} at or after {q1} ({ctx.at(s)})."
     if later[0] - s <= k:
-        return f"{q2} ({at(later[0])}) within {k} step(s) of {q1} ({at(s)})."
-    return f"{q2} ({at(later[0])}) is {later[0] - s} step(s) after {q1} ({at(s)}); expected at most {k}."
+        return f"{q2} ({ctx.at(later[0])}) within {k} step(s) of {q1} ({ctx.at(s)})."
+    return f"{q2} ({ctx.at(later[0])}) is {later[0] - s} step(s) after {q1} ({ctx.at(s)}); expected at most {k}."
 
 
 def _instance_before(f: n.Formula, ctx: Context) -> str | None:
@@ -236,7 +238,7 @@ def _instance_before(f: n.Formula, ctx: Context) -> str | None:
         if len(p) <= k:
             return f"{q} called {len(p)} time(s); occurrence {k + 1} does not exist."
     verb = "before" if ctx.passed else "is not before"
-    return f"Occurrence {k1 + 1} of {q1} ({at(p1[k1])}) {verb} occurrence {k2 + 1} of {q2} ({at(p2[k2])})."
+    return f"Occurrence {k1 + 1} of {q1} ({ctx.at(p1[k1])}) {verb} occurrence {k2 + 1} of {q2} ({ctx.at(p2[k2])})."
 
 
 def _branch(f: n.Formula, ctx: Context) -> str | None:
@@ -246,8 +248,8 @@ def _branch(f: n.Formula, ctx: Context) -> str | None:
     taken, forbidden = shape
     qt, qf = quote(taken, ctx.arg(("branch_called",), 0)), quote(forbidden, ctx.arg(("branch_called",), 1))
     pt, pf = ctx.first(taken), ctx.first(forbidden)
-    first = f"{qt} was called ({at(pt)})" if pt is not None else f"{qt} was never called"
-    second = f"{qf} was called ({at(pf)})" if pf is not None else f"{qf} was never called"
+    first = f"{qt} was called ({ctx.at(pt)})" if pt is not None else f"{qt} was never called"
+    second = f"{qf} was called ({ctx.at(pf)})" if pf is not None else f"{qf} was never called"
     return f"{first}; {second}."
 
 
@@ -263,11 +265,11 @@ def generic(f: n.Formula, ctx: Context, violated_at: int | None) -> str:
         if not failing:
             return f"Holds at every call ({size})."
         i = failing[0]
-        text = f"Does not hold at {at(i)} (`{engine.trace.calls[i].name}`)"
+        text = f"Does not hold at {ctx.at(i)} (`{engine.trace.calls[i].name}`)"
         if violated_at is not None and 1 <= violated_at <= size and violated_at - 1 > i \
                 and _certain(f, engine, violated_at):
             k = violated_at - 1
-            text += f"; the violation was certain at {at(k)} (`{engine.trace.calls[k].name}`)"
+            text += f"; the violation was certain at {ctx.at(k)} (`{engine.trace.calls[k].name}`)"
         return text + "."
     if isinstance(f, n.Forall):
         values = engine.domain(f.domain, engine.root_env)
@@ -294,7 +296,7 @@ def generic(f: n.Formula, ctx: Context, violated_at: int | None) -> str:
         return "Unsatisfiable: no trace can satisfy it."
     if violated_at is not None and 1 <= violated_at <= size and _certain(f, engine, violated_at):
         call = engine.trace.calls[violated_at - 1].name
-        return f"Violated once {at(violated_at - 1)} (`{call}`) happened: no continuation can satisfy it."
+        return f"Violated once {ctx.at(violated_at - 1)} (`{call}`) happened: no continuation can satisfy it."
     return f"Not satisfied by the complete trace ({size} call(s))."
 
 
@@ -347,7 +349,7 @@ def _failing_bindings(f: n.Forall, ctx: Context, violated_at: int | None) -> str
     several = len(failing) > 1
     if certain:
         i = violated_at - 1  # type: ignore[operator]
-        call = f"{at(i)} (`{engine.trace.calls[i].name}`)"
+        call = f"{ctx.at(i)} (`{engine.trace.calls[i].name}`)"
         return f"Does not hold for {text} (first at {call})." if several else f"Does not hold for {text} at {call}."
     if b.is_always(body) and size:
         env = engine.root_env
@@ -356,7 +358,7 @@ def _failing_bindings(f: n.Forall, ctx: Context, violated_at: int | None) -> str
         vector = engine.vector(body.right, env)
         if False in vector:
             first = vector.index(False)
-            return f"Does not hold for {text} (first at {at(first)}, `{engine.trace.calls[first].name}`)."
+            return f"Does not hold for {text} (first at {ctx.at(first)}, `{engine.trace.calls[first].name}`)."
     return f"Does not hold for {text}."
 
 

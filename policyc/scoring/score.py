@@ -71,7 +71,8 @@ def score_rule(rule: Rule, trace: Trace, engine: PositionEvaluator, compiled: Co
         else:  # no table: where the evaluator can tell the violation became certain, else the end
             certain = certain_prefix(rule.formula, trace, engine.root_env.externs)
             step = len(trace) if certain is None else certain
-        return ConstraintResult(**base, passed=False, detail=describe(rule, engine, False, step), violated_at=step)
+        return ConstraintResult(**base, passed=False, detail=describe(rule, engine, False, step), violated_at=step,
+                                violated_at_call=trace.calls_through(step))
     except (ExternError, RecursionError) as exc:
         problem = str(exc) if isinstance(exc, ExternError) else "the formula is nested too deeply to evaluate"
         return ConstraintResult(**base, passed=False, detail=f"Could not be evaluated: {problem}.", error=problem)
@@ -123,7 +124,7 @@ def score_trace(compiled: CompiledPolicy, trace: Trace, *, externs: Externs | No
         constraints=constraints,
         trace_id=trace.id,
         origin=trace.origin,
-        input_problems=[InputProblem.from_finding(f) for f in check_trace(trace, policy.tools)],
+        input_problems=[InputProblem.from_finding(f, trace) for f in check_trace(trace, policy.tools)],
     )
 
 

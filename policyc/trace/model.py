@@ -148,6 +148,48 @@ class Trace:
     def globals(self) -> "TraceGlobals":
         return TraceGlobals(self)
 
+    @cached_property
+    def _call_numbers(self) -> tuple[int, ...] | None:
+        """Per position, the agent's tool calls up to and including it; None when every
+        event is one (positions are then call numbers)."""
+        if all(not c.is_message and c.actor == ASSISTANT for c in self.calls):
+            return None
+        out, n = [], 0
+        for c in self.calls:
+            n += not c.is_message and c.actor == ASSISTANT
+            out.append(n)
+        return tuple(out)
+
+    @property
+    def events_are_calls(self) -> bool:
+        """Every event is a tool call of the agent: positions are call numbers."""
+        return self._call_numbers is None
+
+    def calls_through(self, length: int) -> int:
+        """How many of the first `length` events are the agent's tool calls."""
+        numbers = self._call_numbers
+        if numbers is None or length <= 0:
+            return max(0, min(length, len(self.calls)))
+        return numbers[min(length, len(numbers)) - 1]
+
+    def step(self, position: int) -> str:
+        """The event at `position` (0-based) as reports name it: `call #4` when the trace is the
+        agent's calls alone; else its event number, and for a call of the agent its number
+        among them: `event #9, call #4`, `event #8` (a message, or a call the user made).
+
+        >>> t = Trace.from_events((Call("message", {"text": "hi"}, kind="message", actor="user"),
+        ...                        Call("lookup", {}, {}))).observed(frozenset({"messages"}))
+        >>> t.step(0), t.step(1), Trace.of(("a", {}), ("b", {})).step(1)
+        ('event #1', 'event #2, call #1', 'call #2')
+        """
+        numbers = self._call_numbers
+        if numbers is None or not 0 <= position < len(self.calls):
+            return f"call #{position + 1}"
+        event = self.calls[position]
+        if event.is_message or event.actor != ASSISTANT:
+            return f"event #{position + 1}"
+        return f"event #{position + 1}, call #{numbers[position]}"
+
 
 class TraceGlobals:
     """Trace-wide domains (appendix A.2.4), each computed once per trace.
