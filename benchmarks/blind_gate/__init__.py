@@ -1,0 +1,1 @@
+"""Gate scenarios written from policyc's documentation alone, with independent oracles."""
