@@ -418,3 +418,11 @@ def test_replay_names_the_event_and_the_call_apart(tmp_path):
     (trace,) = data["traces"]
     assert (trace["first_refusal"], trace["first_refusal_call"]) == (5, 2)
     assert [(s["step"], s["call"]) for s in trace["steps"]][-2:] == [(4, 1), (5, 2)]
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("Bills of 40,42,45 each.", ["40", "42", "45"]),   # groups that are no thousands: a list
+    ("Order 1,2500 units.", ["1", "2500"]),
+])
+def test_prose_numbers_with_commas_that_are_no_thousands_are_separate(text, expected):
+    assert PROSE.entities(text) == expected

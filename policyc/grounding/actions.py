@@ -367,13 +367,16 @@ def _opens_condition(clause: list[_Token]) -> bool:
 
 
 def read_claims(text: object, claims: Mapping[str, Sequence[str]]) -> list[Claim]:
-    """Every occurrence of a declared phrase in a text (a string, or a list of them), with how
-    the text puts the action."""
+    """Every occurrence of a declared phrase in a text (a string, or a list of strings), with how
+    the text puts the action. `claims` maps each tool to its phrases (what is not a string is
+    left out: claims may come from an artifact, which is input)."""
     if isinstance(text, list):
-        return [c for item in text for c in read_claims(item, claims)]
-    if not isinstance(text, str) or not claims:
+        return [c for item in text if isinstance(item, str) for c in read_claims(item, claims)]
+    table = tuple((tool, tuple(p for p in phrases if isinstance(p, str))) for tool, phrases in claims.items()
+                  if isinstance(tool, str) and isinstance(phrases, (list, tuple))) if isinstance(claims, Mapping) else ()
+    if not isinstance(text, str) or not table:
         return []
-    index = _index(tuple((tool, tuple(phrases)) for tool, phrases in claims.items()))
+    index = _index(table)
     out: list[Claim] = []
     for part in _SENTENCE.split(text[:MAX_TEXT]):
         sentence = _expand(part)

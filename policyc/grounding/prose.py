@@ -71,7 +71,7 @@ _KINDS: tuple[tuple[str, re.Pattern], ...] = (
                       r"[A-Za-z0-9](?![\w-])")),
     ("name", re.compile(r"(?<![\w'’])(?:[A-Z][a-z]*[A-Z][A-Za-z]*|[A-Z]{2,}|[A-Z][a-z]+)"
                         r"(?:[ -](?:[A-Z][a-z]*[A-Z][A-Za-z]*|[A-Z]{2,}|[A-Z][a-z]+))*(?![\w'’])")),
-    ("number", re.compile(rf"(?<![\w.,])(?:{_NUM})(?!\w|\.\d|,\d)")),
+    ("number", re.compile(r"(?<![\w.])(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d,])|\d+(?:\.\d+)?)(?!\w|\.\d)")),
 )
 #: a greeting that opens a text: `Hi Anna,`, `Dear Mr Okafor,`, `Good morning!`
 _GREETING = re.compile(r"\s*(?:hi|hello|hey|dear|greetings|good (?:morning|afternoon|evening))\b[^\n,!.:;]*[,!.:;]?",
