@@ -35,7 +35,7 @@ from policyc.assure import (
     run_record,
     upper_bound,
 )
-from policyc.assure.models import Contract, MethodRules
+from policyc.assure import Contract, MethodRules
 from policyc.automata import compile_policy
 from policyc.check import check_text
 from policyc.cli import cli
