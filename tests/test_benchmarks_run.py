@@ -21,6 +21,7 @@ RUNS = {
                        "Final answer of 2,000 characters"),
     "conformance": (["benchmarks/conformance.py", "--quick"], "The gate on the code-QA example"),
     "corpus": (["benchmarks/corpus.py", "--quick", "--runs", "300", "--engines", "local", "jobs"], "output identical"),
+    "action_claims": (["benchmarks/action_claims.py", "--split", "dev"], "Unsupported claims of actions"),
     "automata": (["benchmarks/automata.py", "--quick", "--peers", "", "--families", "counting", "--repeat", "1"],
                  "counting"),
 }

@@ -327,3 +327,102 @@ def test_severity_of_an_uncompiled_rule_applies():
     run = Monitor(build_artifact(policy)).start()
     run.record("lookup_order", {"order_id": "A"}, {"total": 1.0})
     assert run.propose("issue_refund", {"order_id": "A", "amount": 2.0}).action == "stop"
+
+
+# ------------------------------------------------------------------ prose: amounts, courtesies, lists
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("Refunded EUR 96.27 today.", ["EUR 96.27"]),          # the code before the amount
+    ("Refunded 96.27 EUR today.", ["96.27 EUR"]),          # and after it
+    ("Refunded €96.27 and $5, then 5€.", ["€96.27", "$5", "5€"]),
+    ("Prices in EUR and USD only.", []),                   # a currency code is never a name
+    ("Hello Anna,\n\nYour order ships today.\n\nBest regards,\nThe Customer Support Team", []),
+    ("Thanks for reaching out!\n\nBest regards, Anna\nThe Customer Support Team", []),
+    ("Hi Maria, FedEx has the parcel.", ["FedEx"]),        # the greeting names the reader, not a fact
+    ("Dear Mr Okafor,\nDHL collects it.\nKind regards,\nTom Baker\nCustomer Care", ["DHL"]),
+    ("Thank you for waiting. John Smith at FedEx has it.", ["John Smith", "FedEx"]),  # thanks, not a sign-off
+    ("Your bills were [200,300,400,500].", ["200", "300", "400", "500"]),  # a bracketed list: four numbers
+    ("A total of 1,250 units, and 101,202 more.", ["1,250", "101,202"]),   # thousands, by the stated rule
+])
+def test_prose_entities_read_amounts_courtesies_and_lists(text, expected):
+    assert PROSE.entities(text) == expected
+
+
+def test_prose_amounts_with_the_code_before_are_grounded_by_value_and_results_read_commas_both_ways():
+    policy = checked("grounding prose\n" + REPLY_POLICY)
+    lookup = ("lookup_order", {"order_id": "ORD-77"}, {"order_id": "ORD-77", "total": 96.27, "carrier": "FedEx"})
+    for text in ("Your refund of EUR 96.27 is on its way.", "Your refund of 96.27 EUR is on its way.",
+                 "Hi Anna, your refund of €96.27 is on its way.\n\nBest regards,\nThe Customer Support Team"):
+        report = score(policy, Trace.of(lookup, ("reply", {"text": text})))
+        assert report.compliance_score == 1.0, (text, report.constraints[0].detail)
+    seen = PROSE.seen()
+    seen.add_call({}, {"codes": "101,202"})
+    assert [seen.contains(e) for e in ("101,202", "101", "202", "303")] == [True, True, True, False]
+
+
+# ------------------------------------------------------------------ events and calls named apart
+
+NAMED_APART = ("observe messages\n"
+               "tool lookup(order_id: str) -> { total: float }\n"
+               "tool refund(order_id: str)\n"
+               "rule looked_up severity block: always (refund(order_id: o) -> once lookup(order_id: o))\n")
+
+
+def _talkative_run() -> Trace:
+    """Two messages, then the fourth event is the agent's second call: a refund nobody looked up."""
+    return Trace.from_events((
+        Call("message", {"text": "Refund A1, please."}, kind="message", actor="user"),
+        Call("lookup", {"order_id": "B2"}, {"total": 3.0}, 1),
+        Call("message", {"text": "Refunding now."}, kind="message", position=2),
+        Call("refund", {"order_id": "A1", "amount": 3}, None, 3),
+    ))
+
+
+def test_reports_name_the_event_and_the_call_apart():
+    policy = checked(NAMED_APART)
+    (c,) = score(policy, _talkative_run()).constraints
+    assert (c.violated_at, c.violated_at_call) == (4, 2)
+    assert c.detail == 'Does not hold for o = "A1" at event #4, call #2 (`refund`).'
+    message, amount = score(policy, _talkative_run()).input_problems  # a message without `calls`; an `amount`
+    assert (message.event, message.call, message.where) == (3, None, "event #3")
+    assert (amount.event, amount.call, amount.where) == (4, 2, "event #4, call #2")
+    calls_only = checked(NAMED_APART.replace("observe messages\n", ""))
+    (c,) = score(calls_only, _talkative_run()).constraints
+    assert (c.violated_at, c.violated_at_call, c.detail) == (2, 2, 'Does not hold for o = "A1" at call #2 (`refund`).')
+
+
+def test_replay_names_the_event_and_the_call_apart(tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from policyc.cli import cli
+
+    policy = tmp_path / "p.altl"
+    policy.write_text(NAMED_APART, encoding="utf-8")
+    record = {"id": "r1", "messages": [
+        {"role": "user", "content": "Refund A1, please."},
+        {"role": "assistant", "content": "", "tool_calls": [
+            {"id": "1", "type": "function", "function": {"name": "lookup", "arguments": '{"order_id": "B2"}'}}]},
+        {"role": "tool", "tool_call_id": "1", "content": '{"total": 3.0}'},
+        {"role": "assistant", "content": "Refunding now.", "tool_calls": [
+            {"id": "2", "type": "function", "function": {"name": "refund", "arguments": '{"order_id": "A1"}'}}]},
+        {"role": "tool", "tool_call_id": "2", "content": "ok"}]}
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(record), encoding="utf-8")
+    result = CliRunner().invoke(cli, ["replay", str(policy), str(path)], env={"NO_COLOR": "1", "COLUMNS": "200"})
+    # the user's message, the agent's message calling `lookup`, the call, the agent's next message, the refund
+    assert "the gate would have refused event #5, call #2" in result.output, result.output
+    data = json.loads(CliRunner().invoke(cli, ["replay", str(policy), str(path), "--format", "json"]).stdout)
+    (trace,) = data["traces"]
+    assert (trace["first_refusal"], trace["first_refusal_call"]) == (5, 2)
+    assert [(s["step"], s["call"]) for s in trace["steps"]][-2:] == [(4, 1), (5, 2)]
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("Bills of 40,42,45 each.", ["40", "42", "45"]),   # groups that are no thousands: a list
+    ("Order 1,2500 units.", ["1", "2500"]),
+])
+def test_prose_numbers_with_commas_that_are_no_thousands_are_separate(text, expected):
+    assert PROSE.entities(text) == expected

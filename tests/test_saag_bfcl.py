@@ -43,8 +43,8 @@ CONTRADICTIONS = {
     "live_multiple_964-207-0": "structure",
     # the answer gives `journey_start_time`, which the schema does not declare
     "live_multiple_862-181-3": "structure",
-    # a string outside the schema's enum ("gluten free" for "Gluten Free", "openai", "all", "5 minutes", ...)
-    "simple_python_358": "type", "live_multiple_87-38-4": "type", "live_multiple_750-169-5": "type",
+    # a string outside the schema's enum ("openai", "all", "5 minutes", ...)
+    "live_multiple_87-38-4": "type", "live_multiple_750-169-5": "type",
     "live_multiple_755-169-10": "type", "live_multiple_756-169-11": "type", "live_multiple_835-178-10": "type",
     "live_multiple_871-182-8": "type", "live_multiple_947-197-0": "type", "live_multiple_956-203-0": "type",
     "live_parallel_multiple_2-2-0": "type",
@@ -90,8 +90,9 @@ def test_gold_calls_halting_at_grounding_state_what_the_query_does_not(rows):
     by_id = {row.record: row for row in rows}
     velocity = by_id["simple_python_31"]        # "started from rest": initial_velocity = 0
     assert velocity.assessment.result(GROUNDING).numeric == ("initial_velocity",)
-    ticker = by_id["live_multiple_134-51-0"]    # "the price of Apple": ticker = "AAPL"
-    assert ticker.assessment.result(GROUNDING).hard == ("ticker",)
+    ticker = by_id["live_multiple_134-51-0"]    # "the price of Apple": ticker = "AAPL", loosely "apple"
+    assert ticker.assessment.result(GROUNDING).soft == ("ticker",)
+    assert by_id["simple_python_15"].assessment.result(GROUNDING).hard == ("function",)  # "x**3" for "x^3"
     city = by_id["live_multiple_5-3-0"]         # "in Shanghai": location = "Shanghai, China"
     assert city.assessment.result(GROUNDING).soft == ("location",)
 
@@ -137,7 +138,7 @@ def test_the_per_stage_table_of_the_pinned_data(rows):
         pytest.skip(f"the counts below are those of bfcl-eval {PINNED}")
     halted = Counter(row.assessment.halted_at for row in rows)
     assert len(rows) == 3302
-    assert halted == {None: 2399, GROUNDING: 880, "type": 18, "structure": 5}
+    assert halted == {None: 2419, GROUNDING: 861, "type": 17, "structure": 5}
 
 
 def test_every_fault_is_caught_at_its_stage_and_no_correction_leaks(data):

@@ -121,6 +121,16 @@ def test_h_and_vhr_ctx_by_hand():
 
 def test_numbers_in_the_query():
     assert m.has_numbers("room 4") and not m.has_numbers("four rooms")
-    assert m.numbers_in("a=1, b=-3, 1,250.5 and 2e3") == {1.0, -3.0, 3.0, 1250.5, 2000.0}
+    assert m.numbers_in("a=1, b=-3, 1,250.5 and 2e3") == {1.0, -3.0, 3.0, 250.5, 1250.5, 2000.0}
+    # a comma between digits reads both ways: a thousands separator and a list separator
+    assert m.numbers_in("cash_flows=[200,300,400,500]") == {200.0, 300.0, 400.0, 500.0, 200300400500.0}
+    assert m.numbers_in("ids 101,202") == {101.0, 202.0, 101202.0}
+    assert m.exact_match([200, 300, 400, 500], "cash_flows=[200,300,400,500]") and m.exact_match(101202, "101,202")
+
+
+def test_partial_ratio_ignores_case_as_exact_match_does():
+    q = "Book the Grand Hotel in New York"
+    assert m.partial_ratio("grand hotell", q) == m.partial_ratio("Grand Hotell", q) == m.partial_ratio("GRAND HOTELL", q)
+    assert m.hallucination("new yorkk", q) == m.hallucination("New Yorkk", q) < 1 - m.HARD_DRIFT_THRESHOLD
     assert m.numbers_in("COVID-19 on 2023-10-05") >= {19.0, 2023.0, 10.0, 5.0}
 

@@ -94,23 +94,24 @@ def test_each_rule_is_broken_alone_by_its_run(reports, rule):
     assert failed == [rule]
 
 
-BROKEN = {  # rule: (violated_at, detail)
-    "c1": (13, 'Does not hold for c = "C1001" at call #13 (`send_payment_request`).'),
-    "c2": (13, 'Does not hold for b = "B1003" at call #13 (`send_payment_request`).'),
-    "c4": (23, "Does not hold at call #23 (`refuel_data`)."),
-    "c6": (23, 'Does not hold for l = "L1002" at call #23 (`resume_line`).'),
-    "c7": (25, 'Does not hold for l = "L1002" at call #25 (`resume_line`).'),
-    "c10": (4, "Does not hold at call #4 (`message`)."),
-    "c12": (9, "Does not hold at call #9 (`toggle_airplane_mode`)."),
-    "c19": (34, 'Does not hold for l = "L1002" (first at call #10, `get_details_by_id`).'),
-    "c20": (35, "Does not hold at call #35 (`message`)."),
+BROKEN = {  # rule: (violated_at, violated_at_call, detail): the policy reads messages and the user's calls,
+    # so a position is an event, named with the agent's call it is
+    "c1": (13, 3, 'Does not hold for c = "C1001" at event #13, call #3 (`send_payment_request`).'),
+    "c2": (13, 3, 'Does not hold for b = "B1003" at event #13, call #3 (`send_payment_request`).'),
+    "c4": (23, 6, 'Does not hold at event #23, call #6 (`refuel_data`).'),
+    "c6": (23, 5, 'Does not hold for l = "L1002" at event #23, call #5 (`resume_line`).'),
+    "c7": (25, 6, 'Does not hold for l = "L1002" at event #25, call #6 (`resume_line`).'),
+    "c10": (4, 0, "Does not hold at event #4 (`message`)."),
+    "c12": (9, 1, "Does not hold at event #9 (`toggle_airplane_mode`)."),  # the user's call
+    "c19": (34, 5, 'Does not hold for l = "L1002" (first at event #10, call #2, `get_details_by_id`).'),
+    "c20": (35, 6, "Does not hold at event #35 (`message`)."),
 }
 
 
 @pytest.mark.parametrize("rule", sorted(BROKEN))
 def test_details_name_the_variables_and_the_call_that_failed(reports, traces, rule):
     result = reports[f"{rule}-broken"][rule]
-    assert (result.violated_at, result.detail) == BROKEN[rule]
+    assert (result.violated_at, result.violated_at_call, result.detail) == BROKEN[rule]
 
 
 def test_an_offline_only_rule_is_violated_where_the_evaluator_can_tell(reports):

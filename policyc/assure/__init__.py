@@ -6,7 +6,8 @@ gated deployment, under stated assumptions), the outcome oracle (the reward reco
 run) and evidence imported as JSON from other methods. `assure(compiled, runs, options)`
 classifies every obligation as established, addressed but not established, or unaddressed,
 with the reason, and reports the gaps, the suite upper bounds over tasks, Prop. 3.4's union
-bounds, the run-level union of the methods with their pairwise overlap, and the residual.
+bounds (δ split over the rules), the run-level union of the methods (a method may be made of
+some of the policy's rules: `MethodRules`) with their pairwise overlap, and the residual.
 Nothing here imports the parser, the checker, lark or z3.
 
 >>> from policyc.automata import compile_policy
@@ -30,6 +31,7 @@ from policyc.assure.methods import (
     GATE,
     ORACLE,
     OUTCOME,
+    OUTSIDE,
     POLICY,
     RULE_CHECKER,
     RunRecord,
@@ -47,13 +49,14 @@ from policyc.assure.models import (
     EvidenceFile,
     Ledger,
     LedgerEntry,
+    MethodRules,
     Obligation,
 )
 from policyc.assure.render import render_markdown, render_text
 from policyc.assure.stats import missing_term_bound, overlap, union_bound, upper_bound
 
-__all__ = ["GATE", "ORACLE", "OUTCOME", "POLICY", "RULE_CHECKER", "Assumption", "Capability", "Contract", "Evidence",
-           "EvidenceFile", "EvidenceProblem", "Ledger", "LedgerEntry", "Obligation", "Options", "ReadEvidence",
+__all__ = ["GATE", "ORACLE", "OUTCOME", "OUTSIDE", "POLICY", "RULE_CHECKER", "Assumption", "Capability", "Contract",
+           "Evidence", "EvidenceFile", "MethodRules", "EvidenceProblem", "Ledger", "LedgerEntry", "Obligation", "Options", "ReadEvidence",
            "RunRecord", "assure", "classify", "combined_bound", "default_obligations", "gaps", "gate_evidence",
            "is_addressed", "missing_term_bound", "oracle_evidence", "overlap", "read_evidence", "read_evidence_text",
            "render_markdown", "render_text", "rule_checker_evidence", "rule_rows", "run_record", "union_bound",

@@ -1,25 +1,38 @@
 """The merged ledger of a suite: obligations, evidence from every method, and what they establish.
 
 `assure(compiled, runs, ...)` takes the scored runs of one deployment's suite (see
-`policyc.assure.methods.run_record`), adds the evidence of the rule checker, the outcome
-oracle (when the runs record a reward), the gate (for each gated deployment named) and any
-imported evidence, and classifies every obligation. Default obligations: each rule on the
-deployment with a suite(k) contract; the outcome, when the oracle ran; on a gated deployment,
-each rule the gate refuses with an exact contract and the others with suite(k); with
-`risk=(ε, δ)`, the whole policy (and the outcome) under a risk contract on every deployment.
+`policyc.assure.methods.run_record`), adds the evidence of the rule checker (when there are
+runs to read), the outcome oracle (when the runs record a reward), the gate (for each gated
+deployment named) and any imported evidence, and classifies every obligation.
+
+The inventory (table 4), by default: each rule on the deployment with a suite(k) contract; the
+outcome, with a suite(k) contract when the oracle ran; on a gated deployment, each rule the
+gate refuses with an exact contract and the others with suite(k); the whole policy's risk on
+every deployment (and the outcome's, when the oracle ran) with `risk=(ε, δ)`. Listed too, as
+*standing* obligations (reported, but not asked for: they leave the exit status alone): the
+outcome when no oracle ran, the policy's risk when no ε is named, and the requirements outside
+the policy. Each is unaddressed until some method's capability or evidence reaches it.
+
+The run-level union and overlaps are over methods: each method's flagged runs, as its
+evidence names them; a method made of rules (`MethodRules`, from an evidence file) flags the
+runs violating one of its rules, and the rule checker is one: all the policy's rules, or
+those its definition names (the paper's leaves out the formatting rule c11).
 """
 
 from __future__ import annotations
 
+import fnmatch
 import itertools
 from dataclasses import dataclass, field
 from typing import Sequence
 
 from policyc.assure.ledger import in_scope, risk_bound, classify, gaps
 from policyc.assure.methods import (
+    EVERY_DEPLOYMENT,
     GATE,
     ORACLE,
     OUTCOME,
+    OUTSIDE,
     POLICY,
     RULE_CHECKER,
     RunRecord,
@@ -37,6 +50,7 @@ from policyc.assure.models import (
     Evidence,
     EvidenceFile,
     Ledger,
+    MethodRules,
     Obligation,
     OverlapRow,
     Residual,
@@ -61,25 +75,28 @@ class Options:
 
 
 def default_obligations(compiled: CompiledPolicy, options: Options, has_oracle: bool) -> list[Obligation]:
+    """The inventory: the obligations the policy declares, before any evidence (module doc)."""
     rules = [r.name for r in compiled.policy.rules]
     suite = Contract(kind="suite", k=options.k)
     out = [Obligation(deployment=options.deployment, target=r, applicability=applicability_text(compiled, r),
                       contract=suite) for r in rules]
-    if has_oracle:
-        out.append(Obligation(deployment=options.deployment, target=OUTCOME, contract=suite))
+    out.append(Obligation(deployment=options.deployment, target=OUTCOME, contract=suite, standing=not has_oracle))
     gated = {e.target for e in gate_evidence(compiled, "_")}
     for deployment in options.gated:
         for r in rules:
             contract = Contract(kind="exact") if r in gated else suite
             out.append(Obligation(deployment=deployment, target=r, applicability=applicability_text(compiled, r),
                                   contract=contract))
-    if options.risk is not None:
-        eps, delta = options.risk
-        risk = Contract(kind="risk", epsilon=eps, delta=delta, distribution=options.distribution)
+    eps, delta = options.risk if options.risk is not None else (None, 1.0 - options.confidence)
+    risk = Contract(kind="risk", epsilon=eps, delta=delta, distribution=options.distribution)
+    if rules:
         for deployment in (options.deployment, *options.gated):
-            out.append(Obligation(deployment=deployment, target=POLICY, contract=risk, parts=rules))
-        if has_oracle:
-            out.append(Obligation(deployment=options.deployment, target=OUTCOME, contract=risk))
+            out.append(Obligation(deployment=deployment, target=POLICY, contract=risk, parts=rules,
+                                  standing=options.risk is None))
+    if has_oracle and options.risk is not None:
+        out.append(Obligation(deployment=options.deployment, target=OUTCOME, contract=risk))
+    out.append(Obligation(deployment=EVERY_DEPLOYMENT, target=OUTSIDE, applicability="any",
+                          contract=Contract(kind="exact"), standing=True))
     return out
 
 
@@ -88,8 +105,9 @@ def assure(compiled: CompiledPolicy, runs: Sequence[RunRecord], options: Options
     """The ledger of `runs` (one deployment's suite) against the policy, with `options`."""
     problems = list(problems)
     evidence = rule_checker_evidence(compiled, runs, options.deployment, options.suite, options.distribution,
-                                     options.lineage, options.confidence, options.resolved)
-    capabilities: list[Capability] = [rule_checker_capability(options.distribution)]
+                                     options.lineage, options.confidence, options.resolved) if runs else []
+    capabilities: list[Capability] = [rule_checker_capability(compiled, options.distribution)] \
+        if runs and compiled.policy.rules else []
     oracle = oracle_evidence(runs, options.deployment, options.suite, options.distribution, options.lineage,
                              options.resolved)
     if oracle is not None:
@@ -110,7 +128,8 @@ def assure(compiled: CompiledPolicy, runs: Sequence[RunRecord], options: Options
     obligations = list({o.key: o for o in obligations}.values())  # an imported obligation replaces a default one
     entries = [classify(o, evidence, capabilities) for o in obligations]
     expr_gap, est_gap = gaps(entries)
-    flags = _method_flags(evidence, runs, options, problems)
+    defined = _rule_methods(compiled, [m for f in options.imported for m in f.methods], problems)
+    flags = _method_flags(evidence, runs, options, problems, defined)
     union = _union(flags)
     all_runs = {r.id for r in runs}
     flagged = set().union(*flags.values()) if flags else set()
@@ -125,13 +144,45 @@ def assure(compiled: CompiledPolicy, runs: Sequence[RunRecord], options: Options
         combined=_combined(compiled, evidence, options),
         residual=Residual(unflagged=len(unflagged), unflagged_runs=unflagged, unmet=len(est_gap),
                           unaddressed=len(expr_gap)),
-        evidence=evidence, problems=problems)
+        evidence=evidence, methods={m: sorted(r) for m, r in defined.items()}, problems=problems,
+        warnings=_warnings(runs))
+
+
+def _warnings(runs: Sequence[RunRecord]) -> list[str]:
+    untasked = sum(not r.has_task for r in runs)
+    if not untasked:
+        return []
+    return [f"{untasked} of {len(runs)} run(s) carry no `metrics.task_id`: each is counted as a task of its own, "
+            f"so the bounds over tasks are too optimistic if runs repeat a task"]
+
+
+def _rule_methods(compiled: CompiledPolicy, definitions: Sequence[MethodRules],
+                  problems: list[str]) -> dict[str, frozenset[str]]:
+    """The rules of each method made of rules (names or fnmatch patterns; a name that matches
+    no rule of the policy is a problem, and is left out)."""
+    names = [r.name for r in compiled.policy.rules]
+
+    def matching(method: str, patterns: Sequence[str]) -> set[str]:
+        found: set[str] = set()
+        for pattern in patterns:
+            hit = fnmatch.filter(names, pattern)
+            if not hit:
+                problems.append(f"method `{method}`: `{pattern[:80]}` names no rule of the policy")
+            found.update(hit)
+        return found
+
+    out: dict[str, frozenset[str]] = {}
+    for d in definitions:
+        chosen = set(names) if d.rules is None else matching(d.method, d.rules)
+        out[d.method] = frozenset(chosen - matching(d.method, d.without))
+    return out
 
 
 def _method_flags(evidence: Sequence[Evidence], runs: Sequence[RunRecord], options: Options,
-                  problems: list[str]) -> dict[str, set[str]]:
+                  problems: list[str], defined: dict[str, frozenset[str]]) -> dict[str, set[str]]:
     """Per method, in the order the methods appear, the runs of the suite it flags (only
-    evidence on the suite's deployment)."""
+    evidence on the suite's deployment); a method made of rules flags the runs violating one
+    of them, in place of what its evidence flags."""
     known = {r.id for r in runs}
     out: dict[str, set[str]] = {}
     for e in evidence:
@@ -142,6 +193,8 @@ def _method_flags(evidence: Sequence[Evidence], runs: Sequence[RunRecord], optio
             problems.append(f"{e.label}: {len(unknown)} flagged run(s) are not in the suite "
                             f"(e.g. `{unknown[0][:80]}`); they are left out of the union")
         out.setdefault(e.method, set()).update(set(e.flagged) & known)
+    for method, rules in defined.items():
+        out[method] = {r.id for r in runs if r.violated & rules}
     return out
 
 
@@ -159,7 +212,7 @@ def _union(flags: dict[str, set[str]]) -> list[UnionStep]:
 
 def _combined(compiled: CompiledPolicy, evidence: Sequence[Evidence], options: Options) -> list[CombinedBound]:
     """Prop. 3.4 over every rule, on each deployment, from the rules' upper bounds there
-    (δ = 1 − confidence, split evenly)."""
+    (δ = 1 − confidence, split evenly: each rule's bound at confidence 1 − δ/m)."""
     rules = [r.name for r in compiled.policy.rules]
     if not rules:
         return []
@@ -179,7 +232,7 @@ def _combined(compiled: CompiledPolicy, evidence: Sequence[Evidence], options: O
                 missing.append(rule)
         eps, total_delta = union_bound(bounds)
         out.append(CombinedBound(deployment=deployment, distribution=options.distribution, rules=len(bounds),
-                                 epsilon=eps if not missing else 1.0, delta=total_delta, missing=missing))
+                                 epsilon=eps if not missing else 1.0, delta=total_delta, share=share, missing=missing))
     return out
 
 

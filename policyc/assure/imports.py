@@ -22,12 +22,13 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ValidationError
 
-from policyc.assure.models import Capability, Evidence, EvidenceFile, Obligation
+from policyc.assure.models import Capability, Evidence, EvidenceFile, MethodRules, Obligation
 from policyc.inputs import InputError, read_input
 from policyc.trace.errors import field_path
 from policyc.trace.jsontext import array_elements, decode, line_of, locate, member
 
-_KINDS: dict[str, type[BaseModel]] = {"evidence": Evidence, "capabilities": Capability, "obligations": Obligation}
+_KINDS: dict[str, type[BaseModel]] = {"evidence": Evidence, "capabilities": Capability, "obligations": Obligation,
+                                    "methods": MethodRules}
 
 
 @dataclass(frozen=True)
@@ -60,8 +61,9 @@ def read_evidence(path: str) -> ReadEvidence:
 def read_evidence_text(text: str, path: str = "<evidence>") -> ReadEvidence:
     if not text.strip():
         return ReadEvidence(EvidenceFile(), [EvidenceProblem(path, None, None, "it is empty; expected a JSON object "
-                                                                               "with `evidence`, `capabilities` or "
-                                                                               "`obligations`, or an array of evidence")])
+                                                                               "with `evidence`, `capabilities`, "
+                                                                               "`obligations` or `methods`, or an array "
+                                                                               "of evidence")])
     value, error, at = decode(text)
     if error is not None:
         return ReadEvidence(EvidenceFile(), [EvidenceProblem(path, None if at is None else line_of(text, at), None,
@@ -76,7 +78,7 @@ def read_evidence_text(text: str, path: str = "<evidence>") -> ReadEvidence:
             pos = member(text, start, unknown[0]) or start
             return ReadEvidence(EvidenceFile(), [EvidenceProblem(
                 path, line_of(text, pos), unknown[0][:80],
-                "unknown key; an evidence file has `evidence`, `capabilities` and `obligations`")])
+                "unknown key; an evidence file has `evidence`, `capabilities`, `obligations` and `methods`")])
         sections = {}
         for key in _KINDS:
             if key in value:
@@ -105,4 +107,4 @@ def read_evidence_text(text: str, path: str = "<evidence>") -> ReadEvidence:
                     message = (err["msg"][:1].lower() + err["msg"][1:]).removeprefix("value error, ")
                     problems.append(EvidenceProblem(path, line_of(text, locate(text, here, loc)), shown, message))
     return ReadEvidence(EvidenceFile(evidence=out["evidence"], capabilities=out["capabilities"],
-                                     obligations=out["obligations"]), problems)
+                                     obligations=out["obligations"], methods=out["methods"]), problems)

@@ -7,13 +7,13 @@ The claim graph is fixed and small. An obligation's contract is reached by these
 |---|---|
 | exact | an exact claim |
 | suite(k) | a suite count on the suite it names |
-| risk(ε, δ) | an upper bound; an exact claim (zero risk); a suite count from a suite that samples the named distribution, read as a clustered upper bound over its tasks |
-| a conjunction (`policy`) | its parts: exact if every part is; risk by Prop. 3.4 over the parts' bounds |
+| risk(ε, δ) | an upper bound; an exact claim (zero risk); a suite count from a suite that samples the named distribution, read as a clustered upper bound over its tasks (a suite that samples none addresses the risk of its own target, out of scope) |
+| a conjunction (`policy`) | its parts: exact if every part is; risk by Prop. 3.4 over the parts' bounds, each from a risk method or a suite that samples a distribution (else no risk-contract method addresses it) |
 
-An obligation is *addressed* when a capability (or evidence, which implies one) of a reaching
-claim type targets it on its deployment; it is *established* when evidence on the same
-deployment, of a reaching type, in scope and without an unresolved assumption meets the
-contract. Nothing transfers across deployments; a descriptive statistic and a lower bound
+An obligation is *addressed* when a capability (or evidence, which implies one) targets it on
+its deployment (for a part of a conjunction's risk: one whose claim can bound a risk); it is
+*established* when evidence on the same deployment, of a reaching type, in scope and without
+an unresolved assumption meets the contract. Nothing transfers across deployments; a descriptive statistic and a lower bound
 reach no contract. An observed violation on the deployment refutes an exact or suite contract
 (the obligation is then addressed, whichever method saw it). Otherwise the reason is the first
 that applies of: an unresolved assumption, insufficient applicability, a bound too weak, a scope
@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from typing import Iterable, Sequence
 
+from policyc.assure.methods import OUTSIDE
 from policyc.assure.models import Capability, Contract, Evidence, LedgerEntry, Obligation
 from policyc.assure.stats import union_bound, upper_bound
 
@@ -73,19 +74,26 @@ def _meets(e: Evidence, contract: Contract) -> bool:
     return bound is not None and bound <= (contract.epsilon or 0.0)
 
 
-def is_addressed(obligation: Obligation, evidence: Sequence[Evidence], capabilities: Sequence[Capability]) -> bool:
-    """Some capability, or some evidence (a method that ran), of a claim type reaching the
-    contract targets the obligation on its deployment."""
+def is_addressed(obligation: Obligation, evidence: Sequence[Evidence], capabilities: Sequence[Capability],
+                 part: bool = False) -> bool:
+    """Some capability, or some evidence (a method that ran), targets the obligation on its
+    deployment: the method looks at it, whatever it can claim (a descriptive statistic
+    addresses, and never establishes, as the paper's warning ideal). A part of a conjunction's
+    risk is addressed only by a claim that can bound it: Prop. 3.4 adds risk bounds, and a
+    count on a suite is one only when it samples a named distribution (table 4: with the rule
+    checker's counts alone, the policy's risk is unaddressed)."""
     if obligation.parts:
-        return all(is_addressed(_part(obligation, p), evidence, capabilities) for p in obligation.parts)
-    reach = _REACHES[obligation.contract.kind]
-    if any(c.claim in reach and c.reaches(obligation.target, obligation.deployment)
-           and (c.claim != "suite" or obligation.contract.kind != "risk" or c.distribution is not None)
+        return all(is_addressed(_part(obligation, p), evidence, capabilities, True) for p in obligation.parts)
+    strict = part and obligation.contract.kind == "risk"
+
+    def counts(claim: str, distribution: str | None) -> bool:
+        return not strict or claim in _REACHES["risk"] and (claim != "suite" or distribution is not None)
+
+    if any(c.reaches(obligation.target, obligation.deployment) and counts(c.claim, c.distribution)
            for c in capabilities):
         return True
-    return any(e.claim in reach and e.target == obligation.target and e.deployment == obligation.deployment
-               and (e.claim != "suite" or obligation.contract.kind != "risk" or e.distribution is not None)
-               for e in evidence)
+    return any(e.target == obligation.target and e.deployment == obligation.deployment
+               and counts(e.claim, e.distribution) for e in evidence)
 
 
 def _part(obligation: Obligation, target: str) -> Obligation:
@@ -107,6 +115,9 @@ def classify(obligation: Obligation, evidence: Sequence[Evidence], capabilities:
         return LedgerEntry(obligation=obligation, status=status, reason=reason, detail=detail,
                            evidence=[e.summary() for e in used], conditional_on=sorted(set(conditional)))
 
+    if obligation.target == OUTSIDE:
+        return entry("unaddressed", "no_method", "outside the policy's inventory: no method decides a requirement "
+                     "nobody wrote down, and nothing certifies that none is missing")
     if contract.kind in ("exact", "suite"):  # an observed violation refutes the contract, whoever saw it
         against = [e for e in here if e.violations and (contract.kind == "exact" or in_scope(e, contract)
                                                          or e.claim != "suite")]
@@ -134,9 +145,14 @@ def classify(obligation: Obligation, evidence: Sequence[Evidence], capabilities:
     if contract.kind == "risk" and reaching:
         confidence = 1.0 - (contract.delta or 0.0)
         bounds = [b for b in (risk_bound(e, confidence) for e in reaching) if b is not None]
+        if bounds and contract.epsilon is None:
+            return entry("addressed", "weak_bound", f"best upper bound {min(bounds):.4g}; no ε is named", reaching)
         if bounds:
             return entry("addressed", "weak_bound", f"best upper bound {min(bounds):.4g} > ε = {contract.epsilon:g}",
                          reaching)
+    if contract.kind == "risk" and any(e.claim == "suite" and e.distribution is None for e in here):
+        return entry("addressed", "scope_mismatch", "a count on a suite bounds a risk only as a sample of a named "
+                     "deployment distribution, and none is named (its runs are clustered by task)" + transfer, here)
     if here:
         kinds = sorted({e.claim for e in here})
         return entry("addressed", "scope_mismatch", f"the evidence here ({', '.join(kinds)}) is out of the "
@@ -151,7 +167,7 @@ def _established(e: Evidence, contract: Contract) -> str:
     if contract.kind == "exact":
         return f"exact claim by {e.method}"
     bound = risk_bound(e, 1.0 - (contract.delta or 0.0))
-    return f"Pr(¬{e.target}) ≤ {bound:.4g} ≤ ε = {contract.epsilon:g}"
+    return f"Pr(¬{e.target}) ≤ {bound:.4g}" + ("" if contract.epsilon is None else f" ≤ ε = {contract.epsilon:g}")
 
 
 def _classify_conjunction(obligation: Obligation, evidence: Sequence[Evidence],
@@ -159,16 +175,21 @@ def _classify_conjunction(obligation: Obligation, evidence: Sequence[Evidence],
     contract = obligation.contract
     parts = [classify(_part(obligation, p), evidence, capabilities) for p in obligation.parts]
     if not is_addressed(obligation, evidence, capabilities):
-        missing = [p.obligation.target for p in parts if p.status == "unaddressed"]
+        missing = [p for p in obligation.parts if not is_addressed(_part(obligation, p), evidence, capabilities, True)]
+        why = "no risk-contract method is configured (a count on a suite is no risk bound unless it samples a " \
+              "named distribution)" if contract.kind == "risk" else f"no method gives {contract}"
         return LedgerEntry(obligation=obligation, status="unaddressed", reason="no_method",
-                           detail=f"no method gives {contract} for {_few(missing)}")
+                           detail=f"{why}: {_few(missing)}")
     if contract.kind == "risk":
         bounds = combined_bound(obligation.parts, obligation.deployment, evidence, contract)
         if bounds is None:
             return _from_parts(obligation, parts)
         eps, delta = bounds
-        detail = f"Prop. 3.4 over {len(parts)} part(s): Pr ≤ {eps:.4g} at confidence {1 - delta:.4g}"
-        if eps <= (contract.epsilon or 0.0) and delta <= (contract.delta or 0.0) + 1e-12:
+        detail = f"Prop. 3.4 over {len(parts)} part(s), δ split evenly: Pr ≤ {eps:.4g} at confidence {1 - delta:.4g}"
+        if contract.epsilon is None:
+            return LedgerEntry(obligation=obligation, status="addressed", reason="weak_bound",
+                               detail=detail + "; no ε is named")
+        if eps <= contract.epsilon and delta <= (contract.delta or 0.0) + 1e-12:
             conditions = sorted({c for p in parts for c in p.conditional_on})
             return LedgerEntry(obligation=obligation, status="established", detail=detail, conditional_on=conditions)
         return LedgerEntry(obligation=obligation, status="addressed", reason="weak_bound",

@@ -22,11 +22,14 @@ from policyc.assure.models import Assumption, Capability, Evidence, RuleRow
 from policyc.assure.stats import CONFIDENCE, upper_bound
 from policyc.ir.printer import show
 from policyc.scoring.models import TraceReport
+from policyc.scoring.vacuity import has_triggers
 from policyc.tables.policy import CompiledPolicy
 from policyc.trace.model import Trace
 
 RULE_CHECKER, GATE, ORACLE = "rule checker", "gate", "outcome oracle"
 OUTCOME, POLICY = "outcome", "policy"
+#: the standing obligation of table 4's last row: what nobody wrote down, no method decides
+OUTSIDE, EVERY_DEPLOYMENT = "requirements outside the policy", "all"
 
 
 @dataclass(frozen=True)
@@ -36,35 +39,47 @@ class RunRecord:
     id: str
     task: str
     reward: float | None
-    applicable: frozenset[str]  # rules that apply (undeclared applicability: every rule)
+    applicable: frozenset[str]  # rules the run exercises
     violated: frozenset[str]
+    has_task: bool = True       # the task came from `metrics.task_id` (not: the run is a task of its own)
 
 
 def run_record(trace: Trace, report: TraceReport, index: int) -> RunRecord:
     """The run's id (the trace's, or its place), its task (`metrics.task_id`, else the run is a
-    task of its own), the oracle's reward when recorded, and the scorer's verdicts."""
+    task of its own), the oracle's reward when recorded, and the scorer's verdicts. A rule
+    applies to the run when its `when ρ` held (declared applicability), else when the run is
+    not vacuous for it (some trigger of it occurred, or the rule has none to tell)."""
     run_id = trace.id or report.trace_id or trace.origin or f"run {index + 1}"
     task = trace.metrics.get("task_id")
     reward = trace.metrics.get("reward")
     number = reward if isinstance(reward, (int, float)) and not isinstance(reward, bool) else None
+    known = isinstance(task, (str, int)) and not isinstance(task, bool)
     return RunRecord(
         id=str(run_id),
-        task=str(task) if isinstance(task, (str, int)) and not isinstance(task, bool) else f"run:{run_id}",
+        task=str(task) if known else f"run:{run_id}",
         reward=float(number) if number is not None and number == number else None,
-        applicable=frozenset(c.name for c in report.constraints if c.applicable is not False),
+        applicable=frozenset(c.name for c in report.constraints
+                             if (c.applicable if c.applicable is not None else not c.vacuous)),
         violated=frozenset(c.name for c in report.constraints if not c.passed),
+        has_task=known,
     )
 
 
 def applicability_text(compiled: CompiledPolicy, rule: str) -> str:
-    formula = compiled.policy.rule(rule).applicability
-    return "every run" if formula is None else show(formula)
+    """App of a rule: its `when ρ`, as `eventually ρ`; else the runs a trigger of it occurs in."""
+    found = compiled.policy.rule(rule)
+    if found.applicability is not None:
+        return show(found.applicability)
+    if has_triggers(found.formula):
+        return "runs where a trigger of it occurs (vacuous runs left out)"
+    return "every run (no trigger to tell a vacuous run)"
 
 
 def rule_rows(compiled: CompiledPolicy, runs: Sequence[RunRecord], confidence: float = CONFIDENCE) -> list[RuleRow]:
     """Table 2: per rule, the runs it applies to and those violating it, with the upper bound
     on its violation rate counted over tasks (and, for comparison, over runs)."""
     rows = []
+    share = (1.0 - confidence) / max(1, len(compiled.policy.rules))
     for rule in compiled.policy.rules:
         applied = [r for r in runs if rule.name in r.applicable]
         violating = [r for r in applied if rule.name in r.violated]
@@ -74,7 +89,8 @@ def rule_rows(compiled: CompiledPolicy, runs: Sequence[RunRecord], confidence: f
             rule=rule.name, requirement=rule.description, applicability=applicability_text(compiled, rule.name),
             applicable=len(applied), violated=len(violating), tasks=len(tasks), violating_tasks=len(bad_tasks),
             bound=upper_bound(len(bad_tasks), len(tasks), confidence),
-            bound_over_runs=upper_bound(len(violating), len(applied), confidence)))
+            bound_over_runs=upper_bound(len(violating), len(applied), confidence),
+            bound_split=upper_bound(len(bad_tasks), len(tasks), 1.0 - share)))
     return rows
 
 
@@ -99,9 +115,10 @@ def rule_checker_evidence(compiled: CompiledPolicy, runs: Sequence[RunRecord], d
     return out
 
 
-def rule_checker_capability(distribution: str | None = None) -> Capability:
-    """The rule checker reads any deployment's complete logs, for every rule."""
-    return Capability(method=RULE_CHECKER, targets=["*"], claim="suite", distribution=distribution)
+def rule_checker_capability(compiled: CompiledPolicy, distribution: str | None = None) -> Capability:
+    """The rule checker reads any deployment's complete logs, for each of the policy's rules."""
+    return Capability(method=RULE_CHECKER, targets=[r.name for r in compiled.policy.rules], claim="suite",
+                      distribution=distribution)
 
 
 def gate_evidence(compiled: CompiledPolicy, deployment: str, resolved: Sequence[str] = ()) -> list[Evidence]:

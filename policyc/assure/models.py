@@ -54,14 +54,15 @@ class Contract(_Record):
     kind: ContractKind
     k: int = Field(1, ge=1, le=10**9, description="suite: the runs the target must apply to")
     suite: str | None = Field(None, max_length=200, description="suite: the suite it names (any when null)")
-    epsilon: float | None = Field(None, gt=0, le=1, description="risk: the largest acceptable Pr(¬target)")
+    epsilon: float | None = Field(None, gt=0, le=1, description="risk: the largest acceptable Pr(¬target) (null: "
+                                                                "not named; no bound meets it)")
     delta: float | None = Field(None, gt=0, lt=1, description="risk: 1 − the confidence required")
     distribution: str | None = Field(None, max_length=200, description="risk: the distribution of runs it names")
 
     @model_validator(mode="after")
     def _fields_of_the_kind(self) -> "Contract":
-        if self.kind == "risk" and (self.epsilon is None or self.delta is None):
-            raise ValueError("a risk contract needs `epsilon` and `delta`")
+        if self.kind == "risk" and self.delta is None:
+            raise ValueError("a risk contract needs `delta` (and `epsilon`, unless it is not named yet)")
         if self.kind != "risk" and (self.epsilon is not None or self.delta is not None or self.distribution):
             raise ValueError(f"`epsilon`, `delta` and `distribution` belong to a risk contract, not {self.kind}")
         if self.kind != "suite" and self.suite is not None:
@@ -72,8 +73,8 @@ class Contract(_Record):
         if self.kind == "suite":
             return f"suite(k={self.k})" + (f" on {self.suite}" if self.suite else "")
         if self.kind == "risk":
-            return f"risk(ε={self.epsilon:g}, δ={self.delta:g})" + (f" under {self.distribution}"
-                                                                   if self.distribution else "")
+            eps = "ε not named" if self.epsilon is None else f"ε={self.epsilon:g}"
+            return f"risk({eps}, δ={self.delta:g})" + (f" under {self.distribution}" if self.distribution else "")
         return "exact"
 
 
@@ -87,6 +88,8 @@ class Obligation(_Record):
     contract: Contract
     parts: list[str] = Field(default_factory=list, max_length=10_000,
                              description="a conjunction's targets (`policy`: every rule); empty for one target")
+    standing: bool = Field(False, description="listed by the inventory, not asked for: reported, and left out of "
+                                              "whether the ledger is established (its exit status)")
 
     @property
     def key(self) -> str:
@@ -173,12 +176,25 @@ class Capability(_Record):
             ("*" in self.targets or target in self.targets)
 
 
+class MethodRules(_Record):
+    """A method whose run-level verdict is made of some of the policy's rules: a run is flagged
+    when it violates one of them. `rules`: the rules (names, or patterns such as `c1*`; every
+    rule when absent), `without`: those left out. The paper's rule checker leaves out the
+    formatting rule: `{"method": "rule checker", "without": ["c11_*"]}`."""
+
+    method: str = _NAME
+    rules: list[str] | None = Field(None, max_length=10_000)
+    without: list[str] = Field(default_factory=list, max_length=10_000)
+
+
 class EvidenceFile(_Record):
-    """An `--evidence` file: evidence records, capabilities and obligations from other methods."""
+    """An `--evidence` file: evidence records, capabilities and obligations from other methods,
+    and methods made of the policy's rules."""
 
     evidence: list[Evidence] = Field(default_factory=list)
     capabilities: list[Capability] = Field(default_factory=list)
     obligations: list[Obligation] = Field(default_factory=list)
+    methods: list[MethodRules] = Field(default_factory=list)
 
 
 class LedgerEntry(_Record):
@@ -202,6 +218,8 @@ class RuleRow(_Record):
     violating_tasks: int
     bound: float = Field(description="one-sided upper bound on the violation rate, over tasks")
     bound_over_runs: float = Field(description="the same bound were runs independent (optimistic when clustered)")
+    bound_split: float = Field(description="the bound over tasks at confidence 1 − δ/m, the share of δ Prop. 3.4 "
+                                           "gives each of the m rules")
 
 
 class UnionStep(_Record):
@@ -235,6 +253,7 @@ class CombinedBound(_Record):
     rules: int
     epsilon: float
     delta: float
+    share: float = Field(description="δ/m: the part of δ each rule's bound is taken at (confidence 1 − δ/m)")
     missing: list[str] = Field(default_factory=list, description="rules without an upper bound")
 
 
@@ -261,8 +280,12 @@ class Ledger(_Record):
     combined: list[CombinedBound]
     residual: Residual
     evidence: list[Evidence]
+    methods: dict[str, list[str]] = Field(default_factory=dict, description="methods made of rules, and their rules")
     problems: list[str] = Field(default_factory=list, description="inputs that could not be used, and why")
+    warnings: list[str] = Field(default_factory=list, description="what the figures rest on that may not hold")
 
     @property
     def established(self) -> bool:
-        return bool(self.entries) and all(e.status == "established" for e in self.entries)
+        """Every obligation asked for (not a standing one of the inventory) is established."""
+        asked = [e for e in self.entries if not e.obligation.standing]
+        return bool(asked) and all(e.status == "established" for e in asked)

@@ -21,13 +21,19 @@ def _pct(x: float) -> str:
 def _sections(ledger: Ledger) -> list[tuple[str, list[str], list[list[str]]]]:
     """(title, header, rows) of every table, shared by both renderers."""
     out = []
+    m = len(ledger.rules)
+    share = (1 - ledger.confidence) / max(1, m)
     out.append((f"Rules on the suite `{ledger.suite}` of `{ledger.deployment}`: {ledger.runs} runs, "
-                f"{ledger.tasks} tasks (upper bounds one-sided at {ledger.confidence:g}, over tasks)",
-                ["rule", "requirement", "App.", "Viol.", "tasks", "bound", "bound over runs"],
-                [[r.rule, r.requirement or "", str(r.applicable), str(r.violated), str(r.tasks), _pct(r.bound),
-                  _pct(r.bound_over_runs)] for r in ledger.rules]))
-    out.append(("Ledger", ["obligation", "deployment", "contract", "status", "reason", "evidence or missing premise"],
-                [[e.obligation.target, e.obligation.deployment, str(e.obligation.contract), _STATUS[e.status],
+                f"{ledger.tasks} tasks (upper bounds one-sided, over tasks: at {ledger.confidence:g} per rule; "
+                f"at {1 - share:.6g} with δ = {1 - ledger.confidence:.4g} split over the {m} rules, Prop. 3.4)",
+                ["rule", "requirement", "applies to", "App.", "Viol.", "tasks", "bound", "bound (δ/m)",
+                 "bound over runs"],
+                [[r.rule, r.requirement or "", _applies(r.applicability), str(r.applicable), str(r.violated), str(r.tasks),
+                  _pct(r.bound), _pct(r.bound_split), _pct(r.bound_over_runs)] for r in ledger.rules]))
+    out.append(("Ledger (standing: an obligation of the inventory nobody asked to establish)",
+                ["obligation", "deployment", "contract", "status", "reason", "evidence or missing premise"],
+                [[e.obligation.target + (" (standing)" if e.obligation.standing else ""), e.obligation.deployment,
+                  str(e.obligation.contract), _STATUS[e.status],
                   (e.reason or "").replace("_", " "),
                   e.detail + (f" (conditional on: {'; '.join(e.conditional_on)})" if e.conditional_on else "")]
                  for e in ledger.entries]))
@@ -42,13 +48,22 @@ def _sections(ledger: Ledger) -> list[tuple[str, list[str], list[list[str]]]]:
                       str(o.only_second), f"{o.disagreement:.2f}", f"{o.independent_disagreement:.2f}"]
                      for o in ledger.overlaps]))
     if ledger.combined:
-        out.append(("Policy risk by Prop. 3.4 (sum of the rules' upper bounds; no independence needed)",
+        out.append(("Policy risk by Prop. 3.4 (sum of the rules' upper bounds, each at confidence 1 − δ/m; "
+                    "no independence needed)",
                     ["deployment", "distribution", "rules bounded", "Pr(some rule violated) ≤", "confidence ≥",
                      "rules without a bound"],
                     [[c.deployment, c.distribution or "(none named)", str(c.rules),
                       "1 (not every rule is bounded)" if c.missing else f"{c.epsilon:.4g}",
-                      "-" if c.missing else f"{1 - c.delta:.4g}", _few(c.missing)] for c in ledger.combined]))
+                      "-" if c.missing else f"{1 - c.delta:.4g} (δ/m = {c.share:.4g})", _few(c.missing)]
+                     for c in ledger.combined]))
     return out
+
+
+def _applies(text: str) -> str:
+    """Table 2's App., in brief: the rule's `when`, its triggers, or every run."""
+    if text.startswith("runs where"):
+        return "runs with a trigger"
+    return "every run" if text.startswith("every run") else "its `when`"
 
 
 def _few(names: list[str], most: int = 3) -> str:
@@ -57,20 +72,27 @@ def _few(names: list[str], most: int = 3) -> str:
 
 def _summary(ledger: Ledger) -> list[str]:
     counts = {s: sum(e.status == s for e in ledger.entries) for s in _STATUS}
+    standing = sum(e.obligation.standing for e in ledger.entries)
     lines = [f"{counts['established']} established, {counts['addressed']} addressed but not established, "
-             f"{counts['unaddressed']} unaddressed, of {len(ledger.entries)} obligations"]
+             f"{counts['unaddressed']} unaddressed, of {len(ledger.entries)} obligations"
+             + (f" ({standing} standing)" if standing else "")]
     reasons: dict[str, int] = {}
     for e in ledger.entries:
         if e.reason:
             reasons[e.reason] = reasons.get(e.reason, 0) + 1
     for reason, n in reasons.items():
         lines.append(f"  {n} × {reason.replace('_', ' ')}: {REASONS[reason]}")
+    for method, rules in ledger.methods.items():
+        left = [x.rule for x in ledger.rules if x.rule not in rules]
+        lines.append(f"method `{method}`: a run it flags violates one of {len(rules)} of the {len(ledger.rules)} rules"
+                     + (f" (left out: {_few(left)})" if left else ""))
     r = ledger.residual
     lines.append(f"residual: {r.unflagged} of {ledger.runs} runs flagged by no method (not evidence of compliance); "
                  f"{r.unmet} obligations unmet (G_est), {r.unaddressed} unaddressed (G_expr)")
     if ledger.suite and ledger.entries:
         lines.append("a suite contract records a test on the suite, not compliance on every run of the deployment")
     lines.extend(f"problem: {p}" for p in ledger.problems)
+    lines.extend(f"warning: {w}" for w in ledger.warnings)
     return lines
 
 

@@ -170,8 +170,8 @@ def _unsupported_reason(leaf: n.Term, var: str | None) -> str:
     if kinds & {"From", "Flows"}:
         return (f"the condition `{show(leaf)}` reads what the run had seen before the call (provenance); "
                 "the gate decides it with the evaluator")
-    if kinds & {"Values", "Outputs", "Metric", "Request"}:
-        return f"the condition `{show(leaf)}` reads trace-wide values (domains, outputs, metrics or the request)"
+    if kinds & {"Values", "Outputs", "Done", "Metric", "Request"}:
+        return f"the condition `{show(leaf)}` reads trace-wide values (domains, outputs, done, metrics or the request)"
     if var is not None and n.Var(var) in subformulas(leaf):
         return f"`{var}` is compared with a call other than by `==` or `!=` in `{show(leaf)}`"
     return f"the condition `{show(leaf)}` reads variables the automata do not track"

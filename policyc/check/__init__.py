@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from policyc.check.claims import claim_table
 from policyc.check.modules import ModuleGraph, load_policy, load_text
 from policyc.check.policy import PolicyBuilder
 from policyc.check.symbols import collect
@@ -22,6 +23,7 @@ def check_graph(graph: ModuleGraph) -> tuple[Policy | None, list[Diagnostic]]:
     syms, diags = collect(graph)
     resolver = TypeResolver(syms, diags)
     sigs = signatures(syms, resolver, diags)
+    syms.claims = claim_table(syms, sigs, diags)
     if "messages" in syms.observed:
         sigs["message"] = MESSAGE_SIGNATURE
     for name in syms.types:

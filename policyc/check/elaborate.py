@@ -210,6 +210,8 @@ class Elaborator(PathsMixin, OperatorsMixin, PatternsMixin, MacrosMixin, Provena
             return TVal(b.var(info.ir_name), info.type or t.ANY, e.span)
         if name == "outputs":
             return TVal(b.outputs(), t.EntitySetT(), e.span)
+        if name == "done" and scope.instance.renamer.tool(name) not in self.sigs:  # a tool `done` keeps its name
+            return TVal(b.done(tool for tool, sig in self.sigs.items() if sig.terminal), t.ListT(t.STR), e.span)
         if name == "result":
             self.error("E0226", "`result` names the result of a call, inside an event pattern", e.span,
                        help="write the condition inside the pattern: `tool(result.ok == true)`, "

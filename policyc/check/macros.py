@@ -233,7 +233,7 @@ class MacrosMixin:
 
         def resolves(name: str, bound: set[str]) -> bool:
             return (name in bound or name in scope.vars or name in scope.params or name in self.syms.functions
-                    or name in self.syms.types or name in ("_", "outputs", "metrics", "result", "request")
+                    or name in self.syms.types or name in ("_", "outputs", "done", "metrics", "result", "request")
                     or scope.instance.renamer.tool(name) in self.sigs)
 
         def visit(node, bound: set[str]) -> None:

@@ -174,7 +174,8 @@ class PatternsMixin:
                     return None
                 tools.append(tv.tool)
             return TVal(b.outputs(tools), t.EntitySetT(), e.span)
-        arity = {"len": 1, "abs": 1, "lower": 1, "upper": 1, "strip": 1, "entities": 1, "min": 2, "max": 2,
+        arity = {"len": 1, "abs": 1, "lower": 1, "upper": 1, "strip": 1, "entities": 1, "actions": 1, "min": 2,
+                 "max": 2,
                  "contains": 2, "startswith": 2, "endswith": 2}[name]
         if len(e.args) != arity or any(isinstance(a, ast.KeywordArg) for a in e.args):
             self.error("E0209", f"`{name}` takes {arity} argument{'s' if arity != 1 else ''}", e.span,
@@ -198,11 +199,21 @@ class PatternsMixin:
         terms = [a.term for a in args]  # type: ignore[union-attr]
         types_ = [t.strip_optional(a.type) for a in args]  # type: ignore[union-attr]
         if name == "entities":
-            if types_[0] not in (t.STR, t.ANY) and types_[0] != t.ListT(t.STR) and not (
-                    isinstance(types_[0], t.ListT) and types_[0].elem in (t.STR, t.ANY)):
+            if not _is_text(types_[0]):
                 self.error("E0208", f"`entities` reads text, not `{args[0].type}`", e.args[0].span, scope=scope)
                 return None
             return TVal(b.op("entities", terms[0]), t.ListT(t.STR), e.span)
+        if name == "actions":
+            if not _is_text(types_[0]):
+                self.error("E0208", f"`actions` reads text, not `{args[0].type}`", e.args[0].span, scope=scope)
+                return None
+            if not self.syms.claims:
+                self.error("E0245", "`actions(...)` needs `claims` declarations, and the policy has none",
+                           e.span, help='declare the phrases that claim a tool\'s action: '
+                                        '`claims "refund", "refunded" by issue_refund`', scope=scope)
+                return None
+            claims = {tool: list(phrases) for tool, phrases in sorted(self.syms.claims.items())}
+            return TVal(b.op("actions", terms[0], b.lit(claims)), t.ListT(t.STR), e.span)
         if name in ("abs",):
             if not t.is_numeric(types_[0]):
                 self.error("E0208", f"`abs` needs a number, not `{args[0].type}`", e.args[0].span, scope=scope)
@@ -217,3 +228,8 @@ class PatternsMixin:
         if name in ("lower", "upper", "strip"):
             return TVal(b.op(name, *terms), t.STR, e.span)
         return TVal(b.op(name, *terms), t.BOOL, e.span)
+
+
+def _is_text(ty: t.Type) -> bool:
+    """A string, a list of strings, or unknown: what `entities` and `actions` read."""
+    return ty in (t.STR, t.ANY) or isinstance(ty, t.ListT) and ty.elem in (t.STR, t.ANY)

@@ -26,6 +26,7 @@ BUILTIN_FUNCTIONS = {
     "strip": "strip(s): `s` without leading and trailing white space",
     "entities": "entities(text): the identifiers, file paths and numbers in a text (appendix H.3)",
     "outputs": "outputs(tool, ...): what the results of these tools showed, for grounding",
+    "actions": "actions(text): the tools whose action a text claims as done (by the `claims` declarations)",
 }
 #: Builtins a declared tool of the same name hides (they came after tools could take their names).
 TEXT_FUNCTIONS = {
@@ -74,6 +75,8 @@ class Symbols:
     conformance: ast.ConformanceDecl | None = None
     observes: list[ast.ObserveDecl] = field(default_factory=list)  # from every module
     grounding: ast.GroundingDecl | None = None
+    claim_decls: list[Entry] = field(default_factory=list)  # `claims ... by tool`, from every module
+    claims: dict[str, tuple[str, ...]] = field(default_factory=dict)  # per tool, its phrases (`claim_table`)
 
     @property
     def observed(self) -> frozenset[str]:
@@ -132,6 +135,8 @@ def collect(graph: ModuleGraph) -> tuple[Symbols, list[Diagnostic]]:
                 syms.policy = decl
             elif isinstance(decl, ast.ObserveDecl):
                 syms.observes.append(decl)
+            elif isinstance(decl, ast.ClaimsDecl):
+                syms.claim_decls.append(Entry(decl, inst))
             elif isinstance(decl, ast.GroundingDecl):
                 if syms.grounding is not None and syms.grounding.name != decl.name:
                     diags.append(Diagnostic("E0222", "the grounding extractor is set twice", decl.span,

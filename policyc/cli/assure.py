@@ -13,7 +13,7 @@ from policyc.trace.formats import FORMATS
 
 @click.command("assure")
 @click.argument("policy", metavar="POLICY_OR_ARTIFACT", type=click.Path(dir_okay=False))
-@click.argument("traces", nargs=-1, required=True)
+@click.argument("traces", nargs=-1)
 @click.option("--deployment", default="deployment", show_default=True,
               help="the deployment the runs come from (model, prompt, tools, environment)")
 @click.option("--suite", default=None, help="the name of the suite the runs form (default: the trace files' names)")
@@ -47,14 +47,18 @@ def command(policy: str, traces: tuple[str, ...], deployment: str, suite: str | 
     """The assurance ledger of TRACES, one deployment's suite of runs (files, folders, or -).
 
     \b
-    Obligations (each rule on the suite with a suite(k) contract, the outcome when the runs
-    record the benchmark's reward, the gated deployments' rules, risk contracts with --risk,
-    and those of --evidence files) are classified against the evidence of the rule checker,
-    the outcome oracle, the gate and the imported methods: established, addressed but not
-    established, or unaddressed, with the reason. Then the run-level union of the methods,
-    their pairwise overlap, Prop. 3.4's bounds and the residual.
-    Exit status: 0 every obligation established, 1 some not, 2 bad input (a malformed trace
-    record or evidence record, no records; the ledger is still written from the rest).
+    The inventory (each rule on the suite with a suite(k) contract, the outcome, the gated
+    deployments' rules, the policy's risk, with a contract when --risk names one, the
+    requirements outside the policy, and the obligations of --evidence files) is classified
+    against the evidence of the rule checker, the outcome oracle, the gate and the imported
+    methods: established, addressed but not established, or unaddressed, with the reason.
+    Without TRACES, the inventory alone: every obligation unaddressed until evidence comes.
+    Then the run-level union of the methods, their pairwise overlap, Prop. 3.4's bounds and
+    the residual.
+    Exit status: 0 every obligation asked for established (the standing ones of the
+    inventory aside), 1 some not, 2 bad input (a malformed trace record or evidence record,
+    a method naming no rule, TRACES given without a record; the ledger is still written from
+    the rest).
     """
     from policyc.assure import Options, assure, read_evidence, render_markdown, render_text, run_record
     from policyc.scoring import score_trace
@@ -92,14 +96,14 @@ def command(policy: str, traces: tuple[str, ...], deployment: str, suite: str | 
         imported.append(read.file)
         problems.extend(f"evidence record not used: {p}" for p in read.problems)
     inputs_bad = bool(problems)
-    if not runs:
+    if traces and not runs:
         fail("no trace records found" if not problems else "no trace record could be read",
              None if not problems else problems[0])
     ids = [r.id for r in runs]
     if len(set(ids)) != len(ids):
         problems.append("some runs share an id; run-level counts treat them as one run")
         inputs_bad = True
-    options = Options(deployment=deployment, suite=suite or ", ".join(traces), gated=gated, k=k,
+    options = Options(deployment=deployment, suite=suite or ", ".join(traces) or "(no runs)", gated=gated, k=k,
                       risk=None if risk is None else (risk, 1.0 - confidence), distribution=distribution,
                       confidence=confidence, resolved=resolved, lineage=tuple(traces), imported=tuple(imported))
     ledger = assure(compiled, runs, options, problems)
@@ -117,4 +121,6 @@ def command(policy: str, traces: tuple[str, ...], deployment: str, suite: str | 
         write_output(output, text.encode("utf-8"), [policy, *traces, *evidence_files])
     for problem in ledger.problems:
         click.echo(f"policyc: {printable(problem)}", err=True)
+    for warning in ledger.warnings:
+        click.echo(f"policyc: warning: {printable(warning)}", err=True)
     raise click.exceptions.Exit(EXIT_INPUT if inputs_bad else EXIT_OK if ledger.established else EXIT_FINDINGS)

@@ -48,18 +48,21 @@ def render_table(replayed, policy_name: str, mode: str | None) -> None:
     console = Console(no_color=not use_color(), soft_wrap=False)
     title = safe(f"gate replay: {replayed.trace.id or replayed.trace.origin or 'trace'} against {policy_name}")
     table = Table(title=title + (f" (mode {mode})" if mode else ""), title_justify="left")
-    for name, kw in (("#", {"justify": "right"}), ("call", {}), ("decision", {}), ("why", {"overflow": "fold"})):
+    trace = replayed.trace
+    numbered = "#" if trace.events_are_calls else "event, call"
+    for name, kw in ((numbered, {"justify": "right"}), ("call", {}), ("decision", {}), ("why", {"overflow": "fold"})):
         table.add_column(name, **kw)
     for step in replayed.steps:
-        call = replayed.trace.calls[step.position]
+        call = trace.calls[step.position]
         action = step.action + (" *" if step.counterfactual and step.decision is not None else "")
-        table.add_row(str(step.position + 1), _call_text(call), f"[{_STYLE[step.action]}]{action}[/]", _why(step))
+        where = trace.step(step.position).replace("event ", "").replace("call ", "")
+        table.add_row(where, _call_text(call), f"[{_STYLE[step.action]}]{action}[/]", _why(step))
     console.print(table)
     first = replayed.first_refusal
     if first is None:
         console.print("the gate would have let every call run")
     else:
-        console.print(f"the gate would have refused call #{first + 1}; * marks calls after a refusal "
+        console.print(f"the gate would have refused {trace.step(first)}; * marks calls after a refusal "
                       "(counterfactual: the gated agent would have been told and acted otherwise)")
     score = getattr(replayed.report, "compliance_score", None)
     if score is None and isinstance(replayed.report, dict):
@@ -109,7 +112,10 @@ def command(policy: str, traces: tuple[str, ...], mode: str | None, fmt: str, tr
             "policy": monitor.name, "mode": mode,
             "traces": [{"id": r.trace.id, "origin": r.trace.origin,
                         "first_refusal": None if r.first_refusal is None else r.first_refusal + 1,
-                        "steps": [s.to_json(r.trace.calls[s.position]) for s in r.steps],
+                        "first_refusal_call": None if r.first_refusal is None else
+                        r.trace.calls_through(r.first_refusal + 1),
+                        "steps": [{**s.to_json(r.trace.calls[s.position]),
+                                   "call": r.trace.calls_through(s.position + 1)} for s in r.steps],
                         "events": [e.to_json() for e in r.events],
                         "report": _report_json(r.report)} for r in results],
             "errors": [e.to_json() for e in errors],

@@ -119,6 +119,8 @@ def declaration(d: ast.Decl, rules: RuleBlock) -> Doc:  # noqa: C901 - one case 
         return "observe " + ", ".join(show_label(name) for name in d.names)
     if isinstance(d, ast.GroundingDecl):
         return f"grounding {show_label(d.name)}"
+    if isinstance(d, ast.ClaimsDecl):
+        return f"claims {', '.join(show_string(p) for p in d.phrases)} by {show_name(d.tool)}"
     raise TypeError(f"cannot format {type(d).__name__}")
 
 
@@ -130,6 +132,8 @@ def group_key(d: ast.Decl) -> str:
         return "type"
     if isinstance(d, ast.BudgetDecl | ast.ConformanceDecl | ast.ObserveDecl | ast.GroundingDecl):
         return "setting"
+    if isinstance(d, ast.ClaimsDecl):
+        return "claims"
     if isinstance(d, ast.DefDecl | ast.PredicateDecl):
         return "def"
     return type(d).__name__

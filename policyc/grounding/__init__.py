@@ -41,6 +41,7 @@ from policyc.grounding.code import (
     entity_kind,
     python_definitions,
 )
+from policyc.grounding.actions import Claim, claimed_actions, read_claims
 from policyc.grounding.prose import ProseSet, prose_entities, prose_kind
 
 
@@ -91,6 +92,13 @@ def extractor_of(bindings: Mapping[str, Any] | None) -> Extractor:
     return found if found is not None else CODE
 
 
+def actions_reader_of(bindings: Mapping[str, Any] | None) -> Callable[[object, Mapping], list[str]]:
+    """How `actions(text)` reads claims of actions in an evaluation: the extractor's own
+    `actions(text, claims)` when it has one (a model, say), else the rule-based reader."""
+    own = getattr(extractor_of(bindings), "actions", None)
+    return own if callable(own) else claimed_actions
+
+
 def with_extractor(bindings: Mapping[str, Any] | None, extractor: Extractor | None) -> dict:
     """Extern bindings with an extractor added (unchanged when it is None or the default)."""
     out = dict(bindings or {})
@@ -99,6 +107,7 @@ def with_extractor(bindings: Mapping[str, Any] | None, extractor: Extractor | No
     return out
 
 
-__all__ = ["BUILTIN_EXTRACTORS", "CODE", "PROSE", "EXTRACTOR_KEY", "EntitySet", "Extractor", "MAX_ENTITIES",
+__all__ = ["BUILTIN_EXTRACTORS", "CODE", "PROSE", "EXTRACTOR_KEY", "Claim", "EntitySet", "actions_reader_of",
+           "claimed_actions", "read_claims", "Extractor", "MAX_ENTITIES",
            "MAX_TEXT", "ProseSet", "SeenSet", "c_definitions", "entities", "entity_kind", "extractor_of",
            "prose_entities", "prose_kind", "python_definitions", "with_extractor"]

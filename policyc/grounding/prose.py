@@ -3,8 +3,9 @@
 `prose_entities(text)` finds, in order and without repeats:
 
 - **emails**: `ann.lee@example.com` (matched in lower case);
-- **amounts with a currency**: `$2.00`, `€ 15`, `12.50 USD`, `3 dollars` (matched by value:
-  `$2.00` is grounded by a result holding the number 2 or the amount `2.00 USD`);
+- **amounts with a currency**, the sign or code before or after the number: `$2.00`, `€ 15`,
+  `EUR 96.27`, `96.27 EUR`, `5€`, `3 dollars` (matched by value: `$2.00` is grounded by a result
+  holding the number 2 or the amount `2.00 USD`); a currency code is never a name;
 - **dates**: `2025-01-31`, `2025-01-31T10:00`, `01/31/2025` (month first), `Jan 31, 2025`,
   `31 January 2025` (matched as the calendar day: `Jan 31, 2025` is grounded by `2025-01-31`);
 - **quoted spans**: text between double quotes (`"Line resumed successfully"`, also “curly”),
@@ -13,8 +14,15 @@
 - **ids**: words mixing letters and digits (`L1002`, `C1001`, `ORD-77`, `SAVE20`, a UUID),
   matched case-insensitively;
 - **names**: runs of capitalised words (`Premium Plus`, `John Smith`, `FedEx`, `DHL`), without a
-  leading article or pronoun, matched case-insensitively;
-- **numbers** and **file paths**, as the code extractor finds them.
+  leading article or pronoun, matched case-insensitively; not in the courtesies around a
+  reply: a greeting line that opens it (`Hi Anna,`, `Dear Mr Okafor,`) and the sign-off that
+  closes it (`Best regards, Anna`, `Kind regards,` and the lines after it, a last line such
+  as `The Customer Support Team`), which name the writer and the reader, not a fact;
+- **numbers** and **file paths**, as the code extractor finds them. A comma between digits
+  is a thousands separator when every group after it has three digits (`1,250` is 1250,
+  `101,202` is 101202), except in a bracketed list, whose commas separate numbers
+  (`[200,300,400,500]` is four numbers). What results show is read both ways, so a reply's
+  `101` or `101,202` is grounded by a result's `"101,202"`.
 
 Every string and number of the results is also seen as a value of its own, so a quoted span
 or a name equal to a result field is grounded. Extraction is linear in the text (one regex
@@ -36,19 +44,23 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from policyc.grounding.code import _PATH, MAX_ENTITIES, MAX_TEXT, _normalise_path
-from policyc.grounding.definitions import NUMBER_RE
 
 _MONTHS = {m: i + 1 for i, m in enumerate(
     "january february march april may june july august september october november december".split())}
 _MONTH = r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?" \
          r"|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?"
 _CURRENCY_SIGN = "$€£¥"
-_CURRENCY_WORD = r"(?:USD|EUR|GBP|JPY|CAD|AUD|dollars?|euros?|pounds?|cents?)"
+#: ISO codes of the currencies a reply names; a code is an amount's unit, never a name
+CURRENCY_CODES = frozenset("USD EUR GBP JPY CAD AUD CHF CNY INR NZD SEK NOK DKK PLN MXN BRL ZAR SGD HKD".split())
+_CODE = "|".join(sorted(CURRENCY_CODES))
+_CURRENCY_WORD = rf"(?:{_CODE}|dollars?|euros?|pounds?|cents?)"
 _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 
 _KINDS: tuple[tuple[str, re.Pattern], ...] = (
     ("email", re.compile(r"(?<![\w.+-])[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")),
-    ("amount", re.compile(rf"[{_CURRENCY_SIGN}]\s?(?:{_NUM})|(?<![\w.])(?:{_NUM})\s?{_CURRENCY_WORD}\b")),
+    ("amount", re.compile(rf"[{_CURRENCY_SIGN}]\s?(?:{_NUM})|\b(?:{_CODE})\s?(?:{_NUM})(?![\d,.]*\d)"
+                          rf"|(?<![\w.])(?:{_NUM})\s?(?:{_CURRENCY_WORD}\b|[{_CURRENCY_SIGN}])")),
+    ("list", re.compile(r"\[\s*-?\d+(?:\.\d+)?(?:\s*,\s*-?\d+(?:\.\d+)?)+\s*\]")),
     ("date", re.compile(rf"\b\d{{4}}-\d{{2}}-\d{{2}}(?:[T ]\d{{2}}:\d{{2}}(?::\d{{2}})?)?\b"
                         rf"|\b\d{{1,2}}/\d{{1,2}}/\d{{4}}\b"
                         rf"|\b{_MONTH} \d{{1,2}}(?:st|nd|rd|th)?,? \d{{4}}\b"
@@ -59,8 +71,18 @@ _KINDS: tuple[tuple[str, re.Pattern], ...] = (
                       r"[A-Za-z0-9](?![\w-])")),
     ("name", re.compile(r"(?<![\w'’])(?:[A-Z][a-z]*[A-Z][A-Za-z]*|[A-Z]{2,}|[A-Z][a-z]+)"
                         r"(?:[ -](?:[A-Z][a-z]*[A-Z][A-Za-z]*|[A-Z]{2,}|[A-Z][a-z]+))*(?![\w'’])")),
-    ("number", NUMBER_RE),
+    ("number", re.compile(r"(?<![\w.])(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d,])|\d+(?:\.\d+)?)(?!\w|\.\d)")),
 )
+#: a greeting that opens a text: `Hi Anna,`, `Dear Mr Okafor,`, `Good morning!`
+_GREETING = re.compile(r"\s*(?:hi|hello|hey|dear|greetings|good (?:morning|afternoon|evening))\b[^\n,!.:;]*[,!.:;]?",
+                       re.I)
+#: a sign-off: from its first words to the end of the text, when at most three short lines follow
+_SIGN_OFF = re.compile(r"(?:^|(?<=\n)|(?<=[.!?] ))[ \t]*(?:(?:best|kind|warm|warmest)\s+(?:regards|wishes)|regards"
+                       r"|sincerely|yours (?:sincerely|truly|faithfully)|cheers|many thanks|thanks again"
+                       r"|all the best|take care|thanks|thank you)\b[ \t]*[,!.]?[ \t]*(?=\n|(?-i:[A-Z])|$)", re.I)
+#: a team's signature on the last line: `The Customer Support Team`, `Customer Care`
+_SIGNATURE = re.compile(r"(?:^|\n)[ \t]*(?:the\s+)?[A-Z][\w&'’ -]{0,60}\b(?:team|support|care|desk|services?|department)"
+                        r"[ \t.]*\s*$", re.I)
 #: Words that start a sentence or stand alone capitalised without naming anything.
 _NOT_NAMES = frozenset("""
     a an the i i'm i've i'll we you he she it they this that these those there here my your our their his her its
@@ -75,7 +97,7 @@ def _is_name(token: str) -> bool:
     words = token.replace("-", " ").split()
     while words and words[0].lower() in _NOT_NAMES:
         words = words[1:]
-    if not words:
+    if not words or len(words) == 1 and words[0].upper() in CURRENCY_CODES:
         return False
     one = " ".join(words)
     return len(words) > 1 or not one.istitle() or one.isupper() and len(one) >= 2
@@ -124,10 +146,43 @@ def _date(text: str) -> str | None:
         return None
 
 
+def courtesies(text: str) -> list[tuple[int, int]]:
+    """The spans of a text's greeting and sign-off, where names name people, not facts.
+
+    >>> t = "Hi Anna,\\nYour order shipped.\\n\\nBest regards, Tom\\nThe Customer Support Team"
+    >>> [t[a:b].strip() for a, b in courtesies(t)]
+    ['Hi Anna,', 'Best regards, Tom\\nThe Customer Support Team']
+    """
+    out = []
+    greeting = _GREETING.match(text)
+    if greeting and greeting.group().strip():
+        out.append(greeting.span())
+    tail = text[-SIGN_OFF_SPAN:]
+    base = len(text) - len(tail)
+    for m in _SIGN_OFF.finditer(tail):
+        rest = tail[m.end():]
+        if rest.count("\n") <= 3 and len(rest) <= 200:
+            out.append((base + m.start(), len(text)))
+            break
+    else:
+        signature = _SIGNATURE.search(tail)
+        if signature:
+            out.append((base + signature.start(), len(text)))
+    return out
+
+
+#: how far from the end of a text a sign-off is looked for
+SIGN_OFF_SPAN = 300
+
+
 def _scan(text: str) -> list[tuple[int, str, str]]:
-    """(position, kind, entity) of every entity of a text, earlier kinds taking precedence."""
+    """(position, kind, entity) of every entity of a text, earlier kinds taking precedence; a
+    bracketed list of numbers gives its numbers; no name is taken from a greeting or sign-off."""
     text = text[:MAX_TEXT]
     taken = bytearray(len(text) + 1)
+    polite = bytearray(len(text) + 1)
+    for a, b in courtesies(text):
+        polite[a:b] = b"\x01" * (b - a)
     found: list[tuple[int, str, str]] = []
     for kind, pattern in _KINDS:
         for m in pattern.finditer(text):
@@ -135,14 +190,20 @@ def _scan(text: str) -> list[tuple[int, str, str]]:
             if taken[start] or taken[end - 1]:
                 continue
             token = m.group()
-            if kind == "name" and not _is_name(token):
+            if kind == "name" and (polite[start] or not _is_name(token)):
                 continue
             if kind == "path":
                 token = _normalise_path(token)
-            found.append((start, kind, token))
+            if kind == "list":
+                found.extend((start + n.start(), "number", n.group()) for n in _LIST_ITEM.finditer(token))
+            else:
+                found.append((start, kind, token))
             taken[start:end] = b"\x01" * (end - start)
     found.sort()
     return found
+
+
+_LIST_ITEM = re.compile(r"-?\d+(?:\.\d+)?")
 
 
 def prose_entities(text: object) -> list[str]:
@@ -213,6 +274,8 @@ class ProseSet:
             value = _number(token)
             if value is not None:
                 self.numbers.add(value)
+            for part in re.findall(r"\d+(?:\.\d+)?", token) if "," in token else ():  # `101,202`: also a list
+                self.numbers.add(float(part))
         elif kind == "date":
             day = _date(token)
             if day is not None:

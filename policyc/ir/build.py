@@ -45,6 +45,7 @@ from policyc.ir.nodes import (
     Op,
     Or,
     Outputs,
+    Done,
     Project,
     Quant,
     Release,
@@ -127,7 +128,7 @@ def op(name: str, *args: Term) -> Term:
     spec = _ops.OPS[name]
     if spec.kind == "bool":
         return _bool_op(name, args)
-    if all(isinstance(a, Lit) for a in args) and name not in ("in",):
+    if all(isinstance(a, Lit) for a in args) and name not in ("in", "actions"):  # actions: by the evaluation's reader
         value = _ops.apply_op(name, *(cast(Lit, a).value for a in args))
         if value is not _ops.UNDEF:
             return Lit(value)
@@ -219,6 +220,10 @@ def values(tool: str, path: tuple = (), flatten: bool = False) -> Values:
 
 def outputs(tools: Iterable[str] = ()) -> Outputs:
     return Outputs(tuple(sorted(set(tools))))
+
+
+def done(terminal: Iterable[str] = ()) -> Done:
+    return Done(tuple(sorted(set(terminal))))
 
 
 def metric(path: tuple) -> Metric:

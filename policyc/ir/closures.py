@@ -94,7 +94,7 @@ def _compile_quant(t: n.Quant) -> Compiled:
 
 
 def _compile_op(t: n.Op) -> Compiled:
-    if t.op == "entities":
+    if t.op in ("entities", "actions"):
         return _deferred(t)  # by the extractor the evaluation was given
     parts = [compile_term(a) for a in t.args]
     if t.op == "and":

@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, Protocol
 
-from policyc.grounding import extractor_of
+from policyc.grounding import actions_reader_of, extractor_of
 from policyc.grounding.provenance import comes_from
 from policyc.ir import nodes as n
 from policyc.ir.ops import UNDEF, apply_op, domain_values, get_field, get_index, get_slice, truthy
@@ -43,6 +43,8 @@ class Globals(Protocol):
     def values(self, tool: str, path: tuple, flatten: bool) -> list: ...
 
     def outputs(self, tools: tuple[str, ...], extractor: object) -> object: ...
+
+    def done(self, terminal: tuple[str, ...]) -> list: ...
 
     def metric(self, path: tuple) -> object: ...
 
@@ -143,6 +145,10 @@ def eval_term(t: n.Term, env: DataEnv) -> object:  # noqa: C901 - one case per n
         if t.op == "entities":  # by the extractor the evaluation was given
             text = eval_term(t.args[0], env)
             return UNDEF if text is UNDEF else extractor_of(env.externs).entities(text)
+        if t.op == "actions":  # by the extractor's reader of claims, or the built-in one
+            text, claims = eval_term(t.args[0], env), eval_term(t.args[1], env)
+            return UNDEF if text is UNDEF or not isinstance(claims, dict) else \
+                actions_reader_of(env.externs)(text, claims)
         if t.op == "and":  # short-circuit, as the connective reads
             return all(truthy(eval_term(a, env)) for a in t.args)
         if t.op == "or":
@@ -163,6 +169,8 @@ def eval_term(t: n.Term, env: DataEnv) -> object:  # noqa: C901 - one case per n
         return env.globals.values(t.tool, t.path, t.flatten) if env.globals is not None else []
     if isinstance(t, n.Outputs):
         return env.globals.outputs(t.tools, extractor_of(env.externs)) if env.globals is not None else []
+    if isinstance(t, n.Done):
+        return env.globals.done(t.terminal) if env.globals is not None else []
     if isinstance(t, n.Metric):
         return env.globals.metric(t.path) if env.globals is not None else UNDEF
     if isinstance(t, n.Request):

@@ -225,6 +225,15 @@ class Outputs(Term):
     tools: tuple[str, ...]
 
 
+class Done(Term):
+    """`done`: the tools a call succeeded with, the names of the calls of the trace that did
+    not fail, the terminal tools (the answer, not an action) left out."""
+
+    __slots__ = ("terminal",)
+    _fields = ("terminal",)
+    terminal: tuple[str, ...]
+
+
 class Metric(Term):
     """A field of the metrics record μ (appendix A.1.3)."""
 

@@ -216,6 +216,12 @@ def _matches(text, pattern):
     return full_match(pattern, text)
 
 
+def _actions(text, claims):
+    from policyc.grounding.actions import claimed_actions
+
+    return claimed_actions(text, claims) if isinstance(claims, dict) else UNDEF  # the default reader
+
+
 def _make_list(*items):
     return list(items)
 
@@ -267,6 +273,7 @@ OPS: dict[str, OpSpec] = {
         OpSpec("entities", "entities", 1, _entities, True, "builtin"),
         OpSpec("matches", "matches", 2, _matches, False, "builtin"),
         *(OpSpec(kind, kind, 1, _kind(kind), True, "builtin") for kind in KINDS),
+        OpSpec("actions", "actions", 2, _actions, True, "builtin"),
         OpSpec("list", "list", -1, _make_list, True, "ctor"),
         OpSpec("dict", "dict", -1, _make_dict, True, "ctor"),
     )

@@ -32,6 +32,7 @@ from policyc.ir.nodes import (
     Op,
     Or,
     Outputs,
+    Done,
     Project,
     Quant,
     Release,
@@ -116,6 +117,8 @@ def _show(node: Node) -> tuple[str, int]:  # noqa: C901 - one case per node type
         return f"{node.tool}{path}", ATOM
     if isinstance(node, Outputs):
         return ("outputs" if not node.tools else f"outputs({', '.join(node.tools)})"), ATOM
+    if isinstance(node, Done):
+        return "done", ATOM
     if isinstance(node, Metric):
         return "metrics" + "".join(f".{p}" for p in node.path), ATOM
     if isinstance(node, Extern):
@@ -212,6 +215,8 @@ def _show_op(node: Op) -> tuple[str, int]:
         return f" {node.op} ".join(_wrap(_show(x), prec + 1) for x in a), prec
     if node.op == "list":
         return "[" + ", ".join(show(x) for x in a) + "]", ATOM
+    if node.op == "actions":  # the policy's `claims` travel with it, unshown
+        return f"actions({show(a[0])})", ATOM
     if node.op == "dict":
         items = ", ".join(f"{show(a[i])}: {show(a[i + 1])}" for i in range(0, len(a), 2))
         return "{" + items + "}", ATOM

@@ -28,6 +28,7 @@ _SCHEMA: dict[type, tuple[str, ...]] = {
     n.Extern: ("str", "nodes"),
     n.Values: ("str", "path", "bool"),
     n.Outputs: ("strs",),
+    n.Done: ("strs",),
     n.Metric: ("path",),
     n.Quant: ("str", "str", "node", "node"),
     n.Project: ("node", "strs"),

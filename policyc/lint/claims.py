@@ -105,7 +105,7 @@ def reads_only_metrics(t: n.Term) -> bool:
     literals only (no call, event attribute, domain or variable): a free input of the trace."""
     kinds = {type(s) for s in subformulas(t)}
     return bool(kinds & {n.Metric, n.Request}) and not kinds & {
-        n.Arg, n.Result, n.Attr, n.Values, n.Outputs, n.Var, n.Extern}
+        n.Arg, n.Result, n.Attr, n.Values, n.Outputs, n.Done, n.Var, n.Extern}
 
 
 def metric_atoms(formulas: Sequence[n.Formula]) -> tuple[n.Term, ...]:

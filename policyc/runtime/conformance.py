@@ -55,7 +55,7 @@ class ConformanceChecker:
         if query is None and self.conforms(tool, args):
             return []
         assessment = assess(tool, args, self.tools, query)
-        if assessment.passed:
+        if not assessment.problems:
             return []
         psi = correction(assessment)
         return [Finding(f"conformance/{p.code}", CONFORMANCE, "conformance", self.severity, self.limit, str(p),

@@ -4,8 +4,9 @@ The stages, in order (`STAGES`):
 
 1. **registry**: the tool name is registered (FNEM = 1); otherwise NCS measures how far
    it is from the nearest registered name;
-2. **structure**: every required parameter is given (RPR = 1), none is spurious (SPR = 0)
-   and none is drifted (a misspelling always triggers its correction, §2.2);
+2. **structure**: every required parameter is given (RPR = 1) and none is spurious (SPR = 0),
+   the paper's criterion; a drifted parameter (a misspelling, PDS ≥ 0.8) does not halt the
+   cascade but always gets its correction (§2.2), as does a near-name the call gives twice;
 3. **type**: each value has its parameter's declared type (policyc's signatures are
    typed; the paper's schemas are too, but it does not score types separately);
 4. **grounding**: every contextual value is grounded in the query (VHR_ctx = 0), with AVEM
@@ -21,6 +22,9 @@ diagnostics, as the paper says. Nothing here needs the gold call.
 >>> a = assess("get_weather", {"city": "Paris", "days": 3}, registry, "Weather in Paris for 3 days?")
 >>> a.passed, [s.stage for s in a.stages]
 (True, ['registry', 'structure', 'type', 'grounding'])
+>>> a = assess("get_weather", {"city": "Paris", "dayss": 3}, registry, "Weather in Paris for 3 days?")
+>>> a.passed, [str(p) for p in a.problems]  # RPR = 1, SPR = 0: a drifted name passes, and is corrected
+(True, ['`get_weather` has no argument `dayss` (did you mean `days`?)'])
 >>> a = assess("get_weather", {"cty": "Paris"}, registry, "Weather in Paris?")
 >>> a.halted_at, [str(p) for p in a.problems]
 ('structure', ['`get_weather` is missing its required argument `city`', '`get_weather` has no argument `cty` (did you mean `city`?)'])
@@ -98,8 +102,8 @@ class StructureResult:
 
     @property
     def passed(self) -> bool:
-        """The formal criterion, and no drifted or spurious parameter left to correct."""
-        return self.formal_pass and not self.drifted and not self.spurious
+        """The paper's criterion: RPR = 1 and SPR = 0 (drifted parameters are corrected, not halted)."""
+        return self.formal_pass
 
     def metrics(self) -> dict[str, float | None]:
         return {"RPR": self.rpr, "SPR": self.spr, "PDS": max(self.pds.values()) if self.pds else None}
@@ -338,8 +342,15 @@ class Assessment:
         return self.halted_at is None
 
     @property
+    def corrected(self) -> tuple[Problem, ...]:
+        """The problems of stages that passed and still correct the call: a drifted parameter
+        (structure passes at RPR = 1 and SPR = 0, and drift is always corrected)."""
+        return tuple(p for s in (self.stages if self.passed else self.stages[:-1]) for p in s.problems)
+
+    @property
     def problems(self) -> tuple[Problem, ...]:
-        return self.stages[-1].problems if not self.passed else ()
+        """What to correct: the passed stages' corrections, then the halting stage's problems."""
+        return self.corrected + (self.stages[-1].problems if not self.passed else ())
 
     def result(self, stage: str) -> StageResult | None:
         for s in self.stages:

@@ -138,9 +138,17 @@ def reveals(text: str, value: Any, tool: str | None, args: Iterable[str], regist
 
 
 def correction(assessment: Assessment) -> str | None:
-    """ψ_k of the stage the cascade halted at (None when the call passed)."""
+    """ψ_k of the stage the cascade halted at, after ψ2 for a drifted parameter of a structure
+    stage that passed (drift is always corrected); None when there is nothing to correct."""
+    early = [psi2(s) for s in assessment.stages  # type: ignore[arg-type]
+             if s.stage == STRUCTURE and s.passed and s.problems]
     if assessment.passed:
-        return None
+        return early[0] if early else None
+    halted = _halted(assessment)
+    return " ".join([*early, halted]) if early else halted
+
+
+def _halted(assessment: Assessment) -> str:
     last = assessment.stages[-1]
     if last.stage == REGISTRY:
         return psi1(last, assessment.tool)  # type: ignore[arg-type]

@@ -68,9 +68,13 @@ class FaultRow:
     applicable: bool = True        # False: the call offers the fault nothing to change
     leak: bool = False             # the correction shows a gold value (it never may)
 
+    corrected: tuple[str, ...] = ()  # stages that passed it with a correction (a drifted name)
+
     @property
     def caught(self) -> bool:
-        return self.applicable and self.halted_at == self.expected
+        """Halted at its stage, or corrected there (a drifted optional parameter passes
+        structure at RPR = 1 and SPR = 0, and is corrected)."""
+        return self.applicable and (self.halted_at == self.expected or self.expected in self.corrected)
 
 
 # ------------------------------------------------------------------ acceptable values (BFCL's possible answers)
@@ -168,7 +172,8 @@ def fault_rows(record: Record, group: str = "", faults: Iterable[str] | None = N
             text = correction(a)
             leak = text is not None and any(reveals(text, v, bad.name, bad.args, record.registry)
                                             for v in gold_values(call.args))
-            yield FaultRow(record.id, group, fault, expected, a.halted_at, text, call.args, leak=leak)
+            yield FaultRow(record.id, group, fault, expected, a.halted_at, text, call.args, leak=leak,
+                           corrected=tuple(dict.fromkeys(p.stage for p in a.corrected)))
 
 
 def gold_values(args: Mapping[str, Any]) -> list[Any]:

@@ -17,7 +17,8 @@ Stage 3, argument grounding, of the values v_i against the query Q:
 
 - AVEM (eq. 6): the share of values that ExactMatch Q: a string case-insensitively at word
   boundaries, a number as a numeric token of Q, a list when every element does;
-- QSLO (eq. 7): the mean PartialRatio/100 of the string values that do not match exactly;
+- QSLO (eq. 7): the mean PartialRatio/100 of the string values that do not match exactly
+  (PartialRatio, like ExactMatch, ignoring case);
 - VHR_ctx (eq. 8–9): Σ h(v_i, Q) over the contextual values, where h is 0 for an exact match,
   1 − PartialRatio/100 for a string, 1 for a number when Q has numbers, and the value is
   excluded (assumed) otherwise.
@@ -113,8 +114,14 @@ def wratio(a: str, b: str) -> float:
 
 
 def partial_ratio(value: str, query: str) -> float:
-    """RapidFuzz's PartialRatio (best contiguous alignment of `value` in `query`), in [0, 1]."""
-    return fuzz.partial_ratio(value, query) / 100.0
+    """RapidFuzz's PartialRatio (best contiguous alignment of `value` in `query`), in [0, 1],
+    ignoring case as ExactMatch does: a value that differs from the query only in case is as
+    grounded for one as for the other.
+
+    >>> partial_ratio("PARIS", "weather in paris"), partial_ratio("Pariss", "weather in Paris") > 0.8
+    (1.0, True)
+    """
+    return fuzz.partial_ratio(value.lower(), query.lower()) / 100.0
 
 
 def name_similarity(name: str, candidate: str) -> float:
@@ -255,12 +262,16 @@ def has_numbers(query: str) -> bool:
 
 
 def numbers_in(query: str) -> frozenset[float]:
-    """The values of the numeric tokens of a query (`1,000` is 1000). `exact_match` and
-    `hallucination` take them precomputed, for many values against one query. A signed token stands
-    for both readings, since a dash is as often a hyphen (`COVID-19`) as a minus (`b=-3`).
+    """The values of the numeric tokens of a query. `exact_match` and `hallucination` take them
+    precomputed, for many values against one query. Two tokens stand for both readings: a
+    signed one, since a dash is as often a hyphen (`COVID-19`) as a minus (`b=-3`); one with
+    commas between digit groups, since a comma is as often a thousands separator (`1,000`) as a
+    list separator (`cash_flows=[200,300,400,500]`, `101,202`).
 
     >>> sorted(numbers_in("a=1, b=-3, total 1,250.5 and 2e3"))
-    [-3.0, 1.0, 3.0, 1250.5, 2000.0]
+    [-3.0, 1.0, 3.0, 250.5, 1250.5, 2000.0]
+    >>> sorted(numbers_in("cash_flows=[200,300,400,500]"))
+    [200.0, 300.0, 400.0, 500.0, 200300400500.0]
     """
     out = set()
     for m in NUMBER_TOKEN.finditer(query):
@@ -272,6 +283,8 @@ def numbers_in(query: str) -> frozenset[float]:
             out.add(x)
             if m.group(1):
                 out.add(abs(x))
+            if "," in m.group(2):
+                out.update(float(part) for part in m.group(2).split(","))
     return frozenset(out)
 
 

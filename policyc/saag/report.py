@@ -8,7 +8,8 @@ few examples kept) and `report()` gives a `ConformanceReport`:
 - **metrics**: the eight metrics, mean ± standard deviation over the rows where each is
   defined (NCS on unregistered names, PDS on calls with out-of-schema parameters, QSLO on
   calls with a string that misses): stage-conditional diagnostics, as in table 3;
-- **problems**: the halting problems by stage and code;
+- **problems**: by stage and code, the problems where the cascade halted and the corrections
+  of stages that passed (a drifted parameter);
 - **extrinsic** (with gold calls): name accuracy, argument precision, recall, F1 and the
   solve rate, as in table 2;
 - **groups**: the same counts per BFCL category (or dataset file);
@@ -208,7 +209,7 @@ def tables(report: ConformanceReport) -> list[tuple[str, list[str], list[list[st
                 ["metric", "stage", "rows", "mean ± std"],
                 [[k, metric_stage[k], str(v.n), _pm(v)] for k, v in report.metrics.items()]))
     if report.problems:
-        out.append(("Halting problems", ["stage/code", "calls"], [[k, str(v)] for k, v in report.problems.items()]))
+        out.append(("Problems (where the cascade halted, and corrections of stages passed)", ["stage/code", "calls"], [[k, str(v)] for k, v in report.problems.items()]))
     if report.extrinsic:
         out.append(("Extrinsic metrics (against the gold calls)", ["metric", "rows", "mean ± std"],
                     [[k, str(v.n), _pm(v)] for k, v in report.extrinsic.items()]))
@@ -218,7 +219,7 @@ def tables(report: ConformanceReport) -> list[tuple[str, list[str], list[list[st
                      for g, c in report.groups.items()]))
     if report.faults:
         out.append((f"Injected faults (into the gold calls that pass every stage; correction leaks: {report.leaks})",
-                    ["fault", "must halt at", "injected", "caught", *STAGE_NAMES, "passed", "n/a"],
+                    ["fault", "caught at", "injected", "caught", *STAGE_NAMES, "passed", "n/a"],
                     [[k, f.expected, str(f.injected), str(f.caught), *(str(f.halted[s]) for s in STAGE_NAMES),
                       str(f.halted["passed"]), str(f.not_applicable)] for k, f in report.faults.items()]))
     return out

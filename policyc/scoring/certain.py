@@ -65,12 +65,12 @@ def is_final_on_prefixes(formula: n.Formula) -> bool:
     if not is_safety(formula, True):
         return False
     for sub in subformulas(formula):
-        if isinstance(sub, n.Outputs):
+        if isinstance(sub, (n.Outputs, n.Done)):
             return False
         if isinstance(sub, (n.Cond, n.Event)) and any(isinstance(t, n.Values) for t in subformulas(sub)):
             return False
         if isinstance(sub, (n.Forall, n.Exists)) and any(
-                isinstance(t, (n.Outputs, n.Extern)) or isinstance(t, n.Op) and t.op not in ("add", "list")
+                isinstance(t, (n.Outputs, n.Done, n.Extern)) or isinstance(t, n.Op) and t.op not in ("add", "list")
                 for t in subformulas(sub.domain)):
             return False
     return True

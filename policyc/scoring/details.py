@@ -7,9 +7,11 @@
 
 A stdlib predicate at the top of a rule is recognised (`shapes.py`) and described with the
 positions of its events; events are named as the rule's source names them, else as the
-printer shows them. Call numbers count from 1. Anything else gets a generic detail: for
-`always`, the first call where its body fails; for `forall`, the values it fails for (for a
-grounding rule, the entities no output shows); else when the violation became certain.
+printer shows them. Call numbers count from 1; when the policy reads messages or the user's
+calls, a position is named as the event it is and the agent's call it is (`event #9, call
+#4`). Anything else gets a generic detail: for `always`, the first call where its body
+fails; for `forall`, the values it fails for (for a grounding rule, the entities no output
+shows); else when the violation became certain.
 """
 
 from __future__ import annotations
@@ -17,8 +19,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from policyc.grounding.actions import read_claims
 from policyc.ir import build as b
 from policyc.ir import nodes as n
+from policyc.ir.data import eval_term
 from policyc.ir.policy import Rule
 from policyc.ir.printer import show
 from policyc.scoring import shapes
@@ -48,6 +52,10 @@ class Context:
     def count(self, event: n.Formula) -> int:
         return self.engine.bits(event).bit_count()
 
+    def at(self, position: int) -> str:
+        """`call #4`, or `event #9, call #4` when the policy reads events besides the agent's calls."""
+        return self.engine.trace.step(position)
+
     def arg(self, names, index: int) -> str | None:
         """The source text of argument `index` when the source calls one of `names`."""
         src = self.source
@@ -72,10 +80,6 @@ def set_bits(value: int) -> list[int]:
 
 def quote(event: n.Formula, label: str | None = None) -> str:
     return f'"{label or show(event)}"'
-
-
-def at(position: int) -> str:
-    return f"call #{position + 1}"
 
 
 def describe(rule: Rule, engine: PositionEvaluator, passed: bool, violated_at: int | None = None) -> str:
@@ -122,7 +126,7 @@ def _called(f: n.Formula, ctx: Context) -> str | None:
     first = ctx.first(event)
     if first is None:
         return f"{quote(event, label)} was never called."
-    return f"{quote(event, label)} was called ({at(first)})."
+    return f"{quote(event, label)} was called ({ctx.at(first)})."
 
 
 def _never(f: n.Formula, ctx: Context) -> str | None:
@@ -133,7 +137,7 @@ def _never(f: n.Formula, ctx: Context) -> str | None:
     first = ctx.first(event)
     if first is None:
         return f"{quote(event, label)} was never called."
-    return f"{quote(event, label)} was called ({at(first)})."
+    return f"{quote(event, label)} was called ({ctx.at(first)})."
 
 
 def _before(f: n.Formula, ctx: Context) -> str | None:
@@ -152,11 +156,11 @@ def _order_text(e1, e2, label1, label2, ctx: Context, word: str) -> str:
     if p1 is None and p2 is None:
         return f"{q1} and {q2} were never called."
     if p1 is None:
-        return f"{q1} was never called; {q2} was ({at(p2)})."  # type: ignore[arg-type]
+        return f"{q1} was never called; {q2} was ({ctx.at(p2)})."  # type: ignore[arg-type]
     if p2 is None:
-        return f"{q2} was never called; {q1} was ({at(p1)})."
+        return f"{q2} was never called; {q1} was ({ctx.at(p1)})."
     verb = word if ctx.passed else f"is not {word}"
-    return f"{q1} ({at(p1)}) {verb} {q2} ({at(p2)})."
+    return f"{q1} ({ctx.at(p1)}) {verb} {q2} ({ctx.at(p2)})."
 
 
 def _all_before(f: n.Formula, ctx: Context) -> str | None:
@@ -181,10 +185,10 @@ def _all_before(f: n.Formula, ctx: Context) -> str | None:
         if p is None:
             parts.append(f"{quote(event, label)} was never called")
         elif ctx.passed or p > g:
-            parts.append(f"{quote(event, label)} ({at(p)})" + ("" if ctx.passed else " is not"))
+            parts.append(f"{quote(event, label)} ({ctx.at(p)})" + ("" if ctx.passed else " is not"))
     if ctx.passed:
-        return f"{', '.join(parts)} before {quote(goal, goal_label)} ({at(g)})."
-    return "; ".join(p if p.endswith("called") else f"{p} before {quote(goal, goal_label)} ({at(g)})"
+        return f"{', '.join(parts)} before {quote(goal, goal_label)} ({ctx.at(g)})."
+    return "; ".join(p if p.endswith("called") else f"{p} before {quote(goal, goal_label)} ({ctx.at(g)})"
                      for p in parts) + "."
 
 
@@ -208,7 +212,7 @@ def _in_order(f: n.Formula, ctx: Context) -> str | None:
             if not found:
                 return f"{quote(event, label)} was never called."
             return f"{quote(event, label)} never follows {found[-1]}."
-        found.append(f"{quote(event, label)} ({at(later)})")
+        found.append(f"{quote(event, label)} ({ctx.at(later)})")
         start = later + 1
     return f"{', '.join(found)} in order."
 
@@ -225,10 +229,10 @@ def _within_steps(f: n.Formula, ctx: Context) -> str | None:
         return f"{q1} was never called."
     later = ctx.first(target, s)
     if later is None:
-        return f"No {q2} at or after {q1} ({at(s)})."
+        return f"No {q2} at or after {q1} ({ctx.at(s)})."
     if later - s <= k:
-        return f"{q2} ({at(later)}) within {k} step(s) of {q1} ({at(s)})."
-    return f"{q2} ({at(later)}) is {later - s} step(s) after {q1} ({at(s)}); expected at most {k}."
+        return f"{q2} ({ctx.at(later)}) within {k} step(s) of {q1} ({ctx.at(s)})."
+    return f"{q2} ({ctx.at(later)}) is {later - s} step(s) after {q1} ({ctx.at(s)}); expected at most {k}."
 
 
 def _instance_before(f: n.Formula, ctx: Context) -> str | None:
@@ -251,7 +255,7 @@ def _instance_before(f: n.Formula, ctx: Context) -> str | None:
         if len(p) <= k:
             return f"{q} called {len(p)} time(s); occurrence {k + 1} does not exist."
     verb = "before" if ctx.passed else "is not before"
-    return f"Occurrence {k1 + 1} of {q1} ({at(p1[k1])}) {verb} occurrence {k2 + 1} of {q2} ({at(p2[k2])})."
+    return f"Occurrence {k1 + 1} of {q1} ({ctx.at(p1[k1])}) {verb} occurrence {k2 + 1} of {q2} ({ctx.at(p2[k2])})."
 
 
 def _branch(f: n.Formula, ctx: Context) -> str | None:
@@ -261,8 +265,8 @@ def _branch(f: n.Formula, ctx: Context) -> str | None:
     taken, forbidden = shape
     qt, qf = quote(taken, ctx.arg(("branch_called",), 0)), quote(forbidden, ctx.arg(("branch_called",), 1))
     pt, pf = ctx.first(taken), ctx.first(forbidden)
-    first = f"{qt} was called ({at(pt)})" if pt is not None else f"{qt} was never called"
-    second = f"{qf} was called ({at(pf)})" if pf is not None else f"{qf} was never called"
+    first = f"{qt} was called ({ctx.at(pt)})" if pt is not None else f"{qt} was never called"
+    second = f"{qf} was called ({ctx.at(pf)})" if pf is not None else f"{qf} was never called"
     return f"{first}; {second}."
 
 
@@ -277,17 +281,20 @@ def generic(f: n.Formula, ctx: Context, violated_at: int | None) -> str:
         i = lowest_bit(engine.mask & ~engine.bits(f.right))
         if i is None:
             return f"Holds at every call ({size})."
-        text = f"Does not hold at {at(i)} (`{engine.trace.calls[i].name}`)"
+        text = f"Does not hold at {ctx.at(i)} (`{engine.trace.calls[i].name}`)"
         if violated_at is not None and 1 <= violated_at <= size and violated_at - 1 > i \
                 and _certain(f, engine, violated_at):
             k = violated_at - 1
-            text += f"; the violation was certain at {at(k)} (`{engine.trace.calls[k].name}`)"
+            text += f"; the violation was certain at {ctx.at(k)} (`{engine.trace.calls[k].name}`)"
         return text + "."
     if isinstance(f, n.Forall):
         values = engine.domain(f.domain, engine.root_env)
         bad = [v for v in values if not engine.holds(f.body, 0, engine.root_env.bind(f.var, v))]
         grounding = _grounding_sources(f)
         shown = ", ".join(_value_text(v) for v in bad[:5]) + (f" and {len(bad) - 5} more" if len(bad) > 5 else "")
+        claims = _claimed_actions(f)
+        if claims is not None:
+            return _actions_detail(claims, values, bad, engine)
         if grounding is not None:
             if not bad:
                 return f"Every entity of {show(f.domain)} ({len(values)}) appears in the outputs of {grounding}."
@@ -305,7 +312,7 @@ def generic(f: n.Formula, ctx: Context, violated_at: int | None) -> str:
         return "Unsatisfiable: no trace can satisfy it."
     if violated_at is not None and 1 <= violated_at <= size and _certain(f, engine, violated_at):
         call = engine.trace.calls[violated_at - 1].name
-        return f"Violated once {at(violated_at - 1)} (`{call}`) happened: no continuation can satisfy it."
+        return f"Violated once {ctx.at(violated_at - 1)} (`{call}`) happened: no continuation can satisfy it."
     return f"Not satisfied by the complete trace ({size} call(s))."
 
 
@@ -358,7 +365,7 @@ def _failing_bindings(f: n.Forall, ctx: Context, violated_at: int | None) -> str
     several = len(failing) > 1
     if certain:
         i = violated_at - 1  # type: ignore[operator]
-        call = f"{at(i)} (`{engine.trace.calls[i].name}`)"
+        call = f"{ctx.at(i)} (`{engine.trace.calls[i].name}`)"
         return f"Does not hold for {text} (first at {call})." if several else f"Does not hold for {text} at {call}."
     if b.is_always(body) and size:
         env = engine.root_env
@@ -366,7 +373,7 @@ def _failing_bindings(f: n.Forall, ctx: Context, violated_at: int | None) -> str
             env = env.bind(name, value)
         first = lowest_bit(engine.mask & ~engine.bits(body.right, env))
         if first is not None:
-            return f"Does not hold for {text} (first at {at(first)}, `{engine.trace.calls[first].name}`)."
+            return f"Does not hold for {text} (first at {ctx.at(first)}, `{engine.trace.calls[first].name}`)."
     return f"Does not hold for {text}."
 
 
@@ -387,6 +394,34 @@ def _grounding_sources(f: n.Forall) -> str | None:
     if not (isinstance(element, n.Var) and element.name == f.var and isinstance(pool, n.Outputs)):
         return None
     return ", ".join(pool.tools) if pool.tools else "any tool"
+
+
+def _claimed_actions(f: n.Forall) -> n.Op | None:
+    """For `forall a in actions(text): a in done`, the `actions(...)` term."""
+    body, domain = f.body, f.domain
+    if not (isinstance(domain, n.Op) and domain.op == "actions" and isinstance(body, n.Cond)
+            and isinstance(body.term, n.Op) and body.term.op == "in"):
+        return None
+    element, pool = body.term.args
+    return domain if isinstance(element, n.Var) and element.name == f.var and isinstance(pool, n.Done) else None
+
+
+def _actions_detail(claims: n.Op, values: list, bad: list, engine: PositionEvaluator) -> str:
+    """`Claimed but not done: "ship_replacement" ("has been dispatched", in reply.text).`"""
+    source = show(claims.args[0])
+    if not bad:
+        return f"Every action claimed in {source} ({len(values)}) was done by a call that succeeded."
+    table = claims.args[1].value if isinstance(claims.args[1], n.Lit) else None
+    phrases: dict[str, str] = {}
+    if isinstance(table, dict):
+        texts = eval_term(claims.args[0], engine.root_env)
+        for claim in read_claims(texts, table):
+            if claim.is_claimed:
+                phrases.setdefault(claim.tool, claim.phrase)
+    parts = [_value_text(v) + (f" ({_value_text(phrases[v])})" if v in phrases else "") for v in bad[:5]]
+    more = f" and {len(bad) - 5} more" if len(bad) > 5 else ""
+    return f"Claimed but not done: {', '.join(parts)}{more}, in {source}; no call to " \
+           f"{'it' if len(bad) == 1 else 'them'} succeeded."
 
 
 def describe_part(f: n.Formula, ctx: Context) -> str:

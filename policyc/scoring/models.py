@@ -38,8 +38,12 @@ class ConstraintResult(BaseModel):
     weight: float
     passed: bool
     detail: str
-    violated_at: int | None = Field(None, description="1-based call after which the rule could no longer hold; "
-                                                      "0: from the start; the trace length for liveness")
+    violated_at: int | None = Field(None, description="1-based event after which the rule could no longer hold "
+                                                      "(an event is a call, unless the policy observes messages or "
+                                                      "the user's calls); 0: from the start; the trace length for "
+                                                      "liveness")
+    violated_at_call: int | None = Field(None, description="the agent's tool calls among those events: "
+                                                           "`violated_at` itself when the policy reads calls only")
     vacuous: bool = Field(False, description="held without any of its triggers occurring")
     applicable: bool | None = Field(None, description="for a rule written `when ρ shall χ`: whether ρ held "
                                                       "somewhere in the run (App); None when the rule does not "
@@ -55,7 +59,10 @@ class InputProblem(BaseModel):
 
     stage: str
     code: str
-    call: int | None = Field(None, description="1-based call number")
+    call: int | None = Field(None, description="1-based number of the agent's call (its event's, for a message "
+                                               "or a user's call)")
+    event: int | None = Field(None, description="1-based event number, when the policy reads events besides "
+                                                "the agent's calls")
     tool: str
     argument: str | None = None
     message: str
@@ -63,11 +70,26 @@ class InputProblem(BaseModel):
     severity: Literal["error", "warning"] = "error"
 
     @classmethod
-    def from_finding(cls, finding) -> "InputProblem":
-        return cls(stage=finding.stage, code=finding.code,
-                   call=None if finding.position is None else finding.position + 1, tool=finding.tool,
+    def from_finding(cls, finding, trace=None) -> "InputProblem":
+        """From a conformance finding on `trace` (the policy's view; its positions are events)."""
+        position = finding.position
+        call = event = None
+        if position is not None:
+            call = event = position + 1
+            if trace is not None and not trace.events_are_calls:
+                call = trace.calls_through(position + 1) if not trace.calls[position].is_message else None
+            else:
+                event = None
+        return cls(stage=finding.stage, code=finding.code, call=call, event=event, tool=finding.tool,
                    argument=finding.argument, message=finding.message, help=finding.help,
                    severity=finding.severity)
+
+    @property
+    def where(self) -> str:
+        """`call #4`, or `event #9, call #4` (`event #9` for a message)."""
+        if self.event is None:
+            return f"call #{self.call}" if self.call else ""
+        return f"event #{self.event}" + (f", call #{self.call}" if self.call else "")
 
 
 class TraceReport(BaseModel):

@@ -101,7 +101,7 @@ class RulePlan:
                 certain = certain_prefix(rule.formula, trace, engine.root_env.externs)
                 step = len(trace) if certain is None else certain
             return ConstraintResult(**base, passed=False, detail=describe(rule, engine, False, step),
-                                    violated_at=step)
+                                    violated_at=step, violated_at_call=trace.calls_through(step))
         except (ExternError, RecursionError) as exc:
             problem = str(exc) if isinstance(exc, ExternError) else "the formula is nested too deeply to evaluate"
             return ConstraintResult(**base, passed=False, detail=f"Could not be evaluated: {problem}.", error=problem)
@@ -184,7 +184,7 @@ class Scorer:
             constraints=constraints,
             trace_id=trace.id,
             origin=trace.origin,
-            input_problems=[InputProblem.from_finding(f) for f in problems],
+            input_problems=[InputProblem.from_finding(f, trace) for f in problems],
         )
 
 

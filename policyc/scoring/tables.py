@@ -24,6 +24,13 @@ def _trace_name(report: TraceReport, index: int) -> str:
     return safe(report.trace_id or report.origin or f"#{index + 1}")
 
 
+def _step(events: int | None, calls: int | None) -> str:
+    """Where a violation became certain: `call 4`, or `event 9, call 4`."""
+    if events is None:
+        return ""
+    return f"call {events}" if calls is None or calls == events else f"event {events}, call {calls}"
+
+
 def print_trace(console: Console, report: TraceReport, index: int = 0) -> None:
     label = f"[{_STYLE[report.compliance_label]}]{report.compliance_label}[/]"
     console.print(f"[bold]{_trace_name(report, index)}[/]: compliance {report.compliance_score:.3f} {label}")
@@ -37,7 +44,7 @@ def print_trace(console: Console, report: TraceReport, index: int = 0) -> None:
     table.add_column("detail", overflow="fold", ratio=1)
     for c in report.constraints:
         mark = ("[green]yes[/]" + (" (vacuous)" if c.vacuous else "")) if c.passed else "[red]no[/]"
-        at = () if not failed else ("" if c.violated_at is None else f"call {c.violated_at}",)
+        at = () if not failed else (_step(c.violated_at, c.violated_at_call),)
         table.add_row(safe(c.name), safe(c.layer or "-"), f"{c.weight:g}", mark, *at, safe(c.detail))
     console.print(table)
     _print_problems(console, report)
@@ -45,7 +52,7 @@ def print_trace(console: Console, report: TraceReport, index: int = 0) -> None:
 
 def _print_problems(console: Console, report: TraceReport) -> None:
     for p in report.input_problems:
-        where = f"call #{p.call}: " if p.call else ""
+        where = f"{p.where}: " if p.where else ""
         hint = f" ({safe(p.help)})" if p.help else ""
         console.print(f"  [yellow]{p.severity}[/]: {where}{safe(p.message)}{hint}", highlight=False)
 

@@ -85,3 +85,24 @@ def combine(statuses) -> Status:
         if status[0] == VACUOUS and vacuous is None:
             vacuous = status
     return vacuous or (NEUTRAL, None)
+
+
+def has_triggers(f: n.Formula) -> bool:
+    """Whether a rule has a trigger (a domain, an `always (t -> c)`, a top `t -> c`), so that a
+    run where none occurred can be told vacuous; a rule without one (`called(a)`, a count)
+    constrains every run.
+
+    >>> has_triggers(b.always(b.implies(b.event("refund"), b.once(b.event("check"))))), has_triggers(b.event("a"))
+    (True, False)
+    """
+    if isinstance(f, n.Forall):
+        return True
+    if isinstance(f, n.And):
+        return any(has_triggers(a) for a in f.args)
+    if isinstance(f, n.Release):
+        body = f.right
+        if isinstance(body, n.And) and f.left is b.FALSE:
+            return any(has_triggers(b.release(f.left, part)) for part in body.args)
+        return as_implication(body) is not None or isinstance(body, n.Not) and f.left is not b.FALSE
+    return as_implication(f) is not None
+

@@ -132,9 +132,9 @@ class FormulaEncoder:
             out = [(V.item_live(value, j), SymValue("str", value=k)) for j, k in enumerate(value.keys)]
         elif value.kind == "record":
             out = [(z3.And(value.present, f.defined), self.terms.lit(name)) for name, f in value.fields]
-        elif value.kind == "outputs":
-            self.approx.add("quantifiers over `outputs`")
-            fresh = self.terms._fresh_list("outputs")
+        elif value.kind in ("outputs", "done"):
+            self.approx.add(f"quantifiers over `{value.kind}`")
+            fresh = self.terms._fresh_list(value.kind)
             out = [(V.item_live(fresh, j), e) for j, e in enumerate(fresh.items)]
         elif value.kind == "dyn":
             self.approx.add("quantifiers over untyped values")

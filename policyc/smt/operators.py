@@ -19,6 +19,7 @@ import z3
 from policyc.grounding.kinds import KINDS
 
 from policyc.ir import nodes as n
+from policyc.ir.types import MESSAGE_SIGNATURE
 from policyc.smt import values
 from policyc.smt.values import FALSE, TRUE, SymValue, boolean, is_numeric, undefined
 
@@ -81,6 +82,8 @@ def apply_op(enc, t: n.Op, env) -> SymValue:  # noqa: C901 - one case per operat
         x, coll = args
         if coll.kind == "outputs":
             return boolean(_outputs_member(enc, x, coll))
+        if coll.kind == "done":
+            return boolean(_done_member(enc, x, coll))
         return boolean(values.membership(x, coll, lambda v, c: _opaque_member(enc, v, c)))
     if op in ("add", "sub", "mul", "div", "mod"):
         return _arith(enc, op, *args)
@@ -144,6 +147,8 @@ def apply_op(enc, t: n.Op, env) -> SymValue:  # noqa: C901 - one case per operat
     if op in KINDS:  # typed entities of a text: a free list
         enc.approx.add(f"`{op}`")
         return enc._fresh_list(op, "real" if op == "amounts" else "str")
+    if op == "actions":
+        return _actions(enc, args[0], t.args[1].value if isinstance(t.args[1], n.Lit) else None)
     if op == "list":
         return SymValue("list", items=tuple(args), length=z3.IntVal(len(args)),
                         defined=z3.And([a.defined for a in args] or [TRUE]))
@@ -318,3 +323,57 @@ def _outputs_member(enc, x: SymValue, coll: SymValue) -> z3.BoolRef:
     values.require_text(x)
     f = enc._func("outputs." + coll.value.as_string(), z3.StringSort(), z3.BoolSort())
     return z3.And(x.present, f(x.value))
+
+
+def _done_member(enc, x: SymValue, coll: SymValue) -> z3.BoolRef:
+    """`x in done`, exactly: some call to the tool named x (not a terminal one, not a message)
+    did not fail."""
+    if x.kind != "str":
+        return FALSE
+    terminal = set(coll.value.as_string().split(","))
+    parts = []
+    for tool in enc.trace.signatures:
+        if tool in terminal or tool == MESSAGE_SIGNATURE.name:
+            continue
+        name = values.values_equal(x, enc.lit(tool))
+        parts.extend(z3.And(enc.trace.is_call(i, tool), z3.Not(values.truthy(enc.trace.attribute(i, tool, "error"))),
+                            name) for i in range(enc.trace.k))
+    return z3.And(x.present, z3.Or(parts)) if parts else FALSE
+
+
+def _actions(enc, text: SymValue, claims: object) -> SymValue:
+    """`actions(text)`: any list of names (over-approximated), except that what the model
+    knows for sure is stated: a text among `PLAIN_TEXTS` claims nothing, and a sentence made
+    of a declared phrase (`refunded is done.`) claims its tool alone, so that a witness made of
+    them replays. Over the texts of several calls: when one of them is such a sentence and
+    the others claim nothing."""
+    enc.approx.add("`actions`")
+    out = enc._fresh_list("actions")
+    if not isinstance(claims, dict) or text.kind not in ("str", "family"):
+        return SymValue("list", items=(), length=z3.IntVal(0)) if text.kind not in ("str", "list", "family") else out
+    from policyc.grounding.actions import claimed_actions
+
+    blank = [t for t in PLAIN_TEXTS if not claimed_actions(t, claims)]
+    sentences = {tool: s for tool, phrases in claims.items() for s in [f"{phrases[0]} is done."]
+                 if phrases and claimed_actions(s, claims) == [tool]}
+
+    def claims_only(tool: str | None) -> z3.BoolRef:
+        if tool is None:
+            return out.length == 0
+        return z3.And(out.length == 1, values.values_equal(out.items[0], enc.lit(tool))) if out.items else FALSE
+
+    members = [(TRUE, text)] if text.kind == "str" else [(g, v) for g, v in text.members if v.kind == "str"]
+    if text.kind == "family" and len(members) != len(text.members):
+        return out
+    quiet = [z3.Or(z3.Not(g), z3.Not(v.present), *[values.values_equal(v, enc.lit(b)) for b in blank])
+             for g, v in members]
+    enc.trace.constraints.append(z3.Implies(z3.And(quiet or [TRUE]), claims_only(None)))
+    for j, (g, v) in enumerate(members):
+        others = z3.And([q for k, q in enumerate(quiet) if k != j] or [TRUE])
+        for tool, sentence in sentences.items():
+            said = z3.And(g, v.present, values.values_equal(v, enc.lit(sentence)), others)
+            enc.trace.constraints.append(z3.Implies(said, claims_only(tool)))
+        # the premise a witness may be asked to meet: texts whose claims the model knows
+        enc.trace.plain_texts.append(z3.Or(z3.Not(v.present), *[values.values_equal(v, enc.lit(s))
+                                                                for s in (*blank, *sentences.values())]))
+    return out

@@ -124,6 +124,8 @@ class TermEncoder:
         if isinstance(t, n.Outputs):
             self.approx.add("outputs")
             return SymValue("outputs", value=z3.StringVal(",".join(t.tools)))
+        if isinstance(t, n.Done):  # membership is exact (`operators._done_member`)
+            return SymValue("done", value=z3.StringVal(",".join(t.terminal)))
         if isinstance(t, n.Metric):
             return self.trace.metric(t.path)
         if isinstance(t, n.Request):

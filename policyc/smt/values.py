@@ -72,7 +72,7 @@ def require_text(*vs: "SymValue") -> None:
 class SymValue:
     """A symbolic value: `defined` is false for ⊥, `null` is true for JSON null.
 
-    `kind` is one of int real str bool null list record dict dyn family outputs.
+    `kind` is one of int real str bool null list record dict dyn family outputs done.
     Scalars keep their Z3 term in `value`; lists keep `items` and a `length`; records keep
     `fields` (name -> value); dicts keep `keys` (String terms) with `items` and `length`;
     families keep `members`, pairs (guard, value) of which those with a true guard exist.

@@ -110,6 +110,10 @@ def approximations(formulas: Iterable[n.Formula]) -> tuple[str, ...]:
                 out["`entities(...)` is over-approximated (any list of strings)"] = None
             elif isinstance(sub, n.Outputs):
                 out["`outputs` is over-approximated (any set of strings)"] = None
+            elif isinstance(sub, n.Op) and sub.op == "actions":
+                out["`actions(...)` is over-approximated (any list of strings)"] = None
+            elif isinstance(sub, n.Done):
+                out["`done` is over-approximated (any list of strings)"] = None
             elif isinstance(sub, n.Op) and sub.op in ("lower", "upper", "strip"):
                 out[f"`{sub.op}` is uninterpreted"] = None
     return tuple(out)

@@ -498,6 +498,17 @@ class GroundingDecl:
     name_span: Span = _span()
 
 
+@dataclass(frozen=True, slots=True)
+class ClaimsDecl:
+    """`claims "refund", "refunded" by issue_refund`: phrases that claim a tool's action."""
+
+    phrases: tuple[str, ...]
+    tool: str
+    span: Span = _span()
+    phrase_spans: tuple[Span, ...] = field(default=(), compare=False)
+    tool_span: Span = _span()
+
+
 Decl = Union[
     PolicyDecl,
     ImportDecl,
@@ -516,6 +527,7 @@ Decl = Union[
     ConformanceDecl,
     ObserveDecl,
     GroundingDecl,
+    ClaimsDecl,
 ]
 
 

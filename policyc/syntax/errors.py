@@ -46,7 +46,7 @@ _OPERATORS = {"`and`", "`or`", "`->`", "`<->`", "a comparison", "`*`, `/` or `%`
               "`until`, `since`, `release` or `weak until`", "`in`", "`not`", "`(`", "`from`", "`only`"}
 _DECLARATIONS = {"`policy`", "`import`", "`type`", "`enum`", "`layer`", "`terminal`", "`tool`", "`predicate`",
                  "`extern`", "`def`", "`procedure`", "`use`", "`rule`", "`budget`", "`conformance`",
-                 "`observe`", "`grounding`", "`trusted` or `untrusted`"}
+                 "`observe`", "`grounding`", "`trusted` or `untrusted`", "`claims`"}
 _CLOSERS = {"RPAR": ")", "RSQB": "]", "RBRACE": "}"}
 _OPENER = {")": "(", "]": "[", "}": "{"}
 #: Reserved words after which a hint suggests backticks: those that could have been meant

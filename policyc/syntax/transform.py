@@ -98,6 +98,11 @@ class ToAst(Transformer):
     def grounding_decl(self, meta, c):
         return ast.GroundingDecl(_name(c[0]), span=self._span(meta), name_span=self._tok(c[0]))
 
+    def claims_decl(self, meta, c):
+        *phrases, tool = c
+        return ast.ClaimsDecl(tuple(self._string(p) for p in phrases), _name(tool), span=self._span(meta),
+                              phrase_spans=tuple(self._tok(p) for p in phrases), tool_span=self._tok(tool))
+
     def observe_decl(self, meta, c):
         names = [tok for tok in c if tok is not None]
         return ast.ObserveDecl(tuple(_name(tok) for tok in names), span=self._span(meta),

@@ -68,7 +68,7 @@ def _reads(t: n.Node) -> frozenset[str]:
         out = frozenset(("call",))
     elif isinstance(t, n.Var):
         out = frozenset((f"var:{t.name}",))
-    elif isinstance(t, (n.Values, n.Outputs, n.Metric, n.Request, n.From, n.Flows)):
+    elif isinstance(t, (n.Values, n.Outputs, n.Done, n.Metric, n.Request, n.From, n.Flows)):
         out = frozenset(("global",))  # provenance (`from`, `flows`) reads the run's sources before the call
     elif isinstance(t, n.Quant):  # its variable is its own: bound to each element, not tracked across calls
         out = _reads(t.domain) | (_reads(t.body) - {f"var:{t.var}"})

@@ -160,6 +160,8 @@ def reads_result_of(formula: n.Formula, tool: str) -> bool:
             return True
         if isinstance(node, n.Outputs) and (not node.tools or tool in node.tools):
             return True
+        if isinstance(node, n.Done) and tool not in node.terminal:  # whether the call failed
+            return True
     return False
 
 

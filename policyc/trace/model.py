@@ -180,6 +180,48 @@ class Trace:
     def globals(self) -> "TraceGlobals":
         return TraceGlobals(self)
 
+    @cached_property
+    def _call_numbers(self) -> tuple[int, ...] | None:
+        """Per position, the agent's tool calls up to and including it; None when every
+        event is one (positions are then call numbers)."""
+        if all(not c.is_message and c.actor == ASSISTANT for c in self.calls):
+            return None
+        out, n = [], 0
+        for c in self.calls:
+            n += not c.is_message and c.actor == ASSISTANT
+            out.append(n)
+        return tuple(out)
+
+    @property
+    def events_are_calls(self) -> bool:
+        """Every event is a tool call of the agent: positions are call numbers."""
+        return self._call_numbers is None
+
+    def calls_through(self, length: int) -> int:
+        """How many of the first `length` events are the agent's tool calls."""
+        numbers = self._call_numbers
+        if numbers is None or length <= 0:
+            return max(0, min(length, len(self.calls)))
+        return numbers[min(length, len(numbers)) - 1]
+
+    def step(self, position: int) -> str:
+        """The event at `position` (0-based) as reports name it: `call #4` when the trace is the
+        agent's calls alone; else its event number, and for a call of the agent its number
+        among them: `event #9, call #4`, `event #8` (a message, or a call the user made).
+
+        >>> t = Trace.from_events((Call("message", {"text": "hi"}, kind="message", actor="user"),
+        ...                        Call("lookup", {}, {}))).observed(frozenset({"messages"}))
+        >>> t.step(0), t.step(1), Trace.of(("a", {}), ("b", {})).step(1)
+        ('event #1', 'event #2, call #1', 'call #2')
+        """
+        numbers = self._call_numbers
+        if numbers is None or not 0 <= position < len(self.calls):
+            return f"call #{position + 1}"
+        event = self.calls[position]
+        if event.is_message or event.actor != ASSISTANT:
+            return f"event #{position + 1}"
+        return f"event #{position + 1}, call #{numbers[position]}"
+
 
 class TraceGlobals:
     """Trace-wide domains (appendix A.2.4), each computed once per trace.
@@ -228,6 +270,14 @@ class TraceGlobals:
                     seen.add_call(dict(call.args), call.result)
             self._outputs[key] = (extractor, seen)  # the extractor is kept: its id stays its own
         return self._outputs[key][1]
+
+    def done(self, terminal: tuple[str, ...] = ()) -> list[str]:
+        """`done`: the names of the calls that did not fail (messages and `terminal` left out)."""
+        key = ("done", terminal)
+        if key not in self._values:
+            self._values[key] = sorted({c.name for c in self.trace.calls
+                                        if not c.is_message and not c.error and c.name not in terminal})
+        return self._values[key]
 
     def metric(self, path: tuple) -> object:
         return path_value(dict(self.trace.metrics), path)
