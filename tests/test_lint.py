@@ -170,7 +170,7 @@ def test_cli_json():
     data = json.loads(run("--format", "json", str(FIXTURES / "budget.altl")).output)
     (finding,) = data[0]["findings"]
     assert finding["name"] == "budget" and finding["strength"]["exact"] is True
-    assert [c["tool_name"] for c in finding["witnesses"][0]["tool_calls"]] == ["search", "read_file", "final_answer"]
+    assert [c["tool_name"] for c in finding["witnesses"][0]["trace"]["tool_calls"]] == ["search", "read_file", "final_answer"]
 
 
 @pytest.mark.parametrize("fixture", ["conflict_cycle", "vacuous_trigger", "weights", "clean"])

@@ -70,6 +70,7 @@ class FormulaEncoder:
 
     def _encode(self, phi: n.Formula, i: int, env: TermEnv) -> z3.BoolRef:  # noqa: C901
         tr = self.trace
+        tr.tick()
         h = self.holds
         if isinstance(phi, n.Const):
             return TRUE if phi.value else FALSE

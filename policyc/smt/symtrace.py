@@ -7,7 +7,10 @@ argument path): a formula that never reads `refund.amount` adds no variable for 
 Each created value brings its own well-formedness constraints (enum members, list lengths
 within the list bound, distinct dict keys), collected in `constraints`.
 
-A terminal tool ends the run: it may only be the last call of a trace.
+A terminal tool ends the run: it may only be the last call of a trace. The trace is one of
+the policy's view (`policyc.trace.model.Trace.observed`): an event's actor is one the view
+can have (`view_actors`: a tool call is the agent's unless the policy observes the user's
+calls), and the user's request, like the metrics, may be absent.
 
 >>> from policyc.ir.types import ToolSignature, Param, INT
 >>> t = SymbolicTrace({"a": ToolSignature("a", (Param("x", INT),), INT)}, 2)
@@ -26,6 +29,8 @@ from policyc.ir.types import (
     ANY,
     ATTRIBUTE_TYPES,
     BOOL,
+    MESSAGE_SIGNATURE,
+    REQUEST_TYPE,
     FLOAT,
     INT,
     NULL,
@@ -38,10 +43,15 @@ from policyc.ir.types import (
     ToolSignature,
     Type,
 )
+from policyc.trace.model import view_actors
 from policyc.smt.values import FALSE, SORTS, TRUE, Dyn, NeedsStrings, SymValue, undefined
 
 RESULT = "<result>"
 ATTRIBUTE = "@"  # the slot of an event attribute: "@actor", "@message_id", "@error"
+
+
+class EncodingTooLarge(Exception):
+    """An encoding outgrew the work it was allowed (`SymbolicTrace.work_limit`)."""
 
 
 def tool_sort(tools: tuple[str, ...]) -> tuple[z3.SortRef, dict[str, z3.ExprRef]]:
@@ -58,8 +68,9 @@ class SymbolicTrace:
     """The calls of a symbolic trace of at most `k` positions."""
 
     def __init__(self, tools: Mapping[str, ToolSignature], k: int, list_bound: int = 3, name: str = "t",
-                 coded_strings: bool = False):
+                 coded_strings: bool = False, observes: frozenset[str] = frozenset()):
         self.signatures = dict(tools)
+        self.observes = frozenset(observes)
         self.coded_strings = coded_strings
         self.codes: dict[str, int] = {}
         self.k = k
@@ -76,6 +87,10 @@ class SymbolicTrace:
         #: per text function applied (`lower`, `upper`, `strip`): "its argument is a text it
         #: leaves unchanged", which a witness may be asked to meet (`PolicySolver.require_plain_texts`)
         self.plain_texts: list[z3.BoolRef] = []
+        #: formula and term nodes encoded so far, and how many may be (None: no limit): the
+        #: encoding of a formula over k positions grows with k, often faster than linearly
+        self.work = 0
+        self.work_limit: int | None = None
         for i in range(1, k):
             self.constraints.append(z3.Implies(self.live[i], self.live[i - 1]))
         for name_, sig in self.signatures.items():
@@ -93,7 +108,14 @@ class SymbolicTrace:
         child.plain_texts = list(self.plain_texts)
         child._values = dict(self._values)
         child.metrics = dict(self.metrics)
+        child.work, child.work_limit = 0, None
         return child
+
+    def tick(self) -> None:
+        """Count one node encoded; `EncodingTooLarge` beyond `work_limit`."""
+        self.work += 1
+        if self.work_limit is not None and self.work > self.work_limit:
+            raise EncodingTooLarge(self.work)
 
     # ------------------------------------------------------------ positions
 
@@ -150,7 +172,13 @@ class SymbolicTrace:
         kind = ATTRIBUTE_TYPES.get(name)
         if kind is None or tool not in self.signatures:
             return undefined()
-        return self._slot(i, tool, ATTRIBUTE + name, kind, optional_missing=isinstance(kind, OptionalT))
+        key = (i, tool, ATTRIBUTE + name)
+        fresh = key not in self._values
+        value = self._slot(i, tool, ATTRIBUTE + name, kind, optional_missing=isinstance(kind, OptionalT))
+        if fresh and name == "actor" and value.value is not None:
+            actors = view_actors(self.signatures[tool] == MESSAGE_SIGNATURE, self.observes)
+            self.constraints.append(z3.Or([value.value == self.string(a) for a in actors]))
+        return value
 
     def metric(self, path: tuple) -> SymValue:
         """A value of the run's metrics record: a free input of the trace (any JSON value, or
@@ -163,10 +191,11 @@ class SymbolicTrace:
         return value
 
     def request(self) -> SymValue:
-        """The user's request, `{"text": ...}` or absent: a free input of the trace, the same
-        wherever a formula reads it."""
+        """The user's request, `{"text": ...}` or absent (a log without it): a free input of
+        the trace, the same wherever a formula reads it."""
         if self.request_value is None:
-            self.request_value = self._make(f"{self.name}.request", RecordT("request", (("text", STR),)), TRUE, True)
+            name = f"{self.name}.request"
+            self.request_value = self._make(name, REQUEST_TYPE, z3.Bool(f"{name}?present"), False)
         return self.request_value
 
     def plain_strings(self, text: str = "") -> list[z3.BoolRef]:

@@ -99,6 +99,7 @@ class TermEncoder:
     # ------------------------------------------------------------ terms
 
     def term(self, t: n.Term, env: TermEnv) -> SymValue:  # noqa: C901 - one case per node type
+        self.trace.tick()
         if isinstance(t, n.Lit):
             return self.lit(t.value)
         if isinstance(t, n.Var):
