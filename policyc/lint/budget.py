@@ -2,9 +2,9 @@
 
 Work is counted, not timed, so a lint gives the same report on a loaded machine: the solver
 counts its own steps (Z3's `rlimit`), the automata count the joint states their searches
-visit, the solver's encoding counts the formula and term nodes it builds (over k positions
-a formula's encoding grows with k, often faster), and one joint state counts as
-`STATE_STEPS` solver steps, one node as `ENCODE_STEPS` (about the same CPU time).
+visit, the solver's encodings count the Z3 terms they make (over k positions a formula's
+encoding grows with k, often faster), and one joint state counts as `STATE_STEPS` solver
+steps, one term as `ENCODE_STEPS` (about the same CPU time).
 
 - A *question* (`policyc.lint.questions`) may take `LintOptions.rlimit` solver steps and
   `LintOptions.states` joint states; a question that runs out is not decided (L0009), and
@@ -28,8 +28,8 @@ from dataclasses import dataclass
 
 #: Solver steps one joint state of an automata search counts for.
 STATE_STEPS = 200
-#: Solver steps one formula or term node of a solver's encoding counts for.
-ENCODE_STEPS = 1_000
+#: Solver steps one Z3 term made by an encoding counts for.
+ENCODE_STEPS = 20
 
 #: The defaults of `LintOptions`: per question, solver steps and joint states; for the run, steps.
 QUESTION_STEPS = 10_000_000

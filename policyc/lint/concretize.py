@@ -94,11 +94,10 @@ def _concretize(calls, metrics, claims, tools, list_bound, rlimit, coded, observ
 def _solve(calls, metrics, tools, list_bound, rlimit, coded, plain: bool, observes, charge) -> WitnessTrace | None:
     """A model of the calls' truths (in a solver of its own: a check that reached its limit
     leaves nothing behind); `plain`: every text a text function reads is one it leaves as it is."""
-    ps = PolicySolver(tools, max(1, len(calls)), list_bound, rlimit, name="w", coded_strings=coded,
-                      observes=observes)
-    names = [ps.require_length(len(calls))]
+    ps = PolicySolver(tools, len(calls), list_bound, rlimit, name="w", coded_strings=coded, observes=observes,
+                      skeleton=tuple(tool for tool, _ in calls))
+    names: list[str] = []
     for i, (tool, truths) in enumerate(calls):
-        names.append(ps.require_at(f"call{i}", b.event(tool), i))
         for j, (atom, value) in enumerate(truths):
             names.append(ps.require_at(f"atom{i}.{j}", b.event(tool, atom), i, value))
     for j, (atom, value) in enumerate(metrics):

@@ -48,17 +48,15 @@ units can run in any process in any order.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Sequence
 
-from policyc.ir import build as b
 from policyc.ir import nodes as n
 from policyc.ir.data import ExternError
-from policyc.ir.ops import UNDEF
-from policyc.ir.types import STR, ListT, OptionalT, ToolSignature
 from policyc.ir.walk import subformulas, tools_mentioned
 from policyc.lint.automata import EMPTY, MAX_INPUT_CONDITIONS, UNKNOWN, WITNESS, Decision
 from policyc.lint.budget import ENCODE_STEPS, STATE_STEPS, Budget, steps_text
+from policyc.lint.choose import choose_values
 from policyc.lint.claims import (Claim, NotInstantiable, equality_literals, existentials, instantiate, metric_atoms,
                                  values_tested)
 from policyc.lint.components import METRICS, REQUEST, components, joined, reads
@@ -67,11 +65,9 @@ from policyc.lint.splice import Splicer
 from policyc.lint.weaken import opaque, weaken
 from policyc.semantics.evaluator import evaluate
 from policyc.smt import PolicySolver, Strength, WitnessTrace, approximations
-from policyc.smt.decoder import default_value
 from policyc.smt.operators import PLAIN_TEXTS
-from policyc.smt.symtrace import EncodingTooLarge
+from policyc.smt.symtrace import EncodingTooLarge, counted
 from policyc.smt.values import NeedsStrings
-from policyc.trace.model import Trace
 
 if TYPE_CHECKING:
     from policyc.lint.context import LintContext
@@ -83,6 +79,9 @@ AUTOMATA_EXACT = Strength(True, None, None, "automata")
 
 #: Joint states a search for a witness among chosen values may visit (its "no run" proves nothing).
 WITNESS_BUDGET = 20_000
+
+#: Shorter bounds Z3 looks at first, when the question's bound is longer.
+DEEPENING = (2, 4)
 
 #: Values per quantifier a witness among chosen values is looked for with, in turn.
 INSTANCES = (1, 2, 3)
@@ -293,9 +292,9 @@ class Asker:
                     self.used.add("automata: a run of the claims' product")
                     return Answer(SAT, w), hint
                 if not whole:
-                    w = self._with_requests(decision, claims)
+                    w = self._chosen(decision, claims)
                     if w is not None:
-                        self.used.add("automata: a run of the claims' product, with a request chosen")
+                        self.used.add("automata: a run of the claims' product, values chosen by local search")
                         return Answer(SAT, w), hint
                     w = self._along(decision, claims)
                     if w is not None:
@@ -485,13 +484,14 @@ class Asker:
 
     def _require(self, solver: PolicySolver, claims: list[Claim]) -> list[str] | None:
         """The claims' names, each required of the solver (encoded within the question's
-        budget: None when the encoding outgrew it)."""
+        budget, `ENCODE_STEPS` per Z3 term made: None when the encoding outgrew it)."""
         trace = solver.trace
         before = trace.work
         trace.work_limit = before + self._steps() // ENCODE_STEPS
         try:
-            for c in claims:
-                solver.require(c.name, c.formula, c.expected)
+            with counted(trace):
+                for c in claims:
+                    solver.require(c.name, c.formula, c.expected)
         except EncodingTooLarge:
             return None
         finally:
@@ -500,12 +500,25 @@ class Asker:
         return [c.name for c in claims]
 
     def _solve(self, claims: list[Claim], k: int) -> Answer:
+        """Z3 over traces of up to `k` calls, after shorter bounds (`DEEPENING`): a witness is
+        often short, and the encoding over a short trace is a fraction of the one over `k`
+        calls (it grows faster than the length). "No trace" counts only at `k`."""
+        effort = self._effort
+        for short in [d for d in DEEPENING if d < k]:
+            answer = self._solve_at(claims, short)
+            if answer.is_sat or answer.is_undecided:
+                return answer
+            if effort is not None:
+                effort.note(f"Z3 found no trace of up to {short} calls")
+        return self._solve_at(claims, k)
+
+    def _solve_at(self, claims: list[Claim], k: int) -> Answer:
         try:
             solver = self._solver(k)
             names = self._require(solver, claims)
         except NeedsStrings:  # a derived formula needs real strings: start over without the coding
             self._coded, self._solvers = False, {}
-            return self._solve(claims, k)
+            return self._solve_at(claims, k)
         if names is None:
             return self._undecided(f"the encoding of the claims over traces of up to {k} calls for Z3 outgrew "
                                    f"the question's budget")
@@ -539,46 +552,13 @@ class Asker:
         finally:
             self._charge_steps(solver.steps - before)
 
-    def _with_requests(self, decision: Decision, claims: list[Claim]) -> WitnessTrace | None:
-        """The automata's run made concrete with the simplest values, with lists given an item,
-        and with distinct texts where those are empty; when the claims read the request, under
-        a request chosen by a few steps of local search: the texts the claims look for in it
-        and the texts of the run's calls, each said or not, until every claim holds."""
+    def _chosen(self, decision: Decision, claims: list[Claim]) -> WitnessTrace | None:
+        """The automata's run with values and a request chosen by local search on the
+        evaluator (`policyc.lint.choose`)."""
         run = self._concretize(decision, [], solve=False)
         if run is None:
             return None
-        tools = self.ctx.policy.tools
-        variants = [run.trace.calls, _filled(run.trace.calls, tools, False), _filled(run.trace.calls, tools, True)]
-        asking = [c for c in claims if any(isinstance(s, n.Request) for s in subformulas(c.formula))]
-        texts = list(dict.fromkeys(s.value for c in asking for s in subformulas(c.formula)
-                                   if isinstance(s, n.Lit) and isinstance(s.value, str) and 0 < len(s.value) <= 80))
-        for k, calls in enumerate(variants):
-            if calls in variants[:k]:
-                continue
-            if not asking:
-                found = replay(WitnessTrace(Trace(calls, run.trace.metrics), True, run.externs), claims)
-                if found is not None:
-                    return found
-                continue
-            others = [c for c in claims if c not in asking]
-            base = WitnessTrace(Trace(calls, run.trace.metrics), True, run.externs)
-            if any(_evaluate(base, c.formula) != c.expected for c in others):
-                continue  # the request cannot help
-            said = list(dict.fromkeys(v for c in calls for x in c.args.values() for v in (x if isinstance(x, list) else [x])
-                                      if isinstance(v, str) and v))
-            words = [*texts, *(v for v in said if v not in texts)]
-
-            def failing(request: str | None, calls=calls) -> int:
-                trace = WitnessTrace(Trace(calls, run.trace.metrics, request=request), True, run.externs)
-                return sum(_evaluate(trace, c.formula) != c.expected for c in asking)
-
-            request = _local_search(words, failing)
-            if request is not False:
-                found = replay(WitnessTrace(Trace(calls, run.trace.metrics, request=request), True, run.externs),
-                               claims)
-                if found is not None:
-                    return found
-        return None
+        return choose_values(run.trace.calls, run.trace.metrics, claims, self.ctx.policy.tools, run.externs)
 
     def _along(self, decision: Decision, claims: list[Claim]) -> WitnessTrace | None:
         """A witness with the tools of the automata's run, one per position, and whatever
@@ -590,10 +570,10 @@ class Asker:
         # the claims the run's calls bear on (the others are replayed on the witness all the same)
         relevant = [c for c in claims if (reads(c.formula) or {REQUEST}) & (tools | {REQUEST, METRICS})]
         try:
-            solver = PolicySolver(self.ctx.policy.tools, max(1, len(calls)), opts.list_bound, opts.rlimit,
-                                  name="run", coded_strings=self._coded, observes=self.ctx.policy.observes)
-            names = [solver.require_length(len(calls))]
-            names += [solver.require_at(f"call{i}", b.event(tool), i) for i, (tool, _) in enumerate(calls)]
+            solver = PolicySolver(self.ctx.policy.tools, len(calls), opts.list_bound, opts.rlimit, name="run",
+                                  coded_strings=self._coded, observes=self.ctx.policy.observes,
+                                  skeleton=tuple(tool for tool, _ in calls))
+            names: list[str] = []
             required = self._require(solver, relevant)
             if required is None:
                 return None
@@ -738,39 +718,6 @@ class Asker:
         return Core(tuple(core), strength, witnesses, minimal)
 
 
-#: Requests `_local_search` evaluates at most.
-SEARCH_REQUESTS = 400
-
-
-def _local_search(words: list[str], failing) -> str | None | bool:
-    """A request that `failing` gives 0: none, an empty one, or some of the words, said or not
-    one at a time from all of them (greedy, the move that leaves fewest failing first);
-    False when none was found within `SEARCH_REQUESTS` tries.
-
-    >>> _local_search(["pay", "bob", "eve"], lambda r: r is None or "eve" in r or "pay" not in r)
-    'pay bob'
-    """
-    for request in (None, ""):
-        if failing(request) == 0:
-            return request
-    chosen = [True] * len(words)
-    text = lambda picked: " ".join(w for w, keep in zip(words, picked) if keep)  # noqa: E731
-    best = failing(text(chosen))
-    tries = 3
-    while best and tries < SEARCH_REQUESTS:
-        moves = []
-        for i in range(len(words)):
-            trial = chosen[:i] + [not chosen[i]] + chosen[i + 1:]
-            moves.append((failing(text(trial)), i))
-            tries += 1
-        score, flip = min(moves, default=(best, -1))
-        if flip < 0 or score >= best:
-            break
-        best = score
-        chosen[flip] = not chosen[flip]
-    return text(chosen) if best == 0 else False
-
-
 def _requests_for(claims: Sequence[Claim]) -> list[str | None]:
     """Requests to try first when the claims read it: none, and one holding every text they
     test."""
@@ -781,41 +728,6 @@ def _requests_for(claims: Sequence[Claim]) -> list[str | None]:
 
 def _every(_leaf: n.Term) -> bool:
     return True
-
-
-def _filled(calls: Sequence, tools: Mapping[str, ToolSignature], texts: bool) -> tuple:
-    """The calls with every empty list (argument or result) given one item, the simplest value
-    of its type, and with `texts`, every empty or left-out text argument, and text item, a
-    text of its own."""
-    out = []
-    count = 0
-
-    def fresh() -> str:
-        nonlocal count
-        count += 1
-        return f"value-{count}"
-
-    def filled(kind, v):
-        kind = kind.inner if isinstance(kind, OptionalT) else kind
-        if kind is STR and not v and texts:
-            return fresh()
-        if isinstance(kind, ListT) and v in (None, [], UNDEF):
-            return [fresh() if kind.elem is STR and texts else default_value(kind.elem)]
-        return v
-
-    for c in calls:
-        sig = tools.get(c.name)
-        if sig is None:
-            out.append(c)
-            continue
-        args = dict(c.args)
-        for p in sig.params:
-            v = filled(p.type, args.get(p.name, UNDEF))
-            if v is not UNDEF:
-                args[p.name] = v
-        result = filled(sig.result, c.result) if isinstance(sig.result, ListT) else c.result
-        out.append(replace(c, args=args, result=result) if args != dict(c.args) or result is not c.result else c)
-    return tuple(out)
 
 
 def _few_inputs(claims: list[Claim], focus: Sequence[Claim]) -> list[Claim]:

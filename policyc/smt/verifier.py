@@ -68,17 +68,20 @@ class PolicySolver:
 
     def __init__(self, tools: Mapping[str, ToolSignature], k: int, list_bound: int = 3,
                  rlimit: int = DEFAULT_RLIMIT, name: str = "t", coded_strings: bool = False,
-                 encoder: FormulaEncoder | None = None, observes: frozenset[str] = frozenset()):
+                 encoder: FormulaEncoder | None = None, observes: frozenset[str] = frozenset(),
+                 skeleton: tuple[str, ...] | None = None):
         """`encoder`: start from an encoding made beforehand (`FormulaEncoder.derive`) over
         traces of `k` calls; its formulas are copied into this solver's context, not rebuilt.
-        `observes`: the event classes of the policy's view (who may act, `SymbolicTrace`)."""
-        self.encoder = encoder or FormulaEncoder(SymbolicTrace(tools, k, list_bound, name, coded_strings, observes))
+        `observes`: the event classes of the policy's view (who may act, `SymbolicTrace`);
+        `skeleton`: the tool of each position, fixed (the traces are exactly those calls)."""
+        self.encoder = encoder or FormulaEncoder(SymbolicTrace(tools, k, list_bound, name, coded_strings, observes,
+                                                               skeleton))
         self.trace = self.encoder.trace
         self.ctx = z3.Context()
         self.solver = z3.Solver(ctx=self.ctx)
         self.solver.set("rlimit", rlimit)
         self.rlimit = rlimit
-        self.k = k
+        self.k = self.encoder.trace.k
         self._literals: dict[str, z3.BoolRef] = {}
         self._claims: dict[str, tuple[n.Formula, bool]] = {}
         self._by_literal: dict[int, str] = {}  # assumption literal (its AST id) -> name
