@@ -305,6 +305,24 @@ RULES = [
     Rule("answers_the_customer", c_answers, Seen(lambda e: e.name == "reply", lambda s, ctx: s)),
     Rule("says_only_what_was_done", c_says_only_done, ClaimsDone()),
 ]
+# The situations of the implication rules: can they happen in a compliant trace?
+TRIGGERS = {
+    "verified_customer_first": lambda e: e.name in ("lookup_order", "open_ticket"),
+    "mail_only_verified_addresses": lambda e: e.name == "send_email",
+    "lookup_before_update": lambda e: e.name == "update_order",
+    "lookup_before_eligibility": lambda e: e.name == "check_eligibility",
+    "lookup_before_refund": lambda e: e.name == "issue_refund",
+    "eligible_before_refund": lambda e: e.name == "issue_refund",
+    "refund_at_most_the_total": lambda e: e.name == "issue_refund",
+    "no_refund_after_escalation": lambda e: e.name == "escalate",
+    "notes_on_open_tickets": lambda e: bool(ticket_touched(e)),
+    "every_ticket_is_closed_or_escalated": lambda e: bool(ticket_opened(e)),
+    "a_note_before_closing": lambda e: e.name == "close_ticket",
+    "nothing_after_closing": lambda e: e.name == "close_ticket",
+    "says_only_what_was_done": lambda e: e.name == "reply" and bool(CLAIMS[e.args["text"]]),
+}
+for _r in RULES:
+    _r.trigger = _r.trigger or TRIGGERS.get(_r.name)
 TOOLS = ["find_customer", "lookup_order", "check_eligibility", "issue_refund", "update_order", "open_ticket",
          "add_note", "close_ticket", "escalate", "send_email", "reply"]
 
@@ -341,7 +359,7 @@ def anthropic_record(trace: Trace, trace_id: str, opening: str) -> dict[str, Any
 
 def main() -> None:
     max_len = int(sys.argv[1]) if len(sys.argv) > 1 else 9
-    facts = report(POLICY, max_len=max_len, witness_len=9, random_traces=20000)
+    facts = report(POLICY, max_len=max_len, core_len=6, witness_len=9, random_traces=20000)
     here = Path(__file__).parent
     opening = f"Hi, this is {E1}. I'd like a refund for order {O1}."
     # the compliant witness: a refund by the book, with its ticket

@@ -443,6 +443,26 @@ RULES = [
     Rule("ended_normally", c_ended_normally, ContextOnly(lambda ctx: ctx["termination_reason"] in ("user_stop", "agent_stop"))),
 ]
 assert not [r for r in RULES if r.name == "x"]
+# The situations of the implication rules (`always (t -> ...)`, `when t shall ...`): can t happen in a compliant trace?
+TRIGGERS = {
+    "identify_first": lambda e: e.kind == "call" and e.name in ACCOUNT_TOOLS,
+    "changes_for_the_identified_customer": lambda e: bool(write_customer(e)),
+    "usage_checked_before_refuel": lambda e: is_call(e, "refuel_data"),
+    "refuel_price_accepted": lambda e: is_call(e, "refuel_data"),
+    "suspend_only_when_confirmed": lambda e: is_call(e, "suspend_line"),
+    "payment_request_for_an_overdue_bill": lambda e: is_call(e, "send_payment_request"),
+    "resume_a_line_seen_suspended": lambda e: is_call(e, "resume_line"),
+    "reboot_after_resume": lambda e: is_call(e, "resume_line"),
+    "airplane_mode_seen_before_toggling": lambda e: is_call(e, "toggle_airplane_mode", "user"),
+    "reseat_a_missing_sim": lambda e: is_call(e, "reseat_sim_card", "user"),
+    "reboot_after_apn_reset": lambda e: is_call(e, "reset_apn_settings", "user"),
+    "transfer_is_announced": lambda e: is_call(e, "transfer_to_human_agents"),
+    "troubleshoot_before_transfer": lambda e: is_call(e, "transfer_to_human_agents"),
+    "one_call_per_message": lambda e: e.kind == "message" and e.actor == "assistant",
+    "talk_or_act": lambda e: e.kind == "message" and e.actor == "assistant",
+}
+for _r in RULES:
+    _r.trigger = _r.trigger or TRIGGERS.get(_r.name)
 _ = Cap  # the telecom policy has no caps
 
 AGENT_TOOLS = ["get_customer_by_phone", "get_customer_by_id", "get_customer_by_name", "get_details_by_id",
