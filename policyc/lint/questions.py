@@ -513,6 +513,9 @@ class Asker:
         return self._solve_at(claims, k)
 
     def _solve_at(self, claims: list[Claim], k: int) -> Answer:
+        if self._steps() <= 0:
+            return self._undecided(f"no solver steps were left for Z3 over traces of up to {k} calls (the "
+                                   f"attempts before spent the question's budget)")
         try:
             solver = self._solver(k)
             names = self._require(solver, claims)
