@@ -195,9 +195,9 @@ def _guessed(calls: Calls, tools: Mapping[str, ToolSignature], observes: frozens
     """The calls with values that give their conditions, chosen without a solver: each group
     of a call's conditions that tests one value (an argument, its length, a text function of
     it, a field of the result, the actor) takes a value of its type that gives the group's
-    truths (`one_value`); every other value is the simplest of its type. None when a
-    condition is of another form, no such value was found, or the call, checked on the
-    evaluator, does not give exactly its truths."""
+    truths (`one_value`); every other value, and every value a group of another form tests
+    (`len(card_numbers(text))`), is the simplest of its type. None when no such value was
+    found, or the call, checked on the evaluator, does not give exactly its truths."""
     out = []
     for i, (tool, truths) in enumerate(calls):
         sig = tools[tool]
@@ -209,7 +209,7 @@ def _guessed(calls: Calls, tools: Mapping[str, ToolSignature], observes: frozens
         for group in independent_groups(atoms):
             values = OneValue.of([atoms[j] for j in group])
             if values is None:
-                return None
+                continue  # the simplest values, if they give the group's truths (checked below)
             mask = sum(1 << k for k, j in enumerate(group) if truths[j][1])
             s = values.subject
             if isinstance(s, n.Arg) and s.name in types:
@@ -247,7 +247,7 @@ def _guessed(calls: Calls, tools: Mapping[str, ToolSignature], observes: frozens
                 found, v = values.value(mask, lambda v, actors=actors: v in actors)
                 actor = cast(str, v)
             else:
-                return None
+                continue  # as above
             if not found:
                 return None
         for name, pieces in texts.items():  # one text for every text function of an argument
