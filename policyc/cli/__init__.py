@@ -37,6 +37,7 @@ COMMANDS = {
     "test": "test",
     "lsp": "lsp",
     "import-tools": "import_tools",
+    "infer-tools": "infer_tools",
     "assure": "assure",
     "gateway": "gateway",
 }
