@@ -15,32 +15,32 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("mcp", reason="mcp is not installed (pip install -e '.[test,mcp]')")
+from click.testing import CliRunner
 
-import anyio  # noqa: E402
-from click.testing import CliRunner  # noqa: E402
-from mcp import ClientSession, StdioServerParameters, stdio_client  # noqa: E402
+from lazy import lazy, needs
+from policyc.artifact.build import compile_file
+from policyc.cli import cli
+from policyc.runtime import Monitor
+from policyc.trace import load_traces
 
-from policyc.cli import cli  # noqa: E402
-from policyc.runtime import Monitor  # noqa: E402
-from policyc.artifact.build import compile_file  # noqa: E402
-from policyc.trace import load_traces  # noqa: E402
+pytestmark = [needs("mcp", "anyio", extra="mcp"), pytest.mark.slow]  # servers and clusters in subprocesses
+anyio, mcp = lazy("anyio"), lazy("mcp")
 
 MCP = Path(__file__).parent / "fixtures" / "mcp"
 SERVER = [sys.executable, str(MCP / "files_server.py")]
 POLICYC = [sys.executable, "-c", "from policyc.cli import main; main()"]
 
 
-def gateway(*options, server=SERVER) -> StdioServerParameters:
+def gateway(*options, server=SERVER):
     argv = [*POLICYC, "gateway", str(MCP / "policy.altl"), *map(str, options), "--", *server]
-    return StdioServerParameters(command=argv[0], args=argv[1:])
+    return mcp.StdioServerParameters(command=argv[0], args=argv[1:])
 
 
-async def session_with(params: StdioServerParameters, calls, errlog):
+async def session_with(params, calls, errlog):
     """Run calls through a client session; returns (tools listed, [(is_error, texts, structured)])."""
     out = []
-    async with stdio_client(params, errlog=errlog) as (read, write):
-        async with ClientSession(read, write) as session:
+    async with mcp.stdio_client(params, errlog=errlog) as (read, write):
+        async with mcp.ClientSession(read, write) as session:
             await session.initialize()
             listed = await session.list_tools()
             for name, args in calls:
@@ -57,9 +57,9 @@ def run_session(params, calls, tmp_path):
 
 def direct_tools():
     async def listing():
-        async with stdio_client(StdioServerParameters(command=SERVER[0], args=SERVER[1:]),
+        async with mcp.stdio_client(mcp.StdioServerParameters(command=SERVER[0], args=SERVER[1:]),
                                 errlog=subprocess.DEVNULL) as (read, write):
-            async with ClientSession(read, write) as session:
+            async with mcp.ClientSession(read, write) as session:
                 await session.initialize()
                 return await session.list_tools()
     return anyio.run(listing)
@@ -219,6 +219,8 @@ def test_tool_mismatches_are_reported_at_start_up_and_strict_refuses(tmp_path):
     assert done.returncode == 0
     lines = [line for line in done.stderr.splitlines() if line.startswith("policyc gateway: ")]
     assert lines == [
+        f"policyc gateway: compiled the policy source `{policy}` in memory; a deployed gate loads the artifact "
+        "that `policyc compile` makes of it",  # said once, at start-up
         "policyc gateway: error: the policy declares `answer`, which the agent's tools do not include",
         "policyc gateway: error: the agent has `locate`, which the policy does not declare (its calls are "
         "flagged as unknown tools)",

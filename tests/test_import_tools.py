@@ -385,6 +385,7 @@ def _hoist_refs(schema, defs):
     return schema
 
 
+@pytest.mark.slow
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_declared_types_accept_every_value_the_schema_accepts_and_survive_the_checker(data):

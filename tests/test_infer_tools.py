@@ -7,6 +7,7 @@ the declarations check; optionality, mixed types, formats and bad input as docum
 
 from __future__ import annotations
 
+import pytest
 import json
 import os
 import re
@@ -96,6 +97,7 @@ CALLS = st.tuples(st.sampled_from(["search", "read", "answer"]), st.dictionaries
                   st.one_of(st.just(None), VALUES))
 
 
+@pytest.mark.slow
 @settings(max_examples=2000 if NIGHTLY else 200, deadline=None, derandomize=not NIGHTLY,
           suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.lists(CALLS, min_size=1, max_size=5), min_size=1, max_size=4))

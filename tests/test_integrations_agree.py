@@ -37,6 +37,8 @@ EXPECTED = [("count_orders", "allow", ()), ("lookup_orders", "allow", ()),
 sys.path.insert(0, str(HERE))
 import support_tools  # noqa: E402
 
+pytestmark = pytest.mark.slow  # four frameworks and an MCP server per policy
+
 
 class RecordingMonitor(Monitor):
     """A monitor whose runs keep every decision they make (the gate itself is unchanged)."""

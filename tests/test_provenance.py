@@ -74,6 +74,7 @@ def test_one_entity_written_two_ways_has_one_key(a, b_):
     assert set(kinds.entity_keys(a)) & set(kinds.entity_keys(b_))
 
 
+@pytest.mark.slow
 def test_extraction_is_linear_on_hostile_text():
     """Each pattern scans once: texts built to make a backtracking pattern retry every
     position are read (in well under a second; a quadratic scan of these would take minutes)."""
