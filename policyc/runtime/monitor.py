@@ -68,8 +68,9 @@ def compile_source(path: str | Path, key: bytes | None = None) -> Artifact:
         raise ArtifactError(f"`{path}` is a policy source, and a signing key is configured: only an artifact "
                             "signed with that key loads",
                             "compile and sign it: `policyc compile POLICY -o policy.json --sign-key-file KEY`")
-    try:
-        build = importlib.import_module("policyc.artifact.build")  # the compiler: not part of a deployed gate
+    try:  # the compiler: not part of a deployed gate
+        build = importlib.import_module("policyc.artifact.build")
+        importlib.import_module("policyc.check")
     except ImportError:
         raise ArtifactError(f"`{path}` is a policy source, and this installation is the runtime alone, which loads "
                             "artifacts", "compile it where policyc is installed: `policyc compile POLICY -o "

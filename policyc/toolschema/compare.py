@@ -159,9 +159,10 @@ def result_difference(declared: Type, offered: Type) -> bool:
     if isinstance(inner, RecordT) and [f for f, _ in inner.fields] == [WRAPPER] \
             and not type_difference(declared, inner.fields[0][1]):
         return False  # recorded unwrapped
-    if is_wrapper(declared):
-        field = strip_optional(declared).field(WRAPPER)  # type: ignore[union-attr]
-        return type_difference(field, offered)  # recorded wrapped
+    wrapper = strip_optional(declared)
+    if is_wrapper(declared) and isinstance(wrapper, RecordT):
+        field = wrapper.field(WRAPPER)
+        return field is None or type_difference(field, offered)  # recorded wrapped
     return True
 
 

@@ -367,7 +367,7 @@ def signature_from_schema(name: str, input_schema: object, output_schema: object
     if output_schema is not None:
         out = _Converter(name, output_schema, output_path, names, problems)
         schema = output_schema
-        if sdk_wrapped(name, schema):  # the value inside `{"result": ...}`, which every adapter records
+        if isinstance(schema, dict) and sdk_wrapped(name, schema):  # the value inside `{"result": ...}`
             result = out.type_of(schema["properties"]["result"], output_path + ("properties", "result"),
                                  type_name(name, "result"))
         elif isinstance(schema, dict) and "$ref" in schema:

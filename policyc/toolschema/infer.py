@@ -132,7 +132,11 @@ def join(a: Type, b: Type) -> Type:
         fields = []
         for name in names:
             x, y = a.field(name), b.field(name)
-            fields.append((name, _optional(x if y is None else y) if x is None or y is None else join(x, y)))
+            if x is None or y is None:
+                only = y if x is None else x
+                fields.append((name, _optional(only) if only is not None else ANY))  # missing from some: optional
+            else:
+                fields.append((name, join(x, y)))
         return RecordT("", tuple(fields))
     if isinstance(a, (DictT, RecordT)) and isinstance(b, (DictT, RecordT)):
         values = join(a.value if isinstance(a, DictT) else _values(a), b.value if isinstance(b, DictT) else _values(b))
