@@ -125,13 +125,5 @@ def typed_result(candidates: list, declared: Type = ANY) -> Any:
     return candidates[0] if candidates else None
 
 
-def text_readings(text: str) -> list:
-    """A text result, and the JSON value it holds if it holds one."""
-    try:
-        return [text, json.loads(text)]
-    except (json.JSONDecodeError, RecursionError):
-        return [text]
-
-
 __all__ = ["PolicyStop", "PolicyToolWarning", "ToolSetMismatch", "as_arguments", "check_tool_set", "load_policy",
-           "recorded", "return_schema", "text_readings", "typed_result"]
+           "recorded", "return_schema", "typed_result"]
