@@ -64,7 +64,7 @@ def _parser() -> Lark:
 def _cache_file(grammar: str) -> str | bool:
     """Where lark keeps the parser's tables between runs (building them is most of the time
     `policyc check` takes on a small file): a file of the user's own cache folder, which is
-    private, since the tables are a pickle; never a shared one such as /tmp. False (no cache)
+    private, since the tables are a pickle; never the shared temporary folder. False (no cache)
     where no such folder can be had, or with POLICYC_NO_CACHE set. Lark checks the file
     against the grammar, its options and its version, and rebuilds it when they differ."""
     if os.name != "posix" or os.environ.get("POLICYC_NO_CACHE"):
