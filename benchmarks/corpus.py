@@ -77,8 +77,8 @@ def full_reports(runs: int, length: int, long_length: int, out: dict) -> None:
     rows = {}
     for label, items in ((f"{runs:,} x {length} calls", traces), (f"1 x {long_length:,} calls", [long_trace])):
         monitor = Monitor(artifact)  # a fresh one: its product's memo starts empty
-        verdicts = cpu(lambda items=items: drain(monitor.verdicts, items))
-        warm = cpu(lambda items=items: drain(monitor.verdicts, items))  # the same runs again: every step memoised
+        verdicts = cpu(lambda items=items, m=monitor: drain(m.verdicts, items))
+        warm = cpu(lambda items=items, m=monitor: drain(m.verdicts, items))  # again: every step memoised
         tallies = cpu(lambda items=items: drain(scorer.tally, items))
         full = cpu(lambda items=items: drain(scorer.score, items))
         peer = cpu(lambda items=items: theirs(items)) if verify_trace is not None else None
