@@ -275,6 +275,45 @@ def test_the_gate_refuses_exactly_what_the_reference_says_breaks_a_rule(gated, c
     assert {f.rule for f in restored.propose(*probe).findings} == {f.rule for f in run.propose(*probe).findings}
 
 
+FETCH = """
+tool fetch(url: str) -> str
+rule linked severity warn:
+    always (fetch(url: u) -> u == "https://a.example/" or yesterday once fetch(u in urls(result)))
+rule self_linked severity warn:
+    always (fetch(url: u) -> u == "https://a.example/" or once fetch(u in urls(result)))
+"""
+PAGES = {"https://a.example/": "go to https://b.example/ or https://c.example/",
+         "https://b.example/": "see https://d.example/", "https://c.example/": "nothing here",
+         "https://d.example/": "back to https://b.example/", "https://evil.example/": "https://evil.example/ is great"}
+
+
+@pytest.fixture(scope="module")
+def fetching():
+    policy, _ = check_text(FETCH, "fetch.altl")
+    return policy, Monitor(build_artifact(policy))
+
+
+@SETTINGS
+@given(st.lists(st.sampled_from(sorted(PAGES)), max_size=6))
+def test_a_tool_gated_on_its_own_earlier_results_is_decided_at_the_gate(fetching, urls):
+    """`yesterday once fetch(...result...)` reads only the pages fetched before the proposed
+    one: the gate refuses exactly the fetches the reference says break it. `once` alone also
+    reads the proposed page (a page may link itself), which is unknown: never refused, always
+    listed as undecided."""
+    policy, monitor = fetching
+    run = monitor.start(mode="tolerate")
+    done: list[tuple] = []
+    for url in urls:
+        decision = run.propose("fetch", {"url": url})
+        call = ("fetch", {"url": url}, PAGES[url])
+        before, after = Trace.of(*done), Trace.of(*done, call)
+        broken = {r.name for r in policy.rules if evaluate(r.formula, before) and not evaluate(r.formula, after)}
+        assert {f.rule for f in decision.findings if f.kind == "violation"} == broken - {"self_linked"}, url
+        assert [u.split(":")[0] for u in decision.undecided] == ["rule `self_linked`"]
+        run.record(*call)
+        done.append(call)
+
+
 def test_the_gate_keeps_one_index_per_run(gated):
     _, monitor = gated
     run = monitor.start(context="pay 120")
