@@ -191,13 +191,17 @@ def result_reach(formula: n.Formula, tool: str) -> Reach:
     failure) of `tool`'s calls: `(rel, end)`, see `Reach`. A pattern reads its own call's
     result (rel 0), `from` and `flows` the results before it (rel -1); `next` looks one call
     ahead, `yesterday` one behind; `until` and `release` as far as the last call, `since`
-    and `trigger` as far as the position itself.
+    and `trigger` as far as the position itself. `t -> b` with t a call to another tool reads
+    nothing at a call to `tool`: the gate's `always (refund -> once lookup(result...))` does
+    not read the result of a lookup proposed last.
 
     >>> from policyc.ir import build as b
     >>> page = b.event("fetch", b.op("eq", b.result(), b.lit("x")))
     >>> result_reach(b.always(b.implies(b.event("fetch"), b.once(page))), "fetch")
     (None, 0)
     >>> result_reach(b.always(b.implies(b.event("fetch"), b.yesterday(b.once(page)))), "fetch")
+    (None, -1)
+    >>> result_reach(b.always(b.implies(b.event("refund"), b.once(page))), "fetch")
     (None, -1)
     """
     key = f"facts.result_reach:{tool}"
@@ -228,11 +232,29 @@ def result_reach(formula: n.Formula, tool: str) -> Reach:
         out = (rel, _most(end, _term_reach(f.domain, tool)))
     elif isinstance(f, (n.Not, n.And, n.Or)):
         parts = [result_reach(a, tool) for a in f.children if isinstance(a, n.Formula)]
-        out = (_most(*(r for r, _ in parts)), _most(*(e for _, e in parts)))
+        rel, end = _most(*(r for r, _ in parts)), _most(*(e for _, e in parts))
+        if isinstance(f, n.Or) and any(isinstance(a, n.Not) and _elsewhere(a.arg, tool) for a in f.args) \
+                or isinstance(f, n.And) and any(_elsewhere(a, tool) for a in f.args):
+            # `t -> b`, `t and b` with t a call to another tool: settled without reading anything at
+            # a call to `tool`, so never at the last call; before it, at most `rel` calls later
+            out = (None, _most(end, None if rel is None else rel - 1))
+        else:
+            out = (rel, end)
     else:  # a constant
         out = (None, None)
     formula._cache[key] = out
     return out
+
+
+def _elsewhere(f: n.Formula, tool: str) -> bool:
+    """Whether `f` holds only at calls to other tools than `tool` (one call per position)."""
+    if isinstance(f, n.Event):
+        return f.tool != tool
+    if isinstance(f, n.And):
+        return any(_elsewhere(a, tool) for a in f.args)
+    if isinstance(f, n.Or):
+        return all(_elsewhere(a, tool) for a in f.args)
+    return False
 
 
 def reads_proposed_result(formula: n.Formula, tool: str, position: int) -> bool:
