@@ -7,14 +7,15 @@ for some things and not others. Those conditions are about equality and containm
 few texts, which the evaluator checks in microseconds while the solver's string theory may
 take seconds. So values are chosen first by local search, on the evaluator:
 
-- every text argument (and list of texts) the run leaves empty is either the simplest value
-  (equal to the simplest value of every other text, and to what a result lists) or a text
-  of its own;
+- every text argument (and list of texts) the run leaves empty is the simplest value
+  (equal to the simplest value of every other text, and to what a result lists), a text of
+  its own, or (a single text) one of the texts the claims compare with;
 - the request is absent, or says some of the words the claims look for in it and some of
   the run's texts;
 
 starting from a few corners (everything simplest or own, everything said or nothing), each
-step takes the change that leaves the fewest claims failing, until none fails. The result
+step takes the change that leaves the fewest claims failing (a few in a row may leave as
+many failing: two values may have to change together), until none fails. The result
 is replayed like every witness; nothing is concluded when the search finds none.
 
 >>> from policyc.check import check_text
@@ -49,6 +50,9 @@ from policyc.trace.model import Call, Trace
 
 #: Claim evaluations one search may make, at most.
 EVALUATIONS = 20_000
+#: Moves in a row one search may make that leave as many claims failing (never back to a state
+#: it tried).
+LEVEL_MOVES = 1
 #: Texts tested against the request that are tried as its words, at most (the longest left out).
 MAX_WORDS = 40
 
@@ -64,11 +68,17 @@ def choose_values(calls: Sequence[Call], metrics: Mapping, claims: Sequence[Clai
     words = _words(claims, slots) if asking else []
     budget = [EVALUATIONS]
 
-    def build(fresh: tuple[bool, ...], said: tuple[bool, ...], absent: bool) -> Trace:
+    literals = _literals(claims)
+    # the values of each slot: 0 the simplest, 1 its own, then for a text 2 + j the claims'
+    # j-th text, for a list 2 no item
+    choices = [2 + len(literals) if items == 0 else 3 for _, _, items in slots]
+
+    def build(picked: tuple[int, ...], said: tuple[bool, ...], absent: bool) -> Trace:
         out = list(base)
         for k, (i, name, items) in enumerate(slots):
-            if fresh[k]:
-                out[i] = replace(out[i], args={**out[i].args, name: _own(k, items)})
+            if picked[k]:
+                value = _own(k, items) if picked[k] == 1 else [] if items else literals[picked[k] - 2]
+                out[i] = replace(out[i], args={**out[i].args, name: value})
         request = None if absent or not asking else " ".join(w for w, keep in zip(words, said) if keep)
         return Trace(tuple(out), metrics, request=request)
 
@@ -77,9 +87,9 @@ def choose_values(calls: Sequence[Call], metrics: Mapping, claims: Sequence[Clai
         budget[0] -= len(claims)
         return sum(_truth(c.formula, trace, externs) != c.expected for c in claims)
 
-    corners = [(f, s, False) for f in (False, True) for s in (True, False)]
+    corners = [(f, s, False) for f in (0, 1) for s in (True, False)]
     if asking:
-        corners += [(False, False, True), (True, False, True)]
+        corners += [(0, False, True), (1, False, True)]
     tried: set = set()
     for fresh_all, said_all, absent in corners:
         state = (tuple([fresh_all] * len(slots)), tuple([said_all] * len(words)), absent)
@@ -87,10 +97,11 @@ def choose_values(calls: Sequence[Call], metrics: Mapping, claims: Sequence[Clai
             continue
         tried.add(state)
         best = failing(state)
-        while best and budget[0] > 0:
+        level = 0  # moves that left as many claims failing (two changes may be needed at once)
+        while best and budget[0] > 0 and level <= LEVEL_MOVES:
             moves = []
             for k in range(len(slots)):
-                moves.append(_flip(state, 0, k))
+                moves.extend(_pick(state, k, v) for v in range(choices[k]) if v != state[0][k])
             for k in range(len(words)):
                 moves.append(_flip(state, 1, k))
             if asking:
@@ -100,8 +111,9 @@ def choose_values(calls: Sequence[Call], metrics: Mapping, claims: Sequence[Clai
             if not scored:
                 break
             score, move = min(scored, key=lambda x: x[0])
-            if score >= best:
+            if score > best:
                 break
+            level = level + 1 if score == best else 0
             best, state = score, move
         if best == 0:
             return replay(WitnessTrace(build(*state), True, externs), claims)
@@ -158,14 +170,24 @@ def _own(k: int, items: int) -> str | list[str]:
     return [f"value-{k + 1}-{j + 1}" for j in range(items)] if items else f"value-{k + 1}"
 
 
-def _words(claims: Sequence[Claim], slots: list[tuple[int, str, int]]) -> list[str]:
-    """The texts the claims compare with (the shorter first, at most `MAX_WORDS`), then each
-    slot's own texts."""
+def _literals(claims: Sequence[Claim]) -> list[str]:
+    """The texts the claims compare with, the shorter first, at most `MAX_WORDS`."""
     texts = sorted(dict.fromkeys(s.value for c in claims for s in subformulas(c.formula)
                                  if isinstance(s, n.Lit) and isinstance(s.value, str) and 0 < len(s.value) <= 80),
                    key=len)
+    return texts[:MAX_WORDS]
+
+
+def _words(claims: Sequence[Claim], slots: list[tuple[int, str, int]]) -> list[str]:
+    """The texts the claims compare with, then each slot's own texts."""
     own = [_own(k, items) for k, (_, _, items) in enumerate(slots)]
-    return texts[:MAX_WORDS] + [" ".join(x) if isinstance(x, list) else x for x in own]
+    return _literals(claims) + [" ".join(x) if isinstance(x, list) else x for x in own]
+
+
+def _pick(state, k: int, value: int):
+    picked = list(state[0])
+    picked[k] = value
+    return (tuple(picked), *state[1:])
 
 
 def _flip(state, part: int, k: int):

@@ -201,7 +201,7 @@ def _guessed(calls: Calls, tools: Mapping[str, ToolSignature], observes: frozens
     out = []
     for i, (tool, truths) in enumerate(calls):
         sig = tools[tool]
-        plain = _simplest([(tool, ())], tools).calls[0]
+        plain = simplest([(tool, ())], tools).calls[0]
         args, result, actor = dict(plain.args), plain.result, plain.actor
         types = {p.name: p.type for p in sig.params}
         atoms = [a for a, _ in truths]
@@ -329,7 +329,7 @@ def _put(value, steps: list, v, kind):
     return None
 
 
-def _simplest(calls: Calls, tools: Mapping[str, ToolSignature]) -> Trace:
+def simplest(calls: Calls, tools: Mapping[str, ToolSignature]) -> Trace:
     """The calls with every argument and result the simplest value of its type (as
     `policyc.smt.decoder.decode_trace` gives a value no formula reads)."""
     out = []
@@ -361,5 +361,5 @@ def simple_traces(tools: Mapping[str, ToolSignature]) -> list[WitnessTrace]:
     ['the empty trace', 'a()', 'b()']
     """
     out = [WitnessTrace(Trace(()), True)]
-    out.extend(WitnessTrace(_simplest([(name, ())], tools), True) for name in sorted(tools))
+    out.extend(WitnessTrace(simplest([(name, ())], tools), True) for name in sorted(tools))
     return out

@@ -60,7 +60,7 @@ from policyc.lint.choose import choose_values
 from policyc.lint.claims import (Claim, NotInstantiable, equality_literals, existentials, instantiate, metric_atoms,
                                  values_tested)
 from policyc.lint.components import METRICS, REQUEST, components, joined, reads
-from policyc.lint.concretize import concretize, replay
+from policyc.lint.concretize import concretize, replay, simplest
 from policyc.lint.splice import Splicer
 from policyc.lint.weaken import opaque, weaken
 from policyc.semantics.evaluator import evaluate
@@ -557,11 +557,14 @@ class Asker:
 
     def _chosen(self, decision: Decision, claims: list[Claim]) -> WitnessTrace | None:
         """The automata's run with values and a request chosen by local search on the
-        evaluator (`policyc.lint.choose`)."""
+        evaluator (`policyc.lint.choose`): from values that give the run's conditions, or,
+        when none were found without a solver (the automata may pair conditions no value
+        meets together, on `text` and `lower(text)`), from the simplest values of its tools."""
+        tools = self.ctx.policy.tools
         run = self._concretize(decision, [], solve=False)
-        if run is None:
-            return None
-        return choose_values(run.trace.calls, run.trace.metrics, claims, self.ctx.policy.tools, run.externs)
+        if run is not None:
+            return choose_values(run.trace.calls, run.trace.metrics, claims, tools, run.externs)
+        return choose_values(simplest(decision.calls, tools).calls, {}, claims, tools)
 
     def _along(self, decision: Decision, claims: list[Claim]) -> WitnessTrace | None:
         """A witness with the tools of the automata's run, one per position, and whatever
