@@ -290,7 +290,9 @@ def _search(atoms: Sequence[n.Term], limit: int | None, values: OneValue | None)
 
     search(0, 0)
     if values is not None:
-        return out, values.exact
+        full = (1 << len(atoms)) - 1
+        # a combination a tried value gives is one some call produces, understood or not
+        return out, values.exact or all(values.witness(m, full) is not None for m in out)
     return out, checker[2].exact and checker[2].congruent()  # without `values`, every assignment asked the solver
 
 

@@ -15,14 +15,17 @@ from __future__ import annotations
 
 from typing import Any, Collection, Mapping, Sequence
 
-from policyc.runtime.findings import OWED, VIOLATION, Finding, GatedRule
+from policyc.runtime.findings import CONFLICT, OWED, VIOLATION, Finding, GatedRule, mildest
 from policyc.runtime.judge_final import FinalAnswerJudge
 from policyc.runtime.judge_product import ProductJudge
 from policyc.runtime.judge_sliced import SlicedJudge
+from policyc.tables.counting import ABSENT, NEW, CountingSpace, Rules, TokenRun, fillings, slot_value
 from policyc.tables.dfa import OPEN, VIOLATED
 from policyc.tables.policy import CompiledPolicy
 from policyc.tables.product import OTHER
 from policyc.tables.rule import RuleRun
+from policyc.ir.ops import UNDEF, value_key
+from policyc.ir.types import OptionalT
 from policyc.trace.model import Call
 
 
@@ -30,13 +33,16 @@ _NEVER, _ALWAYS = frozenset((False,)), frozenset((True,))  # a rule's acceptance
 
 
 class GateState:
-    """Where one run is: the product's joint state, and each sliced rule's run."""
+    """Where one run is: the product's joint state, each sliced rule's run, and the run's
+    values by profile (`policyc.tables.counting.TokenRun`) when per-value rules are searched
+    jointly."""
 
-    __slots__ = ("jid", "runs")
+    __slots__ = ("jid", "runs", "tokens")
 
-    def __init__(self, jid: int, runs: list[RuleRun]):
+    def __init__(self, jid: int, runs: list[RuleRun], tokens: TokenRun | None = None):
         self.jid = jid
         self.runs = runs
+        self.tokens = tokens
 
 
 class Gate:
@@ -59,9 +65,23 @@ class Gate:
                 self.sliced.append((info, SlicedJudge(table, externs)))
         self.terminal = policy.terminal_tools
         self.final = FinalAnswerJudge(uncompiled, policy, externs) if uncompiled else None
-        self.product = ProductJudge(plain_rules, plain_tables, policy.tools, self.terminal, externs, compiled.joint)
+        extra = [part.alphabet for _, judge in self.sliced for part in judge.table.parts]
+        self.product = ProductJudge(plain_rules, plain_tables, policy.tools, self.terminal, externs, compiled.joint,
+                                    extra=extra)
         self.rules = plain_rules + [info for info, _ in self.sliced]
         self.components = self._components()
+        self.counting = CountingSpace(self.product.space, [judge.table for _, judge in self.sliced],
+                                      _required_arguments(policy.tools)) if self.sliced else None
+        # the groups of rules that can constrain one another and hold a per-value rule, when
+        # every per-value rule of the group is one the counting search reads: (plain rules,
+        # sliced rules, the tools whose calls may move one of them, None for any)
+        self.counted = self._counted_blocks()
+        self._counted_of = {k: b for b, (_, sliced, _) in enumerate(self.counted) for k in sliced}
+        counted_plain = 0
+        for plain, _, _ in self.counted:
+            for i in plain:
+                counted_plain |= 1 << i
+        self.product.searched_elsewhere = counted_plain
         # a component by its members (plain bits, sliced rules, the rule itself included): rules
         # of one component share it, and `_component_accepts` reads nothing else
         self._members = [(plain, tuple(sorted((k, *sliced)))) for k, (_, plain, sliced) in enumerate(self.components)]
@@ -112,12 +132,31 @@ class Gate:
                         tuple(sorted(sliced - {k}))))
         return out
 
+    def _counted_blocks(self) -> list[tuple[tuple[int, ...], tuple[int, ...], frozenset[str] | None]]:
+        """The components of the sliced rules (`_components`), merged, for which the counting
+        search decides the joint question: those whose every sliced rule it reads."""
+        if self.counting is None:
+            return []
+        seen: set[int] = set()
+        out = []
+        for k, (reach, plain_bits, others) in enumerate(self.components):
+            if k in seen:
+                continue
+            sliced = tuple(sorted((k, *others)))
+            seen.update(sliced)
+            if not all(self.counting.countable[j] for j in sliced):
+                continue
+            plain = tuple(i for i in range(len(self.product.rules)) if plain_bits >> i & 1)
+            out.append((plain, sliced, reach))
+        return out
+
     def _reaching(self, tool: str) -> tuple[int, ...]:
         """The sliced rules whose component a call to `tool` may move. Memoised per tool."""
         found = self._reach_memo.get(tool)
         if found is None:
             found = self._reach_memo[tool] = tuple(
-                k for k, (reach, _, _) in enumerate(self.components) if reach is None or tool in reach)
+                k for k, (reach, _, _) in enumerate(self.components)
+                if (reach is None or tool in reach) and k not in self._counted_of)
         return found
 
     def _moving(self, tool: str) -> tuple[int, ...]:
@@ -214,14 +253,170 @@ class Gate:
                 return False
         return True
 
+    # ------------------------------------------------------------ the joint search with per-value rules
+
+    def _counted_conflicts(self, state: GateState, tool: str, args: Mapping[str, Any], broken: Collection[int],
+                           lost_now: int) -> tuple[list[Finding], tuple[str, ...]]:
+        """Conflicts among the rules of each counted group the call may move (per-value rules
+        included, `policyc.tables.counting`): rules that could all hold before the call, each of
+        which can still hold after it (a rule lost before the call or by it is in none), that
+        no continuation satisfies together, whatever the call returns; and the groups whose
+        question was not decided."""
+        counting = self.counting
+        assert counting is not None and state.tokens is not None
+        space = self.product.space
+        key = space.tool_key(tool)
+        known = space.mask(tool, args, known_only=True) if key != OTHER else 0
+        masks = space.completions(key, known)
+        found: list[Finding] = []
+        undecided: list[str] = []
+        for plain, sliced, reach in self.counted:
+            if reach is not None and tool not in reach:
+                continue
+            open_plain = tuple(i for i in plain if space.is_open(state.jid, i) and not lost_now >> i & 1)
+            open_sliced = tuple(k for k in sliced if state.runs[k].verdict() == OPEN and k not in broken)
+            if not open_plain and not open_sliced:
+                continue
+            if masks is None:
+                undecided.append(self._counted_text(open_plain, open_sliced,
+                                                    f"the guard combinations of `{tool}` were not decided"))
+                continue
+            rules = counting.rules(open_plain, open_sliced)
+            answer, why = self._after_call(rules, state, key, masks, tool, args)
+            if answer is True:
+                continue
+            here = self._state_of(rules, state)
+            before = counting.check(rules, here)
+            if before is False:
+                continue  # already impossible before this call: not its doing
+            if before is None or answer is None:
+                undecided.append(self._counted_text(open_plain, open_sliced,
+                                                    counting.why(rules, here) if before is None else why))
+                continue
+            core = self._counted_core(rules, state, key, masks, tool, args)
+            found.append(self._conflict(core))
+        return found, tuple(undecided)
+
+    def _state_of(self, rules: Rules, state: GateState):
+        counting = self.counting
+        assert counting is not None and state.tokens is not None
+        part_states = {(r, j): state.runs[r].states[j] for r in rules.sliced
+                       for j, p in enumerate(counting.part_numbers[r]) if p is None}
+        return counting.project(rules, self.product.space.states[state.jid], part_states, state.tokens.fresh,
+                                state.tokens.profiles())
+
+    def _after_call(self, rules: Rules, state: GateState, key: str, masks: Collection[int], tool: str,
+                    args: Mapping[str, Any]) -> tuple[bool | None, str]:
+        """Whether some result of the proposed call leaves a continuation satisfying the rules
+        (None: not decided, and why)."""
+        counting = self.counting
+        assert counting is not None and state.tokens is not None
+        here = self._state_of(rules, state)
+        why = ""
+        for after in self._successors(rules, state, here, key, masks, tool, args):
+            answer = counting.check(rules, after)
+            if answer is True:
+                return True, ""
+            if answer is None and not why:
+                why = counting.why(rules, after)
+        return (None, why) if why else (False, "")
+
+    def _successors(self, rules: Rules, state: GateState, here, key: str, masks: Collection[int], tool: str,
+                    args: Mapping[str, Any]) -> list:
+        """The states of the rules the proposed call may lead to, whatever its result: every
+        letter it may turn out to be, and every value its result may hold in a slot."""
+        assert state.tokens is not None
+        tokens = state.tokens
+        slots = rules.slots.get(key, ())
+        arg_slots = [s for s in slots if s[0] == "arg"]
+        result_slots = [s for s in slots if s[0] == "result"]
+        parts = rules.parts
+        # the arguments' values: by value, the slots each fills and its profile in the set
+        blocks: list[tuple[object, frozenset]] = []
+        absent = []
+        by_value: dict[object, set] = {}
+        for slot in arg_slots:
+            value = slot_value(slot, args, UNDEF)
+            if value is UNDEF:
+                absent.append(slot)
+            else:
+                by_value.setdefault(value_key(value), set()).add(slot)
+        taken: dict = {}
+        for value, held in by_value.items():
+            profile = tokens.where.get(value)
+            small = tuple(profile[p] for p in parts) if profile is not None else None
+            if small is None or all(e < 0 for e in small):
+                blocks.append((NEW, frozenset(held)))
+            else:
+                blocks.append((small, frozenset(held)))
+                taken[small] = taken.get(small, 0) + 1
+        counts = dict(here[2])
+        rest = tuple((p, c - taken.get(p, 0)) for p, c in counts.items() if c - taken.get(p, 0) > 0)
+        assert self.counting is not None
+        optional = self.counting.optional(key, result_slots)
+        out = []
+        for mask in masks:
+            move = rules.move_for(key, mask, tool in self.terminal)
+            if move is None:
+                continue
+            for extra in fillings(result_slots, rest, optional, True):
+                variants = [tuple(blocks) + extra]
+                for filler, held in extra:  # a result may also hold one of the arguments' values
+                    if filler is NEW:
+                        for j, (f, b) in enumerate(blocks):
+                            merged = list(blocks)
+                            merged[j] = (f, b | held)
+                            variants.append(tuple(merged) + tuple(e for e in extra if e[1] is not held))
+                for filling in variants:
+                    filling = tuple(filling) + tuple((ABSENT, frozenset((s,))) for s in absent)
+                    after = rules.step(here, move, filling, relaxed=False)
+                    if after is not None:
+                        out.append(after)
+        return out
+
+    def _counted_core(self, rules: Rules, state: GateState, key: str, masks: Collection[int], tool: str,
+                      args: Mapping[str, Any]) -> tuple[str, ...]:
+        """A minimal set of the rules no continuation satisfies after the call (deletion)."""
+        counting = self.counting
+        assert counting is not None
+        plain, sliced = list(rules.plain), list(rules.sliced)
+        for kind, x in [("plain", i) for i in rules.plain] + [("sliced", k) for k in rules.sliced]:
+            trial_plain = [i for i in plain if not (kind == "plain" and i == x)]
+            trial_sliced = [k for k in sliced if not (kind == "sliced" and k == x)]
+            if not trial_plain and not trial_sliced:
+                continue
+            trial = counting.rules(tuple(trial_plain), tuple(trial_sliced))
+            if self._after_call(trial, state, key, masks, tool, args)[0] is False:
+                plain, sliced = trial_plain, trial_sliced
+        return tuple(self.product.rules[i].name for i in plain) + tuple(self.sliced[k][0].name for k in sliced)
+
+    def _conflict(self, names: tuple[str, ...]) -> Finding:
+        infos = {r.name: r for r in self.rules}
+        chosen = [infos[name] for name in names]
+        severity, limit = mildest([(r.severity, r.limit) for r in chosen])
+        layers = {r.layer for r in chosen}
+        return Finding(" & ".join(names), CONFLICT, layers.pop() if len(layers) == 1 else None, severity, limit,
+                       "no continuation of the run satisfies them all", names)
+
+    def _counted_text(self, plain: tuple[int, ...], sliced: tuple[int, ...], why: str) -> str:
+        names = [self.product.rules[i].name for i in plain] + [self.sliced[k][0].name for k in sliced]
+        listed = ", ".join(names[:6]) + (", ..." if len(names) > 6 else "")
+        return f"whether {listed} can still hold together was not decided ({why})"
+
     # ------------------------------------------------------------ run state
 
     def start(self) -> GateState:
-        return GateState(self.product.start(), [rule.start() for _, rule in self.sliced])
+        tokens = TokenRun(self.counting) if self.counted and self.counting is not None else None
+        return GateState(self.product.start(), [rule.start() for _, rule in self.sliced], tokens)
 
     def advance(self, state: GateState, tool: str, args: Mapping[str, Any], result: Any) -> GateState:
-        """The state after an executed call (slice runs are stepped in place)."""
-        state.jid = self.product.advance(state.jid, tool, args, result)
+        """The state after an executed call (slice runs and values are stepped in place)."""
+        space = self.product.space
+        key = space.tool_key(tool)
+        mask = space.mask(tool, args, result) if key != OTHER else 0
+        state.jid = space.advance(state.jid, key, mask)
+        if state.tokens is not None:
+            state.tokens.step(key, mask, args, result)
         runs = state.runs
         for k in self._moving(tool):  # a call that cannot move a rule leaves it where it is
             if runs[k].verdict() == OPEN:  # a verdict settled for good stays whatever comes next
@@ -236,7 +431,8 @@ class Gate:
         if len(runs) != len(self.sliced):
             raise ValueError("the gate state does not fit this artifact's automata")
         return GateState(self.product.load_state(data["product"]),
-                         [RuleRun.from_json(rule.table, run) for (_, rule), run in zip(self.sliced, runs)])
+                         [RuleRun.from_json(rule.table, run) for (_, rule), run in zip(self.sliced, runs)],
+                         TokenRun(self.counting) if self.counted and self.counting is not None else None)
 
     def verdicts(self, state: GateState) -> dict[str, tuple[str, bool]]:
         """(certain verdict, accepting) of every gated rule in this state."""
@@ -297,6 +493,10 @@ class Gate:
                 if f.kind == VIOLATION:
                     lost_now |= self._plain_bit[f.rule]
             undecided = tuple(undecided) + self._joint_unsearched(state, tool, args, after, broken, lost_now)
+            if self.counted:
+                found, open_questions = self._counted_conflicts(state, tool, args, broken, lost_now)
+                findings.extend(found)
+                undecided = tuple(undecided) + open_questions
         if self.final is not None:
             findings.extend(self.final.judge_final(calls, tool, args, request, index) if final
                             else self.final.judge(calls, tool, args, request, index))
@@ -312,3 +512,9 @@ class Gate:
 
     def required(self, state: GateState) -> tuple[str, ...]:
         return self.product.required(state.jid)
+
+
+def _required_arguments(tools: Mapping[str, Any]) -> dict[str, frozenset[str]]:
+    """Per declared tool, the arguments a well-formed call gives."""
+    return {name: frozenset(p.name for p in sig.params if not isinstance(p.type, OptionalT))
+            for name, sig in tools.items()}

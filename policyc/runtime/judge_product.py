@@ -28,7 +28,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from policyc.runtime.findings import CONFLICT, OWED, VIOLATION, Finding, GatedRule, mildest
-from policyc.tables.dfa import VIOLATED, DfaTable
+from policyc.tables.dfa import VIOLATED, Alphabet, DfaTable
 from policyc.tables.guidance import owed_before, shortest_satisfying
 from policyc.tables.joint import SEARCH_BUDGET, JointSearch
 from policyc.tables.product import OTHER, UNTRACKED, JointLetters, JointSpace
@@ -44,11 +44,13 @@ class ProductJudge:
 
     def __init__(self, rules: list[GatedRule], tables: list[DfaTable], tools: Mapping, terminal: frozenset[str],
                  externs: Mapping | None = None, joint: Mapping[str, JointLetters] | None = None,
-                 budget: int = SEARCH_BUDGET):
+                 budget: int = SEARCH_BUDGET, extra: Sequence[Alphabet] = ()):
         self.rules = rules
         self.terminal = terminal
         self.tools = tuple(tools)
-        self.space = JointSpace(tables, tools, terminal, externs, joint)
+        self.space = JointSpace(tables, tools, terminal, externs, joint, extra)
+        #: plain rules whose conflicts another search decides (with the per-value rules)
+        self.searched_elsewhere = 0
         self.search = JointSearch(self.space, budget)
         self._judged: dict[tuple, Judged] = {}
         self._by_scope: dict[tuple, Judged] = {}  # per (tool, known, states of the tool's scope)
@@ -182,6 +184,8 @@ class ProductJudge:
         found: list[Finding] = []
         undecided: list[str] = []
         for bits, group in space.group_bits(universe, candidates):
+            if bits & self.searched_elsewhere:
+                continue  # a group with per-value rules: `Gate` searches it with them
             if any(not u & bits for u in unmet):
                 continue  # ending right after the call satisfies the whole group
             afters = []
