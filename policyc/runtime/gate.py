@@ -37,12 +37,22 @@ class GateState:
     values by profile (`policyc.tables.counting.TokenRun`) when per-value rules are searched
     jointly."""
 
-    __slots__ = ("jid", "runs", "tokens")
+    __slots__ = ("jid", "_runs", "tokens", "behind")
 
     def __init__(self, jid: int, runs: list[RuleRun], tokens: TokenRun | None = None):
         self.jid = jid
-        self.runs = runs
+        self._runs = runs
         self.tokens = tokens
+        self.behind: list[tuple] = []  # calls the slice runs have not been stepped with yet
+
+    @property
+    def runs(self) -> list[RuleRun]:
+        """Each sliced rule's run, stepped with every call so far."""
+        if self.behind:
+            behind, self.behind = self.behind, []
+            for step in behind:
+                step()
+        return self._runs
 
 
 class Gate:
@@ -82,6 +92,12 @@ class Gate:
             for i in plain:
                 counted_plain |= 1 << i
         self.product.searched_elsewhere = counted_plain
+        # when every rule is an automaton and every per-value rule is counted, a judgement is a
+        # function of (the call's tool and argument atoms, the joint state, the run's values by
+        # profile, where the call's values sit): memoised so, and the slice runs (which only a
+        # judgement not memoised yet reads) are stepped lazily
+        self.memoised = self.final is None and len(self._counted_of) == len(self.sliced)
+        self._judgements: dict[tuple, tuple[tuple[Finding, ...], tuple[str, ...]]] = {}
         # a component by its members (plain bits, sliced rules, the rule itself included): rules
         # of one component share it, and `_component_accepts` reads nothing else
         self._members = [(plain, tuple(sorted((k, *sliced)))) for k, (_, plain, sliced) in enumerate(self.components)]
@@ -417,22 +433,19 @@ class Gate:
         state.jid = space.advance(state.jid, key, mask)
         if state.tokens is not None:
             state.tokens.step(key, mask, args, result)
-        runs = state.runs
+        if self.memoised and self.sliced:
+            state.behind.append(lambda: self._step_runs(state._runs, tool, args, result))
+            return state
+        self._step_runs(state.runs, tool, args, result)
+        return state
+
+    def _step_runs(self, runs: list[RuleRun], tool: str, args: Mapping[str, Any], result: Any) -> None:
         for k in self._moving(tool):  # a call that cannot move a rule leaves it where it is
             if runs[k].verdict() == OPEN:  # a verdict settled for good stays whatever comes next
                 self.sliced[k][1].advance(runs[k], tool, args, result)
-        return state
 
     def dump_state(self, state: GateState) -> dict:
         return {"product": self.product.dump_state(state.jid), "sliced": [run.to_json() for run in state.runs]}
-
-    def load_state(self, data: dict) -> GateState:
-        runs = data["sliced"]
-        if len(runs) != len(self.sliced):
-            raise ValueError("the gate state does not fit this artifact's automata")
-        return GateState(self.product.load_state(data["product"]),
-                         [RuleRun.from_json(rule.table, run) for (_, rule), run in zip(self.sliced, runs)],
-                         TokenRun(self.counting) if self.counted and self.counting is not None else None)
 
     def verdicts(self, state: GateState) -> dict[str, tuple[str, bool]]:
         """(certain verdict, accepting) of every gated rule in this state."""
@@ -464,6 +477,22 @@ class Gate:
         """The rule findings of proposing this call after `calls` (the run so far, needed only
         by a final answer, which also decides the rules no automaton could compile), and what
         the gate could not decide about it (`index`: the run's history, for those rules)."""
+        if self.memoised:
+            space = self.product.space
+            key = space.tool_key(tool)
+            known = space.mask(tool, args, known_only=True) if key != OTHER else 0
+            tokens = state.tokens
+            memo = (tool, known, state.jid) if tokens is None else \
+                (tool, known, state.jid, tokens.key, tokens.pattern(key, args))
+            found = self._judgements.get(memo)
+            if found is None:
+                findings, undecided = self._judge(state, tool, args, calls, request, index)
+                found = self._judgements[memo] = (tuple(findings), undecided)
+            return list(found[0]), found[1]
+        return self._judge(state, tool, args, calls, request, index)
+
+    def _judge(self, state: GateState, tool: str, args: Mapping[str, Any], calls: Sequence[Call],
+               request: str | None, index: Any) -> tuple[list[Finding], tuple[str, ...]]:
         plain, undecided = self.product.judge(state.jid, tool, args)
         findings = list(plain)
         final = tool in self.terminal

@@ -69,13 +69,6 @@ class ProductJudge:
     def dump_state(self, jid: int) -> list[int]:
         return list(self.space.states[jid])
 
-    def load_state(self, data: list) -> int:
-        states = tuple(int(s) for s in data)
-        if len(states) != len(self.rules) or any(
-                s != UNTRACKED and not 0 <= s < t.size for s, t in zip(states, self.space.tables)):
-            raise ValueError("the gate state does not fit this artifact's automata")
-        return self.space.intern(states)
-
     # ------------------------------------------------------------ judging a proposal
 
     def judge(self, jid: int, tool: str, args: Mapping[str, Any]) -> Judged:

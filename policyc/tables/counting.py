@@ -23,8 +23,9 @@ it; every other value moves by the letter that names no value, as the fresh inst
 
 **Exactness.** New values make the space of states infinite, so the search is done two ways:
 - *relaxed*: a new value fills a slot without obligations of its own (it is not added to the
-  state), and `exists` parts are taken as satisfiable. Every real continuation is a relaxed
-  one, so a relaxed "no" is certain; the relaxed space is finite;
+  state), except that up to one new value per `exists` part may be kept as a candidate to
+  satisfy those parts (tracked in them alone). Every real continuation is a relaxed one, so a
+  relaxed "no" is certain; the relaxed space is finite;
 - *tracked*: a new value joins the state with its profile. A witness of the tracked search is
   a real continuation, so its "yes" is certain.
 A question is answered by refinement (counterexample-guided): search the relaxed problem for a
@@ -43,8 +44,10 @@ This module imports only the standard library, `policyc.ir` and the other tables
 
 from __future__ import annotations
 
+import threading
+from collections import deque
 from heapq import heappop, heappush
-from itertools import product as cartesian
+from itertools import combinations, product as cartesian
 from typing import Iterator, Mapping, Sequence
 
 from policyc.ir import nodes as n
@@ -62,6 +65,11 @@ QUESTION_BUDGET = 20000
 MAX_NEW_VALUES = 3
 
 NEW, ABSENT = "new", "absent"  # fillers besides a value of the run (given by its profile)
+#: A new value a relaxed search keeps as the one that may satisfy `exists` parts (its profile
+#: is tracked in those parts only, and ends with a mark).
+WITNESS = "witness"
+CANDIDATE = 1  # the mark of such a value
+TRACKED = 2  # the mark of a new value a relaxed search tracks in some parts (`Rules.step`'s `keep`)
 NOT_NAMED = -1  # a value's entry in a part that never named it: it follows the fresh instance
 
 Slot = tuple  # ("arg", name, field...) or ("result", field...)
@@ -241,6 +249,8 @@ class Rules:
                     refs.append(("part", len(self.parts) - 1))
             self.goals.append(("sliced", space.sliced[r].skeleton, tuple(refs)))
         self.shapes = [space.parts[p] for p in self.parts]
+        self.exists_parts = tuple(k for k, shape in enumerate(self.shapes) if shape.kind == "exists")
+        self.exists_set = frozenset(self.exists_parts)
         self.polarity = [self._positive(g) for g in self.goals]
         tools: set[str] = set()
         for t in self.tables:
@@ -366,7 +376,7 @@ class Rules:
                     values.append(self.tables[ref].accepting[plain[ref]])
                     continue
                 shape = self.shapes[ref]
-                if relaxed and (shape.kind == "exists" or j not in self.polarity[i]):
+                if relaxed and j not in self.polarity[i]:
                     values.append(None)
                     continue
                 acc = shape.dfa.accepting
@@ -438,8 +448,10 @@ class Rules:
 
     # ------------------------------------------------------------ stepping a state
 
-    def step(self, state: State, move: tuple, filling: Filling, relaxed: bool) -> State | None:
-        """The state after a call (None: impossible, or some rule of the set lost)."""
+    def step(self, state: State, move: tuple, filling: Filling, relaxed: bool,
+             keep: frozenset = frozenset(), even_lost: bool = False) -> State | None:
+        """The state after a call (None: impossible, or some rule of the set lost). In a
+        relaxed state a new value is tracked in the parts `keep` alone (not at all without)."""
         key, mask, _, letters, _, _ = move
         plain, fresh, tokens = state
         plain_after = tuple(t.delta[q][x] for t, q, x in zip(self.tables, plain, letters))
@@ -451,22 +463,24 @@ class Rules:
                 continue
             if filler == NEW:
                 named.append((None, slots))
+            elif filler == WITNESS:
+                named.append((tuple(NOT_NAMED for _ in self.parts) + (CANDIDATE,), slots))
             else:
                 counts[filler] -= 1
                 named.append((filler, slots))
         after: dict[Profile, int] = {}
         for profile, count in counts.items():
             if count:
-                moved = self._move(profile, fresh, key, mask, frozenset(), absent)
+                moved = self._move(profile, fresh, key, mask, frozenset(), absent, keep)
                 if moved is None:
                     return None
                 after[moved] = after.get(moved, 0) + count
         for profile, slots in named:
             if profile is None:
-                if relaxed:
+                if relaxed and not keep:
                     continue  # a new value's own obligations are not tracked here
-                profile = tuple(NOT_NAMED for _ in self.parts)
-            moved = self._move(profile, fresh, key, mask, slots, absent)
+                profile = tuple(NOT_NAMED for _ in self.parts) + ((TRACKED,) if relaxed else ())
+            moved = self._move(profile, fresh, key, mask, slots, absent, keep)
             if moved is None:
                 return None
             after[moved] = after.get(moved, 0) + 1
@@ -477,20 +491,38 @@ class Rules:
                 return None
             fresh_after.append(shape.dfa.delta[fresh[k]][letter])
         result = (plain_after, tuple(fresh_after), self.canonical(after, relaxed))
-        return None if self.lost(result) else result
+        return result if even_lost or not self.lost(result) else None
+
+    def lost_rules(self, state: State) -> list[int]:
+        """The rules (by position) that can no longer be satisfied in this state."""
+        plain, _, tokens = state
+        out = []
+        for i, goal in enumerate(self.goals):
+            if goal[0] == "plain":
+                lost = self.violated[goal[1]][plain[goal[1]]]
+            elif goal in self.complex_goals:
+                lost = self._goal_lost(goal, state)
+            else:
+                k = goal[2][0][1]
+                lost = any(p[k] in self.bad_entries[k] for p, _ in tokens)
+            if lost:
+                out.append(i)
+        return out
 
     def _move(self, profile: Profile, fresh: tuple, key: str, mask: int, filled: frozenset,
-              absent: frozenset) -> Profile | None:
-        memo = (profile, fresh, key, mask, filled, absent)
+              absent: frozenset, keep: frozenset = frozenset()) -> Profile | None:
+        marked = len(profile) > len(self.shapes)
+        memo = (profile, fresh, key, mask, filled, absent, keep if marked else None)
         found = self._profiles.get(memo, ())
         if found != ():
             return found
         out = []
+        kept = None if not marked else self.exists_set if profile[-1] == CANDIDATE else keep
         for k, shape in enumerate(self.shapes):
             entry = profile[k]
             slots = shape.slots.get(key, frozenset())
             mine = filled & slots
-            if entry < 0 and not mine:
+            if entry < 0 and not mine or kept is not None and k not in kept:
                 out.append(NOT_NAMED)
                 continue
             state, inside = (fresh[k], 0) if entry < 0 else (entry >> 1, entry & 1)
@@ -501,6 +533,8 @@ class Rules:
             if mine & shape.domain.get(key, frozenset()):
                 inside = 1
             out.append(2 * shape.dfa.delta[state][letter] + inside)
+        if marked:
+            out.append(profile[-1])
         result = tuple(out)
         self._profiles[memo] = result
         return result
@@ -510,11 +544,13 @@ class Rules:
         part of the set ever named (they are like values never seen), and in a relaxed state
         those every part of which is satisfied for good (a new value fills a slot as well)."""
         out = []
+        shapes = self.shapes
         for profile, count in counts.items():
-            if not count or all(e < 0 for e in profile):
+            entries = profile[:len(shapes)]
+            if not count or all(e < 0 for e in entries):
                 continue
-            if relaxed and all(e < 0 or self.shapes[k].dfa.verdict[e >> 1] == SATISFIED
-                               for k, e in enumerate(profile)):
+            if relaxed and all(e < 0 or shapes[k].kind == "forall" and shapes[k].dfa.verdict[e >> 1] == SATISFIED
+                               for k, e in enumerate(entries)):
                 continue
             out.append((profile, count))
         out.sort()
@@ -534,15 +570,15 @@ def _not(value):
 
 
 def fillings(slots: Sequence[Slot], tokens: Sequence[tuple[Profile, int]], optional: frozenset,
-             allow_new: bool) -> Iterator[Filling]:
+             allow_new: bool, allow_witness: bool = False) -> Iterator[Filling]:
     """Every way of filling a call's slots: groups of slots holding one value each, and what
-    the value is (a profile of the state, NEW, or ABSENT for an optional slot left out), up to
-    the identity of values with one profile; in a deterministic order."""
+    the value is (a profile of the state, NEW, WITNESS, or ABSENT for an optional slot left
+    out), up to the identity of values with one profile; in a deterministic order."""
     if not slots:
         yield ()
         return
     counts = dict(tokens)
-    choices: list = [p for p, _ in tokens] + ([NEW] if allow_new else [])
+    choices: list = [p for p, _ in tokens] + ([NEW] if allow_new else []) + ([WITNESS] if allow_witness else [])
     seen: set = set()
     for partition in _partitions(list(slots)):
         options = []
@@ -555,7 +591,7 @@ def fillings(slots: Sequence[Slot], tokens: Sequence[tuple[Profile, int]], optio
             used: dict = {}
             ok = True
             for c in picked:
-                if c not in (NEW, ABSENT):
+                if c not in (NEW, ABSENT, WITNESS):
                     used[c] = used.get(c, 0) + 1
                     ok &= used[c] <= counts[c]
             if not ok:
@@ -564,6 +600,12 @@ def fillings(slots: Sequence[Slot], tokens: Sequence[tuple[Profile, int]], optio
             if groups not in seen:
                 seen.add(groups)
                 yield groups
+
+
+def _subsets(items: Sequence) -> Iterator[tuple]:
+    """Every subset of the items, the empty one first."""
+    for size in range(len(items) + 1):
+        yield from combinations(items, size)
 
 
 def _partitions(items: list) -> Iterator[list[list]]:
@@ -619,6 +661,13 @@ class CountingSpace:
             self.countable.append(ok)
         self._rules: dict[tuple, Rules] = {}
         self._answers: dict[tuple, bool | None] = {}
+        self._lock = threading.Lock()
+        self._slots: dict[str, tuple] = {}
+        self._arg_slots: dict[str, tuple] = {}
+        self._moves: dict[tuple, Profile] = {}
+        self._loops: dict[tuple, bool] = {}
+        self._runs: dict[tuple, int] = {}
+        self._profile_ids: dict[Profile, int] = {}
         self._why: dict[tuple, str] = {}  # per question answered None: why
 
     def optional(self, key: str, slots: Sequence[Slot]) -> frozenset:
@@ -636,6 +685,100 @@ class CountingSpace:
         found = self._rules.get(key)
         if found is None:
             found = self._rules[key] = Rules(self, plain, sliced)
+        return found
+
+    # ------------------------------------------------------------ a run's values (`TokenRun`)
+
+    @property
+    def unnamed_profile(self) -> Profile:
+        return tuple(NOT_NAMED for _ in self.parts)
+
+    def named(self, key: str, args: Mapping, result: object) -> tuple[list[tuple[object, frozenset]], frozenset]:
+        """The values a call holds in the slots of the parts, with the slots each fills, and
+        the slots it leaves empty."""
+        by_value: dict[object, set] = {}
+        absent = set()
+        for slot in self.slots_of(key):
+            value = slot_value(slot, args, result)
+            if value is UNDEF:
+                absent.add(slot)
+            else:
+                by_value.setdefault(value_key(value), set()).add(slot)
+        return [(k, frozenset(s)) for k, s in by_value.items()], frozenset(absent)
+
+    def slots_of(self, key: str) -> tuple[Slot, ...]:
+        """Every slot some countable part reads on the tool (memoised)."""
+        found = self._slots.get(key)
+        if found is None:
+            found = self._slots[key] = tuple(_order({s for part in self.parts for s in part.slots.get(key, ())}))
+        return found
+
+    def arg_slots(self, key: str) -> tuple[Slot, ...]:
+        found = self._arg_slots.get(key)
+        if found is None:
+            found = self._arg_slots[key] = tuple(s for s in self.slots_of(key) if s[0] == "arg")
+        return found
+
+    def move(self, profile: Profile, fresh: tuple, key: str, mask: int, filled: frozenset,
+             absent: frozenset) -> Profile:
+        """A value's profile after a call (memoised); a combination the compiler ruled out is
+        read as any other tool's letter (the scorer then says why)."""
+        memo = (profile, fresh, key, mask, filled, absent)
+        found = self._moves.get(memo)
+        if found is not None:
+            return found
+        out = []
+        for k, part in enumerate(self.parts):
+            entry = profile[k]
+            mine = filled & part.slots.get(key, frozenset())
+            if entry < 0 and not mine:
+                out.append(NOT_NAMED)
+                continue
+            state, inside = (fresh[k], 0) if entry < 0 else (entry >> 1, entry & 1)
+            letter = part.letter(key, mask, mine, absent)
+            if letter is None:
+                letter = part.other
+            if mine & part.domain.get(key, frozenset()):
+                inside = 1
+            out.append(2 * part.dfa.delta[state][letter] + inside)
+        found = self._moves[memo] = tuple(out)
+        return found
+
+    def loops(self, key: str, mask: int, absent: frozenset) -> bool:
+        """Whether a call naming no value leaves every instance of every part where it is."""
+        memo = (key, mask, absent)
+        found = self._loops.get(memo)
+        if found is None:
+            found = True
+            for part in self.parts:
+                letter = part.letter(key, mask, frozenset(), absent)
+                if letter is None or any(row[letter] != q for q, row in enumerate(part.dfa.delta)):
+                    found = False
+                    break
+            self._loops[memo] = found
+        return found
+
+    def fresh_after(self, fresh: tuple, key: str, mask: int, absent: frozenset) -> tuple:
+        out = []
+        for part, q in zip(self.parts, fresh):
+            letter = part.letter(key, mask, frozenset(), absent)
+            out.append(part.dfa.delta[q][part.other if letter is None else letter])
+        return tuple(out)
+
+    def intern_run(self, tokens: tuple, fresh: tuple) -> int:
+        """The number of a run's multiset of profiles with its fresh states."""
+        memo = (tokens, fresh)
+        found = self._runs.get(memo)
+        if found is None:
+            with self._lock:
+                found = self._runs.setdefault(memo, len(self._runs))
+        return found
+
+    def profile_id(self, profile: Profile) -> int:
+        found = self._profile_ids.get(profile)
+        if found is None:
+            with self._lock:
+                found = self._profile_ids.setdefault(profile, len(self._profile_ids))
         return found
 
     # ------------------------------------------------------------ states of a run
@@ -680,6 +823,8 @@ class CountingSpace:
         if rules.accepts(state, relaxed=False):
             return True
         moves, complete = rules.moves()
+        if complete and self._one_value_dead(rules, state):
+            return False
         certain = sum(1 for m in moves if m[5])
         budget = [self.budget]
         # calls some call certainly produces first: their witnesses are real
@@ -706,11 +851,19 @@ class CountingSpace:
         n_rules = len(rules.goals)
         subset = sorted(set(rules.failing(state)) or {0})
         relaxed = True
+        kept: set[int] = set()  # rules (by position) whose parts a relaxed search tracks new values in
         while True:
             sub = self._subset(rules, subset)
             sub_state = self._restrict(rules, sub, state, subset, relaxed)
-            found, path, spent, cut = self._search(sub, sub_state, relaxed, budget[0], certain_only)
-            budget[0] -= spent
+            keep = _kept_parts(rules, subset, kept) if relaxed else frozenset()
+            found: bool | None = False
+            if not relaxed:  # a witness among the run's own values first: new ones add obligations
+                found, path, spent, _ = self._search(sub, sub_state, False, min(budget[0], self.budget // 4),
+                                                     certain_only, max_new=0)
+                budget[0] -= spent
+            if not found:
+                found, path, spent, cut = self._search(sub, sub_state, relaxed, budget[0], certain_only, keep=keep)
+                budget[0] -= spent
             if found is None:
                 why.append(f"a search beyond {self.budget} states")
                 return None
@@ -727,13 +880,94 @@ class CountingSpace:
                 subset = grown
                 continue
             if relaxed:
-                relaxed = False  # the witness failed only through new values or `exists` parts
+                # the witness failed only through new values (or `exists` parts): track new values
+                # in the parts of the rules it failed, then in every part
+                more = {i for i in failed if rules.goals[i][0] == "sliced"} - kept
+                if more:
+                    kept |= more
+                    continue
+                relaxed = False
                 continue
             if len(subset) < n_rules:
                 subset = list(range(n_rules))
                 continue
             why.append("a witness could not be made concrete")
             return None
+
+    def _one_value_dead(self, rules: Rules, state: State) -> bool:
+        """Whether one value of the state (or none) cannot be brought to satisfy its rules
+        together with the plain rules, whatever comes next: a search over the plain automata
+        and that one value alone (other values and new ones without obligations). Such a "no"
+        is certain, and cheap: an opened ticket that owes its close, once a rule forbids every
+        close, is found here."""
+        plain, fresh, tokens = state
+        for profile in [None] + [p for p, _ in tokens]:
+            if not self._can_finish(rules, plain, fresh, profile):
+                return True
+        return False
+
+    def _can_finish(self, rules: Rules, plain: tuple, fresh: tuple, profile: Profile | None) -> bool:
+        """`_one_value_dead`'s search for one value (None: the plain rules alone); True when
+        it cannot tell within its budget."""
+        memo = ("finish", rules.plain, rules.sliced, plain, fresh, profile)
+        found = self._answers.get(memo)
+        if found is not None:
+            return bool(found)
+        simple = rules.simple_tables
+        tables, violated = rules.tables, rules.violated
+        forall = [k for k in rules.simple_parts]
+
+        def done(p: tuple, prof: Profile | None) -> bool:
+            if not all(tables[k].accepting[p[k]] for k in simple):
+                return False
+            if prof is None:
+                return True
+            return all(prof[k] < 0 or not prof[k] & 1 or rules.shapes[k].dfa.accepting[prof[k] >> 1] for k in forall)
+
+        moves, _ = rules.moves()
+        start = (plain, fresh, profile)
+        seen = {start}
+        queue = deque([start])
+        answer = False
+        while queue and not answer:
+            here_plain, here_fresh, here = queue.popleft()
+            if done(here_plain, here):
+                answer = True
+                break
+            for key, mask, final, letters, slots, _ in moves:
+                after_plain = tuple(t.delta[q][x] for t, q, x in zip(tables, here_plain, letters))
+                if any(violated[k][after_plain[k]] for k in simple):
+                    continue
+                mine = [s for s in slots if here is not None]
+                optional = self.optional(key, slots)
+                for filled in _subsets(mine):
+                    for absent in _subsets([s for s in slots if s in optional and s not in filled]):
+                        absent_set = frozenset(absent)
+                        fresh_after = []
+                        for k, shape in enumerate(rules.shapes):
+                            letter = shape.letter(key, mask, frozenset(), absent_set)
+                            fresh_after.append(here_fresh[k] if letter is None else shape.dfa.delta[here_fresh[k]][letter])
+                        moved = here if here is None else rules._move(here, here_fresh, key, mask, frozenset(filled),
+                                                                       absent_set)
+                        if here is not None and (moved is None or rules.bad(moved)):
+                            continue
+                        nxt = (after_plain, tuple(fresh_after), moved)
+                        if final:
+                            if done(after_plain, moved):
+                                answer = True
+                            continue
+                        if nxt not in seen:
+                            if len(seen) >= 5000:
+                                answer = True  # cannot tell: not dead
+                                break
+                            seen.add(nxt)
+                            queue.append(nxt)
+                    if answer:
+                        break
+                if answer:
+                    break
+        self._answers[memo] = answer
+        return answer
 
     def _subset(self, rules: Rules, positions: Sequence[int]) -> Rules:
         n_plain = len(rules.plain)
@@ -754,12 +988,15 @@ class CountingSpace:
             counts[small] = counts.get(small, 0) + count
         return (sub_plain, sub_fresh, sub.canonical(counts, relaxed))
 
-    def _search(self, rules: Rules, state: State, relaxed: bool, budget: int,
-                certain_only: bool) -> tuple[bool | None, list, int, bool]:
+    def _search(self, rules: Rules, state: State, relaxed: bool, budget: int, certain_only: bool,
+                max_new: int | None = None, keep: frozenset = frozenset()) -> tuple[bool | None, list, int, bool]:
         """Best first from `state` (nearest to satisfying the rules first, `Rules.distance`, then
         in the order found): (found, the
         witness's calls, states visited, whether the limit on new values cut a branch). found
-        is None past the budget. Every state reachable is visited before a "no"."""
+        is None past the budget. Every state reachable is visited before a "no". `max_new`:
+        the new values a tracked continuation may introduce (`MAX_NEW_VALUES` by default);
+        `keep`: the parts a relaxed search tracks new values in."""
+        limit = self.max_new if max_new is None else max_new
         moves = [m for m in rules.moves()[0] if m[5] or not certain_only]
         if rules.accepts(state, relaxed):
             return True, [], 1, False
@@ -772,13 +1009,15 @@ class CountingSpace:
             fresh_used = parent[here][3]
             for move in moves:
                 key, _, final, _, slots, _ = move
-                allow_new = relaxed or fresh_used < self.max_new
-                for filling in fillings(slots, here[2], self.optional(key, slots), True):
+                allow_new = relaxed or fresh_used < limit
+                witness = relaxed and sum(count for p, count in here[2] if len(p) > len(rules.shapes) and
+                                          p[-1] == CANDIDATE) < len(rules.exists_parts)
+                for filling in fillings(slots, here[2], self.optional(key, slots), True, witness):
                     news = sum(1 for f, _ in filling if f == NEW)
                     if news and not allow_new:
                         cut = True
                         continue
-                    after = rules.step(here, move, filling, relaxed)
+                    after = rules.step(here, move, filling, relaxed, keep)
                     if after is None or after in parent:
                         continue
                     if rules.accepts(after, relaxed):
@@ -820,7 +1059,7 @@ class CountingSpace:
             for shape in sub.shapes:
                 sub_bits |= shape.pooled_bits(key)
             candidates = [m for m in by_sig.get((key, final), ()) if m[1] & sub_bits == wanted]
-            lifted = self._lift_filling(rules, here, sub_parts, filling, key)
+            lifted = self._lift_filling(rules, sub, here, sub_parts, filling, key)
             step_to = None
             for m in candidates:
                 if lifted is None:
@@ -829,12 +1068,18 @@ class CountingSpace:
                 if step_to is not None:
                     break
             if step_to is None:
-                return False, self._blame(rules, here, key, positions)
+                lost: list[int] = []
+                for m in candidates if lifted is not None else ():
+                    reached = rules.step(here, m, lifted, relaxed=False, even_lost=True)
+                    if reached is not None:
+                        lost = rules.lost_rules(reached)
+                        break
+                return False, lost or self._blame(rules, here, key, positions)
             here = step_to
         failed = rules.failing(here)
         return not failed, failed
 
-    def _lift_filling(self, rules: Rules, state: State, sub_parts: list[int], filling: Filling,
+    def _lift_filling(self, rules: Rules, sub: Rules, state: State, sub_parts: list[int], filling: Filling,
                       key: str) -> Filling | None:
         """The subset's fillers as values of the whole set's state: a profile of the subset
         becomes a value of the set whose profile restricts to it (the first, in order)."""
@@ -843,16 +1088,18 @@ class CountingSpace:
         covered: set = set()
         for filler, slots in filling:
             covered |= slots
-            if filler in (NEW, ABSENT):
-                out.append((filler, slots))
+            if filler in (NEW, ABSENT, WITNESS):
+                out.append((ABSENT if filler == ABSENT else NEW, slots))
                 continue
+            candidate = len(filler) > len(sub_parts)  # a new value tracked in some parts: match those
+            wanted = [(k, e) for k, e in enumerate(filler[:len(sub_parts)]) if not candidate or e >= 0]
             for profile in _order(counts):
-                if counts[profile] > 0 and tuple(profile[p] for p in sub_parts) == filler:
+                if counts[profile] > 0 and all(profile[sub_parts[k]] == e for k, e in wanted):
                     counts[profile] -= 1
                     out.append((profile, slots))
                     break
             else:
-                if all(e < 0 for e in filler):  # a value the subset never named: a new one does
+                if candidate or all(e < 0 for e in filler):  # a value the set never named: a new one does
                     out.append((NEW, slots))
                     continue
                 return None
@@ -877,6 +1124,19 @@ class CountingSpace:
         return readers or [i for i in range(len(rules.goals)) if i not in inside]
 
 
+def _kept_parts(rules: Rules, subset: Sequence[int], kept: set[int]) -> frozenset[int]:
+    """The parts (by position in the subset's state) of the kept rules."""
+    out = []
+    at = 0
+    for i in subset:
+        goal = rules.goals[i]
+        parts = [] if goal[0] == "plain" else [ref for kind, ref in goal[2] if kind == "part"]
+        if i in kept:
+            out.extend(range(at, at + len(parts)))
+        at += len(parts)
+    return frozenset(out)
+
+
 def _table_positions(rules: Rules) -> list[list[int]]:
     """Per rule of the set (by position), its plain automata (by position in the state)."""
     out = []
@@ -895,55 +1155,40 @@ def _part_positions(rules: Rules) -> list[list[int]]:
 
 class TokenRun:
     """The values of one run by profile over every countable part (`CountingSpace.parts`),
-    stepped with each executed call; values with one profile share a group."""
+    stepped with each executed call; values with one profile share a group. `key` numbers the
+    run's multiset of profiles with its fresh states: two runs with one key are alike to every
+    per-value rule (a gate's judgement of a call depends on the key and where the call's
+    values sit, `pattern`)."""
 
-    __slots__ = ("space", "fresh", "groups", "where")
+    __slots__ = ("space", "fresh", "groups", "where", "key")
 
     def __init__(self, space: CountingSpace):
         self.space = space
-        self.fresh = [part.dfa.initial for part in space.parts]
+        self.fresh = tuple(part.dfa.initial for part in space.parts)
         self.groups: dict[Profile, set] = {}
         self.where: dict[object, Profile] = {}
+        self.key = space.intern_run((), self.fresh)
 
     def profiles(self) -> dict[Profile, int]:
         return {p: len(members) for p, members in self.groups.items()}
 
-    def named(self, key: str, args: Mapping, result: object, known_only: bool = False) -> tuple[
-            list[tuple[object, frozenset]], frozenset]:
-        """The values a call holds in the slots of the parts, with the slots each fills, and
-        the slots it leaves empty (`known_only`: result slots are left out, unknown)."""
-        slots: set = set()
-        for part in self.space.parts:
-            slots.update(part.slots.get(key, ()))
-        by_value: dict[object, set] = {}
-        absent = set()
-        for slot in _order(slots):
-            if known_only and slot[0] == "result":
-                continue
-            value = slot_value(slot, args, result)
-            if value is UNDEF:
-                absent.add(slot)
-                continue
-            by_value.setdefault(value_key(value), set()).add(slot)
-        return [(k, frozenset(s)) for k, s in by_value.items()], frozenset(absent)
-
     def step(self, key: str, mask: int, args: Mapping, result: object) -> None:
         space = self.space
-        named, absent = self.named(key, args, result)
-        fresh = tuple(self.fresh)
+        named, absent = space.named(key, args, result)
+        fresh = self.fresh
         moved_named = []
         for value, slots in named:
             profile = self.where.get(value)
             if profile is None:
-                profile = tuple(NOT_NAMED for _ in space.parts)
+                profile = space.unnamed_profile
             else:
                 self._leave(value, profile)
-            moved_named.append((value, self._move(profile, fresh, key, mask, slots, absent)))
-        if not self._loops(key, mask, absent):
+            moved_named.append((value, space.move(profile, fresh, key, mask, slots, absent)))
+        if not space.loops(key, mask, absent):
             old = self.groups
             self.groups = {}
             for profile, members in old.items():
-                target = self._move(profile, fresh, key, mask, frozenset(), absent)
+                target = space.move(profile, fresh, key, mask, frozenset(), absent)
                 group = self.groups.get(target)
                 if group is None:
                     self.groups[target] = members
@@ -951,14 +1196,30 @@ class TokenRun:
                     group |= members
                 for value in members:
                     self.where[value] = target
-            self.fresh = [part.dfa.delta[q][part.letter(key, mask, frozenset(), absent) or 0]
-                          for part, q in zip(space.parts, fresh)]
+            self.fresh = space.fresh_after(fresh, key, mask, absent)
         for value, profile in moved_named:
             if all(e < 0 for e in profile):
-                self.where.pop(value, None)
                 continue
             self.where[value] = profile
             self.groups.setdefault(profile, set()).add(value)
+        self.key = space.intern_run(tuple(sorted((p, len(m)) for p, m in self.groups.items())), self.fresh)
+
+    def pattern(self, key: str, args: Mapping) -> tuple:
+        """Where the values of a proposed call's arguments sit: per slot of the parts on the
+        tool, the number of its value's profile (-1: a value the run has not named, -2: none),
+        and which slots hold one same value."""
+        space = self.space
+        out = []
+        seen: dict[object, int] = {}
+        for slot in space.arg_slots(key):
+            value = slot_value(slot, args, UNDEF)
+            if value is UNDEF:
+                out.append(-2)
+                continue
+            k = value_key(value)
+            profile = self.where.get(k)
+            out.append((space.profile_id(profile) if profile is not None else -1, seen.setdefault(k, len(seen))))
+        return tuple(out)
 
     def _leave(self, value: object, profile: Profile) -> None:
         group = self.groups[profile]
@@ -966,28 +1227,3 @@ class TokenRun:
         if not group:
             del self.groups[profile]
         del self.where[value]
-
-    def _loops(self, key: str, mask: int, absent: frozenset) -> bool:
-        for part in self.space.parts:
-            letter = part.letter(key, mask, frozenset(), absent)
-            if letter is None or any(row[letter] != q for q, row in enumerate(part.dfa.delta)):
-                return False
-        return True
-
-    def _move(self, profile: Profile, fresh: tuple, key: str, mask: int, filled: frozenset,
-              absent: frozenset) -> Profile:
-        out = []
-        for k, part in enumerate(self.space.parts):
-            entry = profile[k]
-            mine = filled & part.slots.get(key, frozenset())
-            if entry < 0 and not mine:
-                out.append(NOT_NAMED)
-                continue
-            state, inside = (fresh[k], 0) if entry < 0 else (entry >> 1, entry & 1)
-            letter = part.letter(key, mask, mine, absent)
-            if letter is None:
-                letter = part.other  # a combination the compiler ruled out: the scorer says why
-            if mine & part.domain.get(key, frozenset()):
-                inside = 1
-            out.append(2 * part.dfa.delta[state][letter] + inside)
-        return tuple(out)
