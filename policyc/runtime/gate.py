@@ -15,7 +15,9 @@ from __future__ import annotations
 
 from typing import Any, Collection, Mapping, Sequence
 
-from policyc.runtime.findings import CONFLICT, OWED, VIOLATION, Finding, GatedRule, mildest
+from policyc.runtime.findings import (
+    CONFLICT, OWED, SEVERITY_RANK, UNDECIDED, VIOLATION, Finding, GatedRule, Open, mildest,
+)
 from policyc.runtime.judge_final import FinalAnswerJudge
 from policyc.runtime.judge_product import ProductJudge
 from policyc.runtime.judge_sliced import SlicedJudge
@@ -97,11 +99,13 @@ class Gate:
         # profile, where the call's values sit): memoised so, and the slice runs (which only a
         # judgement not memoised yet reads) are stepped lazily
         self.memoised = self.final is None and len(self._counted_of) == len(self.sliced)
+        self.undecided_refuse = policy.undecided
+        self._infos = {info.name: info for info in self.rules + uncompiled}
         self._judgements: dict[tuple, tuple[tuple[Finding, ...], tuple[str, ...]]] = {}
         # a component by its members (plain bits, sliced rules, the rule itself included): rules
         # of one component share it, and `_component_accepts` reads nothing else
         self._members = [(plain, tuple(sorted((k, *sliced)))) for k, (_, plain, sliced) in enumerate(self.components)]
-        self._unsearched_text: dict[tuple[int, int, tuple[int, ...]], str] = {}
+        self._unsearched_text: dict[tuple[int, int, tuple[int, ...]], Open] = {}
         self._plain_bit = {rule.name: 1 << i for i, rule in enumerate(plain_rules)}
         self._reach_memo: dict[str, tuple[int, ...]] = {}
         self._moving_memo: dict[str, tuple[int, ...]] = {}
@@ -187,7 +191,7 @@ class Gate:
 
     def _joint_unsearched(self, state: GateState, tool: str, args: Mapping[str, Any],
                           after: Mapping[int, frozenset], broken: Collection[int] = (),
-                          lost_now: int = 0) -> tuple[str, ...]:
+                          lost_now: int = 0) -> tuple[Open, ...]:
         """The open sliced rules a call to `tool` may set in conflict with other open rules:
         per-value rules take no part in the joint search, so the decision says so, unless every
         rule of the rule's component is satisfied if the run ends right after the call.
@@ -230,9 +234,10 @@ class Gate:
                 names = [r.name for i, r in enumerate(self.product.rules) if near >> i & 1] + \
                     [self.sliced[j][0].name for j in others]
                 listed = ", ".join(names[:4]) + (", ..." if len(names) > 4 else "")
-                text = self._unsearched_text[memo] = (
+                text = self._unsearched_text[memo] = Open(
                     f"whether {self.sliced[k][0].name} (judged per value) can still hold together with {listed} "
-                    "was not searched: per-value rules are judged alone call by call")
+                    "was not searched: the joint search does not read this per-value rule",
+                    (self.sliced[k][0].name, *names))
             out.append(text)
         return tuple(out)
 
@@ -272,7 +277,7 @@ class Gate:
     # ------------------------------------------------------------ the joint search with per-value rules
 
     def _counted_conflicts(self, state: GateState, tool: str, args: Mapping[str, Any], broken: Collection[int],
-                           lost_now: int) -> tuple[list[Finding], tuple[str, ...]]:
+                           lost_now: int) -> tuple[list[Finding], tuple[Open, ...]]:
         """Conflicts among the rules of each counted group the call may move (per-value rules
         included, `policyc.tables.counting`): rules that could all hold before the call, each of
         which can still hold after it (a rule lost before the call or by it is in none), that
@@ -285,7 +290,7 @@ class Gate:
         known = space.mask(tool, args, known_only=True) if key != OTHER else 0
         masks = space.completions(key, known)
         found: list[Finding] = []
-        undecided: list[str] = []
+        undecided: list[Open] = []
         for plain, sliced, reach in self.counted:
             if reach is not None and tool not in reach:
                 continue
@@ -414,10 +419,10 @@ class Gate:
         return Finding(" & ".join(names), CONFLICT, layers.pop() if len(layers) == 1 else None, severity, limit,
                        "no continuation of the run satisfies them all", names)
 
-    def _counted_text(self, plain: tuple[int, ...], sliced: tuple[int, ...], why: str) -> str:
+    def _counted_text(self, plain: tuple[int, ...], sliced: tuple[int, ...], why: str) -> Open:
         names = [self.product.rules[i].name for i in plain] + [self.sliced[k][0].name for k in sliced]
         listed = ", ".join(names[:6]) + (", ..." if len(names) > 6 else "")
-        return f"whether {listed} can still hold together was not decided ({why})"
+        return Open(f"whether {listed} can still hold together was not decided ({why})", tuple(names))
 
     # ------------------------------------------------------------ run state
 
@@ -486,13 +491,31 @@ class Gate:
                 (tool, known, state.jid, tokens.key, tokens.pattern(key, args))
             found = self._judgements.get(memo)
             if found is None:
-                findings, undecided = self._judge(state, tool, args, calls, request, index)
-                found = self._judgements[memo] = (tuple(findings), undecided)
+                findings, opens = self._judge(state, tool, args, calls, request, index)
+                found = self._judgements[memo] = self._settle(findings, opens)
             return list(found[0]), found[1]
-        return self._judge(state, tool, args, calls, request, index)
+        findings, undecided = self._settle(*self._judge(state, tool, args, calls, request, index))
+        return list(findings), undecided
+
+    def _settle(self, findings: list[Finding], opens: Sequence[Open]) -> tuple[tuple[Finding, ...], tuple[str, ...]]:
+        """The findings of a judgement with what the policy's `undecided` setting makes of its
+        open questions: a question that concerns rules of a refusing severity refuses the call
+        (a finding of kind `undecided`, enforced with the strongest such severity); every open
+        question stays listed on the decision."""
+        out = list(findings)
+        refusing = self.undecided_refuse
+        for item in opens:
+            concerned = [self._infos[name] for name in item.rules
+                         if name in self._infos and self._infos[name].severity in refusing]
+            if concerned:
+                strongest = max(concerned, key=lambda r: SEVERITY_RANK[r.severity])
+                names = tuple(r.name for r in concerned)
+                out.append(Finding(" & ".join(names), UNDECIDED, strongest.layer, strongest.severity,
+                                   strongest.limit, item.text, names, strongest.message))
+        return tuple(out), tuple(dict.fromkeys(item.text for item in opens))
 
     def _judge(self, state: GateState, tool: str, args: Mapping[str, Any], calls: Sequence[Call],
-               request: str | None, index: Any) -> tuple[list[Finding], tuple[str, ...]]:
+               request: str | None, index: Any) -> tuple[list[Finding], tuple[Open, ...]]:
         plain, undecided = self.product.judge(state.jid, tool, args)
         findings = list(plain)
         final = tool in self.terminal

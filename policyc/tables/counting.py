@@ -63,6 +63,9 @@ from policyc.tables.slicing import SliceTable
 QUESTION_BUDGET = 20000
 #: New values one tracked continuation may introduce.
 MAX_NEW_VALUES = 3
+#: New values a relaxed continuation tracks in the parts it keeps (later ones are tracked
+#: nowhere: still a relaxation, so a "no" stays certain, and the space stays finite).
+MAX_TRACKED_NEW = 2
 
 NEW, ABSENT = "new", "absent"  # fillers besides a value of the run (given by its profile)
 #: A new value a relaxed search keeps as the one that may satisfy `exists` parts (its profile
@@ -281,6 +284,7 @@ class Rules:
                             for shape in self.shapes]
         self._bad: dict[Profile, bool] = {}
         self._distance: dict[Profile, int] = {}
+        self._views: dict[tuple, object] = {}
 
     @staticmethod
     def _positive(goal: tuple) -> frozenset[int]:
@@ -358,6 +362,68 @@ class Rules:
         product = self.space.product
         exact = key == OTHER or key not in product.atoms or product.letters_exact(key)
         return (key, mask, final, letters, self.slots.get(key, ()), exact)
+
+    def one_value_view(self, profile: Profile | None) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """For `CountingSpace._one_value_dead`: the plain automata of plain rules and the
+        parts a value's check reads (the parts it was named in, and the plain rules that share
+        a tool with them or move on any call; every plain rule when there is no value)."""
+        parts = () if profile is None else tuple(k for k in range(len(self.shapes)) if profile[k] >= 0)
+        memo = ("view", parts if profile is not None else None)
+        found = self._views.get(memo)
+        if found is None:
+            if profile is None:
+                tables = tuple(self.simple_tables)
+            else:
+                tools: set[str] = set()
+                for k in parts:
+                    tools.update(self.shapes[k].tools)
+                    tools.update(self.shapes[k].slots)
+                tables = tuple(k for k in self.simple_tables if tools & set(self.tables[k].alphabet.tools)
+                               or any(row[self.tables[k].alphabet.other] != q
+                                      for q, row in enumerate(self.tables[k].delta)))
+            found = self._views[memo] = (tables, parts)
+        return found
+
+    def one_value_moves(self, tables_at: tuple[int, ...], parts_at: tuple[int, ...]) -> list[tuple]:
+        """The calls a one-value check tries: per move of the set (those that change some
+        automaton read), whether it ends the run, the letters of the automata read, and per way
+        the value may sit in the call's slots, per part its (letter, whether it enters the
+        domain). Memoised per view."""
+        memo = ("moves", tables_at, parts_at)
+        found = self._views.get(memo)
+        if found is not None:
+            return found
+        out = []
+        seen = set()
+        for key, mask, final, letters, slots, _ in self.moves()[0]:
+            picked = tuple(letters[k] for k in tables_at)
+            optional = self.space.optional(key, slots)
+            named = []
+            for filled in _subsets(list(slots)):
+                for absent in _subsets([s for s in slots if s in optional and s not in filled]):
+                    row = []
+                    ok = True
+                    for k in parts_at:
+                        shape = self.shapes[k]
+                        mine = frozenset(filled) & shape.slots.get(key, frozenset())
+                        x = shape.letter(key, mask, mine, frozenset(absent))
+                        if x is None:
+                            ok = False
+                            break
+                        row.append((x, 1 if mine & shape.domain.get(key, frozenset()) else 0))
+                    if ok:
+                        named.append(tuple(row))
+            named = list(dict.fromkeys(named))
+            moves_something = any(any(t.delta[q][x] != q for q in range(t.size))
+                                  for t, x in zip((self.tables[k] for k in tables_at), picked)) or \
+                any(any(self.shapes[k].dfa.delta[q][x] != q for q in range(self.shapes[k].dfa.size)) or d
+                    for row in named for k, (x, d) in zip(parts_at, row))
+            sig = (final, picked, tuple(named))
+            if (moves_something or final) and sig not in seen and named:
+                seen.add(sig)
+                out.append(sig)
+        self._views[memo] = out
+        return out
 
     # ------------------------------------------------------------ reading a state
 
@@ -449,9 +515,10 @@ class Rules:
     # ------------------------------------------------------------ stepping a state
 
     def step(self, state: State, move: tuple, filling: Filling, relaxed: bool,
-             keep: frozenset = frozenset(), even_lost: bool = False) -> State | None:
+             keep: frozenset = frozenset(), even_lost: bool = False, track_new: bool = True) -> State | None:
         """The state after a call (None: impossible, or some rule of the set lost). In a
-        relaxed state a new value is tracked in the parts `keep` alone (not at all without)."""
+        relaxed state a new value is tracked in the parts `keep` alone (not at all without,
+        nor when not `track_new`)."""
         key, mask, _, letters, _, _ = move
         plain, fresh, tokens = state
         plain_after = tuple(t.delta[q][x] for t, q, x in zip(self.tables, plain, letters))
@@ -477,7 +544,7 @@ class Rules:
                 after[moved] = after.get(moved, 0) + count
         for profile, slots in named:
             if profile is None:
-                if relaxed and not keep:
+                if relaxed and not (keep and track_new):
                     continue  # a new value's own obligations are not tracked here
                 profile = tuple(NOT_NAMED for _ in self.parts) + ((TRACKED,) if relaxed else ())
             moved = self._move(profile, fresh, key, mask, slots, absent, keep)
@@ -490,7 +557,7 @@ class Rules:
             if letter is None:
                 return None
             fresh_after.append(shape.dfa.delta[fresh[k]][letter])
-        result = (plain_after, tuple(fresh_after), self.canonical(after, relaxed))
+        result = (plain_after, tuple(fresh_after), self.canonical(after, relaxed, keep))
         return result if even_lost or not self.lost(result) else None
 
     def lost_rules(self, state: State) -> list[int]:
@@ -539,18 +606,20 @@ class Rules:
         self._profiles[memo] = result
         return result
 
-    def canonical(self, counts: Mapping[Profile, int], relaxed: bool) -> tuple:
+    def canonical(self, counts: Mapping[Profile, int], relaxed: bool, keep: frozenset = frozenset()) -> tuple:
         """The multiset as a sorted tuple, without the values that cannot matter: those no
         part of the set ever named (they are like values never seen), and in a relaxed state
-        those every part of which is satisfied for good (a new value fills a slot as well)."""
+        that tracks new values nowhere, those every part of which is satisfied for good (a new
+        value, without obligations, fills a slot as well)."""
         out = []
         shapes = self.shapes
         for profile, count in counts.items():
             entries = profile[:len(shapes)]
             if not count or all(e < 0 for e in entries):
                 continue
-            if relaxed and all(e < 0 or shapes[k].kind == "forall" and shapes[k].dfa.verdict[e >> 1] == SATISFIED
-                               for k, e in enumerate(entries)):
+            if relaxed and not keep and all(
+                    e < 0 or shapes[k].kind == "forall" and shapes[k].dfa.verdict[e >> 1] == SATISFIED
+                    for k, e in enumerate(entries)):
                 continue
             out.append((profile, count))
         out.sort()
@@ -854,12 +923,16 @@ class CountingSpace:
         kept: set[int] = set()  # rules (by position) whose parts a relaxed search tracks new values in
         while True:
             sub = self._subset(rules, subset)
-            sub_state = self._restrict(rules, sub, state, subset, relaxed)
             keep = _kept_parts(rules, subset, kept) if relaxed else frozenset()
+            sub_state = self._restrict(rules, sub, state, subset, relaxed, keep)
             found: bool | None = False
             if not relaxed:  # a witness among the run's own values first: new ones add obligations
-                found, path, spent, _ = self._search(sub, sub_state, False, min(budget[0], self.budget // 4),
+                found, path, spent, _ = self._search(sub, sub_state, False, min(budget[0], self.budget // 8),
                                                      certain_only, max_new=0)
+                budget[0] -= spent
+            elif keep:  # a witness whose every new value is tracked first: it is likelier real
+                found, path, spent, _ = self._search(sub, sub_state, True, min(budget[0], self.budget // 8),
+                                                     certain_only, keep=keep, overflow=False)
                 budget[0] -= spent
             if not found:
                 found, path, spent, cut = self._search(sub, sub_state, relaxed, budget[0], certain_only, keep=keep)
@@ -878,6 +951,7 @@ class CountingSpace:
             grown = sorted(set(subset) | set(failed))
             if len(grown) > len(subset):
                 subset = grown
+                relaxed = True  # more rules: the cheap search again first
                 continue
             if relaxed:
                 # the witness failed only through new values (or `exists` parts): track new values
@@ -896,74 +970,67 @@ class CountingSpace:
 
     def _one_value_dead(self, rules: Rules, state: State) -> bool:
         """Whether one value of the state (or none) cannot be brought to satisfy its rules
-        together with the plain rules, whatever comes next: a search over the plain automata
-        and that one value alone (other values and new ones without obligations). Such a "no"
-        is certain, and cheap: an opened ticket that owes its close, once a rule forbids every
-        close, is found here."""
-        plain, fresh, tokens = state
+        together with the plain rules it shares tools with, whatever comes next: a search
+        over those automata and that one value's instances alone (other values, new ones and
+        parts the value was never named in left without obligations). Such a "no" is certain,
+        and cheap: an opened ticket that owes its close, once a rule forbids every close, is
+        found here."""
+        plain, _, tokens = state
         for profile in [None] + [p for p, _ in tokens]:
-            if not self._can_finish(rules, plain, fresh, profile):
+            if not self._can_finish(rules, plain, profile):
                 return True
         return False
 
-    def _can_finish(self, rules: Rules, plain: tuple, fresh: tuple, profile: Profile | None) -> bool:
+    def _can_finish(self, rules: Rules, plain: tuple, profile: Profile | None) -> bool:
         """`_one_value_dead`'s search for one value (None: the plain rules alone); True when
-        it cannot tell within its budget."""
-        memo = ("finish", rules.plain, rules.sliced, plain, fresh, profile)
+        it cannot tell within its budget of 2,000 states."""
+        tables_at, parts_at = rules.one_value_view(profile)
+        start = (tuple(plain[k] for k in tables_at),
+                 () if profile is None else tuple(profile[k] for k in parts_at))
+        memo = ("finish", rules.plain, rules.sliced, tables_at, parts_at, start)
         found = self._answers.get(memo)
         if found is not None:
             return bool(found)
-        simple = rules.simple_tables
-        tables, violated = rules.tables, rules.violated
-        forall = [k for k in rules.simple_parts]
+        tables = [rules.tables[k] for k in tables_at]
+        violated = [rules.violated[k] for k in tables_at]
+        shapes = [rules.shapes[k] for k in parts_at]
+        forall = [j for j, k in enumerate(parts_at) if k in rules.simple_parts]
+        bad = [rules.bad_entries[k] for k in parts_at]
+        steps = rules.one_value_moves(tables_at, parts_at)
 
-        def done(p: tuple, prof: Profile | None) -> bool:
-            if not all(tables[k].accepting[p[k]] for k in simple):
-                return False
-            if prof is None:
-                return True
-            return all(prof[k] < 0 or not prof[k] & 1 or rules.shapes[k].dfa.accepting[prof[k] >> 1] for k in forall)
+        def done(p: tuple, prof: tuple) -> bool:
+            return all(t.accepting[q] for t, q in zip(tables, p)) and \
+                all(not prof[j] & 1 or shapes[j].dfa.accepting[prof[j] >> 1] for j in forall)
 
-        moves, _ = rules.moves()
-        start = (plain, fresh, profile)
         seen = {start}
         queue = deque([start])
         answer = False
         while queue and not answer:
-            here_plain, here_fresh, here = queue.popleft()
+            here_plain, here = queue.popleft()
             if done(here_plain, here):
                 answer = True
                 break
-            for key, mask, final, letters, slots, _ in moves:
+            for final, letters, named in steps:
                 after_plain = tuple(t.delta[q][x] for t, q, x in zip(tables, here_plain, letters))
-                if any(violated[k][after_plain[k]] for k in simple):
+                if any(v[q] for v, q in zip(violated, after_plain)):
                     continue
-                mine = [s for s in slots if here is not None]
-                optional = self.optional(key, slots)
-                for filled in _subsets(mine):
-                    for absent in _subsets([s for s in slots if s in optional and s not in filled]):
-                        absent_set = frozenset(absent)
-                        fresh_after = []
-                        for k, shape in enumerate(rules.shapes):
-                            letter = shape.letter(key, mask, frozenset(), absent_set)
-                            fresh_after.append(here_fresh[k] if letter is None else shape.dfa.delta[here_fresh[k]][letter])
-                        moved = here if here is None else rules._move(here, here_fresh, key, mask, frozenset(filled),
-                                                                       absent_set)
-                        if here is not None and (moved is None or rules.bad(moved)):
-                            continue
-                        nxt = (after_plain, tuple(fresh_after), moved)
-                        if final:
-                            if done(after_plain, moved):
-                                answer = True
-                            continue
-                        if nxt not in seen:
-                            if len(seen) >= 5000:
-                                answer = True  # cannot tell: not dead
-                                break
-                            seen.add(nxt)
-                            queue.append(nxt)
-                    if answer:
-                        break
+                for part_letters in named:
+                    moved = tuple(2 * shapes[j].dfa.delta[e >> 1][x] + (e & 1 | d)
+                                  for j, (e, (x, d)) in enumerate(zip(here, part_letters)))
+                    if any(e in b for e, b in zip(moved, bad)):
+                        continue
+                    if final:
+                        answer = done(after_plain, moved)
+                        if answer:
+                            break
+                        continue
+                    nxt = (after_plain, moved)
+                    if nxt not in seen:
+                        if len(seen) >= 2000:
+                            answer = True  # cannot tell: not dead
+                            break
+                        seen.add(nxt)
+                        queue.append(nxt)
                 if answer:
                     break
         self._answers[memo] = answer
@@ -974,7 +1041,8 @@ class CountingSpace:
         return self.rules(tuple(rules.plain[i] for i in positions if i < n_plain),
                           tuple(rules.sliced[i - n_plain] for i in positions if i >= n_plain))
 
-    def _restrict(self, rules: Rules, sub: Rules, state: State, positions: Sequence[int], relaxed: bool) -> State:
+    def _restrict(self, rules: Rules, sub: Rules, state: State, positions: Sequence[int], relaxed: bool,
+                  keep: frozenset = frozenset()) -> State:
         """A state of `rules` as a state of its subset `sub`."""
         plain, fresh, tokens = state
         table_at = _table_positions(rules)
@@ -986,16 +1054,18 @@ class CountingSpace:
         for profile, count in tokens:
             small = tuple(profile[p] for p in sub_parts)
             counts[small] = counts.get(small, 0) + count
-        return (sub_plain, sub_fresh, sub.canonical(counts, relaxed))
+        return (sub_plain, sub_fresh, sub.canonical(counts, relaxed, keep))
 
     def _search(self, rules: Rules, state: State, relaxed: bool, budget: int, certain_only: bool,
-                max_new: int | None = None, keep: frozenset = frozenset()) -> tuple[bool | None, list, int, bool]:
+                max_new: int | None = None, keep: frozenset = frozenset(),
+                overflow: bool = True) -> tuple[bool | None, list, int, bool]:
         """Best first from `state` (nearest to satisfying the rules first, `Rules.distance`, then
         in the order found): (found, the
         witness's calls, states visited, whether the limit on new values cut a branch). found
         is None past the budget. Every state reachable is visited before a "no". `max_new`:
         the new values a tracked continuation may introduce (`MAX_NEW_VALUES` by default);
-        `keep`: the parts a relaxed search tracks new values in."""
+        `keep`: the parts a relaxed search tracks new values in (`MAX_TRACKED_NEW` of them
+        per continuation; more are tracked nowhere, or not introduced without `overflow`)."""
         limit = self.max_new if max_new is None else max_new
         moves = [m for m in rules.moves()[0] if m[5] or not certain_only]
         if rules.accepts(state, relaxed):
@@ -1017,7 +1087,11 @@ class CountingSpace:
                     if news and not allow_new:
                         cut = True
                         continue
-                    after = rules.step(here, move, filling, relaxed, keep)
+                    tracked = keep and sum(count for p, count in here[2]
+                                           if len(p) > len(rules.shapes) and p[-1] == TRACKED) < MAX_TRACKED_NEW
+                    if news and keep and not tracked and not overflow:
+                        continue
+                    after = rules.step(here, move, filling, relaxed, keep, track_new=bool(tracked))
                     if after is None or after in parent:
                         continue
                     if rules.accepts(after, relaxed):
