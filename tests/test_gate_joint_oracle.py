@@ -206,10 +206,10 @@ def test_a_conflict_through_a_chain_of_rules_is_found():
     `b` needs before it, which the per-value rule owes: a conflict of three rules through a
     chain, found and refused with its minimal core."""
     text = ("policy chain\ntool a(n: int)\ntool b(n: int)\ntool c()\ntool d()\ntool e()\n"
-            "rule owed: forall o in a.n: always (a(n: o) -> eventually b(n: o))\n"
-            "rule b_after_c: always (b -> once c)\n"
-            "rule no_c_after_d: always (d -> always not c)\n"
-            "rule e_once: called_n(e) <= 1\n")
+            "rule owed severity block: forall o in a.n: always (a(n: o) -> eventually b(n: o))\n"
+            "rule b_after_c severity block: always (b -> once c)\n"
+            "rule no_c_after_d severity block: always (d -> always not c)\n"
+            "rule e_once severity block: called_n(e) <= 1\n")
     policy, diagnostics = check_text(text, "chain.altl")
     assert policy is not None, diagnostics
     monitor = Monitor(build_artifact(policy))
@@ -227,9 +227,9 @@ def test_tickets_that_owe_a_close_block_the_escalation_that_forbids_it():
     """The desk's typical doomed call: an opened ticket owes its close, and escalating to tier
     2 forbids every close; escalating the ticket itself forbids its own close."""
     text = ("policy desk\ntool open_ticket(t: str)\ntool close_ticket(t: str)\ntool escalate(t: str, team: str)\n"
-            "rule closed: forall t: always (open_ticket(t: t) -> eventually close_ticket(t: t))\n"
-            "rule escalated_not_closed: forall t: always (escalate(t: t) -> always not close_ticket(t: t))\n"
-            "rule tier2: always (escalate(team: \"tier2\") -> always not close_ticket)\n")
+            "rule closed severity block: forall t: always (open_ticket(t: t) -> eventually close_ticket(t: t))\n"
+            "rule escalated_not_closed severity block: forall t: always (escalate(t: t) -> always not close_ticket(t: t))\n"
+            "rule tier2 severity block: always (escalate(team: \"tier2\") -> always not close_ticket)\n")
     policy, diagnostics = check_text(text, "desk.altl")
     assert policy is not None, diagnostics
     monitor = Monitor(build_artifact(policy))

@@ -13,7 +13,7 @@ A run's gate state is a `GateState`: the product's joint state and the slice run
 
 from __future__ import annotations
 
-from typing import Any, Collection, Mapping, Sequence
+from typing import Any, Callable, Collection, Mapping, Sequence
 
 from policyc.runtime.findings import (
     CONFLICT, OWED, SEVERITY_RANK, UNDECIDED, VIOLATION, Finding, GatedRule, Open, mildest,
@@ -45,7 +45,7 @@ class GateState:
         self.jid = jid
         self._runs = runs
         self.tokens = tokens
-        self.behind: list[tuple] = []  # calls the slice runs have not been stepped with yet
+        self.behind: list[Callable[[], None]] = []  # calls the slice runs have not been stepped with yet
 
     @property
     def runs(self) -> list[RuleRun]:
@@ -494,8 +494,8 @@ class Gate:
                 findings, opens = self._judge(state, tool, args, calls, request, index)
                 found = self._judgements[memo] = self._settle(findings, opens)
             return list(found[0]), found[1]
-        findings, undecided = self._settle(*self._judge(state, tool, args, calls, request, index))
-        return list(findings), undecided
+        settled, undecided = self._settle(*self._judge(state, tool, args, calls, request, index))
+        return list(settled), undecided
 
     def _settle(self, findings: list[Finding], opens: Sequence[Open]) -> tuple[tuple[Finding, ...], tuple[str, ...]]:
         """The findings of a judgement with what the policy's `undecided` setting makes of its

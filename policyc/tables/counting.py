@@ -48,7 +48,7 @@ import threading
 from collections import deque
 from heapq import heappop, heappush
 from itertools import combinations, product as cartesian
-from typing import Iterator, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 from policyc.ir import nodes as n
 from policyc.ir.data import path_value
@@ -241,9 +241,10 @@ class Rules:
         # per rule: how its acceptance is read: ("plain", automaton) or ("sliced", skeleton, refs)
         self.goals: list[tuple] = [("plain", k) for k in range(len(plain))]
         for r in sliced:
-            refs = []
+            refs: list[tuple[str, int]] = []
             for p, part in zip(space.part_numbers[r], space.sliced[r].parts):
                 if p is None:
+                    assert isinstance(part, DfaTable)  # parts the search does not count are automata
                     self.tables.append(part)
                     self.projectors.append(space.part_projectors[(r, len(refs))])
                     refs.append(("dfa", len(self.tables) - 1))
@@ -266,7 +267,7 @@ class Rules:
             tool: tuple(_order({s for shape in self.shapes for s in shape.slots.get(tool, ())})) for tool in tools}
         self.violated = [tuple(v == VIOLATED for v in t.verdict) for t in self.tables]
         self._moves: tuple | None = None
-        self._profiles: dict[tuple, Profile] = {}
+        self._profiles: dict[tuple, Profile | None] = {}
         # rules read fast: plain rules (their automaton) and rules that are one `forall` part
         # (lost when a value of the domain is in a violated state); the others read in full
         self.simple_tables = [goal[1] for goal in self.goals if goal[0] == "plain"]
@@ -284,7 +285,7 @@ class Rules:
                             for shape in self.shapes]
         self._bad: dict[Profile, bool] = {}
         self._distance: dict[Profile, int] = {}
-        self._views: dict[tuple, object] = {}
+        self._views: dict[tuple, Any] = {}  # per memo key: a view or its moves
 
     @staticmethod
     def _positive(goal: tuple) -> frozenset[int]:
@@ -498,9 +499,9 @@ class Rules:
             d = self._distance.get(profile)
             if d is None:
                 d = 0
-                for k, e in enumerate(profile):
-                    if e >= 0 and e & 1 and self.shapes[k].kind == "forall":
-                        d += self.shapes[k].dfa.dist_accept[e >> 1] or 0
+                for shape, e in zip(self.shapes, profile):  # a mark may follow the entries
+                    if e >= 0 and e & 1 and shape.kind == "forall":
+                        d += shape.dfa.dist_accept[e >> 1] or 0
                 self._distance[profile] = d
             total += d * count
         return total
@@ -1144,6 +1145,7 @@ class CountingSpace:
             if step_to is None:
                 lost: list[int] = []
                 for m in candidates if lifted is not None else ():
+                    assert lifted is not None
                     reached = rules.step(here, m, lifted, relaxed=False, even_lost=True)
                     if reached is not None:
                         lost = rules.lost_rules(reached)
@@ -1198,9 +1200,22 @@ class CountingSpace:
         return readers or [i for i in range(len(rules.goals)) if i not in inside]
 
 
+def uncounted(compiled) -> list[str]:
+    """The rules with per-value parts the joint search does not read (a part that is not
+    `PartShape.countable`), by name, in the policy's order."""
+    from policyc.tables.product import tool_atoms
+
+    sliced = [(r.name, t) for r in compiled.policy.rules
+              if (t := compiled.table(r.name)) is not None and t.dfa is None]
+    plain = [t.dfa for r in compiled.policy.rules if (t := compiled.table(r.name)) is not None and t.dfa is not None]
+    pools = tool_atoms(plain, [p.alphabet for _, t in sliced for p in t.parts])
+    return [name for name, t in sliced
+            if not all(isinstance(p, DfaTable) or PartShape(p, pools).countable for p in t.parts)]
+
+
 def _kept_parts(rules: Rules, subset: Sequence[int], kept: set[int]) -> frozenset[int]:
     """The parts (by position in the subset's state) of the kept rules."""
-    out = []
+    out: list[int] = []
     at = 0
     for i in subset:
         goal = rules.goals[i]
@@ -1283,7 +1298,7 @@ class TokenRun:
         tool, the number of its value's profile (-1: a value the run has not named, -2: none),
         and which slots hold one same value."""
         space = self.space
-        out = []
+        out: list[object] = []
         seen: dict[object, int] = {}
         for slot in space.arg_slots(key):
             value = slot_value(slot, args, UNDEF)
