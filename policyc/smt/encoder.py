@@ -74,41 +74,42 @@ class FormulaEncoder:
         if isinstance(phi, n.Const):
             return TRUE if phi.value else FALSE
         if isinstance(phi, n.Event):
-            if not 0 <= i < tr.k:
+            call = tr.is_call(i, phi.tool)
+            if call is FALSE:  # no such call there (a fixed skeleton, a position past the end)
                 return FALSE
             guard = V.truthy(self.terms.term(phi.guard, env.at_call(i, phi.tool)))
-            return V.conj(tr.is_call(i, phi.tool), guard)
+            return V.conj(call, guard)
         if isinstance(phi, n.Cond):
             return V.truthy(self.terms.term(phi.term, TermEnv(env.vars)))
         if isinstance(phi, n.Not):
-            return z3.Not(h(phi.arg, i, env))
+            return V.negate(h(phi.arg, i, env))
         if isinstance(phi, n.And):
-            return z3.And([h(a, i, env) for a in phi.args])
+            return V.conj(*[h(a, i, env) for a in phi.args])
         if isinstance(phi, n.Or):
-            return z3.Or([h(a, i, env) for a in phi.args])
+            return V.disj(*[h(a, i, env) for a in phi.args])
         if isinstance(phi, n.Next):
-            return z3.And(tr.is_live(i + 1), h(phi.arg, i + 1, env)) if i + 1 < tr.k else FALSE
+            return V.conj(tr.is_live(i + 1), h(phi.arg, i + 1, env)) if i + 1 < tr.k else FALSE
         if isinstance(phi, n.WNext):
-            return z3.Or(z3.Not(tr.is_live(i + 1)), h(phi.arg, i + 1, env)) if i + 1 < tr.k else TRUE
+            return V.disj(V.negate(tr.is_live(i + 1)), h(phi.arg, i + 1, env)) if i + 1 < tr.k else TRUE
         if isinstance(phi, n.Until):
             if i >= tr.k:
                 return FALSE
-            return z3.And(tr.is_live(i), z3.Or(h(phi.right, i, env), z3.And(h(phi.left, i, env), h(phi, i + 1, env))))
+            return V.conj(tr.is_live(i), V.disj(h(phi.right, i, env), V.conj(h(phi.left, i, env), h(phi, i + 1, env))))
         if isinstance(phi, n.Release):
             if i >= tr.k:
                 return TRUE
-            return z3.Or(z3.Not(tr.is_live(i)),
-                         z3.And(h(phi.right, i, env), z3.Or(h(phi.left, i, env), h(phi, i + 1, env))))
+            return V.disj(V.negate(tr.is_live(i)),
+                          V.conj(h(phi.right, i, env), V.disj(h(phi.left, i, env), h(phi, i + 1, env))))
         if isinstance(phi, n.Yesterday):
-            return z3.And(tr.is_live(i), h(phi.arg, i - 1, env)) if i > 0 else FALSE
+            return V.conj(tr.is_live(i), h(phi.arg, i - 1, env)) if i > 0 else FALSE
         if isinstance(phi, n.WYesterday):
-            return z3.Or(z3.Not(tr.is_live(i)), h(phi.arg, i - 1, env)) if i > 0 else TRUE
+            return V.disj(V.negate(tr.is_live(i)), h(phi.arg, i - 1, env)) if i > 0 else TRUE
         if isinstance(phi, n.Since):
-            earlier = z3.And(h(phi.left, i, env), h(phi, i - 1, env)) if i > 0 else FALSE
-            return z3.And(tr.is_live(i), z3.Or(h(phi.right, i, env), earlier))
+            earlier = V.conj(h(phi.left, i, env), h(phi, i - 1, env)) if i > 0 else FALSE
+            return V.conj(tr.is_live(i), V.disj(h(phi.right, i, env), earlier))
         if isinstance(phi, n.Trigger):
-            earlier = z3.Or(h(phi.left, i, env), h(phi, i - 1, env)) if i > 0 else TRUE
-            return z3.Or(z3.Not(tr.is_live(i)), z3.And(h(phi.right, i, env), earlier))
+            earlier = V.disj(h(phi.left, i, env), h(phi, i - 1, env)) if i > 0 else TRUE
+            return V.disj(V.negate(tr.is_live(i)), V.conj(h(phi.right, i, env), earlier))
         if isinstance(phi, (n.Forall, n.Exists)):
             members = self.domain(phi.domain, env)
             if isinstance(phi, n.Forall):

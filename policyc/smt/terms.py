@@ -23,6 +23,7 @@ from typing import Mapping
 import z3
 
 from policyc.ir import nodes as n
+from policyc.ir.walk import free_vars
 from policyc.smt import values as V
 from policyc.smt.symtrace import SymbolicTrace
 from policyc.smt.values import FALSE, TRUE, SymValue, boolean, undefined
@@ -51,6 +52,9 @@ class TermEncoder:
         self.externs: dict[str, z3.FuncDeclRef] = {}
         self._funcs: dict = {}
         self._fresh = 0
+        #: (term, call, the values of its free variables) -> (those values, its encoding): a term
+        #: is a function of them, and the same term is read at the same call by many formulas
+        self._memo: dict = {}
 
     def derive(self, trace: SymbolicTrace) -> "TermEncoder":
         """A copy over a derived trace (see `SymbolicTrace.derive`)."""
@@ -59,6 +63,7 @@ class TermEncoder:
         child.externs = dict(self.externs)
         child._funcs = dict(self._funcs)
         child._fresh = self._fresh
+        child._memo = dict(self._memo)
         return child
 
     # ------------------------------------------------------------ helpers
@@ -98,7 +103,18 @@ class TermEncoder:
 
     # ------------------------------------------------------------ terms
 
-    def term(self, t: n.Term, env: TermEnv) -> SymValue:  # noqa: C901 - one case per node type
+    def term(self, t: n.Term, env: TermEnv) -> SymValue:
+        """The encoding of a term in an environment (memoised)."""
+        if isinstance(t, n.Lit):
+            return self.lit(t.value)
+        bound = tuple(env.vars[v] for v in sorted(free_vars(t)) if v in env.vars)
+        key = (t, env.call, tuple(id(v) for v in bound))
+        found = self._memo.get(key)
+        if found is None:
+            found = self._memo[key] = (bound, self._term(t, env))  # the values kept: their ids stay theirs
+        return found[1]
+
+    def _term(self, t: n.Term, env: TermEnv) -> SymValue:  # noqa: C901 - one case per node type
         if isinstance(t, n.Lit):
             return self.lit(t.value)
         if isinstance(t, n.Var):
