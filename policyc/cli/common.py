@@ -112,27 +112,51 @@ key_option = click.option(
     help="refuse an artifact not signed with the key in this file (default: the key in POLICYC_ARTIFACT_KEY, if set)")
 
 
+def artifact_key(key_file: str | None) -> bytes | None:
+    """The key artifacts must be signed with: the key file's, else POLICYC_ARTIFACT_KEY's, else
+    None (exit 2 when the key cannot be read)."""
+    from policyc.artifact.errors import ArtifactError
+    from policyc.artifact.io import read_key_file, resolve_key
+
+    try:
+        return read_key_file(key_file) if key_file else resolve_key(None)
+    except ArtifactError as exc:
+        fail(printable(str(exc)), exc.help)
+
+
+def reads_artifact(path: str, key_file: str | None) -> bool:
+    """Whether a command's POLICY is read as an artifact: always when a key is configured
+    (a signed artifact is then the only thing it accepts, whatever the file is named), else
+    when the file looks like one (`is_artifact_file`)."""
+    return artifact_key(key_file) is not None or is_artifact_file(path)
+
+
 def load_monitor(path: str, extern_specs: tuple[str, ...] = (), key_file: str | None = None):
     """A monitor from a policy (`.altl`, compiled in memory) or from an artifact file (verified,
-    with its signature when a key is given), its extern predicates bound by `--extern`."""
+    with its signature when a key is given), its extern predicates bound by `--extern`. With a
+    key (--key-file or POLICYC_ARTIFACT_KEY) only an artifact signed with it is accepted: a
+    policy source is refused, never compiled in its place."""
     from policyc.artifact.errors import ArtifactError
-    from policyc.artifact.io import read_artifact, read_key_file, resolve_key
+    from policyc.artifact.io import read_artifact
     from policyc.cli import externs
     from policyc.ir.policy import ExternPredicate
     from policyc.runtime import Monitor
 
-    if not is_artifact_file(path):
+    key = artifact_key(key_file)
+    if key is None and not is_artifact_file(path):
         from policyc.artifact.build import build_artifact
 
         policy, _ = load_checked(path)
         return Monitor(build_artifact(policy), externs.bind(extern_specs, policy.externs))
     try:
-        key = read_key_file(key_file) if key_file else resolve_key(None)
         artifact = read_artifact(path, key)
     except ArtifactError as exc:
+        if key is not None and not is_artifact_file(path):
+            fail(f"`{printable(path)}` is not a signed artifact, and a key is configured: only artifacts signed "
+                 "with it are loaded", "compile and sign it: `policyc compile POLICY -o FILE --sign-key-file KEY`")
         fail(printable(str(exc)), exc.help)
     declared = {e.name: ExternPredicate(e.name, (), None) for e in artifact.externs}
-    return Monitor(artifact, externs.bind(extern_specs, declared))
+    return Monitor(artifact, externs.bind(extern_specs, declared), key=key)
 
 
 def write_output(target: str, data: bytes, inputs: Sequence[str], option: str = "-o",

@@ -8,7 +8,7 @@ import click
 
 from policyc.cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK
 from policyc.cli import externs as extern_bindings
-from policyc.cli.common import fail, is_artifact_file, key_option, load_checked, load_monitor, write_output
+from policyc.cli.common import fail, key_option, load_checked, load_monitor, reads_artifact, write_output
 from policyc.terminal import printable
 from policyc.trace.formats import FORMATS
 
@@ -52,7 +52,7 @@ def command(policy: str, traces: tuple[str, ...], output: str, with_lint: bool, 
 
     monitor = load_monitor(policy, externs, key_file)
     builder = ReportBuilder(monitor.compiled, source=policy)
-    if with_lint and not is_artifact_file(policy):
+    if with_lint and not reads_artifact(policy, key_file):
         builder.add_lint(_lint_findings(policy))
     if ledger is not None:
         builder.add_ledger(_read_ledger(ledger))

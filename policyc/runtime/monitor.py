@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from policyc.artifact.errors import ArtifactError
-from policyc.artifact.io import read_artifact, resolve_key
+from policyc.artifact.io import check_signature, read_artifact, resolve_key
 from policyc.artifact.models import Artifact
 from policyc.artifact.policy import verified_compiled
 from policyc.grounding import BUILTIN_EXTRACTORS, Extractor, extractor_of, with_extractor
@@ -44,11 +44,16 @@ class Monitor:
     """A policy artifact loaded for gating and scoring."""
 
     def __init__(self, artifact: Artifact, externs: Mapping[str, Callable[..., object]] | None = None,
-                 extractor: Extractor | None = None):
+                 extractor: Extractor | None = None, key: bytes | str | None = None):
         """`artifact` is checked again (`ArtifactError` when it is inconsistent); `externs` binds
         every extern predicate the artifact declares (`ExternBindingError` when one is missing,
         unknown or not a function); `extractor` finds the entities of `entities(...)` and
-        matches `outputs` (by default, the built-in one the policy names)."""
+        matches `outputs` (by default, the built-in one the policy names). With a `key` (or the
+        POLICYC_ARTIFACT_KEY environment variable) the artifact must be signed with it, and the
+        runs' snapshots are signed with it and must be to be restored."""
+        self.key = resolve_key(key)
+        if self.key is not None:
+            check_signature(artifact, self.key)
         self.artifact = artifact
         self.compiled: CompiledPolicy = verified_compiled(artifact)
         self.policy = self.compiled.policy
@@ -74,8 +79,9 @@ class Monitor:
              key: bytes | str | None = None, extractor: Extractor | None = None) -> "Monitor":
         """Load and verify an artifact file (`ArtifactError` says what is wrong with it). With a
         `key` (or the POLICYC_ARTIFACT_KEY environment variable), the artifact must be signed
-        with it (`policyc compile --sign-key-file`)."""
-        return cls(read_artifact(path, resolve_key(key)), externs, extractor)
+        with it (`policyc compile --sign-key-file`), and so must the snapshots it restores."""
+        key = resolve_key(key)
+        return cls(read_artifact(path, key), externs, extractor, key)
 
     @property
     def content_hash(self) -> str:
