@@ -64,7 +64,8 @@ def command(policy: str, server: tuple[str, ...], trace_log: str | None, mode: s
     _quiet_sdk_logs()
     try:
         anyio.run(lambda: serve(monitor, server[0], list(server[1:]), mode=mode, trace_log=trace_log,
-                                report=report, strict_tools=strict_tools, startup_timeout=startup_timeout))
+                                report=report, strict_tools=strict_tools, startup_timeout=startup_timeout,
+                                handle_signals=True))
     except GatewayError as exc:
         click.echo(f"policyc gateway: {exc}", err=True)
         raise click.exceptions.Exit(EXIT_INPUT) from None
