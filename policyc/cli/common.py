@@ -107,6 +107,31 @@ def fail(message: str, help: str | None = None, code: int = 2):
     raise click.exceptions.Exit(code)
 
 
+def budget_options(command):
+    """`--max-states` and `--max-product` for a command that compiles automata: the
+    construction budget (`policyc.automata.budget`) while it runs; reaching it is an input
+    error (exit 2) naming the rule, never a run that eats the machine's memory."""
+    import functools
+
+    @click.option("--max-product", type=click.IntRange(min=1), default=None, metavar="N",
+                  help="the most states a product of a conjunction's automata may reach (default 300,000)")
+    @click.option("--max-states", type=click.IntRange(min=1), default=None, metavar="N",
+                  help="the most states one automaton may reach while it is built (default 5,000)")
+    @functools.wraps(command)
+    def wrapped(*args, max_states: int | None, max_product: int | None, **kwargs):
+        from policyc.automata.budget import BudgetExceeded, construction_budget
+
+        for name, value in (("POLICYC_MAX_STATES", max_states), ("POLICYC_MAX_PRODUCT", max_product)):
+            if value is not None:
+                os.environ[name] = str(value)  # worker processes (--jobs) build within it too
+        try:
+            with construction_budget(max_states, max_product):
+                return command(*args, **kwargs)
+        except BudgetExceeded as exc:
+            fail(printable(str(exc)), exc.help)
+    return wrapped
+
+
 key_option = click.option(
     "--key-file", type=click.Path(dir_okay=False), default=None,
     help="refuse an artifact not signed with the key in this file (default: the key in POLICYC_ARTIFACT_KEY, if set)")

@@ -9,7 +9,7 @@ import click
 
 from policyc.cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK
 from policyc.cli import externs as extern_bindings
-from policyc.cli.common import fail, key_option, load_checked, load_monitor, reads_artifact
+from policyc.cli.common import budget_options, fail, key_option, load_checked, load_monitor, reads_artifact
 from policyc.trace.formats import FORMATS
 
 PROGRESS_FROM = 200  # records; below this a progress bar only flickers
@@ -35,6 +35,7 @@ PROGRESS_FROM = 200  # records; below this a progress bar only flickers
               help="the Ray cluster to use (default: RAY_ADDRESS, else a local cluster started for the run)")
 @extern_bindings.option
 @key_option
+@budget_options
 def command(policy: str, traces: tuple[str, ...], fmt: str, input_format: str, rows: int, jobs: int, engine: str,
             ray_address: str | None, externs: tuple[str, ...], key_file: str | None) -> None:
     """Score TRACES (files, folders, or - for standard input) against a policy (`.altl`) or
