@@ -32,6 +32,8 @@ def _read(path: str) -> tuple[str, object] | str:
         return f"line {exc.lineno}: it is not JSON: {exc.msg}"
     except RecursionError:
         return "it is nested too deeply to read"
+    except ValueError:  # an integer of thousands of digits, past what Python converts
+        return "it holds a number too long to read (thousands of digits)"
 
 
 def _where(file: str, text: str, path: tuple) -> str:
@@ -68,7 +70,7 @@ def command(files: tuple[str, ...], output: str, terminals: tuple[str, ...]) -> 
     texts: dict[str, str] = {}
     documents: list[tuple[str, object]] = []
     unreadable = False
-    for file in files:
+    for file in dict.fromkeys(files):  # a file named twice is one document (its tools are not declared twice)
         read = _read(file)
         if isinstance(read, str):
             click.echo(f"{file}: error: {read}", err=True)

@@ -8,15 +8,19 @@
 ['tool search(q: str)']
 >>> [(f, p.severity, p.message) for f, p in imported.problems]
 [('tools.json', 'error', '`search` is declared again with another signature (`tool search(q: int?)`); the first one is kept')]
+>>> twice = import_tools([("a.json", doc[:1]), ("b.json", doc[:1])])
+>>> [(f, p.severity, p.message) for f, p in twice.problems]
+[('b.json', 'warning', '`search` is declared again, with the same signature; it is declared once')]
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import unicodedata
+from dataclasses import dataclass, field, replace
 from typing import Sequence
 
 from policyc.ir.types import EnumT, RecordT, ToolSignature
-from policyc.toolschema.convert import ERROR, SchemaProblem, TypeNames, signature_from_schema
+from policyc.toolschema.convert import ERROR, WARNING, SchemaProblem, TypeNames, signature_from_schema
 from policyc.toolschema.documents import tools_in
 
 
@@ -34,8 +38,9 @@ class Imported:
 
 
 def import_tools(documents: Sequence[tuple[str, object]]) -> Imported:
-    """Every tool of every (file name, JSON value) document, in order; a tool declared twice
-    with the same signature is kept once."""
+    """Every tool of every (file name, JSON value) document, in order. A tool declared twice
+    (by name, in Unicode normal form C as policies read names) is kept once, never without a
+    word: a warning when both declarations agree, an error when they do not."""
     names = TypeNames()
     out = Imported()
     seen: dict[str, ToolSignature] = {}
@@ -49,13 +54,18 @@ def import_tools(documents: Sequence[tuple[str, object]]) -> Imported:
             out.problems.extend((file, p) for p in found)
             if sig is None:
                 continue
-            if sig.name in seen:
-                if seen[sig.name] != sig:
+            key = unicodedata.normalize("NFC", sig.name)
+            if key in seen:
+                first = seen[key]
+                if replace(first, name=sig.name) != sig:
                     out.problems.append((file, SchemaProblem(tool.path, f"`{sig.name}` is declared again with "
                                                              f"another signature (`{sig}`); the first one is kept",
                                                              ERROR)))
+                else:
+                    out.problems.append((file, SchemaProblem(tool.path, f"`{sig.name}` is declared again, with the "
+                                                             "same signature; it is declared once", WARNING)))
                 continue
-            seen[sig.name] = sig
+            seen[key] = sig
             out.tools.append((sig, tool.description))
     out.types = names.declared()
     return out
