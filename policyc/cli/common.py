@@ -121,14 +121,21 @@ def budget_options(command):
     def wrapped(*args, max_states: int | None, max_product: int | None, **kwargs):
         from policyc.automata.budget import BudgetExceeded, construction_budget
 
-        for name, value in (("POLICYC_MAX_STATES", max_states), ("POLICYC_MAX_PRODUCT", max_product)):
-            if value is not None:
-                os.environ[name] = str(value)  # worker processes (--jobs) build within it too
+        given = {name: str(value) for name, value in (("POLICYC_MAX_STATES", max_states),
+                                                       ("POLICYC_MAX_PRODUCT", max_product)) if value is not None}
+        before = {name: os.environ.get(name) for name in given}
+        os.environ.update(given)  # worker processes (--jobs) build within it too
         try:
             with construction_budget(max_states, max_product):
                 return command(*args, **kwargs)
         except BudgetExceeded as exc:
             fail(printable(str(exc)), exc.help)
+        finally:  # the command's budget, not the process's (a host may run several commands)
+            for name, value in before.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
     return wrapped
 
 
