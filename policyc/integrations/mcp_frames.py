@@ -26,7 +26,7 @@ from contextlib import asynccontextmanager
 from typing import Any, AsyncIterator, Awaitable, Callable
 
 import anyio
-import mcp_types as types
+from mcp import types
 from mcp.shared.message import SessionMessage
 
 from policyc.trace.jsontext import member

@@ -11,7 +11,9 @@ parsed; absent means no result was recorded). An entry may also say who made it 
 Every other field of the record is kept as the metrics μ, readable in rules as
 `metrics.<field>`; `request` (text) is the user's request. A metrics field that holds what
 looks like tool calls (`messages` of a chat with `tool_calls`, a misspelt `tool_calls`) is an
-error naming it: those calls would otherwise be left out of the trace without a word.
+error naming it: those calls would otherwise be left out of the trace without a word. Only
+`decisions` (what `policyc gateway` records: each proposal and the gate's decision
+on it) may: it holds proposals, not calls, and the calls that ran are in `tool_calls`.
 
 >>> t = parse_record({"num_steps": 2, "tool_calls": [{"tool_name": "a", "arguments": {}, "tool_result": "[1]"}]})
 >>> t.tool_sequence, t.calls[0].result, dict(t.metrics)
@@ -54,7 +56,7 @@ def is_record(value: Any) -> bool:
 def parse_record(value: Any, origin: str | None = None) -> Trace:
     record = require_object(value, (), "a metrics record (an object with `tool_calls`)")
     entries = require(record, "tool_calls", list, (), "an array")
-    reject_unread_calls(record, ("tool_calls",), (), "a metrics record")
+    reject_unread_calls(record, ("tool_calls", "decisions"), (), "a metrics record")
     events = []
     for i, entry in enumerate(entries):
         where = ("tool_calls", i)
