@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # each benchmark script runs in a subprocess
+
 ROOT = Path(__file__).resolve().parent.parent
 
 RUNS = {
@@ -25,6 +27,7 @@ RUNS = {
     "automata": (["benchmarks/automata.py", "--quick", "--peers", "", "--families", "counting", "--repeat", "1"],
                  "counting"),
     "budget": (["benchmarks/budget.py", "--sizes", "4", "--limit", "60"], "| 4 | 32 |"),
+    "startup": (["benchmarks/startup.py", "--repeat", "1"], "policyc --help"),
 }
 
 

@@ -57,7 +57,7 @@ def test_with_a_key_no_command_compiles_a_policy_source_in_place_of_the_artifact
     for argv in _commands(str(files / name), files):
         done = CliRunner().invoke(cli, argv + flag, env=env)
         assert done.exit_code == 2, (argv, done.output)
-        assert "is not a signed artifact, and a key is configured" in done.stderr
+        assert "is not a signed artifact, and a signing key is configured" in done.stderr
         assert "Traceback" not in done.output
 
 
@@ -81,7 +81,7 @@ def test_the_gateway_refuses_a_source_under_a_key_before_starting_the_server(fil
     argv = [sys.executable, "-m", "policyc", "gateway", str(files / "policy"), "--", *server]
     done = subprocess.run(argv, input="", capture_output=True, text=True, timeout=120,
                           env={**_environ(), "POLICYC_ARTIFACT_KEY": KEY})
-    assert done.returncode == 2 and "is not a signed artifact, and a key is configured" in done.stderr
+    assert done.returncode == 2 and "is not a signed artifact, and a signing key is configured" in done.stderr
     assert not marker.exists()
 
 

@@ -44,11 +44,14 @@ def test_import_tools_on_a_number_of_5000_digits_is_an_input_error(tmp_path):
 def test_import_tools_never_merges_two_tools_of_one_name_silently(tmp_path):
     tool = {"name": "search", "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}}}
     code, out, err = import_tools(tmp_path, [tool, {**tool, "description": "another server's search"}])
-    assert code == 1 and out.count("tool search(") == 1
-    assert "`search` is declared again, with the same signature; it is declared once" in err
+    assert code == 0 and out.count("tool search(") == 1
+    assert "1 repeated with the same signature (declared once)" in err
     composed = {**tool, "name": "caf\u00e9"}
     code, out, err = import_tools(tmp_path, [composed, {**tool, "name": "cafe\u0301"}])  # one name to a policy
-    assert code == 1 and "declared again" in err
+    assert code == 0 and out.count("caf") == 1 and "1 repeated with the same signature" in err
+    other = {**tool, "name": "cafe\u0301", "inputSchema": {"type": "object", "properties": {"q": {"type": "integer"}}}}
+    code, out, err = import_tools(tmp_path, [composed, other])
+    assert code == 2 and "is declared again with another signature" in err
 
 
 # ------------------------------------------------------------------ the C extractor

@@ -29,6 +29,7 @@ def reference() -> ReferenceEngine:
     return ReferenceEngine()
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(policies(AGENT, max_rules=4), calls(AGENT))
 def test_the_report_is_the_evaluators(reference, policy, calls):

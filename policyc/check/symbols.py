@@ -73,6 +73,7 @@ class Symbols:
     policy: ast.PolicyDecl | None = None
     budget: ast.BudgetDecl | None = None
     conformance: ast.ConformanceDecl | None = None
+    undecided: ast.UndecidedDecl | None = None
     observes: list[ast.ObserveDecl] = field(default_factory=list)  # from every module
     grounding: ast.GroundingDecl | None = None
     claim_decls: list[Entry] = field(default_factory=list)  # `claims ... by tool`, from every module
@@ -86,6 +87,14 @@ class Symbols:
 
 def _name_span(decl):
     return getattr(decl, "name_span", None) or decl.span
+
+
+def _no_rules_span(module: ast.Module):
+    """Where W0225 points: the `policy` header when there is one, else the first declaration
+    (not the whole file, which an editor would underline from top to bottom)."""
+    header = next((d for d in module.items if isinstance(d, ast.PolicyDecl)), None)
+    first = header or (module.items[0] if module.items else None)
+    return module.span if first is None else first.span
 
 
 def collect(graph: ModuleGraph) -> tuple[Symbols, list[Diagnostic]]:
@@ -106,7 +115,7 @@ def collect(graph: ModuleGraph) -> tuple[Symbols, list[Diagnostic]]:
             return
         table[name] = Entry(decl, inst)
 
-    root_settings: dict[str, ast.BudgetDecl | ast.ConformanceDecl] = {}
+    root_settings: dict[str, ast.BudgetDecl | ast.ConformanceDecl | ast.UndecidedDecl] = {}
     for inst in graph.instances:
         is_root = inst is graph.root
         for decl in inst.module.items:
@@ -150,8 +159,9 @@ def collect(graph: ModuleGraph) -> tuple[Symbols, list[Diagnostic]]:
                                             or "the built-in extractors are `code` and `prose`"))
                     continue
                 syms.grounding = decl
-            elif isinstance(decl, ast.BudgetDecl | ast.ConformanceDecl):
-                what = "budget" if isinstance(decl, ast.BudgetDecl) else "conformance"
+            elif isinstance(decl, ast.BudgetDecl | ast.ConformanceDecl | ast.UndecidedDecl):
+                what = "budget" if isinstance(decl, ast.BudgetDecl) else \
+                    "conformance" if isinstance(decl, ast.ConformanceDecl) else "undecided"
                 earlier = root_settings.get(what) if is_root else None
                 if earlier is not None:
                     diags.append(Diagnostic("E0222", f"the {what} is set twice", decl.span,
@@ -177,7 +187,7 @@ def collect(graph: ModuleGraph) -> tuple[Symbols, list[Diagnostic]]:
             diags.append(Diagnostic("E0213", f"the tool name `{name}` is reserved", _name_span(entry.decl),
                                     help=f"`{name}` is a builtin; give the tool another name"))
     if not syms.rules and not syms.uses:
-        diags.append(Diagnostic("W0225", "the policy has no rules", graph.root.module.span,
+        diags.append(Diagnostic("W0225", "the policy has no rules", _no_rules_span(graph.root.module),
                                 severity=Severity.WARNING,
                                 help="add a rule: `rule name: formula`"))
     return syms, diags

@@ -184,7 +184,7 @@ def load_monitor(path: str, extern_specs: tuple[str, ...] = (), key_file: str | 
         artifact = read_artifact(path, key)
     except ArtifactError as exc:
         if key is not None and not is_artifact_file(path):
-            fail(f"`{printable(path)}` is not a signed artifact, and a key is configured: only artifacts signed "
+            fail(f"`{printable(path)}` is not a signed artifact, and a signing key is configured: only artifacts signed "
                  "with it are loaded", "compile and sign it: `policyc compile POLICY -o FILE --sign-key-file KEY`")
         fail(printable(str(exc)), exc.help)
     declared = {e.name: ExternPredicate(e.name, (), None) for e in artifact.externs}

@@ -96,6 +96,7 @@ def compile_one(policy: str, target: str, fmt: str, key: bytes | None = None) ->
         write_output(target, (dump_artifact(artifact) + "\n").encode("utf-8"), [policy, *checked.sources])
     classes = Counter(r.rule_class for r in artifact.rules)
     limits = compiled_of(artifact).joint_limits()
+    stepwise = judged_on_prefixes(checked, {r.name for r in artifact.rules if r.rule_class == "offline-only"})
     summary = {
         "artifact": target,
         "policy": artifact.policy.name,
@@ -107,6 +108,7 @@ def compile_one(policy: str, target: str, fmt: str, key: bytes | None = None) ->
         "source_hash": artifact.source_hash,
         "content_hash": artifact.content_hash,
         "not_decided_jointly": limits,
+        "offline_only_judged_at_each_call": stepwise,
     }
     if fmt == "text":
         counts = ", ".join(f"{n} {k}" for k, n in summary["classes"].items())
@@ -114,11 +116,29 @@ def compile_one(policy: str, target: str, fmt: str, key: bytes | None = None) ->
                    + (", signed" if key is not None else ""), err=target == "-")
     for note in joint_limit_notes(limits):
         click.echo(note, err=True)
+    if stepwise:
+        names = ", ".join(f"`{printable(n)}`" for n in stepwise)
+        one = len(stepwise) == 1
+        click.echo(f"note: {names} {'has' if one else 'have'} no automaton (offline-only), yet the gate judges "
+                   f"{'it' if one else 'them'} at each proposal on the reference evaluator and refuses a call after "
+                   f"which {'it' if one else 'one'} can no longer hold", err=True)
     if artifact.externs:
         names = ", ".join(f"`{printable(e.name)}`" for e in artifact.externs)
         click.echo(f"note: extern predicates {names} are recorded by name: the program that loads the "
                    "artifact binds them", err=True)
     return summary
+
+
+def judged_on_prefixes(policy, offline: set[str]) -> list[str]:
+    """The offline-only rules (no automaton) that the gate still decides call by call: those
+    whose failure on a prefix is final and that do not read the metrics record
+    (`policyc.runtime.judge_final` evaluates them at each proposal)."""
+    from policyc.ir import nodes as n
+    from policyc.ir.walk import subformulas
+    from policyc.scoring.certain import is_final_on_prefixes
+
+    return [r.name for r in policy.rules if r.name in offline and is_final_on_prefixes(r.formula)
+            and not any(isinstance(s, n.Metric) for s in subformulas(r.formula))]
 
 
 def joint_limit_notes(limits: dict[str, list[str]]) -> list[str]:
@@ -132,6 +152,8 @@ def joint_limit_notes(limits: dict[str, list[str]]) -> list[str]:
               for tool in limits["tools_not_understood"]]
     if limits["per_value_rules"]:
         names = ", ".join(f"`{printable(n)}`" for n in limits["per_value_rules"])
-        notes.append(f"note: {names} are judged apart (per value): their conflicts with other rules are not "
-                     "searched call by call (a decision that may start one lists them as undecided)")
+        many = len(limits["per_value_rules"]) > 1
+        notes.append(f"note: {names} {'are' if many else 'is'} judged apart (per value): the joint search does not "
+                     f"read {'them' if many else 'it'}, so a decision that may set "
+                     f"{'one' if many else 'it'} in conflict with other rules lists it as undecided")
     return notes

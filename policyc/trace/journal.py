@@ -9,7 +9,7 @@ it happens, and flushes it, before it acts on it:
 | `start` | when the session starts | `policy`, `server`, `started` (Unix time) |
 | `proposal` | when a `tools/call` arrives, before it is judged | `seq`, `tool`, `arguments` |
 | `decision` | once judged, before the call is forwarded | `seq`, `step`, `tool`, `action`, `rules`, `message` |
-| `result` | once the server answered | `seq`, `tool_name`, `arguments`, `tool_result`, `is_error`; `recorded_raw` (why the result is kept as its raw text) |
+| `result` | once the server answered | `seq`, `tool_name`, `arguments`, `tool_result`, `is_error` (the call failed: `error` in the record); `recorded_raw` (why the result is kept as its raw text) |
 | `failed` | when the server's answer never came or could not be read | `seq`, `tool`, `arguments`, `error` |
 | `end` | when the session ends | `ended`, `compliance_score`, `compliance_label`; `reason` when a signal ended it |
 
@@ -116,7 +116,8 @@ def _apply(session: _Session, event: dict) -> None:
         raise JournalProblem("seq", f"a `{kind}` event for proposal {seq}, which was not forwarded to the server")
     if kind == "result":
         call["tool_result"] = event.get("tool_result")
-        call["is_error"] = bool(event.get("is_error", False))
+        if event.get("is_error"):  # the server answered with an error: the call ran, and failed
+            call["error"] = True
         if event.get("recorded_raw"):
             call["recorded_raw"] = event["recorded_raw"]
     else:  # failed: forwarded, and the answer was lost; the call may have run
