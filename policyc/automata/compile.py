@@ -24,6 +24,7 @@ from policyc.tables.slicing import SliceTable
 from policyc.trace.model import Trace
 
 from policyc.automata.alphabet import build_alphabet, events_of
+from policyc.automata.budget import BudgetExceeded
 from policyc.automata.construct import build_dfa, explore, show_state, table_from
 from policyc.automata.fragment import NotCompilable, Plan, PlainPart, SlicedPart, plan_rule
 from policyc.automata.joint import joint_letters
@@ -101,18 +102,26 @@ def build_slice(part: SlicedPart) -> SliceTable:
 
 
 def compile_rule(formula: n.Formula, tools: Mapping[str, ToolSignature] | None = None) -> RuleAutomaton:
-    """The monitor of a rule; raises NotCompilable (with `.reason`) outside the fragment.
+    """The monitor of a rule; raises NotCompilable (with `.reason`) outside the fragment, and
+    BudgetExceeded (showing the formula) when its automaton outgrows the construction budget.
 
     Every call compiles afresh: callers that need a rule's automaton more than once keep it
     (a `CompiledPolicy` for a whole policy)."""
     with deep_recursion():  # counts and chains expand to formulas hundreds of levels deep
         plan = plan_rule(formula)
-        parts = tuple(build_dfa(p.formula) if isinstance(p, PlainPart) else build_slice(p) for p in plan.parts)
+        try:
+            parts = tuple(build_dfa(p.formula) if isinstance(p, PlainPart) else build_slice(p) for p in plan.parts)
+        except BudgetExceeded as exc:
+            from policyc.ir.printer import show
+
+            raise exc.showing(show(formula, 80)) from None
     return RuleAutomaton(formula, plan, RuleTable(plan.skeleton, parts), dict(tools or {}))
 
 
 def compile_policy(policy: Policy) -> CompiledPolicy:
     """Every rule of a policy: its table and class, or why it is scored offline only.
+    A rule whose automaton exceeds the construction budget (`policyc.automata.budget`) is
+    a BudgetExceeded naming it.
 
     >>> from policyc.check import check_file
     >>> compiled = compile_policy(check_file("examples/code_qa.altl")[0])
@@ -123,6 +132,8 @@ def compile_policy(policy: Policy) -> CompiledPolicy:
     for rule in policy.rules:
         try:
             table = compile_rule(rule.formula, policy.tools).table
+        except BudgetExceeded as exc:  # an error, not an offline rule: the policy is not what it says
+            raise exc.naming(rule.name) from None
         except NotCompilable as exc:
             out[rule.name] = CompiledRule(None, not_compiled(exc.reason).kind, exc.reason)
             continue

@@ -16,12 +16,15 @@ from policyc.ir import nodes as n
 from policyc.ir.printer import show
 
 from policyc.automata.alphabet import build_alphabet
+from policyc.automata.budget import BudgetExceeded, current_budget
 from policyc.automata.progress import ALIVE, Progression
 from policyc.tables.dfa import Alphabet, DfaTable, analyse
 
 
-def explore(prog: Progression, letters: int) -> tuple[list, list[list[int]], list[bool]]:
-    """Every state reachable from the initial one (index 0), with its transitions."""
+def explore(prog: Progression, letters: int, limit: int | None = None) -> tuple[list, list[list[int]], list[bool]]:
+    """Every state reachable from the initial one (index 0), with its transitions;
+    BudgetExceeded once more than `limit` states (default: the current budget's) are reached."""
+    limit = current_budget().states if limit is None else limit
     start = prog.initial()
     index = {start: 0}
     states = [start]
@@ -34,6 +37,8 @@ def explore(prog: Progression, letters: int) -> tuple[list, list[list[int]], lis
             nxt = prog.step(state, letter)
             q = index.get(nxt)
             if q is None:
+                if len(states) >= limit:
+                    raise BudgetExceeded("its automaton", len(states) + 1, "--max-states")
                 q = index[nxt] = len(states)
                 states.append(nxt)
                 queue.append(nxt)

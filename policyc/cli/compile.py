@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from policyc.cli import EXIT_INPUT, EXIT_OK
-from policyc.cli.common import FORMAT_TEXT_JSON, fail, load_checked, policy_files, write_output
+from policyc.cli.common import FORMAT_TEXT_JSON, budget_options, fail, load_checked, policy_files, write_output
 from policyc.terminal import printable
 
 
@@ -30,6 +30,7 @@ def default_output(policy_path: str) -> str:
 @click.option("--sign-key-file", type=click.Path(dir_okay=False), default=None,
               help="sign each artifact (HMAC-SHA256) with the key in this file; Monitor.load(path, key=...) "
                    "then refuses an artifact not signed with it")
+@budget_options
 def command(policies: tuple[str, ...], output: str | None, fmt: str, sign_key_file: str | None) -> None:
     """Compile each POLICY (a folder: every .altl file below it) into a self-contained
     monitor artifact (JSON).

@@ -7,7 +7,7 @@ import json
 import click
 
 from policyc.cli import EXIT_OK
-from policyc.cli.common import FORMAT_TEXT_JSON, load_checked
+from policyc.cli.common import FORMAT_TEXT_JSON, budget_options, load_checked
 from policyc.cli.graph import pick_rules
 from policyc.terminal import printable_block
 
@@ -68,6 +68,7 @@ def render(info: dict) -> str:
 @click.option("--rule", "rule", default=None, help="the rule to explain (default: every rule)")
 @click.option("--format", "fmt", type=FORMAT_TEXT_JSON, default="text", show_default=True,
               help="text for people, json for machines")
+@budget_options
 def command(policy: str, rule: str | None, fmt: str) -> None:
     """Explain how a rule of POLICY can be enforced.
 

@@ -10,7 +10,7 @@ import time
 import click
 
 from policyc.cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK
-from policyc.cli.common import FiniteFloatRange, policy_files, print_diagnostics, use_color
+from policyc.cli.common import FiniteFloatRange, budget_options, policy_files, print_diagnostics, use_color
 from policyc.cli.compile import joint_limit_notes
 from policyc.diagnostics import Severity, has_errors, render_github, render_text, summary_line
 from policyc.terminal import printable
@@ -43,6 +43,7 @@ _DENY = {"errors": Severity.ERROR, "warnings": Severity.WARNING, "notes": Severi
 @click.option("--max-layer-share", type=FiniteFloatRange(0, 1), default=0.5, show_default=True,
               help="weight share above which a layer is said to dominate")
 @click.option("--explain", "explain_code", metavar="CODE", help="describe a finding, with a wrong and a fixed example")
+@budget_options
 def command(files, fmt, deny, allowed, only, bound, jobs, progress, rlimit, budget, max_layer_share,
             explain_code) -> None:
     """Lint policy FILES (a folder: every .altl file below it): conflicts, unsatisfiable, redundant and vacuous rules, dead tools,
@@ -51,6 +52,7 @@ def command(files, fmt, deny, allowed, only, bound, jobs, progress, rlimit, budg
     \b
     Exit status: 0 clean, 1 findings at or above --deny, 2 a file could not be read or checked.
     """
+    from policyc.automata.budget import BudgetExceeded
     from policyc.check import check_file
     from policyc.lint import LintOptions, kind_by_name, lint_policy
     from policyc.lint.sarif import to_sarif
@@ -91,7 +93,13 @@ def command(files, fmt, deny, allowed, only, bound, jobs, progress, rlimit, budg
             failed_input = True
             continue
         with _Bar(path, show) as bar:
-            report = lint_policy(policy, options, selected, progress=bar)
+            try:
+                report = lint_policy(policy, options, selected, progress=bar)
+            except BudgetExceeded as exc:  # say which rule, when the automaton was one rule's
+                from policyc.ir.printer import show as show_formula
+
+                raise next((exc.naming(r.name) for r in policy.rules
+                            if exc.formula is not None and show_formula(r.formula, 80) == exc.formula), exc) from None
         report = dataclasses.replace(report, findings=tuple(f for f in report.findings if f.code not in skip))
         reports.append(report)
         # the checker's warnings (an unused variable, `x == null` on a value that may be left out)

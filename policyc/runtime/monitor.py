@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from policyc.artifact.errors import ArtifactError
-from policyc.artifact.io import read_artifact, resolve_key
+from policyc.artifact.io import check_signature, read_artifact, resolve_key
 from policyc.artifact.models import Artifact
 from policyc.artifact.policy import verified_compiled
 from policyc.grounding import BUILTIN_EXTRACTORS, Extractor, extractor_of, with_extractor
@@ -85,11 +85,16 @@ class Monitor:
     """A policy artifact loaded for gating and scoring."""
 
     def __init__(self, artifact: Artifact, externs: Mapping[str, Callable[..., object]] | None = None,
-                 extractor: Extractor | None = None):
+                 extractor: Extractor | None = None, key: bytes | str | None = None):
         """`artifact` is checked again (`ArtifactError` when it is inconsistent); `externs` binds
         every extern predicate the artifact declares (`ExternBindingError` when one is missing,
         unknown or not a function); `extractor` finds the entities of `entities(...)` and
-        matches `outputs` (by default, the built-in one the policy names)."""
+        matches `outputs` (by default, the built-in one the policy names). With a `key` (or the
+        POLICYC_ARTIFACT_KEY environment variable) the artifact must be signed with it, and the
+        runs' snapshots are signed with it and must be to be restored."""
+        self.key = resolve_key(key)
+        if self.key is not None:
+            check_signature(artifact, self.key)
         self.artifact = artifact
         self.compiled: CompiledPolicy = verified_compiled(artifact)
         self.policy = self.compiled.policy
@@ -116,7 +121,7 @@ class Monitor:
              key: bytes | str | None = None, extractor: Extractor | None = None) -> "Monitor":
         """Load and verify an artifact file (`ArtifactError` says what is wrong with it). With a
         `key` (or the POLICYC_ARTIFACT_KEY environment variable), the artifact must be signed
-        with it (`policyc compile --sign-key-file`).
+        with it (`policyc compile --sign-key-file`), and so must the snapshots it restores.
 
         A policy source (`.altl`) is compiled in memory instead (a `PolicyError` lists its
         errors), and a `PolicySourceWarning` says so once; a deployed gate loads the artifact
@@ -124,8 +129,8 @@ class Monitor:
         artifact loads."""
         resolved = resolve_key(key)
         if is_policy_source(path):
-            return cls(compile_source(path, resolved), externs, extractor)
-        return cls(read_artifact(path, resolved), externs, extractor)
+            return cls(compile_source(path, resolved), externs, extractor)  # refused under a key
+        return cls(read_artifact(path, resolved), externs, extractor, resolved)
 
     @property
     def content_hash(self) -> str:

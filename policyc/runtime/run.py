@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 from policyc.ir.data import CallArgs, attributes
 from policyc.ir.ops import UNDEF
 from policyc.runtime.calls import (
-    MAX_VALUE_DEPTH, RunError, as_args, as_tool, call_identity, normalise_result, too_deep,
+    RunError, as_args, as_tool, call_identity, normalise_result, unidentified, value_problem,
 )
 from policyc.runtime.explain import Decision, render_message
 from policyc.runtime.findings import CONFORMANCE, Finding
@@ -88,9 +88,15 @@ class Run:
         with self._lock:
             self._check_open("propose a call")
             enf = self.state.enforcement
+            # arguments that are not JSON data within bounds cannot be judged or identified: such
+            # a call is refused as `deny` before any override or retry is considered
+            problem = value_problem(args)
             # the call's identity (JSON text) is needed only to resolve, override or refuse
             needed = self.state.awaiting or enf.stopped is not None or enf.override is not None
-            identity = call_identity(tool, args) if needed else None
+            if problem is not None:
+                identity: str | None = unidentified(tool, problem)
+            else:
+                identity = call_identity(tool, args) if needed else None
             if self.state.awaiting:
                 self._resolve(identity)
             self.state.proposals += 1
@@ -99,8 +105,9 @@ class Run:
                 self.state.pending = (identity, False)
                 decision = Decision("stop", tool, args, step, latched=True)
                 return replace(decision, message=render_message(decision))
-            overriding = identity is not None and enf.override == identity
-            findings, undecided = ([], ()) if overriding else self._judge(tool, args)
+            # judged every time, an identical retry too: `enforce` lets a retry override only
+            # block-and-warn findings, never `deny` (nor anything stronger)
+            findings, undecided = self._judge(tool, args, problem)
             if not findings and enf.override is None:  # `enforce` would allow it and change nothing
                 self.state.pending = (identity, True)
                 return Decision("allow", tool, args, step, undecided=undecided)
@@ -124,10 +131,10 @@ class Run:
             message = render_message(decision)  # empty for a call that runs unremarked (tolerated)
             return replace(decision, message=message) if message else decision
 
-    def _judge(self, tool: str, args: dict) -> tuple[list[Finding], tuple[str, ...]]:
-        if too_deep(args):  # nothing can be read off it safely: refused, and no retry overrides that
-            return [Finding("conformance/too-deep", CONFORMANCE, "conformance", "deny", None,
-                            f"the arguments of `{tool}` nest more than {MAX_VALUE_DEPTH} levels deep")], ()
+    def _judge(self, tool: str, args: dict, problem: str | None) -> tuple[list[Finding], tuple[str, ...]]:
+        if problem is not None:  # nothing can be read off it safely: refused, and no retry overrides that
+            rule = "conformance/too-deep" if problem.startswith("nest") else "conformance/not-json"
+            return [Finding(rule, CONFORMANCE, "conformance", "deny", None, f"the arguments of `{tool}` {problem}")], ()
         return self.monitor.judge(self.state.gate, tool, args, self.state.seen, self.state.context, self._index())
 
     def _index(self) -> "RunIndex | None":
@@ -151,13 +158,16 @@ class Run:
         """Add a call that ran, with its result, to the run: the agent's (whether it failed:
         `error`), or one the user made on their side (`actor="user"`); `tool` is `"message"`
         for a message sent (by the agent or the user), its args `{"text": ...}`. Arguments or a
-        result (other than text) nested deeper than MAX_VALUE_DEPTH levels are a RunError."""
+        result that are not JSON data (`calls.value_problem`: nested deeper than MAX_VALUE_DEPTH
+        levels, bytes or other objects, integers of thousands of digits) are a RunError: a run
+        holds only what it can snapshot."""
         tool = as_tool(tool)
         args = event_args(as_args(args), actor, message_id, error)
         for what, value in (("arguments", args), ("result", result)):
-            if too_deep(value):
-                raise RunError(f"the {what} of `{tool}` nest more than {MAX_VALUE_DEPTH} levels deep; "
-                               "record a shallower value (such as its text)")
+            problem = None if value is UNDEF else value_problem(value)
+            if problem is not None:
+                raise RunError(f"the {what} of `{tool}` {problem}; record a value that is JSON data "
+                               "(such as its text)")
         if actor != "assistant":
             with self._lock:
                 self._check_open("record an event")

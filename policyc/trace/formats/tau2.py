@@ -36,6 +36,7 @@ from policyc.trace.formats.common import (
     json_type,
     message_text,
     parse_arguments,
+    reject_unread_calls,
     require,
     require_list,
     require_object,
@@ -101,12 +102,14 @@ def _message(events: Events, message: dict, where: tuple, role: str, message_id:
 
 def parse_tau2(value: Any, origin: str | None = None) -> Trace:
     sim = require_object(value, (), "a simulation (an object with `messages`)")
+    reject_unread_calls(sim, ("messages", "ticks"), (), "a τ²-bench simulation")
     events = Events()
     if sim.get("messages") is not None:
         messages = require(sim, "messages", list, (), "an array of messages")
         for i, message in enumerate(messages):
             where = ("messages", i)
             message = require_object(message, where, "a message")
+            reject_unread_calls(message, ("tool_calls", "tool_messages"), where, "a τ²-bench message")
             role = message.get("role")
             if role in _ACTORS:
                 _message(events, message, where, role, str(i))
