@@ -258,7 +258,10 @@ def _guessed(calls: Calls, tools: Mapping[str, ToolSignature], observes: frozens
                 or sig.result is not ANY and value_problems(result, sig.result):
             return None
         env = DataEnv({}, call.args, call.result)
-        if any(truthy(eval_term(a, env)) != want for a, want in truths):
+        try:
+            if any(truthy(eval_term(a, env)) != want for a, want in truths):
+                return None
+        except (ExternError, RecursionError):  # an extern (unbound here) or a term too deep: no guess
             return None
         out.append(call)
     return tuple(out)
