@@ -19,7 +19,7 @@ from typing import Any, Callable, Mapping
 
 from policyc.grounding import extractor_of
 from policyc.ir import nodes as n
-from policyc.ir.data import DataEnv, attribute, eval_term, path_value
+from policyc.ir.data import DataEnv, attribute, earlier, eval_term, path_value
 from policyc.ir.ops import UNDEF, apply_op, domain_values, get_field, get_index, get_slice, truthy
 
 Compiled = Callable[[DataEnv, Mapping[str, Any] | None, Any], Any]
@@ -71,6 +71,23 @@ def _compile(t: n.Term) -> Compiled:  # noqa: C901 - one case per node type
         def outputs(env, args, result):
             return env.globals.outputs(tools, extractor_of(env.externs)) if env.globals is not None else []
         return outputs
+    if isinstance(t, n.Request):  # a run constant: read from what the evaluation was given
+        def request(env, args, result):
+            read = getattr(env.globals, "request", None)
+            return read() if read is not None else UNDEF
+        return request
+    if isinstance(t, n.Metric):
+        metric_path = t.path
+
+        def metric(env, args, result):
+            return env.globals.metric(metric_path) if env.globals is not None else UNDEF
+        return metric
+    if isinstance(t, n.Earlier):  # a history atom: the run's stores answer it
+        value, atom = compile_term(t.value), t
+
+        def seen_before(env, args, result):
+            return earlier(atom, value(env, args, result), env)
+        return seen_before
     if isinstance(t, n.Project):
         projected, path = compile_term(t.base), t.path
 
