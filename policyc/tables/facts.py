@@ -87,8 +87,9 @@ def dfa_facts(dfa: DfaTable) -> DfaFacts:
                 some = True
             elif any(bad):
                 every = False
-    dist = {dfa.initial: 0}
-    queue = deque([dfa.initial])
+    starts = [dfa.initial, *(q for _, q in dfa.initials)]  # the free variant's, and one per truth of the constants
+    dist = {q: 0 for q in starts}
+    queue = deque(dist)
     min_bad = None
     while queue:
         q = queue.popleft()
