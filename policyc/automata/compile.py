@@ -24,6 +24,7 @@ from policyc.tables.slicing import SliceTable
 from policyc.trace.model import Trace
 
 from policyc.automata.alphabet import build_alphabet, events_of
+from policyc.automata.constants import build_constant_dfa, reads_run_constants
 from policyc.automata.construct import build_dfa, explore, show_state, table_from
 from policyc.automata.fragment import NotCompilable, Plan, PlainPart, SlicedPart, plan_rule
 from policyc.automata.joint import joint_letters
@@ -100,6 +101,13 @@ def build_slice(part: SlicedPart) -> SliceTable:
     return SliceTable(part.kind, part.var, alphabet, part.static_atoms, tables, touch, part.domain, part.constants)
 
 
+def _build_plain(part: PlainPart) -> DfaTable:
+    """A plain part's DFA; with a start state per truth of the run's constants when it reads them."""
+    if part.static_atoms or reads_run_constants(part.formula):
+        return build_constant_dfa(part.formula, part.static_atoms)
+    return build_dfa(part.formula)
+
+
 def compile_rule(formula: n.Formula, tools: Mapping[str, ToolSignature] | None = None) -> RuleAutomaton:
     """The monitor of a rule; raises NotCompilable (with `.reason`) outside the fragment.
 
@@ -107,7 +115,7 @@ def compile_rule(formula: n.Formula, tools: Mapping[str, ToolSignature] | None =
     (a `CompiledPolicy` for a whole policy)."""
     with deep_recursion():  # counts and chains expand to formulas hundreds of levels deep
         plan = plan_rule(formula)
-        parts = tuple(build_dfa(p.formula) if isinstance(p, PlainPart) else build_slice(p) for p in plan.parts)
+        parts = tuple(_build_plain(p) if isinstance(p, PlainPart) else build_slice(p) for p in plan.parts)
     return RuleAutomaton(formula, plan, RuleTable(plan.skeleton, parts), dict(tools or {}))
 
 
