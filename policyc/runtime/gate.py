@@ -19,7 +19,10 @@ from policyc.runtime.findings import OWED, VIOLATION, Finding, GatedRule
 from policyc.runtime.judge_final import FinalAnswerJudge
 from policyc.runtime.judge_product import ProductJudge
 from policyc.runtime.judge_sliced import SlicedJudge
+from policyc.tables.atoms import constant_groups
+from policyc.tables.context import NO_CONSTANTS, Constants, RunContext
 from policyc.tables.dfa import OPEN, VIOLATED
+from policyc.tables.earlier import HistoryPlan, earlier_atoms
 from policyc.tables.policy import CompiledPolicy
 from policyc.tables.product import OTHER
 from policyc.tables.rule import RuleRun
@@ -30,13 +33,15 @@ _NEVER, _ALWAYS = frozenset((False,)), frozenset((True,))  # a rule's acceptance
 
 
 class GateState:
-    """Where one run is: the product's joint state, and each sliced rule's run."""
+    """Where one run is: the product's joint state, each sliced rule's run, and the run's
+    constants and history stores (`context`, which the rules' atoms read)."""
 
-    __slots__ = ("jid", "runs")
+    __slots__ = ("jid", "runs", "context")
 
-    def __init__(self, jid: int, runs: list[RuleRun]):
+    def __init__(self, jid: int, runs: list[RuleRun], context: RunContext):
         self.jid = jid
         self.runs = runs
+        self.context = context
 
 
 class Gate:
@@ -58,6 +63,13 @@ class Gate:
             else:
                 self.sliced.append((info, SlicedJudge(table, externs)))
         self.terminal = policy.terminal_tools
+        self.externs = dict(externs or {})
+        atoms = earlier_atoms(a for t in plain_tables for a in t.alphabet.atoms)
+        atoms += earlier_atoms(a for _, rule in self.sliced for a in rule.table.atoms())
+        self.history = HistoryPlan(atoms) if atoms else None  # the history atoms a run keeps stores for
+        # whether some rule reads the run's request or metrics (a run given them later restarts)
+        self.reads_constants = any(t.constant_groups for t in plain_tables) or any(
+            constant_groups(a) for _, rule in self.sliced for a in rule.table.atoms())
         self.final = FinalAnswerJudge(uncompiled, policy, externs) if uncompiled else None
         self.product = ProductJudge(plain_rules, plain_tables, policy.tools, self.terminal, externs, compiled.joint)
         self.rules = plain_rules + [info for info, _ in self.sliced]
@@ -186,7 +198,7 @@ class Gate:
         unsatisfied, as bits (None: the tool's guard combinations were not decided)."""
         space = self.product.space
         key = space.tool_key(tool)
-        known = space.mask(tool, args, known_only=True) if key != OTHER else 0
+        known = space.mask(tool, args, known_only=True, env=state.context.env) if key != OTHER else 0
         masks = space.completions(key, known)
         if masks is None:
             return None
@@ -216,27 +228,40 @@ class Gate:
 
     # ------------------------------------------------------------ run state
 
-    def start(self) -> GateState:
-        return GateState(self.product.start(), [rule.start() for _, rule in self.sliced])
+    def context(self, constants: Constants = NO_CONSTANTS) -> RunContext:
+        """A run's constants, with empty history stores."""
+        return RunContext(constants, self.history, self.externs)
+
+    def start(self, constants: Constants = NO_CONSTANTS) -> GateState:
+        """A new run's state; `constants`: the request and metrics it was started with
+        (unknown ones are free inputs)."""
+        context = self.context(constants)
+        return GateState(self.product.start(context), [rule.start(context) for _, rule in self.sliced], context)
 
     def advance(self, state: GateState, tool: str, args: Mapping[str, Any], result: Any) -> GateState:
         """The state after an executed call (slice runs are stepped in place)."""
-        state.jid = self.product.advance(state.jid, tool, args, result)
+        context = state.context
+        state.jid = self.product.advance(state.jid, tool, args, result, context)
         runs = state.runs
         for k in self._moving(tool):  # a call that cannot move a rule leaves it where it is
             if runs[k].verdict() == OPEN:  # a verdict settled for good stays whatever comes next
                 self.sliced[k][1].advance(runs[k], tool, args, result)
+        if context.stores:
+            context.record(tool, args, result)  # history atoms ask about calls before theirs
         return state
 
     def dump_state(self, state: GateState) -> dict:
         return {"product": self.product.dump_state(state.jid), "sliced": [run.to_json() for run in state.runs]}
 
-    def load_state(self, data: dict) -> GateState:
+    def load_state(self, data: dict, constants: Constants = NO_CONSTANTS) -> GateState:
+        """A state from `dump_state` (history stores start empty: a restored run replays its calls)."""
         runs = data["sliced"]
         if len(runs) != len(self.sliced):
             raise ValueError("the gate state does not fit this artifact's automata")
+        context = self.context(constants)
         return GateState(self.product.load_state(data["product"]),
-                         [RuleRun.from_json(rule.table, run) for (_, rule), run in zip(self.sliced, runs)])
+                         [RuleRun.from_json(rule.table, run, context) for (_, rule), run in zip(self.sliced, runs)],
+                         context)
 
     def verdicts(self, state: GateState) -> dict[str, tuple[str, bool]]:
         """(certain verdict, accepting) of every gated rule in this state."""
@@ -247,17 +272,21 @@ class Gate:
             out[info.name] = (run.verdict(), run.accepting())
         return out
 
-    def accepting_after(self, calls) -> dict[str, bool | None]:
+    def accepting_after(self, calls, constants: Constants = NO_CONSTANTS) -> dict[str, bool | None]:
         """Whether a run of these executed calls satisfies each gated rule (None: untracked):
-        the offline path, the product stepped with one memo lookup per call when warm."""
+        the offline path, the product stepped with one memo lookup per call when warm.
+        `constants`: the run's request and metrics (`Constants.of_trace`)."""
         space = self.product.space
-        accepting = space.accepting_each(space.run_calls(calls))
+        accepting = space.accepting_each(space.run_calls(calls, self.context(constants)))
         out: dict[str, bool | None] = {r.name: a for r, a in zip(self.product.rules, accepting)}
         if self.sliced:
-            runs = [rule.start() for _, rule in self.sliced]
+            context = self.context(constants)
+            runs = [rule.start(context) for _, rule in self.sliced]
             for call in calls:
                 for (_, rule), run in zip(self.sliced, runs):
                     rule.advance(run, call.name, call.args, call.result)
+                if context.stores:
+                    context.record(call.name, call.args, call.result)
             out.update({info.name: run.accepting() for (info, _), run in zip(self.sliced, runs)})
         return out
 
@@ -268,7 +297,7 @@ class Gate:
         """The rule findings of proposing this call after `calls` (the run so far, needed only
         by a final answer, which also decides the rules no automaton could compile), and what
         the gate could not decide about it (`index`: the run's history, for those rules)."""
-        plain, undecided = self.product.judge(state.jid, tool, args)
+        plain, undecided = self.product.judge(state.jid, tool, args, state.context)
         findings = list(plain)
         final = tool in self.terminal
         after: dict[int, frozenset] = {}  # per sliced rule the call may move: can it be accepting then?
@@ -280,6 +309,10 @@ class Gate:
             if standing != OPEN:  # settled for good: lost before this call (not its doing), or won
                 after[k] = _NEVER if standing == VIOLATED else _ALWAYS
                 continue
+            if run.blind:
+                undecided = tuple(undecided) + (
+                    f"rule `{info.name}`: it reads the run's request or metrics, which this run was not given; "
+                    "it is judged when the run finishes",)
             verdicts, accepting = rule.outcomes(run, tool, args)
             after[k] = accepting
             if verdicts == {VIOLATED}:

@@ -57,12 +57,14 @@ class ProductJudge:
 
     # ------------------------------------------------------------ run state
 
-    def start(self) -> int:
-        return self.space.initial
+    def start(self, context: Any = None) -> int:
+        """The joint state of a new run (`context`: its constants and history, a `RunContext`)."""
+        return self.space.start(context)
 
-    def advance(self, jid: int, tool: str, args: Mapping[str, Any], result: Any) -> int:
+    def advance(self, jid: int, tool: str, args: Mapping[str, Any], result: Any, context: Any = None) -> int:
         key = self.space.tool_key(tool)
-        return self.space.advance(jid, key, self.space.mask(tool, args, result) if key != OTHER else 0)
+        env = None if context is None else context.env
+        return self.space.advance(jid, key, self.space.mask(tool, args, result, env=env) if key != OTHER else 0)
 
     def dump_state(self, jid: int) -> list[int]:
         return list(self.space.states[jid])
@@ -76,12 +78,13 @@ class ProductJudge:
 
     # ------------------------------------------------------------ judging a proposal
 
-    def judge(self, jid: int, tool: str, args: Mapping[str, Any]) -> Judged:
+    def judge(self, jid: int, tool: str, args: Mapping[str, Any], context: Any = None) -> Judged:
         """The rule findings of proposing this call in joint state `jid`, and what the gate
-        could not decide about it."""
+        could not decide about it (`context`: the run's constants and history)."""
         space = self.space
         key = space.tool_key(tool)
-        known = space.mask(tool, args, known_only=True) if key != OTHER else 0
+        env = None if context is None else context.env
+        known = space.mask(tool, args, known_only=True, env=env) if key != OTHER else 0
         final = tool in self.terminal
         read = None if final else space.scope_reader(key)
         if read is not None:  # the same states of the rules the call can concern: the same judgement
