@@ -37,6 +37,7 @@ from policyc.runtime.history import IndexPlan, RunIndex
 from policyc.scoring import TraceReport, score_trace
 from policyc.scoring.externs import ExternBindingError, bind_externs, describe, unbound
 from policyc.semantics.positions import PositionEvaluator
+from policyc.tables.context import Constants
 from policyc.tables.policy import CompiledPolicy
 
 
@@ -85,16 +86,25 @@ class Monitor:
     def name(self) -> str:
         return self.policy.name
 
-    def start(self, mode: str | None = None, run_id: str | None = None, context: str | None = None):
+    def start(self, mode: str | None = None, run_id: str | None = None, context: str | None = None, *,
+              request: str | None = None, metrics: Mapping[str, Any] | None = None):
         """A new, independent run. `mode` enforces every rule with one severity:
-        tolerate, warn, block, soft or stop (None: each rule's own). `context` is the user's
-        request: with it, proposed calls are also checked for grounded argument values, and
-        rules read it as `request.text`."""
-        from policyc.runtime.run import Run, RunState, check_context
+        tolerate, warn, block, soft or stop (None: each rule's own). `request` (or `context`,
+        its older name) is the user's request: with it, proposed calls are also checked for
+        grounded argument values, and rules read it as `request.text`. `metrics` is the run's
+        metrics record, when the harness knows it before the run ends. A rule that reads a
+        request or metrics the run was not given is judged by every value they could take:
+        they are free inputs, never a reason to refuse."""
+        from policyc.runtime.run import Run, RunState, check_context, check_metrics
 
         if mode is not None and mode not in MODES:
             raise ValueError(f"unknown mode `{mode}`; the modes are {', '.join(MODES)}")
-        return Run(self, mode, run_id, RunState(self.gate.start(), context=check_context(context)))
+        if request is not None and context is not None and request != context:
+            raise ValueError("the request was given twice: `request=` is `context=`'s newer name, give one")
+        text = check_context(request if request is not None else context)
+        given = check_metrics(metrics)
+        return Run(self, mode, run_id, RunState(self.gate.start(Constants.given(text, given)), context=text,
+                                                metrics=given))
 
     def observes(self, tool: str, actor: str) -> bool:
         """Whether the policy reads an event of this tool (`"message"`: a message) by this actor."""
@@ -131,11 +141,20 @@ class Monitor:
         scorer, handed this monitor's compiled tables and extern bindings."""
         return score_trace(self.compiled, trace, externs=self.externs)
 
+    def replayed_gate(self, calls: Sequence, request: str | None, metrics: Mapping[str, Any] | None) -> Any:
+        """The gate state after these executed calls (the policy's view) of a run started with
+        this request and metrics: how a restored run, or one given its request late, gets back
+        to where it is."""
+        state = self.gate.start(Constants.given(request, metrics))
+        for call in calls:
+            state = self.gate.advance(state, call.name, call.args, call.result)
+        return state
+
     def verdicts(self, trace) -> dict[str, bool]:
         """Whether each rule holds on a complete trace: the compiled rules by stepping their
         automata (linear, one lookup per call when warm), the others by the evaluator."""
         trace = self.policy.view(trace)
-        gated = self.gate.accepting_after(trace.calls)
+        gated = self.gate.accepting_after(trace.calls, Constants.of_trace(trace))
         out = {}
         engine = None
         for rule in self.policy.rules:

@@ -59,6 +59,7 @@ class RunState:
     ended_by: str | None = None                       # the terminal tool that ended the run
     report: "TraceReport | None" = None               # set by finish()
     context: str | None = None                        # the user's request: for grounding (SAAG), and `request.text`
+    metrics: dict | None = None                       # the run's metrics record, when given at the start
     index: "RunIndex | None" = None                   # the history, indexed for the rules that read it (derived)
 
 
@@ -71,7 +72,7 @@ class Run:
         self._lock = threading.RLock()
         self.mode = mode
         self.id = run_id
-        self.state = state if state is not None else RunState(monitor.gate.start())
+        self.state = state if state is not None else RunState(monitor.gate.start())  # the constants unknown
 
     # ------------------------------------------------------------ the agent loop
 
@@ -204,9 +205,13 @@ class Run:
 
     def set_context(self, context: str | None) -> None:
         """Give the run the user's request (None: none): later proposals are also checked for
-        argument values grounded in it and in the results recorded so far (SAAG stage 3)."""
+        argument values grounded in it and in the results recorded so far (SAAG stage 3), and
+        rules that read `request.text` read it from the start of the run (the gate follows the
+        recorded calls again with it)."""
         with self._lock:
             self.state.context = check_context(context)
+            if self.monitor.gate.reads_constants:
+                self.state.gate = self.monitor.replayed_gate(self.state.seen, self.state.context, self.state.metrics)
 
     @property
     def context(self) -> str | None:
@@ -313,6 +318,12 @@ def event_args(args: dict, actor: str, message_id: str | None, error: bool = Fal
     if actor == "assistant" and message_id is None and not error:
         return args
     return CallArgs(args, {"actor": actor, "message_id": message_id, "error": bool(error)})
+
+
+def check_metrics(metrics: object) -> dict | None:
+    if metrics is not None and not isinstance(metrics, Mapping):
+        raise TypeError(f"a run's metrics are a mapping (the metrics record), not {type(metrics).__name__}")
+    return None if metrics is None else dict(metrics)
 
 
 def check_context(context: object) -> str | None:
