@@ -166,7 +166,8 @@ class SymbolicTrace:
         """The user's request, `{"text": ...}` or absent: a free input of the trace, the same
         wherever a formula reads it."""
         if self.request_value is None:
-            self.request_value = self._make(f"{self.name}.request", RecordT("request", (("text", STR),)), TRUE, True)
+            present = z3.Bool(f"{self.name}.request?def")  # a trace may record no request (⊥)
+            self.request_value = self._make(f"{self.name}.request", RecordT("request", (("text", STR),)), present, True)
         return self.request_value
 
     def plain_strings(self, text: str = "") -> list[z3.BoolRef]:
