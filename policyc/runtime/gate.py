@@ -198,7 +198,11 @@ class Gate:
         unsatisfied, as bits (None: the tool's guard combinations were not decided)."""
         space = self.product.space
         key = space.tool_key(tool)
-        known = space.mask(tool, args, known_only=True, env=state.context.env) if key != OTHER else 0
+        proposed = state.context.proposed  # the product judge read this very call's atoms just now
+        if proposed is not None and proposed[0] == tool and proposed[1] is args:
+            known = proposed[2]
+        else:
+            known = space.mask(tool, args, known_only=True, env=state.context.env) if key != OTHER else 0
         masks = space.completions(key, known)
         if masks is None:
             return None

@@ -28,6 +28,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from policyc.runtime.findings import CONFLICT, OWED, VIOLATION, Finding, GatedRule, mildest
+from policyc.tables.context import same_call
 from policyc.tables.dfa import VIOLATED, DfaTable
 from policyc.tables.guidance import owed_before, shortest_satisfying
 from policyc.tables.joint import SEARCH_BUDGET, JointSearch
@@ -62,9 +63,21 @@ class ProductJudge:
         return self.space.start(context)
 
     def advance(self, jid: int, tool: str, args: Mapping[str, Any], result: Any, context: Any = None) -> int:
-        key = self.space.tool_key(tool)
-        env = None if context is None else context.env
-        return self.space.advance(jid, key, self.space.mask(tool, args, result, env=env) if key != OTHER else 0)
+        space = self.space
+        key = space.tool_key(tool)
+        if key == OTHER:
+            return space.advance(jid, key, 0)
+        if context is None:
+            return space.advance(jid, key, space.mask(tool, args, result))
+        proposed = context.proposed
+        if proposed is not None and proposed[0] == tool and same_call(proposed[1], args):
+            # the call that was proposed: its known atoms were read then; only the result's now
+            results = space.result_bits[tool]
+            mask = proposed[2] | space.mask(tool, args, result, env=context.env, skip=~results)
+        else:
+            mask = space.mask(tool, args, result, env=context.env)
+        context.proposed = None
+        return space.advance(jid, key, mask)
 
     def dump_state(self, jid: int) -> list[int]:
         return list(self.space.states[jid])
@@ -85,6 +98,8 @@ class ProductJudge:
         key = space.tool_key(tool)
         env = None if context is None else context.env
         known = space.mask(tool, args, known_only=True, env=env) if key != OTHER else 0
+        if context is not None and key != OTHER:
+            context.proposed = (tool, args, known)
         final = tool in self.terminal
         read = None if final else space.scope_reader(key)
         if read is not None:  # the same states of the rules the call can concern: the same judgement

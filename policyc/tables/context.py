@@ -77,14 +77,23 @@ class Constants:
 NO_CONSTANTS = Constants()
 
 
+def same_call(one: Mapping, other: Mapping) -> bool:
+    """Whether two calls' arguments (and event attributes) are the same."""
+    return one is other or one == other and getattr(one, "attrs", None) == getattr(other, "attrs", None)
+
+
 class RunContext:
     """One run's constants and history stores, as the compiled tables read them."""
 
-    __slots__ = ("constants", "env", "stores", "by_tool")
+    __slots__ = ("constants", "env", "stores", "by_tool", "memo", "proposed")
 
     def __init__(self, constants: Constants = NO_CONSTANTS, history: HistoryPlan | None = None,
                  externs: Mapping[str, Callable[..., object]] | None = None):
         self.constants = constants
+        self.memo: dict = {}  # terms on the constants alone, computed once per run (`lower(request.text)`)
+        # (tool, arguments, the truth of the atoms known before the call ran) of the last
+        # proposal, which the call's record reuses (nothing can change them in between)
+        self.proposed: tuple | None = None
         self.env = DataEnv({}, None, UNDEF, self, dict(externs or {}))  # type: ignore[arg-type]
         self.stores: dict[n.Earlier, EarlierStore] = history.stores() if history else {}
         self.by_tool: dict[str, tuple[EarlierStore, ...]] = {
@@ -120,5 +129,6 @@ class RunContext:
 
     def record(self, tool: str, args: Mapping, result: object) -> None:
         """A call ran (after the tables stepped on it: history atoms ask about earlier calls)."""
+        self.proposed = None
         for store in self.by_tool.get(tool, ()):
             store.add(args, result, self.env)

@@ -299,16 +299,17 @@ class JointSpace:
     def tool_key(self, tool: str) -> str:
         return tool if tool in self.atoms else OTHER
 
-    def mask(self, tool: str, args: Mapping, result: object = UNDEF, known_only: bool = False, env=None) -> int:
+    def mask(self, tool: str, args: Mapping, result: object = UNDEF, known_only: bool = False, env=None,
+             skip: int = 0) -> int:
         """The truth of the tool's atoms for a call (without the result's when `known_only`;
-        `env`: the run's constants and history, `RunContext.env`)."""
+        `env`: the run's constants and history, `RunContext.env`; `skip`: atoms left false)."""
         reader = self._readers.get(tool)
         if reader is None:
             pool = self.atoms.get(tool)
             if not pool:
                 return 0
             reader = self._readers[tool] = MaskReader(pool, self.externs)
-        return reader.read(args, result, self.result_bits[tool] if known_only else 0, env)
+        return reader.read(args, result, skip | self.result_bits[tool] if known_only else skip, env)
 
     def letter(self, rule: int, key: str, mask: int) -> int | None:
         entry = self._proj[rule].get(key)
