@@ -30,7 +30,7 @@ from policyc.artifact.models import Artifact
 from policyc.artifact.policy import verified_compiled
 from policyc.grounding import BUILTIN_EXTRACTORS, Extractor, extractor_of, with_extractor
 from policyc.runtime.calls import RunError
-from policyc.runtime.conformance import ConformanceChecker
+from policyc.runtime.conformance import ConformanceChecker, GroundingQuery
 from policyc.runtime.findings import MODES, Finding
 from policyc.runtime.gate import Gate
 from policyc.runtime.history import IndexPlan, RunIndex
@@ -125,12 +125,14 @@ class Monitor:
         return None if self.index_plan is None else RunIndex(self.index_plan, extractor_of(self.externs))
 
     def judge(self, gate_state: Any, tool: str, args: Mapping[str, Any], calls: Sequence = (),
-              context: str | None = None, index: RunIndex | None = None) -> tuple[list[Finding], tuple[str, ...]]:
+              context: str | None = None, index: RunIndex | None = None,
+              grounding: GroundingQuery | None = None) -> tuple[list[Finding], tuple[str, ...]]:
         """Everything wrong with proposing this call after `calls` (conformance (SAAG, grounded
         in `context` when there is one), then the rules), and what the gate could not decide
-        about it. `index`: the run's history, indexed (`policyc.runtime.history`)."""
+        about it. `index`: the run's history, indexed (`policyc.runtime.history`); `grounding`:
+        the run's grounding text, kept as it goes."""
         findings, undecided = self.gate.judge(gate_state, tool, args, calls, context, index)
-        return self.conformance.check(tool, args, calls, context) + findings, undecided
+        return self.conformance.check(tool, args, calls, context, grounding) + findings, undecided
 
     def guidance(self, gate_state: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """(tools that keep the policy satisfiable, calls still required)."""

@@ -31,6 +31,7 @@ from policyc.ir.ops import UNDEF
 from policyc.runtime.calls import (
     MAX_VALUE_DEPTH, RunError, as_args, as_tool, call_identity, normalise_result, too_deep,
 )
+from policyc.runtime.conformance import GroundingQuery
 from policyc.runtime.explain import Decision, render_message
 from policyc.runtime.findings import CONFORMANCE, Finding
 from policyc.runtime.enforce import EnforcementState, after_record, enforce
@@ -61,6 +62,7 @@ class RunState:
     context: str | None = None                        # the user's request: for grounding (SAAG), and `request.text`
     metrics: dict | None = None                       # the run's metrics record, when given at the start
     index: "RunIndex | None" = None                   # the history, indexed for the rules that read it (derived)
+    grounding: "GroundingQuery | None" = None         # the request and results as grounding text (derived)
 
 
 class Run:
@@ -129,7 +131,11 @@ class Run:
         if too_deep(args):  # nothing can be read off it safely: refused, and no retry overrides that
             return [Finding("conformance/too-deep", CONFORMANCE, "conformance", "deny", None,
                             f"the arguments of `{tool}` nest more than {MAX_VALUE_DEPTH} levels deep")], ()
-        return self.monitor.judge(self.state.gate, tool, args, self.state.seen, self.state.context, self._index())
+        state = self.state
+        grounding = state.grounding
+        if state.context is not None and (grounding is None or grounding.context != state.context):
+            grounding = state.grounding = GroundingQuery(state.context)
+        return self.monitor.judge(state.gate, tool, args, state.seen, state.context, self._index(), grounding)
 
     def _index(self) -> "RunIndex | None":
         """The run's history, indexed (None when no rule reads it); built from the recorded
@@ -191,6 +197,8 @@ class Run:
                 state.gate = self.monitor.gate.advance(state.gate, tool, args, result)
                 # the same event at the same position in both lists: one object serves both
                 seen.append(call if len(seen) == call.position else Call(tool, args, result, len(seen), kind))
+            if observed and state.grounding is not None and state.grounding.context == state.context:
+                state.grounding.read(seen)  # the result joins the grounding text now, not at the next proposal
             if state.index is not None:
                 state.index.add(call, observed)
             elif self.monitor.index_plan is not None:
@@ -241,7 +249,8 @@ class Run:
     def trace(self) -> Trace:
         """The events that happened, in order (the policy reads its view of them)."""
         with self._lock:
-            return Trace.from_events(tuple(self.state.calls), {}, self.id, None, self.state.context)
+            return Trace.from_events(tuple(self.state.calls), self.state.metrics or {}, self.id, None,
+                                     self.state.context)
 
     @property
     def events(self) -> tuple[EnforcementEvent, ...]:
