@@ -21,7 +21,6 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from engines import ReferenceEngine, some_continuation_satisfies
 from generators import NIGHTLY, RUN, continuations, policies, traces
@@ -274,7 +273,7 @@ def test_unknown_constants_never_refuse_what_some_value_allows(policy, trace):
     worlds = [Trace((), dict(m), request=r) for r in RUN.requests for m in RUN.metrics or ({},)]
     run = monitor.start(mode="tolerate")
     prefix: list = []
-    for k, call in enumerate(trace.calls):
+    for call in trace.calls:
         verdicts = monitor.gate.verdicts(run.state.gate)
         for rule in gated:
             if verdicts[rule.name][0] == VIOLATED:

@@ -37,7 +37,7 @@ _NOT_CONSTANT = (n.Arg, n.Result, n.Attr, n.Var, n.Values, n.Outputs, n.Done, n.
                  n.Quant)
 
 
-def _on_constants(t: n.Term) -> bool:
+def _on_constants(t: n.Node) -> bool:
     """Whether a term (not a bare `request` or metric) reads the run's constants and nothing
     else that changes: `lower(request.text)`. Memoised per node."""
     found = t._cache.get("on_constants")

@@ -35,7 +35,7 @@ diagnostics, as the paper says. Nothing here needs the gold call.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, cast
 
 from rapidfuzz import fuzz
 
@@ -370,7 +370,7 @@ def assess(tool: str | None, args: Mapping[str, Any] | None, registry: Registry,
     for name, check in STAGES:
         if name == GROUNDING and query is None:
             break
-        result = check_grounding(tool, args, registry, query, numbers) if name == GROUNDING \
+        result = check_grounding(cast(str, tool), args, registry, query, numbers) if name == GROUNDING \
             else check(tool, args, registry, query)
         done.append(result)
         if not result.passed:

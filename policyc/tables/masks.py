@@ -87,10 +87,10 @@ def atom_reader(atom: n.Term, externs: Mapping | None = None) -> Reader:
                 except (TypeError, ValueError, OverflowError, RecursionError):
                     return False  # as the evaluator: an operation that fails is ⊥, not true
             return compare_input
-    base, compiled = DataEnv({}, None, UNDEF, None, dict(externs or {})), compile_term(atom)
+    fixed, compiled = DataEnv({}, None, UNDEF, None, dict(externs or {})), compile_term(atom)
 
     def evaluate(args, result, env=None):
-        return truthy(compiled(base if env is None else env, args, result))
+        return truthy(compiled(fixed if env is None else env, args, result))
     return evaluate
 
 
