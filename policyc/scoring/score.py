@@ -67,9 +67,10 @@ class RulePlan:
         none or cannot read the trace (the evaluator decides then)."""
         externs = engine.root_env.externs
         constants = Constants.of_trace(trace)
+        sources = engine.root_env.globals.history
         if self.steps is not None:
-            return self.steps.verdict_on(trace.calls, engine.positions_of, externs, constants)
-        return None if self.table is None else self.table.verdict_on(trace.calls, externs, constants)
+            return self.steps.verdict_on(trace.calls, engine.positions_of, externs, constants, sources)
+        return None if self.table is None else self.table.verdict_on(trace.calls, externs, constants, sources)
 
     def tally(self, trace: Trace, engine: PositionEvaluator) -> RuleTally:
         """What the aggregate needs of the rule's verdict (`score` without its detail)."""

@@ -66,18 +66,19 @@ class StepPlan:
 
     def verdict_on(self, calls: Sequence, positions_of: Callable[[str], Sequence[int]],
                    externs: Mapping[str, Callable] | None,
-                   constants: Constants = NO_CONSTANTS) -> tuple[bool, int | None] | None:
+                   constants: Constants = NO_CONSTANTS,
+                   sources: Callable[[int], object] | None = None) -> tuple[bool, int | None] | None:
         """As `RuleTable.verdict_on`: (whether the trace satisfies the rule, the length of its
         shortest bad prefix or None); None when a call cannot be read (the evaluator decides).
-        `constants`: the trace's request and metrics."""
+        `constants`: the trace's request and metrics; `sources`: its sources by position."""
         dfa = self.dfa
-        context = self.table.context(constants, externs) if self.table is not None else None
+        context = self.table.context(constants, externs, sources) if self.table is not None else None
         state, delta, verdict = dfa.start_state(context), dfa.delta, dfa.verdict
         if verdict[state] == VIOLATED:
             return False, 0
         alphabet = dfa.alphabet
         plain, other, letter = alphabet.plain_letters(), alphabet.other, alphabet.letter
-        record = context.record if context is not None and context.stores else None
+        record = context.record if context is not None else None
         positions: Sequence[int]
         if self.every_call:
             positions = range(len(calls))
@@ -88,6 +89,8 @@ class StepPlan:
         try:
             for i in positions:
                 call = calls[i]
+                if context is not None:
+                    context.position = i
                 x = plain.get(call.name, other)
                 if x is None:  # a tool with guard atoms: evaluate them on the call
                     x = letter(call.name, call.args, call.result, externs=externs, context=context)

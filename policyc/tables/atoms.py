@@ -6,8 +6,9 @@ letter is the boolean combination of its leaves' truth values (`guard_truth`).
 
 Leaves are classified by what they read (`atom_kind`):
   - "call": the arguments or result of the current call (and literals), maybe with the run's
-    constants (`request.text`, `metrics`) and its history (`n.Earlier`, made by the compiler):
-    part of a letter, evaluated once per call with the run's constants and history stores;
+    constants (`request.text`, `metrics`) and its history (`n.Earlier`, made by the compiler;
+    provenance, `from` and `flows`): part of a letter, evaluated once per call with the run's
+    constants, history stores and sources;
   - "binding": `t == x` or `t != x` with `t` reading only the current call and `x` the
     quantified variable of a sliced rule: part of a letter, evaluated with `x` bound to an
     instance's value;
@@ -75,8 +76,12 @@ def _reads(t: n.Node) -> frozenset[str]:
         out = frozenset((f"var:{t.name}",))
     elif isinstance(t, (n.Metric, n.Request)):
         out = frozenset(("const",))
-    elif isinstance(t, (n.Values, n.Outputs, n.Done, n.From, n.Flows)):
-        out = frozenset(("global",))  # provenance (`from`, `flows`) reads the run's sources before the call
+    elif isinstance(t, (n.From, n.Flows)):
+        # provenance reads the sources the run had seen before the call (its history), the
+        # request among them, and a value of the call
+        out = frozenset(("call", "history", "const")) | _reads(t.value if isinstance(t, n.From) else t.text)
+    elif isinstance(t, (n.Values, n.Outputs, n.Done)):
+        out = frozenset(("global",))
     elif isinstance(t, n.Quant):  # its variable is its own: bound to each element, not tracked across calls
         out = _reads(t.domain) | (_reads(t.body) - {f"var:{t.var}"})
     elif isinstance(t, n.Earlier):  # read at the current call from the run's history: its guard reads earlier calls
@@ -120,8 +125,9 @@ def constant_groups(t: n.Node) -> frozenset[str]:
     key = "automata.constants"
     cached = t._cache.get(key)
     if cached is None:
-        if isinstance(t, n.Request):
-            cached = frozenset(("request",))
+        if isinstance(t, (n.Request, n.From, n.Flows)):  # the request is one of provenance's sources
+            cached = frozenset(("request",)) | (
+                frozenset().union(*(constant_groups(c) for c in t.children)) if t.children else frozenset())
         elif isinstance(t, n.Metric):
             cached = frozenset(("metrics",))
         else:

@@ -85,16 +85,21 @@ def same_call(one: Mapping, other: Mapping) -> bool:
 class RunContext:
     """One run's constants and history stores, as the compiled tables read them."""
 
-    __slots__ = ("constants", "env", "stores", "by_tool", "memo", "proposed")
+    __slots__ = ("constants", "env", "stores", "by_tool", "memo", "proposed", "sources", "position")
 
     def __init__(self, constants: Constants = NO_CONSTANTS, history: HistoryPlan | None = None,
-                 externs: Mapping[str, Callable[..., object]] | None = None):
+                 externs: Mapping[str, Callable[..., object]] | None = None,
+                 sources: Callable[[int], Any] | None = None):
         self.constants = constants
+        # what provenance (`from`, `flows`) reads: the sources known at a position of the run
+        # (`policyc.trace.sources`, or a gated run's index), and the position of the call read
+        self.sources = sources
+        self.position = 0
         self.memo: dict = {}  # terms on the constants alone, computed once per run (`lower(request.text)`)
         # (tool, arguments, the truth of the atoms known before the call ran) of the last
         # proposal, which the call's record reuses (nothing can change them in between)
         self.proposed: tuple | None = None
-        self.env = DataEnv({}, None, UNDEF, self, dict(externs or {}))  # type: ignore[arg-type]
+        self.env = DataEnv({}, None, UNDEF, self, dict(externs or {}), 0)  # type: ignore[arg-type]
         self.stores: dict[n.Earlier, EarlierStore] = history.stores() if history else {}
         self.by_tool: dict[str, tuple[EarlierStore, ...]] = {
             tool: tuple(self.stores[a] for a in atoms) for tool, atoms in history.by_tool.items()} if history else {}
@@ -119,6 +124,13 @@ class RunContext:
         metrics = self.constants.metrics
         return UNDEF if metrics is UNKNOWN else path_value(metrics, path)
 
+    def history(self, _position: int) -> Any:
+        """The sources known before the call being read (provenance's question), at the run's
+        current position (`position`; a gated run's index is always at its own)."""
+        if self.sources is None:
+            raise TypeError("provenance is read from a run's sources, and none were given")
+        return self.sources(self.position)
+
     def earlier(self, atom: n.Earlier, value: object) -> bool:
         store = self.stores.get(atom)
         if store is None:
@@ -132,3 +144,4 @@ class RunContext:
         self.proposed = None
         for store in self.by_tool.get(tool, ()):
             store.add(args, result, self.env)
+        self.position += 1

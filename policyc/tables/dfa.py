@@ -107,7 +107,8 @@ class Alphabet:
     def _env(self, args, result, value, externs, context=None) -> DataEnv:
         """`context`: the run's constants and history (`policyc.tables.context.RunContext`)."""
         bound = {self.var: value} if self.var is not None else {}
-        return DataEnv(bound, args, result, context, externs or {})
+        # with a run's context, provenance reads its sources at the run's current position
+        return DataEnv(bound, args, result, context, externs or {}, None if context is None else 0)  # type: ignore[arg-type]
 
     def plain_letters(self) -> dict[str, int | None]:
         """Per tool of the alphabet: its letter when it has no guard atoms (any call to it is

@@ -274,7 +274,7 @@ class JointSpace:
         run's constants and history, fed with each call."""
         jid, step, atoms = self.start(context), self._step, self.atoms
         env = None if context is None else context.env
-        record = None if context is None or not context.stores else context.record
+        record = None if context is None else context.record
         for call in calls:
             name = call.name
             key = name if name in atoms else OTHER

@@ -101,19 +101,22 @@ class RuleTable:
             self._memo["history"] = HistoryPlan(atoms) if atoms else None
         return self._memo["history"]
 
-    def context(self, constants: Constants = NO_CONSTANTS,
-                externs: Mapping[str, Callable] | None = None) -> RunContext:
-        """A fresh context for a run of this rule alone (stores for its history atoms)."""
-        return RunContext(constants, self.history(), externs)
+    def context(self, constants: Constants = NO_CONSTANTS, externs: Mapping[str, Callable] | None = None,
+                sources: Callable[[int], object] | None = None) -> RunContext:
+        """A fresh context for a run of this rule alone (stores for its history atoms;
+        `sources`: the run's sources by position, for provenance)."""
+        return RunContext(constants, self.history(), externs, sources)
 
     def verdict_on(self, calls: Iterable, externs: Mapping[str, Callable] | None = None,
-                   constants: Constants = NO_CONSTANTS) -> tuple[bool, int | None] | None:
+                   constants: Constants = NO_CONSTANTS,
+                   sources: Callable[[int], object] | None = None) -> tuple[bool, int | None] | None:
         """In one pass over a complete trace's calls (objects with name, args and result):
         whether the trace satisfies the rule, and the length of its shortest bad prefix
         (None: no prefix is bad). None when an extern predicate fails or a call makes guard
         truths the compiler ruled out: the reference evaluator then decides, and says why.
         `constants`: the trace's request and metrics (`Constants.of_trace`; unknown: the
-        rule is read by every value they could take).
+        rule is read by every value they could take); `sources`: the trace's sources by
+        position (`trace.globals.history`), for provenance.
 
         >>> from policyc.tables.dfa import Alphabet, ToolLetters
         >>> from policyc.trace.model import Trace
@@ -124,13 +127,13 @@ class RuleTable:
         """
         try:
             dfa = self.dfa
-            context = self.context(constants, externs)
+            context = self.context(constants, externs, sources)
             if dfa is not None:  # one automaton: step it directly
                 state, delta, verdict, letter = dfa.start_state(context), dfa.delta, dfa.verdict, dfa.alphabet.letter
                 plain, other = dfa.alphabet.plain_letters(), dfa.alphabet.other
                 if verdict[state] == VIOLATED:
                     return False, 0
-                record = context.record if context.stores else None
+                record = context.record
                 for k, call in enumerate(calls, 1):
                     x = plain.get(call.name, other)
                     if x is None:  # a tool with guard atoms: evaluate them on the call
@@ -138,8 +141,7 @@ class RuleTable:
                     state = delta[state][x]
                     if verdict[state] == VIOLATED:
                         return False, k
-                    if record is not None:
-                        record(call.name, call.args, call.result)
+                    record(call.name, call.args, call.result)
                 return bool(dfa.accepting[state]), None
             run = self.start(context)
             if run.verdict() == VIOLATED:
@@ -223,7 +225,7 @@ class RuleRun:
                     self.states[i] = part.delta[self.states[i]][letter]
                 else:
                     self.states[i].step(tool, args, result, externs)
-        if self.owns and context.stores:
+        if self.owns:
             context.record(tool, args, result)
 
     @property

@@ -123,7 +123,7 @@ class SliceTable:
 
     def static_mask(self, value: object, context: object = None) -> int:
         """The truth of the static atoms for a value (`context`: the run's constants)."""
-        env = DataEnv({self.var: value}, None, UNDEF, context)  # type: ignore[arg-type]
+        env = DataEnv({self.var: value}, None, UNDEF, context, {}, None if context is None else 0)  # type: ignore[arg-type]
         return sum(1 << i for i, a in enumerate(self.static_atoms) if truthy(eval_term(a, env)))
 
     @property
@@ -149,7 +149,7 @@ class SliceTable:
 
     def touched_values(self, tool: str, args: Mapping, result: object, externs: Mapping | None,
                        context: object = None) -> list:
-        env = DataEnv({}, None, UNDEF, context, externs or {})  # type: ignore[arg-type]
+        env = DataEnv({}, None, UNDEF, context, externs or {}, None if context is None else 0)  # type: ignore[arg-type]
         out = []
         for term in self.touch.get(tool, ()):
             value = compile_term(term)(env, args, result)
