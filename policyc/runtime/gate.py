@@ -232,9 +232,10 @@ class Gate:
 
     # ------------------------------------------------------------ run state
 
-    def context(self, constants: Constants = NO_CONSTANTS) -> RunContext:
-        """A run's constants, with empty history stores."""
-        return RunContext(constants, self.history, self.externs)
+    def context(self, constants: Constants = NO_CONSTANTS, sources: Any = None) -> RunContext:
+        """A run's constants, with empty history stores (`sources`: its sources by position,
+        for provenance; a gated run's own index is attached by the run)."""
+        return RunContext(constants, self.history, self.externs, sources)
 
     def start(self, constants: Constants = NO_CONSTANTS) -> GateState:
         """A new run's state; `constants`: the request and metrics it was started with
@@ -250,8 +251,7 @@ class Gate:
         for k in self._moving(tool):  # a call that cannot move a rule leaves it where it is
             if runs[k].verdict() == OPEN:  # a verdict settled for good stays whatever comes next
                 self.sliced[k][1].advance(runs[k], tool, args, result)
-        if context.stores:
-            context.record(tool, args, result)  # history atoms ask about calls before theirs
+        context.record(tool, args, result)  # history atoms ask about calls before theirs
         return state
 
     def dump_state(self, state: GateState) -> dict:
@@ -276,21 +276,21 @@ class Gate:
             out[info.name] = (run.verdict(), run.accepting())
         return out
 
-    def accepting_after(self, calls, constants: Constants = NO_CONSTANTS) -> dict[str, bool | None]:
+    def accepting_after(self, calls, constants: Constants = NO_CONSTANTS, sources: Any = None) -> dict[str, bool | None]:
         """Whether a run of these executed calls satisfies each gated rule (None: untracked):
         the offline path, the product stepped with one memo lookup per call when warm.
-        `constants`: the run's request and metrics (`Constants.of_trace`)."""
+        `constants`: the run's request and metrics (`Constants.of_trace`); `sources`: its
+        sources by position (`trace.globals.history`)."""
         space = self.product.space
-        accepting = space.accepting_each(space.run_calls(calls, self.context(constants)))
+        accepting = space.accepting_each(space.run_calls(calls, self.context(constants, sources)))
         out: dict[str, bool | None] = {r.name: a for r, a in zip(self.product.rules, accepting)}
         if self.sliced:
-            context = self.context(constants)
+            context = self.context(constants, sources)
             runs = [rule.start(context) for _, rule in self.sliced]
             for call in calls:
                 for (_, rule), run in zip(self.sliced, runs):
                     rule.advance(run, call.name, call.args, call.result)
-                if context.stores:
-                    context.record(call.name, call.args, call.result)
+                context.record(call.name, call.args, call.result)
             out.update({info.name: run.accepting() for (info, _), run in zip(self.sliced, runs)})
         return out
 

@@ -143,20 +143,23 @@ class Monitor:
         scorer, handed this monitor's compiled tables and extern bindings."""
         return score_trace(self.compiled, trace, externs=self.externs)
 
-    def replayed_gate(self, calls: Sequence, request: str | None, metrics: Mapping[str, Any] | None) -> Any:
-        """The gate state after these executed calls (the policy's view) of a run started with
-        this request and metrics: how a restored run, or one given its request late, gets back
-        to where it is."""
-        state = self.gate.start(Constants.given(request, metrics))
-        for call in calls:
-            state = self.gate.advance(state, call.name, call.args, call.result)
-        return state
+    def replayed_gate(self, events: Sequence, request: str | None, metrics: Mapping[str, Any] | None) -> Any:
+        """The gate state after these recorded events (calls and messages, the user's too) of a
+        run started with this request and metrics: how a restored run, or one given its
+        request late, gets back to where it is (a run that replays them, sources and all)."""
+        from policyc.runtime.run import Run, RunState, event_args
+
+        run = Run(self, None, None, RunState(self.gate.start(Constants.given(request, metrics)), context=request,
+                                             metrics=None if metrics is None else dict(metrics)))
+        for call in events:
+            run._advance(call.name, event_args(dict(call.args), call.actor, call.message_id, call.error), call.result)
+        return run.state.gate
 
     def verdicts(self, trace) -> dict[str, bool]:
         """Whether each rule holds on a complete trace: the compiled rules by stepping their
         automata (linear, one lookup per call when warm), the others by the evaluator."""
         trace = self.policy.view(trace)
-        gated = self.gate.accepting_after(trace.calls, Constants.of_trace(trace))
+        gated = self.gate.accepting_after(trace.calls, Constants.of_trace(trace), trace.globals.history)
         out = {}
         engine = None
         for rule in self.policy.rules:

@@ -75,6 +75,7 @@ class Run:
         self.mode = mode
         self.id = run_id
         self.state = state if state is not None else RunState(monitor.gate.start())  # the constants unknown
+        self.state.gate.context.sources = self._sources  # what the rules' provenance reads
 
     # ------------------------------------------------------------ the agent loop
 
@@ -153,6 +154,21 @@ class Run:
             index.set_request(state.context)
         return index
 
+    def _sources(self, _position: int) -> Any:
+        """The sources the run had seen before the call being judged or recorded, for the
+        rules' provenance atoms: its index, or, past the index's size cap, the definition
+        (`policyc.trace.sources`) on the events before that call."""
+        index = self._index()
+        if index is None:
+            raise RunError("the policy reads no sources, yet a rule asked for them")
+        found = index.history(index.view, index.view)
+        if found is not None:
+            return found
+        state = self.state
+        trace = self.monitor.policy.view(Trace.from_events(tuple(state.calls[:index.events]), state.metrics or {},
+                                                           self.id, None, state.context))
+        return trace.globals.history(len(trace.calls))
+
     def record(self, tool: str, args: Mapping[str, Any] | None = None, result: Any = UNDEF, *,
                actor: str = "assistant", message_id: str | None = None, error: bool = False) -> None:
         """Add a call that ran, with its result, to the run: the agent's (whether it failed:
@@ -186,6 +202,7 @@ class Run:
         """Add a call that ran, without the checks of `record` (gate replay uses it)."""
         with self._lock:
             state = self.state
+            index = self._index()  # the events before this one, indexed (for provenance as the gate steps)
             result = normalise_result(result)
             kind = "message" if tool == MESSAGE else "call"
             calls, seen = state.calls, state.seen
@@ -199,10 +216,8 @@ class Run:
                 seen.append(call if len(seen) == call.position else Call(tool, args, result, len(seen), kind))
             if observed and state.grounding is not None and state.grounding.context == state.context:
                 state.grounding.read(seen)  # the result joins the grounding text now, not at the next proposal
-            if state.index is not None:
-                state.index.add(call, observed)
-            elif self.monitor.index_plan is not None:
-                self._index()  # built from every event, this one included
+            if index is not None:
+                index.add(call, observed)
             if actor != "assistant":
                 return  # the user acted: the agent's pending proposal stays pending
             if state.enforcement.override is not None:
@@ -219,7 +234,8 @@ class Run:
         with self._lock:
             self.state.context = check_context(context)
             if self.monitor.gate.reads_constants:
-                self.state.gate = self.monitor.replayed_gate(self.state.seen, self.state.context, self.state.metrics)
+                self.state.gate = self.monitor.replayed_gate(self.state.calls, self.state.context, self.state.metrics)
+                self.state.gate.context.sources = self._sources
 
     @property
     def context(self) -> str | None:

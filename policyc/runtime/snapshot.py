@@ -135,7 +135,7 @@ def load_run(monitor: "Monitor", data: dict) -> "Run":
              for i, c in enumerate(snap.calls)]
     seen = [replace(c, position=i) for i, c in enumerate(c for c in calls if monitor.observes(c.name, c.actor))]
     try:  # the events the policy observes: those the gate stepped, with the run's constants
-        gate = monitor.replayed_gate(seen, snap.context, snap.metrics)
+        gate = monitor.replayed_gate(calls, snap.context, snap.metrics)
     except Exception as exc:  # noqa: BLE001 - a call the automata cannot read: the snapshot is not this run's
         raise RunError(f"the run snapshot is damaged: its calls cannot be replayed ({type(exc).__name__})") from None
     if _canonical(monitor.gate.dump_state(gate)) != _canonical(snap.gate):
