@@ -33,7 +33,7 @@ from policyc.automata import NotCompilable, RuleTable, compile_policy, compile_r
 from policyc.ir import nodes as n
 from policyc.ir.data import DEFAULT_ATTRIBUTES, attributes
 from policyc.ir.ops import UNDEF
-from policyc.ir.walk import subformulas
+from policyc.tables.atoms import constant_groups
 from policyc.ir.types import ANY, ToolSignature
 from policyc.runtime import Monitor, Run
 from policyc.scoring import score_trace
@@ -158,7 +158,7 @@ class AutomataEngine(_Declines):
         table = self.table(formula)
         if table is None:
             return self.decline("not compiled")
-        found = table.verdict_on(trace.calls, constants=Constants.of_trace(trace))
+        found = table.verdict_on(trace.calls, constants=Constants.of_trace(trace), sources=trace.globals.history)
         return self.decline("a call the alphabet cannot read") if found is None else found[0]
 
     def prefix_verdicts(self, formula: n.Formula, trace: Trace) -> list[PrefixVerdict] | None:
@@ -166,7 +166,7 @@ class AutomataEngine(_Declines):
         table = self.table(formula)
         if table is None:
             return self.decline("not compiled")
-        context = table.context(Constants.of_trace(trace))
+        context = table.context(Constants.of_trace(trace), sources=trace.globals.history)
         run = table.start(context)
         out = [(run.accepting(), run.verdict())]
         try:
@@ -181,7 +181,8 @@ class AutomataEngine(_Declines):
     def bad_prefix(self, formula: n.Formula, trace: Trace) -> int | None:
         """`verdict_on`'s shortest bad prefix (None: none, or not compiled)."""
         table = self.table(formula)
-        found = None if table is None else table.verdict_on(trace.calls, constants=Constants.of_trace(trace))
+        found = None if table is None else table.verdict_on(trace.calls, constants=Constants.of_trace(trace),
+                                                            sources=trace.globals.history)
         return None if found is None else found[1]
 
 
@@ -255,7 +256,7 @@ class RuntimeEngine(_Declines):
         monitor = self.monitor(formula)
         if monitor.compiled.table(self.RULE) is None:
             return self.decline("not tracked by the gate")
-        if trace.request is None and any(isinstance(s, n.Request) for s in subformulas(formula)):
+        if trace.request is None and "request" in constant_groups(formula):  # provenance reads it too
             # a run without a request judges by every request it could have (free input), where
             # the evaluator reads none: `test_free_constants` checks that case
             return self.decline("a request the run was not given")

@@ -267,7 +267,11 @@ def test_the_gate_refuses_exactly_what_the_reference_says_breaks_a_rule(gated, c
         before = Trace(Trace.of(*done).calls, request=request)
         after = Trace(Trace.of(*done, (tool, args)).calls, request=request)
         broken = {r.name for r in policy.rules if evaluate(r.formula, before) and not evaluate(r.formula, after)}
-        assert {f.rule for f in decision.findings if f.kind == "violation"} == broken, (tool, args)
+        refused = {f.rule for f in decision.findings if f.kind == "violation"}
+        if request is None:  # the run was not given one: a free input, never a reason to refuse
+            assert refused <= broken, (tool, args)
+        else:
+            assert refused == broken, (tool, args)
         run.record(tool, args, result)
         done.append((tool, args, result))
     restored = monitor.restore(json.loads(json.dumps(run.snapshot())))
