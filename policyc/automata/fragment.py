@@ -250,7 +250,9 @@ def _domain(term: n.Term) -> tuple[list, list]:
 def sliced_part(q: n.Formula) -> SlicedPart:
     body = q.body
     if _has_quantifier(body):
-        raise NotCompilable("nested quantifiers")
+        inner = sorted({s.var for s in subformulas(body) if isinstance(s, (n.Forall, n.Exists))})
+        raise NotCompilable(f"nested quantifiers: `{q.var}` and `{'`, `'.join(inner)}` are read together "
+                            "(one condition, or one earlier call, relates them), so neither is tracked alone")
     if free_vars(body) - {q.var} or free_vars(q.domain):
         raise NotCompilable("a variable bound outside the quantifier")
     calls, consts = _domain(q.domain)

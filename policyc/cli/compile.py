@@ -106,11 +106,17 @@ def compile_one(policy: str, target: str, fmt: str, key: bytes | None = None) ->
         "source_hash": artifact.source_hash,
         "content_hash": artifact.content_hash,
         "not_decided_jointly": limits,
+        # what the automata do not compile, and why (the gate judges these with the evaluator
+        # where it can, the scorer at the end): the exception, rule by rule
+        "not_compiled": {r.name: r.offline_reason for r in artifact.rules if r.automaton is None},
     }
     if fmt == "text":
         counts = ", ".join(f"{n} {k}" for k, n in summary["classes"].items())
         click.echo(f"{printable(target)}: {summary['rules']} rules ({counts}), {summary['automata']} automata"
                    + (", signed" if key is not None else ""), err=target == "-")
+    if fmt == "text":  # in JSON, the summary's `not_compiled` says it
+        for name, reason in summary["not_compiled"].items():
+            click.echo(f"note: rule `{printable(name)}` is not compiled: {printable(str(reason))}", err=True)
     for note in joint_limit_notes(limits):
         click.echo(note, err=True)
     if artifact.externs:
