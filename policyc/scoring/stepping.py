@@ -72,7 +72,8 @@ class StepPlan:
         shortest bad prefix or None); None when a call cannot be read (the evaluator decides).
         `constants`: the trace's request and metrics; `sources`: its sources by position."""
         dfa = self.dfa
-        context = self.table.context(constants, externs, sources) if self.table is not None else None
+        table = self.table
+        context = table.context(constants, externs, sources) if table is not None and table.needs_context else None
         state, delta, verdict = dfa.start_state(context), dfa.delta, dfa.verdict
         if verdict[state] == VIOLATED:
             return False, 0

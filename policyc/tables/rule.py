@@ -34,6 +34,7 @@ from policyc.ir import nodes as n
 from policyc.ir.data import ExternError
 from policyc.ir.ops import UNDEF
 
+from policyc.tables.atoms import constant_groups
 from policyc.tables.context import NO_CONSTANTS, Constants, RunContext
 from policyc.tables.earlier import HistoryPlan, earlier_atoms
 from policyc.tables.dfa import OPEN, SATISFIED, VIOLATED, AlphabetError, DfaTable
@@ -94,6 +95,16 @@ class RuleTable:
                 out += [d for body in part.bodies.values() for d in body.static_atoms]
         return out
 
+    @property
+    def needs_context(self) -> bool:
+        """Whether a run of the rule reads more than its calls: the run's constants, its
+        history, its sources. Memoised."""
+        found = self._memo.get("needs_context")
+        if found is None:
+            found = self._memo["needs_context"] = self.history() is not None or any(
+                constant_groups(a) for a in self.atoms())
+        return found
+
     def history(self) -> HistoryPlan | None:
         """The rule's history atoms, by the tool that feeds them (None: it has none). Memoised."""
         if "history" not in self._memo:
@@ -127,13 +138,13 @@ class RuleTable:
         """
         try:
             dfa = self.dfa
-            context = self.context(constants, externs, sources)
+            context = self.context(constants, externs, sources) if self.needs_context else None
             if dfa is not None:  # one automaton: step it directly
                 state, delta, verdict, letter = dfa.start_state(context), dfa.delta, dfa.verdict, dfa.alphabet.letter
                 plain, other = dfa.alphabet.plain_letters(), dfa.alphabet.other
                 if verdict[state] == VIOLATED:
                     return False, 0
-                record = context.record
+                record = context.record if context is not None else None
                 for k, call in enumerate(calls, 1):
                     x = plain.get(call.name, other)
                     if x is None:  # a tool with guard atoms: evaluate them on the call
@@ -141,7 +152,8 @@ class RuleTable:
                     state = delta[state][x]
                     if verdict[state] == VIOLATED:
                         return False, k
-                    record(call.name, call.args, call.result)
+                    if record is not None:
+                        record(call.name, call.args, call.result)
                 return bool(dfa.accepting[state]), None
             run = self.start(context)
             if run.verdict() == VIOLATED:
@@ -150,7 +162,8 @@ class RuleTable:
                 run.step(call.name, call.args, call.result, externs)
                 if run.verdict() == VIOLATED:
                     return False, k
-                context.record(call.name, call.args, call.result)
+                if context is not None:
+                    context.record(call.name, call.args, call.result)
             return run.accepting(), None
         except (ExternError, AlphabetError):
             return None
@@ -204,8 +217,9 @@ class RuleRun:
 
     def __init__(self, table: RuleTable, context: RunContext | None = None):
         self.table = table
-        self.owns = context is None  # a context of its own: the run feeds it
-        self.context = table.context() if context is None else context
+        # a context of its own (the run feeds it) only when the rule reads one
+        self.owns = context is None and table.needs_context
+        self.context: RunContext | None = table.context() if self.owns else context
         self.states: list = [p.start_state(self.context) if isinstance(p, DfaTable) else p.start(self.context)
                              for p in table.parts]
         self._verdict: str | None = None  # the verdict of `states`, until the next step
@@ -225,7 +239,7 @@ class RuleRun:
                     self.states[i] = part.delta[self.states[i]][letter]
                 else:
                     self.states[i].step(tool, args, result, externs)
-        if self.owns:
+        if self.owns and context is not None:
             context.record(tool, args, result)
 
     @property
