@@ -1,4 +1,5 @@
-"""Install size: the full `policyc` against `policyc-runtime`, the gate without the compiler.
+"""Install size: `policyc` (the README's first command), `policyc[test,dev]` (what running the tests and the
+linters adds), and `policyc-runtime` (the gate without the compiler).
 
 Each distribution is installed from this checkout, with its dependencies from the package
 index, into a fresh virtual environment (no system site-packages); the figure is the growth
@@ -19,7 +20,8 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-TARGETS = {"policyc": ROOT, "policyc-runtime": ROOT / "packaging" / "policyc-runtime"}
+TARGETS = {"policyc": str(ROOT), "policyc[test,dev]": f"{ROOT}[test,dev]",
+           "policyc-runtime": str(ROOT / "packaging" / "policyc-runtime")}
 BASELINE = {"pip", "setuptools", "_distutils_hack", "pkg_resources", "distutils-precedence.pth", "__pycache__"}
 
 
@@ -34,12 +36,12 @@ def site_packages(venv: Path) -> Path:
 
 
 def install(name: str, where: Path) -> dict:
-    venv = where / name
+    venv = where / name.replace("[", "-").replace("]", "").replace(",", "-")
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     python = venv / "bin" / "python"
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PIP_USER")}
     subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                    str(TARGETS[name])], check=True, env=env)
+                    TARGETS[name]], check=True, env=env)
     entries = {}
     for entry in site_packages(venv).iterdir():
         base = entry.name.split("-")[0] if entry.name.endswith(".dist-info") else entry.name
@@ -57,11 +59,12 @@ def mib(n: int) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--keep", type=Path, default=None, help="build the environments here and keep them")
+    parser.add_argument("--only", nargs="*", choices=list(TARGETS), help="measure these distributions only")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         where = args.keep or Path(scratch)
         where.mkdir(parents=True, exist_ok=True)
-        for name in TARGETS:
+        for name in args.only or TARGETS:
             entries = install(name, where)
             total = sum(entries.values())
             largest = sorted(entries.items(), key=lambda kv: -kv[1])[:6]

@@ -11,6 +11,7 @@ force over every continuation up to a bound, drawn from one representative call 
 
 from __future__ import annotations
 
+import pytest
 import itertools
 
 from hypothesis import HealthCheck, given, settings
@@ -93,12 +94,14 @@ def check_prefixes(phi, traces) -> None:
         assert first_violation(phi, trace) == first
 
 
+@pytest.mark.slow
 @PLAIN
 @given(formulas(LETTERS, 3, future_under_past=False, constants=False), st.lists(traces(LETTERS, 30), min_size=1, max_size=3))
 def test_plain_rules_agree_with_the_evaluator(phi, traces):
     check_prefixes(phi, traces)
 
 
+@pytest.mark.slow
 @QUANTIFIED
 @given(quantified(LETTERS, 3, constants=False), st.lists(traces(LETTERS, 20), min_size=1, max_size=3))
 def test_quantified_rules_agree_with_the_evaluator(phi, traces):

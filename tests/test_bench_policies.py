@@ -19,6 +19,7 @@ def lost(instance, *faults) -> str:
     return "".join(sorted(layer[1] for layer in failed_layers(report))) or "-"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("template", [t.name for t in PRODUCTION])
 def test_paper_grid_policies_check_and_the_gold_trace_scores_1(template):
     for name, difficulty, seed in benchmark_grid():
@@ -185,6 +186,7 @@ def test_synthesized_policy_lints_with_only_the_expected_warnings():
     assert {f.code for f in report.findings} >= {"L0003", "L0005"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("template,mode", [(t.name, "production") for t in PRODUCTION]
                          + [(t, "simplified") for t in ("six_call_double_rebranch", "branch_then_reprocess",
                                                         "exists_selection")])

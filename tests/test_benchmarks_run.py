@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # each benchmark script runs in a subprocess
+
 ROOT = Path(__file__).resolve().parent.parent
 
 RUNS = {
@@ -24,6 +26,7 @@ RUNS = {
     "action_claims": (["benchmarks/action_claims.py", "--split", "dev"], "Unsupported claims of actions"),
     "automata": (["benchmarks/automata.py", "--quick", "--peers", "", "--families", "counting", "--repeat", "1"],
                  "counting"),
+    "startup": (["benchmarks/startup.py", "--repeat", "1"], "policyc --help"),
 }
 
 

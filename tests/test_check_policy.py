@@ -191,3 +191,15 @@ def test_rename_reaches_tools_of_nested_imports(tmp_path):
     _, diagnostics = check_file(tmp_path / "bad.altl")
     assert [(d.code, d.message, d.help) for d in diagnostics] == [
         ("E0103", "`step` has no argument `x`", "the declared arguments are `y`")]
+
+
+@pytest.mark.parametrize("text, underlined", [
+    ('policy p "Tools only."\n\ntool a(x: int)\n\ntool b()\n', 'policy p "Tools only."'),
+    ("tool a(x: int)\n\ntool b()\n\ntool c(y: str)\n", "tool a(x: int)"),
+])
+def test_a_policy_without_rules_is_pointed_at_its_header_not_the_whole_file(text, underlined):
+    """W0225's span is the `policy` header (else the first declaration): an editor underlines
+    one line, not the file from top to bottom."""
+    _, diagnostics = check_text(text, "tools.altl")
+    [d] = [d for d in diagnostics if d.code == "W0225"]
+    assert text[d.span.start:d.span.end] == underlined

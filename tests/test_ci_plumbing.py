@@ -233,3 +233,11 @@ def test_pre_commit_hooks_run(tmp_path, monkeypatch):
         files = [] if hook.get("pass_filenames") is False else ["code_qa.altl"]
         out = run(*args, *files)
         assert out.exit_code == 0, (hook["id"], out.output)
+    # the check hook on a file that is not formatted fails and shows what formatting would change
+    (tmp_path / "code_qa.altl").write_text((ROOT / "examples" / "code_qa.altl").read_text().replace(
+        'rule reads_a_file "read at least one file" layer', 'rule reads_a_file   "read at least one file" layer'))
+    [check] = [h for h in hooks if h["id"] == "policyc-fmt-check"]
+    out = run(*shlex.split(check["entry"])[1:], "code_qa.altl")
+    assert out.exit_code == 1 and "code_qa.altl: not formatted" in out.output
+    assert ('-rule reads_a_file   "read at least one file" layer L5 weight 3:\n'
+            '+rule reads_a_file "read at least one file" layer L5 weight 3:') in out.output

@@ -102,6 +102,7 @@ def test_reports_text_is_what_the_cli_prints():
     assert scored.text in document
 
 
+@pytest.mark.slow
 def test_memory_does_not_grow_with_the_corpus(tmp_path):
     """Scoring 10x the records takes about the same peak memory: nothing is kept per run."""
     compiled = compile_policy(check_file(FAN_OUT)[0])

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import pytest
 from click.testing import CliRunner
 
 from policyc.automata import compile_policy
@@ -23,6 +24,7 @@ rule few layer L2: called_n(b) <= 150
 """
 
 
+@pytest.mark.slow
 def test_every_stage_takes_a_count_of_190():
     policy, diagnostics = check_text(SOURCE, "deep.altl")
     assert policy is not None, diagnostics
@@ -41,6 +43,7 @@ def test_every_stage_takes_a_count_of_190():
     assert [f.kind.code for f in lint_policy(policy).findings] == []
 
 
+@pytest.mark.slow
 def test_the_cli_compiles_and_lints_it(tmp_path):
     path = tmp_path / "deep.altl"
     path.write_text(SOURCE, encoding="utf-8")

@@ -1,10 +1,12 @@
 """`policyc demo` runs every stage of the pipeline on the bundled example and says so."""
 
+import pytest
 from click.testing import CliRunner
 
 from policyc.cli import cli
 
 
+@pytest.mark.slow
 def test_demo_runs_every_stage():
     result = CliRunner().invoke(cli, ["demo"], catch_exceptions=False)
     assert result.exit_code == 0, result.output

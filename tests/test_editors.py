@@ -151,3 +151,19 @@ def test_every_line_of_the_examples_tokenizes_completely():
             covered = "".join(text for text, _ in tokenize(line))
             stripped = re.sub(r"[\s(),:.\[\]{}]", "", line)
             assert re.sub(r"[\s(),:.\[\]{}]", "", covered) == stripped, (path.name, line)
+
+
+def test_hover_does_not_say_a_tool_is_unused_while_the_file_has_errors():
+    """The language server's hover lists the rules naming a tool from the checked policy; while
+    the file has an error there is none, and it says so rather than "named by no rule"."""
+    from policyc.lsp.analysis import analyse, hover
+
+    good = "tool search(query: str) -> list[str]\ntool read(path: str)\nrule r: always (read -> once search)\n"
+    line = 0, good.index("search")
+    assert hover(analyse(good, "p.altl"), *line).endswith("named by rule `r`")
+    broken = good + "rule s: called(serch)\n"  # an unknown tool: the file has an error
+    shown = hover(analyse(broken, "p.altl"), *line)
+    assert "named by no rule" not in shown and shown.endswith("the rules that name it are listed once the file "
+                                                               "has no errors")
+    unused = good + "tool other()\n"
+    assert hover(analyse(unused, "p.altl"), 3, 5).endswith("named by no rule")

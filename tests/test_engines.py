@@ -164,6 +164,7 @@ def agree(engines, phi, trace) -> None:
             assert verdicts["runtime"] == verdicts["automata"], "the gate and the rule's automaton differ"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("vocab", VOCABULARIES, ids=[v.name for v in VOCABULARIES])
 def test_every_engine_agrees_with_the_reference(vocab):
     engines = every_engine(vocab.tools)

@@ -294,6 +294,7 @@ TWO_VARIABLE_RULES = st.sampled_from([
 ])
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(body=TWO_VARIABLE_RULES, calls=st.lists(st.sampled_from(CALLS), max_size=5))
 def test_the_gate_refuses_an_uncompiled_rule_only_when_no_continuation_saves_it(body, calls):

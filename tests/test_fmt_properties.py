@@ -29,6 +29,7 @@ def reparse(text: str) -> ast.Module:
     return module
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(MODULES)
 def test_parse_of_format_is_identity(module):
@@ -47,6 +48,7 @@ def test_expressions_round_trip_alone(e):
     assert diagnostics == [] and parsed == e, body
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(MODULES, st.data())
 def test_comments_anywhere_are_kept(module, data):

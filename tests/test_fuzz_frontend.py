@@ -73,6 +73,7 @@ token_text = st.lists(st.sampled_from(TOKENS), max_size=40).map(" ".join)
 glued_text = st.lists(st.sampled_from(TOKENS), max_size=40).map("".join)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(st.one_of(token_text, glued_text, token_text.map(lambda t: HEADER + "rule r: " + t)))
 def test_random_text_gives_diagnostics(text):
@@ -109,6 +110,7 @@ def mutated_example(draw) -> str:
     return "".join(pieces)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(mutated_example())
 def test_mutated_examples_give_diagnostics(text):

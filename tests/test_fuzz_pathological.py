@@ -7,7 +7,6 @@ refused before any recursive stage runs.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -62,7 +61,7 @@ def test_a_five_megabyte_file_is_refused_before_it_is_read(tmp_path):
     assert d.code == "E0003" and "larger than the 2 MiB" in d.message and d.help
 
 
-@pytest.mark.skipif(not os.environ.get("POLICYC_NIGHTLY"), reason="a file at the size limit takes ~30 s")
+@pytest.mark.nightly  # a file at the size limit takes ~30 s
 def test_a_file_just_under_the_limit_checks(tmp_path):
     rule = 'rule r{} "a rule" weight 2: always (a(x: {}) -> once a(x: 1))\n'
     lines, size, i = [HEADER], len(HEADER), 0

@@ -12,6 +12,7 @@ oracle's witness is replayed on the reference evaluator.
 
 from __future__ import annotations
 
+import pytest
 from collections import deque
 
 from hypothesis import HealthCheck, given, settings
@@ -136,6 +137,7 @@ class Oracle:
         return out[::-1]
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(policies(), st.data())
 def test_a_call_is_refused_exactly_when_no_completion_satisfies_the_policy(drawn, data):
@@ -202,6 +204,7 @@ def test_many_result_atoms_do_not_stop_a_rule_the_call_breaks_by_name():
         assert (decision.action, decision.rules) == ("block", ("act_first",)), k
 
 
+@pytest.mark.slow
 def test_many_guard_atoms_on_one_tool_are_no_conflict():
     """More than 16 guard atoms on `pay` used to make the gate believe `pay` could never be
     called, and report conflicts that do not exist."""

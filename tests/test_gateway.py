@@ -15,32 +15,32 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("mcp", reason="mcp is not installed (pip install -e '.[test,mcp]')")
+from click.testing import CliRunner
 
-import anyio  # noqa: E402
-from click.testing import CliRunner  # noqa: E402
-from mcp import ClientSession, StdioServerParameters, stdio_client  # noqa: E402
+from lazy import lazy, needs
+from policyc.artifact.build import compile_file
+from policyc.cli import cli
+from policyc.runtime import Monitor
+from policyc.trace import load_traces
 
-from policyc.cli import cli  # noqa: E402
-from policyc.runtime import Monitor  # noqa: E402
-from policyc.artifact.build import compile_file  # noqa: E402
-from policyc.trace import load_traces  # noqa: E402
+pytestmark = [needs("mcp", "anyio", extra="mcp"), pytest.mark.slow]  # servers and clusters in subprocesses
+anyio, mcp = lazy("anyio"), lazy("mcp")
 
 MCP = Path(__file__).parent / "fixtures" / "mcp"
 SERVER = [sys.executable, str(MCP / "files_server.py")]
 POLICYC = [sys.executable, "-c", "from policyc.cli import main; main()"]
 
 
-def gateway(*options, server=SERVER) -> StdioServerParameters:
+def gateway(*options, server=SERVER):
     argv = [*POLICYC, "gateway", str(MCP / "policy.altl"), *map(str, options), "--", *server]
-    return StdioServerParameters(command=argv[0], args=argv[1:])
+    return mcp.StdioServerParameters(command=argv[0], args=argv[1:])
 
 
-async def session_with(params: StdioServerParameters, calls, errlog):
+async def session_with(params, calls, errlog):
     """Run calls through a client session; returns (tools listed, [(is_error, texts, structured)])."""
     out = []
-    async with stdio_client(params, errlog=errlog) as (read, write):
-        async with ClientSession(read, write) as session:
+    async with mcp.stdio_client(params, errlog=errlog) as (read, write):
+        async with mcp.ClientSession(read, write) as session:
             await session.initialize()
             listed = await session.list_tools()
             for name, args in calls:
@@ -57,9 +57,9 @@ def run_session(params, calls, tmp_path):
 
 def direct_tools():
     async def listing():
-        async with stdio_client(StdioServerParameters(command=SERVER[0], args=SERVER[1:]),
+        async with mcp.stdio_client(mcp.StdioServerParameters(command=SERVER[0], args=SERVER[1:]),
                                 errlog=subprocess.DEVNULL) as (read, write):
-            async with ClientSession(read, write) as session:
+            async with mcp.ClientSession(read, write) as session:
                 await session.initialize()
                 return await session.list_tools()
     return anyio.run(listing)
@@ -87,7 +87,9 @@ def test_calls_are_gated_recorded_and_scored(tmp_path):
     assert "policyc gateway: block `read_file`: search_first" in stderr
     [record] = records(trace)
     assert [c["tool_name"] for c in record["tool_calls"]] == ["search", "read_file", "locate"]
-    assert record["tool_calls"][0]["tool_result"] == {"result": ["src/api.py"]}
+    # what the tools returned, as the policy declares it: the SDK's `{"result": ...}` wrapper read through
+    assert [c["tool_result"] for c in record["tool_calls"]] == [
+        ["src/api.py"], "def request(method, url):\n    pass\n", {"path": "src/util.py", "line": 1}]
     assert [(d["tool"], d["action"]) for d in record["decisions"]] == [
         ("read_file", "block"), ("search", "allow"), ("read_file", "allow"), ("locate", "allow")]
     assert (record["compliance_score"], record["compliance_label"]) == (1.0, "FULL")
@@ -102,18 +104,30 @@ def test_calls_are_gated_recorded_and_scored(tmp_path):
 
 
 def test_a_warning_is_appended_and_a_violation_is_scored(tmp_path):
+    """The gateway's own trace scores cleanly: a call warned for its argument types and
+    forwarded, and a call the server answered with an error (recorded as failed, its error
+    text no result to type-check), are no input errors (exit 1 for the violated rule, not 2)."""
     trace = tmp_path / "runs.jsonl"
-    calls = [("search", {"query": "X"}), ("read_file", {"path": "README.md"})]
+    calls = [("search", {"query": "X", "limit": "2"}), ("read_file", {"path": "README.md"}),
+             ("read_file", {"path": "missing.md"})]
     _, results, stderr = run_session(gateway("--trace", trace), calls, tmp_path)
-    read = results[1]
+    searched, read, missing = results
+    assert searched[0] is False and searched[1][-1].startswith("`search` ran, with a correction")
     assert read[0] is False and read[1][0] == "# demo\n"
     assert read[1][1].startswith("`read_file` ran, but it breaks the policy")
     assert "Locate a symbol before reading the README" in read[1][1]
     assert "policyc gateway: warn `read_file`: locate_before_readme" in stderr
+    assert missing[0] is True
     [record] = records(trace)
     assert record["compliance_label"] == "PARTIAL"
-    scored = CliRunner().invoke(cli, ["score", str(MCP / "policy.altl"), str(trace)])
-    assert scored.exit_code == 1  # a rule is violated
+    assert [c.get("error", False) for c in record["tool_calls"]] == [False, False, True]
+    assert [d["action"] for d in record["decisions"]] == ["warn", "warn", "allow"]
+    scored = CliRunner().invoke(cli, ["score", str(MCP / "policy.altl"), str(trace), "--format", "json"])
+    assert scored.exit_code == 1, scored.output  # a rule is violated; nothing is wrong with the input
+    [report] = json.loads(scored.stdout)["reports"]
+    assert report["compliance_score"] == record["compliance_score"]
+    assert [(p["call"], p["severity"], p["message"]) for p in report["input_problems"]] == [
+        (1, "warning", "`search`: `limit` should be int, got str (the gate let it run)")]
 
 
 def test_stop_mode_refuses_every_later_call(tmp_path):
@@ -205,6 +219,8 @@ def test_tool_mismatches_are_reported_at_start_up_and_strict_refuses(tmp_path):
     assert done.returncode == 0
     lines = [line for line in done.stderr.splitlines() if line.startswith("policyc gateway: ")]
     assert lines == [
+        f"policyc gateway: compiled the policy source `{policy}` in memory; a deployed gate loads the artifact "
+        "that `policyc compile` makes of it",  # said once, at start-up
         "policyc gateway: error: the policy declares `answer`, which the agent's tools do not include",
         "policyc gateway: error: the agent has `locate`, which the policy does not declare (its calls are "
         "flagged as unknown tools)",

@@ -37,9 +37,20 @@ rule small: always (refund -> refund(amount < 100))
 rule approved: always (refund(amount > 50) -> once approve)
 rule one_order: always (refund(order == "A") -> once approve(order == "A"))
 """
-ARTIFACTS = {name: json.loads(dump_artifact(compile_file(f"examples/{name}.altl"))) for name in EXAMPLES}
-ARTIFACTS["joint"] = json.loads(dump_artifact(build_artifact(check_text(JOINT, "joint.altl")[0])))
 EXAMPLES = (*EXAMPLES, "joint")
+
+
+class _Artifacts(dict):
+    """Each example's artifact as JSON data, compiled when a test first asks (not at collection)."""
+
+    def __missing__(self, name: str) -> dict:
+        policy = build_artifact(check_text(JOINT, "joint.altl")[0]) if name == "joint" else \
+            compile_file(f"examples/{name}.altl")
+        self[name] = json.loads(dump_artifact(policy))
+        return self[name]
+
+
+ARTIFACTS = _Artifacts()
 
 
 def resealed(data: dict) -> str:
@@ -309,6 +320,7 @@ CALL = st.tuples(st.sampled_from(["search", "read_file", "final_answer", "lookup
                  st.one_of(st.none(), st.just({"eligible": True}), st.just(["a.py"]), st.text(max_size=5)))
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(random_edits(), st.lists(CALL, max_size=6))
 def test_a_random_edit_is_refused_or_loads_into_a_working_gate(text, calls):

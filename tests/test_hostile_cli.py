@@ -14,6 +14,7 @@ process, and checks the exit code and that no traceback and no internal error ca
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -228,11 +229,13 @@ def corpus(tmp_path_factory):
     return paths
 
 
-def _commands() -> dict[str, click.Command]:
+@functools.cache
+def commands() -> dict[str, click.Command]:
+    """Every subcommand to fuzz (loaded when the fuzzer first draws: collecting imports none)."""
     out = {}
     # every subcommand but the two servers (`lsp`, `gateway`), which serve standard input until it closes
     for name in ("check", "fmt", "lint", "compile", "score", "replay", "report", "graph", "explain", "test",
-                 "conformance", "import-tools", "assure"):
+                 "conformance", "import-tools", "infer-tools", "assure"):
         out[name] = cli.get_command(None, name)  # type: ignore[arg-type]
     bench = cli.get_command(None, "bench")  # type: ignore[arg-type]
     for name in ("list", "generate", "scripted", "score", "stats"):
@@ -240,15 +243,14 @@ def _commands() -> dict[str, click.Command]:
     return out
 
 
-COMMANDS = _commands()
 WORDS = ["0", "1", "-1", "3", "nan", "1e400", "", "x", "\x1b[2J", "loop_termination", "L0006", "search_first",
          "table", "json", "block", "deny", "record", "vetted=os:system", "a=b:c"]
 
 
 @st.composite
 def argv(draw, files):
-    name = draw(st.sampled_from(sorted(COMMANDS)))
-    command = COMMANDS[name]
+    name = draw(st.sampled_from(sorted(commands())))
+    command = commands()[name]
     words: list[str] = name.split()
     pool = st.sampled_from(sorted(files.values()) + ["-"])
     for param in command.params:
@@ -271,6 +273,7 @@ def argv(draw, files):
     return words
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not POSIX, reason="the corpus has FIFOs and looping links")
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                    HealthCheck.function_scoped_fixture])

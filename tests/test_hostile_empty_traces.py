@@ -9,6 +9,7 @@ on top of them.
 
 from __future__ import annotations
 
+import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -35,6 +36,7 @@ RULES = st.one_of(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(RULES, SHORT_TRACES)
 def test_every_engine_agrees_with_the_reference_on_empty_and_one_call_traces(phi, trace):

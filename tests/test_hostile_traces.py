@@ -289,6 +289,7 @@ def iter_traces_of(value, tmp=[]):  # noqa: B006 - a scratch path per call is en
 # ------------------------------------------------------------------ entity extraction is linear and bounded
 
 
+@pytest.mark.slow
 def test_a_one_megabyte_answer_is_scored_and_extraction_is_bounded():
     code_qa, _ = check_file("examples/code_qa.altl")
     words = ["ChargePoint", "src/api.py", "`request`", "42", "prose", "Session.send(", "MAX_RETRIES", "and"]
@@ -382,6 +383,7 @@ def mutated(draw, sample):
     return value
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", FORMATS)
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())

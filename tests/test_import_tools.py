@@ -50,7 +50,7 @@ def test_an_mcp_tool_list(tmp_path):
         "enum Kind { function, class, module }",
         "",
         "# Search the repository.",
-        "tool search(query: str, limit: int?) -> { result: list[str] }",
+        "tool search(query: str, limit: int?) -> list[str]",  # the MCP SDK's `{"result": ...}` wrapper read through
         "",
         "# Find where a symbol is defined.",
         "tool locate(symbol: str, hit: Hit, kind: Kind?) -> {",
@@ -115,7 +115,8 @@ def test_a_bare_function_object_from_standard_input(tmp_path):
     ({"allOf": [{"type": "string"}, {"minLength": 2}]}, "any", "`allOf` of several schemas has no AgentLTL type"),
     ({"not": {"type": "string"}}, "any", "`not` has no AgentLTL type"),
     ({"type": "array", "prefixItems": [{"type": "string"}]}, "any", "`prefixItems` has no AgentLTL type"),
-    ({"type": "array", "items": [{"type": "string"}]}, "list[any]", "a tuple (`items` as an array)"),
+    ({"type": "array", "items": [{"type": "string"}, {"type": "integer"}]}, "list[any]",
+     "a tuple of elements of different types"),
     ({"$ref": "https://example.com/s.json"}, "any", "only references inside the schema (`#/...`) are followed"),
     ({"$ref": "#/$defs/Missing"}, "any", "the reference `#/$defs/Missing` points at nothing"),
     ({"type": "null"}, "any", "a value that is always `null` has no AgentLTL type"),
@@ -222,6 +223,105 @@ def test_a_tool_declared_twice_differently_is_an_error_and_terminal_must_name_a_
     assert missing.exit_code == 2 and "--terminal names `final_answer`, which no file declares" in missing.stderr
 
 
+def test_the_same_tool_in_two_files_names_both_places_and_is_never_merged(tmp_path):
+    one, two = tmp_path / "one.json", tmp_path / "two.json"
+    one.write_text(json.dumps([{"name": "a", "parameters": {"type": "object"}}]))
+    two.write_text(json.dumps([{"name": "b", "parameters": {"type": "object"}},
+                               {"name": "a", "parameters": {"type": "object", "properties": {"x": {}}}}]))
+    result = invoke(one, two)
+    assert result.exit_code == 2 and result.stdout.count("tool a(") == 1
+    assert (f"{two}:1: `[1]`: error: `a` is declared again with another signature (`tool a(x: any?)`); the first "
+            f"one, `tool a()` at {one}:1, is kept") in result.stderr
+    assert "policyc: 2 tools declared, 1 not declared or declared twice (errors)" in result.stderr
+    again = invoke(one, one)
+    assert again.exit_code == 0 and "1 repeated with the same signature (declared once)" in again.stderr
+
+
+# ------------------------------------------------------------------ Gorilla/BFCL function docs
+
+
+def test_bfcl_types_are_read_as_json_schema_ones():
+    """BFCL writes `dict`, `float`, `tuple`, `any` (and Java's `String`, `HashMap`, `ArrayList`);
+    each is the JSON Schema type it stands for, nested too; a function doc's `response` is its result."""
+    doc = {"name": "math.mean", "description": "Mean.", "parameters": {"type": "dict", "properties": {
+        "numbers": {"type": "array", "items": {"type": "float"}},
+        "weights": {"type": "tuple", "items": {"type": "integer"}},
+        "pair": {"type": "array", "items": [{"type": "float"}, {"type": "float"}]},
+        "options": {"type": "dict", "properties": {"precision": {"type": "long"}, "label": {"type": "String"},
+                                                   "extra": {"type": "any"}}},
+        "names": {"type": "ArrayList", "items": {"type": "String"}},
+        "table": {"type": "HashMap"}}, "required": ["numbers"]},
+        "response": {"type": "dict", "properties": {"result": {"type": "double"}}}}
+    imported = import_tools([("bfcl.json", doc)])
+    assert imported.problems == []
+    [(sig, _)] = imported.tools
+    assert str(sig) == ("tool math.mean(numbers: list[float], weights: list[int]?, pair: list[float]?, "
+                        "options: MathMeanOptions?, names: list[str]?, table: dict[str, any]?) -> {result: float?}")
+    [options] = imported.types
+    assert [(name, str(t)) for name, t in options.fields] == [("precision", "int?"), ("label", "str?"),
+                                                                ("extra", "any?")]
+
+
+def test_a_bfcl_question_record_and_json_lines(tmp_path):
+    """A BFCL question file is JSON Lines of records whose `function` lists the functions offered."""
+    records = [{"id": "q1", "question": [[{"role": "user", "content": "Area?"}]], "function": [
+                   {"name": "area", "parameters": {"type": "dict", "properties": {"base": {"type": "float"}},
+                                                   "required": ["base"]}}]},
+               {"id": "q2", "question": [], "function": [
+                   {"name": "area", "parameters": {"type": "dict", "properties": {"base": {"type": "float"}},
+                                                   "required": ["base"]}},
+                   {"name": "area", "parameters": {"type": "dict", "properties": {"side": {"type": "float"}}}}]}]
+    path = tmp_path / "questions.json"
+    path.write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    result = invoke(path)
+    assert result.exit_code == 2 and "tool area(base: float)" in result.stdout
+    assert f"{path}:2: `function[1]`: error: `area` is declared again with another signature" in result.stderr
+    assert "1 repeated with the same signature" in result.stderr
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps(records[0]) + "\n{oops\n")
+    assert "line 2: it is neither JSON nor JSON Lines" in invoke(bad).stderr
+
+
+def _bfcl_function_docs() -> list[Path]:
+    from policyc.saag.bfcl import BfclMissing, data_dir
+
+    try:
+        folder = data_dir() / "multi_turn_func_doc"
+    except BfclMissing as exc:
+        pytest.skip(str(exc))
+    return sorted(folder.glob("*.json"))
+
+
+def test_bfcls_shipped_function_docs_import_without_errors_and_floats_stay_floats(tmp_path):
+    """Each of BFCL's shipped function docs (the installed bfcl-eval package's
+    `multi_turn_func_doc/*.json`, one API each, JSON Lines with `dict`, `float`, nested objects and
+    `response` schemas) imports with no error and no `float` declared `any`; what cannot be typed
+    (a tuple of a float and a string) is reported with its place; the output checks."""
+    docs = _bfcl_function_docs()
+    assert len(docs) >= 10
+    floats = 0
+    for doc in docs:
+        result = invoke(doc)
+        assert result.exit_code in (0, 1), (doc.name, result.stderr)
+        assert ": error:" not in result.stderr, result.stderr
+        warnings = [line for line in result.stderr.splitlines() if ": warning:" in line]
+        assert all("a tuple of elements of different types" in w for w in warnings), warnings
+        declared = [json.loads(line) for line in doc.read_text().splitlines() if line.strip()]
+        written = json.dumps(declared)
+        floats += written.count('"float"')
+        assert result.stdout.count("float") >= written.count('"float"') - len(warnings)
+        first = declared[0]["name"]
+        tools = checked_tools(result.stdout, tmp_path, f"rule uses_it: called(`{first}`)\n")
+        assert len(tools) == len({d["name"] for d in declared})
+    assert floats > 100
+    # all of them at once: the two memory back-ends declare tools of the same names differently
+    together = invoke(*docs)
+    assert together.exit_code == 2
+    conflicts = [line for line in together.stderr.splitlines() if ": error:" in line]
+    assert conflicts and all("is declared again with another signature" in c and "memory_vector.json" in c
+                             for c in conflicts)
+
+
 # ------------------------------------------------------------------ properties over generated schemas
 
 
@@ -285,6 +385,7 @@ def _hoist_refs(schema, defs):
     return schema
 
 
+@pytest.mark.slow
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_declared_types_accept_every_value_the_schema_accepts_and_survive_the_checker(data):

@@ -3,55 +3,59 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import warnings
 
 import pytest
 
-pytest.importorskip("langgraph", reason="langgraph is not installed (pip install -e '.[test,langgraph]')")
+from lazy import lazy, needs
+from policyc.integrations.gating import PolicyStop, PolicyToolWarning
+from policyc.toolschema import ToolSetMismatch
+from runtime_helpers import FETCH_RULES, FETCH_TOOLS, monitor_of
 
-from langchain_core.messages import HumanMessage, ToolMessage  # noqa: E402
-from langchain_core.tools import tool  # noqa: E402
-from langgraph.graph import START, MessagesState, StateGraph  # noqa: E402
-from langgraph.prebuilt import tools_condition  # noqa: E402
-
-from policyc.integrations.gating import PolicyStop, PolicyToolWarning  # noqa: E402
-from policyc.integrations.langgraph import PolicyGate, ScriptedChatModel  # noqa: E402
-from policyc.toolschema import ToolSetMismatch  # noqa: E402
-from runtime_helpers import FETCH_RULES, FETCH_TOOLS, monitor_of  # noqa: E402
+pytestmark = needs("langgraph", "langchain_core", extra="langgraph")
+messages, lc_tools = lazy("langchain_core.messages"), lazy("langchain_core.tools")
+graphs, prebuilt = lazy("langgraph.graph"), lazy("langgraph.prebuilt")
+adapter = lazy("policyc.integrations.langgraph")
 
 TOOLS, RULES = FETCH_TOOLS, FETCH_RULES
 
 
-@tool
-def fetch(id: int) -> dict:
+def _fetch(id: int) -> dict:
     """Fetch a record by its id."""
     return {"value": 10 * id}
 
 
-@tool
-def process(value: int) -> int:
+def _process(value: int) -> int:
     """Process a value."""
     return value + 1
 
 
-def graph_for(script, mode=None, rules=RULES):
-    model = ScriptedChatModel(script=script).bind_tools([fetch, process])
-    gate = PolicyGate(monitor_of(rules, TOOLS), tools=[fetch, process], mode=mode)
+@functools.cache
+def tools() -> tuple:
+    """`fetch` and `process` as LangChain tools (made on first use: collecting imports nothing)."""
+    return lc_tools.tool("fetch")(_fetch), lc_tools.tool("process")(_process)
 
-    def agent(state: MessagesState):
+
+def graph_for(script, mode=None, rules=RULES):
+    fetch, process = tools()
+    model = adapter.ScriptedChatModel(script=script).bind_tools([fetch, process])
+    gate = adapter.PolicyGate(monitor_of(rules, TOOLS), tools=[fetch, process], mode=mode)
+
+    def agent(state):
         return {"messages": [model.invoke(state["messages"])]}
 
-    graph = StateGraph(MessagesState)
+    graph = graphs.StateGraph(graphs.MessagesState)
     graph.add_node("agent", agent)
     graph.add_node("tools", gate.tool_node([fetch, process]))
-    graph.add_edge(START, "agent")
-    graph.add_conditional_edges("agent", tools_condition)
+    graph.add_edge(graphs.START, "agent")
+    graph.add_conditional_edges("agent", prebuilt.tools_condition)
     graph.add_edge("tools", "agent")
     return graph.compile(), gate
 
 
-def tool_messages(state) -> list[ToolMessage]:
-    return [m for m in state["messages"] if isinstance(m, ToolMessage)]
+def tool_messages(state) -> list:
+    return [m for m in state["messages"] if isinstance(m, messages.ToolMessage)]
 
 
 COMPLIANT = [("fetch", {"id": 4}), ("process", {"value": 40}), "41"]
@@ -60,7 +64,7 @@ OUT_OF_ORDER = [("process", {"value": 40}), ("fetch", {"id": 4}), ("process", {"
 
 def test_a_compliant_run_scores_one_and_records_results():
     graph, gate = graph_for(COMPLIANT)
-    state = graph.invoke({"messages": [HumanMessage("process record 4")]})
+    state = graph.invoke({"messages": [messages.HumanMessage("process record 4")]})
     assert state["messages"][-1].content == "41"
     run = gate.run()
     assert [(c.name, dict(c.args), c.result) for c in run.trace.calls] == [
@@ -70,7 +74,7 @@ def test_a_compliant_run_scores_one_and_records_results():
 
 def test_a_refusal_is_a_tool_message_and_the_model_listens():
     graph, gate = graph_for(OUT_OF_ORDER)
-    state = graph.invoke({"messages": [HumanMessage("process record 4")]})
+    state = graph.invoke({"messages": [messages.HumanMessage("process record 4")]})
     refused = tool_messages(state)[0]
     assert refused.status == "error" and refused.content.startswith("`process` was not executed")
     assert "Fetch the record before processing it" in refused.content
@@ -86,7 +90,7 @@ def test_parallel_calls_are_gated_in_the_models_order():
     script = [[("process", {"value": 40}), ("fetch", {"id": 4})], ("process", {"value": 40}), "41"]
     for _ in range(5):  # the tool node runs them on threads; the order must not depend on scheduling
         graph, gate = graph_for(script)
-        state = graph.invoke({"messages": [HumanMessage("go")]})
+        state = graph.invoke({"messages": [messages.HumanMessage("go")]})
         assert [m.status for m in tool_messages(state)] == ["error", "success", "success"]
         assert gate.run().trace.tool_sequence == ["fetch", "process"]
 
@@ -94,14 +98,14 @@ def test_parallel_calls_are_gated_in_the_models_order():
 def test_stop_ends_the_graph_run():
     graph, gate = graph_for(OUT_OF_ORDER, mode="stop")
     with pytest.raises(PolicyStop) as stop:
-        graph.invoke({"messages": [HumanMessage("go")]})
+        graph.invoke({"messages": [messages.HumanMessage("go")]})
     assert stop.value.decision.action == "stop" and gate.stopped() is stop.value.decision
     assert gate.run().trace.tool_sequence == []
 
 
 def test_warn_runs_the_call_and_tells_the_model():
     graph, gate = graph_for(OUT_OF_ORDER, mode="warn")
-    state = graph.invoke({"messages": [HumanMessage("go")]})
+    state = graph.invoke({"messages": [messages.HumanMessage("go")]})
     first = tool_messages(state)[0]
     assert first.status == "success" and first.content.startswith("41\n\n`process` ran, but it breaks the policy")
     assert gate.run().trace.tool_sequence == ["process", "fetch", "process"]
@@ -109,8 +113,8 @@ def test_warn_runs_the_call_and_tells_the_model():
 
 def test_async_invocation_and_one_run_per_thread():
     graph, gate = graph_for(OUT_OF_ORDER + COMPLIANT)
-    asyncio.run(graph.ainvoke({"messages": [HumanMessage("a")]}, {"configurable": {"thread_id": "a"}}))
-    asyncio.run(graph.ainvoke({"messages": [HumanMessage("b")]}, {"configurable": {"thread_id": "b"}}))
+    asyncio.run(graph.ainvoke({"messages": [messages.HumanMessage("a")]}, {"configurable": {"thread_id": "a"}}))
+    asyncio.run(graph.ainvoke({"messages": [messages.HumanMessage("b")]}, {"configurable": {"thread_id": "b"}}))
     assert gate.run("a").trace.tool_sequence == ["fetch", "process"]
     assert [e.rule for e in gate.run("a").events] == ["fetch_first"]
     assert gate.run("b").trace.tool_sequence == ["fetch", "process"] and gate.run("b").events == ()
@@ -118,11 +122,13 @@ def test_async_invocation_and_one_run_per_thread():
 
 
 def test_the_tools_must_match_the_policy():
-    @tool
-    def fetch(id: int, verbose: bool = False) -> dict:  # noqa: F811 - an extra argument
+    @lc_tools.tool
+    def fetch(id: int, verbose: bool = False) -> dict:  # an extra argument
         """Fetch a record by its id."""
         return {}
 
+    _, process = tools()
+    PolicyGate = adapter.PolicyGate
     with pytest.raises(ToolSetMismatch) as mismatch:
         PolicyGate(monitor_of(RULES, TOOLS), tools=[fetch])
     assert str(mismatch.value).splitlines() == [

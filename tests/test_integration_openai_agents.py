@@ -3,32 +3,39 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 
 import pytest
 
-pytest.importorskip("agents", reason="openai-agents is not installed (pip install -e '.[test,openai-agents]')")
+from lazy import lazy, needs
+from policyc.toolschema import ToolSetMismatch
+from runtime_helpers import FETCH_RULES, FETCH_TOOLS, monitor_of
 
-from agents import Agent, RunConfig, Runner, ToolInputGuardrailTripwireTriggered, function_tool  # noqa: E402
-from agents.items import ToolCallOutputItem  # noqa: E402
-from agents.testing import ScriptedModel, assistant_message, function_call  # noqa: E402
-
-from policyc.integrations.openai_agents import PolicyGuard  # noqa: E402
-from policyc.toolschema import ToolSetMismatch  # noqa: E402
-from runtime_helpers import FETCH_RULES, FETCH_TOOLS, monitor_of  # noqa: E402
+pytestmark = needs("agents", extra="openai-agents")
+sdk, items, testing = lazy("agents"), lazy("agents.items"), lazy("agents.testing")
+adapter = lazy("policyc.integrations.openai_agents")
 
 TOOLS, RULES = FETCH_TOOLS, FETCH_RULES
 
 
-@function_tool
-def fetch(id: int) -> dict:
+def _fetch(id: int) -> dict:
     """Fetch a record by its id."""
     return {"value": 10 * id}
 
 
-@function_tool
-def process(value: int) -> int:
+def _process(value: int) -> int:
     """Process a value."""
     return value + 1
+
+
+@functools.cache
+def tools() -> tuple:
+    """`fetch` and `process` as function tools (made on first use: collecting imports nothing)."""
+    return (sdk.function_tool(_fetch, name_override="fetch"), sdk.function_tool(_process, name_override="process"))
+
+
+def PolicyGuard(*args, **kwargs):
+    return adapter.PolicyGuard(*args, **kwargs)
 
 
 def script(*turns):
@@ -36,19 +43,19 @@ def script(*turns):
     steps = []
     for i, turn in enumerate(turns):
         if isinstance(turn, str):
-            steps.append([assistant_message(turn)])
+            steps.append([testing.assistant_message(turn)])
         else:
-            steps.append([function_call(tool, args, call_id=f"c{i}_{j}") for j, (tool, args) in enumerate(turn)])
-    return ScriptedModel(steps)
+            steps.append([testing.function_call(tool, args, call_id=f"c{i}_{j}") for j, (tool, args) in enumerate(turn)])
+    return testing.ScriptedModel(steps)
 
 
 def run_agent(guard, model):
-    agent = Agent(name="worker", model=model, tools=guard.gate([fetch, process]))
-    return asyncio.run(Runner.run(agent, "process record 4", run_config=RunConfig(tracing_disabled=True)))
+    agent = sdk.Agent(name="worker", model=model, tools=guard.gate(list(tools())))
+    return asyncio.run(sdk.Runner.run(agent, "process record 4", run_config=sdk.RunConfig(tracing_disabled=True)))
 
 
 def outputs(result) -> list:
-    return [item.output for item in result.new_items if isinstance(item, ToolCallOutputItem)]
+    return [item.output for item in result.new_items if isinstance(item, items.ToolCallOutputItem)]
 
 
 def test_a_compliant_run_scores_one_and_records_results():
@@ -86,7 +93,7 @@ def test_parallel_calls_of_one_turn_are_gated_one_at_a_time():
 
 def test_stop_ends_the_run():
     guard = PolicyGuard(monitor_of(RULES, TOOLS), mode="stop")
-    with pytest.raises(ToolInputGuardrailTripwireTriggered):
+    with pytest.raises(sdk.ToolInputGuardrailTripwireTriggered):
         run_agent(guard, script([("process", {"value": 40})], "never"))
     assert guard.stopped.action == "stop" and guard.run.trace.tool_sequence == []
     assert guard.finish().compliance_score == pytest.approx(2 / 3)
@@ -101,8 +108,8 @@ def test_warn_runs_the_call_and_tells_the_model():
 
 
 def test_the_tools_must_match_the_policy():
-    @function_tool
-    def fetch(id: int, verbose: bool) -> dict:  # noqa: F811 - an extra argument
+    @sdk.function_tool
+    def fetch(id: int, verbose: bool) -> dict:  # an extra argument
         """Fetch a record by its id."""
         return {}
 

@@ -2,22 +2,22 @@
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 
-pytest.importorskip("smolagents", reason="smolagents is not installed (pip install -e '.[test,smolagents]')")
+from lazy import lazy, needs
+from policyc.integrations.gating import PolicyToolWarning
+from policyc.toolschema import ToolSetMismatch
+from runtime_helpers import FETCH_RULES, FETCH_TOOLS, monitor_of
 
-from smolagents import tool  # noqa: E402
-
-from policyc.integrations.gating import PolicyToolWarning  # noqa: E402
-from policyc.integrations.smolagents import GatedAgent, GatedCodeAgent, ScriptedCodeModel, ScriptedModel  # noqa: E402
-from policyc.toolschema import ToolSetMismatch  # noqa: E402
-from runtime_helpers import FETCH_RULES, FETCH_TOOLS, monitor_of  # noqa: E402
+pytestmark = needs("smolagents", extra="smolagents")
+smol, adapter = lazy("smolagents"), lazy("policyc.integrations.smolagents")
 
 TOOLS = FETCH_TOOLS + "terminal tool final_answer(answer: any)\n"
 RULES = FETCH_RULES
 
 
-@tool
 def fetch(id: int) -> dict:
     """Fetch a record.
 
@@ -27,7 +27,6 @@ def fetch(id: int) -> dict:
     return {"value": 10 * id}
 
 
-@tool
 def process(value: int) -> int:
     """Process a value.
 
@@ -37,13 +36,49 @@ def process(value: int) -> int:
     return value + 1
 
 
+def search(query: str, limit: int) -> list:
+    """Search.
+
+    Args:
+        query: the query
+        limit: how many
+    """
+    return []
+
+
+@functools.cache
+def _tool(function):
+    return smol.tool(function)
+
+
+def smol_tools(*functions) -> list:
+    """The functions as smolagents tools (made on first use: collecting imports nothing)."""
+    return [_tool(f) if not hasattr(f, "forward") else f for f in functions]
+
+
+def GatedAgent(*args, **kwargs):
+    return adapter.GatedAgent(*args, **kwargs)
+
+
+def GatedCodeAgent(*args, **kwargs):
+    return adapter.GatedCodeAgent(*args, **kwargs)
+
+
+def ScriptedModel(*args, **kwargs):
+    return adapter.ScriptedModel(*args, **kwargs)
+
+
+def ScriptedCodeModel(*args, **kwargs):
+    return adapter.ScriptedCodeModel(*args, **kwargs)
+
+
 COMPLIANT = [("fetch", {"id": 4}), ("process", {"value": 40}), ("final_answer", {"answer": 41})]
 OUT_OF_ORDER = [("process", {"value": 40}), ("fetch", {"id": 4}), ("process", {"value": 40}),
                 ("final_answer", {"answer": 41})]
 
 
 def agent_for(script, mode=None, rules=RULES):
-    return GatedAgent(tools=[fetch, process], model=ScriptedModel(script), policy=monitor_of(rules, TOOLS),
+    return GatedAgent(tools=smol_tools(fetch, process), model=ScriptedModel(script), policy=monitor_of(rules, TOOLS),
                       mode=mode, verbosity_level=-1, max_steps=10)
 
 
@@ -141,7 +176,7 @@ def test_parallel_calls_are_gated_in_order():
 
 
 def code_agent_for(snippets, mode=None, rules=RULES):
-    return GatedCodeAgent(tools=[fetch, process], model=ScriptedCodeModel(snippets), policy=monitor_of(rules, TOOLS),
+    return GatedCodeAgent(tools=smol_tools(fetch, process), model=ScriptedCodeModel(snippets), policy=monitor_of(rules, TOOLS),
                           mode=mode, verbosity_level=-1, max_steps=10)
 
 
@@ -188,28 +223,17 @@ def test_a_code_agent_is_warned_in_its_observations():
 
 def test_a_code_agent_must_run_its_tools_locally():
     with pytest.raises(ValueError, match="local executor only"):
-        GatedCodeAgent(tools=[fetch, process], model=ScriptedCodeModel([]), policy=monitor_of(RULES, TOOLS),
+        GatedCodeAgent(tools=smol_tools(fetch, process), model=ScriptedCodeModel([]), policy=monitor_of(RULES, TOOLS),
                        executor_type="docker")
 
 
 # ------------------------------------------------------------------ the tools against the policy
 
 
-@tool
-def search(query: str, limit: int) -> list:
-    """Search.
-
-    Args:
-        query: the query
-        limit: how many
-    """
-    return []
-
-
 def test_an_agent_whose_tools_differ_from_the_policy_is_refused_at_construction():
     for agent_class in (GatedAgent, GatedCodeAgent):
         with pytest.raises(ToolSetMismatch) as mismatch:
-            agent_class(tools=[fetch, search], model=ScriptedModel([]), policy=monitor_of(RULES, TOOLS))
+            agent_class(tools=smol_tools(fetch, search), model=ScriptedModel([]), policy=monitor_of(RULES, TOOLS))
         assert str(mismatch.value).splitlines() == [
             "the smolagents agent's tools do not match the policy's signatures:",
             "  - the policy declares `process`, which the agent's tools do not include",
@@ -217,8 +241,8 @@ def test_an_agent_whose_tools_differ_from_the_policy_is_refused_at_construction(
 
 
 def test_argument_mismatches_are_named_and_warn_mode_warns():
-    @tool
-    def process(value: int, scale: float) -> int:  # noqa: F811 - an extra argument
+    @smol.tool
+    def process(value: int, scale: float) -> int:  # an extra argument
         """Process a value.
 
         Args:
@@ -228,8 +252,8 @@ def test_argument_mismatches_are_named_and_warn_mode_warns():
         return value
 
     with pytest.raises(ToolSetMismatch, match="`process` takes an argument `scale` that the policy does not declare"):
-        GatedAgent(tools=[fetch, process], model=ScriptedModel([]), policy=monitor_of(RULES, TOOLS))
+        GatedAgent(tools=smol_tools(fetch, process), model=ScriptedModel([]), policy=monitor_of(RULES, TOOLS))
     with pytest.warns(PolicyToolWarning, match="`process` takes an argument `scale`"):
-        agent = GatedAgent(tools=[fetch, process], model=ScriptedModel([]), policy=monitor_of(RULES, TOOLS),
+        agent = GatedAgent(tools=smol_tools(fetch, process), model=ScriptedModel([]), policy=monitor_of(RULES, TOOLS),
                            on_mismatch="warn")
     assert [m.kind for m in agent.tool_check.mismatches] == ["extra-argument"]

@@ -101,7 +101,8 @@ EXAMPLES = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(EXAMPLES))
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n == "telecom" else n
+                                  for n in sorted(EXAMPLES)])
 def test_examples(name: str):
     policy, report = lint(ROOT / "examples" / f"{name}.altl")
     assert sorted(f.code for f in report.findings) == EXAMPLES[name], render_text(report.diagnostics())
@@ -148,6 +149,7 @@ def run(*args):
     return CliRunner().invoke(cli, ["lint", *args], catch_exceptions=False)
 
 
+@pytest.mark.slow
 def test_cli_exit_codes(tmp_path):
     assert run(str(FIXTURES / "clean.altl")).exit_code == 0
     assert run(str(FIXTURES / "conflict_two.altl")).exit_code == 1

@@ -27,6 +27,7 @@ def reference() -> ReferenceEngine:
     return ReferenceEngine()
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(st.lists(st.tuples(st.one_of(templates(AGENT), formulas(AGENT, 3)), st.booleans()), min_size=1, max_size=3))
 def test_decide_agrees_with_short_runs_on_the_evaluator(reference, pairs):

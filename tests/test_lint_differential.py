@@ -19,6 +19,7 @@ length k" may not be refuted by a trace of at most k calls. Zero false positives
 
 from __future__ import annotations
 
+import pytest
 import itertools
 import os
 import re
@@ -95,6 +96,7 @@ def _within(finding, trace: Trace) -> bool:
     return s.exact or s.bound is None or len(trace.calls) <= s.bound
 
 
+@pytest.mark.slow
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(policies())
 def test_findings_hold_on_every_short_trace(src):

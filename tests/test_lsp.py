@@ -8,17 +8,17 @@ import asyncio
 import sys
 from pathlib import Path
 
+
 import pytest
 
-pytest.importorskip("pygls")
-from lsprotocol import types  # noqa: E402
-from pygls.lsp.client import LanguageClient  # noqa: E402
-from pygls.uris import from_fs_path, to_fs_path  # noqa: E402
+from lazy import lazy, needs
+from policyc.diagnostics import Source
+from policyc.fmt import format_module
+from policyc.resources import stdlib_dir
+from policyc.syntax import parse_source
 
-from policyc.fmt import format_module  # noqa: E402
-from policyc.resources import stdlib_dir  # noqa: E402
-from policyc.syntax import parse_source  # noqa: E402
-from policyc.diagnostics import Source  # noqa: E402
+pytestmark = [needs("pygls", "lsprotocol", extra="lsp"), pytest.mark.slow]  # servers and clusters in subprocesses
+types, client_module, uris = lazy("lsprotocol.types"), lazy("pygls.lsp.client"), lazy("pygls.uris")
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -28,7 +28,7 @@ TIMEOUT = 30
 class Session:
     """A client connected to a server process, collecting the diagnostics it publishes."""
 
-    def __init__(self, client: LanguageClient) -> None:
+    def __init__(self, client) -> None:
         self.client = client
         self.published: dict[str, list[types.PublishDiagnosticsParams]] = {}
         self.arrived = asyncio.Event()
@@ -46,7 +46,7 @@ class Session:
         return list(self.published[uri][count - 1].diagnostics)
 
     def open(self, path: Path, text: str | None = None) -> str:
-        uri = from_fs_path(str(path))
+        uri = uris.from_fs_path(str(path))
         self.client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
             uri=uri, language_id="agentltl", version=1,
             text=path.read_text(encoding="utf-8") if text is None else text)))
@@ -78,13 +78,13 @@ def with_server(scenario) -> None:
     """Run `scenario(session, capabilities)` against a fresh server process."""
 
     async def main() -> None:
-        client = LanguageClient("policyc-tests", "1")
+        client = client_module.LanguageClient("policyc-tests", "1")
         session = Session(client)
         await client.start_io(sys.executable, "-m", "policyc", "lsp", "--stdio")
         try:
             result = await asyncio.wait_for(client.initialize_async(types.InitializeParams(
                 capabilities=types.ClientCapabilities(), process_id=None,
-                root_uri=from_fs_path(str(ROOT)))), TIMEOUT)
+                root_uri=uris.from_fs_path(str(ROOT)))), TIMEOUT)
             client.initialized(types.InitializedParams())
             await scenario(session, result.capabilities)
             await asyncio.wait_for(client.shutdown_async(None), TIMEOUT)
@@ -179,7 +179,7 @@ def test_hover_and_definition():
         assert "def called_n(t: event, op: cmp, n: int)" in await session.hover(uri, *use)
         location = await session.definition(uri, *use)
         prelude = stdlib_dir() / "prelude.altl"
-        assert Path(to_fs_path(location.uri)).resolve() == prelude.resolve()
+        assert Path(uris.to_fs_path(location.uri)).resolve() == prelude.resolve()
         prelude_text = prelude.read_text(encoding="utf-8")
         assert location.range.start == types.Position(line=position_of(prelude_text, "def called_n(")[0], character=4)
         # a variable and a keyword have no declaration to go to
@@ -190,7 +190,7 @@ def test_hover_and_definition():
         assert await session.diagnostics(other, 1) == []
         location = await session.definition(other, *position_of(aliased_text, "accumulate_readings, correlate", offset=25))
         base = EXAMPLES / "fan_out_fan_in.altl"
-        assert Path(to_fs_path(location.uri)).resolve() == base.resolve()
+        assert Path(uris.to_fs_path(location.uri)).resolve() == base.resolve()
         base_text = base.read_text(encoding="utf-8")
         assert location.range.start == types.Position(line=position_of(base_text, "tool tool_b(")[0], character=5)
 

@@ -4,6 +4,7 @@ literals, huge integers, floats, strings, booleans, null, lists, missing argumen
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -29,6 +30,7 @@ def atoms(draw):
     return atom if kind != 5 else b.op("and", atom, b.op("gt", b.arg("y"), b.lit(0)))
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(st.lists(atoms(), min_size=1, max_size=12, unique=True),
        st.dictionaries(ARGS, VALUES, max_size=2), st.one_of(st.none(), st.dictionaries(st.just("v"), VALUES)))

@@ -32,7 +32,7 @@ RUNTIME = tomllib.loads((RUNTIME_DIR / "pyproject.toml").read_text(encoding="utf
 #: distribution name -> the module it provides, where the two differ
 IMPORT_NAMES = {"z3-solver": "z3", "openai-agents": "agents", "google-re2": "re2"}
 #: extras that serve the tests and the build, not policyc's own code
-NOT_IMPORTED_BY_POLICYC = {"test"}
+NOT_IMPORTED_BY_POLICYC = {"test", "dev"}
 
 
 def dist_name(requirement: str) -> str:
@@ -166,6 +166,7 @@ def link_distributions(dists: list[metadata.Distribution], into: Path) -> None:
                 (into / top).symlink_to(source)
 
 
+@pytest.mark.slow
 def test_runtime_wheel_gates_a_run_in_a_fresh_environment(tmp_path):
     pytest.importorskip("hatchling")
     pytest.importorskip("packaging")
@@ -208,3 +209,9 @@ def test_runtime_wheel_gates_a_run_in_a_fresh_environment(tmp_path):
     policy, _ = check_file(ROOT / "examples" / "support_desk.altl")
     expected = score_trace(compile_policy(policy), Trace.of(*[tuple(c) for c in CALLS]))
     assert out["report"] == expected.model_dump(mode="json")
+    # a policy source needs the compiler: the runtime alone says so, clearly
+    source = subprocess.run([str(python), "-s", "-c", "import sys\nfrom policyc.runtime import ArtifactError, Monitor\n"
+                             "try:\n    Monitor.load(sys.argv[1])\nexcept ArtifactError as e:\n    print(e)",
+                             str(ROOT / "examples" / "support_desk.altl")],
+                            cwd=tmp_path, capture_output=True, text=True, timeout=120, env=clean_env)
+    assert source.returncode == 0 and "this installation is the runtime alone" in source.stdout, source.stderr

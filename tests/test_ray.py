@@ -18,12 +18,11 @@ from policyc.scoring import CorpusTally
 from policyc.trace.load import iter_sources
 from test_corpus import FAN_OUT, corpus_file
 
-ray = pytest.importorskip("ray")
-pytest.importorskip("ray.data")
-pa = pytest.importorskip("pyarrow")
-pq = pytest.importorskip("pyarrow.parquet")
+from lazy import lazy, needs  # noqa: E402
 
-from policyc.corpus import ray as engine  # noqa: E402
+pytestmark = [needs("ray", "pyarrow", extra="ray"), pytest.mark.slow]  # servers and clusters in subprocesses
+ray, pa, pq = lazy("ray"), lazy("pyarrow"), lazy("pyarrow.parquet")
+engine = lazy("policyc.corpus.ray")
 
 
 @pytest.fixture(scope="module")

@@ -44,6 +44,7 @@ def telecom_page(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow
 def test_the_page_shows_what_score_reports(telecom_page):
     data = page_data(telecom_page)
     scored = json.loads(invoke("score", TELECOM, TELECOM_RUNS, "--format", "json").stdout)
@@ -125,6 +126,7 @@ def test_inputs_and_policies_are_never_written_over(tmp_path):
     assert result.exit_code == 2 and "is not a ledger" in result.stderr
 
 
+@pytest.mark.slow
 def test_ten_thousand_runs_make_a_page_under_20_mb(tmp_path):
     runs = corpus_file(tmp_path / "many.jsonl", 10_000, seed=9)
     out = tmp_path / "many.html"

@@ -20,6 +20,8 @@ from click.testing import CliRunner
 from policyc.cli import cli
 from test_corpus import corpus_file
 
+pytestmark = pytest.mark.slow  # a browser
+
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "test-artifacts"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

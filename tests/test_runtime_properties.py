@@ -84,6 +84,7 @@ def _verdicts(report) -> dict:
     return {c.name: c.passed for c in report.constraints}
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(policies(AGENT), traces(AGENT, max_len=5))
 def test_refusals_are_exact(reference, policy, calls):

@@ -141,6 +141,7 @@ def test_the_per_stage_table_of_the_pinned_data(rows):
     assert halted == {None: 2419, GROUNDING: 861, "type": 17, "structure": 5}
 
 
+@pytest.mark.slow
 def test_every_fault_is_caught_at_its_stage_and_no_correction_leaks(data):
     counts = Counter()
     for category, record in data[0]:

@@ -4,6 +4,7 @@ free variable bound outside, and random traces; compiled guards agree with `eval
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -14,6 +15,7 @@ EXAMPLES = 1000 if NIGHTLY else 150
 VAR = LETTERS.var
 
 
+@pytest.mark.slow
 @settings(max_examples=EXAMPLES, deadline=None)
 @given(phi=formulas(LETTERS, 3, VAR, quantifiers=True), trace=traces(LETTERS, 12), v=st.integers(0, 2))
 def test_engines_agree_at_every_position(phi, trace, v):
@@ -26,6 +28,7 @@ def test_engines_agree_at_every_position(phi, trace, v):
 # ------------------------------------------------------------------ compiled guards
 
 
+@pytest.mark.slow
 @settings(max_examples=EXAMPLES * 2, deadline=None)
 @given(term=TERMS, x=VALUES, result=VALUES, v=VALUES, attrs=ATTRIBUTES)
 def test_compiled_terms_evaluate_like_eval_term(term, x, result, v, attrs):

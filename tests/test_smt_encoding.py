@@ -10,6 +10,7 @@ are in the catalogue every engine runs (`fixtures/catalogue.py`).
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -24,6 +25,7 @@ FORMULAS = formulas(DATA, 3, quantifiers=True)
 TRACES = traces(DATA, 5)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(FORMULAS, TRACES, st.integers(0, 2))
 def test_encoding_agrees_with_the_evaluator(phi, trace, extra):
@@ -31,6 +33,7 @@ def test_encoding_agrees_with_the_evaluator(phi, trace, extra):
     assert smt.holds(phi, trace) == evaluate(phi, trace), dict(smt.declined)  # None (declined) fails too
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(FORMULAS, TRACES, st.integers(0, 2))
 def test_strings_coded_as_integers_agree(phi, trace, extra):
@@ -44,6 +47,7 @@ def test_strings_coded_as_integers_agree(phi, trace, extra):
     assert truth == evaluate(phi, trace)
 
 
+@pytest.mark.slow
 @settings(SETTINGS, max_examples=EXAMPLES // 2)
 @given(FORMULAS)
 def test_every_witness_replays(phi):

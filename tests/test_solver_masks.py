@@ -62,6 +62,7 @@ def pools(max_size: int = 5):
                      st.lists(atoms(), min_size=1, max_size=max_size, unique=True))
 
 
+@pytest.mark.slow
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(pools())
 def test_the_same_combinations_as_the_plain_search(pool):
@@ -71,6 +72,7 @@ def test_the_same_combinations_as_the_plain_search(pool):
 VALUES = st.one_of(SCALARS, st.sampled_from(["aba", "AB", " a ", [1], {"v": 1}, {"w": "a"}]))
 
 
+@pytest.mark.slow
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(pools().filter(
            lambda p: not any(s in (b.metric(("m",)), b.var("o"), b.attr("actor")) for a in p for s in _parts(a))),

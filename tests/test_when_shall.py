@@ -7,6 +7,7 @@ The rule is `always (ρ -> χ)`, the same IR node as the implication written out
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -72,6 +73,7 @@ CALLS = st.one_of(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(st.lists(CALLS, max_size=7))
 def test_applicability_is_the_situation_happening_somewhere_and_scoring_counts_it(calls):

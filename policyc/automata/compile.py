@@ -16,6 +16,7 @@ from policyc.ir import nodes as n
 from policyc.ir.policy import Policy
 from policyc.ir.types import ToolSignature
 from policyc.recursion import deep_recursion
+from policyc.tables.context import Constants
 from policyc.tables.dfa import VIOLATED, DfaTable
 from policyc.tables.facts import classify_table, not_compiled
 from policyc.tables.policy import CompiledPolicy, CompiledRule
@@ -170,4 +171,4 @@ def run_rule(formula: n.Formula, trace: Trace,
         table = compile_rule(formula).table
     except NotCompilable:
         return None
-    return table.verdict_on(trace.calls, externs)
+    return table.verdict_on(trace.calls, externs, Constants.of_trace(trace), trace.globals.history)

@@ -88,6 +88,14 @@ def _name_span(decl):
     return getattr(decl, "name_span", None) or decl.span
 
 
+def _no_rules_span(module: ast.Module):
+    """Where W0225 points: the `policy` header when there is one, else the first declaration
+    (not the whole file, which an editor would underline from top to bottom)."""
+    header = next((d for d in module.items if isinstance(d, ast.PolicyDecl)), None)
+    first = header or (module.items[0] if module.items else None)
+    return module.span if first is None else first.span
+
+
 def collect(graph: ModuleGraph) -> tuple[Symbols, list[Diagnostic]]:
     syms = Symbols()
     diags: list[Diagnostic] = []
@@ -177,7 +185,7 @@ def collect(graph: ModuleGraph) -> tuple[Symbols, list[Diagnostic]]:
             diags.append(Diagnostic("E0213", f"the tool name `{name}` is reserved", _name_span(entry.decl),
                                     help=f"`{name}` is a builtin; give the tool another name"))
     if not syms.rules and not syms.uses:
-        diags.append(Diagnostic("W0225", "the policy has no rules", graph.root.module.span,
+        diags.append(Diagnostic("W0225", "the policy has no rules", _no_rules_span(graph.root.module),
                                 severity=Severity.WARNING,
                                 help="add a rule: `rule name: formula`"))
     return syms, diags

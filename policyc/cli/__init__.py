@@ -20,31 +20,33 @@ from policyc import __version__
 
 EXIT_OK, EXIT_FINDINGS, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
-#: command name -> module under policyc.cli defining a click command of that name
+#: command name -> (module under policyc.cli defining a click command of that name, what it does);
+#: `policyc --help` lists the commands from here, without importing any of them
 COMMANDS = {
-    "check": "check",
-    "fmt": "fmt",
-    "lint": "lint",
-    "compile": "compile",
-    "score": "score",
-    "replay": "replay",
-    "report": "report",
-    "conformance": "conformance",
-    "graph": "graph",
-    "explain": "explain",
-    "bench": "bench",
-    "demo": "demo",
-    "test": "test",
-    "lsp": "lsp",
-    "import-tools": "import_tools",
-    "assure": "assure",
-    "gateway": "gateway",
+    "check": ("check", "parse, resolve and type-check policies"),
+    "fmt": ("fmt", "the canonical form of policies"),
+    "lint": ("lint", "prove a policy consistent: conflicts, redundancy, vacuity, dead tools"),
+    "compile": ("compile", "the monitor artifact a deployed gate loads"),
+    "score": ("score", "compliance reports of recorded traces, and their aggregate"),
+    "replay": ("replay", "what the gate would have decided, call by call, on recorded runs"),
+    "report": ("report", "one self-contained HTML page about a policy and its runs"),
+    "conformance": ("conformance", "single tool calls against their registry and request (SAAG)"),
+    "graph": ("graph", "a rule's automaton, or the graph of the rules"),
+    "explain": ("explain", "how a rule can be enforced: its class and bad prefixes"),
+    "bench": ("bench", "the AgentLTL benchmark: instances, gold traces, tables"),
+    "demo": ("demo", "the whole pipeline on the bundled code-QA example"),
+    "test": ("test", "run the unit tests of policies"),
+    "lsp": ("lsp", "the language server for editors"),
+    "import-tools": ("import_tools", "tool declarations from OpenAI, MCP or BFCL tool schemas"),
+    "infer-tools": ("infer_tools", "tool declarations inferred from recorded traces"),
+    "assure": ("assure", "the assurance ledger of a deployment's evidence"),
+    "gateway": ("gateway", "an MCP gateway that gates every tool call"),
 }
 
 
 class LazyGroup(click.Group):
     def _available(self) -> dict[str, str]:
-        return {name: mod for name, mod in COMMANDS.items()
+        return {name: mod for name, (mod, _) in COMMANDS.items()
                 if importlib.util.find_spec(f"policyc.cli.{mod}") is not None}
 
     def list_commands(self, ctx: click.Context) -> list[str]:
@@ -55,6 +57,13 @@ class LazyGroup(click.Group):
         if module is None:
             return None
         return importlib.import_module(f"policyc.cli.{module}").command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command list from `COMMANDS`: `policyc --help` imports no command."""
+        rows = [(name, COMMANDS[name][1]) for name in self.list_commands(ctx)]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})

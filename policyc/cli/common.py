@@ -113,8 +113,9 @@ key_option = click.option(
 
 
 def load_monitor(path: str, extern_specs: tuple[str, ...] = (), key_file: str | None = None):
-    """A monitor from a policy (`.altl`, compiled in memory) or from an artifact file (verified,
-    with its signature when a key is given), its extern predicates bound by `--extern`."""
+    """A monitor from a policy (`.altl`, compiled in memory; refused when a signing key is
+    configured) or from an artifact file (verified, with its signature when a key is given),
+    its extern predicates bound by `--extern`."""
     from policyc.artifact.errors import ArtifactError
     from policyc.artifact.io import read_artifact, read_key_file, resolve_key
     from policyc.cli import externs
@@ -124,6 +125,14 @@ def load_monitor(path: str, extern_specs: tuple[str, ...] = (), key_file: str | 
     if not is_artifact_file(path):
         from policyc.artifact.build import build_artifact
 
+        try:
+            key = read_key_file(key_file) if key_file else resolve_key(None)
+        except ArtifactError as exc:
+            fail(printable(str(exc)), exc.help)
+        if key is not None:  # a key says which artifacts may gate: a source is none of them
+            fail(f"`{printable(path)}` is a policy source, and a signing key is configured: only an artifact signed "
+                 "with that key loads", "compile and sign it: `policyc compile POLICY -o policy.json --sign-key-file "
+                 "KEY`")
         policy, _ = load_checked(path)
         return Monitor(build_artifact(policy), externs.bind(extern_specs, policy.externs))
     try:

@@ -95,6 +95,7 @@ def compile_one(policy: str, target: str, fmt: str, key: bytes | None = None) ->
         write_output(target, (dump_artifact(artifact) + "\n").encode("utf-8"), [policy, *checked.sources])
     classes = Counter(r.rule_class for r in artifact.rules)
     limits = compiled_of(artifact).joint_limits()
+    stepwise = judged_on_prefixes(checked, {r.name for r in artifact.rules if r.automaton is None})
     summary = {
         "artifact": target,
         "policy": artifact.policy.name,
@@ -109,6 +110,7 @@ def compile_one(policy: str, target: str, fmt: str, key: bytes | None = None) ->
         # what the automata do not compile, and why (the gate judges these with the evaluator
         # where it can, the scorer at the end): the exception, rule by rule
         "not_compiled": {r.name: r.offline_reason for r in artifact.rules if r.automaton is None},
+        "offline_only_judged_at_each_call": stepwise,
     }
     if fmt == "text":
         counts = ", ".join(f"{n} {k}" for k, n in summary["classes"].items())
@@ -119,11 +121,29 @@ def compile_one(policy: str, target: str, fmt: str, key: bytes | None = None) ->
             click.echo(f"note: rule `{printable(name)}` is not compiled: {printable(str(reason))}", err=True)
     for note in joint_limit_notes(limits):
         click.echo(note, err=True)
+    if stepwise:
+        names = ", ".join(f"`{printable(n)}`" for n in stepwise)
+        one = len(stepwise) == 1
+        click.echo(f"note: {names} {'has' if one else 'have'} no automaton (offline-only), yet the gate judges "
+                   f"{'it' if one else 'them'} at each proposal on the reference evaluator and refuses a call after "
+                   f"which {'it' if one else 'one'} can no longer hold", err=True)
     if artifact.externs:
         names = ", ".join(f"`{printable(e.name)}`" for e in artifact.externs)
         click.echo(f"note: extern predicates {names} are recorded by name: the program that loads the "
                    "artifact binds them", err=True)
     return summary
+
+
+def judged_on_prefixes(policy, offline: set[str]) -> list[str]:
+    """The offline-only rules (no automaton) that the gate still decides call by call: those
+    whose failure on a prefix is final and that do not read the metrics record
+    (`policyc.runtime.judge_final` evaluates them at each proposal)."""
+    from policyc.ir import nodes as n
+    from policyc.ir.walk import subformulas
+    from policyc.scoring.certain import is_final_on_prefixes
+
+    return [r.name for r in policy.rules if r.name in offline and is_final_on_prefixes(r.formula)
+            and not any(isinstance(s, n.Metric) for s in subformulas(r.formula))]
 
 
 def joint_limit_notes(limits: dict[str, list[str]]) -> list[str]:

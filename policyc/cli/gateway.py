@@ -48,7 +48,8 @@ def command(policy: str, server: tuple[str, ...], trace_log: str | None, mode: s
     """
     import anyio
 
-    from policyc.cli.common import load_monitor
+    from policyc.cli.common import is_artifact_file, load_monitor
+    from policyc.terminal import printable
     from policyc.integrations.mcp import GatewayError, serve
 
     if server and server[0] == "--":
@@ -56,6 +57,9 @@ def command(policy: str, server: tuple[str, ...], trace_log: str | None, mode: s
     if not server:
         raise click.UsageError("give the MCP server's command after `--`")
     monitor = load_monitor(policy, externs, key_file)
+    if not is_artifact_file(policy):
+        click.echo(f"policyc gateway: compiled the policy source `{printable(policy)}` in memory; a deployed gate "
+                   "loads the artifact that `policyc compile` makes of it", err=True)
 
     def report(checked) -> None:
         for m in checked.mismatches:

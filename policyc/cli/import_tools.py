@@ -14,8 +14,9 @@ from policyc.terminal import printable
 from policyc.inputs import InputError, read_input
 
 
-def _read(path: str) -> tuple[str, object] | str:
-    """(text, value) of a JSON file, or what is wrong with it."""
+def _read(path: str) -> tuple[str, list[tuple[int, object]]] | str:
+    """(text, [(offset, value)]) of a JSON file (one value at offset 0) or a JSON Lines file
+    (a value per line, as BFCL ships its function docs), or what is wrong with it."""
     try:
         data = read_input(path)  # "-": standard input; within the size cap, never waiting on a FIFO
     except InputError as exc:
@@ -27,20 +28,33 @@ def _read(path: str) -> tuple[str, object] | str:
     if not text.strip():
         return "it is empty; expected a JSON tool list"
     try:
-        return text, json.loads(text)
+        return text, [(0, json.loads(text))]
     except json.JSONDecodeError as exc:
-        return f"line {exc.lineno}: it is not JSON: {exc.msg}"
+        if exc.msg != "Extra data":
+            return f"line {exc.lineno}: it is not JSON: {exc.msg}"
     except RecursionError:
         return "it is nested too deeply to read"
+    values: list[tuple[int, object]] = []
+    offset = 0
+    for n, line in enumerate(text.split("\n"), 1):  # JSON Lines: one value per line
+        if line.strip():
+            try:
+                values.append((offset, json.loads(line)))
+            except json.JSONDecodeError as exc:
+                return f"line {n}: it is neither JSON nor JSON Lines: {exc.msg}"
+            except RecursionError:
+                return f"line {n}: it is nested too deeply to read"
+        offset += len(line) + 1
+    return text, values
 
 
-def _where(file: str, text: str, path: tuple) -> str:
+def _where(file: str, text: str, offset: int, path: tuple) -> str:
     from policyc.trace.errors import field_path
     from policyc.trace.jsontext import line_of, locate
 
-    line = line_of(text, locate(text, 0, path))
+    line = line_of(text, locate(text, offset, path))
     shown = field_path(path)
-    return f"{file}:{line}: " + (f"`{shown}`: " if shown else "")
+    return f"{printable(file)}:{line}: " + (f"`{shown}`: " if shown else "")
 
 
 @click.command("import-tools")
@@ -53,10 +67,13 @@ def command(files: tuple[str, ...], output: str, terminals: tuple[str, ...]) -> 
     """Write `.altl` tool declarations for the tools in FILES (JSON; - for standard input).
 
     \b
-    Reads OpenAI function tools (chat `tools`, Responses `tools`, bare function objects) and
-    MCP tool lists (`inputSchema`, `outputSchema`), alone, in arrays or in request bodies.
-    Argument and result types come from JSON Schema; nested objects become named record
-    types, string enums enum types. What has no AgentLTL type is declared `any` and reported.
+    Reads OpenAI function tools (chat `tools`, Responses `tools`, bare function objects), MCP
+    tool lists (`inputSchema`, `outputSchema`) and Gorilla/BFCL function docs (`parameters`,
+    `response`, types such as `dict`, `float`, `tuple`), alone, in arrays, in request bodies
+    or one per line (JSON Lines). Argument and result types come from JSON Schema; nested
+    objects become named record types, string enums enum types. What has no AgentLTL type is
+    declared `any` and reported. A tool declared twice with different signatures is an error
+    (the first is kept), never a merge.
 
     \b
     Exit status: 0 every tool declared exactly, 1 some part declared `any` (reported),
@@ -66,20 +83,25 @@ def command(files: tuple[str, ...], output: str, terminals: tuple[str, ...]) -> 
     from policyc.toolschema.render import render_declarations
 
     texts: dict[str, str] = {}
-    documents: list[tuple[str, object]] = []
+    documents: list[tuple[tuple[str, int], object]] = []
     unreadable = False
     for file in files:
         read = _read(file)
         if isinstance(read, str):
-            click.echo(f"{file}: error: {read}", err=True)
+            click.echo(f"{printable(file)}: error: {read}", err=True)
             unreadable = True
             continue
-        texts[file], value = read
-        documents.append((file, value))
-    imported = import_tools(documents)
-    for file, problem in imported.problems:
-        where = _where(file, texts[file], problem.path)
-        click.echo(f"{where}{problem.severity}: {problem.message}", err=True)
+        texts[file], values = read
+        documents.extend(((file, offset), value) for offset, value in values)
+
+    def where(label: tuple[str, int], path: tuple) -> str:
+        return _where(label[0], texts[label[0]], label[1], path).split(": ")[0]  # file:line
+
+    imported = import_tools(documents, where)
+    for (file, offset), problem in imported.problems:
+        click.echo(f"{_where(file, texts[file], offset, problem.path)}{problem.severity}: {problem.message}", err=True)
+    if imported.problems or imported.repeated:
+        click.echo(f"policyc: {imported.summary()}", err=True)
     declared = {sig.name for sig, _ in imported.tools}
     unknown = [t for t in terminals if t not in declared]
     if unknown:

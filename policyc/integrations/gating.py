@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import json
+import os
 import warnings
 from typing import Any, Mapping
 
@@ -21,6 +22,17 @@ from policyc.runtime import Decision, Monitor
 from policyc.toolschema import ToolSetMismatch, ToolSetReport, compare_tools, signatures_from_schemas
 
 ON_MISMATCH = ("error", "warn", "ignore")
+
+
+def load_policy(policy: "Monitor | str | os.PathLike[str]") -> Monitor:
+    """The monitor an adapter gates with: a loaded `Monitor`, or the path of an artifact or of
+    a policy source (`.altl`, compiled in memory with a `PolicySourceWarning`, and refused
+    when a signing key is configured: see `Monitor.load`)."""
+    if isinstance(policy, Monitor):
+        return policy
+    if isinstance(policy, (str, os.PathLike)):
+        return Monitor.load(policy)
+    raise TypeError(f"policy must be a Monitor or the path of a policy or an artifact, not {type(policy).__name__}")
 
 
 class PolicyStop(Exception):
@@ -52,6 +64,26 @@ def check_tool_set(monitor: Monitor, schemas: Mapping[str, tuple[object, object 
     for mismatch in report.mismatches:
         warnings.warn(f"{where}'s tools and the policy: {mismatch.message}", PolicyToolWarning, stacklevel=3)
     return report
+
+
+def return_schema(function: Any) -> dict | None:
+    """The JSON Schema of what a Python function returns, from its return annotation (None
+    when it has none, or one that has no schema): what an adapter records as its result."""
+    import inspect
+
+    try:
+        annotation = inspect.signature(function, eval_str=True).return_annotation
+    except (TypeError, ValueError, NameError):  # no signature, or an annotation that does not resolve
+        return None
+    if annotation is inspect.Signature.empty or annotation is Any:
+        return None
+    from pydantic import TypeAdapter
+
+    try:
+        schema = TypeAdapter(annotation).json_schema(mode="serialization")
+    except Exception:  # noqa: BLE001 - a type pydantic has no schema for says nothing about the result
+        return None
+    return schema or None
 
 
 def as_arguments(arguments: Any) -> dict:
@@ -93,13 +125,5 @@ def typed_result(candidates: list, declared: Type = ANY) -> Any:
     return candidates[0] if candidates else None
 
 
-def text_readings(text: str) -> list:
-    """A text result, and the JSON value it holds if it holds one."""
-    try:
-        return [text, json.loads(text)]
-    except (json.JSONDecodeError, RecursionError):
-        return [text]
-
-
-__all__ = ["PolicyStop", "PolicyToolWarning", "ToolSetMismatch", "as_arguments", "check_tool_set", "recorded", "text_readings",
-           "typed_result"]
+__all__ = ["PolicyStop", "PolicyToolWarning", "ToolSetMismatch", "as_arguments", "check_tool_set", "load_policy",
+           "recorded", "return_schema", "typed_result"]

@@ -16,7 +16,9 @@ The gate keeps one `Monitor` run per LangGraph thread (the config's `thread_id`;
 without one share a default run). Each tool call the model asks for is proposed first:
 
 - allow: the tool runs and the call is recorded with its result (the `ToolMessage`'s
-  artifact when the tool has one, else its content);
+  artifact when the tool has one, else its content, the JSON it holds read as such), in the
+  shape the policy declares (`policyc.trace.results`); a `ToolMessage` with status `error`
+  is a failed call;
 - warn: the tool runs; its `ToolMessage` ends with the policy's warning;
 - block: the tool does not run; the model gets a `ToolMessage` (status `error`) holding the
   gate's message, and may correct itself;
@@ -24,9 +26,10 @@ without one share a default run). Each tool call the model asks for is proposed 
   holds the decision.
 
 Calls the model asks for in one message are gated and run one after another, in its order.
-At construction (and in `tool_node`) the tools are compared with the policy's signatures:
-a missing or extra tool or argument raises `ToolSetMismatch` (`on_mismatch="warn"` warns
-instead).
+At construction (and in `tool_node`) the tools are compared with the policy's signatures,
+results included (from the tool functions' return annotations): a missing or extra tool or
+argument raises `ToolSetMismatch` (`on_mismatch="warn"` warns instead), and other
+differences warn (`PolicyToolWarning`).
 
 `ScriptedChatModel` replays fixed tool calls: a chat model for tests and dry runs.
 """
@@ -43,21 +46,31 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.prebuilt import ToolNode
 
-from policyc.integrations.gating import PolicyStop, as_arguments, check_tool_set, recorded, text_readings, \
-    typed_result
-from policyc.ir.types import ANY
+from policyc.integrations.gating import PolicyStop, as_arguments, check_tool_set, load_policy, recorded, \
+    return_schema
 from policyc.runtime import Decision, Monitor, Run, RunError
 
 ORDER_WAIT = 60.0  # seconds a parallel call waits for the calls before it (then it goes ahead)
 
 
-def tool_schemas(tools: Iterable) -> dict[str, tuple[object, None]]:
-    """name -> (the arguments' JSON Schema, no result schema) of LangChain tools."""
-    out: dict[str, tuple[object, None]] = {}
+def tool_schemas(tools: Iterable) -> dict[str, tuple[object, object | None]]:
+    """name -> (the arguments' JSON Schema, the result's) of LangChain tools. The result is what
+    the gate records: the tool function's return value (its annotation), or its artifact for a
+    `content_and_artifact` tool; None when the function does not say."""
+    out: dict[str, tuple[object, object | None]] = {}
     for tool in tools:
         function = convert_to_openai_tool(tool)["function"]
-        out[function["name"]] = (function.get("parameters", {}), None)
+        out[function["name"]] = (function.get("parameters", {}), _result_schema(tool))
     return out
+
+
+def _result_schema(tool) -> object | None:
+    function = getattr(tool, "func", None) or getattr(tool, "coroutine", None)
+    schema = return_schema(function) if callable(function) else None
+    if schema is not None and getattr(tool, "response_format", "content") == "content_and_artifact":
+        parts = schema.get("prefixItems")  # (content, artifact): the artifact is recorded
+        return parts[1] if isinstance(parts, list) and len(parts) == 2 else None
+    return schema
 
 
 class _ThreadRun:
@@ -74,7 +87,8 @@ class PolicyGate:
     """Gates the tool calls of a LangGraph graph (see the module docstring).
 
     Args:
-        policy: the loaded policy artifact (a `Monitor`), or the path of an artifact file.
+        policy: the loaded policy artifact (a `Monitor`), or the path of an artifact file or of a
+            policy source (`.altl`, compiled in memory; see `Monitor.load`).
         tools: the agent's tools, compared with the policy's signatures now (optional).
         mode: a run-wide enforcement mode (tolerate, warn, block, soft, stop), or None.
         tool_names: LangChain tool name -> policy tool name, where they differ.
@@ -83,7 +97,7 @@ class PolicyGate:
 
     def __init__(self, policy: Monitor | str, tools: Sequence | None = None, *, mode: str | None = None,
                  tool_names: Mapping[str, str] | None = None, on_mismatch: str = "error"):
-        self.monitor = policy if isinstance(policy, Monitor) else Monitor.load(policy)
+        self.monitor = load_policy(policy)
         self.mode = mode
         self.tool_names = dict(tool_names or {})
         self.on_mismatch = on_mismatch
@@ -178,17 +192,26 @@ class PolicyGate:
     def _ran(self, state: _ThreadRun, request, decision: Decision, message):
         call = request.tool_call
         name = self.tool_names.get(call["name"], call["name"])
-        readings = [message]
-        if isinstance(message, ToolMessage):
-            readings = [message.artifact] if message.artifact is not None else \
-                text_readings(message.content) if isinstance(message.content, str) else [message.content]
-        declared = self.monitor.policy.tools.get(name)
-        result = typed_result([recorded(r) for r in readings], declared.result if declared else ANY)
-        state.run.record(name, as_arguments(call.get("args")), result)
+        failed = isinstance(message, ToolMessage) and message.status == "error"
+        state.run.record(name, as_arguments(call.get("args")), recorded(tool_result(message)), error=failed)
         if decision.action == "warn" and decision.message and isinstance(message, ToolMessage) \
                 and isinstance(message.content, str) and call["name"] not in self.monitor.terminal_tools:
             return message.model_copy(update={"content": f"{message.content}\n\n{decision.message}"})
         return message
+
+
+def tool_result(message) -> Any:
+    """What a tool call returned, from its `ToolMessage`: the artifact when the tool has one,
+    else the content (text, which the run reads as the JSON it holds; the text of content
+    blocks). The run shapes it as the policy declares (`policyc.trace.results`)."""
+    if not isinstance(message, ToolMessage):
+        return message  # a Command or another object a tool may hand the graph
+    if message.artifact is not None:
+        return message.artifact
+    content = message.content
+    if isinstance(content, list) and all(isinstance(b, dict) and b.get("type") == "text" for b in content):
+        return "".join(str(b.get("text", "")) for b in content)
+    return content
 
 
 def _thread_id(request) -> Any:
@@ -238,4 +261,4 @@ class ScriptedChatModel(BaseChatModel):
         return ChatResult(generations=[ChatGeneration(message=AIMessage(content="", tool_calls=tool_calls))])
 
 
-__all__ = ["PolicyGate", "PolicyStop", "ScriptedChatModel", "tool_schemas"]
+__all__ = ["PolicyGate", "PolicyStop", "ScriptedChatModel", "tool_result", "tool_schemas"]

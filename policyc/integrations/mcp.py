@@ -17,10 +17,13 @@ client session (`ClientSession` over `stdio_client`):
   compliance report) is appended as one JSON line to the trace log, a record that
   `policyc score` reads.
 
-The recorded result of a call is its structured content, else its text (parsed when it
-holds JSON). The SDK wraps a result that is not an object as `{"result": ...}`; when the
-policy declares a result type that the wrapped value does not have but the inner one does,
-the inner value is recorded.
+The recorded result of a call is what the tool returned, in the shape the policy declares
+for it (`policyc.trace.results`, as every adapter and the scorer read results): its
+structured content, else its text (the JSON value it holds, or each text block when a list
+came as one block per item). The SDK wraps a result that is not an object as
+`{"result": ...}` (its output schema says so); the value inside is recorded, unless the
+policy declares the wrapper record itself. A call the server answered with an error ran:
+it is recorded as failed (`error`), with the error's text as its result.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ import sys
 import time
 import uuid
 from contextlib import AsyncExitStack
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, TextIO
 
@@ -39,11 +42,13 @@ from mcp import ClientSession, StdioServerParameters, stdio_client, types
 from mcp.server import Server
 from mcp.server.stdio import stdio_server
 
-from policyc.integrations.gating import text_readings, typed_result
-from policyc.ir.types import ANY, RecordT, Type
-from policyc.toolschema import ToolSetReport, compare_tools, signatures_from_schemas
-from policyc.toolschema.compare import type_difference
+from policyc.integrations.gating import typed_result
+from policyc.ir.types import ANY, Type
 from policyc.runtime import Monitor, RunError
+from policyc.runtime.calls import normalise_result
+from policyc.toolschema import ToolSetReport, compare_tools, signatures_from_schemas
+from policyc.toolschema.convert import sdk_wrapped
+from policyc.trace.results import WRAPPER, shaped_result
 
 STARTUP_TIMEOUT = 30.0  # seconds for the real server to answer `initialize` and `tools/list`
 
@@ -55,19 +60,22 @@ class GatewayError(Exception):
 # ------------------------------------------------------------------ results and records
 
 
-def recorded_result(result: types.CallToolResult, declared: Type = ANY) -> Any:
-    """What the trace keeps of a tool's result (see the module docstring)."""
+def recorded_result(result: types.CallToolResult, declared: Type = ANY, wrapped: bool = False) -> Any:
+    """What the trace keeps of a tool's result (see the module docstring); `wrapped`: the
+    server's output schema is the SDK's `{"result": ...}` wrapper."""
+    texts = [c.text for c in result.content if isinstance(c, types.TextContent)]
+    if result.is_error:
+        return "\n".join(texts)
     candidates: list[Any] = []
     structured = result.structured_content
     if structured is not None:
-        candidates.append(structured)
-        if isinstance(structured, dict) and list(structured) == ["result"]:
-            candidates.append(structured["result"])
-    text = "\n".join(c.text for c in result.content if isinstance(c, types.TextContent))
-    if text:
-        readings = text_readings(text)
-        candidates.extend(readings[1:] + readings[:1])  # the JSON value it holds first, then the text
-    return typed_result(candidates, declared)
+        inner = wrapped and isinstance(structured, dict) and list(structured) == [WRAPPER]
+        candidates.append(structured[WRAPPER] if inner else structured)
+    if texts:
+        candidates.append(normalise_result("\n".join(texts)))
+        if len(texts) > 1:
+            candidates.append([normalise_result(t) for t in texts])  # a list sent as a block per item
+    return typed_result([shaped_result(c, declared) for c in candidates], declared)
 
 
 def tool_error(message: str) -> types.CallToolResult:
@@ -83,6 +91,8 @@ class GatedSession:
     server: str = ""
     id: str = field(default_factory=lambda: uuid.uuid4().hex)
     started: float = field(default_factory=time.time)
+
+    wrapped: frozenset[str] = frozenset()  # the tools whose results the SDK wraps as `{"result": ...}`
 
     def __post_init__(self) -> None:
         self.run = self.monitor.start(mode=self.mode, run_id=self.id)
@@ -113,10 +123,11 @@ class GatedSession:
                 log(f"`{name}` failed on the server: {entry['error']}")
                 return tool_error(f"`{name}` could not be run: the MCP server failed ({entry['error']})")
             declared = self.monitor.policy.tools.get(name)
-            value = recorded_result(result, declared.result if declared else ANY)
-            self.run.record(name, args, value)
-            self.calls.append({"step": len(self.calls), "tool_name": name, "arguments": args, "tool_result": value,
-                               "is_error": bool(result.is_error)})
+            value = recorded_result(result, declared.result if declared else ANY, name in self.wrapped)
+            failed = bool(result.is_error)
+            self.run.record(name, args, value, error=failed)
+            call = {"step": len(self.calls), "tool_name": name, "arguments": args, "tool_result": value}
+            self.calls.append({**call, "error": True} if failed else call)
             if decision.action == "warn" and decision.message:
                 log(f"warn `{name}`: {', '.join(decision.rules) or 'signature conformance'}")
                 content = [*result.content, types.TextContent(type="text", text=decision.message)]
@@ -156,18 +167,15 @@ async def _list_all_tools(session: ClientSession) -> list[types.Tool]:
 
 
 def check_server_tools(monitor: Monitor, tools: list[types.Tool]) -> ToolSetReport:
-    """Compare the server's tools with the policy's signatures. A result the SDK wraps as
-    `{result: T}` is compared as `T` when the policy declares it so (the gateway records the
-    inner value then)."""
-    offered = signatures_from_schemas({t.name: (t.input_schema, t.output_schema) for t in tools})
-    for name, sig in offered.items():
-        declared = monitor.policy.tools.get(name)
-        result = sig.result if sig is not None else None
-        if declared is not None and isinstance(result, RecordT) and [f for f, _ in result.fields] == ["result"] \
-                and type_difference(declared.result, result) and not type_difference(declared.result,
-                                                                                     result.fields[0][1]):
-            offered[name] = replace(sig, result=result.fields[0][1])
-    return compare_tools(monitor.policy.tools, offered)
+    """Compare the server's tools with the policy's signatures, each result as the gateway
+    records it (the value inside the SDK's `{"result": ...}` wrapper, shaped as declared)."""
+    return compare_tools(monitor.policy.tools,
+                         signatures_from_schemas({t.name: (t.input_schema, t.output_schema) for t in tools}))
+
+
+def wrapped_tools(tools: list[types.Tool]) -> frozenset[str]:
+    """The tools whose output schema is the SDK's `{"result": ...}` wrapper."""
+    return frozenset(t.name for t in tools if sdk_wrapped(t.name, t.output_schema))
 
 
 def _proxy_server(upstream: ClientSession, session: GatedSession, log: Callable[[str], None]) -> Server:
@@ -246,6 +254,7 @@ async def _serve(session: GatedSession, command: str, params: StdioServerParamet
         except Exception as exc:  # noqa: BLE001 - whatever the SDK raised, the server did not start
             failure = GatewayError(f"the MCP server `{command}` did not start: {type(exc).__name__}: {exc}")
         if failure is None:
+            session.wrapped = wrapped_tools(tools)
             checked = check_server_tools(session.monitor, tools)
             if report is not None:
                 report(checked)
@@ -283,4 +292,5 @@ def _environment() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not v.startswith("()")}
 
 
-__all__ = ["GatedSession", "GatewayError", "check_server_tools", "recorded_result", "serve", "tool_error"]
+__all__ = ["GatedSession", "GatewayError", "check_server_tools", "recorded_result", "serve", "tool_error",
+           "wrapped_tools"]

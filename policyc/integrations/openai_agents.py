@@ -15,7 +15,8 @@ input guardrail that proposes each call to the run before it executes, and a too
 guardrail that records the executed call with its output. A guard gates one agent run at
 a time (create one guard per concurrent run; the loaded `Monitor` can be shared):
 
-- allow: the tool runs and is recorded;
+- allow: the tool runs and is recorded with what it returned, in the shape the policy
+  declares (`policyc.trace.results`);
 - warn: the tool runs; the model reads its output followed by the policy's warning;
 - block: the tool does not run; the model reads the gate's message instead (the SDK's
   `reject_content`);
@@ -36,21 +37,23 @@ from typing import Mapping, Sequence
 
 from agents import FunctionTool, ToolGuardrailFunctionOutput, ToolInputGuardrail, ToolOutputGuardrail
 
-from policyc.integrations.gating import as_arguments, check_tool_set, recorded, text_readings, typed_result
-from policyc.ir.types import ANY
+from policyc.integrations.gating import as_arguments, check_tool_set, load_policy, recorded
 from policyc.runtime import Decision, Monitor, Run, RunError
 
 
-def tool_schemas(tools: Sequence) -> dict[str, tuple[object, None]]:
-    """name -> (parameters JSON Schema, no result schema) of the SDK's function tools."""
-    return {t.name: (t.params_json_schema, None) for t in tools if isinstance(t, FunctionTool)}
+def tool_schemas(tools: Sequence) -> dict[str, tuple[object, object | None]]:
+    """name -> (parameters JSON Schema, result JSON Schema) of the SDK's function tools; the
+    result's is the tool's `output_json_schema` (`function_tool(..., output_type=...)`), None
+    when it has none."""
+    return {t.name: (t.params_json_schema, t.output_json_schema) for t in tools if isinstance(t, FunctionTool)}
 
 
 class PolicyGuard:
     """Gates the function tools of an OpenAI Agents SDK agent (see the module docstring).
 
     Args:
-        policy: the loaded policy artifact (a `Monitor`), or the path of an artifact file.
+        policy: the loaded policy artifact (a `Monitor`), or the path of an artifact file or of a
+            policy source (`.altl`, compiled in memory; see `Monitor.load`).
         mode: a run-wide enforcement mode (tolerate, warn, block, soft, stop), or None.
         tool_names: SDK tool name -> policy tool name, where they differ.
         on_mismatch: `error`, `warn` or `ignore` a mismatch between the tools and the policy.
@@ -58,7 +61,7 @@ class PolicyGuard:
 
     def __init__(self, policy: Monitor | str, *, mode: str | None = None,
                  tool_names: Mapping[str, str] | None = None, on_mismatch: str = "error"):
-        self.monitor = policy if isinstance(policy, Monitor) else Monitor.load(policy)
+        self.monitor = load_policy(policy)
         self.mode = mode
         self.tool_names = dict(tool_names or {})
         self.on_mismatch = on_mismatch
@@ -126,10 +129,8 @@ class PolicyGuard:
             return ToolGuardrailFunctionOutput.allow()
         name, args, decision = pending
         try:
-            output = data.output
-            declared = self.monitor.policy.tools.get(name)
-            readings = text_readings(output) if isinstance(output, str) else [recorded(output)]
-            self.run.record(name, args, typed_result(readings, declared.result if declared else ANY))
+            output = data.output  # what the function returned; the run shapes it as the policy declares
+            self.run.record(name, args, recorded(output))
         finally:
             if self._turn is not None and self._turn.locked():
                 self._turn.release()

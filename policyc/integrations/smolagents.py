@@ -13,7 +13,8 @@ agent.policy_run.events # the enforcement log (table 17: agent.policy_run.enforc
 `GatedAgent` is a `ToolCallingAgent`, `GatedCodeAgent` a `CodeAgent` (local executor): the
 tool calls its code makes are gated as they happen. Each call is proposed to the run first:
 
-- allow: the tool runs and the call is recorded with its result;
+- allow: the tool runs and the call is recorded with its result, in the shape the policy
+  declares (`policyc.trace.results`);
 - warn: the tool runs; its observation ends with the policy's warning (for a code agent,
   the warning is added to the step's observations);
 - block (block-and-warn or soft-block): the tool does not run; the model gets the gate's
@@ -45,7 +46,8 @@ from smolagents.memory import ActionStep
 from smolagents.models import ChatMessage, ChatMessageToolCall, ChatMessageToolCallFunction, MessageRole, Model
 from smolagents.utils import AgentToolExecutionError
 
-from policyc.integrations.gating import PolicyStop, as_arguments, check_tool_set, recorded
+from policyc.integrations.gating import PolicyStop, as_arguments, check_tool_set, load_policy, recorded, \
+    return_schema
 from policyc.runtime import Decision, Monitor, Run
 
 _UNTYPED = {"any", "image", "audio", "video"}  # smolagents types with no JSON Schema type
@@ -63,15 +65,30 @@ def _schema(spec: Mapping) -> dict:
 
 
 def tool_schemas(tools: Mapping[str, Any]) -> dict[str, tuple[object, object | None]]:
-    """name -> (arguments JSON Schema, result JSON Schema) of smolagents tools."""
+    """name -> (arguments JSON Schema, result JSON Schema) of smolagents tools. The result's is
+    the tool's `output_schema`, else the return annotation of its `forward`, else its
+    `output_type` (None when it is `any`)."""
     out: dict[str, tuple[object, object | None]] = {}
     for name, tool in tools.items():
         inputs = getattr(tool, "inputs", {}) or {}
         params = {"type": "object", "properties": {k: _schema(v) for k, v in inputs.items()},
                   "required": [k for k, v in inputs.items() if not v.get("nullable")]}
         output = getattr(tool, "output_type", "any")
-        out[name] = (params, None if output in _UNTYPED else {"type": output})
+        result = getattr(tool, "output_schema", None) or _annotated(tool) \
+            or (None if output in _UNTYPED else {"type": output})
+        out[name] = (params, result)
     return out
+
+
+def _annotated(tool) -> dict | None:
+    """The schema of what a tool's `forward` is annotated to return, unless that says no more
+    than its `output_type` (a bare `list` or `dict`)."""
+    forward = getattr(tool, "forward", None)
+    schema = return_schema(forward) if callable(forward) else None
+    if schema is None or schema.get("type") in ("array", "object") and len(schema) == 1 or schema == {
+            "type": "object", "additionalProperties": True} or schema == {"items": {}, "type": "array"}:
+        return None
+    return schema
 
 
 class _PolicyGated:
@@ -79,7 +96,7 @@ class _PolicyGated:
 
     def _setup_policy(self, policy: Monitor | str, mode: str | None, tool_names: Mapping[str, str] | None,
                       on_mismatch: str) -> None:
-        self.policy_monitor = policy if isinstance(policy, Monitor) else Monitor.load(policy)
+        self.policy_monitor = load_policy(policy)
         self.mode = mode
         self.tool_names = dict(tool_names or {})
         self.policy_run: Run | None = None
@@ -140,7 +157,8 @@ class GatedAgent(_PolicyGated, ToolCallingAgent):
     """A ToolCallingAgent gated by a policy monitor.
 
     Args:
-        policy: the loaded policy artifact (a `Monitor`), or the path of an artifact file.
+        policy: the loaded policy artifact (a `Monitor`), or the path of an artifact file or of a
+            policy source (`.altl`, compiled in memory; see `Monitor.load`).
         mode: a run-wide enforcement mode (tolerate, warn, block, soft, stop), or None for
             each rule's own severity.
         tool_names: smolagents tool name -> policy tool name, where they differ

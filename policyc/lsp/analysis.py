@@ -143,7 +143,9 @@ def hover(analysis: Analysis, line: int, column: int) -> str | None:
     out = f"```altl\n{shown}\n```"
     if decl.name_span.path != analysis.path:
         out += f"\ndeclared in `{Path(decl.name_span.path).name}`"
-    if decl.kind == "tool":
+    if decl.kind == "tool" and analysis.policy is None:  # the rules were not all checked: say nothing wrong
+        out += "\nthe rules that name it are listed once the file has no errors"
+    elif decl.kind == "tool":
         users = analysis.rules_naming.get(decl.name, [])
         out += "\n" + (f"named by rule{'s' if len(users) > 1 else ''} " + ", ".join(f"`{u}`" for u in users)
                        if users else "named by no rule")

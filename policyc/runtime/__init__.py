@@ -9,9 +9,9 @@ from policyc.runtime.calls import RunError
 from policyc.runtime.explain import Decision
 from policyc.runtime.events import EnforcementEvent, LayerRow, enforcement_table
 from policyc.runtime.findings import MODES, Finding
-from policyc.runtime.monitor import Monitor
+from policyc.runtime.monitor import Monitor, PolicySourceWarning
 from policyc.runtime.run import Run
 from policyc.scoring.externs import ExternBindingError
 
 __all__ = ["ArtifactError", "Decision", "EnforcementEvent", "ExternBindingError", "Finding", "LayerRow", "MODES",
-           "Monitor", "Run", "RunError", "enforcement_table"]
+           "Monitor", "PolicySourceWarning", "Run", "RunError", "enforcement_table"]

@@ -21,6 +21,8 @@ extern predicate the policy declares (`externs={"name": function}`); one left un
 
 from __future__ import annotations
 
+import importlib
+import warnings
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
@@ -39,6 +41,45 @@ from policyc.scoring.externs import ExternBindingError, bind_externs, describe, 
 from policyc.semantics.positions import PositionEvaluator
 from policyc.tables.context import Constants
 from policyc.tables.policy import CompiledPolicy
+from policyc.trace.results import ResultShapes
+
+
+class PolicySourceWarning(UserWarning):
+    """A policy source was compiled where an artifact is usually loaded (`Monitor.load`)."""
+
+
+def is_policy_source(path: str | Path) -> bool:
+    """Whether a file is a policy source rather than an artifact: named `.altl`, or text that
+    does not start as a JSON object does."""
+    if str(path).endswith(".altl"):
+        return True
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(4096).lstrip()
+    except OSError:
+        return False  # the artifact reader says what is wrong
+    return bool(head) and head[:1] != b"{" and not head.startswith(b"\xef\xbb\xbf{")
+
+
+def compile_source(path: str | Path, key: bytes | None = None) -> Artifact:
+    """The artifact of a policy source, compiled in memory (`Monitor.load`). The compiler is
+    imported only here: loading an artifact never needs it, and a runtime-only install says
+    what to do instead."""
+    if key is not None:
+        raise ArtifactError(f"`{path}` is a policy source, and a signing key is configured: only an artifact "
+                            "signed with that key loads",
+                            "compile and sign it: `policyc compile POLICY -o policy.json --sign-key-file KEY`")
+    try:  # the compiler: not part of a deployed gate
+        build = importlib.import_module("policyc.artifact.build")
+        importlib.import_module("policyc.check")
+    except ImportError:
+        raise ArtifactError(f"`{path}` is a policy source, and this installation is the runtime alone, which loads "
+                            "artifacts", "compile it where policyc is installed: `policyc compile POLICY -o "
+                            "policy.json`") from None
+    artifact = build.compile_file(path)
+    warnings.warn(f"compiled the policy source `{path}` in memory; a deployed gate loads the artifact that "
+                  "`policyc compile` makes of it", PolicySourceWarning, stacklevel=3)
+    return artifact
 
 
 class Monitor:
@@ -67,6 +108,7 @@ class Monitor:
         # what the rules ask of a run's history, which each run then indexes as it is recorded
         self.index_plan = IndexPlan.of(rule.formula for rule in self.policy.rules)
         self.conformance = ConformanceChecker(self.policy)
+        self.result_shapes = ResultShapes(self.policy.tools)  # one shape per tool result, as the scorer reads it
         self.terminal_tools = self.policy.terminal_tools
         self.rule_classes = self.compiled.classes
 
@@ -75,8 +117,16 @@ class Monitor:
              key: bytes | str | None = None, extractor: Extractor | None = None) -> "Monitor":
         """Load and verify an artifact file (`ArtifactError` says what is wrong with it). With a
         `key` (or the POLICYC_ARTIFACT_KEY environment variable), the artifact must be signed
-        with it (`policyc compile --sign-key-file`)."""
-        return cls(read_artifact(path, resolve_key(key)), externs, extractor)
+        with it (`policyc compile --sign-key-file`).
+
+        A policy source (`.altl`) is compiled in memory instead (a `PolicyError` lists its
+        errors), and a `PolicySourceWarning` says so once; a deployed gate loads the artifact
+        `policyc compile` makes. With a key configured, a source is refused: only a signed
+        artifact loads."""
+        resolved = resolve_key(key)
+        if is_policy_source(path):
+            return cls(compile_source(path, resolved), externs, extractor)
+        return cls(read_artifact(path, resolved), externs, extractor)
 
     @property
     def content_hash(self) -> str:
@@ -172,4 +222,5 @@ class Monitor:
         return out
 
 
-__all__ = ["ArtifactError", "ExternBindingError", "Monitor", "RunError"]
+__all__ = ["ArtifactError", "ExternBindingError", "Monitor", "PolicySourceWarning", "RunError", "compile_source",
+           "is_policy_source"]

@@ -205,6 +205,8 @@ class Run:
             index = self._index()  # the events before this one, indexed (for provenance as the gate steps)
             result = normalise_result(result)
             kind = "message" if tool == MESSAGE else "call"
+            if kind == "call" and (type(args) is dict or not attributes(args)["error"]):
+                result = self.monitor.result_shapes.result(tool, result)  # the shape its signature declares
             calls, seen = state.calls, state.seen
             call = Call(tool, args, result, len(calls), kind)
             calls.append(call)

@@ -22,6 +22,7 @@ the others by the reference evaluator, a violation then placed at the end of the
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Callable, Iterable, Mapping
 
 from policyc.grounding import BUILTIN_EXTRACTORS, EXTRACTOR_KEY, Extractor, with_extractor
@@ -29,7 +30,7 @@ from policyc.ir.data import ExternError
 from policyc.ir.policy import Policy, Rule
 from policyc.recursion import deep_recursion
 from policyc.scoring.certain import certain_prefix
-from policyc.scoring.details import describe
+from policyc.scoring.details import DetailPlan
 from policyc.scoring.externs import bind_externs
 from policyc.scoring.models import ConstraintResult, CorpusReport, InputProblem, TraceReport, label_of
 from policyc.scoring.tally import CorpusTally, RuleTally, RunTally
@@ -41,6 +42,7 @@ from policyc.scoring.stepping import StepPlan
 from policyc.trace.conformance import Signatures, check_trace
 from policyc.trace.errors import TraceError
 from policyc.trace.model import Trace
+from policyc.trace.results import ResultShapes
 
 Externs = Mapping[str, Callable[..., object]]
 
@@ -53,7 +55,7 @@ def score_rule(rule: Rule, trace: Trace, engine: PositionEvaluator, compiled: Co
 class RulePlan:
     """What scoring one rule needs that does not depend on the trace, worked out once."""
 
-    __slots__ = ("rule", "base", "table", "steps")
+    __slots__ = ("rule", "base", "table", "steps", "details")
 
     def __init__(self, rule: Rule, compiled: CompiledPolicy):
         self.rule = rule
@@ -61,6 +63,7 @@ class RulePlan:
                      "rule_class": compiled.rule_class(rule.name)}
         self.table = compiled.table(rule.name)
         self.steps = StepPlan.of(self.table) if self.table is not None else None
+        self.details = DetailPlan(rule)
 
     def verdict(self, trace: Trace, engine: PositionEvaluator) -> tuple[bool, int | None] | None:
         """(holds, length of the shortest bad prefix) from the rule's automaton; None when it has
@@ -97,13 +100,13 @@ class RulePlan:
                 status, why = vacuity(rule.formula, engine)
                 if status == VACUOUS:
                     return ConstraintResult(**base, passed=True, detail=f"Holds vacuously: {why}.", vacuous=True)
-                return ConstraintResult(**base, passed=True, detail=describe(rule, engine, True))
+                return ConstraintResult(**base, passed=True, detail=self.details.describe(engine, True))
             if found is not None:
                 step = len(trace) if found[1] is None else found[1]
             else:  # no table: where the evaluator can tell the violation became certain, else the end
                 certain = certain_prefix(rule.formula, trace, engine.root_env.externs)
                 step = len(trace) if certain is None else certain
-            return ConstraintResult(**base, passed=False, detail=describe(rule, engine, False, step),
+            return ConstraintResult(**base, passed=False, detail=self.details.describe(engine, False, step),
                                     violated_at=step, violated_at_call=trace.calls_through(step))
         except (ExternError, RecursionError) as exc:
             problem = str(exc) if isinstance(exc, ExternError) else "the formula is nested too deeply to evaluate"
@@ -145,6 +148,7 @@ class Scorer:
         self.policy = compiled.policy
         self.bound = bindings(self.policy, externs, extractor)
         self.signatures = Signatures(self.policy.tools)
+        self.shapes = ResultShapes(self.policy.tools, self.signatures)
         self.plans = [RulePlan(rule, compiled) for rule in self.policy.rules]
 
     @deep_recursion()
@@ -152,13 +156,13 @@ class Scorer:
         """What the corpus aggregate needs of a trace's report, without the report: the same
         verdicts, score and input problems, no details (for corpora only aggregated)."""
         policy = self.policy
-        trace = policy.view(trace)
+        trace = self.shapes.trace(policy.view(trace))
         engine = PositionEvaluator(trace, self.bound)
         rules = tuple(plan.tally(trace, engine) for plan in self.plans)
         total = sum(r.weight for r in rules)
         lost = sum(r.weight for r in rules if not r.passed)
         score = 1.0 if total == 0 else 1.0 - lost / total
-        problems = check_trace(trace, policy.tools, signatures=self.signatures)
+        problems = gated_problems(trace, check_trace(trace, policy.tools, signatures=self.signatures))
         return RunTally(score, label_of(score), rules, tuple(p.stage for p in problems),
                         any(p.severity == "error" for p in problems))
 
@@ -166,7 +170,7 @@ class Scorer:
     def score(self, trace: Trace) -> TraceReport:
         """The compliance report of one complete trace (see `score_trace`)."""
         policy = self.policy
-        trace = policy.view(trace)
+        trace = self.shapes.trace(policy.view(trace))
         engine = PositionEvaluator(trace, self.bound)
         constraints = [plan.score(trace, engine) for plan in self.plans]
         total = sum(c.weight for c in constraints)
@@ -178,7 +182,7 @@ class Scorer:
         else:
             names = ", ".join(f"{c.name} ({c.layer})" if c.layer else c.name for c in failed)
             details = f"{len(failed)} of {len(constraints)} constraints violated: {names}."
-        problems = check_trace(trace, policy.tools, signatures=self.signatures)
+        problems = gated_problems(trace, check_trace(trace, policy.tools, signatures=self.signatures))
         return TraceReport(
             compliance_score=score,
             compliance_label=label_of(score),
@@ -189,6 +193,27 @@ class Scorer:
             origin=trace.origin,
             input_problems=[InputProblem.from_finding(f, trace) for f in problems],
         )
+
+
+def gated_problems(trace: Trace, problems: list) -> list:
+    """The signature problems of a trace, those of calls a gate judged and let run as warnings:
+    a gate's own record (the MCP gateway's lists its `decisions`, each with its `step`, `tool`
+    and `action`) holds such calls knowingly, so they are findings about the run, not a trace
+    that does not fit the policy."""
+    decisions = trace.metrics.get("decisions") if problems else None
+    if not isinstance(decisions, list):
+        return problems
+    ran = {d["step"]: d.get("tool") for d in decisions
+           if isinstance(d, dict) and d.get("action") in ("allow", "warn") and "error" not in d
+           and type(d.get("step")) is int}
+    out = []
+    for p in problems:
+        position = p.position
+        if p.severity == "error" and position is not None and position < len(trace.calls) \
+                and ran.get(position, None) == trace.calls[position].name:
+            p = replace(p, severity="warning", message=f"{p.message} (the gate let it run)")
+        out.append(p)
+    return out
 
 
 def score_trace(compiled: CompiledPolicy, trace: Trace, *, externs: Externs | None = None,

@@ -10,6 +10,8 @@ alphabet does not list) moves some state is stepped at every call.
 
 The verdict and the shortest bad prefix are exactly those of `RuleTable.verdict_on` (tested
 on generated rules and traces): a skipped call leaves the state, hence the verdict, as it was.
+Stepping stops at a state the rule has won or lost for good (every continuation accepted, or
+none): the rest of the trace cannot change the verdict.
 
 >>> from policyc.tables.dfa import Alphabet, DfaTable, ToolLetters
 >>> from policyc.tables.rule import RuleTable
@@ -32,7 +34,7 @@ from typing import Callable, Mapping, Sequence
 
 from policyc.ir.data import ExternError
 from policyc.tables.context import NO_CONSTANTS, Constants
-from policyc.tables.dfa import VIOLATED, AlphabetError, DfaTable
+from policyc.tables.dfa import SATISFIED, VIOLATED, AlphabetError, DfaTable
 from policyc.tables.rule import RuleTable
 
 
@@ -77,6 +79,8 @@ class StepPlan:
         state, delta, verdict = dfa.start_state(context), dfa.delta, dfa.verdict
         if verdict[state] == VIOLATED:
             return False, 0
+        if verdict[state] == SATISFIED:
+            return True, None
         alphabet = dfa.alphabet
         plain, other, letter = alphabet.plain_letters(), alphabet.other, alphabet.letter
         record = context.record if context is not None else None
@@ -96,8 +100,11 @@ class StepPlan:
                 if x is None:  # a tool with guard atoms: evaluate them on the call
                     x = letter(call.name, call.args, call.result, externs=externs, context=context)
                 state = delta[state][x]
-                if verdict[state] == VIOLATED:
+                settled = verdict[state]
+                if settled == VIOLATED:
                     return False, i + 1
+                if settled == SATISFIED:  # every continuation is accepted: the rest cannot change it
+                    return True, None
                 if record is not None:
                     record(call.name, call.args, call.result)
         except (ExternError, AlphabetError):

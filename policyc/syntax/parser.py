@@ -10,8 +10,10 @@ MAX_SOURCE_BYTES (E0003) and nest expressions at most MAX_NESTING levels deep (E
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
+import stat
 import threading
 from functools import cache
 from pathlib import Path
@@ -47,15 +49,41 @@ def _collect_comment(token: Token) -> Token:
 
 @cache
 def _parser() -> Lark:
+    grammar = grammar_path().read_text(encoding="utf-8")
     return Lark(
-        grammar_path().read_text(encoding="utf-8"),
+        grammar,
         parser="lalr",
         lexer="contextual",
         propagate_positions=True,
         maybe_placeholders=True,
         lexer_callbacks={"COMMENT": _collect_comment},
-        cache=False,
+        cache=_cache_file(grammar),
     )
+
+
+def _cache_file(grammar: str) -> str | bool:
+    """Where lark keeps the parser's tables between runs (building them is most of the time
+    `policyc check` takes on a small file): a file of the user's own cache folder, which is
+    private, since the tables are a pickle; never the shared temporary folder. False (no cache)
+    where no such folder can be had, or with POLICYC_NO_CACHE set. Lark checks the file
+    against the grammar, its options and its version, and rebuilds it when they differ."""
+    if os.name != "posix" or os.environ.get("POLICYC_NO_CACHE"):
+        return False
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    folder = os.path.join(base, "policyc")
+    key = hashlib.sha256(grammar.encode("utf-8")).hexdigest()[:16]
+    path = os.path.join(folder, f"parser-{key}.lark")
+    try:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        for where, owned in ((folder, 0o077), (path, 0o022)):
+            if where == path and not os.path.lexists(path):
+                break
+            found = os.lstat(where)
+            if found.st_uid != os.getuid() or found.st_mode & owned or stat.S_ISLNK(found.st_mode):
+                return False  # not the user's own, or writable by others: not read
+    except OSError:
+        return False
+    return path
 
 
 def _describe_terminal(name: str) -> str:

@@ -108,7 +108,7 @@ class Alphabet:
         """`context`: the run's constants and history (`policyc.tables.context.RunContext`)."""
         bound = {self.var: value} if self.var is not None else {}
         # with a run's context, provenance reads its sources at the run's current position
-        return DataEnv(bound, args, result, context, externs or {}, None if context is None else 0)  # type: ignore[arg-type]
+        return DataEnv(bound, args, result, context, externs or {}, None if context is None else 0)
 
     def plain_letters(self) -> dict[str, int | None]:
         """Per tool of the alphabet: its letter when it has no guard atoms (any call to it is

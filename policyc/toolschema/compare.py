@@ -14,6 +14,8 @@ required, and types. Each difference is a `ToolMismatch`:
 | `type` | warning | a value the tool accepts may not have the declared type |
 | `result` | warning | rules over the result may read fields it does not have |
 
+A result is compared in the shape it is recorded in (`policyc.trace.results`): `{"result": v}`
+(the MCP SDK's wrapper) and `v` are the same result, whichever of them the policy declares.
 `any` on either side matches everything, an `int` is a `float`, and an untyped object
 (`dict[str, any]`, a plain `"type": "object"`) matches any record.
 
@@ -36,6 +38,7 @@ from typing import Mapping
 
 from policyc.ir.types import ANY, FLOAT, INT, STR, DictT, EnumT, ListT, OptionalT, RecordT, ToolSignature, Type, \
     strip_optional
+from policyc.trace.results import WRAPPER, is_wrapper
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,9 +138,32 @@ def _compare_tool(sig: ToolSignature, live: ToolSignature, errors: list, warning
             warnings.append(ToolMismatch("type", "warning", name, f"`{name}.{p.name}`: the tool takes "
                                          f"{strip_optional(q.type)}, the policy declares {strip_optional(p.type)}",
                                          p.name))
-    if live.result is not ANY and type_difference(sig.result, live.result):
+    if live.result is not ANY and result_difference(sig.result, live.result):
         warnings.append(ToolMismatch("result", "warning", name, f"`{name}` returns {live.result}, the policy "
-                                     f"declares {sig.result}"))
+                                     f"declares {sig.result}: rules that read its result may read what it "
+                                     "does not have"))
+
+
+def result_difference(declared: Type, offered: Type) -> bool:
+    """Whether a result of the `offered` type, recorded in the shape the policy declares
+    (`policyc.trace.results`: `{"result": v}` and `v` are one result), may lack the declared type.
+
+    >>> from policyc.ir.types import ListT
+    >>> wrapped = RecordT("", (("result", ListT(STR)),))
+    >>> result_difference(ListT(STR), wrapped), result_difference(wrapped, ListT(STR)), result_difference(INT, STR)
+    (False, False, True)
+    """
+    if not type_difference(declared, offered):
+        return False
+    inner = strip_optional(offered)
+    if isinstance(inner, RecordT) and [f for f, _ in inner.fields] == [WRAPPER] \
+            and not type_difference(declared, inner.fields[0][1]):
+        return False  # recorded unwrapped
+    wrapper = strip_optional(declared)
+    if is_wrapper(declared) and isinstance(wrapper, RecordT):
+        field = wrapper.field(WRAPPER)
+        return field is None or type_difference(field, offered)  # recorded wrapped
+    return True
 
 
 def type_difference(declared: Type, offered: Type) -> bool:
@@ -175,4 +201,5 @@ def type_difference(declared: Type, offered: Type) -> bool:
     return True
 
 
-__all__ = ["ToolMismatch", "ToolSetMismatch", "ToolSetReport", "compare_tools", "type_difference"]
+__all__ = ["ToolMismatch", "ToolSetMismatch", "ToolSetReport", "compare_tools", "result_difference",
+           "type_difference"]

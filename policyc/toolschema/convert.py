@@ -12,7 +12,11 @@ to `any` with a problem saying so (never silently):
 | `object` with only `additionalProperties` | `dict[str, T]` |
 | `["T", "null"]`, `anyOf`/`oneOf` with `null`, `nullable` | `T?` |
 | a local `$ref` (`#/$defs/Name`) | the type it names, declared once as `Name` |
-| `{}`, `true`, no `type` at all | `any` |
+| `{}`, `true`, no `type` at all, `"type": "any"` | `any` |
+| the MCP SDK's `{"result": T}` wrapper of an output (titled `<tool>Output`) | `T` |
+
+Gorilla/BFCL's function docs write types in a dialect (`dict`, `float`, `tuple`, `any`, and
+Java's `String`, `HashMap`, `ArrayList`): each is read as its JSON Schema name (`DIALECT`).
 
 A parameter not in `required` is optional (`T?`). Constraints that types cannot hold
 (`minimum`, `pattern`, `maxItems`, ...) are reported as notes: write a rule if they matter.
@@ -49,6 +53,26 @@ CONSTRAINTS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "mu
 UNSUPPORTED = ("not", "if", "patternProperties", "prefixItems", "unevaluatedProperties", "$dynamicRef")
 
 ERROR, WARNING, NOTE = "error", "warning", "note"
+
+#: type names of the dialects tool documents are written in, as JSON Schema's: Gorilla/BFCL's
+#: function docs write `dict`, `float`, `tuple` and `any`, and their Java and JavaScript sets
+#: `String`, `HashMap`, `ArrayList` (names are compared without case)
+DIALECT = {
+    **dict.fromkeys(("object", "dict", "hashmap", "map"), "object"),
+    **dict.fromkeys(("number", "float", "double"), "number"),
+    **dict.fromkeys(("integer", "int", "long", "short", "byte"), "integer"),
+    **dict.fromkeys(("string", "str", "char", "character"), "string"),
+    **dict.fromkeys(("boolean", "bool"), "boolean"),
+    **dict.fromkeys(("array", "list", "arraylist", "tuple"), "array"),
+    "null": "null",
+    "any": "any",
+}
+
+
+def type_keyword(kind: object) -> object:
+    """JSON Schema's name for a `type` written in a dialect (`dict` is `object`); anything else
+    as it is."""
+    return DIALECT.get(kind.lower(), kind) if isinstance(kind, str) else kind
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,9 +193,10 @@ class _Converter:
 
     def by_type(self, schema: dict, path: tuple, hint: str, depth: int) -> tuple[Type, bool]:
         """The type a schema's `type` names (inferred from `properties` or `items` when absent)."""
-        declared = schema.get("type")
+        declared = type_keyword(schema.get("type"))
         nullable = False
         if isinstance(declared, list):
+            declared = [type_keyword(k) for k in declared]
             nullable = "null" in declared
             kinds = sorted({k for k in declared if k != "null"}, key=str)
             if kinds == ["integer", "number"]:
@@ -183,7 +208,7 @@ class _Converter:
             declared = kinds[0]
         if declared is None:
             declared = "object" if "properties" in schema else "array" if "items" in schema else None
-        if declared is None:
+        if declared is None or declared == "any":
             return ANY, nullable
         simple = {"string": STR, "integer": INT, "number": FLOAT, "boolean": BOOL}
         if declared in simple:
@@ -199,9 +224,12 @@ class _Converter:
 
     def array(self, schema: dict, path: tuple, hint: str, depth: int) -> Type:
         items = schema.get("items", True)
-        if isinstance(items, list):
-            return ListT(self.warn(path + ("items",), "a tuple (`items` as an array) has no AgentLTL type; "
-                                                        "its elements are declared `any`"))
+        if isinstance(items, list):  # a tuple: a list when every element has one type
+            types = {self.type_of(item, path + ("items", i), hint + "Item", depth + 1) for i, item in enumerate(items)}
+            if len(types) == 1:
+                return ListT(types.pop())
+            return ListT(self.warn(path + ("items",), "a tuple of elements of different types (`items` as an "
+                                                        "array) has no AgentLTL type; its elements are declared `any`"))
         return ListT(self.type_of(items, path + ("items",), hint + "Item", depth + 1))
 
     def object_type(self, schema: dict, path: tuple, hint: str, depth: int, named: bool = True) -> Type:
@@ -339,9 +367,12 @@ def signature_from_schema(name: str, input_schema: object, output_schema: object
     if output_schema is not None:
         out = _Converter(name, output_schema, output_path, names, problems)
         schema = output_schema
-        if isinstance(schema, dict) and "$ref" in schema:
+        if isinstance(schema, dict) and sdk_wrapped(name, schema):  # the value inside `{"result": ...}`
+            result = out.type_of(schema["properties"]["result"], output_path + ("properties", "result"),
+                                 type_name(name, "result"))
+        elif isinstance(schema, dict) and "$ref" in schema:
             result = out.type_of(schema, output_path, type_name(name, "result"))
-        elif isinstance(schema, dict) and (schema.get("type") == "object" or "properties" in schema) \
+        elif isinstance(schema, dict) and (type_keyword(schema.get("type")) == "object" or "properties" in schema) \
                 and not any(k in schema for k in ("anyOf", "oneOf", "allOf", "enum", "const", *UNSUPPORTED)):
             result = out.object_type(schema, output_path, type_name(name, "result"), 0, named=False)
             if isinstance(result, RecordT) and schema.get("nullable") is True:
@@ -349,6 +380,27 @@ def signature_from_schema(name: str, input_schema: object, output_schema: object
         else:
             result = out.type_of(schema, output_path, type_name(name, "result"))
     return ToolSignature(name, params, result), problems
+
+
+def sdk_wrapped(name: str, schema: object) -> bool:
+    """Whether an MCP tool's output schema is the wrapper the MCP SDK makes for a result that is
+    not an object (`{"result": ...}`, titled `<tool>Output`; FastMCP marks it
+    `x-fastmcp-wrap-result`). The declared result is then the value inside: what the tool
+    returned, and what every adapter records (`policyc.trace.results`).
+
+    >>> wrapper = {"type": "object", "title": "searchOutput", "required": ["result"],
+    ...            "properties": {"result": {"type": "array", "items": {"type": "string"}}}}
+    >>> sdk_wrapped("search", wrapper), sdk_wrapped("find", wrapper)
+    (True, False)
+    """
+    if not isinstance(schema, dict):
+        return False
+    props = schema.get("properties")
+    if not isinstance(props, dict) or list(props) != ["result"]:
+        return False
+    return schema.get("x-fastmcp-wrap-result") is True or (
+        type_keyword(schema.get("type")) == "object" and schema.get("required") == ["result"]
+        and schema.get("title") == f"{name}Output")
 
 
 def _params(convert: _Converter, schema: object, path: tuple, hint: str) -> tuple[Param, ...] | None:
@@ -362,7 +414,7 @@ def _params(convert: _Converter, schema: object, path: tuple, hint: str) -> tupl
         convert.problems.append(SchemaProblem(path, f"the parameters should be a JSON Schema object, got "
                                                     f"{json_type(schema)}", ERROR))
         return None
-    kind = schema.get("type", "object")
+    kind = type_keyword(schema.get("type", "object"))
     if kind != "object":
         convert.problems.append(SchemaProblem(path + ("type",), "the parameters should be an object schema "
                                               f"(`\"type\": \"object\"`), got `{kind}`", ERROR))
@@ -398,6 +450,6 @@ def signatures_from_schemas(tools: Mapping[str, tuple[object, object | None]]) -
     return {name: signature_from_schema(name, inputs, outputs, names)[0] for name, (inputs, outputs) in tools.items()}
 
 
-__all__ = ["ERROR", "NOTE", "WARNING", "SchemaProblem", "TypeNames", "signature_from_schema",
-           "signatures_from_schemas", "type_name"]
+__all__ = ["DIALECT", "ERROR", "NOTE", "WARNING", "SchemaProblem", "TypeNames", "sdk_wrapped", "signature_from_schema",
+           "signatures_from_schemas", "type_keyword", "type_name"]
 

@@ -1,13 +1,15 @@
 """Tool lists as providers and servers write them: which tools a JSON document declares.
 
 Recognised shapes, alone, in an array, or under `tools` (a chat or Responses request body,
-an MCP `tools/list` result, a JSON-RPC response holding one) or `functions` (the legacy
-chat API):
+an MCP `tools/list` result, a JSON-RPC response holding one), `functions` (the legacy
+chat API) or `function` (a BFCL question):
 
 - OpenAI chat: `{"type": "function", "function": {"name", "description", "parameters"}}`
 - OpenAI Responses: `{"type": "function", "name", "description", "parameters"}`
 - a bare function: `{"name", "description", "parameters"}`
 - MCP: `{"name", "description", "inputSchema", "outputSchema"}`
+- Gorilla/BFCL function docs: `{"name", "description", "parameters", "response"}` (the
+  result's schema under `response`), alone or as the `function` list of a BFCL question
 
 A provider's built-in tool (`web_search`, `file_search`, ...) has no schema to declare and
 is reported as skipped; an entry that is not a tool is an error naming its place.
@@ -38,7 +40,7 @@ class ToolSchema:
     description: str | None
     input_schema: object          # None when the tool takes no parameters
     output_schema: object | None  # None when the result is not described
-    kind: str                     # openai-chat, openai-responses, function or mcp
+    kind: str                     # openai-chat, openai-responses, function (OpenAI's or BFCL's) or mcp
     path: tuple                   # the tool's place in the document
     input_path: tuple
     output_path: tuple
@@ -61,8 +63,8 @@ def _entries(value: object, path: tuple, problems: list[SchemaProblem]):
     if isinstance(value, dict):
         if "jsonrpc" in value and isinstance(value.get("result"), dict):
             return _entries(value["result"], path + ("result",), problems)
-        for key in ("tools", "functions"):
-            if key in value and not _is_tool(value):
+        for key in ("tools", "functions", "function"):
+            if key in value and not _is_tool(value) and (key != "function" or isinstance(value[key], list)):
                 listed = value[key]
                 if not isinstance(listed, list):
                     problems.append(SchemaProblem(path + (key,), f"`{key}` should be an array, got "
@@ -95,7 +97,7 @@ def _tool(entry: object, path: tuple, problems: list[SchemaProblem]) -> ToolSche
     if kind == "function":
         return _named(entry, path, "parameters", None, "openai-responses", problems, path)
     if kind is None and "name" in entry:
-        return _named(entry, path, "parameters", None, "function", problems, path)
+        return _named(entry, path, "parameters", "response", "function", problems, path)
     if isinstance(kind, str):
         problems.append(SchemaProblem(path, f"the built-in tool `{kind}` has no schema to declare; skipped", WARNING))
         return None
