@@ -28,8 +28,8 @@ call, and says what it cannot:
 []
 >>> print(*[f.detail for f in rules.judge_final((read,), "final_answer", {"answer": "call tokenize_text()"})])
 ending the run with `final_answer` now leaves it unsatisfied: not grounded: "tokenize_text" from entities(final_answer.answer) is not in the outputs of read_file
->>> rules.undecided((read,), "read_file", {"path": "b.py"})
-('rule `grounded`: not compiled to an automaton; it is decided when the final answer is proposed',)
+>>> [line.text for line in rules.undecided((read,), "read_file", {"path": "b.py"})]
+['rule `grounded`: not compiled to an automaton; it is decided when the final answer is proposed']
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from policyc.ir.data import ExternError
 from policyc.ir.ops import UNDEF
 from policyc.ir.policy import Policy
 from policyc.ir.walk import tools_mentioned
-from policyc.runtime.findings import OWED, VIOLATION, Finding, GatedRule
+from policyc.runtime.findings import OWED, VIOLATION, Finding, GatedRule, Open
 from policyc.tables.facts import decided_by_final_call, reads_proposed_result, reads_result_of
 from policyc.trace.model import Call, Trace
 
@@ -117,7 +117,7 @@ class FinalAnswerJudge:
                                f"{why[:1].lower()}{why[1:].rstrip('.')}", (), info.message))
         return out
 
-    def undecided(self, calls: Sequence[Call], tool: str, args: Mapping[str, Any]) -> tuple[str, ...]:
+    def undecided(self, calls: Sequence[Call], tool: str, args: Mapping[str, Any]) -> tuple[Open, ...]:
         """The rules that mention this tool and that the gate cannot decide at this proposal,
         and why: what the decision does not cover."""
         final = tool in self.terminal
@@ -133,6 +133,6 @@ class FinalAnswerJudge:
                 why = "not compiled to an automaton; it is decided when the final answer is proposed"
             else:
                 why = "not compiled to an automaton; it is decided when the run finishes"
-            out.append(f"rule `{info.name}`: {why}")
+            out.append(Open(f"rule `{info.name}`: {why}", (info.name,)))
         return tuple(out)
 

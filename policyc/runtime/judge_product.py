@@ -27,9 +27,9 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from policyc.runtime.findings import CONFLICT, OWED, VIOLATION, Finding, GatedRule, mildest
+from policyc.runtime.findings import CONFLICT, OWED, VIOLATION, Finding, GatedRule, Open, mildest
 from policyc.tables.context import same_call
-from policyc.tables.dfa import VIOLATED, DfaTable
+from policyc.tables.dfa import VIOLATED, Alphabet, DfaTable
 from policyc.tables.guidance import owed_before, shortest_satisfying
 from policyc.tables.joint import SEARCH_BUDGET, JointSearch
 from policyc.tables.product import OTHER, UNTRACKED, JointLetters, JointSpace
@@ -37,7 +37,7 @@ from policyc.tables.product import OTHER, UNTRACKED, JointLetters, JointSpace
 #: Conflicts reported with one call, at most.
 MAX_CONFLICTS = 3
 
-Judged = tuple[tuple[Finding, ...], tuple[str, ...]]  # (findings, what could not be decided)
+Judged = tuple[tuple[Finding, ...], tuple[Open, ...]]  # (findings, what could not be decided)
 
 
 class ProductJudge:
@@ -45,11 +45,13 @@ class ProductJudge:
 
     def __init__(self, rules: list[GatedRule], tables: list[DfaTable], tools: Mapping, terminal: frozenset[str],
                  externs: Mapping | None = None, joint: Mapping[str, JointLetters] | None = None,
-                 budget: int = SEARCH_BUDGET):
+                 budget: int = SEARCH_BUDGET, extra: Sequence[Alphabet] = ()):
         self.rules = rules
         self.terminal = terminal
         self.tools = tuple(tools)
-        self.space = JointSpace(tables, tools, terminal, externs, joint)
+        self.space = JointSpace(tables, tools, terminal, externs, joint, extra)
+        #: plain rules whose conflicts another search decides (with the per-value rules)
+        self.searched_elsewhere = 0
         self.search = JointSearch(self.space, budget)
         self._judged: dict[tuple, Judged] = {}
         self._by_scope: dict[tuple, Judged] = {}  # per (tool, known, states of the tool's scope)
@@ -63,12 +65,18 @@ class ProductJudge:
         return self.space.start(context)
 
     def advance(self, jid: int, tool: str, args: Mapping[str, Any], result: Any, context: Any = None) -> int:
+        key, mask = self.call_mask(tool, args, result, context)
+        return self.space.advance(jid, key, mask)
+
+    def call_mask(self, tool: str, args: Mapping[str, Any], result: Any, context: Any = None) -> tuple[str, int]:
+        """An executed call's tool key and the truth of its atoms (`context`: the run's
+        constants and history, read before the call is recorded in it)."""
         space = self.space
         key = space.tool_key(tool)
         if key == OTHER:
-            return space.advance(jid, key, 0)
+            return key, 0
         if context is None:
-            return space.advance(jid, key, space.mask(tool, args, result))
+            return key, space.mask(tool, args, result)
         proposed = context.proposed
         if proposed is not None and proposed[0] == tool and same_call(proposed[1], args):
             # the call that was proposed: its known atoms were read then; only the result's now
@@ -77,17 +85,10 @@ class ProductJudge:
         else:
             mask = space.mask(tool, args, result, env=context.env)
         context.proposed = None
-        return space.advance(jid, key, mask)
+        return key, mask
 
     def dump_state(self, jid: int) -> list[int]:
         return list(self.space.states[jid])
-
-    def load_state(self, data: list) -> int:
-        states = tuple(int(s) for s in data)
-        if len(states) != len(self.rules) or any(
-                s != UNTRACKED and not 0 <= s < t.size for s, t in zip(states, self.space.tables)):
-            raise ValueError("the gate state does not fit this artifact's automata")
-        return self.space.intern(states)
 
     # ------------------------------------------------------------ judging a proposal
 
@@ -177,7 +178,7 @@ class ProductJudge:
     # ------------------------------------------------------------ conflicts
 
     def _conflicts(self, jid: int, key: str, known: int, changed: Sequence[int],
-                   newly: set[int]) -> tuple[list[Finding], tuple[str, ...]]:
+                   newly: set[int]) -> tuple[list[Finding], tuple[Open, ...]]:
         """Groups of rules that could all hold before the call, each can still hold after it,
         but no continuation satisfies them together; and what could not be decided."""
         space, search = self.space, self.search
@@ -190,7 +191,8 @@ class ProductJudge:
             return [], ()
         masks = space.completions(key, known)
         if masks is None:
-            return [], (f"conflicts among the rules `{key}` moves: its guard combinations were not decided",)
+            return [], (Open(f"conflicts among the rules `{key}` moves: its guard combinations were not decided",
+                             tuple(self.rules[i].name for i in candidates)),)
         succ = [j for j in {space.step(jid, key, m) for m in masks} if j is not None]
         if not succ:
             return [], ()
@@ -198,8 +200,10 @@ class ProductJudge:
         if any(not u & universe for u in unmet):
             return [], ()  # the run may end right after the call with every open rule satisfied
         found: list[Finding] = []
-        undecided: list[str] = []
+        undecided: list[Open] = []
         for bits, group in space.group_bits(universe, candidates):
+            if bits & self.searched_elsewhere:
+                continue  # a group with per-value rules: `Gate` searches it with them
             if any(not u & bits for u in unmet):
                 continue  # ending right after the call satisfies the whole group
             afters = []
@@ -229,10 +233,11 @@ class ProductJudge:
                 core.remove(i)
         return tuple(core)
 
-    def _undecided_text(self, group: tuple[int, ...]) -> str:
+    def _undecided_text(self, group: tuple[int, ...]) -> Open:
         names = ", ".join(self.rules[i].name for i in group[:6]) + (", ..." if len(group) > 6 else "")
-        return (f"whether {names} can still hold together was not decided (a search beyond "
-                f"{self.search.budget} joint states, or guard combinations the compiler did not decide)")
+        return Open(f"whether {names} can still hold together was not decided (a search beyond "
+                    f"{self.search.budget} joint states, or guard combinations the compiler did not decide)",
+                    tuple(self.rules[i].name for i in group))
 
     def _conflict_finding(self, core: tuple[int, ...]) -> Finding:
         names = tuple(self.rules[i].name for i in core)
