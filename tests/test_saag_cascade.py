@@ -333,3 +333,26 @@ def test_the_gates_fast_path_agrees_with_the_cascade(tool, args):
     if checker.conforms(tool, args):
         assert slow.passed, (tool, args, slow.problems)
     assert (checker.check(tool, args) == []) == (slow.passed and not slow.problems), (tool, args, slow.problems)
+
+
+# ------------------------------------------------------------------ the gate's grounding text, kept as the run goes
+
+_TEXTS = st.text(alphabet="0123456789.,-+eE ab\n", max_size=12)
+_RESULTS = st.one_of(st.none(), _TEXTS, st.lists(st.one_of(st.integers(-5, 1200), st.floats(-1e4, 1e4), _TEXTS),
+                                                 max_size=3))
+
+
+@settings(max_examples=300, deadline=None)
+@given(_TEXTS, st.lists(_RESULTS, max_size=5), st.integers(0, 5))
+def test_the_kept_grounding_text_is_the_one_rebuilt(context, results, first):
+    """`GroundingQuery` (read at a proposal, extended as results arrive) gives the text and the
+    numbers that rebuilding them from the request and every result gives."""
+    from policyc.runtime.conformance import GroundingQuery, grounding_text
+    from policyc.trace.model import Call
+
+    calls = [Call("t", {}, r, i) for i, r in enumerate(results)]
+    kept = GroundingQuery(context)
+    kept.read(calls[:first])  # part of the run first, then the rest
+    text, numbers = kept.read(calls)
+    assert text == grounding_text(context, calls)
+    assert numbers == m.numbers_in(text)

@@ -16,6 +16,7 @@ from policyc.ir import nodes as n
 from policyc.ir.policy import Policy
 from policyc.ir.types import ToolSignature
 from policyc.recursion import deep_recursion
+from policyc.tables.context import Constants
 from policyc.tables.dfa import VIOLATED, DfaTable
 from policyc.tables.facts import classify_table, not_compiled
 from policyc.tables.policy import CompiledPolicy, CompiledRule
@@ -25,6 +26,7 @@ from policyc.trace.model import Trace
 
 from policyc.automata.alphabet import build_alphabet, events_of
 from policyc.automata.budget import BudgetExceeded
+from policyc.automata.constants import build_constant_dfa, reads_run_constants
 from policyc.automata.construct import build_dfa, explore, show_state, table_from
 from policyc.automata.fragment import NotCompilable, Plan, PlainPart, SlicedPart, plan_rule
 from policyc.automata.joint import joint_letters
@@ -101,6 +103,13 @@ def build_slice(part: SlicedPart) -> SliceTable:
     return SliceTable(part.kind, part.var, alphabet, part.static_atoms, tables, touch, part.domain, part.constants)
 
 
+def _build_plain(part: PlainPart) -> DfaTable:
+    """A plain part's DFA; with a start state per truth of the run's constants when it reads them."""
+    if part.static_atoms or reads_run_constants(part.formula):
+        return build_constant_dfa(part.formula, part.static_atoms)
+    return build_dfa(part.formula)
+
+
 def compile_rule(formula: n.Formula, tools: Mapping[str, ToolSignature] | None = None) -> RuleAutomaton:
     """The monitor of a rule; raises NotCompilable (with `.reason`) outside the fragment, and
     BudgetExceeded (showing the formula) when its automaton outgrows the construction budget.
@@ -115,6 +124,7 @@ def compile_rule(formula: n.Formula, tools: Mapping[str, ToolSignature] | None =
             from policyc.ir.printer import show
 
             raise exc.showing(show(formula, 80)) from None
+        parts = tuple(_build_plain(p) if isinstance(p, PlainPart) else build_slice(p) for p in plan.parts)
     return RuleAutomaton(formula, plan, RuleTable(plan.skeleton, parts), dict(tools or {}))
 
 
@@ -183,4 +193,4 @@ def run_rule(formula: n.Formula, trace: Trace,
         table = compile_rule(formula).table
     except NotCompilable:
         return None
-    return table.verdict_on(trace.calls, externs)
+    return table.verdict_on(trace.calls, externs, Constants.of_trace(trace), trace.globals.history)

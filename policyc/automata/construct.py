@@ -47,11 +47,12 @@ def explore(prog: Progression, letters: int, limit: int | None = None) -> tuple[
     return states, delta, [prog.accepting(s) for s in states]
 
 
-def minimize(delta: Sequence[Sequence[int]], accepting: Sequence[bool], initial: int = 0) -> list[int]:
+def minimize(delta: Sequence[Sequence[int]], accepting: Sequence[bool], initial: int | Sequence[int] = 0) -> list[int]:
     """Moore partition refinement: the block (equivalence class) of every state.
 
-    Blocks are numbered in breadth-first order from the initial state, so equal languages
-    give identical tables.
+    Blocks are numbered in breadth-first order from the initial state (or from several start
+    states, in order: every state must be reachable from one), so equal languages give
+    identical tables.
     """
     block = [1 if a else 0 for a in accepting]
     count = len(set(block))
@@ -62,9 +63,12 @@ def minimize(delta: Sequence[Sequence[int]], accepting: Sequence[bool], initial:
         if len(signatures) == count:
             break
         block, count = refined, len(signatures)
-    order: dict[int, int] = {block[initial]: 0}
-    queue = deque([initial])
-    seen = {initial}
+    roots = [initial] if isinstance(initial, int) else list(initial)
+    order: dict[int, int] = {}
+    for root in roots:
+        order.setdefault(block[root], len(order))
+    queue = deque(dict.fromkeys(roots))
+    seen = set(roots)
     while queue:
         q = queue.popleft()
         for t in delta[q]:

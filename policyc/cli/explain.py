@@ -25,12 +25,12 @@ def explain_rule(rule, tools) -> dict:
         auto = compile_rule(rule.formula, tools)
     except NotCompilable:
         return out
-    for title, dfa in part_dfas(auto):
-        shortest = dfa.shortest_continuation(dfa.initial)
+    for title, dfa, start in part_dfas(auto):
+        shortest = dfa.shortest_continuation(start)
         out["parts"].append({
             "title": title,
             "states": dfa.size,
-            "bad_prefixes": bad_prefixes(dfa),
+            "bad_prefixes": bad_prefixes(dfa, start=start),
             "shortest_satisfying": None if shortest is None else [dfa.alphabet.describe(l) for l in shortest],
         })
     return out

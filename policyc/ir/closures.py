@@ -19,8 +19,8 @@ from typing import Any, Callable, Mapping
 
 from policyc.grounding import extractor_of
 from policyc.ir import nodes as n
-from policyc.ir.data import DataEnv, attribute, eval_term, path_value
-from policyc.ir.ops import UNDEF, apply_op, domain_values, get_field, get_index, get_slice, truthy
+from policyc.ir.data import DataEnv, attribute, earlier, eval_term, path_value
+from policyc.ir.ops import OPS, UNDEF, apply_op, domain_values, get_field, get_index, get_slice, truthy
 
 Compiled = Callable[[DataEnv, Mapping[str, Any] | None, Any], Any]
 
@@ -29,7 +29,43 @@ def compile_term(t: n.Term) -> Compiled:
     """The closure of a term, built once per (hash-consed) term node."""
     cached = t._cache.get("compiled")
     if cached is None:
-        cached = t._cache["compiled"] = _compile(t)
+        cached = t._cache["compiled"] = _once_per_run(t, _compile(t)) if _on_constants(t) else _compile(t)
+    return cached
+
+
+_NOT_CONSTANT = (n.Arg, n.Result, n.Attr, n.Var, n.Values, n.Outputs, n.Done, n.From, n.Flows, n.Earlier, n.Extern,
+                 n.Quant)
+
+
+def _on_constants(t: n.Node) -> bool:
+    """Whether a term (not a bare `request` or metric) reads the run's constants and nothing
+    else that changes: `lower(request.text)`. Memoised per node."""
+    found = t._cache.get("on_constants")
+    if found is None:
+        if isinstance(t, (n.Request, n.Metric)):
+            found = "const"
+        elif isinstance(t, _NOT_CONSTANT):
+            found = "no"
+        else:
+            kinds = {_on_constants(c) for c in t.children} | {"lit"}
+            found = "no" if "no" in kinds else "const" if "const" in kinds else "lit"
+        t._cache["on_constants"] = found
+    return found == "const" and not isinstance(t, (n.Request, n.Metric))
+
+
+def _once_per_run(t: n.Term, inner: Compiled) -> Compiled:
+    """A term on the run's constants, computed once per run: the run's context keeps it
+    (`env.globals.memo`); an evaluation without one computes it."""
+    missing = object()
+
+    def cached(env, args, result):
+        memo = getattr(env.globals, "memo", None)
+        if memo is None:
+            return inner(env, args, result)
+        value = memo.get(t, missing)
+        if value is missing:
+            value = memo[t] = inner(env, args, result)
+        return value
     return cached
 
 
@@ -71,6 +107,23 @@ def _compile(t: n.Term) -> Compiled:  # noqa: C901 - one case per node type
         def outputs(env, args, result):
             return env.globals.outputs(tools, extractor_of(env.externs)) if env.globals is not None else []
         return outputs
+    if isinstance(t, n.Request):  # a run constant: read from what the evaluation was given
+        def request(env, args, result):
+            read = getattr(env.globals, "request", None)
+            return read() if read is not None else UNDEF
+        return request
+    if isinstance(t, n.Metric):
+        metric_path = t.path
+
+        def metric(env, args, result):
+            return env.globals.metric(metric_path) if env.globals is not None else UNDEF
+        return metric
+    if isinstance(t, n.Earlier):  # a history atom: the run's stores answer it
+        value, atom = compile_term(t.value), t
+
+        def seen_before(env, args, result):
+            return earlier(atom, value(env, args, result), env)
+        return seen_before
     if isinstance(t, n.Project):
         projected, path = compile_term(t.base), t.path
 
@@ -102,7 +155,49 @@ def _compile_op(t: n.Op) -> Compiled:
     if t.op == "or":
         return lambda env, args, result: any(truthy(p(env, args, result)) for p in parts)
     name = t.op
+    if len(parts) == 2:
+        return _binary(name, parts[0], parts[1])
+    if len(parts) == 1:
+        return _unary(name, parts[0])
     return lambda env, args, result: apply_op(name, *[p(env, args, result) for p in parts])
+
+
+#: Operators that read a ⊥ operand as false rather than returning ⊥ (`apply_op`).
+_FALSE_ON_UNDEF = ("contains", "startswith", "endswith")
+_FAILED = (TypeError, ValueError, OverflowError, RecursionError)
+
+
+def _binary(name: str, left: Compiled, right: Compiled) -> Compiled:
+    """`apply_op(name, a, b)` without looking the operator up or packing its operands, per call."""
+    spec = OPS[name]
+    fn = spec.fn
+    on_undef: object = False if name in _FALSE_ON_UNDEF else UNDEF if spec.strict else None
+
+    def binary(env, args, result):
+        a, b = left(env, args, result), right(env, args, result)
+        if on_undef is not None and (a is UNDEF or b is UNDEF):
+            return on_undef
+        try:
+            return fn(a, b)
+        except _FAILED:
+            return UNDEF
+    return binary
+
+
+def _unary(name: str, operand: Compiled) -> Compiled:
+    spec = OPS[name]
+    fn = spec.fn
+    strict = spec.strict
+
+    def unary(env, args, result):
+        a = operand(env, args, result)
+        if strict and a is UNDEF:
+            return UNDEF
+        try:
+            return fn(a)
+        except _FAILED:
+            return UNDEF
+    return unary
 
 
 def _deferred(t: n.Term) -> Compiled:

@@ -187,6 +187,8 @@ def eval_term(t: n.Term, env: DataEnv) -> object:  # noqa: C901 - one case per n
         return [v for v in (path_value(item, t.path) for item in base) if v is not UNDEF and v is not None]
     if isinstance(t, (n.From, n.Flows)):
         return provenance(t, env)
+    if isinstance(t, n.Earlier):
+        return earlier(t, eval_term(t.value, env), env)
     raise TypeError(f"not a term: {type(t).__name__}")
 
 
@@ -207,6 +209,15 @@ def provenance(t: n.From | n.Flows, env: DataEnv) -> bool:
     value = eval_term(t.value, env)
     found = history.labels(value) if value is not UNDEF else None
     return found is not None and comes_from(found, t.sources, t.only)
+
+
+def earlier(t: n.Earlier, value: object, env: DataEnv) -> bool:
+    """A history atom (`n.Earlier`), answered by the run's history stores: only a compiled
+    rule's run has them (`policyc.tables.context.RunContext`), never a plain trace."""
+    answer = getattr(env.globals, "earlier", None)
+    if answer is None:
+        raise TypeError("a history atom is read from a run's history stores, and none were given")
+    return value is not UNDEF and bool(answer(t, value))
 
 
 def holds(t: n.Term, env: DataEnv) -> bool:

@@ -33,6 +33,7 @@ from policyc.ir.nodes import (
     Or,
     Outputs,
     Done,
+    Earlier,
     Project,
     Quant,
     Release,
@@ -134,6 +135,10 @@ def _show(node: Node) -> tuple[str, int]:  # noqa: C901 - one case per node type
         return f"{_wrap(_show(node.value), ADD)} {word} {node.label}", COMPARE
     if isinstance(node, Flows):
         return f"flows({node.label}, {show(node.text)}, {node.span})", ATOM
+    if isinstance(node, Earlier):
+        parts = node.guard.args if isinstance(node.guard, Op) and node.guard.op == "and" else (node.guard,)
+        guard = ", ".join(_show_condition(p) for p in parts if not (isinstance(p, Lit) and p.value is True))
+        return f"earlier {node.tool}({guard}) with {node.var} = {show(node.value)}", QUANT
     # ------------------------------------------------ formulas
     if isinstance(node, Const):
         return ("true" if node.value else "false"), ATOM

@@ -51,7 +51,7 @@ from policyc.ir.ops import UNDEF, truthy
 from policyc.ir.types import MESSAGE_SIGNATURE, OptionalT, ToolSignature, value_problems
 from policyc.ir.walk import subformulas
 from policyc.lint.claims import Claim, metric_atoms, reads_only_metrics
-from policyc.tables.atoms import guard_leaves, reads_result
+from policyc.tables.atoms import guard_leaves, reads_constants, reads_history, reads_result
 from policyc.tables.dfa import SATISFIED, VIOLATED, Alphabet, DfaTable, ToolLetters
 from policyc.tables.product import OTHER, JointSpace
 from policyc.tables.rule import RuleTable
@@ -185,7 +185,13 @@ class LintAutomata:
                 found = self._complements[phi] = _complement(inner)
                 return found
         table = self.table(phi)
-        return None if table is None else table.dfa
+        dfa = None if table is None else table.dfa
+        if dfa is not None and reads_the_run(dfa):
+            # its language depends on the run's constants or history: the gate reads it with a
+            # run's, a question over every run is the solver's (as before the automata took it)
+            self._reasons.setdefault(phi, "it reads the run's request, metrics or history at each call")
+            return None
+        return dfa
 
     def compiles(self, claim: Claim) -> bool:
         """Whether the automata can take this claim into a product (metrics conditions aside)."""
@@ -448,6 +454,12 @@ def _complement(dfa: DfaTable) -> DfaTable:
         frontier = nxt
     return DfaTable(dfa.alphabet, dfa.initial, dfa.delta, accepting, tuple(flip.get(v, v) for v in dfa.verdict),
                     tuple(first), tuple(dist), tuple(dfa.to_accept), ())
+
+
+def reads_the_run(dfa: DfaTable) -> bool:
+    """Whether a DFA's letters read the run's constants or history (a start per truth of the
+    constants, or guard atoms that read them)."""
+    return bool(dfa.initials) or any(reads_constants(a) or reads_history(a) for a in dfa.alphabet.atoms)
 
 
 def _without_metrics(phi: n.Formula) -> n.Formula | None:

@@ -32,13 +32,14 @@ from policyc.artifact.models import Artifact
 from policyc.artifact.policy import verified_compiled
 from policyc.grounding import BUILTIN_EXTRACTORS, Extractor, extractor_of, with_extractor
 from policyc.runtime.calls import RunError
-from policyc.runtime.conformance import ConformanceChecker
+from policyc.runtime.conformance import ConformanceChecker, GroundingQuery
 from policyc.runtime.findings import MODES, Finding
 from policyc.runtime.gate import Gate
 from policyc.runtime.history import IndexPlan, RunIndex
 from policyc.scoring import TraceReport, score_trace
 from policyc.scoring.externs import ExternBindingError, bind_externs, describe, unbound
 from policyc.semantics.positions import PositionEvaluator
+from policyc.tables.context import Constants
 from policyc.tables.policy import CompiledPolicy
 from policyc.trace.results import ResultShapes
 
@@ -140,16 +141,25 @@ class Monitor:
     def name(self) -> str:
         return self.policy.name
 
-    def start(self, mode: str | None = None, run_id: str | None = None, context: str | None = None):
+    def start(self, mode: str | None = None, run_id: str | None = None, context: str | None = None, *,
+              request: str | None = None, metrics: Mapping[str, Any] | None = None):
         """A new, independent run. `mode` enforces every rule with one severity:
-        tolerate, warn, block, soft or stop (None: each rule's own). `context` is the user's
-        request: with it, proposed calls are also checked for grounded argument values, and
-        rules read it as `request.text`."""
-        from policyc.runtime.run import Run, RunState, check_context
+        tolerate, warn, block, soft or stop (None: each rule's own). `request` (or `context`,
+        its older name) is the user's request: with it, proposed calls are also checked for
+        grounded argument values, and rules read it as `request.text`. `metrics` is the run's
+        metrics record, when the harness knows it before the run ends. A rule that reads a
+        request or metrics the run was not given is judged by every value they could take:
+        they are free inputs, never a reason to refuse."""
+        from policyc.runtime.run import Run, RunState, check_context, check_metrics
 
         if mode is not None and mode not in MODES:
             raise ValueError(f"unknown mode `{mode}`; the modes are {', '.join(MODES)}")
-        return Run(self, mode, run_id, RunState(self.gate.start(), context=check_context(context)))
+        if request is not None and context is not None and request != context:
+            raise ValueError("the request was given twice: `request=` is `context=`'s newer name, give one")
+        text = check_context(request if request is not None else context)
+        given = check_metrics(metrics)
+        return Run(self, mode, run_id, RunState(self.gate.start(Constants.given(text, given)), context=text,
+                                                metrics=given))
 
     def observes(self, tool: str, actor: str) -> bool:
         """Whether the policy reads an event of this tool (`"message"`: a message) by this actor."""
@@ -170,12 +180,14 @@ class Monitor:
         return None if self.index_plan is None else RunIndex(self.index_plan, extractor_of(self.externs))
 
     def judge(self, gate_state: Any, tool: str, args: Mapping[str, Any], calls: Sequence = (),
-              context: str | None = None, index: RunIndex | None = None) -> tuple[list[Finding], tuple[str, ...]]:
+              context: str | None = None, index: RunIndex | None = None,
+              grounding: GroundingQuery | None = None) -> tuple[list[Finding], tuple[str, ...]]:
         """Everything wrong with proposing this call after `calls` (conformance (SAAG, grounded
         in `context` when there is one), then the rules), and what the gate could not decide
-        about it. `index`: the run's history, indexed (`policyc.runtime.history`)."""
+        about it. `index`: the run's history, indexed (`policyc.runtime.history`); `grounding`:
+        the run's grounding text, kept as it goes."""
         findings, undecided = self.gate.judge(gate_state, tool, args, calls, context, index)
-        return self.conformance.check(tool, args, calls, context) + findings, undecided
+        return self.conformance.check(tool, args, calls, context, grounding) + findings, undecided
 
     def guidance(self, gate_state: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """(tools that keep the policy satisfiable, calls still required)."""
@@ -186,11 +198,23 @@ class Monitor:
         scorer, handed this monitor's compiled tables and extern bindings."""
         return score_trace(self.compiled, trace, externs=self.externs)
 
+    def replayed_gate(self, events: Sequence, request: str | None, metrics: Mapping[str, Any] | None) -> Any:
+        """The gate state after these recorded events (calls and messages, the user's too) of a
+        run started with this request and metrics: how a restored run, or one given its
+        request late, gets back to where it is (a run that replays them, sources and all)."""
+        from policyc.runtime.run import Run, RunState, event_args
+
+        run = Run(self, None, None, RunState(self.gate.start(Constants.given(request, metrics)), context=request,
+                                             metrics=None if metrics is None else dict(metrics)))
+        for call in events:
+            run._advance(call.name, event_args(dict(call.args), call.actor, call.message_id, call.error), call.result)
+        return run.state.gate
+
     def verdicts(self, trace) -> dict[str, bool]:
         """Whether each rule holds on a complete trace: the compiled rules by stepping their
         automata (linear, one lookup per call when warm), the others by the evaluator."""
         trace = self.policy.view(trace)
-        gated = self.gate.accepting_after(trace.calls)
+        gated = self.gate.accepting_after(trace.calls, Constants.of_trace(trace), trace.globals.history)
         out = {}
         engine = None
         for rule in self.policy.rules:

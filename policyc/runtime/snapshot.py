@@ -49,6 +49,7 @@ def dump_run(run: "Run") -> dict:
         "id": run.id,
         "mode": run.mode,
         "context": state.context,
+        **({"metrics": state.metrics} if state.metrics is not None else {}),
         "calls": [{"tool": c.name, "args": dict(c.args), **result_to_json(c.result), **_attributes(c)}
                   for c in state.calls],
         "gate": monitor.gate.dump_state(state.gate),
@@ -137,6 +138,7 @@ class _SnapshotModel(_Strict):
     ended_by: StrictStr | None
     finished: StrictBool
     context: StrictStr | None = None  # the user's request, for grounding (absent in older snapshots)
+    metrics: dict[StrictStr, JsonValue] | None = None  # the metrics record the run was started with
     signature: StrictStr | None = None  # with a key: `hmac-sha256:` and the HMAC of the rest
 
 
@@ -172,10 +174,8 @@ def load_run(monitor: "Monitor", data: dict) -> "Run":
                   "message" if c.tool == MESSAGE else "call", c.actor, c.message_id, c.error)
              for i, c in enumerate(snap.calls)]
     seen = [replace(c, position=i) for i, c in enumerate(c for c in calls if monitor.observes(c.name, c.actor))]
-    gate = monitor.gate.start()
-    try:
-        for call in seen:  # the events the policy observes: those the gate stepped
-            gate = monitor.gate.advance(gate, call.name, call.args, call.result)
+    try:  # the events the policy observes: those the gate stepped, with the run's constants
+        gate = monitor.replayed_gate(calls, snap.context, snap.metrics)
     except Exception as exc:  # noqa: BLE001 - a call the automata cannot read: the snapshot is not this run's
         raise RunError(f"the run snapshot is damaged: its calls cannot be replayed ({type(exc).__name__})") from None
     if _canonical(monitor.gate.dump_state(gate)) != _canonical(snap.gate):
@@ -189,7 +189,7 @@ def load_run(monitor: "Monitor", data: dict) -> "Run":
     state = RunState(gate=gate, calls=calls, seen=seen, enforcement=enforcement,
                      events=[EnforcementEvent(**e.model_dump()) for e in snap.events],
                      awaiting=list(snap.awaiting), pending=snap.pending, proposals=snap.proposals,
-                     ended_by=snap.ended_by, context=snap.context)
+                     ended_by=snap.ended_by, context=snap.context, metrics=snap.metrics)
     run = Run(monitor, snap.mode, snap.id, state)
     if snap.finished:
         run.finish()
