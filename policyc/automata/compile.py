@@ -119,12 +119,11 @@ def compile_rule(formula: n.Formula, tools: Mapping[str, ToolSignature] | None =
     with deep_recursion():  # counts and chains expand to formulas hundreds of levels deep
         plan = plan_rule(formula)
         try:
-            parts = tuple(build_dfa(p.formula) if isinstance(p, PlainPart) else build_slice(p) for p in plan.parts)
+            parts = tuple(_build_plain(p) if isinstance(p, PlainPart) else build_slice(p) for p in plan.parts)
         except BudgetExceeded as exc:
             from policyc.ir.printer import show
 
             raise exc.showing(show(formula, 80)) from None
-        parts = tuple(_build_plain(p) if isinstance(p, PlainPart) else build_slice(p) for p in plan.parts)
     return RuleAutomaton(formula, plan, RuleTable(plan.skeleton, parts), dict(tools or {}))
 
 
