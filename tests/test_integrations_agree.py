@@ -31,7 +31,7 @@ SCRIPT = [("count_orders", {"customer": "c1"}), ("lookup_orders", {"customer": "
           ("issue_refund", {"order_id": "o9"}), ("check_eligibility", {"order_id": "o1"}),
           ("issue_refund", {"order_id": "o1"}), ("final_answer", {"answer": "Refunded o1."})]
 EXPECTED = [("count_orders", "allow", ()), ("lookup_orders", "allow", ()),
-            ("issue_refund", "block", ("eligible_first", "own_order")), ("check_eligibility", "allow", ()),
+            ("issue_refund", "block", ("own_order", "eligible_first")), ("check_eligibility", "allow", ()),
             ("issue_refund", "allow", ()), ("final_answer", "allow", ())]
 
 sys.path.insert(0, str(HERE))

@@ -23,7 +23,9 @@ from policyc.runtime.judge_product import ProductJudge
 from policyc.runtime.judge_sliced import SlicedJudge
 from policyc.tables.atoms import constant_groups
 from policyc.tables.context import NO_CONSTANTS, Constants, RunContext
-from policyc.tables.counting import ABSENT, NEW, CountingSpace, Rules, TokenRun, fillings, slot_value
+from policyc.tables.counting import (
+    ABSENT, NEW, CountingSpace, Rules, TokenRun, TooManyFillings, few_fillings, fillings, slot_value,
+)
 from policyc.tables.dfa import OPEN, VIOLATED
 from policyc.tables.earlier import HistoryPlan, earlier_atoms
 from policyc.tables.policy import CompiledPolicy
@@ -351,18 +353,27 @@ class Gate:
         assert counting is not None and state.tokens is not None
         here = self._state_of(rules, state)
         why = ""
-        for after in self._successors(rules, state, here, key, masks, tool, args):
+        few = ""
+        try:
+            successors = self._successors(rules, state, here, key, masks, tool, args)
+        except TooManyFillings as exc:  # a few results tried: one that leaves a way out decides
+            successors, few = self._successors(rules, state, here, key, masks, tool, args, few=True), str(exc)
+        for after in successors:
             answer = counting.check(rules, after)
             if answer is True:
                 return True, ""
             if answer is None and not why:
                 why = counting.why(rules, after)
+        if few:
+            return None, f"{few}, and the few tried leave no continuation"
         return (None, why) if why else (False, "")
 
     def _successors(self, rules: Rules, state: GateState, here, key: str, masks: Collection[int], tool: str,
-                    args: Mapping[str, Any]) -> list:
+                    args: Mapping[str, Any], few: bool = False) -> list:
         """The states of the rules the proposed call may lead to, whatever its result: every
-        letter it may turn out to be, and every value its result may hold in a slot."""
+        letter it may turn out to be, and every value its result may hold in a slot (with
+        `few`, only `few_fillings` of the result's slots; raises `TooManyFillings` without it
+        when they have too many)."""
         assert state.tokens is not None
         tokens = state.tokens
         slots = rules.slots.get(key, ())
@@ -397,7 +408,8 @@ class Gate:
             move = rules.move_for(key, mask, tool in self.terminal)
             if move is None:
                 continue
-            for extra in fillings(result_slots, rest, optional, True):
+            ways = few_fillings(result_slots, optional, True) if few else fillings(result_slots, rest, optional, True)
+            for extra in ways:
                 variants = [tuple(blocks) + extra]
                 for filler, held in extra:  # a result may also hold one of the arguments' values
                     if filler is NEW:

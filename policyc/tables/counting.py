@@ -48,7 +48,7 @@ import threading
 from collections import deque
 from heapq import heappop, heappush
 from itertools import combinations, product as cartesian
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from policyc.ir import nodes as n
 from policyc.ir.data import path_value
@@ -61,13 +61,26 @@ from policyc.tables.slicing import SliceTable
 
 #: Search states one question may visit, over all its refinement rounds.
 QUESTION_BUDGET = 20000
+#: Ways of filling one call's slots a question may enumerate (a tool whose result has many
+#: slots read by per-value rules has a Bell number of them); beyond it the question is not
+#: decided (`TooManyFillings`), never a search that eats the machine's memory.
+MAX_FILLINGS = 20000
 #: New values one tracked continuation may introduce.
 MAX_NEW_VALUES = 3
 #: New values a relaxed continuation tracks in the parts it keeps (later ones are tracked
 #: nowhere: still a relaxation, so a "no" stays certain, and the space stays finite).
 MAX_TRACKED_NEW = 2
 
+class TooManyFillings(Exception):
+    """A call's slots can be filled in more ways than `MAX_FILLINGS`."""
+
+    def __init__(self, slots: int):
+        super().__init__(f"a call whose {slots} slots read by per-value rules can be filled in more than "
+                         f"{MAX_FILLINGS:,} ways")
+
+
 NEW, ABSENT = "new", "absent"  # fillers besides a value of the run (given by its profile)
+FEW = "few"  # a search that tried only `few_fillings` for some call
 #: A new value a relaxed search keeps as the one that may satisfy `exists` parts (its profile
 #: is tracked in those parts only, and ends with a mark).
 WITNESS = "witness"
@@ -650,7 +663,9 @@ def fillings(slots: Sequence[Slot], tokens: Sequence[tuple[Profile, int]], optio
     counts = dict(tokens)
     choices: list = [p for p, _ in tokens] + ([NEW] if allow_new else []) + ([WITNESS] if allow_witness else [])
     seen: set = set()
+    work = 0
     for partition in _partitions(list(slots)):
+        work += 1
         options = []
         for block in partition:
             opts = list(choices)
@@ -658,6 +673,9 @@ def fillings(slots: Sequence[Slot], tokens: Sequence[tuple[Profile, int]], optio
                 opts.append(ABSENT)
             options.append(opts)
         for picked in cartesian(*options):
+            work += 1
+            if work > MAX_FILLINGS:
+                raise TooManyFillings(len(slots))
             used: dict = {}
             ok = True
             for c in picked:
@@ -670,6 +688,22 @@ def fillings(slots: Sequence[Slot], tokens: Sequence[tuple[Profile, int]], optio
             if groups not in seen:
                 seen.add(groups)
                 yield groups
+
+
+def few_fillings(slots: Sequence[Slot], optional: frozenset, allow_new: bool) -> list[Filling]:
+    """A few ways of filling a call's slots, for a call with too many (`TooManyFillings`):
+    every slot a new value of its own, and every optional slot left out. A continuation found
+    through them is real; a search that finds none has not tried every way."""
+    if not slots:
+        return [()]
+    out: list[Filling] = []
+    if allow_new:
+        out.append(tuple(sorted(((NEW, frozenset((s,))) for s in slots), key=repr)))
+        if optional:
+            out.append(tuple(sorted(((ABSENT if s in optional else NEW, frozenset((s,))) for s in slots), key=repr)))
+    elif all(s in optional for s in slots):
+        out.append(tuple(sorted(((ABSENT, frozenset((s,))) for s in slots), key=repr)))
+    return out
 
 
 def _subsets(items: Sequence) -> Iterator[tuple]:
@@ -877,7 +911,10 @@ class CountingSpace:
         if key in self._answers:
             return self._answers[key]
         why: list[str] = []
-        answer = self._decide(rules, state, why)
+        try:
+            answer = self._decide(rules, state, why)
+        except TooManyFillings as exc:
+            answer, why = None, [str(exc)]
         if answer is None:
             self._why[key] = why[0] if why else "not decided"
         self._answers[key] = answer
@@ -942,6 +979,10 @@ class CountingSpace:
                 why.append(f"a search beyond {self.budget} states")
                 return None
             if found is False:
+                if cut == FEW:
+                    why.append(f"a call's slots read by per-value rules can be filled in more than {MAX_FILLINGS:,} "
+                               "ways, and the few tried found no continuation")
+                    return None
                 if relaxed or not cut:
                     return False
                 why.append(f"continuations with more than {self.max_new} new values were not searched")
@@ -1059,10 +1100,11 @@ class CountingSpace:
 
     def _search(self, rules: Rules, state: State, relaxed: bool, budget: int, certain_only: bool,
                 max_new: int | None = None, keep: frozenset = frozenset(),
-                overflow: bool = True) -> tuple[bool | None, list, int, bool]:
+                overflow: bool = True) -> tuple[bool | None, list, int, str | None]:
         """Best first from `state` (nearest to satisfying the rules first, `Rules.distance`, then
         in the order found): (found, the
-        witness's calls, states visited, whether the limit on new values cut a branch). found
+        witness's calls, states visited, what cut a branch: None, `NEW` (the limit on new
+        values) or `FEW` (a call with too many ways to fill its slots, tried a few ways)). found
         is None past the budget. Every state reachable is visited before a "no". `max_new`:
         the new values a tracked continuation may introduce (`MAX_NEW_VALUES` by default);
         `keep`: the parts a relaxed search tracks new values in (`MAX_TRACKED_NEW` of them
@@ -1070,11 +1112,11 @@ class CountingSpace:
         limit = self.max_new if max_new is None else max_new
         moves = [m for m in rules.moves()[0] if m[5] or not certain_only]
         if rules.accepts(state, relaxed):
-            return True, [], 1, False
+            return True, [], 1, None
         parent: dict[State, tuple] = {state: (None, None, None, 0)}
         queue: list = [(0, 0, state)]
         order = 0
-        cut = False
+        cut: str | None = None
         while queue:
             _, _, here = heappop(queue)
             fresh_used = parent[here][3]
@@ -1083,10 +1125,15 @@ class CountingSpace:
                 allow_new = relaxed or fresh_used < limit
                 witness = relaxed and sum(count for p, count in here[2] if len(p) > len(rules.shapes) and
                                           p[-1] == CANDIDATE) < len(rules.exists_parts)
-                for filling in fillings(slots, here[2], self.optional(key, slots), True, witness):
+                optional = self.optional(key, slots)
+                try:
+                    ways: Iterable[Filling] = list(fillings(slots, here[2], optional, True, witness))
+                except TooManyFillings:
+                    ways, cut = few_fillings(slots, optional, True), FEW
+                for filling in ways:
                     news = sum(1 for f, _ in filling if f == NEW)
                     if news and not allow_new:
-                        cut = True
+                        cut = cut or NEW
                         continue
                     tracked = keep and sum(count for p, count in here[2]
                                            if len(p) > len(rules.shapes) and p[-1] == TRACKED) < MAX_TRACKED_NEW
