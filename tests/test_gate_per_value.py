@@ -177,3 +177,32 @@ def test_a_rule_the_call_breaks_keeps_no_per_value_question_open():
     decision = run.propose("b", {"n": 1})
     assert [f.rule for f in decision.findings if f.kind == "violation"] == ["cap"]
     assert decision.undecided == ()
+
+
+def _wide_result_policy(differ: bool):
+    """A tool whose result has ten slots, each read by a per-value rule: the ways to fill them
+    are a Bell number (115,975 partitions), past what the joint search enumerates."""
+    from policyc.artifact.build import build_artifact
+    from policyc.check import check_text
+    from policyc.runtime import Monitor
+
+    fields = ", ".join(f"f{i}: str" for i in range(10))
+    rules = "".join(f"rule r{i} severity block: forall v: always (pay(to: v) -> once get(result.f{i} "
+                    f"{'!=' if differ and i % 2 else '=='} v))\n" for i in range(10))
+    text = (f"tool get() -> {{ {fields} }}\ntool pay(to: str)\nterminal tool done()\n" + rules
+            + "rule must_pay severity block: eventually pay\nrule one_get severity block: called_n(get) <= 1\n")
+    policy, diagnostics = check_text(text, "wide.altl")
+    assert policy is not None, diagnostics
+    return Monitor(build_artifact(policy))
+
+
+def test_a_result_with_too_many_ways_to_fill_is_bounded_and_says_so():
+    """The search tries a few fillings of such a result (each slot a new value, all one new
+    value, optional slots left out): one that leaves a continuation decides the call; when
+    none does (here `get` runs once, and its even fields must hold the paid value, its odd ones
+    another), the question is undecided, with the reason, never a search that exhausts memory."""
+    one_value = _wide_result_policy(differ=False).start().propose("get", {})
+    assert (one_value.action, one_value.undecided) == ("allow", ()), one_value
+    mixed = _wide_result_policy(differ=True).start().propose("get", {})
+    assert mixed.action == "allow" and len(mixed.undecided) == 1, mixed
+    assert "can be filled in more than 20,000 ways" in mixed.undecided[0]

@@ -692,13 +692,15 @@ def fillings(slots: Sequence[Slot], tokens: Sequence[tuple[Profile, int]], optio
 
 def few_fillings(slots: Sequence[Slot], optional: frozenset, allow_new: bool) -> list[Filling]:
     """A few ways of filling a call's slots, for a call with too many (`TooManyFillings`):
-    every slot a new value of its own, and every optional slot left out. A continuation found
-    through them is real; a search that finds none has not tried every way."""
+    every slot a new value of its own, all of them one new value, and every optional slot left
+    out. A continuation found through them is real; a search that finds none has not tried
+    every way."""
     if not slots:
         return [()]
     out: list[Filling] = []
     if allow_new:
         out.append(tuple(sorted(((NEW, frozenset((s,))) for s in slots), key=repr)))
+        out.append(((NEW, frozenset(slots)),))
         if optional:
             out.append(tuple(sorted(((ABSENT if s in optional else NEW, frozenset((s,))) for s in slots), key=repr)))
     elif all(s in optional for s in slots):
