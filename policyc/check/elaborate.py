@@ -9,17 +9,16 @@ reports everything; a sub-expression that failed yields None and stays silent up
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import cached_property
 from typing import Iterable
 
-from policyc.check.macros import CMP_OPS, MAX_EXPANSION_DEPTH, ExpansionTooDeep, MacrosMixin
+from policyc.check import macros, operators, paths, patterns, provenance
+from policyc.check.macros import CMP_OPS, MAX_EXPANSION_DEPTH, ExpansionTooDeep
 from policyc.check.modules import stdlib_definitions
-from policyc.check.operators import OperatorsMixin
-from policyc.check.paths import PathsMixin
-from policyc.check.patterns import PatternsMixin
-from policyc.check.provenance import ProvenanceMixin
 from policyc.check.scope import EnumVal, FVal, ListVal, Scope, ToolVal, TVal, Value, VarInfo, describe
 from policyc.check.suggest import closest, did_you_mean
 from policyc.check.symbols import BUILTIN_FUNCTIONS, Symbols
+from policyc.check.trust import TrustMap, trust_map
 from policyc.check.typing import TypeResolver
 from policyc.diagnostics import Diagnostic, Label, Severity, Span
 from policyc.ir import build as b
@@ -38,7 +37,12 @@ _BINARY = {"until": b.until, "weak_until": b.weak_until, "release": b.release, "
 _LIT_TYPES = {"int": t.INT, "float": t.FLOAT, "str": t.STR, "bool": t.BOOL, "null": t.NULL}
 
 
-class Elaborator(PathsMixin, OperatorsMixin, PatternsMixin, MacrosMixin, ProvenanceMixin):
+class Elaborator:
+    """The state of one policy's elaboration: its symbols, signatures and types, the
+    diagnostics found so far, the macro expansions made, and the variables whose domain is
+    being inferred. The constructs are elaborated by functions of their own modules
+    (`operators`, `paths`, `patterns`, `macros`, `provenance`), which take the elaborator."""
+
     def __init__(self, syms: Symbols, sigs: dict[str, t.ToolSignature], resolver: TypeResolver,
                  diagnostics: list[Diagnostic]):
         self.syms = syms
@@ -46,13 +50,18 @@ class Elaborator(PathsMixin, OperatorsMixin, PatternsMixin, MacrosMixin, Provena
         self.types = resolver
         self.diags = diagnostics
         self._fresh = 0
-        self._expansions: dict = {}
+        self.expansions: dict = {}
         # variables whose domain is being inferred, by IR name: a macro's data parameter bound
         # to one of them (`account_write(c)`) binds it where the macro's patterns use it
         self.inferring: dict[str, VarInfo] = {}
         # the `when ... shall ...` a rule's body is (under its `forall`s), and what it became
         self.rule_when: ast.WhenShall | None = None
         self.rule_when_value: tuple[n.Formula, n.Formula] | None = None  # (applies, always (applies -> obliges))
+
+    @cached_property
+    def trust(self) -> TrustMap:
+        """The policy's trust declarations, resolved (`policyc.check.trust`)."""
+        return trust_map(self.syms)
 
     # ------------------------------------------------------------ reporting
 
@@ -119,13 +128,13 @@ class Elaborator(PathsMixin, OperatorsMixin, PatternsMixin, MacrosMixin, Provena
         if isinstance(e, ast.Name):
             return self.name(e, scope)
         if isinstance(e, ast.Call):
-            return self.call(e, scope)
+            return patterns.call(self, e, scope)
         if isinstance(e, ast.FieldAccess):
-            return self.field_access(e, scope)
+            return paths.field_access(self, e, scope)
         if isinstance(e, ast.Comparison):
-            return self.comparison(e, scope)
+            return operators.comparison(self, e, scope)
         if isinstance(e, ast.Logic):
-            return self.logic(e, scope)
+            return operators.logic(self, e, scope)
         if isinstance(e, ast.Not):
             v = self.elab(e.operand, scope)
             if isinstance(v, TVal):
@@ -147,7 +156,7 @@ class Elaborator(PathsMixin, OperatorsMixin, PatternsMixin, MacrosMixin, Provena
         if isinstance(e, ast.WhenShall):
             return self.when_shall(e, scope)
         if isinstance(e, ast.Arithmetic):
-            return self.arithmetic(e, scope)
+            return operators.arithmetic(self, e, scope)
         if isinstance(e, ast.Negative):
             v = self.term(e.operand, scope)
             if v is None:
@@ -157,7 +166,7 @@ class Elaborator(PathsMixin, OperatorsMixin, PatternsMixin, MacrosMixin, Provena
                 return None
             return TVal(b.op("neg", v.term), v.type, e.span)
         if isinstance(e, ast.ListLit):
-            return self.list_literal(e, scope)
+            return operators.list_literal(self, e, scope)
         if isinstance(e, ast.DictLit):
             parts: list[n.Term] = []
             vtype: t.Type | None = None
@@ -169,11 +178,11 @@ class Elaborator(PathsMixin, OperatorsMixin, PatternsMixin, MacrosMixin, Provena
                 vtype = tv.type if vtype is None else t.join(vtype, tv.type)
             return TVal(b.op("dict", *parts), t.DictT(vtype or t.ANY), e.span)
         if isinstance(e, ast.Index):
-            return self.index(e, scope)
+            return paths.index(self, e, scope)
         if isinstance(e, ast.Slice):
-            return self.slice(e, scope)
+            return paths.slice(self, e, scope)
         if isinstance(e, ast.Spread):
-            return self.spread(e, scope)
+            return paths.spread(self, e, scope)
         raise TypeError(f"unexpected node {type(e).__name__}")
 
     # ------------------------------------------------------------ names
@@ -222,7 +231,7 @@ class Elaborator(PathsMixin, OperatorsMixin, PatternsMixin, MacrosMixin, Provena
             return tool
         entry = self.syms.functions.get(name)
         if entry is not None and isinstance(entry.decl, ast.DefDecl | ast.PredicateDecl) and not entry.decl.params:
-            return self.apply_function(name, ast.Call(name, (), e.span, e.span), scope)
+            return macros.apply_function(self, name, ast.Call(name, (), e.span, e.span), scope)
         if name in self.syms.types:
             ty = self.types.named(name)
             if isinstance(ty, t.EnumT):
@@ -319,7 +328,7 @@ class Elaborator(PathsMixin, OperatorsMixin, PatternsMixin, MacrosMixin, Provena
     def quantifier(self, e: ast.Quantifier, scope: Scope) -> Value | None:
         ir_name = self.fresh_name(e.var, self.captured_names(scope)) if scope.params else e.var
         if scope.pattern is not None:  # over a list the call carries: a condition of the pattern
-            return self.pattern_quantifier(e, scope, ir_name)
+            return provenance.pattern_quantifier(self, e, scope, ir_name)
         if e.domain is not None:
             dom = self.term(e.domain, scope)
             if dom is None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from policyc.check import macros
 from policyc.check.elaborate import Elaborator, ExpansionTooDeep
 from policyc.check.modules import ModuleGraph, ModuleInstance
 from policyc.check.scope import Scope
@@ -123,7 +124,7 @@ class PolicyBuilder:
         self.elab.rule_when = top if isinstance(top, ast.WhenShall) else None
         self.elab.rule_when_value = None
         try:
-            value = self.elab.with_implicit_bindings(decl.body, scope)
+            value = macros.with_implicit_bindings(self.elab, decl.body, scope)
         except ExpansionTooDeep:
             endless = next(i for i in reversed(range(len(self.diags))) if self.diags[i].code == "E0219")
             d = self.diags[endless]
@@ -176,14 +177,14 @@ class PolicyBuilder:
         proc: ast.ProcedureDecl = entry.decl
         scope = Scope(inst)
         what = f"the procedure `{proc.name}`"
-        bound = self.elab.bind_arguments(proc.params, decl.args, what, decl.span, scope,
-                                         self.elab.signature_text(proc.name, proc.params))
+        bound = macros.bind_arguments(self.elab, proc.params, decl.args, what, decl.span, scope,
+                                      macros.signature_text(proc.name, proc.params))
         if bound is None:
             return []
         params = {}
         for p, arg in bound:
             expected = self.resolver.resolve(p.type, allow_kinds=True)
-            value = self.elab.bind_param(p, expected, arg, scope, what)
+            value = macros.bind_param(self.elab, p, expected, arg, scope, what)
             if value is None:
                 return []
             params[p.name] = value
