@@ -15,8 +15,8 @@ if TYPE_CHECKING:
     from policyc.check.elaborate import Elaborator
 
 
-def check_compatible(el: Elaborator, left: TVal, right: TVal, e: ast.Expr, scope: Scope, expected: str | None = None,
-                     message: str | None = None, labels: tuple[Label, ...] | None = None) -> bool:
+def check_compatible(el: Elaborator, left: TVal, right: TVal, e: ast.Expr | ast.KeywordArg, scope: Scope,
+                     expected: str | None = None, message: str | None = None, labels: tuple[Label, ...] | None = None) -> bool:
     """Whether `left` and `right` may be compared; else E0208. `expected` names what `left`
     is ("argument `x` of `a`") when `right` is a value given for it."""
     for enum_side, other in ((left, right), (right, left)):
@@ -44,11 +44,11 @@ def check_compatible(el: Elaborator, left: TVal, right: TVal, e: ast.Expr, scope
 def _mismatch_hint(left: TVal, right: TVal) -> str | None:
     lt, rt = t.strip_optional(left.type), t.strip_optional(right.type)
     if {lt, rt} == {t.STR, t.INT} or {lt, rt} == {t.STR, t.FLOAT}:
-        lit = right if isinstance(right.term, n.Lit) else left if isinstance(left.term, n.Lit) else None
-        if lit is not None and isinstance(lit.term.value, (int, float)):
-            return f"write the number as a string: \"{lit.term.value}\""
-        if lit is not None and isinstance(lit.term.value, str) and _is_number(lit.term.value):
-            return f"write the number without quotes: {lit.term.value.strip()}"
+        lit = right.term if isinstance(right.term, n.Lit) else left.term if isinstance(left.term, n.Lit) else None
+        if lit is not None and isinstance(lit.value, (int, float)):
+            return f"write the number as a string: \"{lit.value}\""
+        if lit is not None and isinstance(lit.value, str) and _is_number(lit.value):
+            return f"write the number without quotes: {lit.value.strip()}"
     return None
 
 

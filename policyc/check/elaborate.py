@@ -9,7 +9,7 @@ reports everything; a sub-expression that failed yields None and stays silent up
 from __future__ import annotations
 
 from dataclasses import replace
-from functools import cached_property
+from functools import cached_property, partial
 from typing import Iterable
 
 from policyc.check import macros, operators, paths, patterns, provenance
@@ -196,7 +196,7 @@ class Elaborator:
         if sig is None:
             return None
         renamer = scope.instance.renamer
-        return ToolVal(sig, (), span, lambda a, _t=name: renamer.arg(_t, a))
+        return ToolVal(sig, (), span, partial(renamer.arg, name))
 
     def name(self, e: ast.Name, scope: Scope) -> Value | None:
         name = e.id
@@ -349,9 +349,10 @@ class Elaborator:
             self.inferring.pop(ir_name, None)
             if body is None:
                 return None
-            domain_term = self.inferred_domain(info, scope)
-            if domain_term is None:
+            inferred = self.inferred_domain(info, scope)
+            if inferred is None:
                 return None
+            domain_term = inferred
         if body is None:
             return None
         if info.uses == 0:
@@ -367,7 +368,7 @@ class Elaborator:
                             f"such as `tool(arg: {info.name})`", scope=scope)
             return None
         terms = [b.values(tool, path, flatten) for tool, path, flatten in dict.fromkeys(info.sites)]
-        domain = terms[0]
+        domain: n.Term = terms[0]
         for term in terms[1:]:
             domain = b.op("add", domain, term)
         return domain

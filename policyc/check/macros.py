@@ -7,7 +7,7 @@ patterns bind. Each function takes the `Elaborator` whose state and diagnostics 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Iterable, Literal
 
 from policyc.check.compare import check_compatible
 from policyc.check.scope import EnumVal, FVal, ListVal, Scope, ToolVal, TVal, Value, VarInfo, describe
@@ -146,8 +146,8 @@ def apply_function(el: Elaborator, name: str, e: ast.Call, scope: Scope, extra: 
     if scope.depth >= MAX_EXPANSION_DEPTH:
         el.error("E0219", f"the expansion of `{name}` does not end within {MAX_EXPANSION_DEPTH} levels",
                  e.span, help="a recursive `def` must reach a base case through `if ... then ... else` on "
-                                f"constants; counts and chains longer than {MAX_EXPANSION_DEPTH - 100} "
-                                "are beyond what policyc expands",
+                              f"constants; counts and chains longer than {MAX_EXPANSION_DEPTH - 100} "
+                              "are beyond what policyc expands",
                  scope=scope)
         raise ExpansionTooDeep(name)
     params: dict[str, Value] = {}
@@ -176,17 +176,17 @@ def apply_function(el: Elaborator, name: str, e: ast.Call, scope: Scope, extra: 
             el.error("E0208", f"the predicate `{name}` must be true or false, but its body is `{tv.type}`",
                      decl.body.span)
             return None
-        value: Value | None = TVal(tv.term, t.BOOL, e.span)
+        expanded: Value | None = TVal(tv.term, t.BOOL, e.span)
     else:
-        value = with_implicit_bindings(el, decl.body, body_scope)
-    if value is None or isinstance(value, EnumVal):
-        return value
+        expanded = with_implicit_bindings(el, decl.body, body_scope)
+    if expanded is None or isinstance(expanded, EnumVal):
+        return expanded
     if len(el.diags) == errors_before:
-        el.expansions[memo_key] = value
-    return replace(value, span=e.span)
+        el.expansions[memo_key] = expanded
+    return replace(expanded, span=e.span)
 
 
-def counting_sugar(el: Elaborator, e: ast.Comparison, scope: Scope):
+def counting_sugar(el: Elaborator, e: ast.Comparison, scope: Scope) -> Value | None | Literal[False]:
     """`called_n(t) >= 2` reads as `called_n(t, ">=", 2)` for macros whose last parameters are (cmp, int)."""
     call = e.left
     assert isinstance(call, ast.Call)
@@ -202,7 +202,10 @@ def counting_sugar(el: Elaborator, e: ast.Comparison, scope: Scope):
     extra = (ast.Literal(e.op, "str", span=e.span), e.right)
     return apply_function(el, call.func, call, scope, extra)
 
+
 # ------------------------------------------------------------ implicit bindings
+
+
 def with_implicit_bindings(el: Elaborator, body: ast.Expr, scope: Scope) -> Value | None:
     """Elaborate a rule or macro body; variables first bound in event patterns are
     universally quantified at its top, over the values those patterns bind."""

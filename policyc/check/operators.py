@@ -6,7 +6,7 @@ the `Elaborator` whose state and diagnostics it uses, the node and its scope.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from policyc.check.compare import check_compatible
 from policyc.check.macros import CMP_OPS, counting_sugar
@@ -22,6 +22,9 @@ from policyc.syntax import ast
 if TYPE_CHECKING:
     from policyc.check.elaborate import Elaborator
 
+_CONNECTIVES: dict[str, Callable[[n.Formula, n.Formula], n.Formula]] = {
+    "and": b.conj, "or": b.disj, "implies": b.implies, "iff": b.iff}
+
 
 def comparison(el: Elaborator, e: ast.Comparison, scope: Scope) -> Value | None:
     if e.op in ("from", "only from", "not from"):
@@ -29,7 +32,7 @@ def comparison(el: Elaborator, e: ast.Comparison, scope: Scope) -> Value | None:
     if e.op in CMP_OPS and isinstance(e.left, ast.Call):
         sugar = counting_sugar(el, e, scope)
         if sugar is not False:
-            return sugar  # type: ignore[return-value]
+            return sugar
     left, right = el.term(e.left, scope), el.term(e.right, scope)
     if left is None or right is None:
         return None
@@ -121,7 +124,7 @@ def logic(el: Elaborator, e: ast.Logic, scope: Scope) -> Value | None:
     lf, rf = el.as_formula(left, e.left.span, scope), el.as_formula(right, e.right.span, scope)
     if lf is None or rf is None:
         return None
-    combine = {"and": b.conj, "or": b.disj, "implies": b.implies, "iff": b.iff}[e.op]
+    combine: Callable[[n.Formula, n.Formula], n.Formula] = _CONNECTIVES[e.op]
     return FVal(combine(lf, rf), e.span)
 
 

@@ -7,7 +7,7 @@ the node and its scope.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from policyc.check.scope import EnumVal, ListVal, Scope, ToolVal, TVal, Value
 from policyc.check.suggest import closest, did_you_mean
@@ -27,7 +27,7 @@ def field_access(el: Elaborator, e: ast.FieldAccess, scope: Scope) -> Value | No
         root, steps = chain
         special = rooted_path(el, root, steps, e, scope)
         if special is not False:
-            return special  # type: ignore[return-value]
+            return special
     base = el.elab(e.target, scope)
     if isinstance(base, EnumVal):
         members = base.type.members  # type: ignore[union-attr]
@@ -63,14 +63,16 @@ def field_type(el: Elaborator, base: t.Type, name: str, span: Span, scope: Scope
     return None
 
 
-def _chain(e: ast.Expr) -> tuple[ast.Name, list] | None:
-    steps: list = []
+def _chain(e: ast.Expr) -> tuple[ast.Name, list[tuple[str | int, Span]]] | None:
+    """`a.b[0].c` as its root name and its steps (field names and constant indexes, with their spans)."""
+    steps: list[tuple[str | int, Span]] = []
     cur = e
     while True:
         if isinstance(cur, ast.FieldAccess):
             steps.append((cur.name, cur.name_span))
             cur = cur.target
-        elif isinstance(cur, ast.Index) and isinstance(cur.index, ast.Literal) and cur.index.kind == "int":
+        elif isinstance(cur, ast.Index) and isinstance(cur.index, ast.Literal) and cur.index.kind == "int" \
+                and isinstance(cur.index.value, int):
             steps.append((cur.index.value, cur.index.span))
             cur = cur.target
         elif isinstance(cur, ast.Name):
@@ -79,7 +81,8 @@ def _chain(e: ast.Expr) -> tuple[ast.Name, list] | None:
             return None
 
 
-def rooted_path(el: Elaborator, root: ast.Name, steps: list, e: ast.Expr, scope: Scope):
+def rooted_path(el: Elaborator, root: ast.Name, steps: list[tuple[str | int, Span]], e: ast.Expr,
+                scope: Scope) -> Value | None | Literal[False]:
     """`tool.arg...`, `tool.result...` (trace-wide domains), `metrics...`; False: not one of these."""
     name = root.id
     if name in scope.params or name in scope.vars:
@@ -92,9 +95,10 @@ def rooted_path(el: Elaborator, root: ast.Name, steps: list, e: ast.Expr, scope:
     elif name == "metrics" and name not in el.sigs:
         return TVal(b.metric(tuple(s for s, _ in steps)), t.ANY, e.span)
     else:
-        tool = el.tool_by_name(name, scope, root.span)
-        if tool is None:
+        found = el.tool_by_name(name, scope, root.span)
+        if found is None:
             return False
+        tool = found
     first, first_span = steps[0]
     if first == "result":
         path: list = ["result"]
@@ -104,8 +108,8 @@ def rooted_path(el: Elaborator, root: ast.Name, steps: list, e: ast.Expr, scope:
             el.error("E0202", f"`{tool.tool}` is a tool; index one of its arguments", first_span, scope=scope)
             return None
         final = tool.arg_name(first)
-        param = tool.sig.param(final)
-        if param is None:
+        declared = tool.sig.param(final)
+        if declared is None:
             names = [p.name for p in tool.sig.params]
             best = closest(first, names + ["result"])
             listed = ", ".join(f"`{a}`" for a in names)
@@ -114,7 +118,7 @@ def rooted_path(el: Elaborator, root: ast.Name, steps: list, e: ast.Expr, scope:
                     + f"; its result is `{tool.tool}.result`")
             el.error("E0202", f"`{tool.tool}` has no argument `{first}`", first_span, help=hint, scope=scope)
             return None
-        path, ty = [final], param.type
+        path, ty = [final], declared.type
     for step, span in steps[1:]:
         if isinstance(step, int):
             inner = t.strip_optional(ty)
@@ -139,7 +143,7 @@ def index(el: Elaborator, e: ast.Index, scope: Scope) -> Value | None:
     if chain is not None:
         special = rooted_path(el, chain[0], chain[1], e, scope)
         if special is not False:
-            return special  # type: ignore[return-value]
+            return special
     base = el.elab(e.target, scope)
     idx = el.term(e.index, scope)
     if base is None or idx is None:
@@ -177,7 +181,7 @@ def slice(el: Elaborator, e: ast.Slice, scope: Scope) -> Value | None:
     if base is None:
         return None
     if isinstance(base, ListVal):
-        bounds = []
+        bounds: list[int | None] = []
         for bound in (start, stop):
             if bound is None:
                 bounds.append(None)

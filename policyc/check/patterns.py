@@ -99,7 +99,7 @@ def _is_condition(el: Elaborator, a: ast.Expr, tool: ToolVal) -> bool:
     `is_even(x)`) rather than the value of the next argument (`search("foo")`)."""
     if isinstance(a, (ast.Comparison, ast.Not, ast.Logic, ast.Quantifier)):
         return True
-    root = a
+    root: ast.Expr = a
     while isinstance(root, (ast.FieldAccess, ast.Index, ast.Slice)):
         root = root.target
     if isinstance(root, ast.Name) and root.id == "result":
@@ -189,15 +189,16 @@ def builtin(el: Elaborator, e: ast.Call, scope: Scope) -> Value | None:
     arity = {"len": 1, "abs": 1, "lower": 1, "upper": 1, "strip": 1, "entities": 1, "actions": 1, "min": 2,
              "max": 2,
              "contains": 2, "startswith": 2, "endswith": 2}[name]
-    if len(e.args) != arity or any(isinstance(a, ast.KeywordArg) for a in e.args):
+    given = e.positional()
+    if given is None or len(given) != arity:
         el.error("E0209", f"`{name}` takes {arity} argument{'s' if arity != 1 else ''}", e.span,
                  help=BUILTIN_FUNCTIONS[name], scope=scope)
         return None
     if name == "len":
-        v = el.elab(e.args[0], scope)
+        v = el.elab(given[0], scope)
         if isinstance(v, ListVal):
             return TVal(b.lit(len(v.items)), t.INT, e.span)
-        tv = el.as_term(v, e.args[0].span, scope)
+        tv = el.as_term(v, given[0].span, scope)
         if tv is None:
             return None
         if not t.is_collection(tv.type) or isinstance(t.strip_optional(tv.type), t.EntitySetT):
@@ -205,11 +206,12 @@ def builtin(el: Elaborator, e: ast.Call, scope: Scope) -> Value | None:
                      scope=scope)
             return None
         return TVal(b.op("len", tv.term), t.INT, e.span)
-    args = [el.term(a, scope) for a in e.args]
-    if any(a is None for a in args):
+    maybe = [el.term(a, scope) for a in given]
+    args = [a for a in maybe if a is not None]
+    if len(args) != len(maybe):
         return None
-    terms = [a.term for a in args]  # type: ignore[union-attr]
-    types_ = [t.strip_optional(a.type) for a in args]  # type: ignore[union-attr]
+    terms = [a.term for a in args]
+    types_ = [t.strip_optional(a.type) for a in args]
     if name == "entities":
         if not _is_text(types_[0]):
             el.error("E0208", f"`entities` reads text, not `{args[0].type}`", e.args[0].span, scope=scope)
@@ -222,7 +224,7 @@ def builtin(el: Elaborator, e: ast.Call, scope: Scope) -> Value | None:
         if not el.syms.claims:
             el.error("E0245", "`actions(...)` needs `claims` declarations, and the policy has none",
                      e.span, help='declare the phrases that claim a tool\'s action: '
-                                    '`claims "refund", "refunded" by issue_refund`', scope=scope)
+                                  '`claims "refund", "refunded" by issue_refund`', scope=scope)
             return None
         claims = {tool: list(phrases) for tool, phrases in sorted(el.syms.claims.items())}
         return TVal(b.op("actions", terms[0], b.lit(claims)), t.ListT(t.STR), e.span)

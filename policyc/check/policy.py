@@ -80,7 +80,7 @@ class PolicyBuilder:
 
     def rule(self, decl: ast.RuleDecl, scope: Scope, name: str) -> Rule | None:
         weight, layer, severity, message = 1.0, None, Severity(), None
-        seen: dict[type, object] = {}
+        seen: dict[type, ast.RuleMeta] = {}
         ok = True
         for meta in decl.meta:
             if type(meta) in seen:
@@ -144,14 +144,14 @@ class PolicyBuilder:
 
     def rules(self) -> list[Rule]:
         out: list[Rule] = []
-        for entry in self.syms.rules:
-            decl, inst = entry.decl, entry.instance
+        for rule_entry in self.syms.rules:
+            decl, inst = rule_entry.decl, rule_entry.instance
             if self.claim(decl.name, decl):
                 rule = self.rule(decl, Scope(inst), decl.name)
                 if rule is not None:
                     out.append(rule)
-        for entry in self.syms.uses:
-            out.extend(self.use(entry.decl, entry.instance))
+        for use_entry in self.syms.uses:
+            out.extend(self.use(use_entry.decl, use_entry.instance))
         return out
 
     def claim(self, name: str, decl) -> bool:

@@ -46,6 +46,8 @@ def is_text(ty: t.Type) -> bool:
 
 
 # ------------------------------------------------------------ sources
+
+
 def in_pattern_only(el: Elaborator, what: str, span, scope: Scope) -> bool:
     """E0240 unless inside an event pattern."""
     if scope.pattern is not None:
@@ -53,7 +55,7 @@ def in_pattern_only(el: Elaborator, what: str, span, scope: Scope) -> bool:
     el.error("E0240", f"{what} reads what the run had seen before a call: it belongs inside that call's pattern",
              span,
              help="write it as a condition of the call: `send_money(recipient from trusted)`, or "
-                    "`when send_money shall send_money(recipient from trusted)`", scope=scope)
+                  "`when send_money shall send_money(recipient from trusted)`", scope=scope)
     return False
 
 
@@ -120,30 +122,35 @@ def flows_call(el: Elaborator, e: ast.Call, scope: Scope) -> Value | None:
     """`flows(S, text)` and `flows(S, text, n)`."""
     if not in_pattern_only(el, "`flows`", e.span, scope):
         return None
-    if not 2 <= len(e.args) <= 3 or any(isinstance(a, ast.KeywordArg) for a in e.args):
+    args = e.positional()
+    if args is None or not 2 <= len(args) <= 3:
         el.error("E0209", "`flows` takes 2 or 3 arguments", e.span,
                  help="flows(S, text) or flows(S, text, n): from the sources S into the text, over "
-                        f"entities and runs of n words (default {DEFAULT_SPAN})", scope=scope)
+                      f"entities and runs of n words (default {DEFAULT_SPAN})", scope=scope)
         return None
-    found = source(el, e.args[0], scope)
-    text = el.term(e.args[1], scope)
+    found = source(el, args[0], scope)
+    text = el.term(args[1], scope)
     span = DEFAULT_SPAN
-    if len(e.args) == 3:
-        arg = e.args[2]
-        if not (isinstance(arg, ast.Literal) and arg.kind == "int" and MIN_SPAN_WORDS <= arg.value <= MAX_SPAN_WORDS):
+    if len(args) == 3:
+        arg = args[2]
+        if not (isinstance(arg, ast.Literal) and arg.kind == "int" and isinstance(arg.value, int)
+                and MIN_SPAN_WORDS <= arg.value <= MAX_SPAN_WORDS):
             el.error("E0209", f"the span of `flows` is a number of words from {MIN_SPAN_WORDS} to "
                      f"{MAX_SPAN_WORDS}, written as a literal", arg.span, scope=scope)
             return None
-        span = arg.value  # type: ignore[assignment]
+        span = arg.value
     if found is None or text is None:
         return None
     if not is_text(text.type):
         el.error("E0208", f"`flows` follows content into a text, not a value of type `{text.type}`",
-                 e.args[1].span, scope=scope)
+                 args[1].span, scope=scope)
         return None
     return TVal(b.flows(found[0], found[1], text.term, span), t.BOOL, e.span)
 
+
 # ------------------------------------------------------------ lists in results
+
+
 def pattern_quantifier(el: Elaborator, e: ast.Quantifier, scope: Scope, ir_name: str) -> Value | None:
     """`forall x in D: c` / `exists ...` inside an event pattern: a condition over the
     elements of a list the call carries."""
@@ -158,7 +165,7 @@ def pattern_quantifier(el: Elaborator, e: ast.Quantifier, scope: Scope, ir_name:
     if not t.is_collection(dt) or isinstance(dt, t.EntitySetT):
         el.error("E0211", f"`{e.var}` cannot range over a value of type `{dom.type}`", e.domain.span,
                  help="inside a pattern, quantify over a list the call carries: `result`, `result.rows`, "
-                        "an argument, `result[*].field`, `urls(body)`", scope=scope)
+                      "an argument, `result[*].field`, `urls(body)`", scope=scope)
         return None
     info = VarInfo(e.var, ir_name, t.element_type(dt), e.var_span)
     body = el.term(e.body, scope.with_var(info))
@@ -172,41 +179,45 @@ def pattern_quantifier(el: Elaborator, e: ast.Quantifier, scope: Scope, ir_name:
                 help=f"remove the quantifier, or use `{e.var}` in its body")
     return TVal(b.quant(e.kind, ir_name, dom.term, body.term), t.BOOL, e.span)
 
+
 # ------------------------------------------------------------ text builtins
+
+
 def text_builtin(el: Elaborator, e: ast.Call, scope: Scope) -> Value | None:
     """The typed entity kinds (`urls(text)`, ...), `matches`, `present`, `absent`, `flows`."""
     name = e.func
     if name == "flows":
         return flows_call(el, e, scope)
     arity = 2 if name == "matches" else 1
-    if len(e.args) != arity or any(isinstance(a, ast.KeywordArg) for a in e.args):
+    args = e.positional()
+    if args is None or len(args) != arity:
         from policyc.check.symbols import BUILTIN_FUNCTIONS
 
         el.error("E0209", f"`{name}` takes {arity} argument{'s' if arity != 1 else ''}", e.span,
                  help=BUILTIN_FUNCTIONS[name], scope=scope)
         return None
-    value = el.term(e.args[0], scope)
+    value = el.term(args[0], scope)
     if value is None:
         return None
     if name in ("present", "absent"):  # `x != null` is exactly: given, and not null
         given = b.op("ne", value.term, b.lit(None))
         return TVal(given if name == "present" else b.op("not", given), t.BOOL, e.span)
     if not is_text(value.type):
-        el.error("E0208", f"`{name}` reads text, not `{value.type}`", e.args[0].span, scope=scope)
+        el.error("E0208", f"`{name}` reads text, not `{value.type}`", args[0].span, scope=scope)
         return None
     if name in KIND_TYPES:
         return TVal(b.op(name, value.term), KIND_TYPES[name], e.span)
-    pattern = e.args[1]
-    if not (isinstance(pattern, ast.Literal) and pattern.kind == "str"):
+    pattern = args[1]
+    if not (isinstance(pattern, ast.Literal) and isinstance(pattern.value, str)):
         el.error("E0242", "the pattern of `matches` is a string literal", pattern.span,
                  help='write the regular expression in the policy: `matches(iban, "DE[0-9]{20}")`; '
-                        "no other text is ever read as a pattern", scope=scope)
+                      "no other text is ever read as a pattern", scope=scope)
         return None
-    problem = pattern_error(pattern.value)  # type: ignore[arg-type]
+    problem = pattern_error(pattern.value)
     if problem is not None:
         el.error("E0242", f"invalid regular expression: {problem}", pattern.span,
                  help="patterns are RE2: no backreferences or look-around; "
-                        "`\\\\` in the string is one backslash in the pattern", scope=scope)
+                      "`\\\\` in the string is one backslash in the pattern", scope=scope)
         return None
     return TVal(b.op("matches", value.term, b.lit(pattern.value)), t.BOOL, e.span)
 

@@ -162,8 +162,8 @@ def signatures(syms: Symbols, resolver: TypeResolver, diags: list[Diagnostic]) -
                 if base.param(r.old) is None:
                     diags.append(Diagnostic("E0202", f"`{target}` has no argument `{r.old}`", r.span,
                                             help=did_you_mean(r.old, [p.name for p in base.params], "argument")))
-            params = tuple(t.Param(renames.get(p.name, p.name), p.type) for p in base.params)
-            sig = t.ToolSignature(name, params, base.result, decl.terminal or base.terminal,
+            renamed = tuple(t.Param(renames.get(p.name, p.name), p.type) for p in base.params)
+            sig = t.ToolSignature(name, renamed, base.result, decl.terminal or base.terminal,
                                   base.alias_of or base.name)
         sigs[name] = sig
         return sig
