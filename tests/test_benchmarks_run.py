@@ -27,6 +27,7 @@ RUNS = {
     "automata": (["benchmarks/automata.py", "--quick", "--peers", "", "--families", "counting", "--repeat", "1"],
                  "counting"),
     "startup": (["benchmarks/startup.py", "--repeat", "1"], "policyc --help"),
+    "ir_walk": (["benchmarks/ir_walk.py", "--repeat", "1", "--rounds", "1"], "eval_term"),
 }
 
 

@@ -29,6 +29,8 @@ from typing import Any, ClassVar
 # is created under a lock, so two threads building the same formula get the same object.
 _INTERN: "weakref.WeakValueDictionary[tuple, Node]" = weakref.WeakValueDictionary()
 _INTERN_LOCK = threading.Lock()
+# Every kind of node, in the order of the definitions below (each class enters as it is defined).
+_KINDS: list[type["Node"]] = []
 
 
 def _payload_key(value: object) -> str:
@@ -49,6 +51,14 @@ class Node:
     _h: int
     skey: str          # a structural key, identical across processes
     _cache: dict[str, Any]  # per-node memo of structural analyses
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A class that names its fields is a kind of node (`Term` and `Formula` are families):
+        it is listed in `TERMS` or `FORMULAS`, and matches positionally (`case Until(a, b)`)."""
+        super().__init_subclass__(**kwargs)
+        if "_fields" in cls.__dict__:
+            cls.__match_args__ = cls._fields
+            _KINDS.append(cls)
 
     def __new__(cls, *args):
         key = (cls, args)
@@ -435,3 +445,8 @@ class Exists(Formula):
 
 TRUE = Const(True)
 FALSE = Const(False)
+
+#: The kinds of term and of formula, as defined above: what a pass over the IR has a case for
+#: (`policyc.ir.dispatch`).
+TERMS: tuple[type[Term], ...] = tuple(k for k in _KINDS if issubclass(k, Term))
+FORMULAS: tuple[type[Formula], ...] = tuple(k for k in _KINDS if issubclass(k, Formula))

@@ -18,11 +18,12 @@ indexing or slicing with bounds that are not constants. Each use is recorded in 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Any, Callable, Mapping
 
 import z3
 
 from policyc.ir import nodes as n
+from policyc.ir.dispatch import Cases
 from policyc.smt import values as V
 from policyc.smt.symtrace import SymbolicTrace
 from policyc.smt.values import FALSE, TRUE, SymValue, boolean, undefined
@@ -40,6 +41,10 @@ class TermEnv:
 
     def at_call(self, i: int, tool: str) -> "TermEnv":
         return TermEnv(self.vars, (i, tool))
+
+
+#: The symbolic value of each kind of term (a method of `TermEncoder` each).
+_TERMS: Cases[Callable[[TermEncoder, Any, TermEnv], SymValue]] = Cases("the term encoding", n.TERMS)
 
 
 class TermEncoder:
@@ -98,50 +103,85 @@ class TermEncoder:
 
     # ------------------------------------------------------------ terms
 
-    def term(self, t: n.Term, env: TermEnv) -> SymValue:  # noqa: C901 - one case per node type
-        if isinstance(t, n.Lit):
-            return self.lit(t.value)
-        if isinstance(t, n.Var):
-            return env.vars.get(t.name) or undefined()
-        if isinstance(t, n.Arg):
-            return self.trace.arg(env.call[0], env.call[1], t.name) if env.call else undefined()
-        if isinstance(t, n.Result):
-            return self.trace.result(env.call[0], env.call[1]) if env.call else undefined()
-        if isinstance(t, n.Field):
-            return self.get_field(self.term(t.base, env), t.name)
-        if isinstance(t, n.Index):
-            return self.get_index(self.term(t.base, env), t.index, env)
-        if isinstance(t, n.Slice):
-            return self.get_slice(self.term(t.base, env), t, env)
-        if isinstance(t, n.Op):
-            from policyc.smt.operators import apply_op
+    def term(self, t: n.Term, env: TermEnv) -> SymValue:
+        """The symbolic value of a term: one case per kind of term."""
+        return _TERMS[t.__class__](self, t, env)
 
-            return apply_op(self, t, env)
-        if isinstance(t, n.Extern):
-            return self.extern(t, env)
-        if isinstance(t, n.Values):
-            return SymValue("family", members=tuple(self.values_members(t)))
-        if isinstance(t, n.Outputs):
-            self.approx.add("outputs")
-            return SymValue("outputs", value=z3.StringVal(",".join(t.tools)))
-        if isinstance(t, n.Done):  # membership is exact (`operators._done_member`)
-            return SymValue("done", value=z3.StringVal(",".join(t.terminal)))
-        if isinstance(t, n.Metric):
-            return self.trace.metric(t.path)
-        if isinstance(t, n.Request):
-            return self.trace.request()
-        if isinstance(t, n.Attr):
-            # a value of the attribute's type per call, read back into the witness's events
-            return self.trace.attribute(env.call[0], env.call[1], t.name) if env.call else undefined()
-        if isinstance(t, (n.Quant, n.From, n.Flows)):
-            # quantifiers over a call's lists, and provenance, are not encoded: a free condition
-            self.approx.add("provenance" if isinstance(t, (n.From, n.Flows)) else "quantifiers inside patterns")
-            return boolean(z3.Bool(f"{type(t).__name__.lower()}#{self._next()}"))
-        if isinstance(t, n.Project):  # any value: an untyped one, as a field of `any` is
-            self.approx.add("`[*]` projections")
-            return SymValue("dyn", z3.Bool(f"project?def#{self._next()}"), FALSE,
-                            z3.Const(f"project#{self._next()}", V.Dyn))
-        raise TypeError(f"not a term: {type(t).__name__}")
+    @_TERMS.on(n.Lit)
+    def _lit(self, t: n.Lit, env: TermEnv) -> SymValue:
+        return self.lit(t.value)
+
+    @_TERMS.on(n.Var)
+    def _var(self, t: n.Var, env: TermEnv) -> SymValue:
+        return env.vars.get(t.name) or undefined()
+
+    @_TERMS.on(n.Arg)
+    def _arg(self, t: n.Arg, env: TermEnv) -> SymValue:
+        return self.trace.arg(env.call[0], env.call[1], t.name) if env.call else undefined()
+
+    @_TERMS.on(n.Result)
+    def _result(self, t: n.Result, env: TermEnv) -> SymValue:
+        return self.trace.result(env.call[0], env.call[1]) if env.call else undefined()
+
+    @_TERMS.on(n.Attr)
+    def _attr(self, t: n.Attr, env: TermEnv) -> SymValue:
+        # a value of the attribute's type per call, read back into the witness's events
+        return self.trace.attribute(env.call[0], env.call[1], t.name) if env.call else undefined()
+
+    @_TERMS.on(n.Field)
+    def _field(self, t: n.Field, env: TermEnv) -> SymValue:
+        return self.get_field(self.term(t.base, env), t.name)
+
+    @_TERMS.on(n.Index)
+    def _index(self, t: n.Index, env: TermEnv) -> SymValue:
+        return self.get_index(self.term(t.base, env), t.index, env)
+
+    @_TERMS.on(n.Slice)
+    def _slice(self, t: n.Slice, env: TermEnv) -> SymValue:
+        return self.get_slice(self.term(t.base, env), t, env)
+
+    @_TERMS.on(n.Op)
+    def _op(self, t: n.Op, env: TermEnv) -> SymValue:
+        from policyc.smt.operators import apply_op
+
+        return apply_op(self, t, env)
+
+    @_TERMS.on(n.Extern)
+    def _extern(self, t: n.Extern, env: TermEnv) -> SymValue:
+        return self.extern(t, env)
+
+    @_TERMS.on(n.Values)
+    def _values(self, t: n.Values, env: TermEnv) -> SymValue:
+        return SymValue("family", members=tuple(self.values_members(t)))
+
+    @_TERMS.on(n.Outputs)
+    def _outputs(self, t: n.Outputs, env: TermEnv) -> SymValue:
+        self.approx.add("outputs")
+        return SymValue("outputs", value=z3.StringVal(",".join(t.tools)))
+
+    @_TERMS.on(n.Done)
+    def _done(self, t: n.Done, env: TermEnv) -> SymValue:  # membership is exact (`operators._done_member`)
+        return SymValue("done", value=z3.StringVal(",".join(t.terminal)))
+
+    @_TERMS.on(n.Metric)
+    def _metric(self, t: n.Metric, env: TermEnv) -> SymValue:
+        return self.trace.metric(t.path)
+
+    @_TERMS.on(n.Request)
+    def _request(self, t: n.Request, env: TermEnv) -> SymValue:
+        return self.trace.request()
+
+    @_TERMS.on(n.Quant, n.From, n.Flows)
+    def _free_condition(self, t: n.Quant | n.From | n.Flows, env: TermEnv) -> SymValue:
+        # quantifiers over a call's lists, and provenance, are not encoded: a free condition
+        self.approx.add("provenance" if isinstance(t, (n.From, n.Flows)) else "quantifiers inside patterns")
+        return boolean(z3.Bool(f"{type(t).__name__.lower()}#{self._next()}"))
+
+    @_TERMS.on(n.Project)
+    def _project(self, t: n.Project, env: TermEnv) -> SymValue:  # any value: an untyped one, as a field of `any` is
+        self.approx.add("`[*]` projections")
+        return SymValue("dyn", z3.Bool(f"project?def#{self._next()}"), FALSE,
+                        z3.Const(f"project#{self._next()}", V.Dyn))
 
     def values_members(self, t: n.Values) -> list[tuple[z3.BoolRef, SymValue]]:
         """The values of `tool.path` over the trace: one (guard, value) per call (and element)."""
@@ -261,6 +301,9 @@ class TermEncoder:
     def _next(self) -> int:
         self._fresh += 1
         return self._fresh
+
+
+_TERMS.complete()
 
 
 def _sort_of(v: SymValue) -> z3.SortRef:
