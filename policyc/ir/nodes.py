@@ -48,6 +48,7 @@ class Node:
 
     __slots__ = ("_h", "skey", "_cache", "__weakref__")
     _fields: ClassVar[tuple[str, ...]] = ()
+    __match_args__: ClassVar[tuple[str, ...]] = ()
     _h: int
     skey: str          # a structural key, identical across processes
     _cache: dict[str, Any]  # per-node memo of structural analyses
@@ -57,7 +58,7 @@ class Node:
         it is listed in `TERMS` or `FORMULAS`, and matches positionally (`case Until(a, b)`)."""
         super().__init_subclass__(**kwargs)
         if "_fields" in cls.__dict__:
-            cls.__match_args__ = cls._fields
+            setattr(cls, "__match_args__", cls._fields)  # mypy refuses the plain assignment
             _KINDS.append(cls)
 
     def __new__(cls, *args):
