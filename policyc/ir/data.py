@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Protocol
 
 from policyc.grounding import actions_reader_of, extractor_of
-from policyc.grounding.provenance import comes_from
+from policyc.grounding.provenance import Label, SourceSet, comes_from
 from policyc.ir import nodes as n
 from policyc.ir.dispatch import Cases
 from policyc.ir.ops import UNDEF, apply_op, domain_values, get_field, get_index, get_slice, truthy
@@ -33,21 +33,21 @@ from policyc.ir.ops import UNDEF, apply_op, domain_values, get_field, get_index,
 class History(Protocol):
     """The sources a run had seen before one of its positions (`policyc.grounding.provenance`)."""
 
-    def labels(self, value: object) -> set | None: ...
+    def labels(self, value: object) -> set[Label] | None: ...
 
-    def flows(self, sources: tuple, text: object, span: int) -> bool: ...
+    def flows(self, sources: SourceSet, text: object, span: int) -> bool: ...
 
 
 class Globals(Protocol):
     """Trace-wide values (appendix A.2.4: domains extracted from τ and μ)."""
 
-    def values(self, tool: str, path: tuple, flatten: bool) -> list: ...
+    def values(self, tool: str, path: tuple[str | int, ...], flatten: bool) -> list[Any]: ...
 
     def outputs(self, tools: tuple[str, ...], extractor: object) -> object: ...
 
-    def done(self, terminal: tuple[str, ...]) -> list: ...
+    def done(self, terminal: tuple[str, ...]) -> list[str]: ...
 
-    def metric(self, path: tuple) -> object: ...
+    def metric(self, path: tuple[str, ...]) -> object: ...
 
     def request(self) -> object: ...
 
@@ -59,7 +59,7 @@ class Globals(Protocol):
 DEFAULT_ATTRIBUTES: Mapping[str, object] = {"actor": "assistant", "message_id": None, "error": False}
 
 
-class CallArgs(dict):
+class CallArgs(dict[str, object]):
     """A call's arguments (the mapping itself) and its event attributes (`attrs`)."""
 
     __slots__ = ("attrs",)
@@ -68,7 +68,7 @@ class CallArgs(dict):
         super().__init__(args or {})
         self.attrs = {**DEFAULT_ATTRIBUTES, **(attrs or {})}
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[CallArgs], tuple[dict[str, object], dict[str, object]]]:
         return (CallArgs, (dict(self), self.attrs))
 
     # shown, compared and serialised as the plain mapping of arguments it is
@@ -113,7 +113,7 @@ class DataEnv:
                        self.position if position is None else position)
 
 
-def path_value(value: object, path: tuple) -> object:
+def path_value(value: object, path: tuple[str | int, ...]) -> object:
     for step in path:
         value = get_index(value, step) if isinstance(step, int) else get_field(value, step)
         if value is UNDEF:
