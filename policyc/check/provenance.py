@@ -16,8 +16,8 @@ from policyc.check.paths import field_type
 from policyc.check.scope import Scope, TVal, Value, VarInfo
 from policyc.check.suggest import did_you_mean
 from policyc.check.trust import SOURCE_WORDS, source_set, tool_sources
-from policyc.diagnostics import Label
-from policyc.grounding.provenance import MAX_SPAN_WORDS, MIN_SPAN_WORDS
+from policyc.diagnostics import Diagnostic, Label, Severity, Span
+from policyc.grounding.provenance import MAX_SPAN_WORDS, MIN_SPAN_WORDS, SourceSet
 from policyc.ir import build as b
 from policyc.ir import nodes as n
 from policyc.ir import types as t
@@ -48,7 +48,7 @@ def is_text(ty: t.Type) -> bool:
 # ------------------------------------------------------------ sources
 
 
-def in_pattern_only(el: Elaborator, what: str, span, scope: Scope) -> bool:
+def in_pattern_only(el: Elaborator, what: str, span: Span, scope: Scope) -> bool:
     """E0240 unless inside an event pattern."""
     if scope.pattern is not None:
         return True
@@ -59,7 +59,7 @@ def in_pattern_only(el: Elaborator, what: str, span, scope: Scope) -> bool:
     return False
 
 
-def source(el: Elaborator, e: ast.Expr, scope: Scope) -> tuple[str, tuple] | None:
+def source(el: Elaborator, e: ast.Expr, scope: Scope) -> tuple[str, SourceSet] | None:
     """(the source as written, its `SourceSet`), or E0241."""
     if isinstance(e, ast.Name) and e.id in SOURCE_WORDS:
         return e.id, source_set(e.id, el.trust)
@@ -235,9 +235,7 @@ def null_comparison(el: Elaborator, e: ast.Comparison, left: TVal, right: TVal, 
             return
 
 
-def _warning(code: str, message: str, span, help: str, labels: tuple[Label, ...]):
-    from policyc.diagnostics import Diagnostic, Severity
-
+def _warning(code: str, message: str, span: Span, help: str, labels: tuple[Label, ...]) -> Diagnostic:
     return Diagnostic(code, message, span, help=help, labels=labels, severity=Severity.WARNING)
 
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from policyc.trace.errors import RecordProblem
+from policyc.trace.errors import RecordProblem, Where
 from policyc.trace.formats.common import (
     Events,
     json_type,
@@ -39,7 +39,7 @@ from policyc.trace.model import Trace
 TOOL_BLOCKS = ("tool_use", "tool_result")
 
 
-def _messages(value: Any) -> tuple[Any, tuple]:
+def _messages(value: Any) -> tuple[Any, Where | None]:
     if isinstance(value, dict):
         if value.get("type") == "message" and "content" in value:
             return [value], None  # one response message
@@ -63,7 +63,8 @@ def parse_anthropic(value: Any, origin: str | None = None) -> Trace:
         raise RecordProblem((), "expected a list of Messages API messages, an object with `messages`, "
                                 "or one response message")
     single = prefix is None
-    prefix = () if single else prefix
+    if prefix is None:
+        prefix = ()
     metrics = {k: v for k, v in value.items() if k not in ("messages", "content")} if isinstance(value, dict) else {}
     trace_id = value.get("id") if isinstance(value, dict) else None
     events = Events()

@@ -47,7 +47,7 @@ def is_chat(value: Any) -> bool:
 def parse_chat(value: Any, origin: str | None = None) -> Trace:
     if isinstance(value, dict):
         messages = require(value, "messages", list, (), "an array of messages")
-        prefix: tuple = ("messages",)
+        prefix: tuple[Any, ...] = ("messages",)
         metrics = {k: v for k, v in value.items() if k != "messages"}
         trace_id = value.get("id")
     elif isinstance(value, list):

@@ -27,16 +27,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from policyc.trace.errors import RecordProblem
+from policyc.trace.errors import RecordProblem, Where
 from policyc.trace.formats.common import (
-    Events,
-    json_type,
-    message_text,
-    no_events,
-    parse_arguments,
-    require,
-    require_list,
-    require_object,
+    Events, json_type, message_text, no_events, parse_arguments, require, require_list, require_object, texts_at,
 )
 from policyc.trace.model import Trace
 
@@ -62,7 +55,7 @@ def _kind_and_data(message: Any) -> tuple[str | None, Any]:
     return None, None
 
 
-def _messages(value: Any) -> tuple[Any, tuple]:
+def _messages(value: Any) -> tuple[Any, Where]:
     if isinstance(value, dict):
         if isinstance(value.get("channel_values"), dict):
             return value["channel_values"].get("messages"), ("channel_values", "messages")
@@ -97,7 +90,7 @@ def parse_langchain(value: Any, origin: str | None = None) -> Trace:
                 extra = data.get("additional_kwargs")
                 tool_calls = [_openai_call(c) for c in extra.get("tool_calls") or []] \
                     if isinstance(extra, dict) and isinstance(extra.get("tool_calls"), list) else []
-            names = [c.get("name") for c in tool_calls if isinstance(c, dict) and isinstance(c.get("name"), str)]
+            names = texts_at(tool_calls, "name")
             message_id = data.get("id") if isinstance(data.get("id"), str) else str(i)
             events.message(message_text(data.get("content")), role, message_id, names)
             for j, tool_call in enumerate(tool_calls):

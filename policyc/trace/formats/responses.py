@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from policyc.trace.errors import RecordProblem
+from policyc.trace.errors import RecordProblem, Where
 from policyc.trace.formats.common import (
     Events,
     message_text,
@@ -37,7 +37,7 @@ CALL, OUTPUT = "function_call", "function_call_output"
 CONTAINERS = ("input", "output", "items")
 
 
-def _items(value: Any) -> tuple[Any, tuple]:
+def _items(value: Any) -> tuple[Any, Where]:
     """The item list of a record, and its path inside the record."""
     if isinstance(value, dict):
         for key in CONTAINERS:
