@@ -38,7 +38,7 @@ snippets: models for tests and dry runs.
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from smolagents import CodeAgent, ToolCallingAgent
 from smolagents.local_python_executor import LocalPythonExecutor
@@ -91,7 +91,13 @@ def _annotated(tool) -> dict | None:
     return schema
 
 
-class _PolicyGated:
+if TYPE_CHECKING:  # what both gated agents extend, as mypy sees this class
+    from smolagents import MultiStepAgent as _Agent
+else:
+    _Agent = object
+
+
+class _PolicyGated(_Agent):
     """What both gated agents share: the run, the tool check, gating one call."""
 
     def _setup_policy(self, policy: Monitor | str, mode: str | None, tool_names: Mapping[str, str] | None,

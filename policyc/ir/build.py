@@ -229,7 +229,7 @@ def done(terminal: Iterable[str] = ()) -> Done:
     return Done(tuple(sorted(set(terminal))))
 
 
-def metric(path: Sequence[str]) -> Metric:
+def metric(path: Sequence[str | int]) -> Metric:
     return Metric(tuple(path))
 
 
@@ -395,7 +395,7 @@ def historically(f: Formula) -> Formula:
     return trigger(FALSE, f)
 
 
-def forall(name: str, type_: Type, domain: Term, body: Formula) -> Formula:
+def forall(name: str, type_: Type | None, domain: Term, body: Formula) -> Formula:
     if body is TRUE:
         return TRUE
     if isinstance(domain, Lit) and domain.value == []:
@@ -403,7 +403,7 @@ def forall(name: str, type_: Type, domain: Term, body: Formula) -> Formula:
     return Forall(name, type_, domain, body)
 
 
-def exists(name: str, type_: Type, domain: Term, body: Formula) -> Formula:
+def exists(name: str, type_: Type | None, domain: Term, body: Formula) -> Formula:
     if body is FALSE:
         return FALSE
     if isinstance(domain, Lit) and domain.value == []:

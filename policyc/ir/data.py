@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Protocol
 
-from policyc.grounding import actions_reader_of, extractor_of
+from policyc.grounding import Extractor, actions_reader_of, extractor_of
 from policyc.grounding.provenance import Label, SourceSet, comes_from
 from policyc.ir import nodes as n
 from policyc.ir.dispatch import Cases
@@ -43,11 +43,11 @@ class Globals(Protocol):
 
     def values(self, tool: str, path: tuple[str | int, ...], flatten: bool) -> list[Any]: ...
 
-    def outputs(self, tools: tuple[str, ...], extractor: object) -> object: ...
+    def outputs(self, tools: tuple[str, ...], extractor: Extractor) -> object: ...
 
     def done(self, terminal: tuple[str, ...]) -> list[str]: ...
 
-    def metric(self, path: tuple[str, ...]) -> object: ...
+    def metric(self, path: tuple[str | int, ...]) -> object: ...
 
     def request(self) -> object: ...
 
@@ -107,7 +107,7 @@ class DataEnv:
     def bind(self, name: str, value: object) -> "DataEnv":
         return DataEnv({**self.vars, name: value}, self.args, self.result, self.globals, self.externs, self.position)
 
-    def at_call(self, args: Mapping[str, object], result: object, position: int | None = None) -> "DataEnv":
+    def at_call(self, args: Mapping[str, object] | None, result: object, position: int | None = None) -> "DataEnv":
         """The environment of the event at `position` (the current one's when None)."""
         return DataEnv(self.vars, args, result, self.globals, self.externs,
                        self.position if position is None else position)

@@ -255,7 +255,7 @@ class Metric(Term):
 
     __slots__ = ("path",)
     _fields = ("path",)
-    path: tuple[str, ...]
+    path: tuple[str | int, ...]
 
 
 class Request(Term):

@@ -292,7 +292,7 @@ class TraceGlobals:
                                         if not c.is_message and not c.error and c.name not in terminal})
         return self._values[key]
 
-    def metric(self, path: tuple[str, ...]) -> object:
+    def metric(self, path: tuple[str | int, ...]) -> object:
         return path_value(dict(self.trace.metrics), path)
 
     def request(self) -> object:
