@@ -53,7 +53,7 @@ class TermEncoder:
     def __init__(self, trace: SymbolicTrace):
         self.trace = trace
         self.approx: set[str] = set()
-        self.externs: dict[str, z3.FuncDeclRef] = {}
+        self.externs: dict[tuple[str, tuple[z3.SortRef, ...]], z3.FuncDeclRef] = {}
         self._funcs: dict = {}
         self._fresh = 0
 
@@ -185,7 +185,7 @@ class TermEncoder:
 
     def values_members(self, t: n.Values) -> list[tuple[z3.BoolRef, SymValue]]:
         """The values of `tool.path` over the trace: one (guard, value) per call (and element)."""
-        out = []
+        out: list[tuple[z3.BoolRef, SymValue]] = []
         for i in range(self.trace.k):
             guard = self.trace.is_call(i, t.tool)
             value = self.path_value(i, t.tool, t.path)
@@ -237,7 +237,7 @@ class TermEncoder:
                 hits.append((z3.And(base.present, idx.present, z3.Or(pos, neg)), e))
             return _select(hits)
         if base.kind in ("record", "dict") and idx.kind == "str":
-            if isinstance(index, n.Lit) and base.kind == "record":
+            if isinstance(index, n.Lit) and isinstance(index.value, str) and base.kind == "record":
                 return self.get_field(base, index.value)
             if base.kind == "dict":
                 out = self._dict_lookup(base, idx.value)
@@ -258,12 +258,9 @@ class TermEncoder:
         return undefined()
 
     def get_slice(self, base: SymValue, t: n.Slice, env: TermEnv) -> SymValue:
-        start = None if t.start is None else t.start
-        stop = None if t.stop is None else t.stop
-        const = all(x is None or isinstance(x, n.Lit) and isinstance(x.value, int)
-                    and not isinstance(x.value, bool) for x in (start, stop))
-        lo = start.value if start is not None and const else None
-        hi = stop.value if stop is not None and const else None
+        const = all(x is None or _int_literal(x) is not None for x in (t.start, t.stop))
+        lo = _int_literal(t.start) if const else None
+        hi = _int_literal(t.stop) if const else None
         if base.kind == "list" and const and (lo is None or lo >= 0) and (hi is None or hi >= 0):
             lo = lo or 0
             items = base.items[lo:hi] if hi is not None else base.items[lo:]
@@ -306,6 +303,13 @@ class TermEncoder:
 _TERMS.complete()
 
 
+def _int_literal(t: n.Term | None) -> int | None:
+    """The value of an integer literal (not a boolean); None for any other term."""
+    if isinstance(t, n.Lit) and isinstance(t.value, int) and not isinstance(t.value, bool):
+        return t.value
+    return None
+
+
 def _sort_of(v: SymValue) -> z3.SortRef:
     return v.value.sort() if v.value is not None else z3.IntSort()
 
@@ -344,7 +348,7 @@ def _merge_composite(hits: list[tuple[z3.BoolRef, SymValue]]) -> SymValue:
     null = z3.Or([z3.And(g, v.null) for g, v in hits])
     if kind == "record":
         names = [name for name, _ in hits[0][1].fields]
-        fields = tuple((name, _select([(g, v.field(name)) for g, v in hits])) for name in names)
+        fields = tuple((name, _select([(g, v.field(name) or undefined()) for g, v in hits])) for name in names)
         return SymValue("record", defined, null, fields=fields)
     size = min(len(v.items) for _, v in hits)
     items = tuple(_select([(g, v.items[j]) for g, v in hits]) for j in range(size))
