@@ -27,7 +27,7 @@ from policyc.automata.alphabet import build_alphabet, events_of
 from policyc.automata.construct import build_dfa, explore, show_state, table_from
 from policyc.automata.fragment import NotCompilable, Plan, PlainPart, SlicedPart, plan_rule
 from policyc.automata.joint import joint_letters
-from policyc.automata.progress import NotPropositional, Progression
+from policyc.automata.progress import NotPropositional, Progression, State
 from policyc.automata.solver import satisfiable_masks
 from policyc.automata.specialise import specialise
 
@@ -93,11 +93,16 @@ def build_slice(part: SlicedPart) -> SliceTable:
             states, delta, accepting = explore(prog, alphabet.size)
         except NotPropositional as exc:  # a shape that only this truth of the static conditions has
             raise NotCompilable(str(exc)) from None
-        tables[mask] = table_from(alphabet, delta, accepting, lambda q, p=prog, st=states: show_state(p, st[q]))
+        tables[mask] = table_from(alphabet, delta, accepting, _state_names(prog, states))
     touch: dict[str, tuple] = {}
     for tool, term in part.touch:
         touch[tool] = touch.get(tool, ()) + (term,)
     return SliceTable(part.kind, part.var, alphabet, part.static_atoms, tables, touch, part.domain, part.constants)
+
+
+def _state_names(prog: Progression, states: list[State]) -> Callable[[int], str]:
+    """How a table of the progression names its raw states: by their residual formulas."""
+    return lambda q: show_state(prog, states[q])
 
 
 def compile_rule(formula: n.Formula, tools: Mapping[str, ToolSignature] | None = None) -> RuleAutomaton:

@@ -112,19 +112,21 @@ def _test(atom: n.Term, subject: n.Term) -> _Test | None:  # noqa: C901 - one ca
         else:
             return None
         if op in _TEXT:
-            fn = (lambda v, o=op, c=lit: apply_op(o, v, c) is True) if first \
-                else (lambda v, o=op, c=lit: apply_op(o, c, v) is True)
+            text_op = op
+            fn: Callable[[object], bool] = (lambda v: apply_op(text_op, v, lit) is True) if first \
+                else (lambda v: apply_op(text_op, lit, v) is True)
             return _Test(fn, (lit,), "text", op, first)
-        if not first:
-            op = _FLIPPED[op]
-        return _Test(lambda v, o=op, c=lit: apply_op(o, v, c) is True, (lit,),
-                     "equal" if op in ("eq", "ne") else "order", op)
+        ordered = op if first else _FLIPPED[op]
+        return _Test(lambda v: apply_op(ordered, v, lit) is True, (lit,),
+                     "equal" if ordered in ("eq", "ne") else "order", ordered)
     if op == "in" and x == subject and isinstance(y, n.Lit):
         coll = y.value
         if isinstance(coll, list) and all(_scalar(v) for v in coll):
-            return _Test(lambda v, c=coll: apply_op("in", v, c) is True, tuple(coll), "equal", "in")
+            items = coll
+            return _Test(lambda v: apply_op("in", v, items) is True, tuple(coll), "equal", "in")
         if isinstance(coll, str) and _scalar(coll):  # a piece of the literal text
-            return _Test(lambda v, c=coll: apply_op("in", v, c) is True, (coll,), "text", "contains", False)
+            text = coll
+            return _Test(lambda v: apply_op("in", v, text) is True, (coll,), "text", "contains", False)
     return None
 
 

@@ -100,7 +100,7 @@ def bad_prefixes(dfa: DfaTable, limit: int = 10) -> list[list[str]]:
     verdict = dfa.verdict
     if verdict[dfa.initial] == VIOLATED:
         return [[]]
-    layer = {dfa.initial: [[]]}
+    layer: dict[int, list[list[int]]] = {dfa.initial: [[]]}
     seen = {dfa.initial}
     while layer:
         nxt: dict[int, list[list[int]]] = {}

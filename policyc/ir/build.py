@@ -18,7 +18,7 @@ True
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterable, Sequence, cast
+from typing import TYPE_CHECKING, Any, Iterable, Sequence, TypeGuard, cast
 
 from policyc.ir import ops as _ops
 from policyc.ir.nodes import (
@@ -414,17 +414,17 @@ def exists(name: str, type_: Type | None, domain: Term, body: Formula) -> Formul
 # ------------------------------------------------------------------ derived views
 
 
-def is_eventually(f: Formula) -> bool:
+def is_eventually(f: Formula) -> TypeGuard[Until]:
     return isinstance(f, Until) and f.left is TRUE
 
 
-def is_always(f: Formula) -> bool:
+def is_always(f: Formula) -> TypeGuard[Release]:
     return isinstance(f, Release) and f.left is FALSE
 
 
-def is_once(f: Formula) -> bool:
+def is_once(f: Formula) -> TypeGuard[Since]:
     return isinstance(f, Since) and f.left is TRUE
 
 
-def is_historically(f: Formula) -> bool:
+def is_historically(f: Formula) -> TypeGuard[Trigger]:
     return isinstance(f, Trigger) and f.left is FALSE

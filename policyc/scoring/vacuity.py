@@ -63,8 +63,8 @@ def vacuity(f: n.Formula, engine: PositionEvaluator, env: DataEnv | None = None)
 def _released(f: n.Release, engine: PositionEvaluator, env: DataEnv) -> Status:
     body = f.right
     if isinstance(body, n.And) and f.left is b.FALSE:  # G distributes over and
-        return combine(_released(b.release(f.left, part), engine, env) for part in body.args
-                       if isinstance(b.release(f.left, part), n.Release))
+        released = [r for r in (b.release(f.left, part) for part in body.args) if isinstance(r, n.Release)]
+        return combine(_released(r, engine, env) for r in released)
     implication = as_implication(body)
     if implication is not None:
         trigger = implication[0]
