@@ -96,11 +96,12 @@ def compile_one(policy: str, target: str, fmt: str, key: bytes | None = None) ->
     classes = Counter(r.rule_class for r in artifact.rules)
     limits = compiled_of(artifact).joint_limits()
     stepwise = judged_on_prefixes(checked, {r.name for r in artifact.rules if r.rule_class == "offline-only"})
-    summary = {
+    class_counts = {k: classes.get(k, 0) for k in ("gateable", "detectable", "offline-only")}
+    summary: dict[str, object] = {
         "artifact": target,
         "policy": artifact.policy.name,
         "rules": len(artifact.rules),
-        "classes": {k: classes.get(k, 0) for k in ("gateable", "detectable", "offline-only")},
+        "classes": class_counts,
         "automata": len(artifact.automata),
         "externs": [e.name for e in artifact.externs],
         "signed": artifact.signature is not None,
@@ -110,7 +111,7 @@ def compile_one(policy: str, target: str, fmt: str, key: bytes | None = None) ->
         "offline_only_judged_at_each_call": stepwise,
     }
     if fmt == "text":
-        counts = ", ".join(f"{n} {k}" for k, n in summary["classes"].items())
+        counts = ", ".join(f"{n} {k}" for k, n in class_counts.items())
         click.echo(f"{printable(target)}: {summary['rules']} rules ({counts}), {summary['automata']} automata"
                    + (", signed" if key is not None else ""), err=target == "-")
     for note in joint_limit_notes(limits):

@@ -19,7 +19,7 @@ only when every claim of the question takes its truth value on it.
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence, cast
+from typing import Callable, Mapping, Sequence, cast
 
 from policyc.automata.one_value import OneValue
 from policyc.automata.solver import independent_groups
@@ -27,7 +27,7 @@ from policyc.ir import build as b
 from policyc.ir import nodes as n
 from policyc.ir.data import DataEnv, ExternError, eval_term
 from policyc.ir.ops import UNDEF, truthy
-from policyc.ir.types import ANY, MESSAGE_SIGNATURE, ListT, OptionalT, ToolSignature, value_problems
+from policyc.ir.types import ANY, MESSAGE_SIGNATURE, ListT, OptionalT, ToolSignature, Type, value_problems
 from policyc.ir.walk import subformulas
 from policyc.lint.claims import Claim
 from policyc.semantics.evaluator import evaluate
@@ -160,8 +160,7 @@ def _guessed(calls: Calls, tools: Mapping[str, ToolSignature]) -> tuple[Call, ..
             s = values.subject
             if isinstance(s, n.Arg) and s.name in types:
                 t = types[s.name]
-                found, v = values.value(mask, lambda v, t=t: v is UNDEF and isinstance(t, OptionalT)
-                                        or v is not UNDEF and not value_problems(v, t))
+                found, v = values.value(mask, _fits(t))
                 if found and v is UNDEF:
                     args.pop(s.name, None)
                 elif found:
@@ -173,7 +172,7 @@ def _guessed(calls: Calls, tools: Mapping[str, ToolSignature]) -> tuple[Call, ..
                         else "x" * cast(int, v)
             elif isinstance(s, n.Op) and s.op in TEXT_FUNCTIONS and isinstance(s.args[0], n.Arg):
                 fn = getattr(str, s.op)
-                found, v = values.value(mask, lambda v, fn=fn: isinstance(v, str) and fn(v) == v)
+                found, v = values.value(mask, _unchanged_by(fn))
                 if found:
                     texts.setdefault(s.args[0].name, []).append(cast(str, v))
             elif isinstance(s, n.Field) and isinstance(s.base, n.Result):
@@ -201,6 +200,16 @@ def _guessed(calls: Calls, tools: Mapping[str, ToolSignature]) -> tuple[Call, ..
             return None
         out.append(call)
     return tuple(out)
+
+
+def _fits(t: Type) -> Callable[[object], bool]:
+    """Accepts a value of type `t` (undefined when `t` is optional)."""
+    return lambda v: v is UNDEF and isinstance(t, OptionalT) or v is not UNDEF and not value_problems(v, t)
+
+
+def _unchanged_by(fn: Callable[[str], str]) -> Callable[[object], bool]:
+    """Accepts a text the text function `fn` gives back as it is."""
+    return lambda v: isinstance(v, str) and fn(v) == v
 
 
 def _simplest(calls: Calls, tools: Mapping[str, ToolSignature]) -> Trace:

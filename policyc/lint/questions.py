@@ -259,7 +259,7 @@ class Asker:
         for w in self.pool[:SPLICE_WITH]:
             other = w.trace.calls
             # both in order, a call to a tool they share taken once (from either)
-            candidates = [_merge(other, near.trace.calls), _merge(near.trace.calls, other)]
+            candidates: list[Sequence[Call]] = [_merge(other, near.trace.calls), _merge(near.trace.calls, other)]
             for calls in blocks:
                 aligned = _aligned(calls, other)
                 for block in (calls, aligned) if aligned != calls else (calls,):

@@ -20,9 +20,14 @@ lets through, the gated run is over and later calls are not judged.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from policyc.runtime.explain import Decision
 from policyc.trace.model import Trace
+
+if TYPE_CHECKING:
+    from policyc.runtime.monitor import Monitor
+    from policyc.scoring import TraceReport
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +58,7 @@ class ReplayStep:
 class Replay:
     trace: Trace
     steps: tuple[ReplayStep, ...]
-    report: object                # the compliance report of the recording as it happened
+    report: TraceReport           # the compliance report of the recording as it happened
     events: tuple
 
     @property
@@ -66,7 +71,7 @@ class Replay:
         return all(s.action == "allow" for s in self.steps)
 
 
-def replay(monitor, trace: Trace, mode: str | None = None) -> Replay:
+def replay(monitor: Monitor, trace: Trace, mode: str | None = None) -> Replay:
     """Replay a recorded run through the gate, call by call: the agent's events (calls and
     messages, as far as the policy observes them) are judged; the user's are recorded."""
     trace = monitor.policy.view(trace)
