@@ -49,6 +49,7 @@ from smolagents.utils import AgentToolExecutionError
 from policyc.integrations.gating import PolicyStop, as_arguments, check_tool_set, load_policy, recorded, \
     return_schema
 from policyc.runtime import Decision, Monitor, Run
+from policyc.scoring import TraceReport
 
 _UNTYPED = {"any", "image", "audio", "video"}  # smolagents types with no JSON Schema type
 
@@ -106,7 +107,7 @@ class _PolicyGated(_Agent):
         self.mode = mode
         self.tool_names = dict(tool_names or {})
         self.policy_run: Run | None = None
-        self.report = None
+        self.report: TraceReport | None = None
         self.stopped: Decision | None = None
         self._gate_lock = threading.Lock()
         self.tool_check = check_tool_set(self.policy_monitor, tool_schemas(self.tools), self.tool_names,

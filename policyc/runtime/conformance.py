@@ -48,7 +48,7 @@ class ConformanceChecker:
         self.signatures = Signatures(self.tools)
         self.conforms = self.signatures.conforms
 
-    def check(self, tool: str, args: Mapping[str, Any], calls: Sequence = (),
+    def check(self, tool: str, args: Mapping[str, Any], calls: Sequence[object] = (),
               context: str | None = None) -> list[Finding]:
         """The conformance findings of a call, in SAAG stage order (empty when it conforms)."""
         query = grounding_text(context, calls) if context is not None and tool not in self.terminal else None
@@ -62,7 +62,7 @@ class ConformanceChecker:
                         message=psi) for p in assessment.problems]
 
 
-def grounding_text(context: str, calls: Sequence) -> str:
+def grounding_text(context: str, calls: Sequence[object]) -> str:
     """The text a proposed call's values are grounded in: the context, then each recorded result.
 
     >>> from policyc.trace.model import Call

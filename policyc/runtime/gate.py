@@ -13,7 +13,7 @@ A run's gate state is a `GateState`: the product's joint state and the slice run
 
 from __future__ import annotations
 
-from typing import Any, Collection, Mapping, Sequence
+from typing import Any, Callable, Collection, Mapping, Sequence
 
 from policyc.runtime.findings import OWED, VIOLATION, Finding, GatedRule
 from policyc.runtime.judge_final import FinalAnswerJudge
@@ -42,7 +42,7 @@ class GateState:
 class Gate:
     """Every compiled rule of a policy, judged before each call."""
 
-    def __init__(self, compiled: CompiledPolicy, externs: Mapping | None = None):
+    def __init__(self, compiled: CompiledPolicy, externs: Mapping[str, Callable[..., object]] | None = None):
         policy = compiled.policy
         plain_rules, plain_tables = [], []
         self.sliced: list[tuple[GatedRule, SlicedJudge]] = []
@@ -131,7 +131,7 @@ class Gate:
         return found
 
     def _joint_unsearched(self, state: GateState, tool: str, args: Mapping[str, Any],
-                          after: Mapping[int, frozenset], broken: Collection[int] = (),
+                          after: Mapping[int, frozenset[bool]], broken: Collection[int] = (),
                           lost_now: int = 0) -> tuple[str, ...]:
         """The open sliced rules a call to `tool` may set in conflict with other open rules:
         per-value rules take no part in the joint search, so the decision says so, unless every
@@ -157,7 +157,7 @@ class Gate:
         # rules no automaton compiles may constrain anything: with them, nothing is known here
         unmet = None if self.final is not None else self._unmet_after(state, tool, args)
         out = []
-        settled: dict[tuple, bool] = {}  # per component (its members): whether it accepts after the call
+        settled: dict[tuple[object, ...], bool] = {}  # per component (its members): whether it accepts after the call
         for k in found:
             if unmet is not None:
                 whole = self._members[k]
@@ -198,7 +198,7 @@ class Gate:
         return unmet
 
     def _component_accepts(self, k: int, state: GateState, opened: int, unmet: int, verdicts: list[str],
-                           after: Mapping[int, frozenset], broken: Collection[int]) -> bool:
+                           after: Mapping[int, frozenset[bool]], broken: Collection[int]) -> bool:
         """Whether every rule of sliced rule k's component (k included) is satisfied by the run
         ending right after the call, whatever its result (`unmet`: `_unmet_after`)."""
         _, bits, sliced = self.components[k]
@@ -228,10 +228,10 @@ class Gate:
                 self.sliced[k][1].advance(runs[k], tool, args, result)
         return state
 
-    def dump_state(self, state: GateState) -> dict:
+    def dump_state(self, state: GateState) -> dict[str, object]:
         return {"product": self.product.dump_state(state.jid), "sliced": [run.to_json() for run in state.runs]}
 
-    def load_state(self, data: dict) -> GateState:
+    def load_state(self, data: Mapping[str, Any]) -> GateState:
         runs = data["sliced"]
         if len(runs) != len(self.sliced):
             raise ValueError("the gate state does not fit this artifact's automata")
@@ -247,7 +247,7 @@ class Gate:
             out[info.name] = (run.verdict(), run.accepting())
         return out
 
-    def accepting_after(self, calls) -> dict[str, bool | None]:
+    def accepting_after(self, calls: Sequence[Call]) -> dict[str, bool | None]:
         """Whether a run of these executed calls satisfies each gated rule (None: untracked):
         the offline path, the product stepped with one memo lookup per call when warm."""
         space = self.product.space
@@ -271,7 +271,7 @@ class Gate:
         plain, undecided = self.product.judge(state.jid, tool, args)
         findings = list(plain)
         final = tool in self.terminal
-        after: dict[int, frozenset] = {}  # per sliced rule the call may move: can it be accepting then?
+        after: dict[int, frozenset[bool]] = {}  # per sliced rule the call may move: can it be accepting then?
         broken: set[int] = set()  # the sliced rules the call certainly breaks
         for k in self._moving(tool):  # a call that leaves a rule where it is cannot newly break it
             info, rule = self.sliced[k]

@@ -25,7 +25,7 @@ joint state, so a warm gate answers with a few guard evaluations and dictionary 
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from policyc.runtime.findings import CONFLICT, OWED, VIOLATION, Finding, GatedRule, mildest
 from policyc.tables.dfa import VIOLATED, DfaTable
@@ -42,18 +42,18 @@ Judged = tuple[tuple[Finding, ...], tuple[str, ...]]  # (findings, what could no
 class ProductJudge:
     """The single-automaton rules of a policy, stepped as one product."""
 
-    def __init__(self, rules: list[GatedRule], tables: list[DfaTable], tools: Mapping, terminal: frozenset[str],
-                 externs: Mapping | None = None, joint: Mapping[str, JointLetters] | None = None,
+    def __init__(self, rules: list[GatedRule], tables: list[DfaTable], tools: Mapping[str, object],
+                 terminal: frozenset[str], externs: Mapping[str, Callable[..., object]] | None = None, joint: Mapping[str, JointLetters] | None = None,
                  budget: int = SEARCH_BUDGET):
         self.rules = rules
         self.terminal = terminal
         self.tools = tuple(tools)
         self.space = JointSpace(tables, tools, terminal, externs, joint)
         self.search = JointSearch(self.space, budget)
-        self._judged: dict[tuple, Judged] = {}
-        self._by_scope: dict[tuple, Judged] = {}  # per (tool, known, states of the tool's scope)
+        self._judged: dict[tuple[int, str, int], Judged] = {}
+        self._by_scope: dict[tuple[str, int, object], Judged] = {}  # per (tool, known, states of the tool's scope)
         self._guidance: dict[int, tuple[tuple[str, ...], tuple[str, ...]]] = {}
-        self._owed_memo: dict[tuple, list[str] | None] = {}
+        self._owed_memo: dict[tuple[int, int, tuple[int, ...], bool], list[str] | None] = {}
 
     # ------------------------------------------------------------ run state
 
@@ -67,7 +67,7 @@ class ProductJudge:
     def dump_state(self, jid: int) -> list[int]:
         return list(self.space.states[jid])
 
-    def load_state(self, data: list) -> int:
+    def load_state(self, data: Sequence[int]) -> int:
         states = tuple(int(s) for s in data)
         if len(states) != len(self.rules) or any(
                 s != UNTRACKED and not 0 <= s < t.size for s, t in zip(states, self.space.tables)):

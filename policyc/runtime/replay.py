@@ -22,8 +22,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from policyc.runtime.events import EnforcementEvent
 from policyc.runtime.explain import Decision
-from policyc.trace.model import Trace
+from policyc.trace.model import Call, Trace
 
 if TYPE_CHECKING:
     from policyc.runtime.monitor import Monitor
@@ -44,7 +45,7 @@ class ReplayStep:
     def rules(self) -> tuple[str, ...]:
         return self.decision.rules if self.decision else ()
 
-    def to_json(self, call) -> dict:
+    def to_json(self, call: Call) -> dict[str, object]:
         out = {"step": self.position + 1, "tool": call.name, "args": dict(call.args), "action": self.action,
                "counterfactual": self.counterfactual}
         if self.decision is not None:
@@ -59,7 +60,7 @@ class Replay:
     trace: Trace
     steps: tuple[ReplayStep, ...]
     report: TraceReport           # the compliance report of the recording as it happened
-    events: tuple
+    events: tuple[EnforcementEvent, ...]
 
     @property
     def first_refusal(self) -> int | None:

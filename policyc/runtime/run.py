@@ -33,7 +33,7 @@ from policyc.runtime.calls import (
 )
 from policyc.runtime.explain import Decision, render_message
 from policyc.runtime.findings import CONFORMANCE, Finding
-from policyc.runtime.enforce import EnforcementState, after_record, enforce
+from policyc.runtime.enforce import EnforcementState, Outcome, after_record, enforce
 from policyc.runtime.events import EXECUTED, INSISTED, LISTENED, STOPPED, EnforcementEvent, LayerRow, enforcement_table
 from policyc.runtime.gate import GateState
 from policyc.trace.model import MESSAGE, Call, Trace
@@ -124,7 +124,7 @@ class Run:
             message = render_message(decision)  # empty for a call that runs unremarked (tolerated)
             return replace(decision, message=message) if message else decision
 
-    def _judge(self, tool: str, args: dict) -> tuple[list[Finding], tuple[str, ...]]:
+    def _judge(self, tool: str, args: dict[str, Any]) -> tuple[list[Finding], tuple[str, ...]]:
         if too_deep(args):  # nothing can be read off it safely: refused, and no retry overrides that
             return [Finding("conformance/too-deep", CONFORMANCE, "conformance", "deny", None,
                             f"the arguments of `{tool}` nest more than {MAX_VALUE_DEPTH} levels deep")], ()
@@ -175,7 +175,7 @@ class Run:
                 self._resolve(identity)
             self._advance(tool, args, result)
 
-    def _advance(self, tool: str, args: dict, result: Any) -> None:
+    def _advance(self, tool: str, args: Mapping[str, Any], result: Any) -> None:
         """Add a call that ran, without the checks of `record` (gate replay uses it)."""
         with self._lock:
             state = self.state
@@ -225,7 +225,7 @@ class Run:
         with self._lock:
             return self.monitor.guidance(self.state.gate)[1]
 
-    def finish(self):
+    def finish(self) -> TraceReport:
         """End the run and return its compliance report (the report `policyc score` gives)."""
         with self._lock:
             if self.state.report is None:  # refusals still awaiting a next proposal stay unresolved
@@ -268,7 +268,7 @@ class Run:
 
     # ------------------------------------------------------------ snapshot
 
-    def snapshot(self) -> dict:
+    def snapshot(self) -> dict[str, object]:
         """Everything about the run, as JSON-serialisable data (`Monitor.restore` takes it back)."""
         from policyc.runtime.snapshot import dump_run
 
@@ -290,7 +290,7 @@ class Run:
             self.state.events[i] = replace(event, resolution=INSISTED if event.identity == identity else LISTENED)
         self.state.awaiting = []
 
-    def _log(self, outcome, step: int, tool: str, identity: str | None) -> None:
+    def _log(self, outcome: Outcome, step: int, tool: str, identity: str | None) -> None:
         if outcome.action in ("allow", "warn"):
             resolution = EXECUTED
         elif outcome.action == "stop":
@@ -306,7 +306,7 @@ class Run:
                 self.state.awaiting.append(index)
 
 
-def event_args(args: dict, actor: str, message_id: str | None, error: bool = False) -> dict:
+def event_args(args: dict[str, Any], actor: str, message_id: str | None, error: bool = False) -> dict[str, Any]:
     """The arguments of an event, carrying its attributes when they are not the defaults."""
     if actor not in ("assistant", "user"):
         raise ValueError(f"an event's actor is \"assistant\" or \"user\", not {actor!r}")

@@ -31,7 +31,7 @@ SNAPSHOT_FORMAT = "policyc.run"
 SNAPSHOT_VERSION = 1
 
 
-def dump_run(run: "Run") -> dict:
+def dump_run(run: "Run") -> dict[str, object]:
     """The run's state (call with the run's lock held)."""
     monitor, state = run.monitor, run.state
     return {
@@ -104,7 +104,7 @@ class _SnapshotModel(_Strict):
     context: StrictStr | None = None  # the user's request, for grounding (absent in older snapshots)
 
 
-def load_run(monitor: "Monitor", data: dict) -> "Run":
+def load_run(monitor: "Monitor", data: dict[str, object]) -> "Run":
     """A run continued from `dump_run` output; `RunError` when the snapshot is not one this
     monitor's runs could have written."""
     from policyc.runtime.run import Run, RunState
@@ -203,9 +203,9 @@ def _sorted_instances(run: object) -> object:
     return out
 
 
-def _attributes(call: Call) -> dict:
+def _attributes(call: Call) -> dict[str, object]:
     """An event's attributes, where they are not the defaults (a plain call of the agent)."""
-    out: dict = {}
+    out: dict[str, object] = {}
     if call.actor != "assistant":
         out["actor"] = call.actor
     if call.message_id is not None:
