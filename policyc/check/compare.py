@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from policyc.check.scope import Scope, TVal
-from policyc.check.suggest import did_you_mean
+from policyc.check.suggest import did_you_mean, unknown_fields
 from policyc.diagnostics import Label
 from policyc.ir import nodes as n
 from policyc.ir import types as t
@@ -25,19 +25,21 @@ def check_compatible(el: Elaborator, left: TVal, right: TVal, e: ast.Expr | ast.
             if other.term.value not in et.members:
                 el.error("E0208", f"\"{other.term.value}\" is not a member of `{et.name}`", other.span,
                          help=did_you_mean(other.term.value, et.members, "member")
-                         or "the members are " + ", ".join(f"`{m}`" for m in et.members), scope=scope)
+                         or "the members are " + ", ".join(f"`{m}`" for m in et.members), scope=scope,
+                         fields={**unknown_fields(other.term.value, et.members), "expected": str(et)})
                 return False
             return True
     if t.compatible(left.type, right.type):
         return True
     if expected is not None:
         el.error("E0208", f"{expected} is `{left.type}`, but the value given is `{right.type}`", right.span,
-                 help=_mismatch_hint(left, right), scope=scope)
+                 help=_mismatch_hint(left, right), scope=scope,
+                 fields={"expected": str(left.type), "found": str(right.type)})
         return False
     el.error("E0208", message or f"cannot compare `{left.type}` with `{right.type}`", e.span,
              labels=labels or (Label(left.span, f"this is `{left.type}`"),
                                Label(right.span, f"this is `{right.type}`")),
-             help=_mismatch_hint(left, right), scope=scope)
+             help=_mismatch_hint(left, right), scope=scope, fields={"left": str(left.type), "right": str(right.type)})
     return False
 
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 from functools import cached_property, partial
-from typing import Iterable
+from typing import Iterable, Mapping
 
 from policyc.check import macros, operators, paths, patterns, provenance
 from policyc.check.macros import CMP_OPS, MAX_EXPANSION_DEPTH, ExpansionTooDeep
 from policyc.check.modules import stdlib_definitions
 from policyc.check.scope import EnumVal, FVal, ListVal, Scope, ToolVal, TVal, Value, VarInfo, describe
-from policyc.check.suggest import closest, did_you_mean
+from policyc.check.suggest import closest, did_you_mean, unknown_fields
 from policyc.check.symbols import BUILTIN_FUNCTIONS, Symbols
 from policyc.check.trust import TrustMap, trust_map
 from policyc.check.typing import TypeResolver
@@ -66,11 +66,13 @@ class Elaborator:
     # ------------------------------------------------------------ reporting
 
     def error(self, code: str, message: str, span: Span, help: str | None = None,
-              labels: Iterable[Label] = (), scope: Scope | None = None) -> None:
+              labels: Iterable[Label] = (), scope: Scope | None = None,
+              fields: Mapping[str, str] | None = None) -> None:
         notes: tuple[str, ...] = ()
         if scope is not None and scope.frame:
             notes = (f"in the expansion of {scope.frame}",)
-        self.diags.append(Diagnostic(code, message, span, help=help, labels=tuple(labels), notes=notes))
+        self.diags.append(Diagnostic(code, message, span, help=help, labels=tuple(labels), notes=notes,
+                                     fields=dict(fields or {})))
 
     def warn(self, code: str, message: str, span: Span, help: str | None = None) -> None:
         self.diags.append(Diagnostic(code, message, span, help=help, severity=Severity.WARNING))
@@ -269,20 +271,23 @@ class Elaborator:
         if called and module is not None and name not in functions:
             self.error("E0205", f"unknown predicate `{name}`", span,
                        help=f"`{name}` is defined in the standard library module `{module}`: add `import {module}`",
-                       scope=scope)
+                       scope=scope, fields={"name": name, "module": module})
         elif called and (keyword or best_tool and not best_fn):
-            self.error("E0201", f"unknown tool `{name}`", span, help=did_you_mean(name, tools, "tool"), scope=scope)
+            self.error("E0201", f"unknown tool `{name}`", span, help=did_you_mean(name, tools, "tool"), scope=scope,
+                       fields=unknown_fields(name, tools))
         elif called:
             self.error("E0205", f"unknown predicate `{name}`", span,
-                       help=did_you_mean(name, functions + tools), scope=scope)
+                       help=did_you_mean(name, functions + tools), scope=scope,
+                       fields=unknown_fields(name, functions + tools))
         elif best_var or not best_tool and (variables or pattern_args):
             self.error("E0206", f"unbound variable `{name}`", span,
                        help=f"did you mean `{best_var}`?" if best_var else self._binding_hint(name),
-                       scope=scope)
+                       scope=scope, fields={"name": name, **({"suggestion": best_var} if best_var else {})})
         else:
             self.error("E0201", f"unknown tool `{name}`", span,
                        help=did_you_mean(name, tools + variables, "tool")
-                       or "declare it: `tool name(arg: type) -> type`", scope=scope)
+                       or "declare it: `tool name(arg: type) -> type`", scope=scope,
+                       fields=unknown_fields(name, tools + variables))
 
     def _binding_hint(self, name: str) -> str:
         """How to bind a name; when it is (nearly) a tool's argument, how to reach that argument."""

@@ -95,7 +95,7 @@ def arithmetic(el: Elaborator, e: ast.Arithmetic, scope: Scope) -> Value | None:
     else:
         el.error("E0208", f"`{e.op}` cannot combine `{left.type}` and `{right.type}`", e.span,
                  labels=(Label(left.span, f"`{left.type}`"), Label(right.span, f"`{right.type}`")),
-                 scope=scope)
+                 scope=scope, fields={"left": str(left.type), "right": str(right.type)})
         return None
     return TVal(b.op(ARITH_BY_SYMBOL[e.op], left.term, right.term), ty, e.span)
 

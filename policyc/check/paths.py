@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Literal
 
 from policyc.check.scope import EnumVal, ListVal, Scope, ToolVal, TVal, Value
-from policyc.check.suggest import closest, did_you_mean
+from policyc.check.suggest import closest, did_you_mean, unknown_fields
 from policyc.diagnostics import Span
 from policyc.ir import build as b
 from policyc.ir import nodes as n
@@ -33,7 +33,8 @@ def field_access(el: Elaborator, e: ast.FieldAccess, scope: Scope) -> Value | No
         members = base.type.members  # type: ignore[union-attr]
         if e.name not in members:
             el.error("E0203", f"`{base.type}` has no member `{e.name}`", e.name_span,
-                     help=did_you_mean(e.name, members, "member"), scope=scope)
+                     help=did_you_mean(e.name, members, "member"), scope=scope,
+                     fields={**unknown_fields(e.name, members), "type": str(base.type)})
             return None
         return TVal(b.lit(e.name), base.type, e.span)
     tv = el.as_term(base, e.target.span, scope)
@@ -55,7 +56,8 @@ def field_type(el: Elaborator, base: t.Type, name: str, span: Span, scope: Scope
         ft = bt.field(name)
         if ft is None:
             el.error("E0203", f"`{bt}` has no field `{name}`", span,
-                     help=did_you_mean(name, [f for f, _ in bt.fields], "field"), scope=scope)
+                     help=did_you_mean(name, [f for f, _ in bt.fields], "field"), scope=scope,
+                     fields={**unknown_fields(name, [f for f, _ in bt.fields]), "type": str(bt)})
         return ft
     if isinstance(bt, t.DictT):
         return bt.value
@@ -116,7 +118,8 @@ def rooted_path(el: Elaborator, root: ast.Name, steps: list[tuple[str | int, Spa
             hint = (f"did you mean `{best}`?" if best else
                     (f"the arguments of `{tool.tool}` are {listed}" if names else f"`{tool.tool}` takes no arguments")
                     + f"; its result is `{tool.tool}.result`")
-            el.error("E0202", f"`{tool.tool}` has no argument `{first}`", first_span, help=hint, scope=scope)
+            el.error("E0202", f"`{tool.tool}` has no argument `{first}`", first_span, help=hint, scope=scope,
+                     fields={"name": first, **({"suggestion": best} if best else {}), "tool": tool.tool})
             return None
         path, ty = [final], declared.type
     for step, span in steps[1:]:

@@ -12,7 +12,7 @@ from policyc.check.compare import check_compatible
 from policyc.check.macros import apply_function
 from policyc.check.provenance import text_builtin
 from policyc.check.scope import ListVal, Scope, ToolVal, TVal, Value, describe
-from policyc.check.suggest import did_you_mean
+from policyc.check.suggest import did_you_mean, unknown_fields
 from policyc.check.symbols import BUILTIN_FUNCTIONS, TEXT_FUNCTIONS
 from policyc.diagnostics import Label
 from policyc.ir import build as b
@@ -138,7 +138,8 @@ def keyword_condition(el: Elaborator, tool: ToolVal, a: ast.KeywordArg, scope: S
             return b.op("eq", target.term, value.term)
         el.error("E0202", f"`{sig.name}` has no argument `{a.name}`", a.name_span,
                  help=did_you_mean(a.name, [p.name for p in sig.params], "argument")
-                 or f"the signature is `{sig}`", scope=scope)
+                 or f"the signature is `{sig}`", scope=scope,
+                 fields={**unknown_fields(a.name, [p.name for p in sig.params]), "tool": sig.name})
         return None
     return argument_equals(el, tool, param, a.value, scope)
 
