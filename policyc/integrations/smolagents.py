@@ -134,6 +134,7 @@ class _PolicyGated(_Agent):
         except PolicyStop as stop:
             self.stopped = stop.decision
         finally:
+            assert self.policy_run is not None  # started by `run` before it streams
             self.report = self.policy_run.finish()
 
     def _gate(self, tool_name: str, args: dict, execute: Callable[[], Any],
@@ -220,7 +221,8 @@ class GatedCodeAgent(_PolicyGated, CodeAgent):
 
         def call(*args, **kwargs):
             if len(args) == 1 and not kwargs and isinstance(args[0], dict) and set(args[0]) <= set(inputs):
-                args, kwargs = (), dict(args[0])
+                kwargs = dict(args[0])
+                args = ()
             named = {**{(inputs[i] if i < len(inputs) else f"arg{i}"): v for i, v in enumerate(args)}, **kwargs}
             result, decision = self._gate(name, named, lambda: tool(*args, **kwargs),
                                           lambda d: PolicyRefusal(d.message))
