@@ -178,6 +178,9 @@ def test_check_command_json_is_data():
                              {"name": "shipped", "type": "Status"}]),
     ("e0208_type_mismatch", [{"expected": "str", "found": "int"}, {"expected": "float", "found": "str"},
                              {"name": "bronze", "expected": "Tier"}, {"left": "float", "right": "str"}]),
+    ("e0221_unknown_type", [{"name": "strng", "suggestion": "str"}, {}, {},  # `list[]`, `dict[int, T]`: no name
+                            {"name": "event"}, {"name": "Ordr", "suggestion": "Order"}]),
+    ("e0103_bad_rename", [{"name": "lookpu", "suggestion": "lookup"}, {"name": "key", "tool": "lookup"}]),
 ])
 def test_diagnostics_carry_what_they_name(fixture, expected):
     """The unknown name, its suggestion and the types a message names come as fields too."""

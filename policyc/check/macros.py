@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Iterable, Literal
 
 from policyc.check.compare import check_compatible
 from policyc.check.scope import EnumVal, FVal, ListVal, Scope, ToolVal, TVal, Value, VarInfo, describe
-from policyc.check.suggest import did_you_mean
+from policyc.check.suggest import did_you_mean, unknown_fields
 from policyc.check.typing import Kind
 from policyc.diagnostics import Span
 from policyc.ir import build as b
@@ -56,7 +56,8 @@ def bind_arguments(el: Elaborator, params: tuple[ast.Param, ...], args: tuple, w
         if extra.name not in {p.name for p in params}:
             el.error("E0209", f"{what} has no parameter `{extra.name}`", extra.name_span,
                      help=did_you_mean(extra.name, [p.name for p in params], "parameter")
-                     or f"the signature is `{signature}`", scope=scope)
+                     or f"the signature is `{signature}`", scope=scope,
+                     fields=unknown_fields(extra.name, [p.name for p in params]))
             return None
     return bound
 

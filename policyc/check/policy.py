@@ -8,7 +8,7 @@ from policyc.check import macros
 from policyc.check.elaborate import Elaborator, ExpansionTooDeep
 from policyc.check.modules import ModuleGraph, ModuleInstance
 from policyc.check.scope import Scope
-from policyc.check.suggest import closest, did_you_mean
+from policyc.check.suggest import closest, did_you_mean, unknown_fields
 from policyc.check.symbols import Symbols
 from policyc.check.typing import Kind, TypeResolver
 from policyc.diagnostics import Diagnostic, Label
@@ -33,7 +33,8 @@ def check_severity(expr: ast.SeverityExpr, diags: list[Diagnostic]) -> Severity 
     if expr.name not in SEVERITIES:
         diags.append(Diagnostic("E0217", f"unknown severity `{expr.name}`", expr.span,
                                 help=did_you_mean(expr.name, SEVERITIES, "severity")
-                                or "one of " + ", ".join(f"`{s}`" for s in SEVERITIES)))
+                                or "one of " + ", ".join(f"`{s}`" for s in SEVERITIES),
+                                fields=unknown_fields(expr.name, SEVERITIES)))
         return None
     if expr.name == "soft_block":
         limit = DEFAULT_SOFT_BLOCK_LIMIT if expr.arg is None else expr.arg
@@ -107,7 +108,8 @@ class PolicyBuilder:
                     self.diags.append(Diagnostic("E0216", f"unknown layer `{meta.name}`", meta.span,
                                                  help=(f"did you mean `{best}`?" if (best := closest(meta.name, choices))
                                                        else f"the layers are the paper's L1-L6 and those declared "
-                                                            f"with `layer`; declare it: `layer {meta.name} \"...\"`")))
+                                                            f"with `layer`; declare it: `layer {meta.name} \"...\"`"),
+                                                 fields=unknown_fields(meta.name, choices)))
                     ok = False
                 layer = meta.name
             elif isinstance(meta, ast.MetaSeverity):
@@ -172,7 +174,8 @@ class PolicyBuilder:
         entry = self.syms.procedures.get(decl.name)
         if entry is None:
             self.diags.append(Diagnostic("E0205", f"unknown procedure `{decl.name}`", decl.name_span,
-                                         help=did_you_mean(decl.name, self.syms.procedures, "procedure")))
+                                         help=did_you_mean(decl.name, self.syms.procedures, "procedure"),
+                                         fields=unknown_fields(decl.name, self.syms.procedures)))
             return []
         proc: ast.ProcedureDecl = entry.decl
         scope = Scope(inst)
@@ -229,14 +232,16 @@ class PolicyBuilder:
                     params = visible.get(r.old)
                     if params is None:
                         self.diags.append(Diagnostic("E0103", f"`{child.path}` declares no tool `{r.old}`", r.span,
-                                                     help=did_you_mean(r.old, visible, "tool")))
+                                                     help=did_you_mean(r.old, visible, "tool"),
+                                                     fields=unknown_fields(r.old, visible)))
                         continue
                     if params:
                         for a in r.args:
                             if a.old not in params:
                                 self.diags.append(Diagnostic(
                                     "E0103", f"`{r.old}` has no argument `{a.old}`", a.span,
-                                    help=did_you_mean(a.old, params, "argument")))
+                                    help=did_you_mean(a.old, params, "argument"),
+                                    fields={**unknown_fields(a.old, params), "tool": r.old}))
 
     def check_procedure_params(self) -> None:
         for entry in list(self.syms.procedures.values()) + [

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from policyc.check.modules import ModuleGraph, ModuleInstance
-from policyc.check.suggest import did_you_mean
+from policyc.check.suggest import did_you_mean, unknown_fields
 from policyc.diagnostics import Diagnostic, Label, Severity
 from policyc.syntax import ast
 
@@ -164,7 +164,8 @@ def collect(graph: ModuleGraph) -> tuple[Symbols, list[Diagnostic]]:
                     diags.append(Diagnostic("E0227", f"`{decl.name}` is not a built-in entity extractor",
                                             decl.name_span, help=did_you_mean(decl.name, GROUNDING_EXTRACTORS,
                                                                               "extractor")
-                                            or "the built-in extractors are `code` and `prose`"))
+                                            or "the built-in extractors are `code` and `prose`",
+                                            fields=unknown_fields(decl.name, GROUNDING_EXTRACTORS)))
                     continue
                 syms.grounding = decl
             elif isinstance(decl, ast.BudgetDecl | ast.ConformanceDecl):
@@ -188,7 +189,8 @@ def collect(graph: ModuleGraph) -> tuple[Symbols, list[Diagnostic]]:
             if name not in OBSERVABLE:
                 diags.append(Diagnostic("E0227", f"`{name}` is not a class of events a policy can observe", span,
                                         help=did_you_mean(name, OBSERVABLE, "class")
-                                        or "observe " + " or ".join(f"`{k}`" for k in OBSERVABLE)))
+                                        or "observe " + " or ".join(f"`{k}`" for k in OBSERVABLE),
+                                        fields=unknown_fields(name, OBSERVABLE)))
     for name, tool in syms.tools.items():
         if name in RESERVED_FUNCTIONS or name in SPECIAL_NAMES:
             diags.append(Diagnostic("E0213", f"the tool name `{name}` is reserved", _name_span(tool.decl),
