@@ -8,11 +8,14 @@
    rules over 10 tools (the rules of benchmarks/runtime.py: before, after, called, counts,
    in_order, within_steps, never, precedence, response), on 1,000 random runs of 100 calls
    and on one run of 10,000 calls: the monitor's verdicts alone (`Monitor.verdicts`, the
-   automata), what an aggregate needs (`Scorer.tally`: verdicts, vacuity, applicability,
+   automata's product, on a fresh monitor: a monitor warmed by 1,000 other random runs is no
+   faster, as their joint states are new; only replaying the very same runs hits its memo),
+   what an aggregate needs (`Scorer.tally`: verdicts, vacuity, applicability,
    conformance, no details), full appendix B reports (`Scorer.score`: verdicts, details,
    violation steps, vacuity, conformance), and `agentltl.verify_trace` (0.2.1, the paper's engine, when
    installed) on the same rules, written with its constructors. Ratios: full / verdicts and
-   agentltl / full.
+   agentltl / full. Results are dropped as they are made, as `policyc score` drops each report
+   once written (a list of 1,000 reports kept alive costs the collector about a third more).
 2. **Corpus scale** (`policyc score` as a subprocess, its children's CPU and peak memory from
    `getrusage`): N generated runs (5 to 45 calls, in JSONL shards, a malformed record every
    997) scored in one process, with `--jobs 2`, and on a local Ray cluster of 2 workers
@@ -53,11 +56,17 @@ def cpu(fn) -> float:
     return time.thread_time() - t0
 
 
+def drain(make, items) -> None:
+    """Make a result per item and drop it, as `policyc score` does when it streams a corpus."""
+    for t in items:
+        make(t)
+
+
 def full_reports(runs: int, length: int, long_length: int, out: dict) -> None:
     print(f"## Full reports against verdicts: 50 rules, {runs:,} runs of {length} calls, one of {long_length:,}")
     text, constraints = generate(50)
-    monitor = Monitor(artifact_of(text))
-    scorer = Scorer(monitor.compiled, externs=monitor.externs)
+    artifact = artifact_of(text)
+    scorer = Scorer(Monitor(artifact).compiled)
     rng = random.Random(3)
     traces = [Trace.of(*random_run(length, rng)) for _ in range(runs)]
     long_trace = Trace.of(*random_run(long_length, rng))
@@ -68,13 +77,14 @@ def full_reports(runs: int, length: int, long_length: int, out: dict) -> None:
 
     rows = {}
     for label, items in ((f"{runs:,} x {length} calls", traces), (f"1 x {long_length:,} calls", [long_trace])):
-        verdicts = cpu(lambda items=items: [monitor.verdicts(t) for t in items])
-        tallies = cpu(lambda items=items: [scorer.tally(t) for t in items])
-        full = cpu(lambda items=items: [scorer.score(t) for t in items])
+        monitor = Monitor(artifact)  # a fresh one: its product's memo starts empty
+        verdicts = cpu(lambda items=items, m=monitor: drain(m.verdicts, items))
+        tallies = cpu(lambda items=items: drain(scorer.tally, items))
+        full = cpu(lambda items=items: drain(scorer.score, items))
         peer = cpu(lambda items=items: theirs(items)) if verify_trace is not None else None
         calls = sum(len(t) for t in items)
-        row = {"verdicts_s": verdicts, "tallies_s": tallies, "full_s": full, "agentltl_s": peer,
-               "full_over_verdicts": full / verdicts, "tallies_over_verdicts": tallies / verdicts,
+        row = {"verdicts_s": verdicts, "tallies_s": tallies, "full_s": full,
+               "agentltl_s": peer, "full_over_verdicts": full / verdicts, "tallies_over_verdicts": tallies / verdicts,
                "agentltl_over_full": None if peer is None else peer / full, "full_calls_per_s": calls / full}
         rows[label] = row
         peer_text = "agentltl not installed" if peer is None else f"agentltl {peer:.2f} s ({peer / full:.1f}x full)"

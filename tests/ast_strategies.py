@@ -123,6 +123,10 @@ DECLARATIONS = st.one_of(
     RULES,
     st.builds(ast.BudgetDecl, SIGNED_INT),
     st.builds(ast.ConformanceDecl, SEVERITIES),
+    st.just(ast.UndecidedDecl("allow")),
+    st.builds(ast.UndecidedDecl, st.just("refuse"),
+              st.lists(st.sampled_from(["tolerate", "warn", "block", "deny", "soft_block", "stop"]),
+                       max_size=3, unique=True).map(tuple)),
 )
 
 MODULES = st.lists(DECLARATIONS, max_size=6).map(lambda items: ast.Module("<generated>", tuple(items)))

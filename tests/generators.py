@@ -437,6 +437,50 @@ def per_value(vocab: Vocabulary) -> st.SearchStrategy:
         lambda p: p[1] != p[2]).map(lambda p: _per_value(vocab, *p))
 
 
+PER_VALUE_SHAPES = ("response", "precedence", "cap", "exclusion", "existence")
+
+
+def _per_value_shape(vocab: Vocabulary, shape: str, first: str, then: str, guarded: bool,
+                     narrow: bool) -> n.Formula:
+    """The per-value rules policies are made of, over one keyed variable:
+    response `always (first(o) -> eventually then(o))`, precedence `always (then(o) -> once
+    first(o))` (the first maybe with a result test), a cap `called_n(first(o)) <= 1`, an
+    exclusion `always (first(o) -> always not then(o))` and an existence `exists o: then(o)
+    and once first(o)`; `narrow`: the domain is `first.key` alone."""
+    o = b.var(vocab.var)
+    assert vocab.key is not None
+
+    def ev(tool: str, with_result: bool = False) -> n.Formula:
+        guard = b.op("eq", b.arg(vocab.key), o)
+        if with_result:
+            guard = b.op("and", guard, b.op("eq", b.field(b.result(), "ok"), b.lit(True)))
+        return b.event(tool, guard)
+
+    kind = "forall"
+    if shape == "response":
+        body = b.always(b.implies(ev(first, guarded), b.eventually(ev(then))))
+    elif shape == "precedence":
+        body = b.always(b.implies(ev(then), b.once(ev(first, guarded))))
+    elif shape == "cap":
+        body = b.neg(b.eventually(b.conj(ev(first), b.next_(b.eventually(ev(first))))))
+        narrow = True
+    elif shape == "exclusion":
+        body = b.always(b.implies(ev(first, guarded), b.always(b.neg(ev(then)))))
+    else:
+        kind = "exists"
+        body = b.eventually(b.conj(ev(then), b.once(ev(first, guarded))))
+    domain = b.values(first, (vocab.key,)) if narrow else \
+        b.op("add", b.values(first, (vocab.key,)), b.values(then, (vocab.key,)))
+    return (b.forall if kind == "forall" else b.exists)(vocab.var, vocab.var_type, domain, body)
+
+
+def per_value_rules(vocab: Vocabulary) -> st.SearchStrategy:
+    """Per-value rules of every common shape (`_per_value_shape`)."""
+    tool = st.sampled_from(vocab.keyed)
+    return st.tuples(st.sampled_from(PER_VALUE_SHAPES), tool, tool, st.booleans(), st.booleans()).filter(
+        lambda p: p[1] != p[2]).map(lambda p: _per_value_shape(vocab, *p))
+
+
 def rules(vocab: Vocabulary, depth: int = 3) -> st.SearchStrategy:
     """Any rule: a template, a random formula, a per-value rule (when the vocabulary has
     keyed tools) or a quantified rule."""

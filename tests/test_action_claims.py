@@ -41,6 +41,7 @@ CLAIMS = {
     "schedule_pickup": ["collect", "collected", "pick up"],
     "escalate": ["escalate", "escalated"],
     "refuel_data": ["top-up", "topped up"],
+    "reset_password": ["reset"],
 }
 
 
@@ -94,6 +95,18 @@ def claimed(text: str) -> list[str]:
     ("Both orders were canceled this morning.", ["cancel_order"]),
     ("Two replacements have been sent out.", ["ship_replacement"]),
     ("We topped-up the line.", ["refuel_data"]),  # hyphens are spaces
+    # a verb after `and` shares the tense and subject of the one before it
+    ("I looked into it and reset your password.", ["reset_password"]),
+    ("I will check the line and reset your password.", []),
+    ("You went ahead and reset the router yourself.", []),
+    ("Go to Settings and reset the router.", []),
+    ("I can look into it and then reset your password.", []),
+    # where the customer now has it: on the bill, in the inbox; showing on the account
+    ("The refund is on your statement.", ["issue_refund"]),
+    ("The replacement with your new plan is in your mailbox.", ["ship_replacement"]),
+    ("Your top-up is now showing in the app.", ["refuel_data"]),
+    ("Refunds appear on your statement within a week.", []),
+    ("Is the refund on your statement yet?", []),
 ])
 def test_what_a_sentence_claims(text, tools):
     assert claimed(text) == tools

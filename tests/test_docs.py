@@ -134,3 +134,31 @@ def test_console_example(path, info, body, monkeypatch):
         args = shlex.split(command)[1:]
         result = runner.invoke(cli, args, catch_exceptions=False, env={"COLUMNS": "100", **os.environ})
         assert result.exit_code == expected, f"`{command.strip()}` exited {result.exit_code}:\n{result.output}"
+
+
+# ------------------------------------------------------------------ links between the pages
+
+LINK = re.compile(r"\]\(([^)\s#]*\.md)?#([^)\s]+)\)")
+
+
+def _anchors(markdown: str) -> set[str]:
+    """The anchors GitHub gives a page's headings (code blocks left out)."""
+    out: set[str] = set()
+    in_fence = False
+    for line in markdown.splitlines():
+        in_fence ^= line.startswith("```")
+        m = None if in_fence else re.match(r"#{1,6} (.*)", line)
+        if m:
+            out.add(re.sub(r"[^\w\- ]", "", m.group(1).strip().lower()).replace(" ", "-"))
+    return out
+
+
+@pytest.mark.parametrize("path", DOCS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_link_to_a_heading_finds_it(path):
+    text = path.read_text(encoding="utf-8")
+    broken = []
+    for m in LINK.finditer(text):
+        target = (path.parent / m.group(1)).resolve() if m.group(1) else path
+        if target.suffix == ".md" and target.exists() and m.group(2) not in _anchors(target.read_text(encoding="utf-8")):
+            broken.append(f"{m.group(1) or path.name}#{m.group(2)}")
+    assert not broken, f"links to headings that do not exist: {broken}"

@@ -231,32 +231,37 @@ def test_many_guard_atoms_on_one_tool_are_no_conflict():
         assert decision.action == "warn" and set(decision.rules) == {"paid", "no_pay"}, decision
 
 
-def test_a_call_that_may_set_a_per_value_rule_in_conflict_says_it_was_not_searched():
-    """Per-value rules take no part in the joint search: a decision that may start a conflict
-    with one (here: `start` obliges a `refund`, whose order must first be checked, and checks
-    are forbidden) lists it as undecided instead of allowing in silence; a call that moves no
-    rule the per-value rule can constrain does not."""
+def test_a_per_value_rule_takes_part_in_the_joint_search():
+    """A per-value rule is read by the joint search like any other: `start` obliges a
+    `refund`, a refund of an order needs a check of that order first, and checks are
+    forbidden, so `start` is refused with the three rules as its core, exactly as the same
+    policy with the rule written without values; a call that moves no rule in conflict is
+    decided too."""
     text = ("tool start()\ntool refund(order_id: str)\ntool check(order_id: str)\ntool note()\n"
             "rule owed severity block: always (start -> eventually refund)\n"
             "rule checked severity block: always (refund(order_id: o) -> once check(order_id: o))\n"
             "rule quiet severity block: never(check)\n"
             "rule noted severity warn: called_n(note) <= 3\n")
     monitor = _policy(text)
+    assert monitor.compiled.joint_limits()["per_value_rules"] == []
     run = monitor.start()
     decision = run.propose("start", {})
-    assert decision.action == "allow"
-    assert any("checked" in line and "not searched" in line for line in decision.undecided), decision
+    assert decision.action == "block" and set(decision.rules) == {"owed", "checked", "quiet"}, decision
+    assert decision.undecided == ()
     assert run.propose("note", {}).undecided == ()
-    # when the run could end right after the call with every rule satisfied, nothing is in
-    # conflict: a check of an order (without the rule forbidding checks) is decided
+    # without the rule forbidding checks nothing is in conflict: a check of an order, and
+    # after `start` the check of another order (a refund of the first may still follow)
     lenient = _policy(text.replace("rule quiet severity block: never(check)\n", ""))
     run = lenient.start()
     assert run.propose("check", {"order_id": "A"}).undecided == ()
     run.record("check", {"order_id": "A"})
     run.record("start", {})
-    decision = run.propose("check", {"order_id": "B"})  # `owed` still waits for a refund
-    assert decision.action == "allow" and any("checked" in line for line in decision.undecided), decision
-    # without the per-value rule the same conflict is found and refused by the joint search
+    decision = run.propose("check", {"order_id": "B"})
+    assert (decision.action, decision.undecided) == ("allow", ()), decision
+    # a refund of an order never checked is refused by the per-value rule alone
+    decision = run.propose("refund", {"order_id": "B"})
+    assert decision.action == "block" and "checked" in decision.rules, decision
+    # the same conflict written without values is found the same way
     plain = _policy(text.replace("refund(order_id: o) -> once check(order_id: o)", "refund -> once check"))
     decision = plain.start().propose("start", {})
     assert decision.action == "block" and set(decision.rules) == {"owed", "checked", "quiet"}, decision

@@ -1,10 +1,9 @@
 """The gate with per-value (quantified) rules: a decision that says nothing is undecided is
 exact for the whole policy.
 
-Per-value rules are judged alone, call by call; the joint conflict search covers the rules that
-are one automaton. A decision may leave a per-value rule out of the joint question only when
-it says so (`Decision.undecided`), or when every rule connected to it (transitively, through
-rules that can constrain one another) is satisfied if the run ends right after the call.
+Per-value rules take part in the joint conflict search (`policyc.tables.counting`); a decision
+leaves a question open only when it says so (`Decision.undecided`). The richer oracle test of
+every per-value shape is `test_gate_joint_oracle.py`.
 
 The oracle knows nothing of that reasoning: every rule's compiled run (per-value instances
 included) stepped on concrete calls drawn from a finite pool (ids 1 to 3, both results, failed
@@ -137,34 +136,11 @@ def test_a_decided_call_is_exact_for_the_whole_policy(policy, data):
             assert any(results), ([r.formula for r in policy.rules], prefix, tool, args)
 
 
-def test_a_conflict_through_a_chain_of_rules_is_not_passed_over():
-    """`d` shares no tool with the per-value rule, yet after `a(n: 1)` it forbids `c`, which
-    `b` needs before it, which the per-value rule owes: a conflict of three rules through a
-    chain. The call moves a rule of the per-value rule's component, so the decision says the
-    joint question was not searched; a call that moves nothing connected to it says nothing."""
-    from policyc.check import check_text
-
-    text = ("policy chain\ntool a(n: int)\ntool b(n: int)\ntool c()\ntool d()\ntool e()\n"
-            "rule owed: forall o in a.n: always (a(n: o) -> eventually b(n: o))\n"
-            "rule b_after_c: always (b -> once c)\n"
-            "rule no_c_after_d: always (d -> always not c)\n"
-            "rule e_once: called_n(e) <= 1\n")
-    policy, diagnostics = check_text(text, "chain.altl")
-    assert policy is not None, diagnostics
-    monitor = Monitor(build_artifact(policy))
-    run = monitor.start()
-    run.record("a", {"n": 1})
-    decision = run.propose("d", {})
-    assert not decision.findings and any("owed" in line and "not searched" in line for line in decision.undecided)
-    assert Oracle([r.formula for r in policy.rules]).completable([("a", {"n": 1}, None), ("d", {}, None)]) is False
-    assert run.propose("e", {}).undecided == ()  # `e` is connected to none of them
-
-
 def test_a_per_value_rule_the_call_breaks_is_in_no_conflict():
     """A conflict is a set of rules each of which can still hold. `b(n: 1)` before any
-    `a(n: 1)` breaks the per-value rule for good: the decision says so, and does not also say
-    that its conflicts with the open rules beside it were not searched (while a `b` that keeps
-    the rule, after `a(n: 1)`, still leaves that question open and says so)."""
+    `a(n: 1)` breaks the per-value rule for good: the decision says so, and raises no conflict
+    or open question with the rules beside it (and a `b` that keeps the rule, after `a(n: 1)`,
+    is decided with them: nothing to report)."""
     from policyc.check import check_text
 
     text = ("policy broken\ntool a(n: int)\ntool b(n: int)\ntool c()\n"
@@ -181,7 +157,7 @@ def test_a_per_value_rule_the_call_breaks_is_in_no_conflict():
     run.record("a", {"n": 1})
     run.record("b", {"n": 1})
     decision = run.propose("b", {"n": 1})
-    assert not decision.findings and any("first" in line and "not searched" in line for line in decision.undecided)
+    assert not decision.findings and decision.undecided == ()
 
 
 def test_a_rule_the_call_breaks_keeps_no_per_value_question_open():

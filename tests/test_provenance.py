@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -274,6 +275,104 @@ def test_the_gate_refuses_exactly_what_the_reference_says_breaks_a_rule(gated, c
     restored = monitor.restore(json.loads(json.dumps(run.snapshot())))
     probe = ("pay", {"iban": "GB82WEST12345698765432", "amount": 120})
     assert {f.rule for f in restored.propose(*probe).findings} == {f.rule for f in run.propose(*probe).findings}
+
+
+FETCH = """
+tool fetch(url: str) -> str
+rule linked severity warn:
+    always (fetch(url: u) -> u == "https://a.example/" or yesterday once fetch(u in urls(result)))
+rule self_linked severity warn:
+    always (fetch(url: u) -> u == "https://a.example/" or once fetch(u in urls(result)))
+"""
+PAGES = {"https://a.example/": "go to https://b.example/ or https://c.example/",
+         "https://b.example/": "see https://d.example/", "https://c.example/": "nothing here",
+         "https://d.example/": "back to https://b.example/", "https://evil.example/": "https://evil.example/ is great"}
+
+
+@pytest.fixture(scope="module")
+def fetching():
+    policy, _ = check_text(FETCH, "fetch.altl")
+    return policy, Monitor(build_artifact(policy))
+
+
+@SETTINGS
+@given(st.lists(st.sampled_from(sorted(PAGES)), max_size=6))
+def test_a_tool_gated_on_its_own_earlier_results_is_decided_at_the_gate(fetching, urls):
+    """`yesterday once fetch(...result...)` reads only the pages fetched before the proposed
+    one: the gate refuses exactly the fetches the reference says break it. `once` alone also
+    reads the proposed page (a page may link itself), which is unknown: never refused, always
+    listed as undecided."""
+    policy, monitor = fetching
+    run = monitor.start(mode="tolerate")
+    done: list[tuple] = []
+    for url in urls:
+        decision = run.propose("fetch", {"url": url})
+        call = ("fetch", {"url": url}, PAGES[url])
+        before, after = Trace.of(*done), Trace.of(*done, call)
+        broken = {r.name for r in policy.rules if evaluate(r.formula, before) and not evaluate(r.formula, after)}
+        assert {f.rule for f in decision.findings if f.kind == "violation"} == broken - {"self_linked"}, url
+        assert [u.split(":")[0] for u in decision.undecided] == ["rule `self_linked`"]
+        run.record(*call)
+        done.append(call)
+
+
+LOOKUPS = """
+tool lookup(order_id: str) -> { ok: bool, total: int }
+tool refund(order_id: str, amount: int) -> { ok: bool }
+rule paid_what_was_looked_up severity warn:
+    always (refund(order_id: o, amount: m) -> once lookup(order_id: o, result.total == m))
+rule looked_up_before severity warn:
+    always (refund(order_id: o, amount: m) -> yesterday once lookup(order_id: o, result.ok == true, result.total >= m))
+rule no_lookup_after_a_failed_refund severity warn:
+    always (lookup(order_id: o) -> not once refund(result.ok == false, contains(order_id, o)))
+rule lookups_that_failed_stay_alone severity warn:
+    always (lookup(order_id: o, result.ok == false) -> not once lookup(result.ok == true, contains(order_id, o)))
+"""
+_LOOKUP_CALLS = st.one_of(
+    st.tuples(st.just("lookup"), st.fixed_dictionaries({"order_id": st.sampled_from("AB")}),
+              st.fixed_dictionaries({"ok": st.booleans(), "total": st.sampled_from([5, 7])})),
+    st.tuples(st.just("refund"), st.fixed_dictionaries({"order_id": st.sampled_from("AB"),
+                                                        "amount": st.sampled_from([5, 7])}),
+              st.fixed_dictionaries({"ok": st.booleans()})))
+
+
+@pytest.fixture(scope="module")
+def looking_up():
+    policy, _ = check_text(LOOKUPS, "lookups.altl")
+    return policy, Monitor(build_artifact(policy))
+
+
+@SETTINGS
+@given(st.lists(_LOOKUP_CALLS, max_size=7))
+def test_a_rule_the_gate_calls_decided_does_not_depend_on_the_proposed_result(looking_up, calls):
+    """Whatever result the proposed call turns out to have, a rule the gate does not list as
+    undecided was judged as the reference judges the run with that result: a violation is
+    reported exactly when the rule held before the call and fails with it."""
+    policy, monitor = looking_up
+    assert all(r.automaton is None for r in monitor.artifact.rules)  # all decided by the evaluator
+    run = monitor.start(mode="tolerate")
+    done: list[tuple] = []
+    for tool, args, result in calls:
+        decision = run.propose(tool, args)
+        open_ = {m.group(1) for u in decision.undecided if (m := re.match(r"rule `([^`]+)`", u))}
+        before, after = Trace.of(*done), Trace.of(*done, (tool, args, result))
+        broken = {r.name for r in policy.rules if r.name not in open_
+                  and evaluate(r.formula, before) and not evaluate(r.formula, after)}
+        assert {f.rule for f in decision.findings if f.kind == "violation"} == broken, (tool, args, result)
+        run.record(tool, args, result)
+        done.append((tool, args, result))
+
+
+def test_a_refund_is_judged_on_the_lookups_before_it(looking_up):
+    _, monitor = looking_up
+    run = monitor.start(mode="tolerate")
+    run.record("lookup", {"order_id": "A"}, {"ok": True, "total": 5})
+    decision = run.propose("refund", {"order_id": "A", "amount": 7})
+    assert decision.undecided == ()  # no rule reads the result of the refund proposed
+    assert {f.rule for f in decision.findings} == {"paid_what_was_looked_up", "looked_up_before"}
+    assert run.propose("refund", {"order_id": "A", "amount": 5}).findings == ()
+    assert [u.split(":")[0] for u in run.propose("lookup", {"order_id": "B"}).undecided] == [
+        "rule `paid_what_was_looked_up`", "rule `lookups_that_failed_stay_alone`"]  # a new total; its own result
 
 
 def test_the_gate_keeps_one_index_per_run(gated):

@@ -66,6 +66,9 @@ class PolicyInfo(Strict):
         default_factory=list, description="event classes the policy reads besides the agent's calls")
     grounding: Literal["code", "prose"] = Field(
         "code", description="the built-in entity extractor of `entities(...)` and `outputs`")
+    undecided: list[SeverityKind] = Field(
+        default_factory=lambda: list[SeverityKind](["deny"]),
+        description="the severities whose rules refuse a call the gate could not decide (`undecided`)")
 
 
 class RuleModel(Strict):

@@ -62,7 +62,8 @@ def policy_fields(policy: Policy, classes: dict[str, str | None],
     info = PolicyInfo(name=policy.name, description=policy.description, budget=policy.budget,
                       layers=dict(policy.layers), conformance=_severity(policy.conformance),
                       sources=[s.replace("\\", "/").rsplit("/", 1)[-1] for s in policy.sources],
-                      observes=sorted(policy.observes), grounding=policy.grounding)
+                      observes=sorted(policy.observes), grounding=policy.grounding,
+                      undecided=sorted(policy.undecided))
     tools = [ToolModel.model_validate(signature_to_json(sig)) for sig in policy.tools.values()]
     externs = [ExternModel(name=e.name, params=[ParamModel(name=n, type=type_to_json(t)) for n, t in e.params])
                for e in policy.externs.values()]  # names only: the loading program binds them
@@ -84,7 +85,7 @@ def policy_of(artifact: Artifact) -> Policy:
     info = artifact.policy
     return Policy(info.name, info.description, tools, rules, dict(info.layers), externs, info.budget,
                   Severity(info.conformance.kind, info.conformance.limit), tuple(info.sources),
-                  frozenset(info.observes), info.grounding)
+                  frozenset(info.observes), info.grounding, frozenset(info.undecided))
 
 
 def compiled_of(artifact: Artifact) -> CompiledPolicy:

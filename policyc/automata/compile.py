@@ -133,7 +133,17 @@ def compile_policy(policy: Policy) -> CompiledPolicy:
             continue
         out[rule.name] = CompiledRule(table, classify_table(table).kind)
     plain = [c.table.dfa for c in out.values() if c.table is not None and c.table.dfa is not None]
-    return CompiledPolicy(policy, out, joint_letters(plain))
+    return CompiledPolicy(policy, out, joint_letters(plain, extra=part_alphabets(out.values())))
+
+
+def part_alphabets(rules) -> list:
+    """The alphabets of the parts of the rules with quantified parts, in rule order: their
+    atoms join the product's pools (`policyc.tables.product.tool_atoms`)."""
+    out = []
+    for c in rules:
+        if c.table is not None and c.table.dfa is None:
+            out.extend(p.alphabet for p in c.table.parts)
+    return out
 
 
 def first_violation(formula: n.Formula, trace: Trace,

@@ -30,25 +30,30 @@ from typing import Sequence
 
 from policyc.automata.solver import TooManyCombinations, satisfiable_masks
 from policyc.ir import nodes as n
-from policyc.tables.dfa import DfaTable
+from policyc.tables.dfa import Alphabet, DfaTable
 from policyc.tables.product import JointLetters, tool_atoms
 
 #: Satisfiable combinations of one tool's guard atoms the compiler enumerates at most.
 MAX_JOINT_COMBINATIONS = 4096
 
 
-def joint_letters(tables: Sequence[DfaTable], limit: int = MAX_JOINT_COMBINATIONS) -> dict[str, JointLetters]:
-    """Per tool some rule guards: the satisfiable combinations of all the rules' atoms on it.
+def joint_letters(tables: Sequence[DfaTable], limit: int = MAX_JOINT_COMBINATIONS,
+                  extra: Sequence[Alphabet] = ()) -> dict[str, JointLetters]:
+    """Per tool some rule guards: the satisfiable combinations of all the rules' atoms on it
+    (with the atoms of the `extra` alphabets, the parts of rules with quantified parts, that
+    do not read their variable: the pool `policyc.tables.product.tool_atoms` makes).
 
     Tools whose atoms belong to one rule need nothing more than that rule's own alphabet; they
     are left out unless several rules guard them."""
     out: dict[str, JointLetters] = {}
     owners: dict[str, int] = {}
-    for table in tables:
-        for tool, letters in table.alphabet.tools.items():
-            if letters.atoms:
-                owners[tool] = owners.get(tool, 0) + 1
-    for tool, pool in tool_atoms(tables).items():
+    pools = tool_atoms(tables, extra)
+    for ab in [t.alphabet for t in tables] + list(extra):
+        for tool, letters in ab.tools.items():
+            if any(ab.atoms[i] in pools.get(tool, ()) for i in letters.atoms):
+                # a part's atoms count twice: no single rule's letters cover the pool for it
+                owners[tool] = owners.get(tool, 0) + (1 if ab.var is None else 2)
+    for tool, pool in pools.items():
         if owners.get(tool, 0) < 2:
             continue
         keys = tuple(a.skey for a in pool)

@@ -140,7 +140,8 @@ class OneValue:
     candidates: list[object]
     complete: bool  # every combination no candidate gives is impossible
     exact: bool  # the solver's encoding understands every atom (as `solver.satisfiable_masks` reports)
-
+    real: bool = False  # every candidate is a value the subject can take: a witness is a real call
+    image: Callable[[object], bool] | None = None  # the values the subject can take, when it is a function
     @property
     def masks(self) -> set[int]:
         return set(self.witnesses)
@@ -159,6 +160,9 @@ class OneValue:
         if any(t is None for t in tests):
             return None
         may_be_undefined, exact = free
+        image = _image(subject)
+        if image is not None:  # a function of a value the encoding understands: values it can give are real
+            may_be_undefined = True
         checked: list[_Test] = [t for t in tests if t is not None]
         numbers = sorted({v for t in checked for v in t.literals if is_number(v)})
         texts = sorted({v for t in checked for v in t.literals if isinstance(v, str)})
@@ -171,7 +175,10 @@ class OneValue:
             candidates += [s + "\x00", s[:-1], s + "~"]
         complete = dense and not any(t.kind == "text" or t.kind == "order" and isinstance(t.literals[0], str)
                                      for t in checked)
-        group = cls(subject, checked, {}, candidates, complete, exact)
+        if image is not None:
+            candidates = [v for v in candidates if image(v)]
+            complete = False  # values outside the image were dropped: the solver settles the rest
+        group = cls(subject, checked, {}, candidates, complete, exact, exact or image is not None, image)
         for v in candidates:
             group.witnesses.setdefault(group.mask(v), v)
         return group
@@ -186,6 +193,8 @@ class OneValue:
             if m & known == mask & known:
                 return m
         for text in self._built(mask, known):
+            if self.image is not None and not self.image(text):
+                continue
             m = self.mask(text)
             if m & known == mask & known:
                 self.witnesses[m] = text
@@ -204,7 +213,7 @@ class OneValue:
         """
         everything = (1 << len(self.tests)) - 1
         for v in [*self.candidates, *self._built(mask, everything)]:
-            if accept(v) and self.mask(v) == mask:
+            if accept(v) and (self.image is None or self.image(v)) and self.mask(v) == mask:
                 return True, v
         return False, None
 
@@ -224,6 +233,28 @@ class OneValue:
         middle = [t.literals[0] for t in texts if t.first and t.op == "contains"]
         pieces = [p for p in (prefix, *middle, suffix) if p]
         return [*whole, *(mark.join(pieces) for mark in _MARKS), *(mark.join(["", *pieces, ""]) for mark in _MARKS)]
+
+
+#: Functions of one text whose values are exactly the texts they leave unchanged (and ⊥, from
+#: a value that is not a text): `lower(x)` is any text without capitals, `x` being that text.
+_TEXT_FUNCTIONS = {"lower": str.lower, "upper": str.upper, "strip": str.strip}
+
+
+def _image(subject: n.Term) -> Callable[[object], bool] | None:
+    """For `lower(x)`, `upper(x)`, `strip(x)` and `len(x)` over a value `x` the encoding
+    understands: which values the subject can take (a value in the image is given by some
+    `x`, so a candidate in it is a real witness). None for any other subject."""
+    if not (isinstance(subject, n.Op) and len(subject.args) == 1):
+        return None
+    inner = free_value(subject.args[0])
+    if inner is None or not inner[1]:
+        return None
+    fn = _TEXT_FUNCTIONS.get(subject.op)
+    if fn is not None:
+        return lambda v, f=fn: v is UNDEF or isinstance(v, str) and f(v) == v and _scalar(v)
+    if subject.op == "len":
+        return lambda v: v is UNDEF or type(v) is int and 0 <= v <= 10_000
+    return None
 
 
 def _subject(atom: n.Term) -> n.Term | None:

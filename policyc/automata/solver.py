@@ -24,6 +24,7 @@ from typing import Any, Callable, Sequence
 from policyc.automata.one_value import OneValue, path_shape
 from policyc.ir import nodes as n
 from policyc.ir.dispatch import Cases
+from policyc.ir.walk import subformulas
 
 UNDEF, NULL, BOOL, NUM, STR, OTHER = range(6)
 
@@ -259,15 +260,30 @@ def satisfiable_masks(atoms: Sequence[n.Term], limit: int | None = None) -> tupl
         return [0], True
     out = [0]
     exact = True
+    through: list[set[n.Term]] = []  # per group decided through a function (`lower(x)`), its inputs
+    others: list[set[n.Term]] = []
     for group in independent_groups(atoms):
         part = [atoms[i] for i in group]
-        masks, sure = _search(part, limit, OneValue.of(part))
+        values = OneValue.of(part)
+        masks, sure = _search(part, limit, values)
+        (through if values is not None and values.real and not values.exact and sure else others).append(
+            _roots(part))
         exact &= sure
         placed = [sum(1 << group[bit] for bit in range(len(group)) if m >> bit & 1) for m in masks]
         out = [a | c for a in out for c in placed]
         if limit is not None and len(out) > limit:
             raise TooManyCombinations(limit)
+    for k, roots in enumerate(through):  # an input read through a function and another way too:
+        if any(roots & other for other in others + through[:k] + through[k + 1:]):
+            exact = False  # the groups are not independent after all (`lower(x)`, `len(x)`)
     return sorted(out, key=lambda m: [m >> i & 1 for i in range(len(atoms))]), exact
+
+
+def _roots(atoms: Sequence[n.Term]) -> set[n.Term]:
+    """The inputs of a call the atoms read (arguments, result, attributes, metrics, request,
+    variables)."""
+    kinds = (n.Arg, n.Result, n.Attr, n.Metric, n.Request, n.Var)
+    return {sub for atom in atoms for sub in subformulas(atom) if isinstance(sub, kinds)}
 
 
 def solver_masks(atoms: Sequence[n.Term], limit: int | None = None) -> tuple[list[int], bool]:
@@ -285,6 +301,7 @@ def _search(atoms: Sequence[n.Term], limit: int | None, values: OneValue | None)
     tried value gives needs no solver, nor one the values tried show impossible; the solver
     is built only when some assignment needs it."""
     checker: list = []  # [solver, per atom its literal and the literal's negation, encoder], once built
+    unknown: list[int] = []  # combinations the solver could not settle (kept: the answer is then not exact)
 
     def satisfiable(mask: int, known: int) -> bool:
         if values is not None:
@@ -298,7 +315,10 @@ def _search(atoms: Sequence[n.Term], limit: int | None, values: OneValue | None)
             checker.extend(_checker(z3, atoms))
         solver, lits, _ = checker
         assumed = [lits[i][mask >> i & 1] for i in range(len(atoms)) if known >> i & 1]
-        return solver.check(*assumed) != z3.unsat
+        answer = solver.check(*assumed)
+        if answer == z3.unknown:
+            unknown.append(mask)
+        return answer != z3.unsat
 
     out: list[int] = []
 
@@ -315,8 +335,12 @@ def _search(atoms: Sequence[n.Term], limit: int | None, values: OneValue | None)
 
     search(0, 0)
     if values is not None:
-        return out, values.exact
-    return out, checker[2].exact and checker[2].congruent()  # without `values`, every assignment asked the solver
+        full = (1 << len(atoms)) - 1
+        if values.real and all(values.witness(m, full) is not None for m in out):
+            return out, True  # each combination given by a value the subject takes: by some call
+        return out, values.exact and not unknown
+    # without `values`, every assignment asked the solver
+    return out, checker[2].exact and checker[2].congruent() and not unknown
 
 
 def _checker(z3, atoms: Sequence[n.Term]) -> tuple:

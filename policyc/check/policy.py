@@ -50,6 +50,38 @@ def check_severity(expr: ast.SeverityExpr, diags: list[Diagnostic]) -> Severity 
     return Severity(expr.name)
 
 
+#: What `undecided` may say to do with a call the gate could not decide.
+UNDECIDED_ACTIONS = ("refuse", "allow")
+#: The default: only rules of severity `deny` refuse such a call.
+DEFAULT_UNDECIDED = frozenset(("deny",))
+
+
+def check_undecided(decl: ast.UndecidedDecl | None, diags: list[Diagnostic]) -> frozenset[str]:
+    """The severities whose rules refuse a call the gate could not decide (E0217 for an
+    action or severity that is not one)."""
+    if decl is None:
+        return DEFAULT_UNDECIDED
+    if decl.action not in UNDECIDED_ACTIONS:
+        diags.append(Diagnostic("E0217", f"`undecided {decl.action}` is not a choice", decl.action_span,
+                                help=did_you_mean(decl.action, UNDECIDED_ACTIONS, "choice")
+                                or "write `undecided refuse` or `undecided allow`"))
+        return DEFAULT_UNDECIDED
+    if decl.action == "allow":
+        if decl.severities:
+            diags.append(Diagnostic("E0217", "`undecided allow` takes no severities", decl.severity_spans[0],
+                                    help="name the severities that refuse instead: `undecided refuse for block, deny`"))
+        return frozenset()
+    chosen = []
+    for name, span in zip(decl.severities, decl.severity_spans):
+        if name not in SEVERITIES:
+            diags.append(Diagnostic("E0217", f"unknown severity `{name}`", span,
+                                    help=did_you_mean(name, SEVERITIES, "severity")
+                                    or "one of " + ", ".join(f"`{s}`" for s in SEVERITIES)))
+        else:
+            chosen.append(name)
+    return frozenset(chosen) if decl.severities else frozenset(SEVERITIES)
+
+
 def applicability(formula: Formula, applies: Formula, when: Formula) -> Formula:
     """App of a rule `forall x...: when ρ shall χ` (formula `forall x...: always (ρ -> χ)`, whose
     `always` node is `when`): `exists x...: eventually ρ`, over the same domains. The domains
@@ -275,10 +307,11 @@ class PolicyBuilder:
         conformance = Severity()
         if syms.conformance is not None:
             conformance = check_severity(syms.conformance.severity, self.diags) or Severity()
+        undecided = check_undecided(syms.undecided, self.diags)
         layers = {**PAPER_LAYERS, **{k: (e.decl.description or k) for k, e in self.syms.layers.items()}}
         sources = tuple(dict.fromkeys(i.path for i in reversed(self.graph.instances) if not i.is_stdlib))
         return Policy(name, description, dict(self.sigs), tuple(rules), layers, externs, budget, conformance, sources,
-                      syms.observed, syms.grounding.name if syms.grounding else "code")
+                      syms.observed, syms.grounding.name if syms.grounding else "code", undecided)
 
 
 def is_binding(binding: str) -> bool:

@@ -81,6 +81,7 @@ class Symbols:
     policy: ast.PolicyDecl | None = None
     budget: ast.BudgetDecl | None = None
     conformance: ast.ConformanceDecl | None = None
+    undecided: ast.UndecidedDecl | None = None
     observes: list[ast.ObserveDecl] = field(default_factory=list)  # from every module
     grounding: ast.GroundingDecl | None = None
     claim_decls: list[Entry[ast.ClaimsDecl]] = field(default_factory=list)  # `claims ... by tool`, from every module
@@ -123,7 +124,7 @@ def collect(graph: ModuleGraph) -> tuple[Symbols, list[Diagnostic]]:
             return
         table[name] = Entry(decl, inst)
 
-    root_settings: dict[str, ast.BudgetDecl | ast.ConformanceDecl] = {}
+    root_settings: dict[str, ast.BudgetDecl | ast.ConformanceDecl | ast.UndecidedDecl] = {}
     for inst in graph.instances:
         is_root = inst is graph.root
         for decl in inst.module.items:
@@ -168,8 +169,9 @@ def collect(graph: ModuleGraph) -> tuple[Symbols, list[Diagnostic]]:
                                             fields=unknown_fields(decl.name, GROUNDING_EXTRACTORS)))
                     continue
                 syms.grounding = decl
-            elif isinstance(decl, ast.BudgetDecl | ast.ConformanceDecl):
-                what = "budget" if isinstance(decl, ast.BudgetDecl) else "conformance"
+            elif isinstance(decl, ast.BudgetDecl | ast.ConformanceDecl | ast.UndecidedDecl):
+                what = "budget" if isinstance(decl, ast.BudgetDecl) else \
+                    "conformance" if isinstance(decl, ast.ConformanceDecl) else "undecided"
                 earlier = root_settings.get(what) if is_root else None
                 if earlier is not None:
                     diags.append(Diagnostic("E0222", f"the {what} is set twice", decl.span,

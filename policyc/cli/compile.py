@@ -152,6 +152,8 @@ def joint_limit_notes(limits: dict[str, list[str]]) -> list[str]:
               for tool in limits["tools_not_understood"]]
     if limits["per_value_rules"]:
         names = ", ".join(f"`{printable(n)}`" for n in limits["per_value_rules"])
-        notes.append(f"note: {names} are judged apart (per value): their conflicts with other rules are not "
-                     "searched call by call (a decision that may start one lists them as undecided)")
+        many = len(limits["per_value_rules"]) > 1
+        notes.append(f"note: {names} {'are' if many else 'is'} judged apart (per value): the joint search does not "
+                     f"read {'them' if many else 'it'}, so a decision that may set "
+                     f"{'one' if many else 'it'} in conflict with other rules lists it as undecided")
     return notes

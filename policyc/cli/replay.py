@@ -34,6 +34,8 @@ def _why(step) -> str:
             parts.append(f.detail)
         elif f.kind == "conflict":
             parts.append(f"conflict: {', '.join(f.rules)}")
+        elif f.kind == "undecided":
+            parts.append(f"undecided: {', '.join(f.rules)}")
         else:
             parts.append(f"{f.rule} ({f.kind}" + (f"; first call {', '.join(f.owed)}" if f.owed else "") + ")")
     if d.override:

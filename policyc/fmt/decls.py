@@ -115,6 +115,9 @@ def declaration(d: ast.Decl, rules: RuleBlock) -> Doc:  # noqa: C901 - one case 
         return f"budget {d.value}"
     if isinstance(d, ast.ConformanceDecl):
         return f"conformance {severity(d.severity)}"
+    if isinstance(d, ast.UndecidedDecl):
+        kinds = f" for {', '.join(show_label(k) for k in d.severities)}" if d.severities else ""
+        return f"undecided {show_label(d.action)}{kinds}"
     if isinstance(d, ast.ObserveDecl):
         return "observe " + ", ".join(show_label(name) for name in d.names)
     if isinstance(d, ast.GroundingDecl):
@@ -130,7 +133,7 @@ def group_key(d: ast.Decl) -> str:
         return "tool"
     if isinstance(d, ast.TypeDecl | ast.EnumDecl):
         return "type"
-    if isinstance(d, ast.BudgetDecl | ast.ConformanceDecl | ast.ObserveDecl | ast.GroundingDecl):
+    if isinstance(d, ast.BudgetDecl | ast.ConformanceDecl | ast.UndecidedDecl | ast.ObserveDecl | ast.GroundingDecl):
         return "setting"
     if isinstance(d, ast.ClaimsDecl):
         return "claims"

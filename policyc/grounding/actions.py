@@ -27,7 +27,10 @@ perfect, passive or stative group claims; so does a future whose subject is not 
 person (`the courier will`, `you will receive`) unless the sentence sets a condition; a
 modal (`can could would should may might must`), an infinitive (`to refund`), a request or
 an attempt (`requested`, `tried to`), reported words (`you mentioned`, `told`) or the
-customer's own action (`you cancelled it`) do not. Matching ignores case, a plural or
+customer's own action (`you cancelled it`) do not. A verb that opens a clause joined by `and`
+or `then` shares the verb group of the clause before (`I went ahead and reset it`: done; `I'll
+check and reset it`: an intent; `Go to Settings and reset it`: an instruction); a thing that
+`is on your bill` or `in your inbox`, or `is showing`, is done. Matching ignores case, a plural or
 third-person `s`, hyphens (`top-up` is `top up`) and British or American doubling
 (`cancelled`, `canceled`).
 
@@ -86,7 +89,7 @@ FUTURES = _words("will shall gonna")
 PERFECT = _words("have has had having")
 BE = _words("is are was were am be been being get got gets getting")
 #: words that may stand inside a verb group: `has already been`, `is now`, `can only be`
-ADVERBS = _words("""just already now also successfully fully finally then all both recently today earlier
+ADVERBS = _words("""just already now also successfully fully finally all both recently today earlier
     since completely manually automatically officially indeed still yesterday only""")
 AUXILIARIES = MODALS | FUTURES | PERFECT | BE | ADVERBS
 #: words before a phrase that make it something other than an action done
@@ -108,13 +111,17 @@ DETERMINERS = _words("""a an the your my our their his her its this that these t
 PREPOSITIONS = _words("of for with about regarding on in")
 #: after `is`/`are`, a state that says the action is done
 COMPLETE = _words("""done complete completed confirmed approved processed booked scheduled arranged sorted
-    underway finished through live active""")
+    underway finished through live active showing appearing visible""")
+#: after `is`/`are`, these and `your` put the thing where the customer has it (`is on your bill`)
+HELD = _words("on in into")
 IRREGULAR = _words("""sent done made put set paid given taken gone got gotten brought bought sold kept left
     found built held begun shown seen known reset shut went came""")
 NOT_PARTICIPLES = _words("""need feed speed bed red seed indeed hundred shed bred breed proceed exceed succeed
     embed""")
 PUNCTUATION = frozenset(",;:()\"“”—–-.")
-CLAUSE_WORDS = _words("and but so because although though however while whereas yet or plus")
+CLAUSE_WORDS = _words("and but so because although though however while whereas yet or plus then")
+#: a clause these alone join to the one before shares its subject and tense
+COORDINATING = _words("and then")
 #: how many tokens around a phrase are read for its verb group
 WINDOW = 8
 
@@ -173,17 +180,37 @@ def _tokens(sentence: str) -> list[_Token]:
                    m.start(), m.end()) for m in _TOKEN.finditer(sentence)]
 
 
-def _clauses(tokens: list[_Token]) -> list[list[_Token]]:
+def _clauses(tokens: list[_Token]) -> list[tuple[list[_Token], bool]]:
     """A sentence's clauses: split at punctuation and at `and but so ...` (both dropped), and
-    before `if when until ...` (kept: it opens the clause that follows)."""
-    out: list[list[_Token]] = [[]]
+    before `if when until ...` (kept: it opens the clause that follows); each with whether it
+    was joined to the one before by `and` or `then` (`I went ahead and reset it`)."""
+    out: list[tuple[list[_Token], bool]] = [([], False)]
     for tok in tokens:
         breaks = tok.word in PUNCTUATION or tok.word in CLAUSE_WORDS
-        if (breaks or tok.word in SUBORDINATE) and out[-1]:
-            out.append([])
+        if (breaks or tok.word in SUBORDINATE) and out[-1][0]:
+            out.append(([], tok.word in COORDINATING))
+        elif breaks and tok.word in COORDINATING:  # `, and`, `and then`
+            out[-1] = (out[-1][0], True)
         if not breaks:
-            out[-1].append(tok)
-    return [c for c in out if c]
+            out[-1][0].append(tok)
+    return [c for c in out if c[0]]
+
+
+def _shared_group(clause: list[_Token]) -> tuple[list[str], str | None] | None:
+    """The verb group of a clause that a verb coordinated after it shares (`I went ahead and
+    reset it`: the past of `went`; `I will check and reset it`: the future of `will`): the
+    auxiliaries and subject of its first past participle or modal; None when it has neither
+    or denies (then the next clause is read alone)."""
+    if _negated(clause):
+        return None
+    for k, tok in enumerate(clause):
+        if tok.word in MODALS or tok.word in FUTURES:
+            return _verb_group(clause, _aux_end(clause, k))
+        if tok.word in ("to", "going"):  # `going to check and reset`, `go to Settings and reset`
+            return ["to"], None
+        if _is_participle(tok.word):
+            return _verb_group(clause, k)
+    return None
 
 
 @lru_cache(maxsize=64)
@@ -258,7 +285,10 @@ def _aux_end(clause: list[_Token], i: int) -> int:
 
 
 def _on_the_way(clause: list[_Token], i: int) -> bool:
+    """`on its way`, or a place of the customer's (`on your account`, `in your inbox`)."""
     words = [t.word for t in clause[i:i + 3]]
+    if len(words) >= 2 and words[0] in HELD and words[1] == "your":
+        return True
     return len(words) == 3 and words[0] == "on" and words[1] in ("its", "the", "their") and words[2] == "way"
 
 
@@ -268,7 +298,7 @@ def _noun_status(clause: list[_Token], start: int, end: int, conditional: bool) 
     processed`, `Refund issued`); a bare plural is generic (`Refunds are issued in 5 days`)."""
     for i in range(start - 1, max(-1, start - WINDOW), -1):
         word = clause[i].word
-        if word in NOT_DONE or word == "to" and _infinitive(clause, i):
+        if _not_done(clause, i) or word == "to" and _infinitive(clause, i):
             return UNASSERTED
         if word in SUBJECTS:
             break
@@ -286,7 +316,7 @@ def _noun_status(clause: list[_Token], start: int, end: int, conditional: bool) 
         return UNASSERTED
     for i in range(end, min(len(clause), end + WINDOW)):
         word = clause[i].word
-        if word in NOT_DONE:
+        if _not_done(clause, i):
             return UNASSERTED
         if word in MODALS or word in FUTURES or word in PERFECT or word in BE:
             j = _aux_end(clause, i)
@@ -299,6 +329,12 @@ def _noun_status(clause: list[_Token], start: int, end: int, conditional: bool) 
         if _is_participle(word) or word in COMPLETE:
             return CLAIMED
     return UNASSERTED
+
+
+def _not_done(clause: list[_Token], i: int) -> bool:
+    """Whether the word at i makes an action something other than done: one of `NOT_DONE`,
+    unless a determiner makes a noun of it (`your new plan`, `the request`)."""
+    return clause[i].word in NOT_DONE and not (i and clause[i - 1].word in DETERMINERS)
 
 
 def _negated(clause: list[_Token]) -> bool:
@@ -320,6 +356,7 @@ class _Clause:
     not_done: int           # the position of its first `need`, `tried`, `please`, ... (len: none)
     none: int               # the position of its first `no`, `nothing`, ... (len: none)
     conditional: bool       # its sentence sets a condition
+    shared: tuple[list[str], str | None] | None = None  # the verb group of the clause `and` joins it to
 
 
 def _first(tokens: list[_Token], words: frozenset[str], verbs: bool) -> int:
@@ -331,9 +368,10 @@ def _first(tokens: list[_Token], words: frozenset[str], verbs: bool) -> int:
     return len(tokens)
 
 
-def _clause(tokens: list[_Token], conditional: bool) -> _Clause:
+def _clause(tokens: list[_Token], conditional: bool,
+            shared: tuple[list[str], str | None] | None = None) -> _Clause:
     return _Clause(tokens, _negated(tokens), _first(tokens, NOT_DONE, True), _first(tokens, NONE, False),
-                   conditional)
+                   conditional, shared)
 
 
 def _status(c: _Clause, start: int, end: int) -> str:
@@ -347,6 +385,8 @@ def _status(c: _Clause, start: int, end: int) -> str:
     prev = clause[start - 1].word if start else None
     after = clause[end].word if end < len(clause) else None
     if start == 0 and not head.endswith("ed") and (after in OBJECTS or after in DETERMINERS):
+        if c.shared is not None:  # `I went ahead and reset it`: the verb before it says when
+            return _judge_group(*c.shared, True, conditional)
         return UNASSERTED  # `Cancel it in the app`, `Reset the router`: an instruction
     if _is_participle(head):
         aux, subject = _verb_group(clause, start)
@@ -383,9 +423,10 @@ def read_claims(text: object, claims: Mapping[str, Sequence[str]]) -> list[Claim
         question = sentence.rstrip(" \"'”)").endswith("?")
         clauses = _clauses(_tokens(sentence))
         conditional = bool(CONDITION.search(sentence) or FRONTED.match(sentence))
-        for clause in clauses:
+        for k, (clause, joined) in enumerate(clauses):
             found = index.find(clause)
-            facts = _clause(clause, conditional) if found else None
+            shared = _shared_group(clauses[k - 1][0]) if found and joined and k else None
+            facts = _clause(clause, conditional, shared) if found else None
             for start, end, tool in found:
                 if question:
                     status = QUESTION

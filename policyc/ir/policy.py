@@ -98,6 +98,9 @@ class Policy:
     sources: tuple[str, ...] = ()  # files the policy was built from, root first
     observes: frozenset[str] = frozenset()  # event classes read besides the agent's calls
     grounding: str = "code"  # the built-in entity extractor of `entities` and `outputs`
+    #: the severities whose rules refuse a call when its joint question was not decided
+    #: (`undecided refuse for ...`); the others allow it and say so
+    undecided: frozenset[str] = frozenset(("deny",))
 
     def rule(self, name: str) -> Rule:
         for r in self.rules:

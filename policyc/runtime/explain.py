@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from policyc.runtime.findings import CONFLICT, CONFORMANCE, Finding
+from policyc.runtime.findings import CONFLICT, CONFORMANCE, UNDECIDED, Finding
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +67,9 @@ def _reason(f: Finding) -> str:
     if f.kind == CONFLICT:
         names = ", ".join(f"`{r}`" for r in f.rules)
         return f"- rules {names}: {f.detail}"
+    if f.kind == UNDECIDED:
+        names = ", ".join(f"`{r}`" for r in f.rules)
+        return f"- rules {names}: the gate could not tell whether they can still all hold after it"
     layer = f" ({f.layer})" if f.layer else ""
     text = (f.message or f.detail).rstrip(".")
     return f"- rule `{f.rule}`{layer}: {text}"

@@ -34,6 +34,7 @@ VIOLATION = "violation"      # the rule's violation is certain once the call run
 OWED = "owed"                # a final answer now would leave the rule unmet
 CONFLICT = "conflict"        # the rules can each still hold, but not all together
 CONFORMANCE = "conformance"  # the call does not match its tool's signature
+UNDECIDED = "undecided"      # whether the call leaves the rules satisfiable was not decided (`undecided refuse`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +69,15 @@ class Finding:
     def from_json(cls, data: dict[str, Any]) -> "Finding":
         return cls(data["rule"], data["kind"], data.get("layer"), data["severity"], data.get("limit"),
                    data["detail"], tuple(data.get("rules", ())), data.get("message"), tuple(data.get("owed", ())))
+
+
+@dataclass(frozen=True, slots=True)
+class Open:
+    """What the gate could not decide about a call: one line for the decision, and the rules
+    it concerns (the policy's `undecided` setting says whether they refuse the call)."""
+
+    text: str
+    rules: tuple[str, ...]
 
 
 def effective_severity(finding: Finding, mode: str | None) -> tuple[str, int | None]:

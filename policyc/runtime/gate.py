@@ -15,14 +15,19 @@ from __future__ import annotations
 
 from typing import Any, Callable, Collection, Mapping, Sequence
 
-from policyc.runtime.findings import OWED, VIOLATION, Finding, GatedRule
+from policyc.runtime.findings import (
+    CONFLICT, OWED, SEVERITY_RANK, UNDECIDED, VIOLATION, Finding, GatedRule, Open, mildest,
+)
 from policyc.runtime.judge_final import FinalAnswerJudge
 from policyc.runtime.judge_product import ProductJudge
 from policyc.runtime.judge_sliced import SlicedJudge
+from policyc.tables.counting import ABSENT, NEW, CountingSpace, Rules, TokenRun, fillings, slot_value
 from policyc.tables.dfa import OPEN, VIOLATED
 from policyc.tables.policy import CompiledPolicy
 from policyc.tables.product import OTHER
 from policyc.tables.rule import RuleRun
+from policyc.ir.ops import UNDEF, value_key
+from policyc.ir.types import OptionalT
 from policyc.trace.model import Call
 
 
@@ -30,13 +35,26 @@ _NEVER, _ALWAYS = frozenset((False,)), frozenset((True,))  # a rule's acceptance
 
 
 class GateState:
-    """Where one run is: the product's joint state, and each sliced rule's run."""
+    """Where one run is: the product's joint state, each sliced rule's run, and the run's
+    values by profile (`policyc.tables.counting.TokenRun`) when per-value rules are searched
+    jointly."""
 
-    __slots__ = ("jid", "runs")
+    __slots__ = ("jid", "_runs", "tokens", "behind")
 
-    def __init__(self, jid: int, runs: list[RuleRun]):
+    def __init__(self, jid: int, runs: list[RuleRun], tokens: TokenRun | None = None):
         self.jid = jid
-        self.runs = runs
+        self._runs = runs
+        self.tokens = tokens
+        self.behind: list[Callable[[], None]] = []  # calls the slice runs have not been stepped with yet
+
+    @property
+    def runs(self) -> list[RuleRun]:
+        """Each sliced rule's run, stepped with every call so far."""
+        if self.behind:
+            behind, self.behind = self.behind, []
+            for step in behind:
+                step()
+        return self._runs
 
 
 class Gate:
@@ -59,13 +77,35 @@ class Gate:
                 self.sliced.append((info, SlicedJudge(table, externs)))
         self.terminal = policy.terminal_tools
         self.final = FinalAnswerJudge(uncompiled, policy, externs) if uncompiled else None
-        self.product = ProductJudge(plain_rules, plain_tables, policy.tools, self.terminal, externs, compiled.joint)
+        extra = [part.alphabet for _, judge in self.sliced for part in judge.table.parts]
+        self.product = ProductJudge(plain_rules, plain_tables, policy.tools, self.terminal, externs, compiled.joint,
+                                    extra=extra)
         self.rules = plain_rules + [info for info, _ in self.sliced]
         self.components = self._components()
+        self.counting = CountingSpace(self.product.space, [judge.table for _, judge in self.sliced],
+                                      _required_arguments(policy.tools)) if self.sliced else None
+        # the groups of rules that can constrain one another and hold a per-value rule, when
+        # every per-value rule of the group is one the counting search reads: (plain rules,
+        # sliced rules, the tools whose calls may move one of them, None for any)
+        self.counted = self._counted_blocks()
+        self._counted_of = {k: b for b, (_, sliced, _) in enumerate(self.counted) for k in sliced}
+        counted_plain = 0
+        for plain, _, _ in self.counted:
+            for i in plain:
+                counted_plain |= 1 << i
+        self.product.searched_elsewhere = counted_plain
+        # when every rule is an automaton and every per-value rule is counted, a judgement is a
+        # function of (the call's tool and argument atoms, the joint state, the run's values by
+        # profile, where the call's values sit): memoised so, and the slice runs (which only a
+        # judgement not memoised yet reads) are stepped lazily
+        self.memoised = self.final is None and len(self._counted_of) == len(self.sliced)
+        self.undecided_refuse = policy.undecided
+        self._infos = {info.name: info for info in self.rules + uncompiled}
+        self._judgements: dict[tuple, tuple[tuple[Finding, ...], tuple[str, ...]]] = {}
         # a component by its members (plain bits, sliced rules, the rule itself included): rules
         # of one component share it, and `_component_accepts` reads nothing else
         self._members = [(plain, tuple(sorted((k, *sliced)))) for k, (_, plain, sliced) in enumerate(self.components)]
-        self._unsearched_text: dict[tuple[int, int, tuple[int, ...]], str] = {}
+        self._unsearched_text: dict[tuple[int, int, tuple[int, ...]], Open] = {}
         self._plain_bit = {rule.name: 1 << i for i, rule in enumerate(plain_rules)}
         self._reach_memo: dict[str, tuple[int, ...]] = {}
         self._moving_memo: dict[str, tuple[int, ...]] = {}
@@ -112,12 +152,31 @@ class Gate:
                         tuple(sorted(sliced - {k}))))
         return out
 
+    def _counted_blocks(self) -> list[tuple[tuple[int, ...], tuple[int, ...], frozenset[str] | None]]:
+        """The components of the sliced rules (`_components`), merged, for which the counting
+        search decides the joint question: those whose every sliced rule it reads."""
+        if self.counting is None:
+            return []
+        seen: set[int] = set()
+        out = []
+        for k, (reach, plain_bits, others) in enumerate(self.components):
+            if k in seen:
+                continue
+            sliced = tuple(sorted((k, *others)))
+            seen.update(sliced)
+            if not all(self.counting.countable[j] for j in sliced):
+                continue
+            plain = tuple(i for i in range(len(self.product.rules)) if plain_bits >> i & 1)
+            out.append((plain, sliced, reach))
+        return out
+
     def _reaching(self, tool: str) -> tuple[int, ...]:
         """The sliced rules whose component a call to `tool` may move. Memoised per tool."""
         found = self._reach_memo.get(tool)
         if found is None:
             found = self._reach_memo[tool] = tuple(
-                k for k, (reach, _, _) in enumerate(self.components) if reach is None or tool in reach)
+                k for k, (reach, _, _) in enumerate(self.components)
+                if (reach is None or tool in reach) and k not in self._counted_of)
         return found
 
     def _moving(self, tool: str) -> tuple[int, ...]:
@@ -132,7 +191,7 @@ class Gate:
 
     def _joint_unsearched(self, state: GateState, tool: str, args: Mapping[str, Any],
                           after: Mapping[int, frozenset[bool]], broken: Collection[int] = (),
-                          lost_now: int = 0) -> tuple[str, ...]:
+                          lost_now: int = 0) -> tuple[Open, ...]:
         """The open sliced rules a call to `tool` may set in conflict with other open rules:
         per-value rules take no part in the joint search, so the decision says so, unless every
         rule of the rule's component is satisfied if the run ends right after the call.
@@ -175,9 +234,10 @@ class Gate:
                 names = [r.name for i, r in enumerate(self.product.rules) if near >> i & 1] + \
                     [self.sliced[j][0].name for j in others]
                 listed = ", ".join(names[:4]) + (", ..." if len(names) > 4 else "")
-                text = self._unsearched_text[memo] = (
+                text = self._unsearched_text[memo] = Open(
                     f"whether {self.sliced[k][0].name} (judged per value) can still hold together with {listed} "
-                    "was not searched: per-value rules are judged alone call by call")
+                    "was not searched: the joint search does not read this per-value rule",
+                    (self.sliced[k][0].name, *names))
             out.append(text)
         return tuple(out)
 
@@ -214,29 +274,183 @@ class Gate:
                 return False
         return True
 
+    # ------------------------------------------------------------ the joint search with per-value rules
+
+    def _counted_conflicts(self, state: GateState, tool: str, args: Mapping[str, Any], broken: Collection[int],
+                           lost_now: int) -> tuple[list[Finding], tuple[Open, ...]]:
+        """Conflicts among the rules of each counted group the call may move (per-value rules
+        included, `policyc.tables.counting`): rules that could all hold before the call, each of
+        which can still hold after it (a rule lost before the call or by it is in none), that
+        no continuation satisfies together, whatever the call returns; and the groups whose
+        question was not decided."""
+        counting = self.counting
+        assert counting is not None and state.tokens is not None
+        space = self.product.space
+        key = space.tool_key(tool)
+        known = space.mask(tool, args, known_only=True) if key != OTHER else 0
+        masks = space.completions(key, known)
+        found: list[Finding] = []
+        undecided: list[Open] = []
+        for plain, sliced, reach in self.counted:
+            if reach is not None and tool not in reach:
+                continue
+            open_plain = tuple(i for i in plain if space.is_open(state.jid, i) and not lost_now >> i & 1)
+            open_sliced = tuple(k for k in sliced if state.runs[k].verdict() == OPEN and k not in broken)
+            if not open_plain and not open_sliced:
+                continue
+            if masks is None:
+                undecided.append(self._counted_text(open_plain, open_sliced,
+                                                    f"the guard combinations of `{tool}` were not decided"))
+                continue
+            rules = counting.rules(open_plain, open_sliced)
+            answer, why = self._after_call(rules, state, key, masks, tool, args)
+            if answer is True:
+                continue
+            here = self._state_of(rules, state)
+            before = counting.check(rules, here)
+            if before is False:
+                continue  # already impossible before this call: not its doing
+            if before is None or answer is None:
+                undecided.append(self._counted_text(open_plain, open_sliced,
+                                                    counting.why(rules, here) if before is None else why))
+                continue
+            core = self._counted_core(rules, state, key, masks, tool, args)
+            found.append(self._conflict(core))
+        return found, tuple(undecided)
+
+    def _state_of(self, rules: Rules, state: GateState):
+        counting = self.counting
+        assert counting is not None and state.tokens is not None
+        part_states = {(r, j): state.runs[r].states[j] for r in rules.sliced
+                       for j, p in enumerate(counting.part_numbers[r]) if p is None}
+        return counting.project(rules, self.product.space.states[state.jid], part_states, state.tokens.fresh,
+                                state.tokens.profiles())
+
+    def _after_call(self, rules: Rules, state: GateState, key: str, masks: Collection[int], tool: str,
+                    args: Mapping[str, Any]) -> tuple[bool | None, str]:
+        """Whether some result of the proposed call leaves a continuation satisfying the rules
+        (None: not decided, and why)."""
+        counting = self.counting
+        assert counting is not None and state.tokens is not None
+        here = self._state_of(rules, state)
+        why = ""
+        for after in self._successors(rules, state, here, key, masks, tool, args):
+            answer = counting.check(rules, after)
+            if answer is True:
+                return True, ""
+            if answer is None and not why:
+                why = counting.why(rules, after)
+        return (None, why) if why else (False, "")
+
+    def _successors(self, rules: Rules, state: GateState, here, key: str, masks: Collection[int], tool: str,
+                    args: Mapping[str, Any]) -> list:
+        """The states of the rules the proposed call may lead to, whatever its result: every
+        letter it may turn out to be, and every value its result may hold in a slot."""
+        assert state.tokens is not None
+        tokens = state.tokens
+        slots = rules.slots.get(key, ())
+        arg_slots = [s for s in slots if s[0] == "arg"]
+        result_slots = [s for s in slots if s[0] == "result"]
+        parts = rules.parts
+        # the arguments' values: by value, the slots each fills and its profile in the set
+        blocks: list[tuple[object, frozenset]] = []
+        absent = []
+        by_value: dict[object, set] = {}
+        for slot in arg_slots:
+            value = slot_value(slot, args, UNDEF)
+            if value is UNDEF:
+                absent.append(slot)
+            else:
+                by_value.setdefault(value_key(value), set()).add(slot)
+        taken: dict = {}
+        for value, held in by_value.items():
+            profile = tokens.where.get(value)
+            small = tuple(profile[p] for p in parts) if profile is not None else None
+            if small is None or all(e < 0 for e in small):
+                blocks.append((NEW, frozenset(held)))
+            else:
+                blocks.append((small, frozenset(held)))
+                taken[small] = taken.get(small, 0) + 1
+        counts = dict(here[2])
+        rest = tuple((p, c - taken.get(p, 0)) for p, c in counts.items() if c - taken.get(p, 0) > 0)
+        assert self.counting is not None
+        optional = self.counting.optional(key, result_slots)
+        out = []
+        for mask in masks:
+            move = rules.move_for(key, mask, tool in self.terminal)
+            if move is None:
+                continue
+            for extra in fillings(result_slots, rest, optional, True):
+                variants = [tuple(blocks) + extra]
+                for filler, held in extra:  # a result may also hold one of the arguments' values
+                    if filler is NEW:
+                        for j, (f, b) in enumerate(blocks):
+                            merged = list(blocks)
+                            merged[j] = (f, b | held)
+                            variants.append(tuple(merged) + tuple(e for e in extra if e[1] is not held))
+                for filling in variants:
+                    filling = tuple(filling) + tuple((ABSENT, frozenset((s,))) for s in absent)
+                    after = rules.step(here, move, filling, relaxed=False)
+                    if after is not None:
+                        out.append(after)
+        return out
+
+    def _counted_core(self, rules: Rules, state: GateState, key: str, masks: Collection[int], tool: str,
+                      args: Mapping[str, Any]) -> tuple[str, ...]:
+        """A minimal set of the rules no continuation satisfies after the call (deletion)."""
+        counting = self.counting
+        assert counting is not None
+        plain, sliced = list(rules.plain), list(rules.sliced)
+        for kind, x in [("plain", i) for i in rules.plain] + [("sliced", k) for k in rules.sliced]:
+            trial_plain = [i for i in plain if not (kind == "plain" and i == x)]
+            trial_sliced = [k for k in sliced if not (kind == "sliced" and k == x)]
+            if not trial_plain and not trial_sliced:
+                continue
+            trial = counting.rules(tuple(trial_plain), tuple(trial_sliced))
+            if self._after_call(trial, state, key, masks, tool, args)[0] is False:
+                plain, sliced = trial_plain, trial_sliced
+        return tuple(self.product.rules[i].name for i in plain) + tuple(self.sliced[k][0].name for k in sliced)
+
+    def _conflict(self, names: tuple[str, ...]) -> Finding:
+        infos = {r.name: r for r in self.rules}
+        chosen = [infos[name] for name in names]
+        severity, limit = mildest([(r.severity, r.limit) for r in chosen])
+        layers = {r.layer for r in chosen}
+        return Finding(" & ".join(names), CONFLICT, layers.pop() if len(layers) == 1 else None, severity, limit,
+                       "no continuation of the run satisfies them all", names)
+
+    def _counted_text(self, plain: tuple[int, ...], sliced: tuple[int, ...], why: str) -> Open:
+        names = [self.product.rules[i].name for i in plain] + [self.sliced[k][0].name for k in sliced]
+        listed = ", ".join(names[:6]) + (", ..." if len(names) > 6 else "")
+        return Open(f"whether {listed} can still hold together was not decided ({why})", tuple(names))
+
     # ------------------------------------------------------------ run state
 
     def start(self) -> GateState:
-        return GateState(self.product.start(), [rule.start() for _, rule in self.sliced])
+        tokens = TokenRun(self.counting) if self.counted and self.counting is not None else None
+        return GateState(self.product.start(), [rule.start() for _, rule in self.sliced], tokens)
 
     def advance(self, state: GateState, tool: str, args: Mapping[str, Any], result: Any) -> GateState:
-        """The state after an executed call (slice runs are stepped in place)."""
-        state.jid = self.product.advance(state.jid, tool, args, result)
-        runs = state.runs
+        """The state after an executed call (slice runs and values are stepped in place)."""
+        space = self.product.space
+        key = space.tool_key(tool)
+        mask = space.mask(tool, args, result) if key != OTHER else 0
+        state.jid = space.advance(state.jid, key, mask)
+        if state.tokens is not None:
+            state.tokens.step(key, mask, args, result)
+        if self.memoised and self.sliced:
+            state.behind.append(lambda: self._step_runs(state._runs, tool, args, result))
+            return state
+        self._step_runs(state.runs, tool, args, result)
+        return state
+
+    def _step_runs(self, runs: list[RuleRun], tool: str, args: Mapping[str, Any], result: Any) -> None:
         for k in self._moving(tool):  # a call that cannot move a rule leaves it where it is
             if runs[k].verdict() == OPEN:  # a verdict settled for good stays whatever comes next
                 self.sliced[k][1].advance(runs[k], tool, args, result)
-        return state
 
     def dump_state(self, state: GateState) -> dict[str, object]:
         return {"product": self.product.dump_state(state.jid), "sliced": [run.to_json() for run in state.runs]}
-
-    def load_state(self, data: Mapping[str, Any]) -> GateState:
-        runs = data["sliced"]
-        if len(runs) != len(self.sliced):
-            raise ValueError("the gate state does not fit this artifact's automata")
-        return GateState(self.product.load_state(data["product"]),
-                         [RuleRun.from_json(rule.table, run) for (_, rule), run in zip(self.sliced, runs)])
 
     def verdicts(self, state: GateState) -> dict[str, tuple[str, bool]]:
         """(certain verdict, accepting) of every gated rule in this state."""
@@ -268,6 +482,40 @@ class Gate:
         """The rule findings of proposing this call after `calls` (the run so far, needed only
         by a final answer, which also decides the rules no automaton could compile), and what
         the gate could not decide about it (`index`: the run's history, for those rules)."""
+        if self.memoised:
+            space = self.product.space
+            key = space.tool_key(tool)
+            known = space.mask(tool, args, known_only=True) if key != OTHER else 0
+            tokens = state.tokens
+            memo = (tool, known, state.jid) if tokens is None else \
+                (tool, known, state.jid, tokens.key, tokens.pattern(key, args))
+            found = self._judgements.get(memo)
+            if found is None:
+                findings, opens = self._judge(state, tool, args, calls, request, index)
+                found = self._judgements[memo] = self._settle(findings, opens)
+            return list(found[0]), found[1]
+        settled, undecided = self._settle(*self._judge(state, tool, args, calls, request, index))
+        return list(settled), undecided
+
+    def _settle(self, findings: list[Finding], opens: Sequence[Open]) -> tuple[tuple[Finding, ...], tuple[str, ...]]:
+        """The findings of a judgement with what the policy's `undecided` setting makes of its
+        open questions: a question that concerns rules of a refusing severity refuses the call
+        (a finding of kind `undecided`, enforced with the strongest such severity); every open
+        question stays listed on the decision."""
+        out = list(findings)
+        refusing = self.undecided_refuse
+        for item in opens:
+            concerned = [self._infos[name] for name in item.rules
+                         if name in self._infos and self._infos[name].severity in refusing]
+            if concerned:
+                strongest = max(concerned, key=lambda r: SEVERITY_RANK[r.severity])
+                names = tuple(r.name for r in concerned)
+                out.append(Finding(" & ".join(names), UNDECIDED, strongest.layer, strongest.severity,
+                                   strongest.limit, item.text, names, strongest.message))
+        return tuple(out), tuple(dict.fromkeys(item.text for item in opens))
+
+    def _judge(self, state: GateState, tool: str, args: Mapping[str, Any], calls: Sequence[Call],
+               request: str | None, index: Any) -> tuple[list[Finding], tuple[Open, ...]]:
         plain, undecided = self.product.judge(state.jid, tool, args)
         findings = list(plain)
         final = tool in self.terminal
@@ -297,6 +545,10 @@ class Gate:
                 if f.kind == VIOLATION:
                     lost_now |= self._plain_bit[f.rule]
             undecided = tuple(undecided) + self._joint_unsearched(state, tool, args, after, broken, lost_now)
+            if self.counted:
+                found, open_questions = self._counted_conflicts(state, tool, args, broken, lost_now)
+                findings.extend(found)
+                undecided = tuple(undecided) + open_questions
         if self.final is not None:
             findings.extend(self.final.judge_final(calls, tool, args, request, index) if final
                             else self.final.judge(calls, tool, args, request, index))
@@ -312,3 +564,9 @@ class Gate:
 
     def required(self, state: GateState) -> tuple[str, ...]:
         return self.product.required(state.jid)
+
+
+def _required_arguments(tools: Mapping[str, Any]) -> dict[str, frozenset[str]]:
+    """Per declared tool, the arguments a well-formed call gives."""
+    return {name: frozenset(p.name for p in sig.params if not isinstance(p.type, OptionalT))
+            for name, sig in tools.items()}

@@ -7,8 +7,10 @@ call, and says what it cannot:
 
 - a rule whose failure on a prefix is final (syntactic safety over data that does not grow:
   `always (issue_refund(order_id: o, amount: m) -> once lookup_order(order_id: o,
-  result.total == m))`) and that does not read the proposed call's result is decided at every
-  proposal: if it held before the call and fails with it, the call breaks it;
+  result.total == m))`) and whose value does not depend on the proposed call's result is
+  decided at every proposal: if it held before the call and fails with it, the call breaks it.
+  A rule may read the results of the tool it gates, of the calls before
+  (`always (fetch(url: u) -> yesterday once fetch(u in urls(result)))`);
 - a terminal call ends the run: once it is proposed, the whole trace is known except that
   call's result (and the metrics record, written after the run). A rule that reads neither is
   decided exactly then: if it fails, the final answer would leave it unsatisfied;
@@ -26,8 +28,8 @@ call, and says what it cannot:
 []
 >>> print(*[f.detail for f in rules.judge_final((read,), "final_answer", {"answer": "call tokenize_text()"})])
 ending the run with `final_answer` now leaves it unsatisfied: not grounded: "tokenize_text" from entities(final_answer.answer) is not in the outputs of read_file
->>> rules.undecided((read,), "read_file", {"path": "b.py"})
-('rule `grounded`: not compiled to an automaton; it is decided when the final answer is proposed',)
+>>> [line.text for line in rules.undecided((read,), "read_file", {"path": "b.py"})]
+['rule `grounded`: not compiled to an automaton; it is decided when the final answer is proposed']
 """
 
 from __future__ import annotations
@@ -38,8 +40,8 @@ from policyc.ir.data import ExternError
 from policyc.ir.ops import UNDEF
 from policyc.ir.policy import Policy
 from policyc.ir.walk import tools_mentioned
-from policyc.runtime.findings import OWED, VIOLATION, Finding, GatedRule
-from policyc.tables.facts import decided_by_final_call, reads_result_of
+from policyc.runtime.findings import OWED, VIOLATION, Finding, GatedRule, Open
+from policyc.tables.facts import decided_by_final_call, reads_proposed_result, reads_result_of
 from policyc.trace.model import Call, Trace
 
 __all__ = ["FinalAnswerJudge", "decided_by_final_call", "reads_result_of"]
@@ -93,7 +95,7 @@ class FinalAnswerJudge:
         """Violations a proposed (non-terminal) call makes certain, among the rules whose
         failure on a prefix is final and that do not read this call's result."""
         rules = [(i, r) for i, r in self.stepwise if tool in tools_mentioned(r.formula)
-                 and not reads_result_of(r.formula, tool)]
+                 and not reads_proposed_result(r.formula, tool, len(calls))]
         if not rules:
             return []
         from policyc.scoring.details import describe
@@ -115,22 +117,22 @@ class FinalAnswerJudge:
                                f"{why[:1].lower()}{why[1:].rstrip('.')}", (), info.message))
         return out
 
-    def undecided(self, calls: Sequence[Call], tool: str, args: Mapping[str, Any]) -> tuple[str, ...]:
+    def undecided(self, calls: Sequence[Call], tool: str, args: Mapping[str, Any]) -> tuple[Open, ...]:
         """The rules that mention this tool and that the gate cannot decide at this proposal,
         and why: what the decision does not cover."""
         final = tool in self.terminal
         decided = {info.name for info, _ in self.rules} if final else \
-            {info.name for info, rule in self.stepwise if not reads_result_of(rule.formula, tool)}
+            {info.name for info, rule in self.stepwise if not reads_proposed_result(rule.formula, tool, len(calls))}
         out = []
         for info, rule in self.all:
             if info.name in decided or tool not in tools_mentioned(rule.formula):
                 continue
-            if rule in [r for _, r in self.stepwise] and reads_result_of(rule.formula, tool):
+            if rule in [r for _, r in self.stepwise] and reads_proposed_result(rule.formula, tool, len(calls)):
                 why = f"it reads the result of `{tool}`, known only once the call ran"
             elif self.terminal and any(r is rule for _, r in self.rules):
                 why = "not compiled to an automaton; it is decided when the final answer is proposed"
             else:
                 why = "not compiled to an automaton; it is decided when the run finishes"
-            out.append(f"rule `{info.name}`: {why}")
+            out.append(Open(f"rule `{info.name}`: {why}", (info.name,)))
         return tuple(out)
 

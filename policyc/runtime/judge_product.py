@@ -27,8 +27,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping, Sequence
 
-from policyc.runtime.findings import CONFLICT, OWED, VIOLATION, Finding, GatedRule, mildest
-from policyc.tables.dfa import VIOLATED, DfaTable
+from policyc.runtime.findings import CONFLICT, OWED, VIOLATION, Finding, GatedRule, Open, mildest
+from policyc.tables.dfa import VIOLATED, Alphabet, DfaTable
 from policyc.tables.guidance import owed_before, shortest_satisfying
 from policyc.tables.joint import SEARCH_BUDGET, JointSearch
 from policyc.tables.product import OTHER, UNTRACKED, JointLetters, JointSpace
@@ -36,19 +36,22 @@ from policyc.tables.product import OTHER, UNTRACKED, JointLetters, JointSpace
 #: Conflicts reported with one call, at most.
 MAX_CONFLICTS = 3
 
-Judged = tuple[tuple[Finding, ...], tuple[str, ...]]  # (findings, what could not be decided)
+Judged = tuple[tuple[Finding, ...], tuple[Open, ...]]  # (findings, what could not be decided)
 
 
 class ProductJudge:
     """The single-automaton rules of a policy, stepped as one product."""
 
     def __init__(self, rules: list[GatedRule], tables: list[DfaTable], tools: Mapping[str, object],
-                 terminal: frozenset[str], externs: Mapping[str, Callable[..., object]] | None = None, joint: Mapping[str, JointLetters] | None = None,
-                 budget: int = SEARCH_BUDGET):
+                 terminal: frozenset[str], externs: Mapping[str, Callable[..., object]] | None = None,
+                 joint: Mapping[str, JointLetters] | None = None,
+                 budget: int = SEARCH_BUDGET, extra: Sequence[Alphabet] = ()):
         self.rules = rules
         self.terminal = terminal
         self.tools = tuple(tools)
-        self.space = JointSpace(tables, tools, terminal, externs, joint)
+        self.space = JointSpace(tables, tools, terminal, externs, joint, extra)
+        #: plain rules whose conflicts another search decides (with the per-value rules)
+        self.searched_elsewhere = 0
         self.search = JointSearch(self.space, budget)
         self._judged: dict[tuple[int, str, int], Judged] = {}
         self._by_scope: dict[tuple[str, int, object], Judged] = {}  # per (tool, known, states of the tool's scope)
@@ -66,13 +69,6 @@ class ProductJudge:
 
     def dump_state(self, jid: int) -> list[int]:
         return list(self.space.states[jid])
-
-    def load_state(self, data: Sequence[int]) -> int:
-        states = tuple(int(s) for s in data)
-        if len(states) != len(self.rules) or any(
-                s != UNTRACKED and not 0 <= s < t.size for s, t in zip(states, self.space.tables)):
-            raise ValueError("the gate state does not fit this artifact's automata")
-        return self.space.intern(states)
 
     # ------------------------------------------------------------ judging a proposal
 
@@ -159,7 +155,7 @@ class ProductJudge:
     # ------------------------------------------------------------ conflicts
 
     def _conflicts(self, jid: int, key: str, known: int, changed: Sequence[int],
-                   newly: set[int]) -> tuple[list[Finding], tuple[str, ...]]:
+                   newly: set[int]) -> tuple[list[Finding], tuple[Open, ...]]:
         """Groups of rules that could all hold before the call, each can still hold after it,
         but no continuation satisfies them together; and what could not be decided."""
         space, search = self.space, self.search
@@ -172,7 +168,8 @@ class ProductJudge:
             return [], ()
         masks = space.completions(key, known)
         if masks is None:
-            return [], (f"conflicts among the rules `{key}` moves: its guard combinations were not decided",)
+            return [], (Open(f"conflicts among the rules `{key}` moves: its guard combinations were not decided",
+                             tuple(self.rules[i].name for i in candidates)),)
         succ = [j for j in {space.step(jid, key, m) for m in masks} if j is not None]
         if not succ:
             return [], ()
@@ -180,8 +177,10 @@ class ProductJudge:
         if any(not u & universe for u in unmet):
             return [], ()  # the run may end right after the call with every open rule satisfied
         found: list[Finding] = []
-        undecided: list[str] = []
+        undecided: list[Open] = []
         for bits, group in space.group_bits(universe, candidates):
+            if bits & self.searched_elsewhere:
+                continue  # a group with per-value rules: `Gate` searches it with them
             if any(not u & bits for u in unmet):
                 continue  # ending right after the call satisfies the whole group
             afters = []
@@ -211,10 +210,11 @@ class ProductJudge:
                 core.remove(i)
         return tuple(core)
 
-    def _undecided_text(self, group: tuple[int, ...]) -> str:
+    def _undecided_text(self, group: tuple[int, ...]) -> Open:
         names = ", ".join(self.rules[i].name for i in group[:6]) + (", ..." if len(group) > 6 else "")
-        return (f"whether {names} can still hold together was not decided (a search beyond "
-                f"{self.search.budget} joint states, or guard combinations the compiler did not decide)")
+        return Open(f"whether {names} can still hold together was not decided (a search beyond "
+                    f"{self.search.budget} joint states, or guard combinations the compiler did not decide)",
+                    tuple(self.rules[i].name for i in group))
 
     def _conflict_finding(self, core: tuple[int, ...]) -> Finding:
         names = tuple(self.rules[i].name for i in core)

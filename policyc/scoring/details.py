@@ -17,8 +17,9 @@ shows); else when the violation became certain.
 from __future__ import annotations
 
 import json
+from bisect import bisect_left
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 from policyc.grounding.actions import read_claims
 from policyc.ir import build as b
@@ -44,13 +45,21 @@ class Context:
     source: SourceCall | None
 
     def positions(self, event: n.Formula) -> list[int]:
+        if _is_plain(event):  # a tool's calls: the trace's index has them
+            return list(self.engine.positions_of(event.tool))  # type: ignore[attr-defined]
         return set_bits(self.engine.bits(event))
 
     def first(self, event: n.Formula, start: int = 0) -> int | None:
         """The first position at or after `start` where `event` holds."""
+        if _is_plain(event):
+            calls = self.engine.positions_of(event.tool)  # type: ignore[attr-defined]
+            k = bisect_left(calls, start)
+            return calls[k] if k < len(calls) else None
         return lowest_bit(self.engine.bits(event) >> start << start)
 
     def count(self, event: n.Formula) -> int:
+        if _is_plain(event):
+            return len(self.engine.positions_of(event.tool))  # type: ignore[attr-defined]
         return self.engine.bits(event).bit_count()
 
     def at(self, position: int) -> str:
@@ -63,6 +72,11 @@ class Context:
         if src is None or src.name not in names or index >= len(src.args):
             return None
         return src.args[index]
+
+
+def _is_plain(event: n.Formula) -> bool:
+    """An event that is a tool's every call (no condition on it)."""
+    return isinstance(event, n.Event) and event.guard is b.LIT_TRUE
 
 
 def lowest_bit(value: int) -> int | None:
@@ -85,13 +99,37 @@ def quote(event: n.Formula, label: str | None = None) -> str:
 
 def describe(rule: Rule, engine: PositionEvaluator, passed: bool, violated_at: int | None = None) -> str:
     """The detail line of one rule's verdict on the trace behind `engine`."""
-    ctx = Context(engine, passed, source_call(rule.source) if rule.source else None)
-    for describer in (_count, _called, _never, _before, _all_before, _in_order, _within_steps,
-                      _instance_before, _branch):
-        text = describer(rule.formula, ctx)
-        if text:
-            return text
-    return generic(rule.formula, ctx, violated_at)
+    return DetailPlan(rule).describe(engine, passed, violated_at)
+
+
+class DetailPlan:
+    """How one rule's details are written, worked out once for every trace: its source call,
+    and which describer speaks for it. Which one does depends on the rule's shape and source
+    alone (each declines only by them), so the first trace's choice holds for the others."""
+
+    __slots__ = ("formula", "source", "describer")
+
+    def __init__(self, rule: Rule):
+        self.formula = rule.formula
+        self.source = source_call(rule.source) if rule.source else None
+        self.describer: Callable[[n.Formula, Context], str | None] | None = None
+
+    def describe(self, engine: PositionEvaluator, passed: bool, violated_at: int | None = None) -> str:
+        ctx = Context(engine, passed, self.source)
+        if self.describer is not None:
+            return self.describer(self.formula, ctx) or generic(self.formula, ctx, violated_at)
+        for describer in DESCRIBERS:
+            text = describer(self.formula, ctx)
+            if text:
+                self.describer = describer
+                return text
+        self.describer = _none
+        return generic(self.formula, ctx, violated_at)
+
+
+def _none(f: n.Formula, ctx: Context) -> None:
+    """The choice of a rule that no stdlib predicate describes."""
+    return None
 
 
 # ------------------------------------------------------------------ the stdlib predicates
@@ -170,7 +208,7 @@ def _all_before(f: n.Formula, ctx: Context) -> str | None:
         return None
     events: Sequence[n.Formula]
     events, goal = shape
-    items = list_items(ctx.arg(("all_before",), 0) or "") or []
+    items = list_items(ctx.arg(("all_before",), 0) or "") or ()
     matched = _match_labels(events, items)
     labels: Sequence[str | None] = [None] * len(events)
     if matched is not None:
@@ -194,7 +232,7 @@ def _all_before(f: n.Formula, ctx: Context) -> str | None:
                      for p in parts) + "."
 
 
-def _match_labels(events: Sequence[n.Formula], items: list[str]) -> list[str] | None:
+def _match_labels(events: Sequence[n.Formula], items: Sequence[str]) -> list[str] | None:
     squash = {"".join(text.split()): text for text in items}
     found = [label for e in events if (label := squash.get("".join(show(e).split())))]
     return found if len(found) == len(events) and len(set(found)) == len(found) else None
@@ -204,9 +242,9 @@ def _in_order(f: n.Formula, ctx: Context) -> str | None:
     events = shapes.as_in_order(f)
     if events is None or len(events) < 2 or len(set(events)) == 1:
         return None
-    labels: Sequence[str | None] = list_items(ctx.arg(("in_order",), 0) or "") or []
+    labels: tuple[str | None, ...] = list_items(ctx.arg(("in_order",), 0) or "") or ()
     if len(labels) != len(events):
-        labels = [None] * len(events)
+        labels = (None,) * len(events)
     found: list[str] = []
     start = 0
     for event, label in zip(events, labels):
@@ -281,7 +319,7 @@ def generic(f: n.Formula, ctx: Context, violated_at: int | None) -> str:
     engine = ctx.engine
     size = engine.n
     if b.is_always(f) and size:
-        i = lowest_bit(engine.mask & ~engine.bits(f.right))
+        i = None if ctx.passed else lowest_bit(engine.mask & ~engine.bits(f.right))  # it held at every call
         if i is None:
             return f"Holds at every call ({size})."
         text = f"Does not hold at {ctx.at(i)} (`{engine.trace.calls[i].name}`)"
@@ -292,7 +330,7 @@ def generic(f: n.Formula, ctx: Context, violated_at: int | None) -> str:
         return text + "."
     if isinstance(f, n.Forall):
         values = engine.domain(f.domain, engine.root_env)
-        bad = [v for v in values if not engine.holds(f.body, 0, engine.root_env.bind(f.var, v))]
+        bad = [] if ctx.passed else [v for v in values if not engine.holds(f.body, 0, engine.root_env.bind(f.var, v))]
         grounding = _grounding_sources(f)
         shown = ", ".join(_value_text(v) for v in bad[:5]) + (f" and {len(bad) - 5} more" if len(bad) > 5 else "")
         claims = _claimed_actions(f)
@@ -426,6 +464,9 @@ def _actions_detail(claims: n.Op, values: list, bad: list, engine: PositionEvalu
     more = f" and {len(bad) - 5} more" if len(bad) > 5 else ""
     return f"Claimed but not done: {', '.join(parts)}{more}, in {source}; no call to " \
            f"{'it' if len(bad) == 1 else 'them'} succeeded."
+
+
+DESCRIBERS = (_count, _called, _never, _before, _all_before, _in_order, _within_steps, _instance_before, _branch)
 
 
 def describe_part(f: n.Formula, ctx: Context) -> str:

@@ -30,7 +30,7 @@ from policyc.ir.data import ExternError
 from policyc.ir.policy import Policy, Rule
 from policyc.recursion import deep_recursion
 from policyc.scoring.certain import certain_prefix
-from policyc.scoring.details import describe
+from policyc.scoring.details import DetailPlan
 from policyc.scoring.externs import bind_externs
 from policyc.scoring.models import ConstraintResult, CorpusReport, InputProblem, TraceReport, label_of
 from policyc.scoring.tally import CorpusTally, RuleTally, RunTally
@@ -54,7 +54,7 @@ def score_rule(rule: Rule, trace: Trace, engine: PositionEvaluator, compiled: Co
 class RulePlan:
     """What scoring one rule needs that does not depend on the trace, worked out once."""
 
-    __slots__ = ("rule", "base", "table", "steps")
+    __slots__ = ("rule", "base", "table", "steps", "details")
 
     def __init__(self, rule: Rule, compiled: CompiledPolicy):
         self.rule = rule
@@ -62,6 +62,7 @@ class RulePlan:
                      "rule_class": compiled.rule_class(rule.name)}
         self.table = compiled.table(rule.name)
         self.steps = StepPlan.of(self.table) if self.table is not None else None
+        self.details = DetailPlan(rule)
 
     def verdict(self, trace: Trace, engine: PositionEvaluator) -> tuple[bool, int | None] | None:
         """(holds, length of the shortest bad prefix) from the rule's automaton; None when it has
@@ -96,13 +97,13 @@ class RulePlan:
                 status, why = vacuity(rule.formula, engine)
                 if status == VACUOUS:
                     return ConstraintResult(**base, passed=True, detail=f"Holds vacuously: {why}.", vacuous=True)
-                return ConstraintResult(**base, passed=True, detail=describe(rule, engine, True))
+                return ConstraintResult(**base, passed=True, detail=self.details.describe(engine, True))
             if found is not None:
                 step = len(trace) if found[1] is None else found[1]
             else:  # no table: where the evaluator can tell the violation became certain, else the end
                 certain = certain_prefix(rule.formula, trace, engine.root_env.externs)
                 step = len(trace) if certain is None else certain
-            return ConstraintResult(**base, passed=False, detail=describe(rule, engine, False, step),
+            return ConstraintResult(**base, passed=False, detail=self.details.describe(engine, False, step),
                                     violated_at=step, violated_at_call=trace.calls_through(step))
         except (ExternError, RecursionError) as exc:
             problem = str(exc) if isinstance(exc, ExternError) else "the formula is nested too deeply to evaluate"

@@ -116,9 +116,10 @@ def source_call(source: str) -> SourceCall | None:
     return SourceCall(m.group(1).strip("`"), tuple(split_arguments(body[m.end():close])), op, number)
 
 
-def list_items(text: str) -> list[str] | None:
-    """`[a, b(x: 1)]` -> ['a', 'b(x: 1)']; None when the text is not a list literal."""
+@lru_cache(maxsize=4096)
+def list_items(text: str) -> tuple[str, ...] | None:
+    """`[a, b(x: 1)]` -> ('a', 'b(x: 1)'); None when the text is not a list literal."""
     text = text.strip()
     if not (text.startswith("[") and text.endswith("]")):
         return None
-    return split_arguments(text[1:-1])
+    return tuple(split_arguments(text[1:-1]))

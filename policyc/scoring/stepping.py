@@ -10,6 +10,8 @@ alphabet does not list) moves some state is stepped at every call.
 
 The verdict and the shortest bad prefix are exactly those of `RuleTable.verdict_on` (tested
 on generated rules and traces): a skipped call leaves the state, hence the verdict, as it was.
+Stepping stops at a state the rule has won or lost for good (every continuation accepted, or
+none): the rest of the trace cannot change the verdict.
 
 >>> from policyc.tables.dfa import Alphabet, DfaTable, ToolLetters
 >>> from policyc.tables.rule import RuleTable
@@ -31,7 +33,7 @@ from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
 from policyc.ir.data import ExternError
-from policyc.tables.dfa import VIOLATED, AlphabetError, DfaTable
+from policyc.tables.dfa import SATISFIED, VIOLATED, AlphabetError, DfaTable
 from policyc.tables.rule import RuleTable
 
 
@@ -67,6 +69,8 @@ class StepPlan:
         state, delta, verdict = dfa.initial, dfa.delta, dfa.verdict
         if verdict[state] == VIOLATED:
             return False, 0
+        if verdict[state] == SATISFIED:
+            return True, None
         alphabet = dfa.alphabet
         plain, other, letter = alphabet.plain_letters(), alphabet.other, alphabet.letter
         positions: Sequence[int]
@@ -83,8 +87,11 @@ class StepPlan:
                 if x is None:  # a tool with guard atoms: evaluate them on the call
                     x = letter(call.name, call.args, call.result, externs=externs)
                 state = delta[state][x]
-                if verdict[state] == VIOLATED:
+                settled = verdict[state]
+                if settled == VIOLATED:
                     return False, i + 1
+                if settled == SATISFIED:  # every continuation is accepted: the rest cannot change it
+                    return True, None
         except (ExternError, AlphabetError):
             return None
         return bool(dfa.accepting[state]), None

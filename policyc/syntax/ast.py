@@ -487,6 +487,18 @@ class ConformanceDecl:
 
 
 @dataclass(frozen=True, slots=True)
+class UndecidedDecl:
+    """`undecided refuse [for SEVERITY, ...]` or `undecided allow`: what the gate does with a
+    call whose joint question it could not decide, per severity of the rules concerned."""
+
+    action: str
+    severities: tuple[str, ...] = ()
+    span: Span = _span()
+    action_span: Span = _span()
+    severity_spans: tuple[Span, ...] = field(default=(), compare=False)
+
+
+@dataclass(frozen=True, slots=True)
 class ObserveDecl:
     """`observe messages, user_calls`: event classes the policy reads besides the agent's calls."""
 
@@ -531,6 +543,7 @@ Decl = Union[
     RuleDecl,
     BudgetDecl,
     ConformanceDecl,
+    UndecidedDecl,
     ObserveDecl,
     GroundingDecl,
     ClaimsDecl,

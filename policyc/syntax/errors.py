@@ -45,7 +45,7 @@ _EXPRESSION_STARTS = {"a name", "a string", "an integer", "a number", "`(`", "`[
 _OPERATORS = {"`and`", "`or`", "`->`", "`<->`", "a comparison", "`*`, `/` or `%`", "`+`", "`-`", "`.`", "`[`",
               "`until`, `since`, `release` or `weak until`", "`in`", "`not`", "`(`", "`from`", "`only`"}
 _DECLARATIONS = {"`policy`", "`import`", "`type`", "`enum`", "`layer`", "`terminal`", "`tool`", "`predicate`",
-                 "`extern`", "`def`", "`procedure`", "`use`", "`rule`", "`budget`", "`conformance`",
+                 "`extern`", "`def`", "`procedure`", "`use`", "`rule`", "`budget`", "`conformance`", "`undecided`",
                  "`observe`", "`grounding`", "`trusted` or `untrusted`", "`claims`"}
 _CLOSERS = {"RPAR": ")", "RSQB": "]", "RBRACE": "}"}
 _OPENER = {")": "(", "]": "[", "}": "{"}

@@ -27,7 +27,7 @@ PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 #: written in backticks by the formatter, so its meaning never depends on where it stands.
 RESERVED = frozenset("""
     policy import rename type enum layer terminal tool predicate extern from def procedure use as
-    rule weight severity message budget conformance observe grounding trusted untrusted only claims by
+    rule weight severity message budget conformance undecided for observe grounding trusted untrusted only claims by
     forall exists in if then else when shall not and or implies iff true false null
     X WX F G U W R S Y Z O H
     next wnext weak eventually always until unless release releases

@@ -148,7 +148,7 @@ def read_source(path: Path, display: str | None = None) -> tuple[Source | None, 
 # ------------------------------------------------------------------ parsing
 
 _ITEM_START = re.compile(
-    r"^(policy|import|type|enum|layer|terminal|tool|predicate|extern|def|procedure|use|rule|budget|conformance|observe|grounding|claims)\b",
+    r"^(policy|import|type|enum|layer|terminal|tool|predicate|extern|def|procedure|use|rule|budget|conformance|undecided|observe|grounding|claims)\b",
     re.M,
 )
 

@@ -95,6 +95,11 @@ class ToAst(Transformer):
     def conformance_decl(self, meta, c):
         return ast.ConformanceDecl(c[0], span=self._span(meta))
 
+    def undecided_decl(self, meta, c):
+        action, *severities = [t for t in c if t is not None]
+        return ast.UndecidedDecl(_name(action), tuple(_name(t) for t in severities), span=self._span(meta),
+                                 action_span=self._tok(action), severity_spans=tuple(self._tok(t) for t in severities))
+
     def grounding_decl(self, meta, c):
         return ast.GroundingDecl(_name(c[0]), span=self._span(meta), name_span=self._tok(c[0]))
 

@@ -165,6 +165,115 @@ def reads_result_of(formula: n.Formula, tool: str) -> bool:
     return False
 
 
+#: How far a formula reads the results of one tool's calls, evaluated at position p of a trace
+#: whose last position is L: up to position p + rel, and up to L + end (None: not at all).
+Reach = tuple[int | None, int | None]
+
+
+def _most(*values: int | None) -> int | None:
+    found = [v for v in values if v is not None]
+    return max(found) if found else None
+
+
+def _term_reach(term: n.Term, tool: str) -> int | None:
+    """`end` of a term's trace-wide reads of the tool's results (`outputs`, `done`, a result
+    path's values): every call's, up to the last (0)."""
+    for t in subformulas(term):
+        if isinstance(t, n.Values) and t.tool == tool and t.path[:1] == ("result",) \
+                or isinstance(t, n.Outputs) and (not t.tools or tool in t.tools) \
+                or isinstance(t, n.Done) and tool not in t.terminal:
+            return 0
+    return None
+
+
+def result_reach(formula: n.Formula, tool: str) -> Reach:
+    """How far ahead of the position it is evaluated at a formula reads the results (or the
+    failure) of `tool`'s calls: `(rel, end)`, see `Reach`. A pattern reads its own call's
+    result (rel 0), `from` and `flows` the results before it (rel -1); `next` looks one call
+    ahead, `yesterday` one behind; `until` and `release` as far as the last call, `since`
+    and `trigger` as far as the position itself. `t -> b` with t a call to another tool reads
+    nothing at a call to `tool`: the gate's `always (refund -> once lookup(result...))` does
+    not read the result of a lookup proposed last.
+
+    >>> from policyc.ir import build as b
+    >>> page = b.event("fetch", b.op("eq", b.result(), b.lit("x")))
+    >>> result_reach(b.always(b.implies(b.event("fetch"), b.once(page))), "fetch")
+    (None, 0)
+    >>> result_reach(b.always(b.implies(b.event("fetch"), b.yesterday(b.once(page)))), "fetch")
+    (None, -1)
+    >>> result_reach(b.always(b.implies(b.event("refund"), b.once(page))), "fetch")
+    (None, -1)
+    """
+    key = f"facts.result_reach:{tool}"
+    cached = formula._cache.get(key)
+    if cached is not None:
+        return cached
+    f = formula
+    out: Reach
+    if isinstance(f, n.Event):
+        guard = list(subformulas(f.guard))
+        own = 0 if f.tool == tool and any(isinstance(t, n.Result) or t == n.Attr("error") for t in guard) else None
+        earlier = -1 if any(isinstance(t, (n.From, n.Flows)) for t in guard) else None
+        out = (_most(own, earlier), _term_reach(f.guard, tool))
+    elif isinstance(f, n.Cond):
+        out = (None, _term_reach(f.term, tool))
+    elif isinstance(f, (n.Next, n.WNext, n.Yesterday, n.WYesterday)):
+        rel, end = result_reach(f.arg, tool)
+        shift = 1 if isinstance(f, (n.Next, n.WNext)) else -1
+        out = (None if rel is None else rel + shift, end)
+    elif isinstance(f, (n.Until, n.Release)):  # the arguments at every position up to the last
+        (r1, e1), (r2, e2) = result_reach(f.left, tool), result_reach(f.right, tool)
+        out = (None, _most(r1, e1, r2, e2))
+    elif isinstance(f, (n.Since, n.Trigger)):  # the arguments at every position up to this one
+        (r1, e1), (r2, e2) = result_reach(f.left, tool), result_reach(f.right, tool)
+        out = (_most(r1, r2), _most(e1, e2))
+    elif isinstance(f, (n.Forall, n.Exists)):
+        rel, end = result_reach(f.body, tool)
+        out = (rel, _most(end, _term_reach(f.domain, tool)))
+    elif isinstance(f, (n.Not, n.And, n.Or)):
+        parts = [result_reach(a, tool) for a in f.children if isinstance(a, n.Formula)]
+        rel, end = _most(*(r for r, _ in parts)), _most(*(e for _, e in parts))
+        if isinstance(f, n.Or) and any(isinstance(a, n.Not) and _elsewhere(a.arg, tool) for a in f.args) \
+                or isinstance(f, n.And) and any(_elsewhere(a, tool) for a in f.args):
+            # `t -> b`, `t and b` with t a call to another tool: settled without reading anything at
+            # a call to `tool`, so never at the last call; before it, at most `rel` calls later
+            out = (None, _most(end, None if rel is None else rel - 1))
+        else:
+            out = (rel, end)
+    else:  # a constant
+        out = (None, None)
+    formula._cache[key] = out
+    return out
+
+
+def _elsewhere(f: n.Formula, tool: str) -> bool:
+    """Whether `f` holds only at calls to other tools than `tool` (one call per position)."""
+    if isinstance(f, n.Event):
+        return f.tool != tool
+    if isinstance(f, n.And):
+        return any(_elsewhere(a, tool) for a in f.args)
+    if isinstance(f, n.Or):
+        return all(_elsewhere(a, tool) for a in f.args)
+    return False
+
+
+def reads_proposed_result(formula: n.Formula, tool: str, position: int) -> bool:
+    """Whether the formula's value on a run whose last call, at `position`, is a call to `tool`
+    may depend on that call's result (or failure): what a gate cannot know when the call is
+    only proposed. `always (fetch(url: u) -> yesterday once fetch(u in urls(result)))` reads
+    only the results of the calls before; with `once` alone it reads this call's too.
+
+    >>> from policyc.ir import build as b
+    >>> page = b.event("fetch", b.op("eq", b.result(), b.lit("x")))
+    >>> reads_proposed_result(b.always(b.implies(b.event("fetch"), b.yesterday(b.once(page)))), "fetch", 3)
+    False
+    >>> reads_proposed_result(b.always(b.implies(b.event("fetch"), b.once(page))), "fetch", 3)
+    True
+    """
+    rel, end = result_reach(formula, tool)
+    return rel is not None and rel >= position or end is not None and end >= 0
+
+
 def decided_by_final_call(formula: n.Formula, terminal: frozenset[str]) -> bool:
     """Whether the formula's value on a complete trace is known before the last call's
     result is: it reads no result of a terminal call (in a pattern, through `outputs`, or

@@ -16,8 +16,10 @@ continuations one after the other; then the smaller questions, each rule with th
 share a tool with it (most conflicts are a few rules: a part that cannot hold is a "no" for
 the whole, and its minimal core is tried first in every later question that contains it);
 then it explores breadth first, a step rewriting only the rules the call moves. Answers are
-memoised per (rules, their states), so runs that come back to a situation pay nothing;
-every state along a witness path is remembered as able to comply.
+memoised per whole question (the rules and their states), so runs that come back to a
+situation pay nothing; a search never reads what another question found out along its way,
+so an answer (None included) is the same whatever was asked before: the budget is per
+question.
 
 The gate asks it with a small budget before each call (and says when it did not decide);
 the lint asks once, with a large budget, whether any run at all satisfies a set of claims
@@ -46,7 +48,6 @@ class JointSearch:
         self.budget = budget
         self._memo: dict[tuple[tuple[int, ...], tuple[int, ...]], bool | None] = {}
         self._moves: dict[tuple[int, ...], tuple[Moves, Moves]] = {}
-        self._cores: set[tuple[int, ...]] = set()  # rule sets a search found unable to hold together
         self._sparse: dict[tuple, Any] = {}  # per (rules, moves): the moves indexed for the searches
 
     # ------------------------------------------------------------ the question
@@ -83,21 +84,18 @@ class JointSearch:
         key = (rules, states)
         if key in self._memo:
             return self._memo[key]
-        if self._core_fails(rules, states):
-            self._memo[key] = False
-            return False
         certain, every = self.moves(rules)
         path = self._greedy(rules, states, certain)
         if path is not None:
-            self._remember(rules, states, path)
+            self._memo[key] = True
             return True
         if self._part_fails(rules, states) is False:  # small searches first: most conflicts are few rules
             self._memo[key] = False
             return False
-        answer = self._explore(rules, states, certain, final_answer=len(every) == len(certain))
+        answer = self._explore(rules, states, certain)
         if answer is False and len(every) > len(certain):
             # some calls combine guards no compiler decided: with them, is there a way?
-            answer = False if self._explore(rules, states, every, final_answer=True) is False else None
+            answer = False if self._explore(rules, states, every) is False else None
         self._memo[key] = answer
         return answer
 
@@ -105,8 +103,7 @@ class JointSearch:
 
     def _part_fails(self, rules: tuple[int, ...], states: tuple[int, ...]) -> bool | None:
         """False when the rules sharing a tool with one of them already cannot hold together
-        (no continuation satisfies a part, so none satisfies the whole); the part, made
-        minimal, is remembered as a core to try first from then on. None otherwise."""
+        (no continuation satisfies a part, so none satisfies the whole). None otherwise."""
         mentions = self.space.mentions
         at = dict(zip(rules, states))
         tried: set[tuple[int, ...]] = set()
@@ -116,22 +113,8 @@ class JointSearch:
                 continue
             tried.add(part)
             if self.check_states(part, tuple(at[j] for j in part)) is False:
-                for j in part:  # fewer rules: a core that applies to more questions
-                    fewer = tuple(r for r in part if r != j)
-                    if len(fewer) >= 2 and self.check_states(fewer, tuple(at[r] for r in fewer)) is False:
-                        part = fewer
-                self._cores.add(part)
                 return False
         return None
-
-    def _core_fails(self, rules: tuple[int, ...], states: tuple[int, ...]) -> bool:
-        """Whether a set of rules once found unable to hold together, all among these rules,
-        cannot hold in their states here either."""
-        if not self._cores:
-            return False
-        at = dict(zip(rules, states))
-        return any(core != rules and all(i in at for i in core) and
-                   self.check_states(core, tuple(at[i] for i in core)) is False for core in tuple(self._cores))
 
     # ------------------------------------------------------------ the calls the rules tell apart
 
@@ -182,14 +165,6 @@ class JointSearch:
         return True
 
     # ------------------------------------------------------------ witnesses
-
-    def _remember(self, rules: tuple[int, ...], states: tuple[int, ...], path: list[tuple[int, ...]]) -> None:
-        """Every state along a witness path can still comply (with the rest of the path)."""
-        tables = self.space.tables
-        self._memo[(rules, states)] = True
-        for letters in path:
-            states = tuple(tables[i].delta[s][x] for i, s, x in zip(rules, states, letters))
-            self._memo[(rules, states)] = True
 
     def _greedy(self, rules: tuple[int, ...], states: tuple[int, ...], moves: Moves) -> list[tuple[int, ...]] | None:
         """Satisfy the rules one after another, each by its own shortest continuation, taking
@@ -283,14 +258,11 @@ class JointSearch:
             out.append(found)
         return out
 
-    def _explore(self, rules: tuple[int, ...], states: tuple[int, ...], moves: Moves,
-                 final_answer: bool) -> bool | None:
-        """Breadth first from `states`. With `final_answer`, a search that runs out of moves is
-        a certain "no" (when the moves are complete) and its states are remembered dead.
-        A move rewrites only the rules it can move, and the count of rules not yet accepting
+    def _explore(self, rules: tuple[int, ...], states: tuple[int, ...], moves: Moves) -> bool | None:
+        """Breadth first from `states`; a search that runs out of moves is a certain "no" when
+        the moves are complete. A move rewrites only the rules it can move, and the count of rules not yet accepting
         is kept along, so a step costs what the call touches, not the size of the group."""
         tables = self.space.tables
-        memo = self._memo
         deltas = [tables[r].delta for r in rules]
         lost = [self.space.violated[r] for r in rules]
         accept = [tables[r].accepting for r in rules]
@@ -318,17 +290,12 @@ class JointSearch:
                     reached = tuple(after)
                     if reached in seen:
                         continue
-                    if memo.get((rules, reached)) is True:
-                        return True
                     if len(seen) >= self.budget:
                         return None
                     seen.add(reached)
                     queue.append((reached, left))
         if not self.complete(rules):
             return None
-        if final_answer:
-            for dead in seen:  # nothing reachable from any of them accepts
-                memo[(rules, dead)] = False
         return False
 
 

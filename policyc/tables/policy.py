@@ -61,12 +61,13 @@ class CompiledPolicy:
     def joint_limits(self) -> dict[str, list[str]]:
         """What the gate's joint conflict search cannot settle, known before any run: tools
         whose guard combinations exceeded the compiler's budget, tools with guards the solver
-        cannot see into (a conflict that needs them is undecided), and the rules judged apart
-        from the product, mostly per-value ones (they take no part in the joint search; a
-        decision that may set one in conflict says so)."""
+        cannot see into (a conflict that needs them is undecided), and the per-value rules the
+        joint search does not read (`policyc.tables.counting.PartShape.countable`: they are
+        judged alone, and a decision that may set one in conflict says so)."""
+        from policyc.tables.counting import uncounted
+
         return {
             "tools_over_budget": sorted(t for t, j in self.joint.items() if j.masks is None),
             "tools_not_understood": sorted(t for t, j in self.joint.items() if j.masks is not None and not j.exact),
-            "per_value_rules": [r.name for r in self.policy.rules
-                                if (t := self.table(r.name)) is not None and t.dfa is None],
+            "per_value_rules": uncounted(self),
         }

@@ -43,7 +43,8 @@ from typing import Callable, Iterable, Mapping, Sequence
 from policyc.ir import nodes as n
 from policyc.ir.ops import UNDEF
 from policyc.tables.atoms import reads_result
-from policyc.tables.dfa import SATISFIED, VIOLATED, DfaTable
+from policyc.ir.walk import subformulas
+from policyc.tables.dfa import SATISFIED, VIOLATED, Alphabet, DfaTable
 from policyc.tables.masks import MaskReader
 from policyc.tables.shape import TableError, check_int, field, read_bool, read_list
 
@@ -84,18 +85,24 @@ class JointLetters:
                                                                  for m in masks), read_bool(data, "exact", where))
 
 
-def tool_atoms(tables: Sequence[DfaTable]) -> dict[str, tuple[n.Term, ...]]:
+def tool_atoms(tables: Sequence[DfaTable], extra: Sequence[Alphabet] = ()) -> dict[str, tuple[n.Term, ...]]:
     """Per tool some rule mentions: every distinct guard atom of every rule on it, in order of
-    first appearance (rule by rule). The product numbers a call's mask by this order."""
+    first appearance (rule by rule), then the atoms of the `extra` alphabets (the parts of
+    rules with quantified parts) that do not read their variable. The product numbers a
+    call's mask by this order."""
     atoms: dict[str, list[n.Term]] = {}
-    for table in tables:
-        ab = table.alphabet
+    for ab in [t.alphabet for t in tables] + list(extra):
         for tool, letters in ab.tools.items():
             pool = atoms.setdefault(tool, [])
             for i in letters.atoms:
-                if ab.atoms[i] not in pool:
-                    pool.append(ab.atoms[i])
+                atom = ab.atoms[i]
+                if atom not in pool and (ab.var is None or not _reads_var(atom, ab.var)):
+                    pool.append(atom)
     return {tool: tuple(pool) for tool, pool in atoms.items()}
+
+
+def _reads_var(atom: n.Node, var: str) -> bool:
+    return any(isinstance(s, n.Var) and s.name == var for s in subformulas(atom))
 
 
 def spread(local: int, positions: Sequence[int]) -> int:
@@ -111,6 +118,23 @@ def spread(local: int, positions: Sequence[int]) -> int:
     return out
 
 
+class Projector:
+    """A rule's letter on a tool, read off a mask of the tool's pooled atoms."""
+
+    __slots__ = ("bits", "letters")
+
+    def __init__(self, bits: tuple[int, ...], letters: Mapping[int, int]):
+        self.bits = bits  # per local atom, its position in the pool
+        self.letters = letters
+
+    def letter(self, mask: int) -> int | None:
+        local = 0
+        for b, g in enumerate(self.bits):
+            if mask >> g & 1:
+                local |= 1 << b
+        return self.letters.get(local)
+
+
 def _nothing(states: tuple[int, ...]) -> tuple[()]:
     """The states of an empty scope."""
     return ()
@@ -120,11 +144,12 @@ class JointSpace:
     """Interned joint states of a list of DFAs, with memoised transitions."""
 
     def __init__(self, tables: list[DfaTable], tools: Mapping[str, object], terminal: frozenset[str],
-                 externs: Mapping | None = None, joint: Mapping[str, JointLetters] | None = None):
+                 externs: Mapping | None = None, joint: Mapping[str, JointLetters] | None = None,
+                 extra: Sequence[Alphabet] = ()):
         self.tables = tables
         self.terminal = terminal
         self.externs = dict(externs or {})
-        self.atoms = tool_atoms(tables)
+        self.atoms = tool_atoms(tables, extra)
         # the compiler's joint letters, used only when they describe this very pool
         self.joint = {tool: j for tool, j in (joint or {}).items()
                       if tool in self.atoms and j.atoms == tuple(a.skey for a in self.atoms[tool])}
@@ -307,6 +332,10 @@ class JointSpace:
             if mask >> g & 1:
                 local |= 1 << b
         return letters.get(local)
+
+    def projectors(self, rule: int) -> dict[str, Projector]:
+        """The rule's letters per tool, read off a pool mask (`policyc.tables.counting`)."""
+        return {tool: Projector(bits, letters) for tool, (bits, letters) in self._proj[rule].items()}
 
     # ------------------------------------------------------------ transitions
 

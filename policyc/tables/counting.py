@@ -1,0 +1,1318 @@
+"""Per-value rules in the joint search: a counting abstraction over the values of a run.
+
+A rule quantified over values (`forall t: always (open(ticket_id: t) -> eventually
+close(ticket_id: t))`) has one automaton instance per value (`policyc.tables.slicing`). Alone
+it is judged per value; together with other rules a run may be doomed without any single rule
+being lost: once tier 2 has the queue no ticket is closed, yet an opened ticket owes its close.
+This module answers the joint question for plain and per-value rules alike: from a state of
+the run, does some continuation satisfy every rule of a set?
+
+**Profiles.** A value's *profile* is the tuple of its instance states in every sliced part (in
+a part that never named it, the value follows that part's fresh instance). Values with one
+profile are interchangeable: no rule tells them apart but by their profile (parts that compare
+the variable with literals are not counted, see `PartShape.countable`). A search state is the
+plain automata's states, the fresh instances' states and the *multiset* of profiles, with
+exact counts of the run's values: `(plain, fresh, ((profile, count), ...))`.
+
+**Moves.** A call of a continuation is a tool, a combination of the truths of its pooled guard
+atoms that some call can produce (the product's letters, decided by the compiler), and for
+every *slot* of the tool (an argument or result field some part compares its variable with, or
+takes its domain from) a filler: a value of the run (by profile), a new value, or nothing (an
+optional argument left out). A value in a slot moves its instances by the letter that names
+it; every other value moves by the letter that names no value, as the fresh instances do.
+
+**Exactness.** New values make the space of states infinite, so the search is done two ways:
+- *relaxed*: a new value fills a slot without obligations of its own (it is not added to the
+  state), except that up to one new value per `exists` part may be kept as a candidate to
+  satisfy those parts (tracked in them alone). Every real continuation is a relaxed one, so a
+  relaxed "no" is certain; the relaxed space is finite;
+- *tracked*: a new value joins the state with its profile. A witness of the tracked search is
+  a real continuation, so its "yes" is certain.
+A question is answered by refinement (counterexample-guided): search the relaxed problem for a
+subset R of the rules (first those a run ending now would leave unsatisfied); if nothing
+satisfies R, nothing satisfies them all; else replay the witness, tracked, on every rule: if
+it satisfies them, yes; else add the rules it failed to R and search again. A witness that
+fails only through the new values' own obligations is looked for tracked, with at most
+`MAX_NEW_VALUES` new values per continuation; a "no" there is certain only when that limit cut
+no branch. Each question has a budget of search states (`QUESTION_BUDGET`, per question, never
+per monitor): past it, the answer is None (undecided). Answers are memoised per whole question
+(its rules and their states), so a decision is a function of the policy and the run, whatever
+was asked before.
+
+This module imports only the standard library, `policyc.ir` and the other tables.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from heapq import heappop, heappush
+from itertools import combinations, product as cartesian
+from typing import Any, Iterator, Mapping, Sequence
+
+from policyc.ir import nodes as n
+from policyc.ir.data import path_value
+from policyc.ir.ops import UNDEF, value_key
+from policyc.ir.walk import subformulas
+from policyc.tables.dfa import SATISFIED, VIOLATED, DfaTable
+from policyc.tables.product import OTHER, JointSpace, Projector
+from policyc.tables.rule import RuleTable, and3, combine, not3, or3
+from policyc.tables.slicing import SliceTable
+
+#: Search states one question may visit, over all its refinement rounds.
+QUESTION_BUDGET = 20000
+#: New values one tracked continuation may introduce.
+MAX_NEW_VALUES = 3
+#: New values a relaxed continuation tracks in the parts it keeps (later ones are tracked
+#: nowhere: still a relaxation, so a "no" stays certain, and the space stays finite).
+MAX_TRACKED_NEW = 2
+
+NEW, ABSENT = "new", "absent"  # fillers besides a value of the run (given by its profile)
+#: A new value a relaxed search keeps as the one that may satisfy `exists` parts (its profile
+#: is tracked in those parts only, and ends with a mark).
+WITNESS = "witness"
+CANDIDATE = 1  # the mark of such a value
+TRACKED = 2  # the mark of a new value a relaxed search tracks in some parts (`Rules.step`'s `keep`)
+NOT_NAMED = -1  # a value's entry in a part that never named it: it follows the fresh instance
+
+Slot = tuple  # ("arg", name, field...) or ("result", field...)
+Profile = tuple  # per part: NOT_NAMED, or 2 * state + (1 if the value is in the part's domain)
+State = tuple  # (plain states, fresh states, ((profile, count), ...) sorted)
+Filling = tuple  # ((filler, slots), ...): the slots each value of the call fills
+
+
+def slot_of(term: n.Term) -> Slot | None:
+    """The place of a call a term reads, when it is a plain path (`order_id`,
+    `result.ticket_id`, `items[0]`); None for anything computed."""
+    if isinstance(term, n.Arg):
+        return ("arg", term.name)
+    if isinstance(term, n.Result):
+        return ("result",)
+    if isinstance(term, n.Field):
+        base = slot_of(term.base)
+        return None if base is None else base + (term.name,)
+    if isinstance(term, n.Index) and isinstance(term.index, n.Lit) and type(term.index.value) is int:
+        base = slot_of(term.base)
+        return None if base is None else base + (term.index.value,)
+    return None
+
+
+def domain_slot(path: tuple) -> Slot:
+    """A quantifier domain's path (as `SliceTable.domain` keeps it) as a slot."""
+    return ("result",) + tuple(path[1:]) if path and path[0] == "result" else ("arg",) + tuple(path)
+
+
+def slot_value(slot: Slot, args: Mapping, result: object) -> object:
+    """The value a call holds in a slot (UNDEF when it holds none)."""
+    if slot[0] == "result":
+        return path_value(result, slot[1:])
+    return path_value(args.get(slot[1], UNDEF), slot[2:])
+
+
+def _mentions(term: n.Node, var: str) -> bool:
+    return any(isinstance(s, n.Var) and s.name == var for s in subformulas(term))
+
+
+def _order(items) -> list:
+    """A deterministic order of slots, profiles and fillers (repr is stable across processes,
+    hashes of strings are not)."""
+    return sorted(items, key=repr)
+
+
+def projectors(table: DfaTable, pools: Mapping[str, tuple[n.Term, ...]]) -> dict[str, Projector] | None:
+    """Per tool of a plain automaton, its projector from the pools (None: an atom not pooled)."""
+    ab = table.alphabet
+    out = {}
+    for tool, tl in ab.tools.items():
+        pool = [a.skey for a in pools.get(tool, ())]
+        keys = [ab.atoms[i].skey for i in tl.atoms]
+        if any(k not in pool for k in keys):
+            return None
+        out[tool] = Projector(tuple(pool.index(k) for k in keys), tl.letters)
+    return out
+
+
+class PartShape:
+    """One sliced part as the counting search reads it: per tool, which of its atoms are the
+    product's pooled atoms and which compare the variable with a slot of the call.
+
+    A part is *countable* when each of its binding atoms is `slot == var` or `slot != var`
+    over a plain slot, every value its domain takes is one slot (no flattened list), it tests
+    its variable against no literal (no static conditions or literal domain values: values
+    then differ only by their profile), every other atom is pooled, and its compiler pruned
+    every impossible combination (an exact alphabet)."""
+
+    def __init__(self, table: SliceTable, pools: Mapping[str, tuple[n.Term, ...]]):
+        self.table = table
+        self.kind = table.kind
+        self.dfa: DfaTable = next(iter(table.bodies.values()))
+        ab, var = table.alphabet, table.var
+        self.other = ab.other
+        self.countable = len(table.bodies) == 1 and not table.static_atoms and not table.constants and ab.exact
+        # per tool: ((local bit, pool position), ...), ((local bit, slot, is ==), ...), letters
+        self.tools: dict[str, tuple[tuple[tuple[int, int], ...], tuple[tuple[int, Slot, bool], ...],
+                                    Mapping[int, int]]] = {}
+        for tool, tl in ab.tools.items():
+            pool = [a.skey for a in pools.get(tool, ())]
+            pooled: list[tuple[int, int]] = []
+            binding: list[tuple[int, Slot, bool]] = []
+            for bit, index in enumerate(tl.atoms):
+                atom = ab.atoms[index]
+                if not _mentions(atom, var):
+                    if atom.skey in pool:
+                        pooled.append((bit, pool.index(atom.skey)))
+                    else:
+                        self.countable = False
+                    continue
+                found = None
+                if isinstance(atom, n.Op) and atom.op in ("eq", "ne") and len(atom.args) == 2:
+                    left, right = atom.args
+                    other = right if left == n.Var(var) else left if right == n.Var(var) else None
+                    slot = slot_of(other) if other is not None and not _mentions(other, var) else None
+                    if slot is not None:
+                        found = (bit, slot, atom.op == "eq")
+                if found is None:
+                    self.countable = False
+                else:
+                    binding.append(found)
+            self.tools[tool] = (tuple(pooled), tuple(binding), tl.letters)
+        touched: dict[str, set[Slot]] = {}
+        for tool, terms in table.touch.items():
+            for term in terms:
+                slot = slot_of(term)
+                if slot is None:
+                    self.countable = False
+                else:
+                    touched.setdefault(tool, set()).add(slot)
+        domain: dict[str, set[Slot]] = {}
+        for tool, path, flatten in table.domain:
+            if flatten or not path:
+                self.countable = False
+            else:
+                domain.setdefault(tool, set()).add(domain_slot(path))
+        self.domain = {tool: frozenset(s) for tool, s in domain.items()}
+        self.slots = {tool: frozenset(touched.get(tool, set()) | domain.get(tool, set()))
+                      for tool in set(touched) | set(domain)}
+        self._letters: dict[tuple, int | None] = {}
+
+    def letter(self, tool: str, mask: int, filled: frozenset, absent: frozenset) -> int | None:
+        """The letter of a value's instance on a call to `tool` whose pooled atoms are `mask`,
+        the value being in the slots `filled` and the slots `absent` empty (None: a
+        combination the compiler ruled out)."""
+        key = (tool, mask, filled, absent)
+        found = self._letters.get(key, -2)
+        if found != -2:
+            return found
+        entry = self.tools.get(tool)
+        if entry is None:
+            found = self.other
+        else:
+            pooled, binding, letters = entry
+            local = 0
+            for bit, g in pooled:
+                if mask >> g & 1:
+                    local |= 1 << bit
+            for bit, slot, is_eq in binding:
+                if slot not in absent and (slot in filled) == is_eq:
+                    local |= 1 << bit  # ⊥ compared with anything is false
+            found = letters.get(local)
+        self._letters[key] = found
+        return found
+
+    def pooled_bits(self, tool: str) -> int:
+        return sum(1 << g for _, g in self.tools[tool][0]) if tool in self.tools else 0
+
+
+class Rules:
+    """A set of rules the search is asked about: their automata and how each rule's
+    acceptance and verdict are read from a state. Built once per set (`CountingSpace.rules`).
+
+    `plain`: indices of the product's rules; `sliced`: indices of the sliced rules. The state
+    of a set lists its plain automata (the plain rules, then the plain parts of its sliced
+    rules) and its sliced parts, in that order."""
+
+    def __init__(self, space: "CountingSpace", plain: tuple[int, ...], sliced: tuple[int, ...]):
+        self.space = space
+        self.plain, self.sliced = plain, sliced
+        product = space.product
+        self.tables: list[DfaTable] = [product.tables[i] for i in plain]
+        self.projectors: list[dict[str, Projector]] = [space.plain_projectors[i] for i in plain]
+        self.parts: list[int] = []  # global part numbers (`CountingSpace.parts`)
+        # per rule: how its acceptance is read: ("plain", automaton) or ("sliced", skeleton, refs)
+        self.goals: list[tuple] = [("plain", k) for k in range(len(plain))]
+        for r in sliced:
+            refs: list[tuple[str, int]] = []
+            for p, part in zip(space.part_numbers[r], space.sliced[r].parts):
+                if p is None:
+                    assert isinstance(part, DfaTable)  # parts the search does not count are automata
+                    self.tables.append(part)
+                    self.projectors.append(space.part_projectors[(r, len(refs))])
+                    refs.append(("dfa", len(self.tables) - 1))
+                else:
+                    self.parts.append(p)
+                    refs.append(("part", len(self.parts) - 1))
+            self.goals.append(("sliced", space.sliced[r].skeleton, tuple(refs)))
+        self.shapes = [space.parts[p] for p in self.parts]
+        self.exists_parts = tuple(k for k, shape in enumerate(self.shapes) if shape.kind == "exists")
+        self.exists_set = frozenset(self.exists_parts)
+        self.polarity = [self._positive(g) for g in self.goals]
+        tools: set[str] = set()
+        for t in self.tables:
+            tools.update(t.alphabet.tools)
+        for s in self.shapes:
+            tools.update(s.tools)
+            tools.update(s.slots)
+        self.tools = frozenset(tools)
+        self.slots: dict[str, tuple[Slot, ...]] = {
+            tool: tuple(_order({s for shape in self.shapes for s in shape.slots.get(tool, ())})) for tool in tools}
+        self.violated = [tuple(v == VIOLATED for v in t.verdict) for t in self.tables]
+        self._moves: tuple | None = None
+        self._profiles: dict[tuple, Profile | None] = {}
+        # rules read fast: plain rules (their automaton) and rules that are one `forall` part
+        # (lost when a value of the domain is in a violated state); the others read in full
+        self.simple_tables = [goal[1] for goal in self.goals if goal[0] == "plain"]
+        self.simple_parts: list[int] = []
+        self.complex_goals: list[tuple] = []
+        for goal in self.goals:
+            if goal[0] == "sliced":
+                refs = goal[2]
+                if goal[1] == 0 and len(refs) == 1 and refs[0][0] == "part" and \
+                        self.shapes[refs[0][1]].kind == "forall":
+                    self.simple_parts.append(refs[0][1])
+                else:
+                    self.complex_goals.append(goal)
+        self.bad_entries = [frozenset(2 * q + 1 for q, v in enumerate(shape.dfa.verdict) if v == VIOLATED)
+                            for shape in self.shapes]
+        self._bad: dict[Profile, bool] = {}
+        self._distance: dict[Profile, int] = {}
+        self._views: dict[tuple, Any] = {}  # per memo key: a view or its moves
+
+    @staticmethod
+    def _positive(goal: tuple) -> frozenset[int]:
+        """The parts (by position) that occur only positively in a sliced rule's skeleton:
+        for them a relaxed state's acceptance bounds the real one."""
+        if goal[0] != "sliced":
+            return frozenset()
+        neg: set[int] = set()
+        pos: set[int] = set()
+
+        def walk(sk, negated: bool) -> None:
+            if isinstance(sk, int):
+                (neg if negated else pos).add(sk)
+            elif sk[0] == "not":
+                walk(sk[1], not negated)
+            else:
+                for s in sk[1]:
+                    walk(s, negated)
+
+        walk(goal[1], False)
+        return frozenset(pos - neg)
+
+    # ------------------------------------------------------------ the calls of a continuation
+
+    def moves(self) -> tuple[tuple, bool]:
+        """((tool key, pool mask, final, letters of the plain automata, slots, exact), ...)
+        and whether the list is complete (every mask some call can produce is listed).
+        `exact`: the mask is one some call can produce."""
+        if self._moves is not None:
+            return self._moves
+        product = self.space.product
+        out = []
+        complete = True
+        seen: set = set()
+        keys = [k for k in product.keys() if k == OTHER or k in self.tools]
+        keys += _order(t for t in self.tools if t not in product.atoms and t in self.space.declared)
+        for key in keys:
+            if key == OTHER:
+                masks: tuple[int, ...] = (0,)
+                endings, exact = product.other_endings, True
+            elif key in product.atoms:
+                masks = product.letters_of(key)
+                complete &= product.letters_complete(key)
+                exact = product.letters_exact(key)
+                endings = (key in product.terminal,)
+            else:
+                masks, exact, endings = (0,), True, (key in product.terminal,)
+            relevant = 0
+            for proj in self.projectors:
+                if key in proj:
+                    relevant |= sum(1 << g for g in proj[key].bits)
+            for shape in self.shapes:
+                relevant |= shape.pooled_bits(key)
+            for mask in masks:
+                mask &= relevant
+                letters = tuple(self.tables[k].alphabet.other if key not in proj else proj[key].letter(mask)
+                                for k, proj in enumerate(self.projectors))
+                if any(x is None for x in letters):
+                    continue
+                for final in endings:
+                    sig = (key, mask, final)
+                    if sig not in seen:
+                        seen.add(sig)
+                        out.append((key, mask, final, letters, self.slots.get(key, ()), exact))
+        self._moves = (tuple(out), complete)
+        return self._moves
+
+    def move_for(self, key: str, mask: int, final: bool) -> tuple | None:
+        """The move of a call to the tool with this pool mask (None: a plain automaton of the
+        set has no letter for it)."""
+        letters = tuple(self.tables[k].alphabet.other if key not in proj else proj[key].letter(mask)
+                        for k, proj in enumerate(self.projectors))
+        if any(x is None for x in letters):
+            return None
+        product = self.space.product
+        exact = key == OTHER or key not in product.atoms or product.letters_exact(key)
+        return (key, mask, final, letters, self.slots.get(key, ()), exact)
+
+    def one_value_view(self, profile: Profile | None) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """For `CountingSpace._one_value_dead`: the plain automata of plain rules and the
+        parts a value's check reads (the parts it was named in, and the plain rules that share
+        a tool with them or move on any call; every plain rule when there is no value)."""
+        parts = () if profile is None else tuple(k for k in range(len(self.shapes)) if profile[k] >= 0)
+        memo = ("view", parts if profile is not None else None)
+        found = self._views.get(memo)
+        if found is None:
+            if profile is None:
+                tables = tuple(self.simple_tables)
+            else:
+                tools: set[str] = set()
+                for k in parts:
+                    tools.update(self.shapes[k].tools)
+                    tools.update(self.shapes[k].slots)
+                tables = tuple(k for k in self.simple_tables if tools & set(self.tables[k].alphabet.tools)
+                               or any(row[self.tables[k].alphabet.other] != q
+                                      for q, row in enumerate(self.tables[k].delta)))
+            found = self._views[memo] = (tables, parts)
+        return found
+
+    def one_value_moves(self, tables_at: tuple[int, ...], parts_at: tuple[int, ...]) -> list[tuple]:
+        """The calls a one-value check tries: per move of the set (those that change some
+        automaton read), whether it ends the run, the letters of the automata read, and per way
+        the value may sit in the call's slots, per part its (letter, whether it enters the
+        domain). Memoised per view."""
+        memo = ("moves", tables_at, parts_at)
+        found = self._views.get(memo)
+        if found is not None:
+            return found
+        out = []
+        seen = set()
+        for key, mask, final, letters, slots, _ in self.moves()[0]:
+            picked = tuple(letters[k] for k in tables_at)
+            optional = self.space.optional(key, slots)
+            named = []
+            for filled in _subsets(list(slots)):
+                for absent in _subsets([s for s in slots if s in optional and s not in filled]):
+                    row = []
+                    ok = True
+                    for k in parts_at:
+                        shape = self.shapes[k]
+                        mine = frozenset(filled) & shape.slots.get(key, frozenset())
+                        x = shape.letter(key, mask, mine, frozenset(absent))
+                        if x is None:
+                            ok = False
+                            break
+                        row.append((x, 1 if mine & shape.domain.get(key, frozenset()) else 0))
+                    if ok:
+                        named.append(tuple(row))
+            named = list(dict.fromkeys(named))
+            moves_something = any(any(t.delta[q][x] != q for q in range(t.size))
+                                  for t, x in zip((self.tables[k] for k in tables_at), picked)) or \
+                any(any(self.shapes[k].dfa.delta[q][x] != q for q in range(self.shapes[k].dfa.size)) or d
+                    for row in named for k, (x, d) in zip(parts_at, row))
+            sig = (final, picked, tuple(named))
+            if (moves_something or final) and sig not in seen and named:
+                seen.add(sig)
+                out.append(sig)
+        self._views[memo] = out
+        return out
+
+    # ------------------------------------------------------------ reading a state
+
+    def rule_values(self, state: State, relaxed: bool) -> list[bool | None]:
+        """Per rule: is it satisfied if the run ends in this state (None: the relaxed state
+        cannot tell)."""
+        plain, _, tokens = state
+        out: list[bool | None] = []
+        for i, goal in enumerate(self.goals):
+            if goal[0] == "plain":
+                out.append(self.tables[goal[1]].accepting[plain[goal[1]]])
+                continue
+            values = []
+            for j, (kind, ref) in enumerate(goal[2]):
+                if kind == "dfa":
+                    values.append(self.tables[ref].accepting[plain[ref]])
+                    continue
+                shape = self.shapes[ref]
+                if relaxed and j not in self.polarity[i]:
+                    values.append(None)
+                    continue
+                acc = shape.dfa.accepting
+                inside = [acc[e >> 1] for e in (p[ref] for p, _ in tokens) if e >= 0 and e & 1]
+                values.append(all(inside) if shape.kind == "forall" else any(inside))
+            out.append(combine(goal[1], values, _and, _or, _not))
+        return out
+
+    def lost(self, state: State) -> bool:
+        """Whether some rule of the set can no longer be satisfied, whatever comes next."""
+        plain, fresh, tokens = state
+        violated = self.violated
+        if any(violated[k][plain[k]] for k in self.simple_tables):
+            return True
+        if any(self.bad(p) for p, _ in tokens):
+            return True
+        return any(self._goal_lost(goal, state) for goal in self.complex_goals)
+
+    def bad(self, profile: Profile) -> bool:
+        """Whether a value in this profile has lost a rule that is one `forall` part."""
+        found = self._bad.get(profile)
+        if found is None:
+            found = self._bad[profile] = any(profile[k] in self.bad_entries[k] for k in self.simple_parts)
+        return found
+
+    def _goal_lost(self, goal: tuple, state: State) -> bool:
+        plain, fresh, tokens = state
+        verdicts = []
+        for kind, ref in goal[2]:
+            if kind == "dfa":
+                verdicts.append(self.tables[ref].verdict[plain[ref]])
+                continue
+            shape = self.shapes[ref]
+            verdict = shape.dfa.verdict
+            states = [e >> 1 for e in (p[ref] for p, _ in tokens) if e >= 0 and e & 1]
+            everyone = [e >> 1 for e in (p[ref] for p, _ in tokens) if e >= 0] + [fresh[ref]]
+            if shape.kind == "forall":
+                verdicts.append(VIOLATED if any(verdict[q] == VIOLATED for q in states) else
+                                SATISFIED if all(verdict[q] == SATISFIED for q in everyone) else "open")
+            else:
+                verdicts.append(SATISFIED if any(verdict[q] == SATISFIED for q in states) else
+                                VIOLATED if all(verdict[q] == VIOLATED for q in everyone) else "open")
+        return combine(goal[1], verdicts, and3, or3, not3) == VIOLATED
+
+    def distance(self, state: State) -> int:
+        """How far the state is from satisfying every rule, roughly: the plain automata's and
+        the values' instances' distances to acceptance (the best-first search's guide)."""
+        plain, _, tokens = state
+        total = 0
+        for t, q in zip(self.tables, plain):
+            total += t.dist_accept[q] or 0
+        for profile, count in tokens:
+            d = self._distance.get(profile)
+            if d is None:
+                d = 0
+                for shape, e in zip(self.shapes, profile):  # a mark may follow the entries
+                    if e >= 0 and e & 1 and shape.kind == "forall":
+                        d += shape.dfa.dist_accept[e >> 1] or 0
+                self._distance[profile] = d
+            total += d * count
+        return total
+
+    def accepts(self, state: State, relaxed: bool) -> bool:
+        return all(v is not False for v in self.rule_values(state, relaxed))
+
+    def failing(self, state: State) -> list[int]:
+        """The rules (by position) a run ending in this state leaves unsatisfied."""
+        return [i for i, v in enumerate(self.rule_values(state, False)) if v is False]
+
+    # ------------------------------------------------------------ stepping a state
+
+    def step(self, state: State, move: tuple, filling: Filling, relaxed: bool,
+             keep: frozenset = frozenset(), even_lost: bool = False, track_new: bool = True) -> State | None:
+        """The state after a call (None: impossible, or some rule of the set lost). In a
+        relaxed state a new value is tracked in the parts `keep` alone (not at all without,
+        nor when not `track_new`)."""
+        key, mask, _, letters, _, _ = move
+        plain, fresh, tokens = state
+        plain_after = tuple(t.delta[q][x] for t, q, x in zip(self.tables, plain, letters))
+        absent = frozenset(s for filler, slots in filling if filler == ABSENT for s in slots)
+        counts = dict(tokens)
+        named: list[tuple[Profile | None, frozenset]] = []  # None: a new value
+        for filler, slots in filling:
+            if filler == ABSENT:
+                continue
+            if filler == NEW:
+                named.append((None, slots))
+            elif filler == WITNESS:
+                named.append((tuple(NOT_NAMED for _ in self.parts) + (CANDIDATE,), slots))
+            else:
+                counts[filler] -= 1
+                named.append((filler, slots))
+        after: dict[Profile, int] = {}
+        for profile, count in counts.items():
+            if count:
+                moved = self._move(profile, fresh, key, mask, frozenset(), absent, keep)
+                if moved is None:
+                    return None
+                after[moved] = after.get(moved, 0) + count
+        for profile, slots in named:
+            if profile is None:
+                if relaxed and not (keep and track_new):
+                    continue  # a new value's own obligations are not tracked here
+                profile = tuple(NOT_NAMED for _ in self.parts) + ((TRACKED,) if relaxed else ())
+            moved = self._move(profile, fresh, key, mask, slots, absent, keep)
+            if moved is None:
+                return None
+            after[moved] = after.get(moved, 0) + 1
+        fresh_after = []
+        for k, shape in enumerate(self.shapes):
+            letter = shape.letter(key, mask, frozenset(), absent)
+            if letter is None:
+                return None
+            fresh_after.append(shape.dfa.delta[fresh[k]][letter])
+        result = (plain_after, tuple(fresh_after), self.canonical(after, relaxed, keep))
+        return result if even_lost or not self.lost(result) else None
+
+    def lost_rules(self, state: State) -> list[int]:
+        """The rules (by position) that can no longer be satisfied in this state."""
+        plain, _, tokens = state
+        out = []
+        for i, goal in enumerate(self.goals):
+            if goal[0] == "plain":
+                lost = self.violated[goal[1]][plain[goal[1]]]
+            elif goal in self.complex_goals:
+                lost = self._goal_lost(goal, state)
+            else:
+                k = goal[2][0][1]
+                lost = any(p[k] in self.bad_entries[k] for p, _ in tokens)
+            if lost:
+                out.append(i)
+        return out
+
+    def _move(self, profile: Profile, fresh: tuple, key: str, mask: int, filled: frozenset,
+              absent: frozenset, keep: frozenset = frozenset()) -> Profile | None:
+        marked = len(profile) > len(self.shapes)
+        memo = (profile, fresh, key, mask, filled, absent, keep if marked else None)
+        found = self._profiles.get(memo, ())
+        if found != ():
+            return found
+        out = []
+        kept = None if not marked else self.exists_set if profile[-1] == CANDIDATE else keep
+        for k, shape in enumerate(self.shapes):
+            entry = profile[k]
+            slots = shape.slots.get(key, frozenset())
+            mine = filled & slots
+            if entry < 0 and not mine or kept is not None and k not in kept:
+                out.append(NOT_NAMED)
+                continue
+            state, inside = (fresh[k], 0) if entry < 0 else (entry >> 1, entry & 1)
+            letter = shape.letter(key, mask, mine, absent)
+            if letter is None:
+                self._profiles[memo] = None
+                return None
+            if mine & shape.domain.get(key, frozenset()):
+                inside = 1
+            out.append(2 * shape.dfa.delta[state][letter] + inside)
+        if marked:
+            out.append(profile[-1])
+        result = tuple(out)
+        self._profiles[memo] = result
+        return result
+
+    def canonical(self, counts: Mapping[Profile, int], relaxed: bool, keep: frozenset = frozenset()) -> tuple:
+        """The multiset as a sorted tuple, without the values that cannot matter: those no
+        part of the set ever named (they are like values never seen), and in a relaxed state
+        that tracks new values nowhere, those every part of which is satisfied for good (a new
+        value, without obligations, fills a slot as well)."""
+        out = []
+        shapes = self.shapes
+        for profile, count in counts.items():
+            entries = profile[:len(shapes)]
+            if not count or all(e < 0 for e in entries):
+                continue
+            if relaxed and not keep and all(
+                    e < 0 or shapes[k].kind == "forall" and shapes[k].dfa.verdict[e >> 1] == SATISFIED
+                    for k, e in enumerate(entries)):
+                continue
+            out.append((profile, count))
+        out.sort()
+        return tuple(out)
+
+
+def _and(values):
+    return False if False in values else None if None in values else True
+
+
+def _or(values):
+    return True if True in values else None if None in values else False
+
+
+def _not(value):
+    return None if value is None else not value
+
+
+def fillings(slots: Sequence[Slot], tokens: Sequence[tuple[Profile, int]], optional: frozenset,
+             allow_new: bool, allow_witness: bool = False) -> Iterator[Filling]:
+    """Every way of filling a call's slots: groups of slots holding one value each, and what
+    the value is (a profile of the state, NEW, WITNESS, or ABSENT for an optional slot left
+    out), up to the identity of values with one profile; in a deterministic order."""
+    if not slots:
+        yield ()
+        return
+    counts = dict(tokens)
+    choices: list = [p for p, _ in tokens] + ([NEW] if allow_new else []) + ([WITNESS] if allow_witness else [])
+    seen: set = set()
+    for partition in _partitions(list(slots)):
+        options = []
+        for block in partition:
+            opts = list(choices)
+            if len(block) == 1 and block[0] in optional:
+                opts.append(ABSENT)
+            options.append(opts)
+        for picked in cartesian(*options):
+            used: dict = {}
+            ok = True
+            for c in picked:
+                if c not in (NEW, ABSENT, WITNESS):
+                    used[c] = used.get(c, 0) + 1
+                    ok &= used[c] <= counts[c]
+            if not ok:
+                continue
+            groups = tuple(sorted(((c, frozenset(b)) for c, b in zip(picked, partition)), key=repr))
+            if groups not in seen:
+                seen.add(groups)
+                yield groups
+
+
+def _subsets(items: Sequence) -> Iterator[tuple]:
+    """Every subset of the items, the empty one first."""
+    for size in range(len(items) + 1):
+        yield from combinations(items, size)
+
+
+def _partitions(items: list) -> Iterator[list[list]]:
+    if not items:
+        yield []
+        return
+    first, rest = items[0], items[1:]
+    for smaller in _partitions(rest):
+        yield [[first]] + smaller
+        for i in range(len(smaller)):
+            yield smaller[:i] + [[first] + smaller[i]] + smaller[i + 1:]
+
+
+class CountingSpace:
+    """The plain rules of a product and the sliced rules of a policy, for joint questions.
+
+    `product`: the plain rules' product (its pools hold the sliced parts' atoms too, see
+    `JointSpace`); `sliced`: the sliced rules' tables; `required`: per declared tool, its
+    required arguments (every other slot a well-formed call may leave empty: optional
+    arguments, fields below an argument, anything in a result, which a failed call lacks)."""
+
+    def __init__(self, product: JointSpace, sliced: Sequence[RuleTable], required: Mapping[str, frozenset[str]],
+                 budget: int = QUESTION_BUDGET, max_new: int = MAX_NEW_VALUES):
+        self.product = product
+        self.sliced = list(sliced)
+        self.required = required
+        self._optional: dict[tuple, frozenset] = {}
+        self.declared = frozenset(product.declared)
+        self.budget, self.max_new = budget, max_new
+        pools = product.atoms
+        self.plain_projectors = [product.projectors(i) for i in range(len(product.tables))]
+        self.parts: list[PartShape] = []
+        self.part_numbers: list[list[int | None]] = []  # per sliced rule, per part: its number (None: a DFA)
+        self.part_projectors: dict[tuple[int, int], dict[str, Projector]] = {}
+        self.countable: list[bool] = []
+        for r, table in enumerate(self.sliced):
+            numbers: list[int | None] = []
+            ok = True
+            for j, part in enumerate(table.parts):
+                if isinstance(part, DfaTable):
+                    proj = projectors(part, pools)
+                    if proj is None:
+                        ok = False
+                        proj = {}
+                    self.part_projectors[(r, j)] = proj
+                    numbers.append(None)
+                else:
+                    shape = PartShape(part, pools)
+                    ok &= shape.countable
+                    self.parts.append(shape)
+                    numbers.append(len(self.parts) - 1)
+            self.part_numbers.append(numbers)
+            self.countable.append(ok)
+        self._rules: dict[tuple, Rules] = {}
+        self._answers: dict[tuple, bool | None] = {}
+        self._lock = threading.Lock()
+        self._slots: dict[str, tuple] = {}
+        self._arg_slots: dict[str, tuple] = {}
+        self._moves: dict[tuple, Profile] = {}
+        self._loops: dict[tuple, bool] = {}
+        self._runs: dict[tuple, int] = {}
+        self._profile_ids: dict[Profile, int] = {}
+        self._why: dict[tuple, str] = {}  # per question answered None: why
+
+    def optional(self, key: str, slots: Sequence[Slot]) -> frozenset:
+        """The slots of a call to the tool that a well-formed call may leave empty."""
+        memo = (key, tuple(slots))
+        found = self._optional.get(memo)
+        if found is None:
+            required = self.required.get(key, frozenset())
+            found = self._optional[memo] = frozenset(
+                s for s in slots if not (s[0] == "arg" and len(s) == 2 and s[1] in required))
+        return found
+
+    def rules(self, plain: tuple[int, ...], sliced: tuple[int, ...]) -> Rules:
+        key = (plain, sliced)
+        found = self._rules.get(key)
+        if found is None:
+            found = self._rules[key] = Rules(self, plain, sliced)
+        return found
+
+    # ------------------------------------------------------------ a run's values (`TokenRun`)
+
+    @property
+    def unnamed_profile(self) -> Profile:
+        return tuple(NOT_NAMED for _ in self.parts)
+
+    def named(self, key: str, args: Mapping, result: object) -> tuple[list[tuple[object, frozenset]], frozenset]:
+        """The values a call holds in the slots of the parts, with the slots each fills, and
+        the slots it leaves empty."""
+        by_value: dict[object, set] = {}
+        absent = set()
+        for slot in self.slots_of(key):
+            value = slot_value(slot, args, result)
+            if value is UNDEF:
+                absent.add(slot)
+            else:
+                by_value.setdefault(value_key(value), set()).add(slot)
+        return [(k, frozenset(s)) for k, s in by_value.items()], frozenset(absent)
+
+    def slots_of(self, key: str) -> tuple[Slot, ...]:
+        """Every slot some countable part reads on the tool (memoised)."""
+        found = self._slots.get(key)
+        if found is None:
+            found = self._slots[key] = tuple(_order({s for part in self.parts for s in part.slots.get(key, ())}))
+        return found
+
+    def arg_slots(self, key: str) -> tuple[Slot, ...]:
+        found = self._arg_slots.get(key)
+        if found is None:
+            found = self._arg_slots[key] = tuple(s for s in self.slots_of(key) if s[0] == "arg")
+        return found
+
+    def move(self, profile: Profile, fresh: tuple, key: str, mask: int, filled: frozenset,
+             absent: frozenset) -> Profile:
+        """A value's profile after a call (memoised); a combination the compiler ruled out is
+        read as any other tool's letter (the scorer then says why)."""
+        memo = (profile, fresh, key, mask, filled, absent)
+        found = self._moves.get(memo)
+        if found is not None:
+            return found
+        out = []
+        for k, part in enumerate(self.parts):
+            entry = profile[k]
+            mine = filled & part.slots.get(key, frozenset())
+            if entry < 0 and not mine:
+                out.append(NOT_NAMED)
+                continue
+            state, inside = (fresh[k], 0) if entry < 0 else (entry >> 1, entry & 1)
+            letter = part.letter(key, mask, mine, absent)
+            if letter is None:
+                letter = part.other
+            if mine & part.domain.get(key, frozenset()):
+                inside = 1
+            out.append(2 * part.dfa.delta[state][letter] + inside)
+        found = self._moves[memo] = tuple(out)
+        return found
+
+    def loops(self, key: str, mask: int, absent: frozenset) -> bool:
+        """Whether a call naming no value leaves every instance of every part where it is."""
+        memo = (key, mask, absent)
+        found = self._loops.get(memo)
+        if found is None:
+            found = True
+            for part in self.parts:
+                letter = part.letter(key, mask, frozenset(), absent)
+                if letter is None or any(row[letter] != q for q, row in enumerate(part.dfa.delta)):
+                    found = False
+                    break
+            self._loops[memo] = found
+        return found
+
+    def fresh_after(self, fresh: tuple, key: str, mask: int, absent: frozenset) -> tuple:
+        out = []
+        for part, q in zip(self.parts, fresh):
+            letter = part.letter(key, mask, frozenset(), absent)
+            out.append(part.dfa.delta[q][part.other if letter is None else letter])
+        return tuple(out)
+
+    def intern_run(self, tokens: tuple, fresh: tuple) -> int:
+        """The number of a run's multiset of profiles with its fresh states."""
+        memo = (tokens, fresh)
+        found = self._runs.get(memo)
+        if found is None:
+            with self._lock:
+                found = self._runs.setdefault(memo, len(self._runs))
+        return found
+
+    def profile_id(self, profile: Profile) -> int:
+        found = self._profile_ids.get(profile)
+        if found is None:
+            with self._lock:
+                found = self._profile_ids.setdefault(profile, len(self._profile_ids))
+        return found
+
+    # ------------------------------------------------------------ states of a run
+
+    def project(self, rules: Rules, plain_states: Sequence[int], part_states: Mapping[tuple[int, int], int],
+                part_fresh: Sequence[int], profiles: Mapping[Profile, int]) -> State:
+        """A run's state as the state of a set of rules: the product's states, the states of
+        the sliced rules' plain parts (by (rule, part)), every countable part's fresh state and
+        the run's values by their profile over every countable part (`TokenRun.profiles`)."""
+        plain = [plain_states[i] for i in rules.plain]
+        for r in rules.sliced:
+            plain.extend(part_states[(r, j)] for j, p in enumerate(self.part_numbers[r]) if p is None)
+        fresh = tuple(part_fresh[p] for p in rules.parts)
+        counts: dict[Profile, int] = {}
+        for profile, count in profiles.items():
+            small = tuple(profile[p] for p in rules.parts)
+            counts[small] = counts.get(small, 0) + count
+        return (tuple(plain), fresh, rules.canonical(counts, False))
+
+    # ------------------------------------------------------------ the question
+
+    def check(self, rules: Rules, state: State) -> bool | None:
+        """Whether some continuation from `state` satisfies every rule of the set (None: not
+        decided within the question's budget, or the letters cannot settle it)."""
+        key = (rules.plain, rules.sliced, state)
+        if key in self._answers:
+            return self._answers[key]
+        why: list[str] = []
+        answer = self._decide(rules, state, why)
+        if answer is None:
+            self._why[key] = why[0] if why else "not decided"
+        self._answers[key] = answer
+        return answer
+
+    def why(self, rules: Rules, state: State) -> str:
+        """Why the question was not decided (after `check` answered None)."""
+        return self._why.get((rules.plain, rules.sliced, state), "not decided")
+
+    def _decide(self, rules: Rules, state: State, why: list[str]) -> bool | None:
+        if rules.lost(state):
+            return False
+        if rules.accepts(state, relaxed=False):
+            return True
+        moves, complete = rules.moves()
+        if complete and self._one_value_dead(rules, state):
+            return False
+        certain = sum(1 for m in moves if m[5])
+        budget = [self.budget]
+        # calls some call certainly produces first: their witnesses are real
+        answer = self._refine(rules, state, True, budget, why)
+        if answer is not False:
+            return answer
+        if not complete:
+            why.append("the guard combinations of some tool were not decided")
+            return None
+        if certain == len(moves):
+            return False
+        # no witness among certain calls; with every listed call, a "no" is still certain
+        answer = self._refine(rules, state, False, budget, why)
+        if answer is False:
+            return False
+        if answer is True:
+            why[:] = ["a continuation needs guards the solver cannot see into"]
+        return None
+
+    def _refine(self, rules: Rules, state: State, certain_only: bool, budget: list[int],
+                why: list[str]) -> bool | None:
+        """The refinement loop of the module's docstring, over the calls some call certainly
+        produces (`certain_only`) or over every listed call. `budget`: states left, spent here."""
+        n_rules = len(rules.goals)
+        subset = sorted(set(rules.failing(state)) or {0})
+        relaxed = True
+        kept: set[int] = set()  # rules (by position) whose parts a relaxed search tracks new values in
+        while True:
+            sub = self._subset(rules, subset)
+            keep = _kept_parts(rules, subset, kept) if relaxed else frozenset()
+            sub_state = self._restrict(rules, sub, state, subset, relaxed, keep)
+            found: bool | None = False
+            if not relaxed:  # a witness among the run's own values first: new ones add obligations
+                found, path, spent, _ = self._search(sub, sub_state, False, min(budget[0], self.budget // 8),
+                                                     certain_only, max_new=0)
+                budget[0] -= spent
+            elif keep:  # a witness whose every new value is tracked first: it is likelier real
+                found, path, spent, _ = self._search(sub, sub_state, True, min(budget[0], self.budget // 8),
+                                                     certain_only, keep=keep, overflow=False)
+                budget[0] -= spent
+            if not found:
+                found, path, spent, cut = self._search(sub, sub_state, relaxed, budget[0], certain_only, keep=keep)
+                budget[0] -= spent
+            if found is None:
+                why.append(f"a search beyond {self.budget} states")
+                return None
+            if found is False:
+                if relaxed or not cut:
+                    return False
+                why.append(f"continuations with more than {self.max_new} new values were not searched")
+                return None
+            ok, failed = self._replay(rules, state, sub, subset, path, certain_only)
+            if ok:
+                return True
+            grown = sorted(set(subset) | set(failed))
+            if len(grown) > len(subset):
+                subset = grown
+                relaxed = True  # more rules: the cheap search again first
+                continue
+            if relaxed:
+                # the witness failed only through new values (or `exists` parts): track new values
+                # in the parts of the rules it failed, then in every part
+                more = {i for i in failed if rules.goals[i][0] == "sliced"} - kept
+                if more:
+                    kept |= more
+                    continue
+                relaxed = False
+                continue
+            if len(subset) < n_rules:
+                subset = list(range(n_rules))
+                continue
+            why.append("a witness could not be made concrete")
+            return None
+
+    def _one_value_dead(self, rules: Rules, state: State) -> bool:
+        """Whether one value of the state (or none) cannot be brought to satisfy its rules
+        together with the plain rules it shares tools with, whatever comes next: a search
+        over those automata and that one value's instances alone (other values, new ones and
+        parts the value was never named in left without obligations). Such a "no" is certain,
+        and cheap: an opened ticket that owes its close, once a rule forbids every close, is
+        found here."""
+        plain, _, tokens = state
+        for profile in [None] + [p for p, _ in tokens]:
+            if not self._can_finish(rules, plain, profile):
+                return True
+        return False
+
+    def _can_finish(self, rules: Rules, plain: tuple, profile: Profile | None) -> bool:
+        """`_one_value_dead`'s search for one value (None: the plain rules alone); True when
+        it cannot tell within its budget of 2,000 states."""
+        tables_at, parts_at = rules.one_value_view(profile)
+        start = (tuple(plain[k] for k in tables_at),
+                 () if profile is None else tuple(profile[k] for k in parts_at))
+        memo = ("finish", rules.plain, rules.sliced, tables_at, parts_at, start)
+        found = self._answers.get(memo)
+        if found is not None:
+            return bool(found)
+        tables = [rules.tables[k] for k in tables_at]
+        violated = [rules.violated[k] for k in tables_at]
+        shapes = [rules.shapes[k] for k in parts_at]
+        forall = [j for j, k in enumerate(parts_at) if k in rules.simple_parts]
+        bad = [rules.bad_entries[k] for k in parts_at]
+        steps = rules.one_value_moves(tables_at, parts_at)
+
+        def done(p: tuple, prof: tuple) -> bool:
+            return all(t.accepting[q] for t, q in zip(tables, p)) and \
+                all(not prof[j] & 1 or shapes[j].dfa.accepting[prof[j] >> 1] for j in forall)
+
+        seen = {start}
+        queue = deque([start])
+        answer = False
+        while queue and not answer:
+            here_plain, here = queue.popleft()
+            if done(here_plain, here):
+                answer = True
+                break
+            for final, letters, named in steps:
+                after_plain = tuple(t.delta[q][x] for t, q, x in zip(tables, here_plain, letters))
+                if any(v[q] for v, q in zip(violated, after_plain)):
+                    continue
+                for part_letters in named:
+                    moved = tuple(2 * shapes[j].dfa.delta[e >> 1][x] + (e & 1 | d)
+                                  for j, (e, (x, d)) in enumerate(zip(here, part_letters)))
+                    if any(e in b for e, b in zip(moved, bad)):
+                        continue
+                    if final:
+                        answer = done(after_plain, moved)
+                        if answer:
+                            break
+                        continue
+                    nxt = (after_plain, moved)
+                    if nxt not in seen:
+                        if len(seen) >= 2000:
+                            answer = True  # cannot tell: not dead
+                            break
+                        seen.add(nxt)
+                        queue.append(nxt)
+                if answer:
+                    break
+        self._answers[memo] = answer
+        return answer
+
+    def _subset(self, rules: Rules, positions: Sequence[int]) -> Rules:
+        n_plain = len(rules.plain)
+        return self.rules(tuple(rules.plain[i] for i in positions if i < n_plain),
+                          tuple(rules.sliced[i - n_plain] for i in positions if i >= n_plain))
+
+    def _restrict(self, rules: Rules, sub: Rules, state: State, positions: Sequence[int], relaxed: bool,
+                  keep: frozenset = frozenset()) -> State:
+        """A state of `rules` as a state of its subset `sub`."""
+        plain, fresh, tokens = state
+        table_at = _table_positions(rules)
+        part_at = _part_positions(rules)
+        sub_plain = tuple(plain[t] for i in positions for t in table_at[i])
+        sub_parts = [p for i in positions for p in part_at[i]]
+        sub_fresh = tuple(fresh[p] for p in sub_parts)
+        counts: dict[Profile, int] = {}
+        for profile, count in tokens:
+            small = tuple(profile[p] for p in sub_parts)
+            counts[small] = counts.get(small, 0) + count
+        return (sub_plain, sub_fresh, sub.canonical(counts, relaxed, keep))
+
+    def _search(self, rules: Rules, state: State, relaxed: bool, budget: int, certain_only: bool,
+                max_new: int | None = None, keep: frozenset = frozenset(),
+                overflow: bool = True) -> tuple[bool | None, list, int, bool]:
+        """Best first from `state` (nearest to satisfying the rules first, `Rules.distance`, then
+        in the order found): (found, the
+        witness's calls, states visited, whether the limit on new values cut a branch). found
+        is None past the budget. Every state reachable is visited before a "no". `max_new`:
+        the new values a tracked continuation may introduce (`MAX_NEW_VALUES` by default);
+        `keep`: the parts a relaxed search tracks new values in (`MAX_TRACKED_NEW` of them
+        per continuation; more are tracked nowhere, or not introduced without `overflow`)."""
+        limit = self.max_new if max_new is None else max_new
+        moves = [m for m in rules.moves()[0] if m[5] or not certain_only]
+        if rules.accepts(state, relaxed):
+            return True, [], 1, False
+        parent: dict[State, tuple] = {state: (None, None, None, 0)}
+        queue: list = [(0, 0, state)]
+        order = 0
+        cut = False
+        while queue:
+            _, _, here = heappop(queue)
+            fresh_used = parent[here][3]
+            for move in moves:
+                key, _, final, _, slots, _ = move
+                allow_new = relaxed or fresh_used < limit
+                witness = relaxed and sum(count for p, count in here[2] if len(p) > len(rules.shapes) and
+                                          p[-1] == CANDIDATE) < len(rules.exists_parts)
+                for filling in fillings(slots, here[2], self.optional(key, slots), True, witness):
+                    news = sum(1 for f, _ in filling if f == NEW)
+                    if news and not allow_new:
+                        cut = True
+                        continue
+                    tracked = keep and sum(count for p, count in here[2]
+                                           if len(p) > len(rules.shapes) and p[-1] == TRACKED) < MAX_TRACKED_NEW
+                    if news and keep and not tracked and not overflow:
+                        continue
+                    after = rules.step(here, move, filling, relaxed, keep, track_new=bool(tracked))
+                    if after is None or after in parent:
+                        continue
+                    if rules.accepts(after, relaxed):
+                        path = [(move, filling)]
+                        back = here
+                        while parent[back][0] is not None:
+                            prev, m, f, _ = parent[back]
+                            path.append((m, f))
+                            back = prev
+                        path.reverse()
+                        return True, path, len(parent), cut
+                    if final:
+                        continue
+                    if len(parent) >= budget:
+                        return None, [], len(parent), cut
+                    parent[after] = (here, move, filling, fresh_used + (0 if relaxed else news))
+                    order += 1
+                    heappush(queue, (rules.distance(after), order, after))
+        return False, [], len(parent), cut
+
+    def _replay(self, rules: Rules, state: State, sub: Rules, positions: Sequence[int],
+                path: list, certain_only: bool) -> tuple[bool, list[int]]:
+        """Replay a witness found for a subset, tracked, on every rule of the set: (every rule
+        satisfied at the end, the rules it failed)."""
+        moves = [m for m in rules.moves()[0] if m[5] or not certain_only]
+        by_sig: dict[tuple, list] = {}
+        for m in moves:
+            by_sig.setdefault((m[0], m[2]), []).append(m)
+        part_at = _part_positions(rules)
+        sub_parts = [p for i in positions for p in part_at[i]]
+        here = state
+        for (key, mask, final, _, _, _), filling in path:
+            # the set's call that agrees with the subset's on the atoms the subset reads
+            wanted = mask
+            sub_bits = 0
+            for proj in sub.projectors:
+                if key in proj:
+                    sub_bits |= sum(1 << g for g in proj[key].bits)
+            for shape in sub.shapes:
+                sub_bits |= shape.pooled_bits(key)
+            candidates = [m for m in by_sig.get((key, final), ()) if m[1] & sub_bits == wanted]
+            lifted = self._lift_filling(rules, sub, here, sub_parts, filling, key)
+            step_to = None
+            for m in candidates:
+                if lifted is None:
+                    break
+                step_to = rules.step(here, m, lifted, relaxed=False)
+                if step_to is not None:
+                    break
+            if step_to is None:
+                lost: list[int] = []
+                for m in candidates if lifted is not None else ():
+                    assert lifted is not None
+                    reached = rules.step(here, m, lifted, relaxed=False, even_lost=True)
+                    if reached is not None:
+                        lost = rules.lost_rules(reached)
+                        break
+                return False, lost or self._blame(rules, here, key, positions)
+            here = step_to
+        failed = rules.failing(here)
+        return not failed, failed
+
+    def _lift_filling(self, rules: Rules, sub: Rules, state: State, sub_parts: list[int], filling: Filling,
+                      key: str) -> Filling | None:
+        """The subset's fillers as values of the whole set's state: a profile of the subset
+        becomes a value of the set whose profile restricts to it (the first, in order)."""
+        counts = dict(state[2])
+        out = []
+        covered: set = set()
+        for filler, slots in filling:
+            covered |= slots
+            if filler in (NEW, ABSENT, WITNESS):
+                out.append((ABSENT if filler == ABSENT else NEW, slots))
+                continue
+            candidate = len(filler) > len(sub_parts)  # a new value tracked in some parts: match those
+            wanted = [(k, e) for k, e in enumerate(filler[:len(sub_parts)]) if not candidate or e >= 0]
+            for profile in _order(counts):
+                if counts[profile] > 0 and all(profile[sub_parts[k]] == e for k, e in wanted):
+                    counts[profile] -= 1
+                    out.append((profile, slots))
+                    break
+            else:
+                if candidate or all(e < 0 for e in filler):  # a value the set never named: a new one does
+                    out.append((NEW, slots))
+                    continue
+                return None
+        rest = [s for s in rules.slots.get(key, ()) if s not in covered]
+        for s in rest:
+            out.append((NEW, frozenset((s,))))
+        return tuple(sorted(out, key=repr))
+
+    def _blame(self, rules: Rules, state: State, key: str, positions: Sequence[int]) -> list[int]:
+        """The rules a lifted call could not be made for: those outside the subset that read
+        the tool (or every rule outside it when none does)."""
+        inside = set(positions)
+        readers = []
+        for i, goal in enumerate(rules.goals):
+            if i in inside:
+                continue
+            tables = [goal[1]] if goal[0] == "plain" else [ref for kind, ref in goal[2] if kind == "dfa"]
+            parts = [] if goal[0] == "plain" else [ref for kind, ref in goal[2] if kind == "part"]
+            if any(key in rules.tables[t].alphabet.tools for t in tables) or \
+                    any(key in rules.shapes[p].tools or key in rules.shapes[p].slots for p in parts):
+                readers.append(i)
+        return readers or [i for i in range(len(rules.goals)) if i not in inside]
+
+
+def uncounted(compiled) -> list[str]:
+    """The rules with per-value parts the joint search does not read (a part that is not
+    `PartShape.countable`), by name, in the policy's order."""
+    from policyc.tables.product import tool_atoms
+
+    sliced = [(r.name, t) for r in compiled.policy.rules
+              if (t := compiled.table(r.name)) is not None and t.dfa is None]
+    plain = [t.dfa for r in compiled.policy.rules if (t := compiled.table(r.name)) is not None and t.dfa is not None]
+    pools = tool_atoms(plain, [p.alphabet for _, t in sliced for p in t.parts])
+    return [name for name, t in sliced
+            if not all(isinstance(p, DfaTable) or PartShape(p, pools).countable for p in t.parts)]
+
+
+def _kept_parts(rules: Rules, subset: Sequence[int], kept: set[int]) -> frozenset[int]:
+    """The parts (by position in the subset's state) of the kept rules."""
+    out: list[int] = []
+    at = 0
+    for i in subset:
+        goal = rules.goals[i]
+        parts = [] if goal[0] == "plain" else [ref for kind, ref in goal[2] if kind == "part"]
+        if i in kept:
+            out.extend(range(at, at + len(parts)))
+        at += len(parts)
+    return frozenset(out)
+
+
+def _table_positions(rules: Rules) -> list[list[int]]:
+    """Per rule of the set (by position), its plain automata (by position in the state)."""
+    out = []
+    for goal in rules.goals:
+        out.append([goal[1]] if goal[0] == "plain" else [ref for kind, ref in goal[2] if kind == "dfa"])
+    return out
+
+
+def _part_positions(rules: Rules) -> list[list[int]]:
+    """Per rule of the set (by position), its sliced parts (by position in the state)."""
+    return [[] if goal[0] == "plain" else [ref for kind, ref in goal[2] if kind == "part"] for goal in rules.goals]
+
+
+# ---------------------------------------------------------------- a run's values
+
+
+class TokenRun:
+    """The values of one run by profile over every countable part (`CountingSpace.parts`),
+    stepped with each executed call; values with one profile share a group. `key` numbers the
+    run's multiset of profiles with its fresh states: two runs with one key are alike to every
+    per-value rule (a gate's judgement of a call depends on the key and where the call's
+    values sit, `pattern`)."""
+
+    __slots__ = ("space", "fresh", "groups", "where", "key")
+
+    def __init__(self, space: CountingSpace):
+        self.space = space
+        self.fresh = tuple(part.dfa.initial for part in space.parts)
+        self.groups: dict[Profile, set] = {}
+        self.where: dict[object, Profile] = {}
+        self.key = space.intern_run((), self.fresh)
+
+    def profiles(self) -> dict[Profile, int]:
+        return {p: len(members) for p, members in self.groups.items()}
+
+    def step(self, key: str, mask: int, args: Mapping, result: object) -> None:
+        space = self.space
+        named, absent = space.named(key, args, result)
+        fresh = self.fresh
+        moved_named = []
+        for value, slots in named:
+            profile = self.where.get(value)
+            if profile is None:
+                profile = space.unnamed_profile
+            else:
+                self._leave(value, profile)
+            moved_named.append((value, space.move(profile, fresh, key, mask, slots, absent)))
+        if not space.loops(key, mask, absent):
+            old = self.groups
+            self.groups = {}
+            for profile, members in old.items():
+                target = space.move(profile, fresh, key, mask, frozenset(), absent)
+                group = self.groups.get(target)
+                if group is None:
+                    self.groups[target] = members
+                else:
+                    group |= members
+                for value in members:
+                    self.where[value] = target
+            self.fresh = space.fresh_after(fresh, key, mask, absent)
+        for value, profile in moved_named:
+            if all(e < 0 for e in profile):
+                continue
+            self.where[value] = profile
+            self.groups.setdefault(profile, set()).add(value)
+        self.key = space.intern_run(tuple(sorted((p, len(m)) for p, m in self.groups.items())), self.fresh)
+
+    def pattern(self, key: str, args: Mapping) -> tuple:
+        """Where the values of a proposed call's arguments sit: per slot of the parts on the
+        tool, the number of its value's profile (-1: a value the run has not named, -2: none),
+        and which slots hold one same value."""
+        space = self.space
+        out: list[object] = []
+        seen: dict[object, int] = {}
+        for slot in space.arg_slots(key):
+            value = slot_value(slot, args, UNDEF)
+            if value is UNDEF:
+                out.append(-2)
+                continue
+            k = value_key(value)
+            profile = self.where.get(k)
+            out.append((space.profile_id(profile) if profile is not None else -1, seen.setdefault(k, len(seen))))
+        return tuple(out)
+
+    def _leave(self, value: object, profile: Profile) -> None:
+        group = self.groups[profile]
+        group.discard(value)
+        if not group:
+            del self.groups[profile]
+        del self.where[value]
