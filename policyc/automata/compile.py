@@ -16,7 +16,7 @@ from policyc.ir import nodes as n
 from policyc.ir.policy import Policy
 from policyc.ir.types import ToolSignature
 from policyc.recursion import deep_recursion
-from policyc.tables.dfa import VIOLATED, DfaTable
+from policyc.tables.dfa import VIOLATED, Alphabet, DfaTable
 from policyc.tables.facts import classify_table, not_compiled
 from policyc.tables.policy import CompiledPolicy, CompiledRule
 from policyc.tables.rule import RuleRun, RuleTable
@@ -139,7 +139,7 @@ def compile_policy(policy: Policy) -> CompiledPolicy:
 def part_alphabets(rules) -> list:
     """The alphabets of the parts of the rules with quantified parts, in rule order: their
     atoms join the product's pools (`policyc.tables.product.tool_atoms`)."""
-    out = []
+    out: list[Alphabet] = []
     for c in rules:
         if c.table is not None and c.table.dfa is None:
             out.extend(p.alphabet for p in c.table.parts)

@@ -237,7 +237,7 @@ class OneValue:
 
 #: Functions of one text whose values are exactly the texts they leave unchanged (and ⊥, from
 #: a value that is not a text): `lower(x)` is any text without capitals, `x` being that text.
-_TEXT_FUNCTIONS = {"lower": str.lower, "upper": str.upper, "strip": str.strip}
+_TEXT_FUNCTIONS: dict[str, Callable[[str], str]] = {"lower": str.lower, "upper": str.upper, "strip": str.strip}
 
 
 def _image(subject: n.Term) -> Callable[[object], bool] | None:
@@ -251,7 +251,7 @@ def _image(subject: n.Term) -> Callable[[object], bool] | None:
         return None
     fn = _TEXT_FUNCTIONS.get(subject.op)
     if fn is not None:
-        return lambda v, f=fn: v is UNDEF or isinstance(v, str) and f(v) == v and _scalar(v)
+        return lambda v: v is UNDEF or isinstance(v, str) and fn(v) == v and _scalar(v)
     if subject.op == "len":
         return lambda v: v is UNDEF or type(v) is int and 0 <= v <= 10_000
     return None

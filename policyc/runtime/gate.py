@@ -21,7 +21,7 @@ from policyc.runtime.findings import (
 from policyc.runtime.judge_final import FinalAnswerJudge
 from policyc.runtime.judge_product import ProductJudge
 from policyc.runtime.judge_sliced import SlicedJudge
-from policyc.tables.counting import ABSENT, NEW, CountingSpace, Rules, TokenRun, fillings, slot_value
+from policyc.tables.counting import ABSENT, NEW, CountingSpace, Rules, Slot, State, TokenRun, fillings, slot_value
 from policyc.tables.dfa import OPEN, VIOLATED
 from policyc.tables.policy import CompiledPolicy
 from policyc.tables.product import OTHER
@@ -101,7 +101,7 @@ class Gate:
         self.memoised = self.final is None and len(self._counted_of) == len(self.sliced)
         self.undecided_refuse = policy.undecided
         self._infos = {info.name: info for info in self.rules + uncompiled}
-        self._judgements: dict[tuple, tuple[tuple[Finding, ...], tuple[str, ...]]] = {}
+        self._judgements: dict[tuple[object, ...], tuple[tuple[Finding, ...], tuple[str, ...]]] = {}
         # a component by its members (plain bits, sliced rules, the rule itself included): rules
         # of one component share it, and `_component_accepts` reads nothing else
         self._members = [(plain, tuple(sorted((k, *sliced)))) for k, (_, plain, sliced) in enumerate(self.components)]
@@ -318,7 +318,7 @@ class Gate:
             found.append(self._conflict(core))
         return found, tuple(undecided)
 
-    def _state_of(self, rules: Rules, state: GateState):
+    def _state_of(self, rules: Rules, state: GateState) -> State:
         counting = self.counting
         assert counting is not None and state.tokens is not None
         part_states = {(r, j): state.runs[r].states[j] for r in rules.sliced
@@ -342,8 +342,8 @@ class Gate:
                 why = counting.why(rules, after)
         return (None, why) if why else (False, "")
 
-    def _successors(self, rules: Rules, state: GateState, here, key: str, masks: Collection[int], tool: str,
-                    args: Mapping[str, Any]) -> list:
+    def _successors(self, rules: Rules, state: GateState, here: State, key: str, masks: Collection[int], tool: str,
+                    args: Mapping[str, Any]) -> list[State]:
         """The states of the rules the proposed call may lead to, whatever its result: every
         letter it may turn out to be, and every value its result may hold in a slot."""
         assert state.tokens is not None
@@ -353,16 +353,16 @@ class Gate:
         result_slots = [s for s in slots if s[0] == "result"]
         parts = rules.parts
         # the arguments' values: by value, the slots each fills and its profile in the set
-        blocks: list[tuple[object, frozenset]] = []
+        blocks: list[tuple[object, frozenset[Slot]]] = []
         absent = []
-        by_value: dict[object, set] = {}
+        by_value: dict[object, set[Slot]] = {}
         for slot in arg_slots:
             value = slot_value(slot, args, UNDEF)
             if value is UNDEF:
                 absent.append(slot)
             else:
                 by_value.setdefault(value_key(value), set()).add(slot)
-        taken: dict = {}
+        taken: dict[object, int] = {}
         for value, held in by_value.items():
             profile = tokens.where.get(value)
             small = tuple(profile[p] for p in parts) if profile is not None else None
