@@ -13,7 +13,7 @@ continuation can satisfy it; `satisfied`: none can break it; `open`).
 | `position` | `PositionEvaluator`: every position in one pass | nothing |
 | `automata` | the rule's table (`compile_rule(...).table`): `verdict_on`, and a run per prefix | rules outside the automata's fragment; a call the alphabet cannot read |
 | `scorer` | `score_trace(compile_policy(one-rule policy), trace)` | nothing |
-| `runtime` | a `Monitor` of the one-rule policy's artifact (read back from its JSON): a recorded run, `finish()` (and `Monitor.verdicts`, which must agree), and the gate's verdicts per prefix | calls after a terminal call; results a run reads differently (JSON text); per prefix, rules the gate does not track |
+| `runtime` | a `Monitor` of the one-rule policy's artifact (read back from its JSON): a recorded run, `finish()` (and `Monitor.verdicts`, which must agree), and the gate's verdicts per prefix | calls after a terminal call; results a run reads differently (JSON text); per prefix, rules the gate does not track, calls it cannot read, and rules over a request the trace lacks (free inputs) |
 | `smt` | the Z3 encoding pinned to the trace | traces that do not fit the tool signatures; approximated encodings; with strings coded as integers, formulas that need real strings |
 
 Each adapter keeps its memo (compiled tables, monitors, evaluations) on the instance, and
@@ -33,6 +33,7 @@ from policyc.automata import NotCompilable, RuleTable, compile_policy, compile_r
 from policyc.ir import nodes as n
 from policyc.ir.data import DEFAULT_ATTRIBUTES, attributes
 from policyc.ir.ops import UNDEF
+from policyc.tables.atoms import constant_groups
 from policyc.ir.types import ANY, ToolSignature
 from policyc.runtime import Monitor, Run
 from policyc.scoring import score_trace
@@ -42,6 +43,7 @@ from policyc.smt.encoder import FormulaEncoder
 from policyc.smt.symtrace import SymbolicTrace
 from policyc.smt.values import NeedsStrings
 from policyc.tables import AlphabetError, CompiledPolicy
+from policyc.tables.context import Constants
 from policyc.trace import Trace
 from policyc.trace.conformance import check_trace
 
@@ -80,7 +82,7 @@ def trace_key(trace: Trace) -> tuple:
     """A memo key for a trace. `repr` tells value types apart (1, 1.0 and true differ); equal
     values written in another key order get another key, which only costs a memo miss."""
     calls = tuple((c.name, repr(c.args), repr(c.result)) + _attributes(c.args) for c in trace.calls)
-    return (calls, repr(trace.metrics)) if trace.metrics else calls
+    return (calls, repr(trace.metrics), trace.request) if trace.metrics or trace.request is not None else calls
 
 
 class _Declines:
@@ -156,18 +158,21 @@ class AutomataEngine(_Declines):
         table = self.table(formula)
         if table is None:
             return self.decline("not compiled")
-        found = table.verdict_on(trace.calls)
+        found = table.verdict_on(trace.calls, constants=Constants.of_trace(trace), sources=trace.globals.history)
         return self.decline("a call the alphabet cannot read") if found is None else found[0]
 
     def prefix_verdicts(self, formula: n.Formula, trace: Trace) -> list[PrefixVerdict] | None:
+        """With the trace's request and metrics: the run's context, fed with each call."""
         table = self.table(formula)
         if table is None:
             return self.decline("not compiled")
-        run = table.start()
+        context = table.context(Constants.of_trace(trace), sources=trace.globals.history)
+        run = table.start(context)
         out = [(run.accepting(), run.verdict())]
         try:
             for call in trace.calls:
                 run.step(call.name, call.args, call.result)
+                context.record(call.name, call.args, call.result)
                 out.append((run.accepting(), run.verdict()))
         except AlphabetError:
             return self.decline("a call the alphabet cannot read")
@@ -176,7 +181,8 @@ class AutomataEngine(_Declines):
     def bad_prefix(self, formula: n.Formula, trace: Trace) -> int | None:
         """`verdict_on`'s shortest bad prefix (None: none, or not compiled)."""
         table = self.table(formula)
-        found = None if table is None else table.verdict_on(trace.calls)
+        found = None if table is None else table.verdict_on(trace.calls, constants=Constants.of_trace(trace),
+                                                            sources=trace.globals.history)
         return None if found is None else found[1]
 
 
@@ -220,8 +226,9 @@ class RuntimeEngine(_Declines):
         return monitor
 
     def _run(self, formula: n.Formula, trace: Trace, after_each: Callable[[Run], None] | None = None) -> Run | None:
-        """A tolerate-mode run with the trace's calls recorded (None: it cannot hold them)."""
-        run = self.monitor(formula).start(mode="tolerate", context=trace.request)
+        """A tolerate-mode run with the trace's calls recorded (None: it cannot hold them),
+        started with the trace's request and metrics."""
+        run = self.monitor(formula).start(mode="tolerate", request=trace.request, metrics=dict(trace.metrics))
         if after_each is not None:
             after_each(run)
         for call in trace.calls:
@@ -249,13 +256,21 @@ class RuntimeEngine(_Declines):
         monitor = self.monitor(formula)
         if monitor.compiled.table(self.RULE) is None:
             return self.decline("not tracked by the gate")
+        if trace.request is None and "request" in constant_groups(formula):  # provenance reads it too
+            # a run without a request judges by every request it could have (free input), where
+            # the evaluator reads none: `test_free_constants` checks that case
+            return self.decline("a request the run was not given")
         out: list[PrefixVerdict] = []
 
         def read_verdict(run: Run) -> None:
             verdict, accepting = monitor.gate.verdicts(run.state.gate)[self.RULE]
             out.append((accepting, verdict))
 
-        return None if self._run(formula, trace, read_verdict) is None else out
+        if self._run(formula, trace, read_verdict) is None:
+            return None
+        if any(verdict == "untracked" for _, verdict in out):  # a call its automaton cannot read
+            return self.decline("a call the gate cannot read")
+        return out
 
 
 # ------------------------------------------------------------------ Z3

@@ -10,6 +10,7 @@ that variable; quantifier domains) and the calls its traces are made of. Four ar
 | `AGENT` | `a`..`c(n: int?) -> {ok: bool}` and `terminal done(answer: str?)` | runtime, scorer, lint |
 | `DATA` | ints, floats, strings, booleans, lists, records, optional and untyped values, a terminal tool | the Z3 encoding |
 | `LISTS` | list results and texts, read by quantifiers over a call's lists, `[*]`, typed entities, `matches`, `from` and `flows`, traces with a request | provenance and lists in results |
+| `RUN` | texts and lists of records in results, read with the run's request and metrics (`request.text`, `metrics.cost`), and rules whose variable is bound at the call that triggers them, with `once` of earlier calls relating it to their results by `contains`, `in`, `[*]` and `exists`; traces with a request and metrics | the run's constants, history atoms, values bound at the trigger |
 
 `formulas` uses every operator, future and past, strong and weak, guards on arguments and
 results (alone, negated, combined), constants, conditions on a bound variable and, when
@@ -68,6 +69,9 @@ class Vocabulary:
     keyed: tuple[str, ...] = field(default=())              # the tools that have `key`
     combine_guards: bool = True                             # guards negated and combined, not only single
     requests: tuple[str | None, ...] = ()                   # the user's requests a trace may start with
+    metrics: tuple[dict, ...] = ()                          # the metrics records a trace may carry
+    constant_conditions: tuple[n.Term, ...] = ()            # conditions on the run's constants alone
+    bound: Callable[["Vocabulary"], st.SearchStrategy] | None = None  # rules binding a value at their trigger
 
 
 def trace_of(calls) -> Trace:
@@ -284,7 +288,113 @@ LISTS = Vocabulary(
     requests=(None, "pay Ann 120", "pay 12.5 to DE89 3704 0044 0532 0130 00, see https://evil.example/x"),
 )
 
-VOCABULARIES = (LETTERS, AGENT, DATA, LISTS)
+def _run_guards(tool: str, v: n.Term | None) -> tuple[n.Term, ...]:
+    res, arg, lit = b.result(), b.arg, b.lit
+    text = b.field(b.request(), "text")
+    t = b.var("t")
+    out = {
+        "read": (b.op("contains", res, lit("ann")), b.op("eq", arg("path"), lit("a")),
+                 b.op("contains", text, arg("path"))),
+        "find": (b.quant("exists", "t", res, b.op("eq", b.field(t, "who"), lit("ann"))),
+                 b.op("gt", b.op("len", res), lit(1)), b.op("contains", b.op("lower", text), arg("q"))),
+        "send": (b.op("eq", arg("to"), lit("ann")), b.op("contains", b.op("lower", text), b.op("lower", arg("to"))),
+                 b.op("gt", b.op("len", arg("ids")), lit(1)), b.op("le", b.op("len", arg("ids")), b.metric(("cost",))),
+                 b.op("in", arg("to"), arg("ids"))),
+        "answer": (b.op("contains", arg("text"), lit("ann")), b.op("contains", text, arg("text"))),
+    }[tool]
+    if v is not None:
+        out += {
+            "read": (b.op("contains", res, v), b.op("eq", arg("path"), v)),
+            "find": (b.op("in", v, b.project(res, ("who",))), b.quant("exists", "t", res, b.op("eq", b.field(t, "id"), v)),
+                     b.op("eq", arg("q"), v)),
+            "send": (b.op("eq", arg("to"), v), b.op("in", v, arg("ids")), b.op("contains", text, v)),
+            "answer": (b.op("contains", arg("text"), v),),
+        }[tool]
+    return out
+
+
+RUN_TOOLS = {
+    "read": ToolSignature("read", (Param("path", OptionalT(STR)),), ANY),
+    "find": ToolSignature("find", (Param("q", OptionalT(STR)),), ListT(RecordT("", (("id", STR), ("who", STR))))),
+    "send": ToolSignature("send", (Param("to", OptionalT(STR)), Param("ids", OptionalT(ListT(STR)))), ANY),
+    "answer": ToolSignature("answer", (Param("text", OptionalT(STR)),), ANY, terminal=True),
+}
+_RUN_WORDS = ("ann", "bob", "d1", "x")
+RUN_POOL: tuple[CallTuple, ...] = (
+    ("read", {"path": "a"}, "pay d1 to ann"), ("read", {"path": "b"}, "from bob"), ("read", {}, UNDEF),
+    ("find", {"q": "ann"}, [{"id": "d1", "who": "ann"}, {"id": "d2", "who": "bob"}]),
+    ("find", {"q": "x"}, []), ("find", {}, [{"id": "x", "who": "x"}]),
+    ("send", {"to": "ann", "ids": ["d1"]}, "ok"), ("send", {"to": "bob", "ids": ["d1", "x"]}, "ok"),
+    ("send", {"to": "x", "ids": []}, UNDEF), ("send", {"ids": ["ann"]}, "ok"), ("send", {"to": "d1"}, "ok"),
+    ("send", {"to": "ann", "ids": "d1 x"}, "ok"),  # a text where a list belongs: `v in ids` reads substrings
+    ("send", {"to": None, "ids": None}, "ok"),
+)
+RUN_FINALS = (("answer", {"text": "ann"}, UNDEF), ("answer", {"text": "hello"}, UNDEF))
+
+
+def _bound_at_trigger(vocab: "Vocabulary") -> st.SearchStrategy:
+    """`forall v in send.to: G (send(to: v) -> ψ(v))` (or `v in ids`, over `send.ids`): ψ a
+    disjunction of conditions on v, `once` of earlier calls relating v to their data, the
+    trigger's own call, and formulas that do not read v."""
+    v = b.var(vocab.var)
+
+    @st.composite
+    def rule(draw) -> n.Formula:
+        by_list = draw(st.booleans())
+        binder = b.op("in", v, b.arg("ids")) if by_list else b.op("eq", b.arg("to"), v)
+        extra = draw(st.sampled_from([b.LIT_TRUE, b.op("ne", v, b.lit("x")), b.op("gt", b.op("len", b.arg("ids")), b.lit(0))]))
+        trigger = b.event("send", b.op("and", binder, extra))
+        pieces = []
+        for _ in range(draw(st.integers(1, 3))):
+            kind = draw(st.integers(0, 5))
+            if kind == 0:
+                pieces.append(b.cond(draw(st.sampled_from(vocab.conditions(v)))))
+            elif kind <= 3:  # `once` of an earlier call, related to v by its guard
+                tool = draw(st.sampled_from(("read", "find", "send")))
+                pieces.append(b.once(b.event(tool, draw(st.sampled_from(_run_guards(tool, v))))))
+            elif kind == 4:  # the trigger's own call
+                pieces.append(b.event("send", draw(st.sampled_from(_run_guards("send", v)))))
+            else:
+                pieces.append(draw(formulas(vocab, 1, future_under_past=False)))
+        psi = b.disj(*pieces)
+        domain = b.values("send", ("ids",), True) if by_list else b.values("send", ("to",))
+        if draw(st.integers(0, 3)) == 0:
+            domain = b.op("add", domain, b.values("read", ("path",)))
+        body = b.always(b.implies(trigger, psi))
+        if draw(st.integers(0, 4)) == 0:  # two of them, as `and` of two patterns lowers (nested)
+            w = b.var("w")
+            other = b.always(b.implies(b.event("read", b.op("eq", b.arg("path"), w)),
+                                       b.cond(b.op("contains", b.field(b.request(), "text"), w))))
+            return b.forall(vocab.var, vocab.var_type, domain,
+                            b.forall("w", STR, b.values("read", ("path",)), b.conj(body, other)))
+        return b.forall(vocab.var, vocab.var_type, domain, body)
+
+    return rule()
+
+
+RUN = Vocabulary(
+    name="run",
+    tools=RUN_TOOLS,
+    named=tuple(RUN_TOOLS),
+    guards=_run_guards,
+    conditions=lambda v: (b.op("contains", b.field(b.request(), "text"), v), b.op("eq", v, b.lit("ann")),
+                          b.op("contains", b.op("lower", b.field(b.request(), "text")), b.op("lower", v))),
+    domains=(b.values("send", ("to",)), b.values("send", ("ids",), True), b.values("read", ("path",))),
+    literal_domains=(b.lit(["ann"]), b.lit([])),
+    call=st.sampled_from(RUN_POOL),
+    final=st.sampled_from(RUN_FINALS),
+    pool=RUN_POOL,
+    finals=RUN_FINALS,
+    var_type=STR,
+    requests=(None, "send it to ann", "pay d1 to Bob", ""),
+    metrics=({}, {"cost": 1}, {"cost": 3}),
+    constant_conditions=(b.op("contains", b.field(b.request(), "text"), b.lit("ann")),
+                         b.op("gt", b.metric(("cost",)), b.lit(2)),
+                         b.op("contains", b.op("lower", b.field(b.request(), "text")), b.lit("bob"))),
+    bound=_bound_at_trigger,
+)
+
+VOCABULARIES = (LETTERS, AGENT, DATA, LISTS, RUN)
 
 
 # ------------------------------------------------------------------ formulas
@@ -325,6 +435,8 @@ def atoms(draw, vocab: Vocabulary, var: str | None = None, constants: bool = Tru
         return draw(st.sampled_from((b.TRUE, b.FALSE)))
     if kind <= 2 and var is not None:
         return b.cond(draw(st.sampled_from(vocab.conditions(b.var(var)))))
+    if kind == 3 and vocab.constant_conditions:  # a condition on the run's request or metrics
+        return b.cond(draw(st.sampled_from(vocab.constant_conditions)))
     return draw(events(vocab, var))
 
 
@@ -487,6 +599,8 @@ def rules(vocab: Vocabulary, depth: int = 3) -> st.SearchStrategy:
     options = [templates(vocab), formulas(vocab, depth), quantified(vocab, max(depth - 1, 1))]
     if len(vocab.keyed) >= 2:
         options.append(per_value(vocab))
+    if vocab.bound is not None:
+        options.append(vocab.bound(vocab))
     return st.one_of(*options)
 
 
@@ -496,7 +610,8 @@ SEVERITIES = st.sampled_from([Severity("warn"), Severity("block"), Severity("sof
 @st.composite
 def policies(draw, vocab: Vocabulary, min_rules: int = 1, max_rules: int = 3, depth: int = 3) -> Policy:
     """A policy of templates, random formulas and per-value rules, with weights, layers and severities."""
-    options = [templates(vocab), formulas(vocab, depth)] + ([per_value(vocab)] if len(vocab.keyed) >= 2 else [])
+    options = [templates(vocab), formulas(vocab, depth)] + ([per_value(vocab)] if len(vocab.keyed) >= 2 else []) \
+        + ([vocab.bound(vocab)] if vocab.bound is not None else [])
     bodies = draw(st.lists(st.one_of(*options), min_size=min_rules, max_size=max_rules))
     rules_ = tuple(Rule(f"r{i}", f, float(draw(st.integers(1, 4))), draw(st.sampled_from(["L3", "L5", None])),
                         draw(SEVERITIES)) for i, f in enumerate(bodies))
@@ -520,11 +635,13 @@ def calls(vocab: Vocabulary, max_len: int = 8, min_len: int = 0) -> st.SearchStr
 
 
 def traces(vocab: Vocabulary, max_len: int = 8, min_len: int = 0) -> st.SearchStrategy:
-    """Traces of `calls`; with the vocabulary's `requests`, each starts with one of them."""
-    if not vocab.requests:
+    """Traces of `calls`; with the vocabulary's `requests` (and `metrics`), each starts with one
+    of them (and carries one)."""
+    if not vocab.requests and not vocab.metrics:
         return calls(vocab, max_len, min_len).map(trace_of)
-    return st.tuples(calls(vocab, max_len, min_len), st.sampled_from(vocab.requests)).map(
-        lambda p: Trace(trace_of(p[0]).calls, request=p[1]))
+    return st.tuples(calls(vocab, max_len, min_len), st.sampled_from(vocab.requests or (None,)),
+                     st.sampled_from(vocab.metrics or ({},))).map(
+        lambda p: Trace(trace_of(p[0]).calls, dict(p[2]), request=p[1]))
 
 
 def continuations(vocab: Vocabulary, length: int, final_last: bool) -> Iterator[list[CallTuple]]:

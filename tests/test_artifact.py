@@ -79,7 +79,7 @@ def _rehash(data: dict) -> str:
     (lambda d: d["rules"][0].update(weight=100.0), "was changed after it was compiled"),
     (lambda d: d["automata"][0]["rule"]["parts"][0]["dfa"]["delta"][0].reverse(), "was changed after it was compiled"),
     (lambda d: d.pop("content_hash"), "was changed after it was compiled"),
-    (lambda d: d.update(version=99), "is artifact format version 99; this policyc reads version 3"),
+    (lambda d: d.update(version=99), "is artifact format version 99; this policyc reads version 4"),
     (lambda d: d.update(format="something.else"), "is not a policyc monitor artifact"),
 ])
 def test_tampered_or_foreign_files_are_refused(edit, message):

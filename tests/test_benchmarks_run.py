@@ -26,6 +26,7 @@ RUNS = {
     "action_claims": (["benchmarks/action_claims.py", "--split", "dev"], "Unsupported claims of actions"),
     "automata": (["benchmarks/automata.py", "--quick", "--peers", "", "--families", "counting", "--repeat", "1"],
                  "counting"),
+    "budget": (["benchmarks/budget.py", "--sizes", "4", "--limit", "60"], "| 4 | 32 |"),
     "startup": (["benchmarks/startup.py", "--repeat", "1"], "policyc --help"),
     "ir_walk": (["benchmarks/ir_walk.py", "--repeat", "1", "--rounds", "1"], "eval_term"),
 }

@@ -12,7 +12,7 @@ from policyc.artifact.build import compile_file
 from policyc.cli import cli
 from policyc.runtime import Monitor
 
-FIXTURE = "tests/fixtures/compile/provenance_offline.altl"
+FIXTURE = "tests/fixtures/compile/offline_safety.altl"
 
 
 def test_an_offline_only_rule_the_gate_judges_mid_run_is_named_at_compile_time(tmp_path):
@@ -20,18 +20,21 @@ def test_an_offline_only_rule_the_gate_judges_mid_run_is_named_at_compile_time(t
     assert done.exit_code == 0, done.output
     summary = json.loads(done.stdout)
     assert summary["classes"] == {"gateable": 0, "detectable": 0, "offline-only": 1}
-    assert summary["offline_only_judged_at_each_call"] == ["known_recipient"]
+    assert summary["offline_only_judged_at_each_call"] == ["within_total"]
     text = CliRunner().invoke(cli, ["compile", FIXTURE, "-o", "-"])
-    assert ("note: `known_recipient` has no automaton (offline-only), yet the gate judges it at each proposal on "
+    assert ("note: rule `within_total` is not compiled: nested quantifiers: `o` and `m` are read together "
+            "(one condition, or one earlier call, relates them), so neither is tracked alone") in text.stderr
+    assert ("note: `within_total` has no automaton (offline-only), yet the gate judges it at each proposal on "
             "the reference evaluator and refuses a call after which it can no longer hold") in text.stderr
     # ... and the gate does refuse, before any final answer
     monitor = Monitor(compile_file(FIXTURE))
-    assert monitor.rule_classes["known_recipient"] == "offline-only"
+    assert monitor.rule_classes["within_total"] == "offline-only"
     run = monitor.start()
-    run.record("lookup", {"id": "1"}, "alice")
-    refused = run.propose("send", {"to": "bob"})
-    assert refused.action == "block" and refused.rules == ("known_recipient",)
-    assert run.propose("send", {"to": "alice"}).action == "allow"
+    run.record("lookup_order", {"order_id": "A1"}, {"total": 50.0})
+    refused = run.propose("issue_refund", {"order_id": "A1", "amount": 80.0})
+    assert refused.action == "block" and refused.rules == ("within_total",)
+    assert run.propose("issue_refund", {"order_id": "B2", "amount": 10.0}).action == "block"
+    assert run.propose("issue_refund", {"order_id": "A1", "amount": 30.0}).action == "allow"
 
 
 def test_liveness_rules_are_not_named(tmp_path):

@@ -60,8 +60,8 @@ def refused(state: dict) -> str:
     (lambda s: s.update(awaiting=[7]), "`awaiting` names event 7, which is not an unresolved refusal"),
     (lambda s: s["events"][0].update(index=5), "`events.0.index` is 5, not 0"),
     (lambda s: s["events"][0].update(severity="lenient"), "`events.0.severity`: input should be"),
-    (lambda s: s["enforcement"].update(soft_blocks={"ghost": 2}), "`enforcement.soft_blocks` counts 2 refusal(s) "
-                                                                  "for `ghost`"),
+    (lambda s: s["enforcement"].update(soft_blocks={"ghost": 2}), "`enforcement.soft_blocks` are not the soft "
+                                                                  "blocks in the enforcement log"),
     (lambda s: s.update(ended_by="issue_refund"), "`ended_by` is `issue_refund`, but the run did not end with that "
                                                   "terminal call"),
     (lambda s: s["calls"][0].update(args=[1, 2]), "`calls.0.args`: input should be a valid dictionary"),

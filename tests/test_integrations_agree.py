@@ -90,7 +90,10 @@ def through_gateway(policy: Path, tmp_path: Path):
 
     with open(tmp_path / "gateway.err", "w") as errlog:
         anyio.run(session)
-    [record] = [json.loads(line) for line in trace.read_text().splitlines()]
+    from policyc.trace.journal import assemble
+
+    [(_, record, problem)] = assemble(enumerate(trace.read_text().splitlines(), start=1))  # one session
+    assert problem is None and record["complete"], (problem, record)
     decisions = [(d["tool"], d["action"], tuple(d["rules"])) for d in record["decisions"]]
     calls = [(c["tool_name"], c["arguments"], c["tool_result"]) for c in record["tool_calls"]]
     said = [line for line in (tmp_path / "gateway.err").read_text().splitlines()

@@ -172,7 +172,7 @@ def test_cli_json():
     data = json.loads(run("--format", "json", str(FIXTURES / "budget.altl")).output)
     (finding,) = data[0]["findings"]
     assert finding["name"] == "budget" and finding["strength"]["exact"] is True
-    assert [c["tool_name"] for c in finding["witnesses"][0]["tool_calls"]] == ["search", "read_file", "final_answer"]
+    assert [c["tool_name"] for c in finding["witnesses"][0]["trace"]["tool_calls"]] == ["search", "read_file", "final_answer"]
 
 
 @pytest.mark.parametrize("fixture", ["conflict_cycle", "vacuous_trigger", "weights", "clean"])
@@ -187,3 +187,17 @@ def test_cli_explain():
     result = run("--explain", "conflict")
     assert result.exit_code == 0 and result.output.startswith("L0002 conflict:")
     assert run("--explain", "L9999").exit_code == 2
+
+
+def test_cli_limits():
+    """`--rlimit` (per question) and `--budget` (per run) are the steps the L0009 help tells
+    a reader to raise; a question past them is undecided, never a finding it cannot show."""
+    from policyc.lint.budget import QUESTION_STEPS, RUN_BUDGET
+
+    starved = run("--rlimit", "1", str(FIXTURES / "conflict_extern.altl"))
+    assert starved.exit_code == 0 and "L0009" in starved.output and "L0002" not in starved.output
+    spent = run("--budget", "1", str(FIXTURES / "clean.altl"))
+    assert spent.exit_code == 0 and "the lint's budget (1 solver steps for the whole run, `--budget`)" in spent.output
+    help_text = " ".join(run("--help").output.split())
+    assert f"(default: {QUESTION_STEPS:,})" in help_text and f"(default: {RUN_BUDGET:,})" in help_text
+    assert run("--rlimit", "0", str(FIXTURES / "clean.altl")).exit_code == 2

@@ -63,7 +63,8 @@ rule accepted severity block: exists v in submit.result.accepted: v == true
 rule echoed severity block: forall e in entities(submit.answer): e in outputs
 rule cheap severity block: forall n in a.n: n <= metrics.budget
 """, tools)
-    assert not {"echoed", "cheap"} & {n for n, r in monitor.compiled.rules.items() if r.table is not None}  # not compiled: judged offline
+    # `echoed` is not compiled (judged offline); `cheap` is, and reads metrics the run does not know yet
+    assert {n for n, r in monitor.compiled.rules.items() if r.table is None} == {"echoed"}
     formulas = {r.name: r.formula for r in monitor.policy.rules}
     terminal = monitor.policy.terminal_tools
     assert not decided_by_final_call(formulas["echoed"], terminal)  # outputs of every tool: the answer's too

@@ -16,6 +16,7 @@ from engines import ReferenceEngine, some_continuation_satisfies
 from generators import AGENT, NIGHTLY, VOCABULARIES, calls, continuations, one_rule_policy, policies, rules, trace_of
 from policyc.automata import compile_policy
 from policyc.scoring.stepping import StepPlan
+from policyc.tables.context import Constants
 from policyc.semantics import PositionEvaluator
 from policyc.scoring import RunTally, Scorer, score_trace
 
@@ -67,7 +68,9 @@ def test_stepping_only_the_calls_that_move_a_rule_gives_its_verdict(data):
         return
     trace = trace_of(data.draw(calls(vocab, max_len=12)))
     engine = PositionEvaluator(trace)
-    assert plan.verdict_on(trace.calls, engine.positions_of, None) == table.verdict_on(trace.calls), formula
+    constants, sources = Constants.of_trace(trace), trace.globals.history  # as the scorer gives them
+    assert (plan.verdict_on(trace.calls, engine.positions_of, None, constants, sources)
+            == table.verdict_on(trace.calls, None, constants, sources)), formula
 
 
 @SETTINGS

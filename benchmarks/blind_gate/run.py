@@ -2,7 +2,8 @@
 
     python benchmarks/blind_gate/run.py [--scenario S1|S2] [--runs N] [--seed K] [--quick] [--json FILE]
 
-For each scenario (and each size of S1) it prints the decisions, the wrong allows (policyc let a
+For each scenario (and each size of S1) it prints the rules' classes (the share gateable, the
+rules not compiled), the decisions, the wrong allows (policyc let a
 call run after which no result and no continuation satisfies the policy), the wrong refusals
 (policyc refused a call after which some result and continuation does), the undecided decisions
 (`decision.undecided` not empty), and the latency of policyc's decision (`propose`) and of the
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections import Counter
 import sys
 import time
 from pathlib import Path
@@ -21,6 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from benchmarks.blind_gate.harness import Tally, run_scenario  # noqa: E402
+from policyc import Monitor, compile_file  # noqa: E402
 from benchmarks.blind_gate.scenarios import SCENARIOS  # noqa: E402
 
 
@@ -54,6 +57,11 @@ def show(s: dict) -> None:
     lat, r = s["latency_us"], s["ratios"]
     print(f"== {s['scenario']}: {s['rules']} rules, {s['runs']} runs, {s['decisions']} decisions "
           f"({s['allowed']} allowed, {s['refused']} refused; the oracle allows {s['oracle_allows']})")
+    classes = s["rule_classes"]
+    gateable = classes.get("gateable", 0)
+    print(f"   rule classes     {', '.join(f'{n} {k}' for k, n in classes.items())} "
+          f"({100 * gateable / max(1, sum(classes.values())):.0f} % gateable); "
+          f"not compiled: {', '.join(s['not_compiled']) or 'none'}")
     print(f"   wrong allows     {s['wrong_allows']:5d}   (undecided {s['undecided_allowed_doomed']}, "
           f"silent {s['silent_wrong_allows']})")
     print(f"   wrong refusals   {s['wrong_refusals']:5d}")
@@ -84,8 +92,11 @@ def main(argv=None) -> int:
     for key in args.scenario or sorted(SCENARIOS):
         for sc in SCENARIOS[key]:
             t0 = time.process_time()
-            tally = run_scenario(sc, runs, args.seed)
+            monitor = Monitor(compile_file(str(sc.policy)))
+            tally = run_scenario(sc, runs, args.seed, monitor=monitor)
             s = summary(sc.name, len(sc.rules().rules), tally, time.process_time() - t0)
+            s["rule_classes"] = dict(sorted(Counter(monitor.rule_classes.values()).items()))
+            s["not_compiled"] = [r.name for r in monitor.artifact.rules if r.automaton is None]
             out.append(s)
             if args.json != "-":
                 show(s)

@@ -155,6 +155,27 @@ def parse_artifact(text: str, origin: str = "<artifact>", key: bytes | None = No
     return artifact
 
 
+def check_signature(artifact: Artifact, key: bytes, origin: str = "<artifact>") -> None:
+    """Refuse an artifact (in memory: built, or loaded without the key) not signed with `key`.
+
+    >>> from policyc.artifact.models import ArtifactBody, FormulaTable, PolicyInfo, SeverityModel
+    >>> body = ArtifactBody(compiler="0", source_hash="sha256:0", policy=PolicyInfo(name="p",
+    ...     conformance=SeverityModel(kind="warn")), tools=[], rules=[], formulas=FormulaTable(nodes=[], roots=[]))
+    >>> check_signature(seal(body, key=b"k"), b"k")
+    >>> check_signature(seal(body), b"k")
+    Traceback (most recent call last):
+    ...
+    policyc.artifact.errors.ArtifactError: `<artifact>` is not signed, and a key was given to verify it
+    """
+    if artifact.signature is None:
+        raise ArtifactError(f"`{origin}` is not signed, and a key was given to verify it",
+                            "sign it when compiling: `policyc compile POLICY --sign-key-file KEY`")
+    body = {k: v for k, v in artifact.model_dump(mode="json", by_alias=True).items() if k not in _SEALS}
+    if not signature_matches(body, key, artifact.signature):
+        raise ArtifactError(f"`{origin}` is not signed with this key: its signature does not match",
+                            "it was signed with another key, or changed by someone without the key")
+
+
 def _first_error(exc: ValidationError) -> str:
     errors = exc.errors()
     first = errors[0]

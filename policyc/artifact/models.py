@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue
 from policyc.ir.policy import MAX_WEIGHT
 
 FORMAT: Literal["policyc.monitor"] = "policyc.monitor"
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 
 SeverityKind = Literal["tolerate", "warn", "block", "deny", "soft_block", "stop"]
 RuleClass = Literal["gateable", "detectable", "offline-only"]

@@ -15,6 +15,7 @@ pure-data tables of `policyc.tables`, which everything downstream reads.
 ('gateable', 'offline-only')
 """
 
+from policyc.automata.budget import Budget, BudgetExceeded, construction_budget, current_budget
 from policyc.automata.classes import classify, rule_class
 from policyc.automata.compile import RuleAutomaton, compile_policy, compile_rule, first_violation, run_rule
 from policyc.automata.construct import build_dfa
@@ -36,6 +37,7 @@ def shortest_continuation(automaton: RuleAutomaton, state: int) -> list[str] | N
 
 
 __all__ = [
+    "Budget", "BudgetExceeded", "construction_budget", "current_budget",
     "compile_rule", "compile_policy", "first_violation", "run_rule", "classify", "rule_class", "RuleClass",
     "RuleAutomaton", "NotCompilable", "build_dfa", "allowed_next", "shortest_continuation", "CompiledPolicy",
     "RuleTable", "RuleRun", "SliceTable", "SliceRun", "DfaTable", "Alphabet", "ToolLetters",

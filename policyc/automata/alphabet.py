@@ -55,6 +55,10 @@ def build_alphabet(formula: n.Formula, var: str | None = None,
                 atoms.append(leaf)
         masks, decided = satisfiable_masks(leaves)
         exact &= decided
+        # a call that makes an `unreadable` atom true is one the rule cannot read: no letter
+        unreadable = sum(1 << bit for bit, leaf in enumerate(leaves) if isinstance(leaf, n.Op)
+                         and leaf.op == "unreadable")
+        masks = [m for m in masks if not m & unreadable]
         table = {}
         for mask in sorted(masks):
             truth = {leaf: bool(mask >> bit & 1) for bit, leaf in enumerate(leaves)}

@@ -16,6 +16,7 @@ from policyc.ir import nodes as n
 from policyc.ir.policy import Policy
 from policyc.ir.types import ToolSignature
 from policyc.recursion import deep_recursion
+from policyc.tables.context import Constants
 from policyc.tables.dfa import VIOLATED, Alphabet, DfaTable
 from policyc.tables.facts import classify_table, not_compiled
 from policyc.tables.policy import CompiledPolicy, CompiledRule
@@ -24,6 +25,8 @@ from policyc.tables.slicing import SliceTable
 from policyc.trace.model import Trace
 
 from policyc.automata.alphabet import build_alphabet, events_of
+from policyc.automata.budget import BudgetExceeded
+from policyc.automata.constants import build_constant_dfa, reads_run_constants
 from policyc.automata.construct import build_dfa, explore, show_state, table_from
 from policyc.automata.fragment import NotCompilable, Plan, PlainPart, SlicedPart, plan_rule
 from policyc.automata.joint import joint_letters
@@ -105,19 +108,34 @@ def _state_names(prog: Progression, states: list[State]) -> Callable[[int], str]
     return lambda q: show_state(prog, states[q])
 
 
+def _build_plain(part: PlainPart) -> DfaTable:
+    """A plain part's DFA; with a start state per truth of the run's constants when it reads them."""
+    if part.static_atoms or reads_run_constants(part.formula):
+        return build_constant_dfa(part.formula, part.static_atoms)
+    return build_dfa(part.formula)
+
+
 def compile_rule(formula: n.Formula, tools: Mapping[str, ToolSignature] | None = None) -> RuleAutomaton:
-    """The monitor of a rule; raises NotCompilable (with `.reason`) outside the fragment.
+    """The monitor of a rule; raises NotCompilable (with `.reason`) outside the fragment, and
+    BudgetExceeded (showing the formula) when its automaton outgrows the construction budget.
 
     Every call compiles afresh: callers that need a rule's automaton more than once keep it
     (a `CompiledPolicy` for a whole policy)."""
     with deep_recursion():  # counts and chains expand to formulas hundreds of levels deep
         plan = plan_rule(formula)
-        parts = tuple(build_dfa(p.formula) if isinstance(p, PlainPart) else build_slice(p) for p in plan.parts)
+        try:
+            parts = tuple(_build_plain(p) if isinstance(p, PlainPart) else build_slice(p) for p in plan.parts)
+        except BudgetExceeded as exc:
+            from policyc.ir.printer import show
+
+            raise exc.showing(show(formula, 80)) from None
     return RuleAutomaton(formula, plan, RuleTable(plan.skeleton, parts), dict(tools or {}))
 
 
 def compile_policy(policy: Policy) -> CompiledPolicy:
     """Every rule of a policy: its table and class, or why it is scored offline only.
+    A rule whose automaton exceeds the construction budget (`policyc.automata.budget`) is
+    a BudgetExceeded naming it.
 
     >>> from policyc.check import check_file
     >>> compiled = compile_policy(check_file("examples/code_qa.altl")[0])
@@ -128,6 +146,8 @@ def compile_policy(policy: Policy) -> CompiledPolicy:
     for rule in policy.rules:
         try:
             table = compile_rule(rule.formula, policy.tools).table
+        except BudgetExceeded as exc:  # an error, not an offline rule: the policy is not what it says
+            raise exc.naming(rule.name) from None
         except NotCompilable as exc:
             out[rule.name] = CompiledRule(None, not_compiled(exc.reason).kind, exc.reason)
             continue
@@ -177,4 +197,4 @@ def run_rule(formula: n.Formula, trace: Trace,
         table = compile_rule(formula).table
     except NotCompilable:
         return None
-    return table.verdict_on(trace.calls, externs)
+    return table.verdict_on(trace.calls, externs, Constants.of_trace(trace), trace.globals.history)

@@ -25,6 +25,7 @@ import numpy as np
 from policyc.ir import nodes as n
 
 from policyc.automata.alphabet import build_alphabet
+from policyc.automata.budget import BudgetExceeded, current_budget
 from policyc.automata.construct import explore, minimize, show_state
 from policyc.automata.progress import Progression
 from policyc.tables.dfa import OPEN, SATISFIED, VIOLATED, DfaTable
@@ -115,10 +116,13 @@ def _build(formula: n.And) -> DfaTable | None:
     start_dead = any(d == 0 for d in dead)
     seen = np.array([-1 if start_dead else start], dtype=np.int64)
     frontier = seen[seen >= 0]
+    limit = current_budget().product
     while len(frontier):
         nxt = np.unique(successors(frontier))
         fresh = np.setdiff1d(nxt, seen, assume_unique=True)
         seen = np.union1d(seen, fresh)
+        if len(seen) > limit:
+            raise BudgetExceeded("the product of its conjuncts' automata", len(seen), "--max-product")
         frontier = fresh[fresh >= 0]
     codes = seen  # sorted; -1 (violated) first when reached
     succ = successors(codes[codes >= 0])

@@ -16,12 +16,15 @@ from policyc.ir import nodes as n
 from policyc.ir.printer import show
 
 from policyc.automata.alphabet import build_alphabet
+from policyc.automata.budget import BudgetExceeded, current_budget
 from policyc.automata.progress import ALIVE, Progression
 from policyc.tables.dfa import Alphabet, DfaTable, analyse
 
 
-def explore(prog: Progression, letters: int) -> tuple[list, list[list[int]], list[bool]]:
-    """Every state reachable from the initial one (index 0), with its transitions."""
+def explore(prog: Progression, letters: int, limit: int | None = None) -> tuple[list, list[list[int]], list[bool]]:
+    """Every state reachable from the initial one (index 0), with its transitions;
+    BudgetExceeded once more than `limit` states (default: the current budget's) are reached."""
+    limit = current_budget().states if limit is None else limit
     start = prog.initial()
     index = {start: 0}
     states = [start]
@@ -34,6 +37,8 @@ def explore(prog: Progression, letters: int) -> tuple[list, list[list[int]], lis
             nxt = prog.step(state, letter)
             q = index.get(nxt)
             if q is None:
+                if len(states) >= limit:
+                    raise BudgetExceeded("its automaton", len(states) + 1, "--max-states")
                 q = index[nxt] = len(states)
                 states.append(nxt)
                 queue.append(nxt)
@@ -42,11 +47,12 @@ def explore(prog: Progression, letters: int) -> tuple[list, list[list[int]], lis
     return states, delta, [prog.accepting(s) for s in states]
 
 
-def minimize(delta: Sequence[Sequence[int]], accepting: Sequence[bool], initial: int = 0) -> list[int]:
+def minimize(delta: Sequence[Sequence[int]], accepting: Sequence[bool], initial: int | Sequence[int] = 0) -> list[int]:
     """Moore partition refinement: the block (equivalence class) of every state.
 
-    Blocks are numbered in breadth-first order from the initial state, so equal languages
-    give identical tables.
+    Blocks are numbered in breadth-first order from the initial state (or from several start
+    states, in order: every state must be reachable from one), so equal languages give
+    identical tables.
     """
     block = [1 if a else 0 for a in accepting]
     count = len(set(block))
@@ -57,9 +63,12 @@ def minimize(delta: Sequence[Sequence[int]], accepting: Sequence[bool], initial:
         if len(signatures) == count:
             break
         block, count = refined, len(signatures)
-    order: dict[int, int] = {block[initial]: 0}
-    queue = deque([initial])
-    seen = {initial}
+    roots = [initial] if isinstance(initial, int) else list(initial)
+    order: dict[int, int] = {}
+    for root in roots:
+        order.setdefault(block[root], len(order))
+    queue = deque(dict.fromkeys(roots))
+    seen = set(roots)
     while queue:
         q = queue.popleft()
         for t in delta[q]:

@@ -1,21 +1,28 @@
 """Which rules compile, and into what: a plan of plain and sliced parts.
 
-A rule compiles when, after moving universal quantifiers out of `always`
-(`G forall x in D: φ` is `forall x in D: G φ`, D being the same at every position), it is a
-boolean combination (and, or, not) of
+A rule is first normalised: universal quantifiers move out of `always` (`G forall x in D: φ`
+is `forall x in D: G φ`, D being the same at every position), quantifiers move inward across
+parts that do not read their variable (`trigger.miniscope`), and a variable bound at the call
+that triggers the rule (`always (T(a: x) -> ψ(x))`, ψ reading x at that call and in `once`
+of earlier calls) is read from that call (`trigger.bind_at_trigger`). It compiles when it is
+then a boolean combination (and, or, not) of
 
-  - *plain* parts: no quantifier; events whose guards read only the current call
-    (arguments, result, literals, extern predicates); every temporal operator, future and
-    past, with no future operator below a past one. All plain parts under one `and`/`or`
+  - *plain* parts: no quantifier; events whose guards read the current call (arguments,
+    result, literals, extern predicates), maybe with the run's constants (`request.text`,
+    `metrics`) and its history (history atoms); conditions on the constants alone (static
+    atoms: one automaton per truth of them, `constants`); every temporal operator, future
+    and past, with no future operator below a past one. All plain parts under one `and`/`or`
     are merged into one automaton, so their interplay is exact;
   - *sliced* parts: `forall x in D: φ` or `exists x in D: φ` with φ plain except that guards
     may compare x with a call's argument or result by `==` or `!=` (binding atoms), and
-    conditions may test x against literals (static atoms). D is a union of call domains
-    (`tool.arg`, `tool.result.path`, as pattern-bound variables produce) and literal lists.
+    conditions may test x against literals and the run's constants (static atoms). D is a
+    union of call domains (`tool.arg`, `tool.result.path`, as pattern-bound variables
+    produce) and literal lists.
 
-Everything else is reported as not compiled, with the reason: nested quantifiers, a
-quantifier below another temporal operator, conditions on trace-wide values (`outputs`,
-`entities(...)` domains, metrics), a variable compared other than by equality with a call.
+Everything else is reported as not compiled, with the reason: nested quantifiers that do not
+come apart, a quantifier below another temporal operator, conditions on trace-wide values
+(`outputs`, `entities(...)` domains, provenance), a variable compared other than by
+equality with a call it is not bound at.
 
 >>> from policyc.ir import build as b
 >>> o = b.var("o")
@@ -38,6 +45,7 @@ from policyc.ir.walk import free_vars, subformulas
 
 from policyc.tables.atoms import atom_kind, guard_leaves
 from policyc.automata.progress import NotPropositional, check_progressable
+from policyc.automata.trigger import bind_at_trigger, miniscope
 
 
 class NotCompilable(ValueError):
@@ -51,6 +59,7 @@ class NotCompilable(ValueError):
 @dataclass(frozen=True)
 class PlainPart:
     formula: n.Formula
+    static_atoms: tuple[n.Term, ...] = ()  # conditions on the run's constants alone
 
 
 @dataclass(frozen=True)
@@ -95,6 +104,38 @@ def hoist(f: n.Formula) -> n.Formula:
     return f
 
 
+def normalise(formula: n.Formula) -> n.Formula:
+    """The rule with its quantifiers where the automata take them (see the module docstring)."""
+    return _bind_triggers(miniscope(hoist(formula)))
+
+
+def _bind_triggers(f: n.Formula) -> n.Formula:
+    """Each quantifier of the boolean skeleton bound at its trigger, when its rewrite compiles
+    as a plain part (else it is left for the slicing)."""
+    if isinstance(f, (n.And, n.Or)):
+        return (b.conj if isinstance(f, n.And) else b.disj)(*(_bind_triggers(a) for a in f.args))
+    if isinstance(f, n.Not):
+        return b.neg(_bind_triggers(f.arg))
+    if isinstance(f, n.Forall):
+        bound = bind_at_trigger(f)
+        if bound is None:
+            return f
+        if any(isinstance(s, n.Earlier) for s in subformulas(bound)):
+            # earlier calls related to the value only by equality: slicing keeps each value's
+            # state exactly (and takes part in the joint search); history atoms otherwise
+            try:
+                sliced_part(f)
+                return f
+            except NotCompilable:
+                pass
+        try:
+            plain_part(bound)
+        except NotCompilable:
+            return f
+        return bound
+    return f
+
+
 def plan_rule(formula: n.Formula) -> Plan:
     """Split a rule into parts the automata compile; raise NotCompilable otherwise."""
     parts: list[Part] = []
@@ -118,14 +159,14 @@ def plan_rule(formula: n.Formula) -> Plan:
             return len(parts) - 1
         raise NotCompilable("a quantifier below a temporal operator other than `always`")
 
-    skeleton = split(hoist(formula))
+    skeleton = split(normalise(formula))
     return Plan(skeleton, tuple(parts))
 
 
 def plain_part(f: n.Formula) -> PlainPart:
-    _check_atoms(f, None)
-    _check_temporal(f)
-    return PlainPart(f)
+    static, _ = _check_atoms(f, None)
+    _check_temporal(_without_conditions(f) if static else f)
+    return PlainPart(f, tuple(static))
 
 
 def _check_temporal(f: n.Formula) -> None:
@@ -145,12 +186,18 @@ def _check_atoms(f: n.Formula, var: str | None) -> tuple[list[n.Term], list[tupl
             leaves = [(leaf, sub.tool) for leaf in guard_leaves(sub.guard)]
         elif isinstance(sub, n.Cond):
             leaves = [(leaf, None) for leaf in guard_leaves(sub.term)]
+            if var is None and all(atom_kind(leaf) == "static" for leaf, _ in leaves):
+                if sub.term not in static:  # a condition on the run's constants: one static atom
+                    static.append(sub.term)
+                continue
         else:
             continue
         for leaf, tool in leaves:
             kind = atom_kind(leaf, var)
             if tool is None and kind in ("call", "binding"):
                 kind = "unsupported"  # a condition outside any event cannot read a call
+            if kind == "static" and var is None:
+                continue  # a guard's condition on the constants alone: read with the call's atoms
             if kind == "static":
                 if leaf not in static:
                     static.append(leaf)
@@ -171,10 +218,11 @@ def _unsupported_reason(leaf: n.Term, var: str | None) -> str:
     if kinds & {"From", "Flows"}:
         return (f"the condition `{show(leaf)}` reads what the run had seen before the call (provenance); "
                 "the gate decides it with the evaluator")
-    if kinds & {"Values", "Outputs", "Done", "Metric", "Request"}:
-        return f"the condition `{show(leaf)}` reads trace-wide values (domains, outputs, done, metrics or the request)"
+    if kinds & {"Values", "Outputs", "Done"}:
+        return f"the condition `{show(leaf)}` reads trace-wide values (domains, outputs or done)"
     if var is not None and n.Var(var) in subformulas(leaf):
-        return f"`{var}` is compared with a call other than by `==` or `!=` in `{show(leaf)}`"
+        return (f"`{var}` is compared with a call other than by `==` or `!=` in `{show(leaf)}`, and is not bound "
+                "at the call that triggers the rule")
     return f"the condition `{show(leaf)}` reads variables the automata do not track"
 
 
@@ -203,7 +251,9 @@ def _domain(term: n.Term) -> tuple[list, list]:
 def sliced_part(q: n.Forall | n.Exists) -> SlicedPart:
     body = q.body
     if _has_quantifier(body):
-        raise NotCompilable("nested quantifiers")
+        inner = sorted({s.var for s in subformulas(body) if isinstance(s, (n.Forall, n.Exists))})
+        raise NotCompilable(f"nested quantifiers: `{q.var}` and `{'`, `'.join(inner)}` are read together "
+                            "(one condition, or one earlier call, relates them), so neither is tracked alone")
     if free_vars(body) - {q.var} or free_vars(q.domain):
         raise NotCompilable("a variable bound outside the quantifier")
     calls, consts = _domain(q.domain)
@@ -220,4 +270,4 @@ def _without_conditions(f: n.Formula) -> n.Formula:
     return specialise(f, {})
 
 
-__all__ = ["NotCompilable", "Plan", "PlainPart", "SlicedPart", "plan_rule", "hoist"]
+__all__ = ["NotCompilable", "Plan", "PlainPart", "SlicedPart", "plan_rule", "hoist", "normalise"]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 
+from policyc.ir.printer import show
 from policyc.automata.compile import RuleAutomaton
 from policyc.tables.slicing import SliceTable
 from policyc.tables.dfa import SATISFIED, VIOLATED, DfaTable
@@ -64,7 +65,24 @@ def _dfa_dot(dfa: DfaTable, prefix: str, lines: list[str]) -> None:
             attrs.append(f"color={_quote(_COLORS[dfa.verdict[q]])}")
         lines.append(f"  {prefix}{q} [{', '.join(attrs)}];")
     lines.append(f"  {prefix}start [shape=point];")
-    lines.append(f"  {prefix}start -> {prefix}{dfa.initial};")
+    if not dfa.initials:
+        lines.append(f"  {prefix}start -> {prefix}{dfa.initial};")
+        return _dfa_edges(dfa, prefix, lines)
+    # a start per truth of the run's constants, and the free variant's for a run without them
+    lines.append(f"  {prefix}start -> {prefix}{dfa.initial} [label={_quote('constants not known')}, style=dashed];")
+    for mask, q in dfa.initials:
+        lines.append(f"  {prefix}start -> {prefix}{q} [label={_quote(constants_case(dfa, mask))}];")
+    _dfa_edges(dfa, prefix, lines)
+
+
+def constants_case(dfa: DfaTable, mask: int) -> str:
+    """A truth of a table's static atoms, readable: `contains(request.text, "pay")`, `not ...`."""
+    if not dfa.static_atoms:
+        return "the run's request and metrics are known"
+    return ", ".join(show(a) if mask >> i & 1 else f"not {show(a)}" for i, a in enumerate(dfa.static_atoms))
+
+
+def _dfa_edges(dfa: DfaTable, prefix: str, lines: list[str]) -> None:
     for q in range(dfa.size):
         for target, labels in edge_labels(dfa, q).items():
             lines.append(f"  {prefix}{q} -> {prefix}{target} [label={_quote(chr(10).join(labels))}];")
@@ -95,13 +113,15 @@ def to_dot(auto: RuleAutomaton, name: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def bad_prefixes(dfa: DfaTable, limit: int = 10) -> list[list[str]]:
-    """Readable bad prefixes of minimal length (at most `limit`), [] when there are none."""
+def bad_prefixes(dfa: DfaTable, limit: int = 10, start: int | None = None) -> list[list[str]]:
+    """Readable bad prefixes of minimal length (at most `limit`) from `start` (the initial state
+    when None), [] when there are none."""
     verdict = dfa.verdict
-    if verdict[dfa.initial] == VIOLATED:
+    start = dfa.initial if start is None else start
+    if verdict[start] == VIOLATED:
         return [[]]
-    layer: dict[int, list[list[int]]] = {dfa.initial: [[]]}
-    seen = {dfa.initial}
+    layer: dict[int, list[list[int]]] = {start: [[]]}
+    seen = {start}
     while layer:
         nxt: dict[int, list[list[int]]] = {}
         found: list[list[int]] = []
@@ -118,14 +138,18 @@ def bad_prefixes(dfa: DfaTable, limit: int = 10) -> list[list[str]]:
     return []
 
 
-def part_dfas(auto: RuleAutomaton) -> list[tuple[str, DfaTable]]:
-    """(title, automaton) for each plain part and each static case of each sliced part."""
+def part_dfas(auto: RuleAutomaton) -> list[tuple[str, DfaTable, int]]:
+    """(title, automaton, start state) for each plain part (each truth of the run's constants
+    it reads, and without them) and each static case of each sliced part."""
     out = []
     for part in auto.table.parts:
         if isinstance(part, SliceTable):
             for mask, body in part.bodies.items():
                 out.append((f"for each value of `{part.var}` ({part.kind})"
-                            + (f", case {mask}" if part.static_atoms else ""), body))
+                            + (f", case {mask}" if part.static_atoms else ""), body, body.initial))
+        elif part.initials:
+            out.extend((f"when {constants_case(part, mask)}", part, q) for mask, q in part.initials)
+            out.append(("when the run's request and metrics are not known (free inputs)", part, part.initial))
         else:
-            out.append(("", part))
+            out.append(("", part, part.initial))
     return out

@@ -6,7 +6,7 @@ import click
 
 from policyc.cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK
 from policyc.cli import externs as extern_bindings
-from policyc.cli.common import fail, is_artifact_file, key_option, load_checked, load_monitor, use_color, write_output
+from policyc.cli.common import budget_options, fail, key_option, load_checked, load_monitor, reads_artifact, use_color, write_output
 from policyc.terminal import printable
 from policyc.trace.formats import FORMATS
 
@@ -40,6 +40,7 @@ from policyc.trace.formats import FORMATS
               help="how to read each trace record")
 @extern_bindings.option
 @key_option
+@budget_options
 def command(policy: str, traces: tuple[str, ...], deployment: str, suite: str | None, gated: tuple[str, ...],
             evidence_files: tuple[str, ...], k: int, risk: float | None, distribution: str | None,
             confidence: float, resolved: tuple[str, ...], fmt: str, output: str, input_format: str,
@@ -74,7 +75,7 @@ def command(policy: str, traces: tuple[str, ...], deployment: str, suite: str | 
     if deployment in gated:
         fail(f"`{printable(deployment)}` is both the suite's deployment and a gated one",
              "a gated deployment is a different system: give it its own name")
-    if is_artifact_file(policy):
+    if reads_artifact(policy, key_file):
         monitor = load_monitor(policy, externs, key_file)
         compiled, bound = monitor.compiled, monitor.externs
     else:

@@ -7,7 +7,7 @@ import math
 import os
 import stat
 import sys
-from typing import Sequence
+from typing import NoReturn, Sequence
 
 import click
 
@@ -99,7 +99,7 @@ def load_checked(path: str, fmt: str = "text"):
     return policy, diagnostics
 
 
-def fail(message: str, help: str | None = None, code: int = 2):
+def fail(message: str, help: str | None = None, code: int = 2) -> NoReturn:
     """Print `policyc: message` (and a help line) on standard error and exit (2: input error)."""
     click.echo(f"policyc: {message}", err=True)
     if help:
@@ -107,41 +107,88 @@ def fail(message: str, help: str | None = None, code: int = 2):
     raise click.exceptions.Exit(code)
 
 
+def budget_options(command):
+    """`--max-states` and `--max-product` for a command that compiles automata: the
+    construction budget (`policyc.automata.budget`) while it runs; reaching it is an input
+    error (exit 2) naming the rule, never a run that eats the machine's memory."""
+    import functools
+
+    @click.option("--max-product", type=click.IntRange(min=1), default=None, metavar="N",
+                  help="the most states a product of a conjunction's automata may reach (default 300,000)")
+    @click.option("--max-states", type=click.IntRange(min=1), default=None, metavar="N",
+                  help="the most states one automaton may reach while it is built (default 5,000)")
+    @functools.wraps(command)
+    def wrapped(*args, max_states: int | None, max_product: int | None, **kwargs):
+        from policyc.automata.budget import BudgetExceeded, construction_budget
+
+        given = {name: str(value) for name, value in (("POLICYC_MAX_STATES", max_states),
+                                                       ("POLICYC_MAX_PRODUCT", max_product)) if value is not None}
+        before = {name: os.environ.get(name) for name in given}
+        os.environ.update(given)  # worker processes (--jobs) build within it too
+        try:
+            with construction_budget(max_states, max_product):
+                return command(*args, **kwargs)
+        except BudgetExceeded as exc:
+            fail(printable(str(exc)), exc.help)
+        finally:  # the command's budget, not the process's (a host may run several commands)
+            for name, value in before.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
+    return wrapped
+
+
 key_option = click.option(
     "--key-file", type=click.Path(dir_okay=False), default=None,
     help="refuse an artifact not signed with the key in this file (default: the key in POLICYC_ARTIFACT_KEY, if set)")
 
 
-def load_monitor(path: str, extern_specs: tuple[str, ...] = (), key_file: str | None = None):
-    """A monitor from a policy (`.altl`, compiled in memory; refused when a signing key is
-    configured) or from an artifact file (verified, with its signature when a key is given),
-    its extern predicates bound by `--extern`."""
+def artifact_key(key_file: str | None) -> bytes | None:
+    """The key artifacts must be signed with: the key file's, else POLICYC_ARTIFACT_KEY's, else
+    None (exit 2 when the key cannot be read)."""
     from policyc.artifact.errors import ArtifactError
-    from policyc.artifact.io import read_artifact, read_key_file, resolve_key
+    from policyc.artifact.io import read_key_file, resolve_key
+
+    try:
+        return read_key_file(key_file) if key_file else resolve_key(None)
+    except ArtifactError as exc:
+        fail(printable(str(exc)), exc.help)
+
+
+def reads_artifact(path: str, key_file: str | None) -> bool:
+    """Whether a command's POLICY is read as an artifact: always when a key is configured
+    (a signed artifact is then the only thing it accepts, whatever the file is named), else
+    when the file looks like one (`is_artifact_file`)."""
+    return artifact_key(key_file) is not None or is_artifact_file(path)
+
+
+def load_monitor(path: str, extern_specs: tuple[str, ...] = (), key_file: str | None = None):
+    """A monitor from a policy (`.altl`, compiled in memory) or from an artifact file (verified,
+    with its signature when a key is given), its extern predicates bound by `--extern`. With a
+    key (--key-file or POLICYC_ARTIFACT_KEY) only an artifact signed with it is accepted: a
+    policy source is refused, never compiled in its place."""
+    from policyc.artifact.errors import ArtifactError
+    from policyc.artifact.io import read_artifact
     from policyc.cli import externs
     from policyc.ir.policy import ExternPredicate
     from policyc.runtime import Monitor
 
-    if not is_artifact_file(path):
+    key = artifact_key(key_file)
+    if key is None and not is_artifact_file(path):
         from policyc.artifact.build import build_artifact
 
-        try:
-            key = read_key_file(key_file) if key_file else resolve_key(None)
-        except ArtifactError as exc:
-            fail(printable(str(exc)), exc.help)
-        if key is not None:  # a key says which artifacts may gate: a source is none of them
-            fail(f"`{printable(path)}` is a policy source, and a signing key is configured: only an artifact signed "
-                 "with that key loads", "compile and sign it: `policyc compile POLICY -o policy.json --sign-key-file "
-                 "KEY`")
         policy, _ = load_checked(path)
         return Monitor(build_artifact(policy), externs.bind(extern_specs, policy.externs))
     try:
-        key = read_key_file(key_file) if key_file else resolve_key(None)
         artifact = read_artifact(path, key)
     except ArtifactError as exc:
+        if key is not None and not is_artifact_file(path):
+            fail(f"`{printable(path)}` is not a signed artifact, and a signing key is configured: only artifacts signed "
+                 "with it are loaded", "compile and sign it: `policyc compile POLICY -o FILE --sign-key-file KEY`")
         fail(printable(str(exc)), exc.help)
     declared = {e.name: ExternPredicate(e.name, (), None) for e in artifact.externs}
-    return Monitor(artifact, externs.bind(extern_specs, declared))
+    return Monitor(artifact, externs.bind(extern_specs, declared), key=key)
 
 
 def write_output(target: str, data: bytes, inputs: Sequence[str], option: str = "-o",

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from policyc.cli import EXIT_INPUT, EXIT_OK
-from policyc.cli.common import FORMAT_TEXT_JSON, fail, load_checked, policy_files, write_output
+from policyc.cli.common import FORMAT_TEXT_JSON, budget_options, fail, load_checked, policy_files, write_output
 from policyc.terminal import printable
 
 
@@ -30,6 +30,7 @@ def default_output(policy_path: str) -> str:
 @click.option("--sign-key-file", type=click.Path(dir_okay=False), default=None,
               help="sign each artifact (HMAC-SHA256) with the key in this file; Monitor.load(path, key=...) "
                    "then refuses an artifact not signed with it")
+@budget_options
 def command(policies: tuple[str, ...], output: str | None, fmt: str, sign_key_file: str | None) -> None:
     """Compile each POLICY (a folder: every .altl file below it) into a self-contained
     monitor artifact (JSON).
@@ -95,8 +96,11 @@ def compile_one(policy: str, target: str, fmt: str, key: bytes | None = None) ->
         write_output(target, (dump_artifact(artifact) + "\n").encode("utf-8"), [policy, *checked.sources])
     classes = Counter(r.rule_class for r in artifact.rules)
     limits = compiled_of(artifact).joint_limits()
-    stepwise = judged_on_prefixes(checked, {r.name for r in artifact.rules if r.rule_class == "offline-only"})
+    stepwise = judged_on_prefixes(checked, {r.name for r in artifact.rules if r.automaton is None})
     class_counts = {k: classes.get(k, 0) for k in ("gateable", "detectable", "offline-only")}
+    # what the automata do not compile, and why (the gate judges these with the evaluator
+    # where it can, the scorer at the end): the exception, rule by rule
+    not_compiled = {r.name: r.offline_reason for r in artifact.rules if r.automaton is None}
     summary: dict[str, object] = {
         "artifact": target,
         "policy": artifact.policy.name,
@@ -108,12 +112,16 @@ def compile_one(policy: str, target: str, fmt: str, key: bytes | None = None) ->
         "source_hash": artifact.source_hash,
         "content_hash": artifact.content_hash,
         "not_decided_jointly": limits,
+        "not_compiled": not_compiled,
         "offline_only_judged_at_each_call": stepwise,
     }
     if fmt == "text":
         counts = ", ".join(f"{n} {k}" for k, n in class_counts.items())
         click.echo(f"{printable(target)}: {summary['rules']} rules ({counts}), {summary['automata']} automata"
                    + (", signed" if key is not None else ""), err=target == "-")
+    if fmt == "text":  # in JSON, the summary's `not_compiled` says it
+        for name, reason in not_compiled.items():
+            click.echo(f"note: rule `{printable(name)}` is not compiled: {printable(str(reason))}", err=True)
     for note in joint_limit_notes(limits):
         click.echo(note, err=True)
     if stepwise:

@@ -7,7 +7,7 @@ import json
 import click
 
 from policyc.cli import EXIT_OK
-from policyc.cli.common import FORMAT_TEXT_JSON, load_checked
+from policyc.cli.common import FORMAT_TEXT_JSON, budget_options, load_checked
 from policyc.cli.graph import pick_rules
 from policyc.terminal import printable_block
 
@@ -25,12 +25,12 @@ def explain_rule(rule, tools) -> dict:
         auto = compile_rule(rule.formula, tools)
     except NotCompilable:
         return out
-    for title, dfa in part_dfas(auto):
-        shortest = dfa.shortest_continuation(dfa.initial)
+    for title, dfa, start in part_dfas(auto):
+        shortest = dfa.shortest_continuation(start)
         out["parts"].append({
             "title": title,
             "states": dfa.size,
-            "bad_prefixes": bad_prefixes(dfa),
+            "bad_prefixes": bad_prefixes(dfa, start=start),
             "shortest_satisfying": None if shortest is None else [dfa.alphabet.describe(l) for l in shortest],
         })
     return out
@@ -68,6 +68,7 @@ def render(info: dict) -> str:
 @click.option("--rule", "rule", default=None, help="the rule to explain (default: every rule)")
 @click.option("--format", "fmt", type=FORMAT_TEXT_JSON, default="text", show_default=True,
               help="text for people, json for machines")
+@budget_options
 def command(policy: str, rule: str | None, fmt: str) -> None:
     """Explain how a rule of POLICY can be enforced.
 

@@ -8,7 +8,7 @@ import click
 
 from policyc.cli import EXIT_INPUT, EXIT_OK
 from policyc.cli import externs as extern_bindings
-from policyc.cli.common import key_option
+from policyc.cli.common import budget_options, key_option
 
 MODES = ["tolerate", "warn", "block", "soft", "stop"]
 
@@ -26,6 +26,7 @@ MODES = ["tolerate", "warn", "block", "soft", "stop"]
               help="seconds the server has to start and list its tools")
 @extern_bindings.option
 @key_option
+@budget_options
 def command(policy: str, server: tuple[str, ...], trace_log: str | None, mode: str | None, strict_tools: bool,
             startup_timeout: float, externs: tuple[str, ...], key_file: str | None) -> None:
     """Serve the tools of an MCP server (started with the command after `--`) over standard
@@ -68,7 +69,8 @@ def command(policy: str, server: tuple[str, ...], trace_log: str | None, mode: s
     _quiet_sdk_logs()
     try:
         anyio.run(lambda: serve(monitor, server[0], list(server[1:]), mode=mode, trace_log=trace_log,
-                                report=report, strict_tools=strict_tools, startup_timeout=startup_timeout))
+                                report=report, strict_tools=strict_tools, startup_timeout=startup_timeout,
+                                handle_signals=True))
     except GatewayError as exc:
         click.echo(f"policyc gateway: {exc}", err=True)
         raise click.exceptions.Exit(EXIT_INPUT) from None

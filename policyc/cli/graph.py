@@ -9,7 +9,7 @@ import sys
 import click
 
 from policyc.cli import EXIT_INPUT, EXIT_OK
-from policyc.cli.common import load_checked, write_output
+from policyc.cli.common import budget_options, load_checked, write_output
 from policyc.terminal import printable
 
 
@@ -37,6 +37,7 @@ def pick_rules(policy, rule: str | None) -> list:
               help="dot (the default) needs nothing else; svg and png need graphviz's `dot` program; "
                    "text and json only with --rules")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None, help="write here instead of stdout")
+@budget_options
 def command(policy: str, rule: str | None, rules_graph: bool, fmt: str | None, output: str | None) -> None:
     """Draw the minimal automaton of a rule of POLICY, or with --rules its rule dependency graph.
 

@@ -34,6 +34,8 @@ def _read(path: str) -> tuple[str, list[tuple[int, object]]] | str:
             return f"line {exc.lineno}: it is not JSON: {exc.msg}"
     except RecursionError:
         return "it is nested too deeply to read"
+    except ValueError:  # an integer of thousands of digits, past what Python converts
+        return "it holds a number too long to read (thousands of digits)"
     values: list[tuple[int, object]] = []
     offset = 0
     for n, line in enumerate(text.split("\n"), 1):  # JSON Lines: one value per line
@@ -44,6 +46,8 @@ def _read(path: str) -> tuple[str, list[tuple[int, object]]] | str:
                 return f"line {n}: it is neither JSON nor JSON Lines: {exc.msg}"
             except RecursionError:
                 return f"line {n}: it is nested too deeply to read"
+            except ValueError:  # an integer of thousands of digits
+                return f"line {n}: it holds a number too long to read (thousands of digits)"
         offset += len(line) + 1
     return text, values
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import click
 
 from policyc.cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK
-from policyc.cli.common import FiniteFloatRange, policy_files, print_diagnostics, use_color
+from policyc.cli.common import FiniteFloatRange, budget_options, policy_files, print_diagnostics, use_color
 from policyc.cli.compile import joint_limit_notes
 from policyc.diagnostics import Severity, has_errors, render_github, render_text, summary_line
 from policyc.terminal import printable
@@ -38,16 +38,25 @@ _DENY = {"errors": Severity.ERROR, "warnings": Severity.WARNING, "notes": Severi
               help="processes to run the analyses' independent questions in (0: every core); the report is the same")
 @click.option("--progress/--no-progress", default=None,
               help="draw a progress bar on standard error when a lint takes over a second (default: on a terminal)")
+@click.option("--rlimit", type=click.IntRange(1), default=None, metavar="STEPS",
+              help="solver steps one question may take, a joint state of the automata counting as 200 "
+                   "(default: 10,000,000); a question past it is not decided (L0009)")
+@click.option("--budget", type=click.IntRange(1), default=None, metavar="STEPS",
+              help="solver steps the whole lint may take (default: 200,000,000); the questions left when it is "
+                   "spent are not decided (L0009)")
 @click.option("--max-layer-share", type=FiniteFloatRange(0, 1), default=0.5, show_default=True,
               help="weight share above which a layer is said to dominate")
 @click.option("--explain", "explain_code", metavar="CODE", help="describe a finding, with a wrong and a fixed example")
-def command(files, fmt, deny, allowed, only, bound, jobs, progress, max_layer_share, explain_code) -> None:
+@budget_options
+def command(files, fmt, deny, allowed, only, bound, jobs, progress, rlimit, budget, max_layer_share,
+            explain_code) -> None:
     """Lint policy FILES (a folder: every .altl file below it): conflicts, unsatisfiable, redundant and vacuous rules, dead tools,
     unenforceable severities, budgets and layer weights.
 
     \b
     Exit status: 0 clean, 1 findings at or above --deny, 2 a file could not be read or checked.
     """
+    from policyc.automata.budget import BudgetExceeded
     from policyc.check import check_file
     from policyc.lint import LintOptions, kind_by_name, lint_policy
     from policyc.lint.sarif import to_sarif
@@ -71,7 +80,8 @@ def command(files, fmt, deny, allowed, only, bound, jobs, progress, max_layer_sh
             selected = {k.slug for code, k in KINDS.items() if code not in skip}
     except KeyError as exc:
         raise click.BadParameter(f"no finding is called `{exc.args[0]}`") from None
-    options = LintOptions(bound=bound, max_layer_share=max_layer_share, jobs=jobs)
+    limits = {name: v for name, v in (("rlimit", rlimit), ("budget", budget)) if v is not None}
+    options = LintOptions(bound=bound, max_layer_share=max_layer_share, jobs=jobs, **limits)
     show = progress if progress is not None else sys.stderr.isatty()
     reports, failed_input, not_checked = [], False, []
     for path in policy_files(files):
@@ -87,7 +97,13 @@ def command(files, fmt, deny, allowed, only, bound, jobs, progress, max_layer_sh
             failed_input = True
             continue
         with _Bar(path, show) as bar:
-            report = lint_policy(policy, options, selected, progress=bar)
+            try:
+                report = lint_policy(policy, options, selected, progress=bar)
+            except BudgetExceeded as exc:  # say which rule, when the automaton was one rule's
+                from policyc.ir.printer import show as show_formula
+
+                raise next((exc.naming(r.name) for r in policy.rules
+                            if exc.formula is not None and show_formula(r.formula, 80) == exc.formula), exc) from None
         report = dataclasses.replace(report, findings=tuple(f for f in report.findings if f.code not in skip))
         reports.append(report)
         # the checker's warnings (an unused variable, `x == null` on a value that may be left out)

@@ -9,7 +9,7 @@ import click
 
 from policyc.cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK
 from policyc.cli import externs as extern_bindings
-from policyc.cli.common import key_option, load_monitor, use_color
+from policyc.cli.common import budget_options, key_option, load_monitor, use_color
 from policyc.terminal import markup_safe as safe
 from policyc.terminal import printable
 from policyc.trace.formats import FORMATS
@@ -86,6 +86,7 @@ def render_table(replayed, policy_name: str, mode: str | None) -> None:
               help="how to read each trace record; auto detects it from the record's shape")
 @extern_bindings.option
 @key_option
+@budget_options
 def command(policy: str, traces: tuple[str, ...], mode: str | None, fmt: str, trace_format: str,
             externs: tuple[str, ...], key_file: str | None) -> None:
     """Replay recorded runs (TRACES) through the gate, call by call.

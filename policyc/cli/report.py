@@ -8,7 +8,7 @@ import click
 
 from policyc.cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK
 from policyc.cli import externs as extern_bindings
-from policyc.cli.common import fail, is_artifact_file, key_option, load_checked, load_monitor, write_output
+from policyc.cli.common import budget_options, fail, key_option, load_checked, load_monitor, reads_artifact, write_output
 from policyc.terminal import printable
 from policyc.trace.formats import FORMATS
 
@@ -32,6 +32,7 @@ MODES = ["tolerate", "warn", "block", "soft", "stop"]
               help="how to read each trace record; auto detects it from the record's shape")
 @extern_bindings.option
 @key_option
+@budget_options
 def command(policy: str, traces: tuple[str, ...], output: str, with_lint: bool, with_replay: bool, mode: str | None,
             ledger: str | None, input_format: str, externs: tuple[str, ...], key_file: str | None) -> None:
     """Write one self-contained HTML page about TRACES (files, folders, or -) and a policy.
@@ -52,7 +53,7 @@ def command(policy: str, traces: tuple[str, ...], output: str, with_lint: bool, 
 
     monitor = load_monitor(policy, externs, key_file)
     builder = ReportBuilder(monitor.compiled, source=policy)
-    if with_lint and not is_artifact_file(policy):
+    if with_lint and not reads_artifact(policy, key_file):
         builder.add_lint(_lint_findings(policy))
     if ledger is not None:
         builder.add_ledger(_read_ledger(ledger))

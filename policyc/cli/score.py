@@ -10,7 +10,7 @@ import click
 
 from policyc.cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK
 from policyc.cli import externs as extern_bindings
-from policyc.cli.common import fail, is_artifact_file, key_option, load_checked, load_monitor
+from policyc.cli.common import budget_options, fail, key_option, load_checked, load_monitor, reads_artifact
 from policyc.trace.formats import FORMATS
 
 if TYPE_CHECKING:
@@ -39,6 +39,7 @@ PROGRESS_FROM = 200  # records; below this a progress bar only flickers
               help="the Ray cluster to use (default: RAY_ADDRESS, else a local cluster started for the run)")
 @extern_bindings.option
 @key_option
+@budget_options
 def command(policy: str, traces: tuple[str, ...], fmt: str, input_format: str, rows: int, jobs: int, engine: str,
             ray_address: str | None, externs: tuple[str, ...], key_file: str | None) -> None:
     """Score TRACES (files, folders, or - for standard input) against a policy (`.altl`) or
@@ -105,7 +106,7 @@ def _load(policy: str, externs: tuple[str, ...], key_file: str | None):
     for workers elsewhere); exit 2 when the policy or artifact cannot be loaded."""
     from policyc.artifact.io import dump_artifact
 
-    if is_artifact_file(policy):  # a compiled artifact: its tables score, nothing is compiled again
+    if reads_artifact(policy, key_file):  # a compiled artifact: its tables score, nothing is compiled again
         monitor = load_monitor(policy, externs, key_file)
         return monitor.compiled, monitor.externs, lambda: dump_artifact(monitor.artifact)
     from policyc.artifact.build import build_artifact

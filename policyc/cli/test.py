@@ -7,7 +7,7 @@ import functools
 import click
 
 from policyc.cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK
-from policyc.cli.common import write_output
+from policyc.cli.common import budget_options, write_output
 
 
 def _print_suite(suite, quiet: bool, paint, echo=click.echo) -> None:
@@ -35,6 +35,7 @@ def _print_suite(suite, quiet: bool, paint, echo=click.echo) -> None:
 @click.option("--junit", "junit", type=click.Path(dir_okay=False, allow_dash=True), default=None,
               help="also write the results as JUnit XML to this file (- for standard output)")
 @click.option("-q", "--quiet", is_flag=True, help="list only the tests that fail")
+@budget_options
 def command(files: tuple[str, ...], junit: str | None, quiet: bool) -> None:
     """Run the unit tests of policies.
 

@@ -29,6 +29,7 @@ from policyc.ir.nodes import (
     Attr,
     Cond,
     Const,
+    Earlier,
     Event,
     Exists,
     Extern,
@@ -176,7 +177,7 @@ def is_boolean_term(t: Term) -> bool:
         return isinstance(t.value, bool)
     if isinstance(t, Op):
         return _ops.OPS[t.op].kind in ("compare", "bool") or t.op in ("contains", "startswith", "endswith", "matches")
-    return isinstance(t, (Extern, Quant, From, Flows))
+    return isinstance(t, (Extern, Quant, From, Flows, Earlier))
 
 
 def quant(kind: str, name: str, domain: Term, body: Term) -> Term:
@@ -211,6 +212,14 @@ def flows(label: str, sources: Iterable[Sequence[Any]], text: Term, span: int) -
 def source_set(rules: Iterable[Sequence[Any]]) -> SourceSet:
     """A `provenance.SourceSet` as the IR holds it: tuples all the way down."""
     return tuple((str(s), str(t), tuple(p), bool(i)) for s, t, p, i in rules)
+
+
+def earlier(tool: str, var_name: str, guard: Term, value: Term) -> Term:
+    """A history atom (`nodes.Earlier`): some event before the current one is a call to `tool`
+    satisfying `guard` with `var_name` bound to `value`. False when no call can satisfy it."""
+    if isinstance(guard, Lit) and not _ops.truthy(guard.value):
+        return LIT_FALSE
+    return Earlier(tool, var_name, guard, value)
 
 
 def extern(name: str, *args: Term) -> Extern:

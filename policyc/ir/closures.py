@@ -20,8 +20,8 @@ from typing import Any, Callable, Mapping
 from policyc.grounding import extractor_of
 from policyc.ir import nodes as n
 from policyc.ir.dispatch import Cases
-from policyc.ir.data import DataEnv, attribute, eval_term, path_value
-from policyc.ir.ops import UNDEF, apply_op, domain_values, get_field, get_index, get_slice, truthy
+from policyc.ir.data import DataEnv, attribute, earlier, eval_term, path_value
+from policyc.ir.ops import OPS, UNDEF, apply_op, domain_values, get_field, get_index, get_slice, truthy
 
 Args = Mapping[str, Any] | None
 Compiled = Callable[[DataEnv, Args, Any], Any]
@@ -31,7 +31,44 @@ def compile_term(t: n.Term) -> Compiled:
     """The closure of a term, built once per (hash-consed) term node."""
     cached = t._cache.get("compiled")
     if cached is None:
-        cached = t._cache["compiled"] = _COMPILE[t.__class__](t)
+        made = _COMPILE[t.__class__](t)
+        cached = t._cache["compiled"] = _once_per_run(t, made) if _on_constants(t) else made
+    return cached
+
+
+_NOT_CONSTANT = (n.Arg, n.Result, n.Attr, n.Var, n.Values, n.Outputs, n.Done, n.From, n.Flows, n.Earlier, n.Extern,
+                 n.Quant)
+
+
+def _on_constants(t: n.Node) -> bool:
+    """Whether a term (not a bare `request` or metric) reads the run's constants and nothing
+    else that changes: `lower(request.text)`. Memoised per node."""
+    found = t._cache.get("on_constants")
+    if found is None:
+        if isinstance(t, (n.Request, n.Metric)):
+            found = "const"
+        elif isinstance(t, _NOT_CONSTANT):
+            found = "no"
+        else:
+            kinds = {_on_constants(c) for c in t.children} | {"lit"}
+            found = "no" if "no" in kinds else "const" if "const" in kinds else "lit"
+        t._cache["on_constants"] = found
+    return found == "const" and not isinstance(t, (n.Request, n.Metric))
+
+
+def _once_per_run(t: n.Term, inner: Compiled) -> Compiled:
+    """A term on the run's constants, computed once per run: the run's context keeps it
+    (`env.globals.memo`); an evaluation without one computes it."""
+    missing = object()
+
+    def cached(env: DataEnv, args: Args, result: Any) -> Any:
+        memo = getattr(env.globals, "memo", None)
+        if memo is None:
+            return inner(env, args, result)
+        value = memo.get(t, missing)
+        if value is missing:
+            value = memo[t] = inner(env, args, result)
+        return value
     return cached
 
 
@@ -107,7 +144,49 @@ def _op(t: n.Op) -> Compiled:
     if t.op == "or":
         return lambda env, args, result: any(truthy(p(env, args, result)) for p in parts)
     name = t.op
+    if len(parts) == 2:
+        return _binary(name, parts[0], parts[1])
+    if len(parts) == 1:
+        return _unary(name, parts[0])
     return lambda env, args, result: apply_op(name, *[p(env, args, result) for p in parts])
+
+
+#: Operators that read a ⊥ operand as false rather than returning ⊥ (`apply_op`).
+_FALSE_ON_UNDEF = ("contains", "startswith", "endswith")
+_FAILED = (TypeError, ValueError, OverflowError, RecursionError)
+
+
+def _binary(name: str, left: Compiled, right: Compiled) -> Compiled:
+    """`apply_op(name, a, b)` without looking the operator up or packing its operands, per call."""
+    spec = OPS[name]
+    fn = spec.fn
+    on_undef: object = False if name in _FALSE_ON_UNDEF else UNDEF if spec.strict else None
+
+    def binary(env: DataEnv, args: Args, result: Any) -> Any:
+        a, b = left(env, args, result), right(env, args, result)
+        if on_undef is not None and (a is UNDEF or b is UNDEF):
+            return on_undef
+        try:
+            return fn(a, b)
+        except _FAILED:
+            return UNDEF
+    return binary
+
+
+def _unary(name: str, operand: Compiled) -> Compiled:
+    spec = OPS[name]
+    fn = spec.fn
+    strict = spec.strict
+
+    def unary(env: DataEnv, args: Args, result: Any) -> Any:
+        a = operand(env, args, result)
+        if strict and a is UNDEF:
+            return UNDEF
+        try:
+            return fn(a)
+        except _FAILED:
+            return UNDEF
+    return unary
 
 
 @_COMPILE.on(n.Quant)
@@ -128,6 +207,32 @@ def _outputs(t: n.Outputs) -> Compiled:  # read once per entity by grounding rul
     def outputs(env: DataEnv, args: Args, result: Any) -> Any:
         return env.globals.outputs(tools, extractor_of(env.externs)) if env.globals is not None else []
     return outputs
+
+
+@_COMPILE.on(n.Request)
+def _request(t: n.Request) -> Compiled:  # a run constant: read from what the evaluation was given
+    def request(env: DataEnv, args: Args, result: Any) -> Any:
+        read = getattr(env.globals, "request", None)
+        return read() if read is not None else UNDEF
+    return request
+
+
+@_COMPILE.on(n.Metric)
+def _metric(t: n.Metric) -> Compiled:
+    metric_path = t.path
+
+    def metric(env: DataEnv, args: Args, result: Any) -> Any:
+        return env.globals.metric(metric_path) if env.globals is not None else UNDEF
+    return metric
+
+
+@_COMPILE.on(n.Earlier)
+def _earlier(t: n.Earlier) -> Compiled:  # a history atom: the run's stores answer it
+    value, atom = compile_term(t.value), t
+
+    def seen_before(env: DataEnv, args: Args, result: Any) -> Any:
+        return earlier(atom, value(env, args, result), env)
+    return seen_before
 
 
 @_COMPILE.on(n.Project)

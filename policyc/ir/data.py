@@ -263,6 +263,20 @@ def provenance(t: n.From | n.Flows, env: DataEnv) -> bool:
     return found is not None and comes_from(found, t.sources, t.only)
 
 
+@_TERMS.on(n.Earlier)
+def _earlier(t: n.Earlier, env: DataEnv) -> object:
+    return earlier(t, eval_term(t.value, env), env)
+
+
+def earlier(t: n.Earlier, value: object, env: DataEnv) -> bool:
+    """A history atom (`n.Earlier`), answered by the run's history stores: only a compiled
+    rule's run has them (`policyc.tables.context.RunContext`), never a plain trace."""
+    answer = getattr(env.globals, "earlier", None)
+    if answer is None:
+        raise TypeError("a history atom is read from a run's history stores, and none were given")
+    return value is not UNDEF and bool(answer(t, value))
+
+
 def holds(t: n.Term, env: DataEnv) -> bool:
     """A term read as a condition."""
     return truthy(eval_term(t, env))

@@ -321,6 +321,21 @@ class Flows(Term):
     span: int
 
 
+class Earlier(Term):
+    """A history atom, made only by the compiler (no policy writes it): some event *before* the
+    current one is a call to `tool` whose arguments and result satisfy `guard`, read with `var`
+    bound to `value` (a term of the current call). `once tool(guard(x))` read at a call that
+    binds x becomes this atom of that call (`policyc.automata.trigger`); a run answers it from
+    its history stores (`policyc.tables.earlier`), not by reading the trace again."""
+
+    __slots__ = ("tool", "var", "guard", "value")
+    _fields = ("tool", "var", "guard", "value")
+    tool: str
+    var: str
+    guard: Term
+    value: Term
+
+
 # ------------------------------------------------------------------ formulas
 
 

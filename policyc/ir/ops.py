@@ -226,6 +226,13 @@ def _actions(text: Value, claims: Value) -> Value:
     return claimed_actions(text, claims) if isinstance(claims, dict) else UNDEF  # the default reader
 
 
+def _unreadable(value: Value) -> bool:
+    """Whether membership in `value` reads more than a list's elements: a text (`x in text`:
+    its substrings) or an object (its keys). Made only by the compiler: a rule that binds a
+    variable by `x in v` cannot read a call whose `v` is one (`policyc.automata.trigger`)."""
+    return isinstance(value, (str, dict))
+
+
 def _make_list(*items: Value) -> Value:
     return list(items)
 
@@ -278,6 +285,7 @@ OPS: dict[str, OpSpec] = {
         OpSpec("matches", "matches", 2, _matches, False, "builtin"),
         *(OpSpec(kind, kind, 1, _kind(kind), True, "builtin") for kind in KINDS),
         OpSpec("actions", "actions", 2, _actions, True, "builtin"),
+        OpSpec("unreadable", "unreadable", 1, _unreadable, False, "builtin"),
         OpSpec("list", "list", -1, _make_list, True, "ctor"),
         OpSpec("dict", "dict", -1, _make_dict, True, "ctor"),
     )

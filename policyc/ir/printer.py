@@ -158,6 +158,13 @@ def _flows(node: n.Flows) -> Shown:
     return f"flows({node.label}, {_show(node.text)[0]}, {node.span})", ATOM
 
 
+@_SHOW.on(n.Earlier)
+def _earlier(node: n.Earlier) -> Shown:
+    parts = node.guard.args if isinstance(node.guard, n.Op) and node.guard.op == "and" else (node.guard,)
+    guard = ", ".join(_show_condition(p) for p in parts if not (isinstance(p, n.Lit) and p.value is True))
+    return f"earlier {node.tool}({guard}) with {node.var} = {_show(node.value)[0]}", QUANT
+
+
 # ------------------------------------------------ formulas
 
 

@@ -39,6 +39,7 @@ _SCHEMA: dict[type, tuple[str, ...]] = {
     n.Project: ("node", "strs"),
     n.From: ("node", "bool", "str", "sources"),
     n.Flows: ("str", "sources", "node", "int"),
+    n.Earlier: ("str", "str", "node", "node"),
     n.Const: ("bool",),
     n.Event: ("str", "node"),
     n.Cond: ("node",),
@@ -120,6 +121,7 @@ _TERM_FIELDS: dict[type, tuple[int, ...]] = {
     n.Field: (0,), n.Index: (0, 1), n.Slice: (0, 1, 2), n.Op: (1,), n.Extern: (1,),
     n.Event: (1,), n.Cond: (0,), n.Forall: (2,), n.Exists: (2,),
     n.Quant: (2, 3), n.Project: (0,), n.From: (0,), n.Flows: (2,),
+    n.Earlier: (2, 3),
 }
 _SELECTORS = ("request", "user", "tool", "default")
 

@@ -20,6 +20,8 @@ def free_vars(node: n.Node) -> frozenset[str]:
         out = frozenset((node.name,))
     elif isinstance(node, (n.Forall, n.Exists, n.Quant)):
         out = free_vars(node.domain) | (free_vars(node.body) - {node.var})
+    elif isinstance(node, n.Earlier):  # its guard reads an earlier call, with `var` bound
+        out = free_vars(node.value) | (free_vars(node.guard) - {node.var})
     else:
         out = frozenset().union(*(free_vars(c) for c in node.children)) if node.children else frozenset()
     node._cache["free_vars"] = out

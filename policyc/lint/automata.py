@@ -42,21 +42,34 @@ from typing import Mapping, Sequence
 
 from policyc.automata import NotCompilable, compile_rule
 from policyc.automata.joint import MAX_JOINT_COMBINATIONS, combinations
-from policyc.automata.solver import TooManyCombinations
+from policyc.automata.one_value import OneValue
+from policyc.automata.solver import TooManyCombinations, independent_groups
 from policyc.automata.specialise import specialise
 from policyc.ir import nodes as n
-from policyc.ir.types import ToolSignature
+from policyc.ir.data import CallArgs, DataEnv, eval_term
+from policyc.ir.ops import UNDEF, truthy
+from policyc.ir.types import MESSAGE_SIGNATURE, OptionalT, ToolSignature, value_problems
 from policyc.ir.walk import subformulas
 from policyc.lint.claims import Claim, metric_atoms, reads_only_metrics
-from policyc.tables.atoms import guard_leaves, reads_result
+from policyc.tables.atoms import guard_leaves, reads_constants, reads_history, reads_result
 from policyc.tables.dfa import SATISFIED, VIOLATED, Alphabet, DfaTable, ToolLetters
 from policyc.tables.product import OTHER, JointSpace
 from policyc.tables.rule import RuleTable
+from policyc.trace.model import view_actors
 
 #: Table entries (joint states times automata) one search may hold before it gives up.
 SEARCH_ENTRIES = 500_000
 #: ... and joint states, at most.
 SEARCH_STATES = 200_000
+
+#: Conditions on one tool's calls a formula may have for the lint to compile it, and the
+#: conditions of several claims on one tool whose combinations a product decides (each
+#: combination is a solver call: beyond them, the tool's letters are left as the claims have them).
+MAX_TOOL_CONDITIONS = 8
+
+#: Conditions on the request and the metrics one question may read (it is searched once per
+#: combination of their truths).
+MAX_INPUT_CONDITIONS = 6
 
 WITNESS, EMPTY, UNKNOWN = "witness", "empty", "unknown"
 
@@ -80,9 +93,11 @@ class LintAutomata:
     """The automata of one lint run: every formula compiled at most once, every product
     search done at most once."""
 
-    def __init__(self, tools: Mapping[str, ToolSignature], terminal: frozenset[str] = frozenset()):
+    def __init__(self, tools: Mapping[str, ToolSignature], terminal: frozenset[str] = frozenset(),
+                 observes: frozenset[str] = frozenset()):
         self.tools = tools
         self.terminal = terminal
+        self.observes = observes
         self._tables: dict[n.Formula, RuleTable | None] = {}
         self._reasons: dict[n.Formula, str] = {}
         self._searches: dict[tuple, Decision] = {}
@@ -110,6 +125,24 @@ class LintAutomata:
         self._masks[key] = found
         return found
 
+    def tool_masks(self, tool: str, atoms: Sequence[n.Term]) -> tuple[list[int], bool] | None:
+        """`masks` of a tool's guard atoms, without the combinations no call as the tool is
+        declared can produce (its required arguments are given) nor any actor of the policy's
+        view (a call is the agent's unless the policy observes the user's calls; a message is
+        the agent's or the user's)."""
+        sig = self.tools.get(tool)
+        found = self.masks(atoms)
+        if found is not None and sig is not None:
+            found = (_typed(atoms, found[0], sig), found[1])
+        reading = [i for i, a in enumerate(atoms) if _reads_actor(a)]
+        if found is None or sig is None or not reading:
+            return found
+        actors = view_actors(sig == MESSAGE_SIGNATURE, self.observes)
+        truths = [[_actor_truth(atoms[i], u) for i in reading] for u in actors]
+        kept = [m for m in found[0]
+                if any(all(t is None or t == bool(m >> i & 1) for i, t in zip(reading, row)) for row in truths)]
+        return kept, found[1]
+
     def _project(self, key: tuple[n.Term, ...]) -> tuple[list[int], bool] | None:
         wanted = set(key)
         for pool, answer in self._masks.items():
@@ -123,9 +156,13 @@ class LintAutomata:
     # ------------------------------------------------------------ compiling
 
     def table(self, phi: n.Formula) -> RuleTable | None:
-        """The formula's compiled table; None outside the compiled fragment."""
+        """The formula's compiled table; None outside the compiled fragment, or when one tool
+        has more than `MAX_TOOL_CONDITIONS` conditions (their combinations are enumerated)."""
         if phi not in self._tables:
+            crowded = _crowded_tool(phi)
             try:
+                if crowded is not None:
+                    raise NotCompilable(f"`{crowded}` has more than {MAX_TOOL_CONDITIONS} conditions on its calls")
                 self._tables[phi] = compile_rule(phi, self.tools).table
             except NotCompilable as exc:
                 self._tables[phi] = None
@@ -148,7 +185,13 @@ class LintAutomata:
                 found = self._complements[phi] = _complement(inner)
                 return found
         table = self.table(phi)
-        return None if table is None else table.dfa
+        dfa = None if table is None else table.dfa
+        if dfa is not None and reads_the_run(dfa):
+            # its language depends on the run's constants or history: the gate reads it with a
+            # run's, a question over every run is the solver's (as before the automata took it)
+            self._reasons.setdefault(phi, "it reads the run's request, metrics or history at each call")
+            return None
+        return dfa
 
     def compiles(self, claim: Claim) -> bool:
         """Whether the automata can take this claim into a product (metrics conditions aside)."""
@@ -190,6 +233,9 @@ class LintAutomata:
         truth of the metrics conditions) together."""
         formulas = [c.positive for c in claims]
         atoms = metric_atoms(formulas)
+        if len(atoms) > MAX_INPUT_CONDITIONS:
+            return Decision(UNKNOWN, reason=f"{len(atoms)} conditions on the trace's metrics and request: more "
+                                            f"than {MAX_INPUT_CONDITIONS} to search once per combination")
         decided = self.masks(atoms) if atoms else ([0], True)
         if decided is None:
             return Decision(UNKNOWN, reason=f"{len(atoms)} conditions on the trace's metrics and request have "
@@ -257,7 +303,7 @@ class LintAutomata:
         return Decision(WITNESS, calls, explored=explored)
 
     def _search_group(self, dfas: list[DfaTable], shortest: bool, states: int, keep_others: bool) -> Decision:
-        carrier = _carrier(dfas, self.masks)
+        carrier = _carrier(dfas, self.tool_masks)
         space = JointSpace(dfas + ([carrier] if carrier is not None else []), self.tools, self.terminal)
         budget = min(states, max(1_000, SEARCH_ENTRIES // max(1, len(space.tables))))
         found = _find_run(space, budget, shortest)
@@ -277,6 +323,77 @@ class LintAutomata:
         if key == OTHER:
             return _other_tool(space, self.tools, self.terminal, final), ()
         return key, tuple((atom, bool(mask >> bit & 1)) for bit, atom in enumerate(space.atoms[key]))
+
+
+def _related(pool: list[n.Term]) -> list[n.Term]:
+    """The conditions of a pool whose truths can depend on one another: those that read a
+    value another one reads too, and those on who made the call (a condition alone on its
+    value takes either truth wherever its claim's compiler allowed it)."""
+    roots = [_roots(a) for a in pool]
+    return [a for i, a in enumerate(pool)
+            if _reads_actor(a) or any(roots[i] & roots[j] for j in range(len(pool)) if j != i)]
+
+
+def _roots(atom: n.Term) -> frozenset:
+    """The call values a condition reads: its arguments, its result, its attributes (a value
+    seen through `strip` or a path is still that value)."""
+    return frozenset(s if isinstance(s, (n.Arg, n.Attr)) else "result" for s in subformulas(atom)
+                     if isinstance(s, (n.Arg, n.Attr, n.Result)))
+
+
+def _typed(atoms: Sequence[n.Term], masks: list[int], sig: ToolSignature) -> list[int]:
+    """The masks some call as the tool is declared can produce: for each group of atoms that
+    test one argument against literals (`OneValue`, when its candidates cover every class of
+    values), a value of the argument's type (left out only when it is optional) must give
+    the group's truths. The compiler's solver lets any value stand there, of any type."""
+    for group in independent_groups(atoms):
+        one = OneValue.of([atoms[i] for i in group])
+        if one is None or not one.complete or not isinstance(one.subject, n.Arg):
+            continue
+        param = sig.param(one.subject.name)
+        if param is None:
+            continue
+        kind = param.type
+
+        def typed(v: object, kind=kind) -> bool:
+            return isinstance(kind, OptionalT) if v is UNDEF else not value_problems(v, kind)
+
+        local = {m: sum(1 << j for j, i in enumerate(group) if m >> i & 1) for m in masks}
+        possible = {x: one.value(x, typed)[0] for x in set(local.values())}
+        masks = [m for m in masks if possible[local[m]]]
+    return masks
+
+
+def _crowded_tool(phi: n.Formula) -> str | None:
+    """A tool with more than `MAX_TOOL_CONDITIONS` distinct conditions in the formula's
+    patterns (the compiler enumerates their combinations), if any."""
+    leaves: dict[str, set[n.Term]] = {}
+    for sub in subformulas(phi):
+        if isinstance(sub, n.Event):
+            found = leaves.setdefault(sub.tool, set())
+            found.update(guard_leaves(sub.guard))
+            if len(found) > MAX_TOOL_CONDITIONS:
+                return sub.tool
+    return None
+
+
+def _reads_actor(atom: n.Term) -> bool:
+    return any(isinstance(s, n.Attr) and s.name == "actor" for s in subformulas(atom))
+
+
+def _actor_truth(atom: n.Term, actor: str) -> bool | None:
+    """The truth of a condition on who made a call, for this actor; None when it reads more
+    than the actor and literals.
+
+    >>> from policyc.ir import build as b
+    >>> by_user = b.op("eq", b.attr("actor"), b.lit("user"))
+    >>> _actor_truth(by_user, "user"), _actor_truth(by_user, "assistant"), _actor_truth(b.arg("x"), "user")
+    (True, False, None)
+    """
+    if any(isinstance(s, (n.Arg, n.Result, n.Var, n.Extern, n.Metric, n.Request, n.Values, n.Outputs, n.Done))
+           or isinstance(s, n.Attr) and s.name != "actor" for s in subformulas(atom)):
+        return None
+    return truthy(eval_term(atom, DataEnv({}, CallArgs({}, {"actor": actor}), UNDEF)))
 
 
 def _without_blank_conflicts(atoms: Sequence[n.Term], masks: list[int]) -> list[int]:
@@ -339,6 +456,12 @@ def _complement(dfa: DfaTable) -> DfaTable:
                     tuple(first), tuple(dist), tuple(dfa.to_accept), ())
 
 
+def reads_the_run(dfa: DfaTable) -> bool:
+    """Whether a DFA's letters read the run's constants or history (a start per truth of the
+    constants, or guard atoms that read them)."""
+    return bool(dfa.initials) or any(reads_constants(a) or reads_history(a) for a in dfa.alphabet.atoms)
+
+
 def _without_metrics(phi: n.Formula) -> n.Formula | None:
     """`phi` with its metrics conditions read as true (only to test whether it compiles)."""
     atoms = metric_atoms([phi])
@@ -377,10 +500,11 @@ def _specialise_conds(phi: n.Formula, truth: Mapping[n.Term, bool]) -> n.Formula
 
 def _carrier(dfas: list[DfaTable], decide) -> DfaTable | None:
     """A one-state automaton whose letters are the calls that can happen on the tools where
-    the claims' guards meet (None when no two claims put different guards on one tool). A
-    tool with too many combinations is left out: the product then keeps combinations no call
-    produces, which can only add runs (an "empty" answer stays exact; a run found is made
-    concrete and replayed before anyone sees it)."""
+    the claims' guards meet, and on the tools whose guards test who made the call (None when
+    there is no such tool). `decide(tool, atoms)` gives the combinations. A tool with too
+    many combinations is left out: the product then keeps combinations no call produces,
+    which can only add runs (an "empty" answer stays exact; a run found is made concrete and
+    replayed before anyone sees it)."""
     pools: dict[str, list[n.Term]] = {}
     sets: dict[str, set[frozenset]] = {}
     for dfa in dfas:
@@ -390,7 +514,8 @@ def _carrier(dfas: list[DfaTable], decide) -> DfaTable | None:
             pool = pools.setdefault(tool, [])
             pool.extend(a for a in own if a not in pool)
             sets.setdefault(tool, set()).add(frozenset(own))
-    meeting = [t for t in pools if not any(len(s) == len(pools[t]) for s in sets[t])]
+    meeting = [t for t in pools if not any(len(s) == len(pools[t]) for s in sets[t])
+               or any(_reads_actor(a) for a in pools[t]) or len(_related(pools[t])) > 1]
     if not meeting:
         return None
     atoms: list[n.Term] = []
@@ -398,8 +523,8 @@ def _carrier(dfas: list[DfaTable], decide) -> DfaTable | None:
     letter = 0
     exact = True
     for tool in meeting:
-        pool = pools[tool]
-        decided = decide(pool)
+        pool = _related(pools[tool])
+        decided = decide(tool, pool) if pool and len(pool) <= 2 * MAX_TOOL_CONDITIONS else None
         if decided is None:
             continue
         ids = []

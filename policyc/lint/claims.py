@@ -143,12 +143,12 @@ class NotInstantiable(ValueError):
 
 
 def instantiate(phi: n.Formula, tools: Mapping[str, ToolSignature], fresh: int = 1,
-                extra: Sequence = (), texts: Mapping[tuple[str, n.Term], Sequence[str]] | None = None) -> Instantiation:
+                extra: Sequence = (), texts: Mapping[tuple[str, n.Term], Sequence] | None = None) -> Instantiation:
     """Replace every quantifier over trace values by its instances over a few values: the
     literals the body compares the variable with, the literal members of the domain, and
     `fresh` values of the domain's type that the policy never names. `texts`: per (tool,
-    argument or result term), values that meet the text tests some formula makes of it
-    (`text_values`), added to the values of a quantifier over that domain."""
+    argument or result term), values that meet the tests some formula makes of it
+    (`values_tested`), added to the values of a quantifier over that domain."""
     restrictions: dict[n.Formula, None] = {}
     literals = _policy_literals(phi)
 
@@ -310,35 +310,57 @@ def _path_type(tools: Mapping[str, ToolSignature], tool: str, path: tuple, flatt
     return t
 
 
-def text_values(formulas: Sequence[n.Formula], fresh: str = "value-1") -> dict[tuple[str, n.Term], list[str]]:
-    """Per (tool, argument or result term) that a formula tests against a literal with
-    `startswith`, `endswith` or `contains`, a value that passes each such test (a value the
-    policy does not name): instantiating a quantifier over those calls with it lets a run
-    meet both the quantified rule and the text test (`get_details_by_id(startswith(id,
-    "P"))` beside `forall l: ... get_details_by_id(id: l)`).
+#: Values `values_tested` offers per argument or result, at most.
+TESTED_PER_VALUE = 6
+
+_FLIPPED = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le", "eq": "eq", "ne": "ne"}
+
+
+def values_tested(formulas: Sequence[n.Formula], fresh: str = "value-1") -> dict[tuple[str, n.Term], list]:
+    """Per (tool, argument or result term) that a formula tests against a literal, values that
+    pass and fail each test (values the policy does not name where it can): a text for each
+    `startswith`, `endswith` or `contains` test, numbers on both sides of each comparison and
+    the literal itself for equalities. Instantiating a quantifier over those calls with them
+    lets a run meet both the quantified rule and the test (`get_details_by_id(startswith(id,
+    "P"))` beside `forall l: ... get_details_by_id(id: l)`, or `called_n(fetch(id < 4)) >= 9`
+    beside `forall v: ... fetch(id: v) ...`).
 
     >>> from policyc.ir import build as b
-    >>> phi = b.eventually(b.event("get", b.op("startswith", b.arg("id"), b.lit("P"))))
-    >>> text_values([phi])
-    {('get', id): ['Pvalue-1']}
+    >>> text = b.eventually(b.event("get", b.op("startswith", b.arg("id"), b.lit("P"))))
+    >>> small = b.eventually(b.event("fetch", b.op("lt", b.arg("id"), b.lit(4))))
+    >>> values_tested([text, small])
+    {('get', id): ['Pvalue-1'], ('fetch', id): [3, 4, 5]}
     """
-    out: dict[tuple[str, n.Term], list[str]] = {}
+    out: dict[tuple[str, n.Term], list] = {}
+
+    def add(key: tuple[str, n.Term], values: Sequence) -> None:
+        found = out.setdefault(key, [])
+        for v in values:
+            if len(found) < TESTED_PER_VALUE and not any(_same(v, x) for x in found):
+                found.append(v)
+
     for phi in formulas:
         for e in subformulas(phi):
             if not isinstance(e, n.Event):
                 continue
             for leaf in guard_leaves(e.guard):
-                if not (isinstance(leaf, n.Op) and leaf.op in ("startswith", "endswith", "contains")
-                        and len(leaf.args) == 2):
+                if not (isinstance(leaf, n.Op) and len(leaf.args) == 2):
                     continue
                 x, lit = leaf.args
-                if not (isinstance(lit, n.Lit) and isinstance(lit.value, str)) or free_vars(x) or not any(
+                op = leaf.op
+                if isinstance(x, n.Lit) and op in _FLIPPED:
+                    x, lit, op = lit, x, _FLIPPED[op]
+                if not isinstance(lit, n.Lit) or free_vars(x) or not any(
                         isinstance(t, (n.Arg, n.Result)) for t in subformulas(x)):
                     continue
-                value = fresh + lit.value if leaf.op == "endswith" else lit.value + fresh
-                found = out.setdefault((e.tool, x), [])
-                if value not in found:
-                    found.append(value)
+                v = lit.value
+                if op in ("startswith", "endswith", "contains") and isinstance(v, str):
+                    add((e.tool, x), [fresh + v if op == "endswith" else v + fresh])
+                elif op in _FLIPPED and isinstance(v, (int, float)) and not isinstance(v, bool):
+                    step = 1 if isinstance(v, int) else 0.5
+                    add((e.tool, x), [v - step, v, v + step] if op != "eq" and op != "ne" else [v, v + step])
+                elif op in ("eq", "ne") and isinstance(v, str):
+                    add((e.tool, x), [v])
     return out
 
 

@@ -23,21 +23,26 @@ from policyc.ir.policy import Policy, Rule
 from policyc.lint.automata import LintAutomata
 from policyc.lint.claims import Claim
 from policyc.smt import Strength, WitnessTrace
-from policyc.smt.verifier import DEFAULT_RLIMIT, needs_strings
+from policyc.lint.budget import QUESTION_STATES, QUESTION_STEPS, RUN_BUDGET
+from policyc.lint.concretize import simple_traces
+from policyc.smt.verifier import needs_strings
 
 
 @dataclass(frozen=True)
 class LintOptions:
     """`bound`: the trace length the solver looks at when the automata cannot answer (grown
-    when the automata show that longer traces are needed); `rlimit`: the solver steps one
-    check may take (a resource limit, the same on every machine); `jobs`: processes to use;
-    `max_layer_share`: the weight share above which one layer is said to dominate."""
+    when the automata show that longer traces are needed); `rlimit` and `states`: the solver
+    steps and the automata's joint states one question may take; `budget`: the solver steps
+    the whole run may take, a joint state counting as `STATE_STEPS` (`policyc.lint.budget`:
+    counts, not seconds, so the report is the same on every machine); `jobs`: processes to
+    use; `max_layer_share`: the weight share above which one layer is said to dominate."""
 
     bound: int = 8
     list_bound: int = 3
-    rlimit: int = DEFAULT_RLIMIT
+    rlimit: int = QUESTION_STEPS
+    states: int = QUESTION_STATES
+    budget: int = RUN_BUDGET
     max_layer_share: float = 0.5
-    confirm_factor: float = 1.5  # a bounded "no trace" is re-checked over traces this many times longer
     use_automata: bool = True
     code_strings: bool = True  # strings as integers when the policy only compares them for equality
     jobs: int = 1
@@ -53,8 +58,14 @@ class LintContext:
     unsatisfiable: set[str] = field(default_factory=set)
     valid: dict[str, Strength] = field(default_factory=dict)  # rules that hold on every trace, and how surely
     vacuous: set[str] = field(default_factory=set)
+    #: rules of conflicts shown only up to a length: the later analyses reason about the others
+    set_aside: set[str] = field(default_factory=set)
     policy_satisfiable: bool | None = None
     compliant: list[WitnessTrace] = field(default_factory=list)
+    #: the run's budget not yet given to a unit of work (`policyc.lint.run`)
+    budget_left: int = field(init=False, default=0)
+    #: simple traces every question tries first (`policyc.lint.concretize.simple_traces`)
+    probes: list[WitnessTrace] = field(init=False, default_factory=list)
 
     _truths: dict = field(default_factory=dict, repr=False)  # (compliant witness, formula) -> truth
 
@@ -70,25 +81,27 @@ class LintContext:
     _encoders: dict = field(default_factory=dict, repr=False)  # (bound, coded) -> the policy's encoding
 
     def encoder(self, k: int, coded: bool):
-        """A Z3 encoding of the policy's rules over traces of `k` calls, for one question's
-        solver to start from (`FormulaEncoder.derive`). The rules are encoded once, in their
-        order, so every process builds the same encoding."""
+        """A Z3 encoding over traces of `k` calls for one question's solver to start from
+        (`FormulaEncoder.derive`). It encodes nothing beforehand: the claims a solver is asked
+        about are encoded when it is (most questions never reach the solver), in the order
+        they are asked, so the same questions give the same encoding in every process."""
         from policyc.smt.encoder import FormulaEncoder
         from policyc.smt.symtrace import SymbolicTrace
 
         key = (k, coded)
         base = self._encoders.get(key)
         if base is None:
-            base = FormulaEncoder(SymbolicTrace(self.policy.tools, k, self.options.list_bound, f"t{k}", coded))
-            for rule in self.policy.rules:
-                base.holds(rule.formula, 0)
+            base = FormulaEncoder(SymbolicTrace(self.policy.tools, k, self.options.list_bound, f"t{k}", coded,
+                                                self.policy.observes))
             self._encoders[key] = base
         return base.derive()
 
     def __post_init__(self) -> None:
         self.coded_strings = self.options.code_strings and not needs_strings(
             [r.formula for r in self.policy.rules], self.policy.tools)
-        self.automata = LintAutomata(self.policy.tools, self.policy.terminal_tools)
+        self.automata = LintAutomata(self.policy.tools, self.policy.terminal_tools, self.policy.observes)
+        self.budget_left = self.options.budget
+        self.probes = simple_traces(self.policy.tools)
 
     # ------------------------------------------------------------ claims
 
@@ -106,8 +119,9 @@ class LintContext:
 
     @property
     def active_rules(self) -> list[Rule]:
-        """The rules the policy-level analyses reason about (unsatisfiable ones left out)."""
-        return [r for r in self.policy.rules if r.name not in self.unsatisfiable]
+        """The rules the policy-level analyses reason about (unsatisfiable ones left out, and
+        those set aside by a conflict shown up to a length)."""
+        return [r for r in self.policy.rules if r.name not in self.unsatisfiable and r.name not in self.set_aside]
 
     def active_claims(self, exclude: set[str] = frozenset()) -> list[Claim]:  # type: ignore[assignment]
         return [self.rule_claim(r) for r in self.active_rules if r.name not in exclude]
@@ -121,6 +135,8 @@ class LintContext:
                 self.valid[value[0]] = value[1]
             elif kind == "vacuous":
                 self.vacuous.add(value)
+            elif kind == "set_aside":
+                self.set_aside.add(value)
             elif kind == "policy":
                 self.policy_satisfiable = value
             else:

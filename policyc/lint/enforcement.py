@@ -135,8 +135,8 @@ def gate_acts(dfa: DfaTable, tools: Mapping[str, ToolSignature], terminal: froze
     endings = {t in terminal for t in others} if others else set() if tools else {False}
     groups.extend((final, (ab.other,)) for final in sorted(endings))
     verdict, accepting = dfa.verdict, dfa.accepting
-    seen = {dfa.initial}
-    queue = deque([dfa.initial])
+    seen = {dfa.initial, *(q for _, q in dfa.initials)}  # a run given its constants starts at its truth's
+    queue = deque(seen)
     blocks = detects = False
     while queue:
         q = queue.popleft()

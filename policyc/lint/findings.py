@@ -125,7 +125,8 @@ class Finding:
             "rules": list(self.rules),
             "strength": self.strength.to_json(),
             "evidence": list(self.evidence),
-            "witnesses": [{"caption": c, **w.to_json()} for c, w in self.witnesses],
+            # each trace as a record `policyc score` reads
+            "witnesses": [{"caption": c, "confirmed": w.confirmed, "trace": w.to_json()} for c, w in self.witnesses],
         }
         if self.tools:
             out["tools"] = list(self.tools)

@@ -197,6 +197,10 @@ def _through_dropped(ctx: LintContext, asker: Asker, core, negation: Claim, drop
     return found if found.minimal else None
 
 
-VALID = Phase("vacuous-rule", "rules that cannot fail", lambda ctx: [r.name for r in ctx.active_rules], check_valid)
-TRIGGERS = Phase("vacuous-rule", "triggers", trigger_items, check_triggers)
-REDUNDANT = Phase("redundant-rule", "implied rules", redundancy_items, check_implied, merge_implied)
+VALID = Phase("vacuous-rule", "rules that cannot fail", lambda ctx: [r.name for r in ctx.active_rules], check_valid,
+              question=lambda ctx, name: (f"whether rule `{name}` can fail", (name,)))
+TRIGGERS = Phase("vacuous-rule", "triggers", trigger_items, check_triggers,
+                 question=lambda ctx, name: (f"whether the triggers of rule `{name}` can happen in a compliant trace",
+                                             (name,)))
+REDUNDANT = Phase("redundant-rule", "implied rules", redundancy_items, check_implied, merge_implied,
+                  question=lambda ctx, name: (f"whether rule `{name}` is implied by the other rules", (name,)))

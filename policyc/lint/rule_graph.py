@@ -103,6 +103,10 @@ def rule_precedence(rule, policy: Policy) -> tuple[list[Precedence], str | None]
         return [], f"not compiled: {exc.reason}"
     if dfa is None:
         return [], "sliced per value: its automata are read per binding"
+    from policyc.lint.automata import reads_the_run
+
+    if reads_the_run(dfa):
+        return [], "it reads the run's request, metrics or history at each call, which its automaton leaves free"
     letters = {tool: set(tl.letters.values()) for tool, tl in dfa.alphabet.tools.items()}
     edges = []
     for first, own in sorted(letters.items()):

@@ -17,6 +17,7 @@ a question whose answer is "no trace".
 
 from __future__ import annotations
 
+from policyc.diagnostics import Severity
 from policyc.ir import build as b
 from policyc.ir import nodes as n
 from policyc.ir.walk import free_vars, subformulas
@@ -42,10 +43,14 @@ def check_rule(ctx: LintContext, asker: Asker, name: str) -> UnitResult:
         out.facts.append(("unsatisfiable", name))
         evidence = list(_conflicting_parts(asker, rule))
         evidence.extend(f"{a}; the rule is unsatisfiable even so" for a in approximations([rule.formula]))
+        exact = answer.strength is not None and answer.strength.exact
         out.findings.append(Finding(
-            "L0001", f"rule `{name}` can never be satisfied", (name,), answer.strength,
-            help="every trace violates this rule, so every run fails it; remove the contradictory parts",
-            evidence=tuple(evidence)))
+            "L0001", f"rule `{name}` can never be satisfied" if exact else
+            f"rule `{name}` has no trace of up to {answer.strength.bound if answer.strength else '?'} calls",
+            (name,), answer.strength,
+            help="every trace violates this rule, so every run fails it; remove the contradictory parts" if exact
+            else "a longer run may satisfy it: check that it needs this many calls, or raise `--bound`",
+            evidence=tuple(evidence), severity=None if exact else Severity.WARNING))
     return out
 
 
@@ -116,35 +121,44 @@ def _never(asker: Asker, rule: str, tool: str, conds: list[n.Term]) -> bool:
 
 
 def check_conflicts(ctx: LintContext, asker: Asker, _item=None) -> UnitResult:
+    """Minimal conflicting sets, disjoint, until the rules left have a compliant trace. A set
+    shown only up to a length is a warning, and its rules are set aside: the later analyses
+    reason about the others (a rule implied, a trigger or a tool excluded by some of them is
+    so by all of them), instead of being switched off."""
     out = UnitResult()
     remaining = ctx.active_claims()
     answer = asker.ask(remaining)
-    if answer.is_sat:
-        out.facts.append(("policy", True))
-        assert answer.witness is not None  # a satisfiable answer comes with its trace
-        out.witnesses.append(answer.witness)
-        return out
     if answer.is_undecided:
         out.facts.append(("policy", None))
         out.findings.append(undecided(
             "whether the policy has a compliant trace", tuple(ctx.rule_of(c) for c in remaining), answer.reason,
             "vacuity, redundancy and dead tools were not analysed: each needs a compliant trace"))
         return out
-    out.facts.append(("policy", False))
+    exact = False
     while remaining and answer.is_empty:
         core = asker.minimal_core(remaining, answer=answer)
         if not core.claims:
             break
         out.findings.append(_conflict_finding(ctx, core))
         names = {c.name for c in core.claims}
+        if core.strength.exact:
+            exact = True
+        else:
+            out.facts.extend(("set_aside", ctx.rule_of(c)) for c in core.claims)
         remaining = [c for c in remaining if c.name not in names]
-        if not remaining:
-            break
         answer = asker.ask(remaining)
         if answer.is_undecided:
             out.findings.append(undecided(
                 "whether the other rules have a compliant trace", tuple(ctx.rule_of(c) for c in remaining),
                 answer.reason))
+    if exact:
+        out.facts.append(("policy", False))
+    elif answer.is_sat:
+        out.facts.append(("policy", True))
+        assert answer.witness is not None  # a satisfiable answer comes with its trace
+        out.witnesses.append(answer.witness)
+    else:
+        out.facts.append(("policy", None))
     return out
 
 
@@ -158,6 +172,13 @@ def _conflict_finding(ctx: LintContext, core) -> Finding:
     evidence += tuple(f"{a}; the rules conflict even so" for a in approximations(formulas))
     if not core.minimal:
         evidence += ("a smaller set may conflict too: removing some rule could not be decided",)
+    if not core.strength.exact:
+        return Finding(
+            "L0002", f"rules {names} have no common trace of up to {core.strength.bound} calls", rules,
+            core.strength, help="a longer run may comply with all of them: check that the procedure needs this many "
+                                "calls, or raise `--bound`",
+            evidence=evidence + ("the later analyses leave these rules aside",), witnesses=tuple(witnesses[:1]),
+            labels=tuple((r, f"conflicts with `{rules[0]}`") for r in rules[1:]), severity=Severity.WARNING)
     return Finding(
         "L0002", f"rules {names} cannot all hold on one trace", rules, core.strength,
         help="no run can comply with all of these rules; drop or weaken one of them",
@@ -166,6 +187,8 @@ def _conflict_finding(ctx: LintContext, core) -> Finding:
 
 
 PHASES = (
-    Phase("unsatisfiable-rule", "rules alone", lambda ctx: [r.name for r in ctx.policy.rules], check_rule),
-    Phase("conflict", "the whole policy", lambda ctx: [None], check_conflicts),
+    Phase("unsatisfiable-rule", "rules alone", lambda ctx: [r.name for r in ctx.policy.rules], check_rule,
+          question=lambda ctx, name: (f"whether rule `{name}` can be satisfied", (name,))),
+    Phase("conflict", "the whole policy", lambda ctx: [None], check_conflicts,
+          question=lambda ctx, _: ("whether the policy has a compliant trace", tuple(r.name for r in ctx.active_rules))),
 )

@@ -18,9 +18,7 @@ from __future__ import annotations
 
 from policyc.ir import build as b
 from policyc.ir import nodes as n
-from policyc.lint.automata import WITNESS
 from policyc.lint.claims import Claim
-from policyc.lint.concretize import concretize
 from policyc.lint.context import LintContext
 from policyc.lint.findings import Finding, undecided
 from policyc.lint.questions import Asker
@@ -95,16 +93,10 @@ def check_budget(ctx: LintContext, asker: Asker, _item=None) -> UnitResult:
 def _shortest(ctx: LintContext, asker: Asker, rules: list[Claim], budget: int):
     """(length, witness, the longest length looked at) of a shortest compliant trace: exact from
     the automata when they compile every rule, else the least length the questions find."""
-    automata = ctx.automata
     cap = max(budget * 2, budget + 4)
-    if ctx.options.use_automata and all(automata.compiles(c) for c in rules):
-        decision = automata.decide(rules, shortest=True)
-        if decision.status == WITNESS:
-            opts = ctx.options
-            w = concretize(decision.calls, decision.metrics, rules, ctx.policy.tools, opts.list_bound, opts.rlimit,
-                           ctx.coded_strings)
-            if w is not None:
-                return len(w), w, len(w)
+    w = asker.shortest_run(rules)
+    if w is not None:
+        return len(w), w, len(w)
     best = None
     low, high = budget + 1, cap
     while low <= high:
@@ -118,5 +110,8 @@ def _shortest(ctx: LintContext, asker: Asker, rules: list[Claim], budget: int):
     return (*best, cap) if best is not None else (None, None, cap)
 
 
-DEAD_TOOLS = Phase("dead-tool", "tools", dead_tool_items, check_dead_tool)
-BUDGET = Phase("budget", "the budget", lambda ctx: [None], check_budget)
+DEAD_TOOLS = Phase("dead-tool", "tools", dead_tool_items, check_dead_tool,
+                   question=lambda ctx, tool: (f"whether a compliant trace can call tool `{tool}`", ()))
+BUDGET = Phase("budget", "the budget", lambda ctx: [None], check_budget,
+               question=lambda ctx, _: (f"whether a compliant trace fits the budget of {ctx.policy.budget} calls",
+                                        tuple(r.name for r in ctx.active_rules[:1])))

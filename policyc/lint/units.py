@@ -31,16 +31,21 @@ class UnitResult:
     data: Any = None
     used: set[str] = field(default_factory=set)
     checks: int = 0
+    spent: int = 0  # solver steps, a joint state counting as `policyc.lint.budget.STATE_STEPS`
     seconds: float = 0.0
 
 
 @dataclass(frozen=True)
 class Phase:
     """`analysis`: the slug of the analysis it belongs to; `items(ctx)`: its units' items;
-    `unit(ctx, asker, item)`; `merge(ctx, asker, results)`: findings from the results in order."""
+    `unit(ctx, asker, item)`; `merge(ctx, asker, results)`: findings from the results in order;
+    `question(ctx, item)`: what a unit asks, and the rules involved (a unit the run's budget
+    leaves no room for is reported as that question, not decided; None: the units are
+    cheap and always run)."""
 
     analysis: str
     label: str
     items: Callable[[Any], list]
     unit: Callable[[Any, Any, Any], UnitResult]
     merge: Callable[[Any, Any, list[UnitResult]], UnitResult] | None = None
+    question: Callable[[Any, Any], tuple[str, tuple[str, ...]]] | None = None

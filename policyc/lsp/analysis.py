@@ -160,10 +160,13 @@ def _rule_hover(analysis: Analysis, decl: Declaration) -> str:
     if policy is None or rule is None:
         lines.append("(its class is known once the policy has no errors)")
         return "\n".join(lines)
-    from policyc.automata import classify
+    from policyc.automata import BudgetExceeded, classify
 
-    cls = classify(rule.formula, policy.tools)
-    lines.append(f"**{cls.kind}**: {cls.reason}")
+    try:
+        cls = classify(rule.formula, policy.tools)
+        lines.append(f"**{cls.kind}**: {cls.reason}")
+    except BudgetExceeded as exc:
+        lines.append(f"**not compiled**: {exc}")
     lines.append(f"severity `{rule.severity}`, weight {rule.weight:g}" + (f", layer `{rule.layer}`" if rule.layer else ""))
     if rule.message:
         lines.append(f"message: {rule.message}")

@@ -167,5 +167,69 @@ def make_server() -> PolicyServer:
     return server
 
 
-def serve_stdio() -> None:
-    make_server().start_io()
+def serve_stdio(stdin: int = 0, stdout=None) -> None:
+    """Serve the editor on standard input and output (file descriptor `stdin`, binary
+    `stdout`) until it exits. Frames are read by `policyc.lsp.framing`, which answers every
+    request it cannot handle, instead of pygls's reader, which trusts every header."""
+    import asyncio
+    import os
+    import sys
+    import threading
+
+    from pygls.io_ import StdoutWriter
+
+    from policyc.lsp.framing import read_frames
+
+    _quiet_logs()
+    server = make_server()
+    server._stop_event = stop = threading.Event()  # what pygls's shutdown sets
+    server.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+
+    async def main() -> None:
+        # a daemon thread reads: one blocked in `read` neither delays the exit nor is waited for
+        loop = asyncio.get_running_loop()
+        chunks: asyncio.Queue[bytes] = asyncio.Queue()
+
+        def pump() -> None:
+            data = b"x"
+            while data:
+                try:
+                    data = os.read(stdin, 1 << 16)
+                except OSError:
+                    data = b""
+                try:
+                    loop.call_soon_threadsafe(chunks.put_nowait, data)
+                except RuntimeError:  # the loop has closed: the server is done
+                    return
+
+        threading.Thread(target=pump, name="policyc-lsp-stdin", daemon=True).start()
+        await read_frames(chunks.get, server.protocol, stop)
+
+    try:
+        asyncio.run(main())
+    except BrokenPipeError:
+        pass  # the editor went away
+    except (KeyboardInterrupt, SystemExit):
+        pass
+    finally:
+        server.shutdown()
+
+
+def _quiet_logs() -> None:
+    """pygls logs what it cannot read with a traceback in the message; the server's log on
+    standard error says it in one line (the client is answered with the error itself)."""
+    import logging
+    import sys
+
+    class OneLine(logging.Formatter):
+        def format(self, record: logging.LogRecord) -> str:
+            text = record.getMessage().splitlines()
+            return f"policyc lsp: {record.levelname.lower()}: {text[0] if text else ''}"
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(OneLine())
+    for name in ("pygls", "lsprotocol"):
+        logger = logging.getLogger(name)
+        logger.handlers = [handler]
+        logger.setLevel(logging.WARNING)
+        logger.propagate = False

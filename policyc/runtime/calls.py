@@ -9,8 +9,12 @@ False
 >>> deep = 1
 >>> for _ in range(MAX_VALUE_DEPTH + 1):
 ...     deep = [deep]
->>> too_deep(deep), too_deep([[1]]), call_identity("a", {"x": deep})
-(True, False, '["a","<arguments nested too deeply>"]')
+>>> too_deep(deep), too_deep([[1]])
+(True, False)
+>>> value_problem({"x": deep}), value_problem({"x": b"raw"}), value_problem({"x": [1, {"y": None}]})
+('nest more than 100 levels deep', 'hold a `bytes` value, which is not JSON data', None)
+>>> call_identity("a", {"x": deep[0][0]}) == call_identity("a", {"x": deep[0][0][0]})   # no depth cut
+False
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from policyc.ir.ops import UNDEF
 from policyc.trace.formats.common import parse_result
 
 
-_IDENTITY = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=repr)
+_IDENTITY = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 class RunError(Exception):
@@ -84,16 +88,67 @@ def too_deep(value: Any, limit: int = MAX_VALUE_DEPTH) -> bool:
     return False
 
 
-def call_identity(tool: str, args: Mapping[str, Any]) -> str:
-    """A call's identity for the identical-retry override: tool and arguments, byte for byte.
+#: Integers in arguments and results have at most this many bits (about 4,000 decimal digits,
+#: within what Python converts to text): a longer one can be neither identified nor snapshotted.
+MAX_INT_BITS = 13_000
+_TEXT_SCALARS = frozenset((str, float, bool, type(None)))
 
-    Keys are sorted (a mapping has no order), values are kept exactly: `1` and `1.0` differ.
-    Arguments nested deeper than MAX_VALUE_DEPTH have one identity per tool (such a call is
-    refused whatever it holds).
-    """
-    if too_deep(args, MAX_VALUE_DEPTH - 1):
-        return _IDENTITY.encode([tool, "<arguments nested too deeply>"])
+
+def value_problem(value: Any, limit: int = MAX_VALUE_DEPTH) -> str | None:
+    """Why `value` is not JSON data the runtime can judge, identify and snapshot (None: it is).
+
+    JSON data is text, numbers, booleans and None in lists, tuples and mappings keyed by text,
+    nested at most `limit` levels, its integers at most MAX_INT_BITS bits. The answer completes
+    "the arguments of `tool` ..."; it is found without recursion."""
+    kind = type(value)
+    if kind is dict:  # the common case: one flat object of plain values
+        for item in value.values():
+            if type(item) not in _TEXT_SCALARS and not (type(item) is int and item.bit_length() <= MAX_INT_BITS):
+                break
+        else:
+            if all(type(key) is str for key in value):
+                return None
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (str, float, bool)) or item is None:
+            continue
+        if isinstance(item, int):
+            if item.bit_length() > MAX_INT_BITS:
+                return "hold an integer of more than 4,000 digits"
+            continue
+        if isinstance(item, Mapping):
+            for key in item:
+                if not isinstance(key, str):
+                    return f"hold a mapping key that is not text (a `{type(key).__name__}`)"
+            children: Any = item.values()
+        elif isinstance(item, (list, tuple)):
+            children = item
+        else:
+            return f"hold a `{type(item).__name__}` value, which is not JSON data"
+        if depth >= limit and children:
+            return f"nest more than {limit} levels deep"
+        stack.extend((child, depth + 1) for child in children)
+    return None
+
+
+def call_identity(tool: str, args: Mapping[str, Any]) -> str:
+    """A call's identity for the identical-retry override: tool and arguments, byte for byte,
+    as canonical JSON (keys sorted, since a mapping has no order; values exact: `1` and `1.0`
+    differ). Two calls share an identity exactly when they are the same call: there is no cut
+    at any depth. Defined for arguments without a `value_problem` only (ValueError otherwise):
+    a call whose arguments have one is refused before any identity matters."""
+    problem = value_problem(args)
+    if problem is not None:
+        raise ValueError(f"the arguments {problem}")
     return _IDENTITY.encode([tool, args])
+
+
+def unidentified(tool: str, problem: str) -> str:
+    """What the enforcement log holds for a call refused because its arguments have a
+    `value_problem`: never the identity of any call (identities are JSON arrays), so nothing
+    can be overridden by it."""
+    return f"<`{tool}`: arguments that {problem}>"
 
 
 def normalise_result(result: Any) -> Any:

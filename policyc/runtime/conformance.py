@@ -34,6 +34,7 @@ from policyc.ir.policy import Policy
 from policyc.runtime.findings import CONFORMANCE, Finding
 from policyc.saag.cascade import assess
 from policyc.saag.corrections import correction
+from policyc.saag.metrics import numbers_in
 from policyc.trace.conformance import Signatures
 
 
@@ -49,17 +50,73 @@ class ConformanceChecker:
         self.conforms = self.signatures.conforms
 
     def check(self, tool: str, args: Mapping[str, Any], calls: Sequence[object] = (),
-              context: str | None = None) -> list[Finding]:
-        """The conformance findings of a call, in SAAG stage order (empty when it conforms)."""
-        query = grounding_text(context, calls) if context is not None and tool not in self.terminal else None
+              context: str | None = None, grounding: "GroundingQuery | None" = None) -> list[Finding]:
+        """The conformance findings of a call, in SAAG stage order (empty when it conforms).
+        `grounding`: the run's grounding text kept as it goes (`GroundingQuery`), read instead
+        of rebuilding it from `context` and `calls`."""
+        query, numbers = None, None
+        if context is not None and tool not in self.terminal:
+            if grounding is not None and grounding.context == context:
+                query, numbers = grounding.read(calls)
+            else:
+                query = grounding_text(context, calls)
         if query is None and self.conforms(tool, args):
             return []
-        assessment = assess(tool, args, self.tools, query)
+        assessment = assess(tool, args, self.tools, query, numbers)
         if not assessment.problems:
             return []
         psi = correction(assessment)
         return [Finding(f"conformance/{p.code}", CONFORMANCE, "conformance", self.severity, self.limit, str(p),
                         message=psi) for p in assessment.problems]
+
+
+class GroundingQuery:
+    """A run's grounding text (`grounding_text`) and its numbers, extended as results are
+    recorded instead of rebuilt at every proposal: the numbers of the text are those of its
+    parts (a number token never spans the line break between two parts).
+
+    >>> from policyc.trace.model import Call
+    >>> kept = GroundingQuery("Pay 12 EUR.")
+    >>> calls = [Call("bill", {}, {"total": 12.5}, 0)]
+    >>> text, numbers = kept.read(calls)
+    >>> text == grounding_text("Pay 12 EUR.", calls), sorted(numbers)
+    (True, [12.0, 12.5])
+    """
+
+    __slots__ = ("context", "parts", "numbers", "seen", "_text", "_frozen")
+
+    def __init__(self, context: str):
+        self.context = context
+        self.parts = [context]
+        self.numbers = set(numbers_in(context))
+        self.seen = 0  # calls read so far
+        self._text: str | None = context
+        self._frozen: frozenset[float] | None = None
+
+    def read(self, calls: Sequence[object]) -> tuple[str, frozenset[float]]:
+        """(the grounding text of the context and these calls, its numbers); `calls` is the
+        run's list of recorded calls, which only grows."""
+        if len(calls) < self.seen:  # not this run's calls: read them afresh
+            return grounding_text(self.context, calls), numbers_in(grounding_text(self.context, calls))
+        for call in calls[self.seen:]:
+            part = _result_text(call)
+            if part is not None:
+                self.parts.append(part)
+                self.numbers.update(numbers_in(part))
+                self._text = self._frozen = None
+        self.seen = len(calls)
+        if self._text is None:
+            self._text = "\n".join(self.parts)
+        if self._frozen is None:
+            self._frozen = frozenset(self.numbers)
+        return self._text, self._frozen
+
+
+def _result_text(call: Any) -> str | None:
+    result = getattr(call, "result", UNDEF)
+    if result is UNDEF or result is None:
+        return None
+    return result if isinstance(result, str) else json.dumps(result, ensure_ascii=False, default=str)
 
 
 def grounding_text(context: str, calls: Sequence[object]) -> str:
@@ -71,8 +128,7 @@ def grounding_text(context: str, calls: Sequence[object]) -> str:
     """
     parts = [context]
     for call in calls:
-        result = getattr(call, "result", UNDEF)
-        if result is UNDEF or result is None:
-            continue
-        parts.append(result if isinstance(result, str) else json.dumps(result, ensure_ascii=False, default=str))
+        part = _result_text(call)
+        if part is not None:
+            parts.append(part)
     return "\n".join(parts)

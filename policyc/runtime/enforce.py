@@ -6,7 +6,8 @@ and the gate's findings in; the action and the next state out.
 - tolerate: logged, the call runs;
 - warn: the call runs and the agent is told;
 - block (BLOCK_AND_WARN): not executed, the agent gets a warning. If the very next proposal
-  is byte-identical (same tool, same arguments) it is a deliberate override and runs; any
+  is byte-identical (same tool, same arguments) it is a deliberate override and runs, provided
+  nothing stronger than block-and-warn is found against it (the retry is judged too); any
   other proposal is judged afresh;
 - deny: not executed, every time it is proposed; no retry overrides it (users of Cedar or
   OPA read `deny` as final, and it is);
@@ -24,6 +25,9 @@ When one call breaks several rules, the strongest severity decides.
 >>> d = Finding("r", "violation", None, "deny", None, "broken")
 >>> first = enforce(EnforcementState(), "k", [d], None)
 >>> first.action, enforce(first.state, "k", [d], None).action        # the identical retry is refused too
+('block', 'block')
+>>> forged = EnforcementState(override="k")                            # whatever state claims an override
+>>> enforce(forged, "k", [d], None).action, enforce(forged, "k", [d], "tolerate").action
 ('block', 'block')
 """
 
@@ -83,15 +87,21 @@ class Outcome:
 
 
 def enforce(state: EnforcementState, identity: str | None, findings: list[Finding], mode: str | None) -> Outcome:
-    """Decide what happens to a proposed call with these findings."""
-    if state.override is not None:
-        if state.override == identity:
-            return Outcome("warn", replace(state, override=None), severity="block", override=True)
-        state = replace(state, override=None)
-    if not findings:
-        return Outcome("allow", state)
+    """Decide what happens to a proposed call with these findings (every finding of the call,
+    an identical retry's too).
+
+    The severities are read first: an identical retry overrides a refusal only when the
+    strongest of its own findings is block-and-warn, so `deny` (and soft blocks and stops)
+    hold whatever the state says is pending and whatever the run-wide mode."""
     judged = tuple(Judged(f, *effective_severity(f, mode)) for f in findings)
-    strongest = max((j.severity for j in judged), key=SEVERITY_RANK.__getitem__)
+    strongest = max((j.severity for j in judged), key=SEVERITY_RANK.__getitem__) if judged else None
+    if state.override is not None:
+        retry = identity is not None and state.override == identity
+        state = replace(state, override=None)
+        if retry and strongest == "block":
+            return Outcome("warn", state, severity="block", override=True)
+    if strongest is None:
+        return Outcome("allow", state)
     action, escalated, attempts = _ACTION[strongest], False, []
     if strongest == "soft_block":
         counts = dict(state.soft_blocks)

@@ -21,8 +21,11 @@ from policyc.runtime.findings import (
 from policyc.runtime.judge_final import FinalAnswerJudge
 from policyc.runtime.judge_product import ProductJudge
 from policyc.runtime.judge_sliced import SlicedJudge
+from policyc.tables.atoms import constant_groups
+from policyc.tables.context import NO_CONSTANTS, Constants, RunContext
 from policyc.tables.counting import ABSENT, NEW, CountingSpace, Rules, Slot, State, TokenRun, fillings, slot_value
 from policyc.tables.dfa import OPEN, VIOLATED
+from policyc.tables.earlier import HistoryPlan, earlier_atoms
 from policyc.tables.policy import CompiledPolicy
 from policyc.tables.product import OTHER
 from policyc.tables.rule import RuleRun
@@ -36,14 +39,15 @@ _NEVER, _ALWAYS = frozenset((False,)), frozenset((True,))  # a rule's acceptance
 
 class GateState:
     """Where one run is: the product's joint state, each sliced rule's run, and the run's
-    values by profile (`policyc.tables.counting.TokenRun`) when per-value rules are searched
-    jointly."""
+    constants and history stores (`context`, which the rules' atoms read), and its values by
+    profile (`policyc.tables.counting.TokenRun`) when per-value rules are searched jointly."""
 
-    __slots__ = ("jid", "_runs", "tokens", "behind")
+    __slots__ = ("jid", "_runs", "context", "tokens", "behind")
 
-    def __init__(self, jid: int, runs: list[RuleRun], tokens: TokenRun | None = None):
+    def __init__(self, jid: int, runs: list[RuleRun], context: RunContext, tokens: TokenRun | None = None):
         self.jid = jid
         self._runs = runs
+        self.context = context
         self.tokens = tokens
         self.behind: list[Callable[[], None]] = []  # calls the slice runs have not been stepped with yet
 
@@ -76,6 +80,13 @@ class Gate:
             else:
                 self.sliced.append((info, SlicedJudge(table, externs)))
         self.terminal = policy.terminal_tools
+        self.externs = dict(externs or {})
+        atoms = earlier_atoms(a for t in plain_tables for a in t.alphabet.atoms)
+        atoms += earlier_atoms(a for _, rule in self.sliced for a in rule.table.atoms())
+        self.history = HistoryPlan(atoms) if atoms else None  # the history atoms a run keeps stores for
+        # whether some rule reads the run's request or metrics (a run given them later restarts)
+        self.reads_constants = any(t.constant_groups for t in plain_tables) or any(
+            constant_groups(a) for _, rule in self.sliced for a in rule.table.atoms())
         self.final = FinalAnswerJudge(uncompiled, policy, externs) if uncompiled else None
         extra = [part.alphabet for _, judge in self.sliced for part in judge.table.parts]
         self.product = ProductJudge(plain_rules, plain_tables, policy.tools, self.terminal, externs, compiled.joint,
@@ -98,7 +109,9 @@ class Gate:
         # function of (the call's tool and argument atoms, the joint state, the run's values by
         # profile, where the call's values sit): memoised so, and the slice runs (which only a
         # judgement not memoised yet reads) are stepped lazily
-        self.memoised = self.final is None and len(self._counted_of) == len(self.sliced)
+        # (a sliced rule that reads the run's constants, history or sources is judged afresh)
+        self.memoised = self.final is None and len(self._counted_of) == len(self.sliced) and not any(
+            rule.table.needs_context for _, rule in self.sliced)
         self.undecided_refuse = policy.undecided
         self._infos = {info.name: info for info in self.rules + uncompiled}
         self._judgements: dict[tuple[object, ...], tuple[tuple[Finding, ...], tuple[str, ...]]] = {}
@@ -246,7 +259,11 @@ class Gate:
         unsatisfied, as bits (None: the tool's guard combinations were not decided)."""
         space = self.product.space
         key = space.tool_key(tool)
-        known = space.mask(tool, args, known_only=True) if key != OTHER else 0
+        proposed = state.context.proposed  # the product judge read this very call's atoms just now
+        if proposed is not None and proposed[0] == tool and proposed[1] is args:
+            known = proposed[2]
+        else:
+            known = space.mask(tool, args, known_only=True, env=state.context.env) if key != OTHER else 0
         masks = space.completions(key, known)
         if masks is None:
             return None
@@ -287,7 +304,7 @@ class Gate:
         assert counting is not None and state.tokens is not None
         space = self.product.space
         key = space.tool_key(tool)
-        known = space.mask(tool, args, known_only=True) if key != OTHER else 0
+        known = space.mask(tool, args, known_only=True, env=state.context.env) if key != OTHER else 0
         masks = space.completions(key, known)
         found: list[Finding] = []
         undecided: list[Open] = []
@@ -426,22 +443,31 @@ class Gate:
 
     # ------------------------------------------------------------ run state
 
-    def start(self) -> GateState:
+    def context(self, constants: Constants = NO_CONSTANTS, sources: Any = None) -> RunContext:
+        """A run's constants, with empty history stores (`sources`: its sources by position,
+        for provenance; a gated run's own index is attached by the run)."""
+        return RunContext(constants, self.history, self.externs, sources)
+
+    def start(self, constants: Constants = NO_CONSTANTS) -> GateState:
+        """A new run's state; `constants`: the request and metrics it was started with
+        (unknown ones are free inputs)."""
+        context = self.context(constants)
         tokens = TokenRun(self.counting) if self.counted and self.counting is not None else None
-        return GateState(self.product.start(), [rule.start() for _, rule in self.sliced], tokens)
+        return GateState(self.product.start(context), [rule.start(context) for _, rule in self.sliced], context,
+                         tokens)
 
     def advance(self, state: GateState, tool: str, args: Mapping[str, Any], result: Any) -> GateState:
         """The state after an executed call (slice runs and values are stepped in place)."""
-        space = self.product.space
-        key = space.tool_key(tool)
-        mask = space.mask(tool, args, result) if key != OTHER else 0
-        state.jid = space.advance(state.jid, key, mask)
+        context = state.context
+        key, mask = self.product.call_mask(tool, args, result, context)
+        state.jid = self.product.space.advance(state.jid, key, mask)
         if state.tokens is not None:
             state.tokens.step(key, mask, args, result)
-        if self.memoised and self.sliced:
+        if self.memoised and self.sliced:  # no sliced rule reads the context then: stepped lazily
             state.behind.append(lambda: self._step_runs(state._runs, tool, args, result))
-            return state
-        self._step_runs(state.runs, tool, args, result)
+        else:
+            self._step_runs(state.runs, tool, args, result)
+        context.record(tool, args, result)  # history atoms ask about calls before theirs
         return state
 
     def _step_runs(self, runs: list[RuleRun], tool: str, args: Mapping[str, Any], result: Any) -> None:
@@ -461,17 +487,22 @@ class Gate:
             out[info.name] = (run.verdict(), run.accepting())
         return out
 
-    def accepting_after(self, calls: Sequence[Call]) -> dict[str, bool | None]:
+    def accepting_after(self, calls: Sequence[Call], constants: Constants = NO_CONSTANTS,
+                        sources: Any = None) -> dict[str, bool | None]:
         """Whether a run of these executed calls satisfies each gated rule (None: untracked):
-        the offline path, the product stepped with one memo lookup per call when warm."""
+        the offline path, the product stepped with one memo lookup per call when warm.
+        `constants`: the run's request and metrics (`Constants.of_trace`); `sources`: its
+        sources by position (`trace.globals.history`)."""
         space = self.product.space
-        accepting = space.accepting_each(space.run_calls(calls))
+        accepting = space.accepting_each(space.run_calls(calls, self.context(constants, sources)))
         out: dict[str, bool | None] = {r.name: a for r, a in zip(self.product.rules, accepting)}
         if self.sliced:
-            runs = [rule.start() for _, rule in self.sliced]
+            context = self.context(constants, sources)
+            runs = [rule.start(context) for _, rule in self.sliced]
             for call in calls:
                 for (_, rule), run in zip(self.sliced, runs):
                     rule.advance(run, call.name, call.args, call.result)
+                context.record(call.name, call.args, call.result)
             out.update({info.name: run.accepting() for (info, _), run in zip(self.sliced, runs)})
         return out
 
@@ -485,7 +516,10 @@ class Gate:
         if self.memoised:
             space = self.product.space
             key = space.tool_key(tool)
-            known = space.mask(tool, args, known_only=True) if key != OTHER else 0
+            context = state.context
+            known = space.mask(tool, args, known_only=True, env=context.env) if key != OTHER else 0
+            if key != OTHER:  # the call's atoms, read once: its record reads only its result's
+                context.proposed = (tool, args, known)
             tokens = state.tokens
             memo = (tool, known, state.jid) if tokens is None else \
                 (tool, known, state.jid, tokens.key, tokens.pattern(key, args))
@@ -516,7 +550,7 @@ class Gate:
 
     def _judge(self, state: GateState, tool: str, args: Mapping[str, Any], calls: Sequence[Call],
                request: str | None, index: Any) -> tuple[list[Finding], tuple[Open, ...]]:
-        plain, undecided = self.product.judge(state.jid, tool, args)
+        plain, undecided = self.product.judge(state.jid, tool, args, state.context)
         findings = list(plain)
         final = tool in self.terminal
         after: dict[int, frozenset[bool]] = {}  # per sliced rule the call may move: can it be accepting then?
@@ -528,6 +562,10 @@ class Gate:
             if standing != OPEN:  # settled for good: lost before this call (not its doing), or won
                 after[k] = _NEVER if standing == VIOLATED else _ALWAYS
                 continue
+            if run.blind:
+                undecided = tuple(undecided) + (Open(
+                    f"rule `{info.name}`: it reads the run's request or metrics, which this run was not given; "
+                    "it is judged when the run finishes", (info.name,)),)
             verdicts, accepting = rule.outcomes(run, tool, args)
             after[k] = accepting
             if verdicts == {VIOLATED}:

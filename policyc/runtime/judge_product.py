@@ -28,6 +28,7 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping, Sequence
 
 from policyc.runtime.findings import CONFLICT, OWED, VIOLATION, Finding, GatedRule, Open, mildest
+from policyc.tables.context import same_call
 from policyc.tables.dfa import VIOLATED, Alphabet, DfaTable
 from policyc.tables.guidance import owed_before, shortest_satisfying
 from policyc.tables.joint import SEARCH_BUDGET, JointSearch
@@ -60,24 +61,47 @@ class ProductJudge:
 
     # ------------------------------------------------------------ run state
 
-    def start(self) -> int:
-        return self.space.initial
+    def start(self, context: Any = None) -> int:
+        """The joint state of a new run (`context`: its constants and history, a `RunContext`)."""
+        return self.space.start(context)
 
-    def advance(self, jid: int, tool: str, args: Mapping[str, Any], result: Any) -> int:
-        key = self.space.tool_key(tool)
-        return self.space.advance(jid, key, self.space.mask(tool, args, result) if key != OTHER else 0)
+    def advance(self, jid: int, tool: str, args: Mapping[str, Any], result: Any, context: Any = None) -> int:
+        key, mask = self.call_mask(tool, args, result, context)
+        return self.space.advance(jid, key, mask)
+
+    def call_mask(self, tool: str, args: Mapping[str, Any], result: Any, context: Any = None) -> tuple[str, int]:
+        """An executed call's tool key and the truth of its atoms (`context`: the run's
+        constants and history, read before the call is recorded in it)."""
+        space = self.space
+        key = space.tool_key(tool)
+        if key == OTHER:
+            return key, 0
+        if context is None:
+            return key, space.mask(tool, args, result)
+        proposed = context.proposed
+        if proposed is not None and proposed[0] == tool and same_call(proposed[1], args):
+            # the call that was proposed: its known atoms were read then; only the result's now
+            results = space.result_bits[tool]
+            mask = proposed[2] | space.mask(tool, args, result, env=context.env, skip=~results)
+        else:
+            mask = space.mask(tool, args, result, env=context.env)
+        context.proposed = None
+        return key, mask
 
     def dump_state(self, jid: int) -> list[int]:
         return list(self.space.states[jid])
 
     # ------------------------------------------------------------ judging a proposal
 
-    def judge(self, jid: int, tool: str, args: Mapping[str, Any]) -> Judged:
+    def judge(self, jid: int, tool: str, args: Mapping[str, Any], context: Any = None) -> Judged:
         """The rule findings of proposing this call in joint state `jid`, and what the gate
-        could not decide about it."""
+        could not decide about it (`context`: the run's constants and history)."""
         space = self.space
         key = space.tool_key(tool)
-        known = space.mask(tool, args, known_only=True) if key != OTHER else 0
+        env = None if context is None else context.env
+        known = space.mask(tool, args, known_only=True, env=env) if key != OTHER else 0
+        if context is not None and key != OTHER:
+            context.proposed = (tool, args, known)
         final = tool in self.terminal
         read = None if final else space.scope_reader(key)
         if read is not None:  # the same states of the rules the call can concern: the same judgement

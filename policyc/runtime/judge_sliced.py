@@ -35,8 +35,9 @@ def _successors(dfa: DfaTable, state: int, letters: tuple[int, ...]) -> list[int
     return [dfa.delta[state][l] for l in letters] if letters else list(set(dfa.delta[state]))
 
 
-def _dfa_outcomes(dfa: DfaTable, state: int, tool: str, args: Mapping[str, object], externs: Externs) -> Outcomes:
-    after = _successors(dfa, state, dfa.alphabet.proposal_letters(tool, args, externs=externs))
+def _dfa_outcomes(dfa: DfaTable, state: int, tool: str, args: Mapping[str, object], externs: Externs,
+                  context: Any = None) -> Outcomes:
+    after = _successors(dfa, state, dfa.alphabet.proposal_letters(tool, args, externs=externs, context=context))
     return frozenset(dfa.verdict[q] for q in after), frozenset(dfa.accepting[q] for q in after)
 
 
@@ -50,6 +51,8 @@ def _slice_outcomes(run: SliceRun, tool: str, args: Mapping[str, object], extern
     """What a sliced part may be after the proposed call: (verdicts, accepting values);
     `unknown`: whether the call's result may name values of the variable."""
     t = run.table
+    if run.blind:  # reads the run's constants, which this run was not given: anything may come
+        return ALL, EITHER
     instances: list[tuple[DfaTable, list[int]]] = []  # in-domain instances after the call
     plan = t.call_plan(tool)
     one = args.get(plan[0], UNDEF) if plan is not None else UNDEF
@@ -62,10 +65,10 @@ def _slice_outcomes(run: SliceRun, tool: str, args: Mapping[str, object], extern
     else:
         mentioned = {}
         dom = t.domain_values(tool, args, UNDEF)
-        for value in t.touched_values(tool, args, UNDEF, externs) + dom:
+        for value in t.touched_values(tool, args, UNDEF, externs, run.context) + dom:
             mentioned.setdefault(value_key(value), value)
         new_domain = {value_key(v) for v in dom}
-        fresh_letters = t.alphabet.proposal_letters(tool, args, FRESH, externs)
+        fresh_letters = t.alphabet.proposal_letters(tool, args, FRESH, externs, run.context)
     named: dict[int, int] = {}  # per group (by id): its members in the domain that the call names
     for key in mentioned:
         group = run.where.get(key)
@@ -79,14 +82,14 @@ def _slice_outcomes(run: SliceRun, tool: str, args: Mapping[str, object], extern
         if key in run.where:
             mask, state = run.where[key].mask, run.where[key].state
         else:
-            mask = t.static_mask(value)
+            mask = t.static_mask(value, run.context)
             if mask not in t.bodies:
                 continue
             state = run.fresh[mask]
         if key in run.domain or key in new_domain:
             dfa = t.bodies[mask]
             letters = named_letters if named_letters is not None else \
-                t.alphabet.proposal_letters(tool, args, value, externs)
+                t.alphabet.proposal_letters(tool, args, value, externs, run.context)
             instances.append((dfa, _successors(dfa, state, letters)))
     if t.kind == "forall":
         if any(all(dfa.verdict[q] == VIOLATED for q in after) for dfa, after in instances):
@@ -115,8 +118,9 @@ class SlicedJudge:
         self._unknown: dict[tuple[int, str], bool] = {}  # per (sliced part, tool): `_reads_result_for`
         self._per_id: dict[tuple[object, ...], Outcomes] = {}  # `_named_outcomes`
 
-    def start(self) -> RuleRun:
-        return self.table.start()
+    def start(self, context: Any = None) -> RuleRun:
+        """A run of the rule reading the gate's context (its constants and history stores)."""
+        return self.table.start(context)
 
     def advance(self, run: RuleRun, tool: str, args: Mapping[str, object], result: Any) -> None:
         if self.moved_by is None or tool in self.moved_by:
@@ -133,7 +137,7 @@ class SlicedJudge:
         verdicts, accepts = [], []
         for k, (part, state) in enumerate(zip(self.table.parts, run.states)):
             if isinstance(part, DfaTable):
-                v, a = _dfa_outcomes(part, state, tool, args, self.externs)
+                v, a = _dfa_outcomes(part, state, tool, args, self.externs, run.context)
             else:
                 unknown = self._unknown.get((k, tool))
                 if unknown is None:
@@ -157,12 +161,12 @@ class SlicedJudge:
         t = run.table
         plan = t.call_plan(tool)
         one = args.get(plan[0], UNDEF) if plan is not None else UNDEF
-        if plan is None or not (type(one) is str or type(one) is int):
+        if plan is None or run.blind or not (type(one) is str or type(one) is int):
             return _slice_outcomes(run, tool, args, self.externs, unknown)
         key = value_key(one)
         group = run.where.get(key)
         if group is None:  # a value the run has not met: a fresh instance, if its conditions have one
-            mask = t.static_mask(one)
+            mask = t.static_mask(one, run.context)
             memo: tuple[object, ...] = (k, tool, run.signature(), mask, run.fresh.get(mask), False)
         else:
             memo = (k, tool, run.signature(), group.mask, group.state, key in run.domain)

@@ -27,18 +27,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from policyc.artifact.errors import ArtifactError
-from policyc.artifact.io import read_artifact, resolve_key
+from policyc.artifact.io import check_signature, read_artifact, resolve_key
 from policyc.artifact.models import Artifact
 from policyc.artifact.policy import verified_compiled
 from policyc.grounding import BUILTIN_EXTRACTORS, Extractor, extractor_of, with_extractor
 from policyc.runtime.calls import RunError
-from policyc.runtime.conformance import ConformanceChecker
+from policyc.runtime.conformance import ConformanceChecker, GroundingQuery
 from policyc.runtime.findings import MODES, Finding
 from policyc.runtime.gate import Gate
 from policyc.runtime.history import IndexPlan, RunIndex
 from policyc.scoring import TraceReport, score_trace
 from policyc.scoring.externs import ExternBindingError, bind_externs, describe, unbound
 from policyc.semantics.positions import PositionEvaluator
+from policyc.tables.context import Constants
 from policyc.tables.policy import CompiledPolicy
 from policyc.trace.model import Call, Trace
 from policyc.trace.results import ResultShapes
@@ -89,11 +90,16 @@ class Monitor:
     """A policy artifact loaded for gating and scoring."""
 
     def __init__(self, artifact: Artifact, externs: Mapping[str, Callable[..., object]] | None = None,
-                 extractor: Extractor | None = None):
+                 extractor: Extractor | None = None, key: bytes | str | None = None):
         """`artifact` is checked again (`ArtifactError` when it is inconsistent); `externs` binds
         every extern predicate the artifact declares (`ExternBindingError` when one is missing,
         unknown or not a function); `extractor` finds the entities of `entities(...)` and
-        matches `outputs` (by default, the built-in one the policy names)."""
+        matches `outputs` (by default, the built-in one the policy names). With a `key` (or the
+        POLICYC_ARTIFACT_KEY environment variable) the artifact must be signed with it, and the
+        runs' snapshots are signed with it and must be to be restored."""
+        self.key = resolve_key(key)
+        if self.key is not None:
+            check_signature(artifact, self.key)
         self.artifact = artifact
         self.compiled: CompiledPolicy = verified_compiled(artifact)
         self.policy = self.compiled.policy
@@ -120,7 +126,7 @@ class Monitor:
              key: bytes | str | None = None, extractor: Extractor | None = None) -> "Monitor":
         """Load and verify an artifact file (`ArtifactError` says what is wrong with it). With a
         `key` (or the POLICYC_ARTIFACT_KEY environment variable), the artifact must be signed
-        with it (`policyc compile --sign-key-file`).
+        with it (`policyc compile --sign-key-file`), and so must the snapshots it restores.
 
         A policy source (`.altl`) is compiled in memory instead (a `PolicyError` lists its
         errors), and a `PolicySourceWarning` says so once; a deployed gate loads the artifact
@@ -128,8 +134,8 @@ class Monitor:
         artifact loads."""
         resolved = resolve_key(key)
         if is_policy_source(path):
-            return cls(compile_source(path, resolved), externs, extractor)
-        return cls(read_artifact(path, resolved), externs, extractor)
+            return cls(compile_source(path, resolved), externs, extractor)  # refused under a key
+        return cls(read_artifact(path, resolved), externs, extractor, resolved)
 
     @property
     def content_hash(self) -> str:
@@ -139,16 +145,25 @@ class Monitor:
     def name(self) -> str:
         return self.policy.name
 
-    def start(self, mode: str | None = None, run_id: str | None = None, context: str | None = None) -> Run:
+    def start(self, mode: str | None = None, run_id: str | None = None, context: str | None = None, *,
+              request: str | None = None, metrics: Mapping[str, Any] | None = None) -> Run:
         """A new, independent run. `mode` enforces every rule with one severity:
-        tolerate, warn, block, soft or stop (None: each rule's own). `context` is the user's
-        request: with it, proposed calls are also checked for grounded argument values, and
-        rules read it as `request.text`."""
-        from policyc.runtime.run import Run, RunState, check_context
+        tolerate, warn, block, soft or stop (None: each rule's own). `request` (or `context`,
+        its older name) is the user's request: with it, proposed calls are also checked for
+        grounded argument values, and rules read it as `request.text`. `metrics` is the run's
+        metrics record, when the harness knows it before the run ends. A rule that reads a
+        request or metrics the run was not given is judged by every value they could take:
+        they are free inputs, never a reason to refuse."""
+        from policyc.runtime.run import Run, RunState, check_context, check_metrics
 
         if mode is not None and mode not in MODES:
             raise ValueError(f"unknown mode `{mode}`; the modes are {', '.join(MODES)}")
-        return Run(self, mode, run_id, RunState(self.gate.start(), context=check_context(context)))
+        if request is not None and context is not None and request != context:
+            raise ValueError("the request was given twice: `request=` is `context=`'s newer name, give one")
+        text = check_context(request if request is not None else context)
+        given = check_metrics(metrics)
+        return Run(self, mode, run_id, RunState(self.gate.start(Constants.given(text, given)), context=text,
+                                                metrics=given))
 
     def observes(self, tool: str, actor: str) -> bool:
         """Whether the policy reads an event of this tool (`"message"`: a message) by this actor."""
@@ -169,12 +184,14 @@ class Monitor:
         return None if self.index_plan is None else RunIndex(self.index_plan, extractor_of(self.externs))
 
     def judge(self, gate_state: Any, tool: str, args: Mapping[str, Any], calls: Sequence[Call] = (),
-              context: str | None = None, index: RunIndex | None = None) -> tuple[list[Finding], tuple[str, ...]]:
+              context: str | None = None, index: RunIndex | None = None,
+              grounding: GroundingQuery | None = None) -> tuple[list[Finding], tuple[str, ...]]:
         """Everything wrong with proposing this call after `calls` (conformance (SAAG, grounded
         in `context` when there is one), then the rules), and what the gate could not decide
-        about it. `index`: the run's history, indexed (`policyc.runtime.history`)."""
+        about it. `index`: the run's history, indexed (`policyc.runtime.history`); `grounding`:
+        the run's grounding text, kept as it goes."""
         findings, undecided = self.gate.judge(gate_state, tool, args, calls, context, index)
-        return self.conformance.check(tool, args, calls, context) + findings, undecided
+        return self.conformance.check(tool, args, calls, context, grounding) + findings, undecided
 
     def guidance(self, gate_state: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """(tools that keep the policy satisfiable, calls still required)."""
@@ -185,11 +202,23 @@ class Monitor:
         scorer, handed this monitor's compiled tables and extern bindings."""
         return score_trace(self.compiled, trace, externs=self.externs)
 
+    def replayed_gate(self, events: Sequence[Call], request: str | None, metrics: Mapping[str, Any] | None) -> Any:
+        """The gate state after these recorded events (calls and messages, the user's too) of a
+        run started with this request and metrics: how a restored run, or one given its
+        request late, gets back to where it is (a run that replays them, sources and all)."""
+        from policyc.runtime.run import Run, RunState, event_args
+
+        run = Run(self, None, None, RunState(self.gate.start(Constants.given(request, metrics)), context=request,
+                                             metrics=None if metrics is None else dict(metrics)))
+        for call in events:
+            run._advance(call.name, event_args(dict(call.args), call.actor, call.message_id, call.error), call.result)
+        return run.state.gate
+
     def verdicts(self, trace: Trace) -> dict[str, bool]:
         """Whether each rule holds on a complete trace: the compiled rules by stepping their
         automata (linear, one lookup per call when warm), the others by the evaluator."""
         trace = self.policy.view(trace)
-        gated = self.gate.accepting_after(trace.calls)
+        gated = self.gate.accepting_after(trace.calls, Constants.of_trace(trace), trace.globals.history)
         out = {}
         engine = None
         for rule in self.policy.rules:

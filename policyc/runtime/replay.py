@@ -76,7 +76,8 @@ def replay(monitor: Monitor, trace: Trace, mode: str | None = None) -> Replay:
     """Replay a recorded run through the gate, call by call: the agent's events (calls and
     messages, as far as the policy observes them) are judged; the user's are recorded."""
     trace = monitor.policy.view(trace)
-    run = monitor.start(mode=mode, run_id=trace.id)
+    # the request and metrics the recording holds are the run's (what it lacks is unknown)
+    run = monitor.start(mode=mode, run_id=trace.id, request=trace.request, metrics=trace.metrics or None)
     steps = []
     refused = False
     for call in trace.calls:

@@ -29,8 +29,9 @@ from typing import TYPE_CHECKING, Any, Mapping
 from policyc.ir.data import CallArgs, attributes
 from policyc.ir.ops import UNDEF
 from policyc.runtime.calls import (
-    MAX_VALUE_DEPTH, RunError, as_args, as_tool, call_identity, normalise_result, too_deep,
+    RunError, as_args, as_tool, call_identity, normalise_result, unidentified, value_problem,
 )
+from policyc.runtime.conformance import GroundingQuery
 from policyc.runtime.explain import Decision, render_message
 from policyc.runtime.findings import CONFORMANCE, Finding
 from policyc.runtime.enforce import EnforcementState, Outcome, after_record, enforce
@@ -59,7 +60,9 @@ class RunState:
     ended_by: str | None = None                       # the terminal tool that ended the run
     report: "TraceReport | None" = None               # set by finish()
     context: str | None = None                        # the user's request: for grounding (SAAG), and `request.text`
+    metrics: dict[str, Any] | None = None             # the run's metrics record, when given at the start
     index: "RunIndex | None" = None                   # the history, indexed for the rules that read it (derived)
+    grounding: "GroundingQuery | None" = None         # the request and results as grounding text (derived)
 
 
 class Run:
@@ -71,7 +74,8 @@ class Run:
         self._lock = threading.RLock()
         self.mode = mode
         self.id = run_id
-        self.state = state if state is not None else RunState(monitor.gate.start())
+        self.state = state if state is not None else RunState(monitor.gate.start())  # the constants unknown
+        self.state.gate.context.sources = self._sources  # what the rules' provenance reads
 
     # ------------------------------------------------------------ the agent loop
 
@@ -88,9 +92,15 @@ class Run:
         with self._lock:
             self._check_open("propose a call")
             enf = self.state.enforcement
+            # arguments that are not JSON data within bounds cannot be judged or identified: such
+            # a call is refused as `deny` before any override or retry is considered
+            problem = value_problem(args)
             # the call's identity (JSON text) is needed only to resolve, override or refuse
             needed = self.state.awaiting or enf.stopped is not None or enf.override is not None
-            identity = call_identity(tool, args) if needed else None
+            if problem is not None:
+                identity: str | None = unidentified(tool, problem)
+            else:
+                identity = call_identity(tool, args) if needed else None
             if self.state.awaiting:
                 self._resolve(identity)
             self.state.proposals += 1
@@ -99,8 +109,9 @@ class Run:
                 self.state.pending = (identity, False)
                 decision = Decision("stop", tool, args, step, latched=True)
                 return replace(decision, message=render_message(decision))
-            overriding = identity is not None and enf.override == identity
-            findings, undecided = ([], ()) if overriding else self._judge(tool, args)
+            # judged every time, an identical retry too: `enforce` lets a retry override only
+            # block-and-warn findings, never `deny` (nor anything stronger)
+            findings, undecided = self._judge(tool, args, problem)
             if not findings and enf.override is None:  # `enforce` would allow it and change nothing
                 self.state.pending = (identity, True)
                 return Decision("allow", tool, args, step, undecided=undecided)
@@ -124,11 +135,15 @@ class Run:
             message = render_message(decision)  # empty for a call that runs unremarked (tolerated)
             return replace(decision, message=message) if message else decision
 
-    def _judge(self, tool: str, args: dict[str, Any]) -> tuple[list[Finding], tuple[str, ...]]:
-        if too_deep(args):  # nothing can be read off it safely: refused, and no retry overrides that
-            return [Finding("conformance/too-deep", CONFORMANCE, "conformance", "deny", None,
-                            f"the arguments of `{tool}` nest more than {MAX_VALUE_DEPTH} levels deep")], ()
-        return self.monitor.judge(self.state.gate, tool, args, self.state.seen, self.state.context, self._index())
+    def _judge(self, tool: str, args: dict[str, Any], problem: str | None) -> tuple[list[Finding], tuple[str, ...]]:
+        if problem is not None:  # nothing can be read off it safely: refused, and no retry overrides that
+            rule = "conformance/too-deep" if problem.startswith("nest") else "conformance/not-json"
+            return [Finding(rule, CONFORMANCE, "conformance", "deny", None, f"the arguments of `{tool}` {problem}")], ()
+        state = self.state
+        grounding = state.grounding
+        if state.context is not None and (grounding is None or grounding.context != state.context):
+            grounding = state.grounding = GroundingQuery(state.context)
+        return self.monitor.judge(state.gate, tool, args, state.seen, state.context, self._index(), grounding)
 
     def _index(self) -> "RunIndex | None":
         """The run's history, indexed (None when no rule reads it); built from the recorded
@@ -146,18 +161,36 @@ class Run:
             index.set_request(state.context)
         return index
 
+    def _sources(self, _position: int) -> Any:
+        """The sources the run had seen before the call being judged or recorded, for the
+        rules' provenance atoms: its index, or, past the index's size cap, the definition
+        (`policyc.trace.sources`) on the events before that call."""
+        index = self._index()
+        if index is None:
+            raise RunError("the policy reads no sources, yet a rule asked for them")
+        found = index.history(index.view, index.view)
+        if found is not None:
+            return found
+        state = self.state
+        trace = self.monitor.policy.view(Trace.from_events(tuple(state.calls[:index.events]), state.metrics or {},
+                                                           self.id, None, state.context))
+        return trace.globals.history(len(trace.calls))
+
     def record(self, tool: str, args: Mapping[str, Any] | None = None, result: Any = UNDEF, *,
                actor: str = "assistant", message_id: str | None = None, error: bool = False) -> None:
         """Add a call that ran, with its result, to the run: the agent's (whether it failed:
         `error`), or one the user made on their side (`actor="user"`); `tool` is `"message"`
         for a message sent (by the agent or the user), its args `{"text": ...}`. Arguments or a
-        result (other than text) nested deeper than MAX_VALUE_DEPTH levels are a RunError."""
+        result that are not JSON data (`calls.value_problem`: nested deeper than MAX_VALUE_DEPTH
+        levels, bytes or other objects, integers of thousands of digits) are a RunError: a run
+        holds only what it can snapshot."""
         tool = as_tool(tool)
         args = event_args(as_args(args), actor, message_id, error)
         for what, value in (("arguments", args), ("result", result)):
-            if too_deep(value):
-                raise RunError(f"the {what} of `{tool}` nest more than {MAX_VALUE_DEPTH} levels deep; "
-                               "record a shallower value (such as its text)")
+            problem = None if value is UNDEF else value_problem(value)
+            if problem is not None:
+                raise RunError(f"the {what} of `{tool}` {problem}; record a value that is JSON data "
+                               "(such as its text)")
         if actor != "assistant":
             with self._lock:
                 self._check_open("record an event")
@@ -179,6 +212,7 @@ class Run:
         """Add a call that ran, without the checks of `record` (gate replay uses it)."""
         with self._lock:
             state = self.state
+            index = self._index()  # the events before this one, indexed (for provenance as the gate steps)
             result = normalise_result(result)
             kind = "message" if tool == MESSAGE else "call"
             if kind == "call" and (type(args) is dict or not attributes(args)["error"]):
@@ -192,10 +226,10 @@ class Run:
                 state.gate = self.monitor.gate.advance(state.gate, tool, args, result)
                 # the same event at the same position in both lists: one object serves both
                 seen.append(call if len(seen) == call.position else Call(tool, args, result, len(seen), kind))
-            if state.index is not None:
-                state.index.add(call, observed)
-            elif self.monitor.index_plan is not None:
-                self._index()  # built from every event, this one included
+            if observed and state.grounding is not None and state.grounding.context == state.context:
+                state.grounding.read(seen)  # the result joins the grounding text now, not at the next proposal
+            if index is not None:
+                index.add(call, observed)
             if actor != "assistant":
                 return  # the user acted: the agent's pending proposal stays pending
             if state.enforcement.override is not None:
@@ -206,9 +240,14 @@ class Run:
 
     def set_context(self, context: str | None) -> None:
         """Give the run the user's request (None: none): later proposals are also checked for
-        argument values grounded in it and in the results recorded so far (SAAG stage 3)."""
+        argument values grounded in it and in the results recorded so far (SAAG stage 3), and
+        rules that read `request.text` read it from the start of the run (the gate follows the
+        recorded calls again with it)."""
         with self._lock:
             self.state.context = check_context(context)
+            if self.monitor.gate.reads_constants:
+                self.state.gate = self.monitor.replayed_gate(self.state.calls, self.state.context, self.state.metrics)
+                self.state.gate.context.sources = self._sources
 
     @property
     def context(self) -> str | None:
@@ -238,7 +277,8 @@ class Run:
     def trace(self) -> Trace:
         """The events that happened, in order (the policy reads its view of them)."""
         with self._lock:
-            return Trace.from_events(tuple(self.state.calls), {}, self.id, None, self.state.context)
+            return Trace.from_events(tuple(self.state.calls), self.state.metrics or {}, self.id, None,
+                                     self.state.context)
 
     @property
     def events(self) -> tuple[EnforcementEvent, ...]:
@@ -315,6 +355,12 @@ def event_args(args: dict[str, Any], actor: str, message_id: str | None, error: 
     if actor == "assistant" and message_id is None and not error:
         return args
     return CallArgs(args, {"actor": actor, "message_id": message_id, "error": bool(error)})
+
+
+def check_metrics(metrics: object) -> dict[str, Any] | None:
+    if metrics is not None and not isinstance(metrics, Mapping):
+        raise TypeError(f"a run's metrics are a mapping (the metrics record), not {type(metrics).__name__}")
+    return None if metrics is None else dict(metrics)
 
 
 def check_context(context: object) -> str | None:

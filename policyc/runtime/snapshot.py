@@ -5,12 +5,20 @@ monitor loaded from another artifact is refused. A snapshot is data kept outside
 process (a database, a file), so restoring validates all of it before the run continues:
 the shape and type of every field (a pydantic model), the references between them (event
 numbers, refusals awaiting an answer, the rules soft blocks count for), and that the
-automaton states it holds are exactly those its calls lead to (the calls are replayed). Any
-mismatch is a `RunError` naming the field, never a KeyError later in the run.
+automaton states it holds are exactly those its calls lead to (the calls are replayed), and
+that its enforcement state is the one its enforcement log leads to (a pending override is the
+refusal the log awaits an answer to, a stop is a logged stop, soft-block counts are the logged
+soft blocks). Any mismatch is a `RunError` naming the field, never a KeyError later in the run.
+
+A monitor with a key (`Monitor.load(path, key=...)`, or POLICYC_ARTIFACT_KEY) signs its
+snapshots (`signature`, an HMAC-SHA256 of the rest, as artifacts are signed) and restores
+only snapshots signed with that key.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 from dataclasses import replace
 from typing import TYPE_CHECKING, Literal
@@ -32,15 +40,16 @@ SNAPSHOT_VERSION = 1
 
 
 def dump_run(run: "Run") -> dict[str, object]:
-    """The run's state (call with the run's lock held)."""
+    """The run's state (call with the run's lock held), signed when the monitor has a key."""
     monitor, state = run.monitor, run.state
-    return {
+    data: dict[str, object] = {
         "format": SNAPSHOT_FORMAT,
         "version": SNAPSHOT_VERSION,
         "artifact": monitor.content_hash,
         "id": run.id,
         "mode": run.mode,
         "context": state.context,
+        **({"metrics": state.metrics} if state.metrics is not None else {}),
         "calls": [{"tool": c.name, "args": dict(c.args), **result_to_json(c.result), **_attributes(c)}
                   for c in state.calls],
         "gate": monitor.gate.dump_state(state.gate),
@@ -52,6 +61,33 @@ def dump_run(run: "Run") -> dict[str, object]:
         "ended_by": state.ended_by,
         "finished": state.report is not None,
     }
+    if monitor.key is not None:
+        data["signature"] = _signature(data, monitor.key)
+    return data
+
+
+_SIGNATURE = "hmac-sha256:"
+
+
+def _signature(data: dict[str, object], key: bytes) -> str:
+    """The HMAC-SHA256 of the snapshot's canonical JSON, its signature left out."""
+    body = {k: v for k, v in data.items() if k != "signature"}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return _SIGNATURE + hmac.new(key, text.encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+def _signature_problem(data: dict[str, object], key: bytes) -> str | None:
+    claimed = data.get("signature")
+    if claimed is None:
+        return "the snapshot is not signed, and the monitor has a key: it restores only snapshots signed with it"
+    try:
+        expected = _signature(data, key)
+    except (TypeError, ValueError, RecursionError):
+        return "the snapshot is not JSON data, so its signature cannot match"
+    if not isinstance(claimed, str) or not hmac.compare_digest(claimed.encode("utf-8", "replace"),
+                                                                expected.encode("utf-8")):
+        return "the snapshot is not signed with the monitor's key: its signature does not match"
+    return None
 
 
 class _Strict(BaseModel):
@@ -102,6 +138,8 @@ class _SnapshotModel(_Strict):
     ended_by: StrictStr | None
     finished: StrictBool
     context: StrictStr | None = None  # the user's request, for grounding (absent in older snapshots)
+    metrics: dict[StrictStr, JsonValue] | None = None  # the metrics record the run was started with
+    signature: StrictStr | None = None  # with a key: `hmac-sha256:` and the HMAC of the rest
 
 
 def load_run(monitor: "Monitor", data: dict[str, object]) -> "Run":
@@ -117,6 +155,10 @@ def load_run(monitor: "Monitor", data: dict[str, object]) -> "Run":
     if data.get("artifact") != monitor.content_hash:
         raise RunError("the snapshot belongs to a run of another policy artifact "
                        f"({str(data.get('artifact'))[:80]}, this monitor is {monitor.content_hash})")
+    if monitor.key is not None:
+        refused = _signature_problem(data, monitor.key)
+        if refused:
+            raise RunError(refused)
     try:
         snap = _SnapshotModel.model_validate(data)
     except ValidationError as exc:
@@ -132,21 +174,22 @@ def load_run(monitor: "Monitor", data: dict[str, object]) -> "Run":
                   "message" if c.tool == MESSAGE else "call", c.actor, c.message_id, c.error)
              for i, c in enumerate(snap.calls)]
     seen = [replace(c, position=i) for i, c in enumerate(c for c in calls if monitor.observes(c.name, c.actor))]
-    gate = monitor.gate.start()
-    try:
-        for call in seen:  # the events the policy observes: those the gate stepped
-            gate = monitor.gate.advance(gate, call.name, call.args, call.result)
+    try:  # the events the policy observes: those the gate stepped, with the run's constants
+        gate = monitor.replayed_gate(calls, snap.context, snap.metrics)
     except Exception as exc:  # noqa: BLE001 - a call the automata cannot read: the snapshot is not this run's
         raise RunError(f"the run snapshot is damaged: its calls cannot be replayed ({type(exc).__name__})") from None
     if _canonical(monitor.gate.dump_state(gate)) != _canonical(snap.gate):
         raise RunError(f"the run snapshot is damaged: its automaton states are not those its {len(calls)} "
                        "call(s) lead to")
+    problem = _enforcement_problem(snap, len(seen))
+    if problem:
+        raise RunError(f"the run snapshot is damaged: {problem}")
     enforcement = EnforcementState(tuple(sorted(snap.enforcement.soft_blocks.items())), snap.enforcement.override,
                                    snap.enforcement.stopped)
     state = RunState(gate=gate, calls=calls, seen=seen, enforcement=enforcement,
                      events=[EnforcementEvent(**e.model_dump()) for e in snap.events],
                      awaiting=list(snap.awaiting), pending=snap.pending, proposals=snap.proposals,
-                     ended_by=snap.ended_by, context=snap.context)
+                     ended_by=snap.ended_by, context=snap.context, metrics=snap.metrics)
     run = Run(monitor, snap.mode, snap.id, state)
     if snap.finished:
         run.finish()
@@ -166,15 +209,46 @@ def _reference_problem(monitor: "Monitor", snap: _SnapshotModel) -> str | None:
     for i in snap.awaiting:
         if not 0 <= i < len(events) or events[i].resolution is not None:
             return f"`awaiting` names event {i}, which is not an unresolved refusal"
-    rules = {r.name for r in monitor.policy.rules}
-    for rule, count in snap.enforcement.soft_blocks.items():
-        if rule not in rules or count < 1:
-            return f"`enforcement.soft_blocks` counts {count} refusal(s) for `{rule[:40]}`"
     if snap.ended_by is not None and (snap.ended_by not in monitor.terminal_tools or not snap.calls
                                       or snap.calls[-1].tool != snap.ended_by):
         return f"`ended_by` is `{snap.ended_by[:40]}`, but the run did not end with that terminal call"
     if snap.ended_by is None and any(c.tool in monitor.terminal_tools for c in snap.calls):
         return "a terminal call was recorded, but `ended_by` is null"
+    return None
+
+
+def _enforcement_problem(snap: _SnapshotModel, observed: int) -> str | None:
+    """Whether the enforcement state is the one the enforcement log leads to (`enforce` keeps
+    them in step): a forged override, stop or soft-block count is refused, not obeyed."""
+    events, enforcement = snap.events, snap.enforcement
+    unresolved = [e.index for e in events if e.resolution is None]
+    if sorted(snap.awaiting) != unresolved:
+        return "`awaiting` does not list exactly the refusals the log leaves unanswered"
+    if any(events[i].action != "block" for i in unresolved):
+        return "`awaiting` names an event that did not refuse its call"
+    override = enforcement.override
+    if override is not None:
+        waiting = [events[i] for i in snap.awaiting]
+        if (snap.pending is None or tuple(snap.pending) != (override, False) or not waiting
+                or any(e.identity != override or e.step != observed for e in waiting)
+                or max(SEVERITY_ORDER.index(e.severity) for e in waiting) != SEVERITY_ORDER.index("block")):
+            return "`enforcement.override` is not the block-and-warn refusal the run awaits an answer to"
+    stops = [e for e in events if e.action == "stop"]
+    if (enforcement.stopped is None) != (not stops):
+        return "`enforcement.stopped` does not agree with the stops in the enforcement log"
+    if enforcement.stopped is not None:
+        reasons = {"a conformance finding" if e.kind == "conformance" else f"rule `{e.rule}`" for e in stops}
+        if enforcement.stopped not in reasons:
+            return "`enforcement.stopped` names no stop in the enforcement log"
+    # soft blocks count when a soft block decided the call (a refusal, or the last one, which
+    # stops the run); a call stopped by a `stop` rule counts none
+    stopped_by_stop = any(e.severity == "stop" for e in stops)
+    counted: dict[str, int] = {}
+    for e in events:
+        if e.severity == "soft_block" and (e.action == "block" or e.action == "stop" and not stopped_by_stop):
+            counted[e.rule] = counted.get(e.rule, 0) + 1
+    if dict(enforcement.soft_blocks) != counted:
+        return "`enforcement.soft_blocks` are not the soft blocks in the enforcement log"
     return None
 
 

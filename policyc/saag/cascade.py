@@ -35,7 +35,7 @@ diagnostics, as the paper says. Nothing here needs the gold call.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, cast
 
 from rapidfuzz import fuzz
 
@@ -284,12 +284,14 @@ def ground_value(argument: str, value: Any, query: str, numbers: frozenset[float
     return ValueGrounding(argument, m.value_kind(value), exact, partial, h)
 
 
-def check_grounding(tool: str, args: Mapping[str, Any], registry: Registry, query: str | None) -> GroundingResult:
+def check_grounding(tool: str, args: Mapping[str, Any], registry: Registry, query: str | None,
+                    numbers: frozenset[float] | None = None) -> GroundingResult:
     """Stage 3: each value against the query; the problems are the ψ3 strata. AVEM, QSLO and
     VHR_ctx are read off the per-value results (`metrics` computes each from scratch; the
-    tests check that both agree)."""
+    tests check that both agree). `numbers`: the query's (`metrics.numbers_in`), when the
+    caller keeps them."""
     assert query is not None
-    numbers = m.numbers_in(query)
+    numbers = m.numbers_in(query) if numbers is None else numbers
     values = tuple(ground_value(a, v, query, numbers) for a, v in args.items())
     problems = []
     for v in values:
@@ -360,14 +362,16 @@ class Assessment:
 
 
 def assess(tool: str | None, args: Mapping[str, Any] | None, registry: Registry,
-           query: str | None = None) -> Assessment:
-    """Run the cascade on one call; stage 3 runs only when a query is given."""
+           query: str | None = None, numbers: frozenset[float] | None = None) -> Assessment:
+    """Run the cascade on one call; stage 3 runs only when a query is given (`numbers`: the
+    query's numbers, when the caller keeps them)."""
     args = dict(args or {})
     done: list[StageResult] = []
     for name, check in STAGES:
         if name == GROUNDING and query is None:
             break
-        result = check(tool, args, registry, query)
+        result = check_grounding(cast(str, tool), args, registry, query, numbers) if name == GROUNDING \
+            else check(tool, args, registry, query)
         done.append(result)
         if not result.passed:
             break

@@ -36,6 +36,7 @@ from policyc.scoring.models import ConstraintResult, CorpusReport, InputProblem,
 from policyc.scoring.tally import CorpusTally, RuleTally, RunTally
 from policyc.scoring.vacuity import VACUOUS, vacuity
 from policyc.semantics.positions import PositionEvaluator
+from policyc.tables.context import Constants
 from policyc.tables.policy import CompiledPolicy
 from policyc.scoring.stepping import StepPlan
 from policyc.trace.conformance import Signatures, check_trace
@@ -68,9 +69,12 @@ class RulePlan:
         """(holds, length of the shortest bad prefix) from the rule's automaton; None when it has
         none or cannot read the trace (the evaluator decides then)."""
         externs = engine.root_env.externs
+        constants = Constants.of_trace(trace)
+        env_globals = engine.root_env.globals  # the trace's, always given by the engine
+        sources = env_globals.history if env_globals is not None else None
         if self.steps is not None:
-            return self.steps.verdict_on(trace.calls, engine.positions_of, externs)
-        return None if self.table is None else self.table.verdict_on(trace.calls, externs)
+            return self.steps.verdict_on(trace.calls, engine.positions_of, externs, constants, sources)
+        return None if self.table is None else self.table.verdict_on(trace.calls, externs, constants, sources)
 
     def tally(self, trace: Trace, engine: PositionEvaluator) -> RuleTally:
         """What the aggregate needs of the rule's verdict (`score` without its detail)."""

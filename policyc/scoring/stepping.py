@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
 from policyc.ir.data import ExternError
+from policyc.tables.context import NO_CONSTANTS, Constants
 from policyc.tables.dfa import SATISFIED, VIOLATED, AlphabetError, DfaTable
 from policyc.tables.rule import RuleTable
 
@@ -44,6 +45,7 @@ class StepPlan:
     dfa: DfaTable
     moving: tuple[str, ...]  # tools of the alphabet with a letter that moves some state
     every_call: bool  # the letter of unlisted tools moves some state: step at every call
+    table: RuleTable | None = None  # the rule (for its history atoms, whose tools are visited too)
 
     @classmethod
     def of(cls, table: RuleTable) -> "StepPlan | None":
@@ -59,20 +61,29 @@ class StepPlan:
 
         moving = tuple(tool for tool, letters in dfa.alphabet.tools.items()
                        if not all(idle(x) for x in letters.letters.values()))
-        return cls(dfa, moving, not idle(dfa.alphabet.other))
+        history = table.history()
+        if history:  # the calls its history atoms ask about are read too (they move no state)
+            moving += tuple(tool for tool in history.by_tool if tool not in moving)
+        return cls(dfa, moving, not idle(dfa.alphabet.other), table)
 
     def verdict_on(self, calls: Sequence, positions_of: Callable[[str], Sequence[int]],
-                   externs: Mapping[str, Callable] | None) -> tuple[bool, int | None] | None:
+                   externs: Mapping[str, Callable] | None,
+                   constants: Constants = NO_CONSTANTS,
+                   sources: Callable[[int], object] | None = None) -> tuple[bool, int | None] | None:
         """As `RuleTable.verdict_on`: (whether the trace satisfies the rule, the length of its
-        shortest bad prefix or None); None when a call cannot be read (the evaluator decides)."""
+        shortest bad prefix or None); None when a call cannot be read (the evaluator decides).
+        `constants`: the trace's request and metrics; `sources`: its sources by position."""
         dfa = self.dfa
-        state, delta, verdict = dfa.initial, dfa.delta, dfa.verdict
+        table = self.table
+        context = table.context(constants, externs, sources) if table is not None and table.needs_context else None
+        state, delta, verdict = dfa.start_state(context), dfa.delta, dfa.verdict
         if verdict[state] == VIOLATED:
             return False, 0
         if verdict[state] == SATISFIED:
             return True, None
         alphabet = dfa.alphabet
         plain, other, letter = alphabet.plain_letters(), alphabet.other, alphabet.letter
+        record = context.record if context is not None else None
         positions: Sequence[int]
         if self.every_call:
             positions = range(len(calls))
@@ -83,15 +94,19 @@ class StepPlan:
         try:
             for i in positions:
                 call = calls[i]
+                if context is not None:
+                    context.position = i
                 x = plain.get(call.name, other)
                 if x is None:  # a tool with guard atoms: evaluate them on the call
-                    x = letter(call.name, call.args, call.result, externs=externs)
+                    x = letter(call.name, call.args, call.result, externs=externs, context=context)
                 state = delta[state][x]
                 settled = verdict[state]
                 if settled == VIOLATED:
                     return False, i + 1
                 if settled == SATISFIED:  # every continuation is accepted: the rest cannot change it
                     return True, None
+                if record is not None:
+                    record(call.name, call.args, call.result)
         except (ExternError, AlphabetError):
             return None
         return bool(dfa.accepting[state]), None

@@ -81,10 +81,11 @@ class FormulaEncoder:
 
     @_ENCODE.on(n.Event)
     def _event(self, phi: n.Event, i: int, env: TermEnv) -> z3.BoolRef:
-        if not 0 <= i < self.trace.k:
+        call = self.trace.is_call(i, phi.tool)
+        if call is FALSE:  # no such call there (a fixed skeleton, a position past the end)
             return FALSE
         guard = V.truthy(self.terms.term(phi.guard, env.at_call(i, phi.tool)))
-        return V.conj(self.trace.is_call(i, phi.tool), guard)
+        return V.conj(call, guard)
 
     @_ENCODE.on(n.Cond)
     def _cond(self, phi: n.Cond, i: int, env: TermEnv) -> z3.BoolRef:
@@ -92,60 +93,60 @@ class FormulaEncoder:
 
     @_ENCODE.on(n.Not)
     def _not(self, phi: n.Not, i: int, env: TermEnv) -> z3.BoolRef:
-        return z3.Not(self.holds(phi.arg, i, env))
+        return V.negate(self.holds(phi.arg, i, env))
 
     @_ENCODE.on(n.And)
     def _and(self, phi: n.And, i: int, env: TermEnv) -> z3.BoolRef:
-        return z3.And([self.holds(a, i, env) for a in phi.args])
+        return V.conj(*[self.holds(a, i, env) for a in phi.args])
 
     @_ENCODE.on(n.Or)
     def _or(self, phi: n.Or, i: int, env: TermEnv) -> z3.BoolRef:
-        return z3.Or([self.holds(a, i, env) for a in phi.args])
+        return V.disj(*[self.holds(a, i, env) for a in phi.args])
 
     @_ENCODE.on(n.Next)
     def _next(self, phi: n.Next, i: int, env: TermEnv) -> z3.BoolRef:
         tr = self.trace
-        return z3.And(tr.is_live(i + 1), self.holds(phi.arg, i + 1, env)) if i + 1 < tr.k else FALSE
+        return V.conj(tr.is_live(i + 1), self.holds(phi.arg, i + 1, env)) if i + 1 < tr.k else FALSE
 
     @_ENCODE.on(n.WNext)
     def _wnext(self, phi: n.WNext, i: int, env: TermEnv) -> z3.BoolRef:
         tr = self.trace
-        return z3.Or(z3.Not(tr.is_live(i + 1)), self.holds(phi.arg, i + 1, env)) if i + 1 < tr.k else TRUE
+        return V.disj(V.negate(tr.is_live(i + 1)), self.holds(phi.arg, i + 1, env)) if i + 1 < tr.k else TRUE
 
     @_ENCODE.on(n.Until)
     def _until(self, phi: n.Until, i: int, env: TermEnv) -> z3.BoolRef:
         tr, h = self.trace, self.holds
         if i >= tr.k:
             return FALSE
-        return z3.And(tr.is_live(i), z3.Or(h(phi.right, i, env), z3.And(h(phi.left, i, env), h(phi, i + 1, env))))
+        return V.conj(tr.is_live(i), V.disj(h(phi.right, i, env), V.conj(h(phi.left, i, env), h(phi, i + 1, env))))
 
     @_ENCODE.on(n.Release)
     def _release(self, phi: n.Release, i: int, env: TermEnv) -> z3.BoolRef:
         tr, h = self.trace, self.holds
         if i >= tr.k:
             return TRUE
-        return z3.Or(z3.Not(tr.is_live(i)),
-                     z3.And(h(phi.right, i, env), z3.Or(h(phi.left, i, env), h(phi, i + 1, env))))
+        return V.disj(V.negate(tr.is_live(i)),
+                      V.conj(h(phi.right, i, env), V.disj(h(phi.left, i, env), h(phi, i + 1, env))))
 
     @_ENCODE.on(n.Yesterday)
     def _yesterday(self, phi: n.Yesterday, i: int, env: TermEnv) -> z3.BoolRef:
-        return z3.And(self.trace.is_live(i), self.holds(phi.arg, i - 1, env)) if i > 0 else FALSE
+        return V.conj(self.trace.is_live(i), self.holds(phi.arg, i - 1, env)) if i > 0 else FALSE
 
     @_ENCODE.on(n.WYesterday)
     def _wyesterday(self, phi: n.WYesterday, i: int, env: TermEnv) -> z3.BoolRef:
-        return z3.Or(z3.Not(self.trace.is_live(i)), self.holds(phi.arg, i - 1, env)) if i > 0 else TRUE
+        return V.disj(V.negate(self.trace.is_live(i)), self.holds(phi.arg, i - 1, env)) if i > 0 else TRUE
 
     @_ENCODE.on(n.Since)
     def _since(self, phi: n.Since, i: int, env: TermEnv) -> z3.BoolRef:
         h = self.holds
-        earlier = z3.And(h(phi.left, i, env), h(phi, i - 1, env)) if i > 0 else FALSE
-        return z3.And(self.trace.is_live(i), z3.Or(h(phi.right, i, env), earlier))
+        earlier = V.conj(h(phi.left, i, env), h(phi, i - 1, env)) if i > 0 else FALSE
+        return V.conj(self.trace.is_live(i), V.disj(h(phi.right, i, env), earlier))
 
     @_ENCODE.on(n.Trigger)
     def _trigger(self, phi: n.Trigger, i: int, env: TermEnv) -> z3.BoolRef:
         h = self.holds
-        earlier = z3.Or(h(phi.left, i, env), h(phi, i - 1, env)) if i > 0 else TRUE
-        return z3.Or(z3.Not(self.trace.is_live(i)), z3.And(h(phi.right, i, env), earlier))
+        earlier = V.disj(h(phi.left, i, env), h(phi, i - 1, env)) if i > 0 else TRUE
+        return V.disj(V.negate(self.trace.is_live(i)), V.conj(h(phi.right, i, env), earlier))
 
     @_ENCODE.on(n.Forall)
     def _forall(self, phi: n.Forall, i: int, env: TermEnv) -> z3.BoolRef:

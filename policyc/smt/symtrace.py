@@ -7,7 +7,10 @@ argument path): a formula that never reads `refund.amount` adds no variable for 
 Each created value brings its own well-formedness constraints (enum members, list lengths
 within the list bound, distinct dict keys), collected in `constraints`.
 
-A terminal tool ends the run: it may only be the last call of a trace.
+A terminal tool ends the run: it may only be the last call of a trace. The trace is one of
+the policy's view (`policyc.trace.model.Trace.observed`): an event's actor is one the view
+can have (`view_actors`: a tool call is the agent's unless the policy observes the user's
+calls), and the user's request, like the metrics, may be absent.
 
 >>> from policyc.ir.types import ToolSignature, Param, INT
 >>> t = SymbolicTrace({"a": ToolSignature("a", (Param("x", INT),), INT)}, 2)
@@ -18,7 +21,8 @@ A terminal tool ends the run: it may only be the last call of a trace.
 from __future__ import annotations
 
 import copy
-from typing import Mapping
+from contextlib import contextmanager
+from typing import Iterator, Mapping
 
 import z3
 
@@ -26,6 +30,8 @@ from policyc.ir.types import (
     ANY,
     ATTRIBUTE_TYPES,
     BOOL,
+    MESSAGE_SIGNATURE,
+    REQUEST_TYPE,
     FLOAT,
     INT,
     NULL,
@@ -38,10 +44,51 @@ from policyc.ir.types import (
     ToolSignature,
     Type,
 )
+from policyc.trace.model import view_actors
 from policyc.smt.values import FALSE, SORTS, TRUE, Dyn, NeedsStrings, SymValue, undefined
 
 RESULT = "<result>"
 ATTRIBUTE = "@"  # the slot of an event attribute: "@actor", "@message_id", "@error"
+
+
+class EncodingTooLarge(Exception):
+    """An encoding outgrew the work it was allowed (`SymbolicTrace.work_limit`)."""
+
+
+#: The traces whose encodings are being counted (`counted`), innermost last.
+_COUNTING: list["SymbolicTrace"] = []
+_PLAIN_INIT = z3.AstRef.__init__
+
+
+def _counted_init(self, ast, ctx=None) -> None:
+    _PLAIN_INIT(self, ast, ctx)
+    if _COUNTING:
+        _COUNTING[-1].tick()
+
+
+@contextmanager
+def counted(trace: "SymbolicTrace") -> Iterator[None]:
+    """Count, in `trace.work`, the Z3 terms made while the block runs (an encoding's cost is
+    the number of terms it makes, a few microseconds each, whatever their shape); beyond
+    `trace.work_limit` the block is stopped with `EncodingTooLarge`. z3py makes one Python
+    object per term it hands back, so the count is taken there, for this thread's lint only
+    while it encodes (the lint encodes in one thread per process).
+
+    >>> t = SymbolicTrace({}, 2)
+    >>> with counted(t):
+    ...     _ = z3.And(t.live[0], t.live[1])
+    >>> t.work > 0
+    True
+    """
+    _COUNTING.append(trace)
+    if len(_COUNTING) == 1:
+        z3.AstRef.__init__ = _counted_init
+    try:
+        yield
+    finally:
+        _COUNTING.pop()
+        if not _COUNTING:
+            z3.AstRef.__init__ = _PLAIN_INIT
 
 
 def tool_sort(tools: tuple[str, ...]) -> tuple[z3.SortRef, dict[str, z3.ExprRef]]:
@@ -58,16 +105,26 @@ class SymbolicTrace:
     """The calls of a symbolic trace of at most `k` positions."""
 
     def __init__(self, tools: Mapping[str, ToolSignature], k: int, list_bound: int = 3, name: str = "t",
-                 coded_strings: bool = False):
+                 coded_strings: bool = False, observes: frozenset[str] = frozenset(),
+                 skeleton: tuple[str, ...] | None = None):
+        """`skeleton`: the tool of each position, fixed (then the trace has exactly that many
+        calls, and an encoding leaves out every pattern of another tool at a position)."""
         self.signatures = dict(tools)
+        self.skeleton = skeleton
+        self.observes = frozenset(observes)
         self.coded_strings = coded_strings
         self.codes: dict[str, int] = {}
         self.k = k
         self.list_bound = list_bound
         self.name = name
         self.sort, self.tool_consts = tool_sort(tuple(sorted(self.signatures)))
-        self.live = [z3.Bool(f"{name}.live{i}") for i in range(k)]
-        self.tool = [z3.Const(f"{name}.tool{i}", self.sort) for i in range(k)]
+        if skeleton is not None:
+            k = self.k = len(skeleton)
+            self.live = [TRUE] * k
+            self.tool = [self.tool_consts[t] for t in skeleton]
+        else:
+            self.live = [z3.Bool(f"{name}.live{i}") for i in range(k)]
+            self.tool = [z3.Const(f"{name}.tool{i}", self.sort) for i in range(k)]
         self.constraints: list[z3.BoolRef] = []
         self.used_lists = False
         self._values: dict = {}
@@ -76,9 +133,13 @@ class SymbolicTrace:
         #: per text function applied (`lower`, `upper`, `strip`): "its argument is a text it
         #: leaves unchanged", which a witness may be asked to meet (`PolicySolver.require_plain_texts`)
         self.plain_texts: list[z3.BoolRef] = []
-        for i in range(1, k):
+        #: Z3 terms made by encodings counted so far (`counted`), and how many may be (None:
+        #: no limit): the encoding of a formula over k positions grows with k, often faster
+        self.work = 0
+        self.work_limit: int | None = None
+        for i in range(1, k if skeleton is None else 0):
             self.constraints.append(z3.Implies(self.live[i], self.live[i - 1]))
-        for name_, sig in self.signatures.items():
+        for name_, sig in self.signatures.items() if skeleton is None else ():
             if sig.terminal:
                 for i in range(k - 1):
                     self.constraints.append(z3.Implies(self.tool[i] == self.tool_consts[name_],
@@ -93,7 +154,14 @@ class SymbolicTrace:
         child.plain_texts = list(self.plain_texts)
         child._values = dict(self._values)
         child.metrics = dict(self.metrics)
+        child.work, child.work_limit = 0, None
         return child
+
+    def tick(self) -> None:
+        """Count one term made; `EncodingTooLarge` beyond `work_limit`."""
+        self.work += 1
+        if self.work_limit is not None and self.work > self.work_limit:
+            raise EncodingTooLarge(self.work)
 
     # ------------------------------------------------------------ positions
 
@@ -104,6 +172,8 @@ class SymbolicTrace:
         """Position i holds a call to `tool`."""
         if not 0 <= i < self.k or tool not in self.tool_consts:
             return FALSE
+        if self.skeleton is not None:
+            return TRUE if self.skeleton[i] == tool else FALSE
         return z3.And(self.live[i], self.tool[i] == self.tool_consts[tool])
 
     def length_at_most(self, m: int) -> z3.BoolRef:
@@ -150,7 +220,13 @@ class SymbolicTrace:
         kind = ATTRIBUTE_TYPES.get(name)
         if kind is None or tool not in self.signatures:
             return undefined()
-        return self._slot(i, tool, ATTRIBUTE + name, kind, optional_missing=isinstance(kind, OptionalT))
+        key = (i, tool, ATTRIBUTE + name)
+        fresh = key not in self._values
+        value = self._slot(i, tool, ATTRIBUTE + name, kind, optional_missing=isinstance(kind, OptionalT))
+        if fresh and name == "actor" and value.value is not None:
+            actors = view_actors(self.signatures[tool] == MESSAGE_SIGNATURE, self.observes)
+            self.constraints.append(z3.Or([value.value == self.string(a) for a in actors]))
+        return value
 
     def metric(self, path: tuple) -> SymValue:
         """A value of the run's metrics record: a free input of the trace (any JSON value, or
@@ -163,10 +239,11 @@ class SymbolicTrace:
         return value
 
     def request(self) -> SymValue:
-        """The user's request, `{"text": ...}` or absent: a free input of the trace, the same
-        wherever a formula reads it."""
+        """The user's request, `{"text": ...}` or absent (a log without it): a free input of
+        the trace, the same wherever a formula reads it."""
         if self.request_value is None:
-            self.request_value = self._make(f"{self.name}.request", RecordT("request", (("text", STR),)), TRUE, True)
+            name = f"{self.name}.request"
+            self.request_value = self._make(name, REQUEST_TYPE, z3.Bool(f"{name}?present"), False)
         return self.request_value
 
     def plain_strings(self, text: str = "") -> list[z3.BoolRef]:

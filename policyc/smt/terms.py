@@ -24,6 +24,7 @@ import z3
 
 from policyc.ir import nodes as n
 from policyc.ir.dispatch import Cases
+from policyc.ir.walk import free_vars
 from policyc.smt import values as V
 from policyc.smt.symtrace import SymbolicTrace
 from policyc.smt.values import FALSE, TRUE, SymValue, boolean, undefined
@@ -56,6 +57,9 @@ class TermEncoder:
         self.externs: dict[tuple[str, tuple[z3.SortRef, ...]], z3.FuncDeclRef] = {}
         self._funcs: dict = {}
         self._fresh = 0
+        #: (term, call, the values of its free variables) -> (those values, its encoding): a term
+        #: is a function of them, and the same term is read at the same call by many formulas
+        self._memo: dict[tuple[object, ...], tuple[tuple[SymValue, ...], SymValue]] = {}
 
     def derive(self, trace: SymbolicTrace) -> "TermEncoder":
         """A copy over a derived trace (see `SymbolicTrace.derive`)."""
@@ -64,6 +68,7 @@ class TermEncoder:
         child.externs = dict(self.externs)
         child._funcs = dict(self._funcs)
         child._fresh = self._fresh
+        child._memo = dict(self._memo)
         return child
 
     # ------------------------------------------------------------ helpers
@@ -104,8 +109,16 @@ class TermEncoder:
     # ------------------------------------------------------------ terms
 
     def term(self, t: n.Term, env: TermEnv) -> SymValue:
-        """The symbolic value of a term: one case per kind of term."""
-        return _TERMS[t.__class__](self, t, env)
+        """The symbolic value of a term in an environment (memoised): one case per kind of term."""
+        if isinstance(t, n.Lit):
+            return self.lit(t.value)
+        bound = tuple(env.vars[v] for v in sorted(free_vars(t)) if v in env.vars)
+        key = (t, env.call, tuple(id(v) for v in bound))
+        found = self._memo.get(key)
+        if found is None:
+            # the values kept with it: their ids stay theirs
+            found = self._memo[key] = (bound, _TERMS[t.__class__](self, t, env))
+        return found[1]
 
     @_TERMS.on(n.Lit)
     def _lit(self, t: n.Lit, env: TermEnv) -> SymValue:
@@ -182,6 +195,11 @@ class TermEncoder:
         self.approx.add("`[*]` projections")
         return SymValue("dyn", z3.Bool(f"project?def#{self._next()}"), FALSE,
                         z3.Const(f"project#{self._next()}", V.Dyn))
+
+    @_TERMS.on(n.Earlier)
+    def _earlier(self, t: n.Earlier, env: TermEnv) -> SymValue:
+        # a history atom is the compiler's, read by a run's stores: no policy formula has one
+        raise TypeError(f"not a term: {type(t).__name__}")
 
     def values_members(self, t: n.Values) -> list[tuple[z3.BoolRef, SymValue]]:
         """The values of `tool.path` over the trace: one (guard, value) per call (and element)."""

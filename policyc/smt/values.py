@@ -119,6 +119,25 @@ def conj(*parts: z3.BoolRef) -> z3.BoolRef:
     return kept[0] if len(kept) == 1 else z3.And(kept)
 
 
+def disj(*parts: z3.BoolRef) -> z3.BoolRef:
+    """`z3.Or` without the constant `false` operands."""
+    kept = []
+    for p in parts:
+        if p is FALSE:
+            continue
+        if p is TRUE:
+            return TRUE
+        kept.append(p)
+    if not kept:
+        return FALSE
+    return kept[0] if len(kept) == 1 else z3.Or(kept)
+
+
+def negate(p: z3.BoolRef) -> z3.BoolRef:
+    """`z3.Not`, folding the constants."""
+    return FALSE if p is TRUE else TRUE if p is FALSE else z3.Not(p)
+
+
 def undefined() -> SymValue:
     """⊥ (appendix A.1.4)."""
     return SymValue("null", defined=FALSE)

@@ -31,6 +31,7 @@ import z3
 
 from policyc.ir.data import ExternError
 from policyc.ir import nodes as n
+from policyc.ir.ops import UNDEF
 from policyc.ir.types import ToolSignature
 from policyc.semantics.evaluator import evaluate
 from policyc.smt.decoder import decode_trace, extern_bindings
@@ -67,21 +68,26 @@ class PolicySolver:
 
     def __init__(self, tools: Mapping[str, ToolSignature], k: int, list_bound: int = 3,
                  rlimit: int = DEFAULT_RLIMIT, name: str = "t", coded_strings: bool = False,
-                 encoder: FormulaEncoder | None = None):
+                 encoder: FormulaEncoder | None = None, observes: frozenset[str] = frozenset(),
+                 skeleton: tuple[str, ...] | None = None):
         """`encoder`: start from an encoding made beforehand (`FormulaEncoder.derive`) over
-        traces of `k` calls; its formulas are copied into this solver's context, not rebuilt."""
-        self.encoder = encoder or FormulaEncoder(SymbolicTrace(tools, k, list_bound, name, coded_strings))
+        traces of `k` calls; its formulas are copied into this solver's context, not rebuilt.
+        `observes`: the event classes of the policy's view (who may act, `SymbolicTrace`);
+        `skeleton`: the tool of each position, fixed (the traces are exactly those calls)."""
+        self.encoder = encoder or FormulaEncoder(SymbolicTrace(tools, k, list_bound, name, coded_strings, observes,
+                                                               skeleton))
         self.trace = self.encoder.trace
         self.ctx = z3.Context()
         self.solver = z3.Solver(ctx=self.ctx)
         self.solver.set("rlimit", rlimit)
         self.rlimit = rlimit
-        self.k = k
+        self.k = self.encoder.trace.k
         self._literals: dict[str, z3.BoolRef] = {}
         self._claims: dict[str, tuple[n.Formula, bool]] = {}
         self._by_literal: dict[int, str] = {}  # assumption literal (its AST id) -> name
         self._flushed = 0
         self.checks = 0
+        self.steps = 0  # solver steps its checks took (Z3's `rlimit count`)
 
     # ------------------------------------------------------------ building
 
@@ -114,6 +120,16 @@ class PolicySolver:
         if name not in self._literals:
             self._assume(name, z3.And(self.trace.is_live(m - 1) if m > 0 else z3.BoolVal(True),
                                       self.trace.length_at_most(m)))
+        return name
+
+    def require_request(self, text: str | None) -> str:
+        """A name that, assumed, makes the user's request this text (None: no request)."""
+        name = f"request={text!r}"
+        if name not in self._literals:
+            from policyc.smt.decoder import pin_value
+
+            request = UNDEF if text is None else {"text": text}
+            self._assume(name, pin_value(self.trace.request(), request, self.trace), flush=True)
         return name
 
     def require_plain_strings(self, text: str = "") -> str:
@@ -163,17 +179,27 @@ class PolicySolver:
     def unsat_strength(self) -> Strength:
         return Strength.bounded(self.k, self.trace.list_bound if self.trace.used_lists else None)
 
-    def check(self, names: Iterable[str], witness: bool = True) -> SatResult:
-        """Assume `names`; a sat answer carries a replayed witness unless `witness` is false."""
+    def check(self, names: Iterable[str], witness: bool = True, rlimit: int | None = None) -> SatResult:
+        """Assume `names`; a sat answer carries a replayed witness unless `witness` is false.
+        `rlimit`: the solver steps this check may take (else the solver's own limit)."""
         names = tuple(dict.fromkeys(names))
         self.checks += 1
+        if rlimit is not None and rlimit != self.rlimit:
+            self.rlimit = max(1, rlimit)
+            self.solver.set("rlimit", self.rlimit)
+        before = self._step_count()
         status = self.solver.check(*[self._literals[x] for x in names])
+        self.steps += self._step_count() - before
         if status == z3.sat:
             return SatResult("sat", EXACT, self.witness(names) if witness else None, assumed=names)
         if status == z3.unsat:
             core = tuple(self._by_literal[c.get_id()] for c in self.solver.unsat_core())
             return SatResult("unsat", self.unsat_strength, core=core, assumed=names)
         return SatResult("unknown", self.unsat_strength, assumed=names, reason=self.solver.reason_unknown())
+
+    def _step_count(self) -> int:
+        stats = self.solver.statistics()
+        return int(stats.get_key_value("rlimit count")) if "rlimit count" in stats.keys() else 0
 
     def witness(self, names: Sequence[str]) -> WitnessTrace:
         """Decode the current model and replay every assumed formula on the evaluator."""

@@ -71,26 +71,65 @@ class WitnessTrace:
         return len(self.trace.calls)
 
     def __str__(self) -> str:
-        """One call per step: `search(query: "a") -> read_file(path: "b")`."""
-        if not self.trace.calls:
-            return "the empty trace"
-        return " -> ".join(_show_call(c) for c in self.trace.calls)
+        """One event per step, with what a replay needs: `search(query: "a") -> read_file(path:
+        "b")`; an event's actor, failure and message id as the patterns name them
+        (`message(text: "hi", actor: "user")`, `refund(amount: 5, error: true)`), a result
+        after `=`, and the user's request and the metrics first when the trace has them."""
+        context = []
+        if self.trace.request is not None:
+            context.append(f"request {json.dumps(self.trace.request, ensure_ascii=False)}")
+        if self.trace.metrics:
+            context.append(f"metrics {json.dumps(dict(self.trace.metrics), ensure_ascii=False, default=str)}")
+        calls = " -> ".join(_show_call(c) for c in self.trace.calls) if self.trace.calls else "the empty trace"
+        return f"with {' and '.join(context)}: {calls}" if context else calls
 
     def to_json(self) -> dict:
-        calls = []
-        for c in self.trace.calls:
-            entry: dict = {"tool_name": c.name, "arguments": dict(c.args)}
-            if c.result is not UNDEF:
-                entry["tool_result"] = c.result
-            calls.append(entry)
-        return {"tool_calls": calls, "confirmed": self.confirmed}
+        """The trace as a record `policyc score` reads (the AgentLTL paper's metrics record:
+        `tool_calls`, each with its actor, failure and message id when they are not the
+        defaults, the request, and the metrics as the record's other fields)."""
+        return trace_record(self.trace)
+
+
+def trace_record(trace: Trace) -> dict:
+    """A trace as a metrics record (`policyc.trace.formats.record`).
+
+    >>> from policyc.trace.model import Call
+    >>> t = Trace((Call("message", {"text": "hi"}, kind="message", actor="user"), Call("refund", {"amount": 5}, error=True)),
+    ...           {"tier": "gold"}, request="refund me")
+    >>> trace_record(t)["tool_calls"][0]
+    {'tool_name': 'message', 'arguments': {'text': 'hi'}, 'actor': 'user'}
+    >>> trace_record(t)["request"], trace_record(t)["tier"], trace_record(t)["tool_calls"][1]["error"]
+    ('refund me', 'gold', True)
+    """
+    calls = []
+    for c in trace.calls:
+        entry: dict = {"tool_name": c.name, "arguments": dict(c.args)}
+        if c.result is not UNDEF:
+            entry["tool_result"] = c.result
+        if c.actor != "assistant":
+            entry["actor"] = c.actor
+        if c.message_id is not None:
+            entry["message_id"] = c.message_id
+        if c.error:
+            entry["error"] = True
+        calls.append(entry)
+    out: dict = {**{k: v for k, v in trace.metrics.items() if k not in ("tool_calls", "request")}, "tool_calls": calls}
+    if trace.request is not None:
+        out["request"] = trace.request
+    return out
 
 
 def _show_call(call) -> str:
-    args = ", ".join(f"{k}: {json.dumps(v, ensure_ascii=False)}" for k, v in call.args.items())
-    text = f"{call.name}({args})"
+    args = [f"{k}: {json.dumps(v, ensure_ascii=False, default=str)}" for k, v in call.args.items()]
+    if call.actor != "assistant" or call.is_message:
+        args.append(f"actor: {json.dumps(call.actor)}")
+    if call.message_id is not None:
+        args.append(f"message_id: {json.dumps(call.message_id)}")
+    if call.error:
+        args.append("error: true")
+    text = f"{call.name}({', '.join(args)})"
     if call.result is not UNDEF and call.result is not None and call.result != {}:
-        text += f" = {json.dumps(call.result, ensure_ascii=False)}"
+        text += f" = {json.dumps(call.result, ensure_ascii=False, default=str)}"
     return text
 
 

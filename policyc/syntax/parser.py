@@ -15,6 +15,7 @@ import os
 import re
 import stat
 import threading
+import unicodedata
 from functools import cache
 from pathlib import Path
 
@@ -27,6 +28,7 @@ from policyc.inputs import InputError, read_input
 from policyc.resources import grammar_path
 from policyc.syntax import ast
 from policyc.syntax.errors import syntax_diagnostic
+from policyc.syntax.lexical import hidden_character
 from policyc.syntax.transform import ToAst
 
 #: Parsing runs at about 150-200 KB of policy text per second; 2 MiB (some ten thousand
@@ -221,6 +223,26 @@ def _too_deep(source: Source, tree: Tree) -> Diagnostic | None:
     return None
 
 
+def _hidden_names(source: Source, tree: Tree) -> list[Diagnostic]:
+    """E0006 for each name (in backticks) holding a character one cannot see, where it first
+    stands: `dele\u200bte` reads as `delete` and is another tool."""
+    out, seen = [], set()
+    for token in tree.scan_values(lambda v: isinstance(v, Token) and v.type == "NAME"):
+        at = hidden_character(token.value)
+        if at is None or token.value in seen:
+            continue
+        seen.add(token.value)
+        char = token.value[at]
+        code = f"U+{ord(char):04X}"
+        shown = "".join(f"\\u{ord(c):04x}" if hidden_character(c) is not None else c for c in token.value)
+        out.append(Diagnostic("E0006", f"the name {shown} holds a character that cannot be seen ({code} "
+                                       f"{unicodedata.name(char, 'unnamed').lower()})",
+                              source.span(token.start_pos + at, token.start_pos + at + 1),
+                              help="remove it: a name that looks like another but differs in what cannot be seen "
+                                   "is another name"))
+    return out
+
+
 def parse_source(source: Source) -> tuple[ast.Module | None, list[Diagnostic]]:
     if len(source.text) > MAX_SOURCE_BYTES:
         return None, [_too_large(source.path, len(source.text.encode("utf-8", "surrogatepass")))]
@@ -231,6 +253,9 @@ def parse_source(source: Source) -> tuple[ast.Module | None, list[Diagnostic]]:
     too_deep = _too_deep(source, tree)
     if too_deep is not None:
         return None, [too_deep]
+    hidden = _hidden_names(source, tree)
+    if hidden:
+        return None, hidden
     builder = ToAst(source)
     module = builder.transform(tree)
     if builder.problems:

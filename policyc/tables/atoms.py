@@ -5,12 +5,17 @@ alphabet fixes the truth of every leaf of one tool's guards, so a guard's truth 
 letter is the boolean combination of its leaves' truth values (`guard_truth`).
 
 Leaves are classified by what they read (`atom_kind`):
-  - "call": the arguments or result of the current call (and literals): part of a letter;
-  - "binding": `t == x` or `t != x` with `t` of kind "call" and `x` the quantified variable
-    of a sliced rule: part of a letter, evaluated with `x` bound to an instance's value;
-  - "static": only the quantified variable and literals: fixed per binding;
-  - anything else (global domains, metrics, `outputs`, other variables, a variable compared
-    by anything but equality) is outside the compiled fragment.
+  - "call": the arguments or result of the current call (and literals), maybe with the run's
+    constants (`request.text`, `metrics`) and its history (`n.Earlier`, made by the compiler;
+    provenance, `from` and `flows`): part of a letter, evaluated once per call with the run's
+    constants, history stores and sources;
+  - "binding": `t == x` or `t != x` with `t` reading only the current call and `x` the
+    quantified variable of a sliced rule: part of a letter, evaluated with `x` bound to an
+    instance's value;
+  - "static": only the quantified variable, the run's constants and literals: fixed per
+    binding and per run (a plain part's static atoms read the constants alone);
+  - anything else (trace-wide domains, `outputs`, provenance, other variables, a variable
+    compared with the call by anything but equality) is outside the compiled fragment.
 
 This module imports only the IR: the runtime uses it to step automata.
 
@@ -59,7 +64,8 @@ def guard_truth(t: n.Term, truth: Mapping[n.Term, bool]) -> bool:
 
 
 def _reads(t: n.Node) -> frozenset[str]:
-    """What a term reads: 'call', 'var:NAME', 'global', 'extern' (memoised per node)."""
+    """What a term reads: 'call', 'var:NAME', 'const' (the run's request or metrics, fixed for
+    a run), 'history' (a history atom), 'global', 'extern' (memoised per node)."""
     key = "automata.reads"
     cached = t._cache.get(key)
     if cached is not None:
@@ -68,10 +74,18 @@ def _reads(t: n.Node) -> frozenset[str]:
         out = frozenset(("call",))
     elif isinstance(t, n.Var):
         out = frozenset((f"var:{t.name}",))
-    elif isinstance(t, (n.Values, n.Outputs, n.Done, n.Metric, n.Request, n.From, n.Flows)):
-        out = frozenset(("global",))  # provenance (`from`, `flows`) reads the run's sources before the call
+    elif isinstance(t, (n.Metric, n.Request)):
+        out = frozenset(("const",))
+    elif isinstance(t, (n.From, n.Flows)):
+        # provenance reads the sources the run had seen before the call (its history), the
+        # request among them, and a value of the call
+        out = frozenset(("call", "history", "const")) | _reads(t.value if isinstance(t, n.From) else t.text)
+    elif isinstance(t, (n.Values, n.Outputs, n.Done)):
+        out = frozenset(("global",))
     elif isinstance(t, n.Quant):  # its variable is its own: bound to each element, not tracked across calls
         out = _reads(t.domain) | (_reads(t.body) - {f"var:{t.var}"})
+    elif isinstance(t, n.Earlier):  # read at the current call from the run's history: its guard reads earlier calls
+        out = frozenset(("call", "history")) | _reads(t.value) | (_reads(t.guard) - {f"var:{t.var}", "call"})
     else:
         out = frozenset().union(*(_reads(c) for c in t.children)) if t.children else frozenset()
         if isinstance(t, n.Extern):
@@ -86,8 +100,11 @@ def reads_result(t: n.Node) -> bool:
     key = "automata.reads_result"
     cached = t._cache.get(key)
     if cached is None:
-        cached = isinstance(t, n.Result) or isinstance(t, n.Attr) and t.name == "error" \
-            or any(reads_result(c) for c in t.children)
+        if isinstance(t, n.Earlier):  # its guard reads earlier calls' results, known already
+            cached = reads_result(t.value)
+        else:
+            cached = isinstance(t, n.Result) or isinstance(t, n.Attr) and t.name == "error" \
+                or any(reads_result(c) for c in t.children)
         t._cache[key] = cached
     return cached
 
@@ -97,14 +114,48 @@ def is_call_local(t: n.Term) -> bool:
     return _reads(t) <= {"call", "extern"}
 
 
+def reads_constants(t: n.Node) -> bool:
+    """Whether a term reads the run's constants (the request, the metrics), directly or
+    through a history atom's guard."""
+    return "const" in _reads(t)
+
+
+def constant_groups(t: n.Node) -> frozenset[str]:
+    """Which of the run's constants a term reads: "request", "metrics" (memoised per node)."""
+    key = "automata.constants"
+    cached = t._cache.get(key)
+    if cached is None:
+        if isinstance(t, (n.Request, n.From, n.Flows)):  # the request is one of provenance's sources
+            cached = frozenset(("request",)) | (
+                frozenset().union(*(constant_groups(c) for c in t.children)) if t.children else frozenset())
+        elif isinstance(t, n.Metric):
+            cached = frozenset(("metrics",))
+        else:
+            cached = frozenset().union(*(constant_groups(c) for c in t.children)) if t.children else frozenset()
+        t._cache[key] = cached
+    return cached
+
+
+def reads_call(t: n.Node) -> bool:
+    """Whether a term reads the current call (its arguments, result or attributes)."""
+    return "call" in _reads(t)
+
+
+def reads_history(t: n.Node) -> bool:
+    """Whether a term holds a history atom (`n.Earlier`)."""
+    return "history" in _reads(t)
+
+
 def atom_kind(t: n.Term, var: str | None = None) -> str:
     """"call", "binding", "static" or "unsupported" (see the module docstring)."""
     reads = _reads(t)
-    if reads <= {"call", "extern"}:
-        return "call"
-    if var is None or "global" in reads:
+    if "global" in reads:
         return "unsupported"
-    if reads <= {f"var:{var}", "extern"}:
+    if reads <= {"call", "extern", "const", "history"}:
+        return "call" if "call" in reads or "const" not in reads else "static"
+    if var is None or "history" in reads:
+        return "unsupported"
+    if reads <= {f"var:{var}", "extern", "const"}:
         return "static"
     if reads - {"call", "extern", f"var:{var}"}:
         return "unsupported"

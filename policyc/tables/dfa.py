@@ -29,7 +29,7 @@ from policyc.ir.ops import UNDEF, truthy
 from policyc.ir.printer import show
 from policyc.ir.serialize import NodeTableError, dump_nodes, load_nodes
 
-from policyc.tables.atoms import reads_result
+from policyc.tables.atoms import constant_groups, reads_call, reads_result
 from policyc.tables.shape import TableError, check_int, field, mask_key, read_int, read_list
 
 SATISFIED, VIOLATED, OPEN = "satisfied", "violated", "open"
@@ -83,7 +83,7 @@ class Alphabet:
         return self.other + 1
 
     def _mask(self, tool: str, letters: ToolLetters, args: Mapping[str, object] | None, result: object,
-              value: object, externs: Mapping | None, skip: int = 0) -> int:
+              value: object, externs: Mapping | None, skip: int = 0, context: object = None) -> int:
         readers = self._binding.get(tool)
         if readers is None:
             readers = self._binding[tool] = tuple(binding_reader(self.atoms[i], self.var) for i in letters.atoms)
@@ -97,16 +97,18 @@ class Alphabet:
                 true = reader(args if args is not None else {}, value)
             else:
                 if env is None:
-                    env = self._env(args, result, value, externs)
+                    env = self._env(args, result, value, externs, context)
                 true = truthy(compile_term(self.atoms[index])(env, env.args if env.args is not None else {},
                                                               env.result))
             if true:
                 mask |= 1 << bit
         return mask
 
-    def _env(self, args, result, value, externs) -> DataEnv:
+    def _env(self, args, result, value, externs, context=None) -> DataEnv:
+        """`context`: the run's constants and history (`policyc.tables.context.RunContext`)."""
         bound = {self.var: value} if self.var is not None else {}
-        return DataEnv(bound, args, result, None, externs or {})
+        # with a run's context, provenance reads its sources at the run's current position
+        return DataEnv(bound, args, result, context, externs or {}, None if context is None else 0)
 
     def plain_letters(self) -> dict[str, int | None]:
         """Per tool of the alphabet: its letter when it has no guard atoms (any call to it is
@@ -117,24 +119,26 @@ class Alphabet:
         return self._plain
 
     def letter(self, tool: str, args: Mapping[str, object], result: object = UNDEF, value: object = UNDEF,
-               externs: Mapping[str, Callable[..., object]] | None = None) -> int:
-        """The letter of an executed call (`value`: the binding of `var` for a slice instance)."""
+               externs: Mapping[str, Callable[..., object]] | None = None, context: object = None) -> int:
+        """The letter of an executed call (`value`: the binding of `var` for a slice instance;
+        `context`: the run's constants and history stores, which some atoms read)."""
         letters = self.tools.get(tool)
         if letters is None:
             return self.other
-        mask = self._mask(tool, letters, args, result, value, externs) if letters.atoms else 0
+        mask = self._mask(tool, letters, args, result, value, externs, 0, context) if letters.atoms else 0
         try:
             return letters.letters[mask]
         except KeyError:
             raise AlphabetError(f"call to `{tool}` made guard atoms true together that cannot be") from None
 
     def proposal_letters(self, tool: str, args: Mapping[str, object], value: object = UNDEF,
-                         externs: Mapping[str, Callable[..., object]] | None = None) -> tuple[int, ...]:
+                         externs: Mapping[str, Callable[..., object]] | None = None,
+                         context: object = None) -> tuple[int, ...]:
         """The letters a proposed call may turn out to be, whatever its result."""
         letters = self.tools.get(tool)
         if letters is None:
             return (self.other,)
-        known = self._mask(tool, letters, args, UNDEF, value, externs, skip=letters.result_bits)
+        known = self._mask(tool, letters, args, UNDEF, value, externs, letters.result_bits, context)
         groups = self._by_known.get(tool)
         if groups is None:
             groups = {}
@@ -243,10 +247,43 @@ class DfaTable:
     dist_accept: tuple[int | None, ...]
     to_reject: tuple[int | None, ...] = ()
     residual: tuple[str, ...] = ()  # the residual formula of each state, printed
+    # A rule that reads the run's constants (`request.text`, `metrics`) has a start state per
+    # truth of its *static atoms* (conditions on the constants alone): `initials` maps each
+    # satisfiable truth mask to its start state. `initial` is then the start of its free
+    # variant, for a run that was not given the constants (see `start_state`).
+    static_atoms: tuple[n.Term, ...] = ()
+    initials: tuple[tuple[int, int], ...] = ()
+    _memo: dict = dataclass_field(default_factory=dict, compare=False, repr=False)
 
     @property
     def size(self) -> int:
         return len(self.delta)
+
+    @property
+    def constant_groups(self) -> frozenset[str]:
+        """The run's constants some atom of the table reads ("request", "metrics")."""
+        found = self._memo.get("groups")
+        if found is None:
+            found = self._memo["groups"] = frozenset().union(
+                *(constant_groups(a) for a in (*self.static_atoms, *self.alphabet.atoms)))
+        return found
+
+    def start_state(self, context: object = None) -> int:
+        """Where a run starts: with the run's constants known (`context`, a `RunContext`), the
+        start state of the truth of the static atoms they give; otherwise `initial`, the free
+        variant's start, which judges by every value the unknown constants could take (a rule is
+        violated there only when it is for all of them)."""
+        if not self.initials or context is None or not context.knows(self.constant_groups):  # type: ignore[attr-defined]
+            return self.initial
+        env = context.env  # type: ignore[attr-defined]
+        mask = 0
+        for i, atom in enumerate(self.static_atoms):
+            if truthy(compile_term(atom)(env, None, UNDEF)):
+                mask |= 1 << i
+        starts = self._memo.get("initials")
+        if starts is None:
+            starts = self._memo["initials"] = dict(self.initials)
+        return starts.get(mask, self.initial)
 
     def step(self, state: int, letter: int) -> int:
         return self.delta[state][letter]
@@ -286,6 +323,8 @@ class DfaTable:
             "dist_accept": list(self.dist_accept),
             "to_reject": list(self.to_reject),
             "residual": list(self.residual),
+            **({"static_atoms": dump_nodes(list(self.static_atoms)), "initials": [list(p) for p in self.initials]}
+               if self.initials else {}),
         }
 
     @classmethod
@@ -328,10 +367,11 @@ class DfaTable:
             return v
 
         residual = data.get("residual", []) if isinstance(data, dict) else []
+        static, initials = _read_initials(data, where, size)
         table = cls(alphabet, read_int(data, "initial", where, 0, size), tuple(delta), column("accepting", boolean),
                     column("verdict", verdict), column("to_accept", letter_or_none),
                     column("dist_accept", distance_or_none), column("to_reject", letter_or_none),
-                    column("residual", text) if residual else ())
+                    column("residual", text) if residual else (), static, initials)
         table.validate(where)
         return table
 
@@ -354,6 +394,31 @@ class DfaTable:
                     raise TableError(f"{where}.{key}[{q}]: must be " + ("null" if first is not None else "a letter"))
                 if first is not None and dist[self.delta[q][first]] != d - 1:  # type: ignore[operator]
                     raise TableError(f"{where}.{key}[{q}]: letter {first} does not lead closer to the goal")
+
+
+def _read_initials(data: dict, where: str, size: int) -> tuple[tuple[n.Term, ...], tuple[tuple[int, int], ...]]:
+    """A table's static atoms and start state per truth of them (`TableError` naming the
+    field): terms reading the run's constants, masks that fit them, each once, states in range."""
+    if not isinstance(data, dict) or "initials" not in data:
+        return (), ()
+    try:
+        static = tuple(cast(n.Term, a) for a in load_nodes(field(data, "static_atoms", where)))
+    except NodeTableError as exc:
+        raise TableError(f"{where}.static_atoms: {exc}") from None
+    if any(not isinstance(a, n.Term) or not constant_groups(a) or reads_call(a) for a in static):
+        raise TableError(f"{where}.static_atoms: each must be a term on the run's request or metrics alone")
+    entries = read_list(data, "initials", where)
+    if not entries:
+        raise TableError(f"{where}.initials: must list at least one start state")
+    out: list[tuple[int, int]] = []
+    for i, entry in enumerate(entries):
+        if not isinstance(entry, list) or len(entry) != 2:
+            raise TableError(f"{where}.initials[{i}]: must be [mask, state]")
+        mask = check_int(entry[0], f"{where}.initials[{i}]", 0, 1 << len(static))
+        if any(mask == m for m, _ in out):
+            raise TableError(f"{where}.initials[{i}]: mask {mask} is listed twice")
+        out.append((mask, check_int(entry[1], f"{where}.initials[{i}]", 0, size)))
+    return static, tuple(out)
 
 
 def _distances(delta: Sequence[Sequence[int]], goal: Sequence[bool]) -> tuple[list[int | None], list[int | None]]:

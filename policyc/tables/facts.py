@@ -87,8 +87,9 @@ def dfa_facts(dfa: DfaTable) -> DfaFacts:
                 some = True
             elif any(bad):
                 every = False
-    dist = {dfa.initial: 0}
-    queue = deque([dfa.initial])
+    starts = [dfa.initial, *(q for _, q in dfa.initials)]  # the free variant's, and one per truth of the constants
+    dist = {q: 0 for q in starts}
+    queue = deque(dist)
     min_bad = None
     while queue:
         q = queue.popleft()
@@ -108,8 +109,13 @@ def slice_facts(s: SliceTable) -> DfaFacts:
     """What a sliced part's instance automata say about it."""
     facts = [dfa_facts(d) for d in s.bodies.values()]
     if s.kind == "forall":
+        # a value whose instance is lost from the start (its static conditions fail) breaks the
+        # rule when a call's arguments bring it into the domain: the gate refuses that call
+        lost_at_once = any(d.verdict[d.initial] == VIOLATED for d in s.bodies.values()) and \
+            any(path and path[0] != "result" for _, path, _ in s.domain)
         return DfaFacts(any(f.enforceable for f in facts), all(f.satisfiable_forever for f in facts),
-                        any(f.gateable for f in facts), all(f.fully_gateable or not f.enforceable for f in facts)
+                        any(f.gateable for f in facts) or lost_at_once,
+                        all(f.fully_gateable or not f.enforceable for f in facts)
                         and any(f.enforceable for f in facts),
                         all(f.safety for f in facts), min((f.min_bad for f in facts if f.min_bad is not None),
                                                           default=None))

@@ -44,7 +44,7 @@ _STRING_OPS = ("eq", "ne")
 _DIRECT: Mapping[str, Callable[[Any, Any], bool]] = MappingProxyType({"eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": operator.le,
                            "gt": operator.gt, "ge": operator.ge})
 
-Reader = Callable[[Mapping, object], bool]
+Reader = Callable[[Mapping, object, "DataEnv | None"], bool]
 
 
 def _is_number(v: object) -> bool:
@@ -64,7 +64,8 @@ def argument_comparison(atom: n.Term) -> tuple[str, str, object] | None:
 
 
 def atom_reader(atom: n.Term, externs: Mapping | None = None) -> Reader:
-    """The atom as a function of (args, result) returning its truth."""
+    """The atom as a function of (args, result, env) returning its truth; `env` carries the
+    run's constants and history stores (`policyc.tables.context`), None for none."""
     if isinstance(atom, n.Op) and len(atom.args) == 2 and ops.OPS[atom.op].kind == "compare" and atom.op != "in" \
             and isinstance(atom.args[1], n.Lit):
         path: list[str] = []
@@ -77,7 +78,7 @@ def atom_reader(atom: n.Term, externs: Mapping | None = None) -> Reader:
             name = base.name if isinstance(base, n.Arg) else None
             path.reverse()
 
-            def compare_input(args, result):
+            def compare_input(args, result, env=None):
                 value = args.get(name, UNDEF) if name is not None else result
                 for step in path:
                     value = get_field(value, step)
@@ -86,10 +87,10 @@ def atom_reader(atom: n.Term, externs: Mapping | None = None) -> Reader:
                 except (TypeError, ValueError, OverflowError, RecursionError):
                     return False  # as the evaluator: an operation that fails is ⊥, not true
             return compare_input
-    env, compiled = DataEnv({}, None, UNDEF, None, dict(externs or {})), compile_term(atom)
+    fixed, compiled = DataEnv({}, None, UNDEF, None, dict(externs or {})), compile_term(atom)
 
-    def evaluate(args, result):
-        return truthy(compiled(env, args, result))
+    def evaluate(args, result, env=None):
+        return truthy(compiled(fixed if env is None else env, args, result))
     return evaluate
 
 
@@ -163,12 +164,13 @@ class MaskReader:
                 grouped.setdefault(found[0], []).append((bit, found[1], found[2]))
         self.tables = [ArgumentTable(name, atoms) for name, atoms in grouped.items()]
 
-    def read(self, args: Mapping, result: object = UNDEF, skip: int = 0) -> int:
-        """The mask of a call (`skip`: bits left false, e.g. atoms on a result not yet known)."""
+    def read(self, args: Mapping, result: object = UNDEF, skip: int = 0, env: DataEnv | None = None) -> int:
+        """The mask of a call (`skip`: bits left false, e.g. atoms on a result not yet known;
+        `env`: the run's constants and history, for the atoms that read them)."""
         mask = 0
         for table in self.tables:
             mask |= table.read(args)
         for bit, reader in self.others:
-            if not skip >> bit & 1 and reader(args, result):
+            if not skip >> bit & 1 and reader(args, result, env):
                 mask |= 1 << bit
         return mask & ~skip

@@ -286,16 +286,28 @@ class JointSpace:
         idx = range(len(self.tables)) if rules is None else rules
         return all(st[i] != UNTRACKED and self.tables[i].accepting[st[i]] for i in idx)
 
-    def run_calls(self, calls: Iterable) -> int:
+    def start(self, context=None) -> int:
+        """The joint state a run starts in: each rule's start for the run's constants
+        (`DfaTable.start_state`; `context` a `RunContext`, None: the constants unknown)."""
+        if context is None:
+            return self.initial
+        return self.intern(tuple(t.start_state(context) for t in self.tables))
+
+    def run_calls(self, calls: Iterable, context=None) -> int:
         """The joint state after executed calls (objects with name, args and result), from the
-        initial state: the offline path, one memo lookup per call when warm."""
-        jid, step, atoms = self.initial, self._step, self.atoms
+        start state: the offline path, one memo lookup per call when warm. `context`: the
+        run's constants and history, fed with each call."""
+        jid, step, atoms = self.start(context), self._step, self.atoms
+        env = None if context is None else context.env
+        record = None if context is None else context.record
         for call in calls:
             name = call.name
             key = name if name in atoms else OTHER
-            mask = self.mask(name, call.args, call.result) if atoms.get(name) else 0
+            mask = self.mask(name, call.args, call.result, env=env) if atoms.get(name) else 0
             nxt = step.get((jid, key, mask), -2)
             jid = nxt if nxt is not None and nxt != -2 else self.advance(jid, key, mask)
+            if record is not None:
+                record(name, call.args, call.result)
         return jid
 
     def accepting_each(self, jid: int) -> tuple[bool | None, ...]:
@@ -312,15 +324,17 @@ class JointSpace:
     def tool_key(self, tool: str) -> str:
         return tool if tool in self.atoms else OTHER
 
-    def mask(self, tool: str, args: Mapping, result: object = UNDEF, known_only: bool = False) -> int:
-        """The truth of the tool's atoms for a call (without the result's when `known_only`)."""
+    def mask(self, tool: str, args: Mapping, result: object = UNDEF, known_only: bool = False, env=None,
+             skip: int = 0) -> int:
+        """The truth of the tool's atoms for a call (without the result's when `known_only`;
+        `env`: the run's constants and history, `RunContext.env`; `skip`: atoms left false)."""
         reader = self._readers.get(tool)
         if reader is None:
             pool = self.atoms.get(tool)
             if not pool:
                 return 0
             reader = self._readers[tool] = MaskReader(pool, self.externs)
-        return reader.read(args, result, self.result_bits[tool] if known_only else 0)
+        return reader.read(args, result, skip | self.result_bits[tool] if known_only else skip, env)
 
     def letter(self, rule: int, key: str, mask: int) -> int | None:
         entry = self._proj[rule].get(key)

@@ -8,6 +8,11 @@ satisfied when a part is, `not` swaps. Every verdict it reports is certain.
 `verdict_on(calls)` steps a rule over a complete trace in one pass: whether the trace
 satisfies it, and the length of its shortest bad prefix (the scorer's `violated_at`).
 
+A rule whose atoms read the run's constants or its history is read with a `RunContext`
+(`policyc.tables.context`): the run's constants choose where it starts, and its history
+stores answer the history atoms. A run made without one (`start()`) has its own, with the
+constants unknown; one given by its owner (the gate) is fed by the owner.
+
 This module imports only the standard library and `policyc.ir`.
 
 >>> from policyc.tables.dfa import Alphabet, DfaTable, ToolLetters
@@ -22,12 +27,16 @@ This module imports only the standard library and `policyc.ir`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field as field_
 from typing import Callable, Iterable, Mapping, Union
 
+from policyc.ir import nodes as n
 from policyc.ir.data import ExternError
 from policyc.ir.ops import UNDEF
 
+from policyc.tables.atoms import constant_groups
+from policyc.tables.context import NO_CONSTANTS, Constants, RunContext
+from policyc.tables.earlier import HistoryPlan, earlier_atoms
 from policyc.tables.dfa import OPEN, SATISFIED, VIOLATED, AlphabetError, DfaTable
 from policyc.tables.shape import TableError, check_int, field, is_int, read_list
 from policyc.tables.slicing import SliceRun, SliceTable
@@ -63,20 +72,62 @@ def not3(v) -> str:
 class RuleTable:
     skeleton: object  # int | ("and"|"or", [skeleton...]) | ("not", skeleton)
     parts: tuple[PartTable, ...]
+    _memo: dict = field_(default_factory=dict, compare=False, repr=False)
 
     @property
     def dfa(self) -> DfaTable | None:
         """The rule's DFA when it is a single plain part (exact verdicts), else None."""
         return self.parts[0] if self.skeleton == 0 and isinstance(self.parts[0], DfaTable) else None
 
-    def start(self) -> "RuleRun":
-        return RuleRun(self)
+    def start(self, context: RunContext | None = None) -> "RuleRun":
+        """A run of the rule; `context`: the run's constants and history, fed by the caller
+        (None: the run keeps its own, with the constants unknown, and feeds it itself)."""
+        return RuleRun(self, context)
 
-    def verdict_on(self, calls: Iterable, externs: Mapping[str, Callable] | None = None) -> tuple[bool, int | None] | None:
+    def atoms(self) -> list[n.Term]:
+        """Every guard and static atom of the rule's automata."""
+        out: list[n.Term] = []
+        for part in self.parts:
+            if isinstance(part, DfaTable):
+                out += [*part.alphabet.atoms, *part.static_atoms]
+            else:
+                out += [*part.alphabet.atoms, *part.static_atoms]
+                out += [d for body in part.bodies.values() for d in body.static_atoms]
+        return out
+
+    @property
+    def needs_context(self) -> bool:
+        """Whether a run of the rule reads more than its calls: the run's constants, its
+        history, its sources. Memoised."""
+        found = self._memo.get("needs_context")
+        if found is None:
+            found = self._memo["needs_context"] = self.history() is not None or any(
+                constant_groups(a) for a in self.atoms())
+        return found
+
+    def history(self) -> HistoryPlan | None:
+        """The rule's history atoms, by the tool that feeds them (None: it has none). Memoised."""
+        if "history" not in self._memo:
+            atoms = earlier_atoms(self.atoms())
+            self._memo["history"] = HistoryPlan(atoms) if atoms else None
+        return self._memo["history"]
+
+    def context(self, constants: Constants = NO_CONSTANTS, externs: Mapping[str, Callable] | None = None,
+                sources: Callable[[int], object] | None = None) -> RunContext:
+        """A fresh context for a run of this rule alone (stores for its history atoms;
+        `sources`: the run's sources by position, for provenance)."""
+        return RunContext(constants, self.history(), externs, sources)
+
+    def verdict_on(self, calls: Iterable, externs: Mapping[str, Callable] | None = None,
+                   constants: Constants = NO_CONSTANTS,
+                   sources: Callable[[int], object] | None = None) -> tuple[bool, int | None] | None:
         """In one pass over a complete trace's calls (objects with name, args and result):
         whether the trace satisfies the rule, and the length of its shortest bad prefix
         (None: no prefix is bad). None when an extern predicate fails or a call makes guard
         truths the compiler ruled out: the reference evaluator then decides, and says why.
+        `constants`: the trace's request and metrics (`Constants.of_trace`; unknown: the
+        rule is read by every value they could take); `sources`: the trace's sources by
+        position (`trace.globals.history`), for provenance.
 
         >>> from policyc.tables.dfa import Alphabet, ToolLetters
         >>> from policyc.trace.model import Trace
@@ -87,26 +138,32 @@ class RuleTable:
         """
         try:
             dfa = self.dfa
+            context = self.context(constants, externs, sources) if self.needs_context else None
             if dfa is not None:  # one automaton: step it directly
-                state, delta, verdict, letter = dfa.initial, dfa.delta, dfa.verdict, dfa.alphabet.letter
+                state, delta, verdict, letter = dfa.start_state(context), dfa.delta, dfa.verdict, dfa.alphabet.letter
                 plain, other = dfa.alphabet.plain_letters(), dfa.alphabet.other
                 if verdict[state] == VIOLATED:
                     return False, 0
+                record = context.record if context is not None else None
                 for k, call in enumerate(calls, 1):
                     x = plain.get(call.name, other)
                     if x is None:  # a tool with guard atoms: evaluate them on the call
-                        x = letter(call.name, call.args, call.result, externs=externs)
+                        x = letter(call.name, call.args, call.result, externs=externs, context=context)
                     state = delta[state][x]
                     if verdict[state] == VIOLATED:
                         return False, k
+                    if record is not None:
+                        record(call.name, call.args, call.result)
                 return bool(dfa.accepting[state]), None
-            run = self.start()
+            run = self.start(context)
             if run.verdict() == VIOLATED:
                 return False, 0
             for k, call in enumerate(calls, 1):
                 run.step(call.name, call.args, call.result, externs)
                 if run.verdict() == VIOLATED:
                     return False, k
+                if context is not None:
+                    context.record(call.name, call.args, call.result)
             return run.accepting(), None
         except (ExternError, AlphabetError):
             return None
@@ -158,9 +215,13 @@ def _skeleton_load(s, parts: int, where: str, depth: int = 0):
 class RuleRun:
     """One rule stepped over one run: a state per plain part, instances per sliced part."""
 
-    def __init__(self, table: RuleTable):
+    def __init__(self, table: RuleTable, context: RunContext | None = None):
         self.table = table
-        self.states: list = [p.initial if isinstance(p, DfaTable) else p.start() for p in table.parts]
+        # a context of its own (the run feeds it) only when the rule reads one
+        self.owns = context is None and table.needs_context
+        self.context: RunContext | None = table.context() if self.owns else context
+        self.states: list = [p.start_state(self.context) if isinstance(p, DfaTable) else p.start(self.context)
+                             for p in table.parts]
         self._verdict: str | None = None  # the verdict of `states`, until the next step
         self._accepting: bool | None = None  # whether `states` accept, until the next step
 
@@ -168,14 +229,24 @@ class RuleRun:
              externs: Mapping[str, Callable] | None = None) -> None:
         self._verdict = self._accepting = None
         parts = self.table.parts
+        context = self.context
         if len(parts) == 1 and not isinstance(parts[0], DfaTable):  # one sliced part (the common shape)
             self.states[0].step(tool, args, result, externs)
-            return
-        for i, part in enumerate(parts):
-            if isinstance(part, DfaTable):
-                self.states[i] = part.delta[self.states[i]][part.alphabet.letter(tool, args, result, externs=externs)]
-            else:
-                self.states[i].step(tool, args, result, externs)
+        else:
+            for i, part in enumerate(parts):
+                if isinstance(part, DfaTable):
+                    letter = part.alphabet.letter(tool, args, result, externs=externs, context=context)
+                    self.states[i] = part.delta[self.states[i]][letter]
+                else:
+                    self.states[i].step(tool, args, result, externs)
+        if self.owns and context is not None:
+            context.record(tool, args, result)
+
+    @property
+    def blind(self) -> bool:
+        """Whether a part reads the run's constants, which the run was not given (it is not
+        followed then: open, never refusing; the report reads it when the run ends)."""
+        return any(getattr(s, "blind", False) for s in self.states)
 
     def _part_values(self, dfa_value, slice_value) -> list:
         return [dfa_value(p, s) if isinstance(p, DfaTable) else slice_value(s)
@@ -205,7 +276,8 @@ class RuleRun:
         return [s if isinstance(s, int) else s.to_json() for s in self.states]
 
     @classmethod
-    def from_json(cls, table: RuleTable, data: list) -> "RuleRun":
-        run = cls(table)
-        run.states = [s if isinstance(p, DfaTable) else SliceRun.from_json(p, s) for p, s in zip(table.parts, data)]
+    def from_json(cls, table: RuleTable, data: list, context: RunContext | None = None) -> "RuleRun":
+        run = cls(table, context)
+        run.states = [s if isinstance(p, DfaTable) else SliceRun.from_json(p, s, run.context)
+                      for p, s in zip(table.parts, data)]
         return run

@@ -32,6 +32,7 @@ from policyc.ir.data import DataEnv, eval_term, path_value
 from policyc.ir.ops import UNDEF, truthy, value_key
 from policyc.ir.serialize import NodeTableError, dump_nodes, load_nodes
 
+from policyc.tables.atoms import constant_groups
 from policyc.tables.dfa import OPEN, SATISFIED, VIOLATED, Alphabet, AlphabetError, DfaTable
 from policyc.tables.shape import TableError, check_int, field, is_int, mask_key, read_int, read_list, read_str
 
@@ -120,9 +121,19 @@ class SliceTable:
                                               for q, row in enumerate(dfa.delta))
         return found
 
-    def static_mask(self, value: object) -> int:
-        env = DataEnv({self.var: value})
+    def static_mask(self, value: object, context: object = None) -> int:
+        """The truth of the static atoms for a value (`context`: the run's constants)."""
+        env = DataEnv({self.var: value}, None, UNDEF, context, {}, None if context is None else 0)  # type: ignore[arg-type]
         return sum(1 << i for i, a in enumerate(self.static_atoms) if truthy(eval_term(a, env)))
+
+    @property
+    def constant_groups(self) -> frozenset[str]:
+        """The run's constants the part's atoms read ("request", "metrics")."""
+        found = self._loops.get("groups")
+        if found is None:
+            found = self._loops["groups"] = frozenset().union(
+                *(constant_groups(a) for a in (*self.static_atoms, *self.alphabet.atoms)))
+        return found
 
     def domain_values(self, tool: str, args: Mapping, result: object) -> list:
         """Values this call adds to the quantifier's domain (as the trace's `Values` reads them)."""
@@ -136,8 +147,9 @@ class SliceTable:
             out.extend(value if flatten and isinstance(value, list) else [value])
         return out
 
-    def touched_values(self, tool: str, args: Mapping, result: object, externs: Mapping | None) -> list:
-        env = DataEnv({}, None, UNDEF, None, externs or {})
+    def touched_values(self, tool: str, args: Mapping, result: object, externs: Mapping | None,
+                       context: object = None) -> list:
+        env = DataEnv({}, None, UNDEF, context, externs or {}, None if context is None else 0)  # type: ignore[arg-type]
         out = []
         for term in self.touch.get(tool, ()):
             value = compile_term(term)(env, args, result)
@@ -145,10 +157,12 @@ class SliceTable:
                 out.append(value)
         return out
 
-    def start(self) -> "SliceRun":
-        run = SliceRun(self)
-        for value in self.constants:
-            run._admit(value, in_domain=True)
+    def start(self, context: object = None) -> "SliceRun":
+        """A run of the part (`context`: the run's constants and history, a `RunContext`)."""
+        run = SliceRun(self, context)
+        if not run.blind:
+            for value in self.constants:
+                run._admit(value, in_domain=True)
         return run
 
     def to_json(self) -> dict:
@@ -221,9 +235,14 @@ class _Group:
 class SliceRun:
     """The instances of one sliced part over one run."""
 
-    def __init__(self, table: SliceTable):
+    def __init__(self, table: SliceTable, context: object = None):
         self.table = table
-        self.fresh = {mask: dfa.initial for mask, dfa in table.bodies.items()}
+        self.context = context
+        # a part that reads the run's constants, in a run that was not given them, is not
+        # followed: it is open, never refuses, and the run's report reads it when the run ends
+        groups = table.constant_groups
+        self.blind = bool(groups) and (context is None or not context.knows(groups))  # type: ignore[attr-defined]
+        self.fresh = {mask: dfa.initial for mask, dfa in table.bodies.items()} if not self.blind else {}
         self.groups: dict[tuple[int, int], _Group] = {}
         self.where: dict[object, _Group] = {}
         self.values: dict[object, object] = {}
@@ -252,7 +271,7 @@ class SliceRun:
         key = value_key(value)
         if key not in self.values:
             self.values[key] = value
-            mask = self.table.static_mask(value)
+            mask = self.table.static_mask(value, self.context)
             if mask not in self.table.bodies:
                 raise AlphabetError(f"no automaton for the static conditions of value {value!r}")
             self._place(key, mask, self.fresh[mask])
@@ -276,6 +295,8 @@ class SliceRun:
     def step(self, tool: str, args: Mapping, result: object = UNDEF,
              externs: Mapping[str, Callable] | None = None) -> None:
         self._signature = None
+        if self.blind:
+            return
         t = self.table
         plan = t.call_plan(tool)
         if plan is not None:
@@ -284,12 +305,12 @@ class SliceRun:
                 self._step_named(value, plan)
                 return
         dom = t.domain_values(tool, args, result)
-        mentioned = t.touched_values(tool, args, result, externs) + dom
+        mentioned = t.touched_values(tool, args, result, externs, self.context) + dom
         keys: dict[object, object] = {}
         for value in mentioned:
             keys.setdefault(self._admit(value), value)
         before = {key: self._remove(key) for key in keys}
-        fresh_letter = t.alphabet.letter(tool, args, result, FRESH, externs)
+        fresh_letter = t.alphabet.letter(tool, args, result, FRESH, externs, self.context)
         self._step_groups(fresh_letter)
         self._place_named(before, dom, tool, args, result, externs)
 
@@ -335,7 +356,7 @@ class SliceRun:
         t = self.table
         dom_keys = {value_key(v) for v in dom} if dom else ()
         for key, (mask, state) in before.items():
-            letter = t.alphabet.letter(tool, args, result, self.values[key], externs)
+            letter = t.alphabet.letter(tool, args, result, self.values[key], externs, self.context)
             if key in dom_keys:
                 self.domain.add(key)
             self._place(key, mask, t.bodies[mask].delta[state][letter])
@@ -359,10 +380,10 @@ class SliceRun:
             yield bodies[mask], state, False
 
     def accepting(self) -> bool:
-        return self._standing()[1]
+        return True if self.blind else self._standing()[1]
 
     def verdict(self) -> str:
-        return self._standing()[0]
+        return OPEN if self.blind else self._standing()[0]
 
     def _accepting(self) -> bool:
         inst = [(dfa.accepting[q]) for dfa, q, dom in self._state_verdicts() if dom]
@@ -392,8 +413,8 @@ class SliceRun:
                 "values": [list(instance) for instance in self.instances()]}
 
     @classmethod
-    def from_json(cls, table: SliceTable, data: dict) -> "SliceRun":
-        run = cls(table)
+    def from_json(cls, table: SliceTable, data: dict, context: object = None) -> "SliceRun":
+        run = cls(table, context)
         run.fresh = {int(m): s for m, s in data["fresh"].items()}
         for value, mask, state, in_domain in data["values"]:
             key = value_key(value)

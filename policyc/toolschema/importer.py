@@ -12,11 +12,15 @@ naming both places, and the first is kept: two different tools are never merged 
 ['tool search(q: str)']
 >>> [(f, p.severity, p.message) for f, p in imported.problems]
 [('tools.json', 'error', '`search` is declared again with another signature (`tool search(q: int?)`); the first one, `tool search(q: str)`, is kept')]
+>>> twice = import_tools([("a.json", doc[:1]), ("b.json", doc[:1])])
+>>> twice.repeated, twice.summary()
+(1, '1 tool declared, 1 repeated with the same signature (declared once)')
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import unicodedata
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
 from policyc.ir.types import ANY, DictT, EnumT, ListT, OptionalT, RecordT, ToolSignature, Type
@@ -61,7 +65,9 @@ class Imported:
 def import_tools(documents: Sequence[tuple[Any, object]],
                  where: Callable[[Any, tuple], str] | None = None) -> Imported:
     """Every tool of every (label, JSON value) document, in order. `where(label, path)` names
-    a tool's place in the notes and errors about a tool declared twice (default: the label)."""
+    a tool's place in the notes and errors about a tool declared twice (default: the label).
+    Names are compared in Unicode normal form C, as policies read them: `café` written two
+    ways is one tool."""
     names = TypeNames()
     out = Imported()
     seen: dict[str, tuple[ToolSignature, Any, tuple]] = {}
@@ -76,18 +82,19 @@ def import_tools(documents: Sequence[tuple[Any, object]],
             out.problems.extend((label, p) for p in found)
             if sig is None:
                 continue
-            if sig.name in seen:
-                first, first_label, first_path = seen[sig.name]
+            key = unicodedata.normalize("NFC", sig.name)
+            if key in seen:
+                first, first_label, first_path = seen[key]
                 there = place(first_label, first_path)
                 at = f" at {there}" if there != place(label, tool.path) else ""
-                if first != sig:
+                if replace(first, name=sig.name) != sig:
                     out.problems.append((label, SchemaProblem(
                         tool.path, f"`{sig.name}` is declared again with another signature (`{sig}`); the first "
                                    f"one, `{first}`{at}, is kept", ERROR)))
                 else:
                     out.repeated += 1
                 continue
-            seen[sig.name] = (sig, label, tool.path)
+            seen[key] = (sig, label, tool.path)
             out.tools.append((sig, tool.description))
     used = _named_types_used(sig for sig, _ in out.tools)
     out.types = [t for t in names.declared() if t.name in used]

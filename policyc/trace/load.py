@@ -4,7 +4,8 @@
 line and field of what is malformed; one bad record never stops the others from loading.
 
 - `*.jsonl` / `*.ndjson`: one record per line (blank lines are skipped); lines end at `\n`
-  only, so a U+2028 inside a string does not split a record;
+  only, so a U+2028 inside a string does not split a record; the lines of an MCP gateway's
+  journal (`policyc.trace.journal`) are read as one record per session, ended or not;
 - `*.json` (or anything else): one record, an array of records, or a τ²-bench results file
   (each of its `simulations` is a record); text that is not one JSON value but one value per
   line is read as JSONL;
@@ -24,6 +25,7 @@ element, and every other record is read.
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 from dataclasses import dataclass, field
@@ -33,6 +35,7 @@ from typing import BinaryIO, Callable, Iterable, Iterator, Union
 from policyc.inputs import InputError, max_input_bytes, os_error, read_input
 from policyc.trace.errors import RecordProblem, TraceError, field_path
 from policyc.trace.formats import detect_format, parse_trace, split_records
+from policyc.trace.journal import Assembler, Finished, is_journal_line
 from policyc.trace.jsontext import LineIndex, array_elements, bad_byte, decode, line_of, locate, member, where
 from policyc.trace.model import Trace
 
@@ -157,6 +160,32 @@ def jsonl_lines(read: Callable[[int], bytes], path: str, cap: int | None = None)
     `JsonlLine`s numbered from 1: lines end at `\n` only (a `\r` before it is dropped), blank
     lines are skipped, a byte-order mark is read as a space (columns stay right); a line longer
     than `cap` bytes (default `max_input_bytes()`) is one TraceError, and reading goes on."""
+    return with_sessions(_jsonl_lines(read, path, cap), path)
+
+
+def with_sessions(items: Iterable[JsonlLine | TraceError], path: str) -> Iterator[JsonlLine | TraceError]:
+    """The lines, with those of a gateway journal gathered into one record per session (the
+    line of its first event stands for it); every other line as it is."""
+    assembler = Assembler()
+    for item in items:
+        if isinstance(item, JsonlLine) and is_journal_line(item.text):
+            done = assembler.feed(item.line, item.text)
+            if done is not None:
+                yield from _sessions(done, path)
+                continue
+        yield item
+    yield from _sessions(assembler.finish(), path)
+
+
+def _sessions(done: Iterable[Finished], path: str) -> Iterator[JsonlLine | TraceError]:
+    for line, record, problem in done:
+        if problem is not None:
+            yield TraceError(path, problem[0], problem[1], problem[2])
+        else:
+            yield JsonlLine(path, line, json.dumps(record, ensure_ascii=False))
+
+
+def _jsonl_lines(read: Callable[[int], bytes], path: str, cap: int | None) -> Iterator[JsonlLine | TraceError]:
     cap = max_input_bytes() if cap is None else cap
     number = 0
     pending = bytearray()  # the start of the line being read
@@ -309,13 +338,12 @@ def _problem(name: str, text: str, start: int, problem: str, at: int | None) -> 
     return TraceError(name, line, None, f"{problem} (column {column})")
 
 
-def _jsonl(name: str, text: str) -> Iterator[JsonlLine]:
+def _jsonl(name: str, text: str) -> Iterator[JsonlLine | TraceError]:
     """One record per line of text read whole; lines end at `\n` (a `\r` before it is
     dropped), never at the other characters `str.splitlines` breaks at (U+2028 may stand
     inside a JSON string)."""
-    for number, line in enumerate(text.split("\n"), start=1):
-        if line.strip():
-            yield JsonlLine(name, number, line[:-1] if line.endswith("\r") else line)
+    yield from with_sessions((JsonlLine(name, number, line[:-1] if line.endswith("\r") else line)
+                              for number, line in enumerate(text.split("\n"), start=1) if line.strip()), name)
 
 
 def _raw(name: str, text: str, lines: LineIndex, offset: int, value: object) -> _Raw:

@@ -48,6 +48,19 @@ MESSAGE = "message"
 CALL, MESSAGE_KIND = "call", "message"
 ASSISTANT, USER = "assistant", "user"
 OBSERVABLE = ("messages", "user_calls")
+#: Who can make an event: a trace file names no other actor (`policyc.trace.formats.record`).
+ACTORS = (ASSISTANT, USER)
+
+
+def view_actors(is_message: bool, observes: frozenset[str] = frozenset()) -> tuple[str, ...]:
+    """The actors an event of a policy's view can have: a message is the agent's or the
+    user's; a tool call is the agent's, or also the user's when the policy observes
+    `user_calls` (otherwise the view leaves the user's calls out).
+
+    >>> view_actors(False), view_actors(False, frozenset({"user_calls"})), view_actors(True)
+    (('assistant',), ('assistant', 'user'), ('assistant', 'user'))
+    """
+    return ACTORS if is_message or "user_calls" in observes else (ASSISTANT,)
 
 
 @dataclass(frozen=True, slots=True)

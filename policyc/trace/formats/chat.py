@@ -6,7 +6,9 @@ tools it calls); each assistant tool call `{"id", "function": {"name", "argument
 it as a call, in order (arguments are a JSON string or an object); a `{"role": "tool",
 "tool_call_id", "content"}` message is the result of the call with that id. The older
 `function_call` / `{"role": "function"}` pair is read the same way. The first user message is
-the run's request. System and developer messages are not events.
+the run's request. System and developer messages are not events. A message field that
+holds what looks like tool calls but is not one of those (a misspelt `tool_calls`, a call in
+`content`) is an error naming the field.
 
 >>> msgs = [{"role": "user", "content": "hi"},
 ...         {"role": "assistant", "tool_calls": [{"id": "c1", "type": "function",
@@ -28,6 +30,7 @@ from policyc.trace.formats.common import (
     message_text,
     no_events,
     parse_arguments,
+    reject_unread_calls,
     require,
     require_list,
     require_object,
@@ -47,6 +50,7 @@ def is_chat(value: Any) -> bool:
 def parse_chat(value: Any, origin: str | None = None) -> Trace:
     if isinstance(value, dict):
         messages = require(value, "messages", list, (), "an array of messages")
+        reject_unread_calls(value, ("messages",), (), "a chat record")
         prefix: tuple[Any, ...] = ("messages",)
         metrics = {k: v for k, v in value.items() if k != "messages"}
         trace_id = value.get("id")
@@ -67,6 +71,7 @@ def parse_chat(value: Any, origin: str | None = None) -> Trace:
                     raise RecordProblem(where + ("content", j, "type"),
                                         f"a `{block['type']}` block belongs to Anthropic's Messages API; "
                                         "read the record with --format anthropic")
+        reject_unread_calls(message, ("tool_calls", "function_call"), where, "a chat message")
         if role in ("user", "assistant"):
             tool_calls = require_list(message, "tool_calls", where) if role == "assistant" else []
             legacy = message.get("function_call") if role == "assistant" else None

@@ -112,6 +112,63 @@ def reject_misspelled(container: dict[str, Any], known: tuple[str, ...], where: 
             raise RecordProblem(where + (key,), f"unknown field `{key}`: did you mean `{near[0]}`?")
 
 
+#: What makes an object look like a tool call: a name, and arguments (a tool's *definition*
+#: has `parameters` or a `description` instead, and is no call).
+_CALL_NAMES = ("name", "tool_name", "tool", "function_name")
+_CALL_ARGUMENTS = ("arguments", "args", "input", "tool_input", "tool_args")
+_DEFINITION = ("parameters", "description", "input_schema", "inputSchema", "json_schema", "strict")
+
+
+def is_call_shaped(value: Any) -> bool:
+    """Whether a JSON value looks like a tool call: an object naming a tool and giving it
+    arguments, or holding an OpenAI-style `function` that does.
+
+    >>> is_call_shaped({"name": "delete", "arguments": {"path": "/"}}), is_call_shaped({"function": {"name": "f", "arguments": "{}"}})
+    (True, True)
+    >>> is_call_shaped({"name": "delete", "description": "removes a file", "parameters": {}}), is_call_shaped({"name": "x"})
+    (False, False)
+    """
+    if not isinstance(value, dict) or any(k in value for k in _DEFINITION):
+        return False
+    function = value.get("function")
+    if isinstance(function, dict) and isinstance(function.get("name"), str) and "arguments" in function:
+        return True
+    return any(isinstance(value.get(k), str) for k in _CALL_NAMES) and any(k in value for k in _CALL_ARGUMENTS)
+
+
+def holds_calls(value: Any, depth: int = 3, budget: int = 10_000) -> bool:
+    """Whether a JSON value is, or holds within `depth` levels of lists and objects, something
+    that looks like a tool call (`is_call_shaped`); at most `budget` values are looked at."""
+    stack = [(value, 0)]
+    while stack and budget > 0:
+        item, level = stack.pop()
+        budget -= 1
+        if is_call_shaped(item):
+            return True
+        if level < depth:
+            children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
+            stack.extend((child, level + 1) for child in children if isinstance(child, (dict, list)))
+    return False
+
+
+def reject_unread_calls(container: dict[str, Any], read: tuple[str, ...], where: Where, what: str) -> None:
+    """A field this reader does not read but that holds what looks like tool calls is an
+    error naming it: read as written, those calls would be lost from the trace without a word
+    (a misspelt `tool_calls`, calls in a place the format does not define).
+
+    >>> reject_unread_calls({"tool_call": [{"name": "rm", "arguments": {}}]}, ("tool_calls",), ("steps", 2), "a step")
+    Traceback (most recent call last):
+    policyc.trace.errors.RecordProblem: `tool_call` holds what looks like tool calls, which a step does not hold there: they would be lost (did you mean `tool_calls`?)
+    """
+    for key, value in container.items():
+        if key in read or not isinstance(value, (dict, list)) or not holds_calls(value):
+            continue
+        near = difflib.get_close_matches(str(key).lower(), read, n=1, cutoff=0.6)
+        hint = f" (did you mean `{near[0]}`?)" if near else ""
+        raise RecordProblem(where + (key,), f"`{key}` holds what looks like tool calls, which {what} does not hold "
+                                            f"there: they would be lost{hint}")
+
+
 def require_object(value: Any, where: Where, what: str = "an object") -> dict[str, Any]:
     if not isinstance(value, dict):
         raise RecordProblem(where, f"expected {what}, found {json_type(value)}")

@@ -11,8 +11,13 @@ message is any of the forms LangChain writes:
 A human or AI message is a message event (its text, the names of the tools it calls); each
 of an AI message's `tool_calls` (`{"name", "args", "id"}`, or OpenAI-style ones in
 `additional_kwargs`) follows it as a call; a tool message is the result of the call with
-its `tool_call_id`, and its `status` `"error"` says that call failed. The first human
-message is the run's request. System messages are not events.
+its `tool_call_id`, and its `status` `"error"` says that call failed. A streamed message
+(an `AIMessageChunk`) whose `tool_calls` are not parsed yet has `tool_call_chunks`: the chunks
+of one `index` are one call, their `args` texts joined. `invalid_tool_calls` (arguments the
+model could not give as JSON) were never run and are not calls. The first human message is
+the run's request. System messages are not events. A field that holds what looks like tool
+calls anywhere else (a misspelt `tool_calls`, `tool_use` blocks in `content` with no
+`tool_calls` beside them) is an error naming it.
 
 >>> msgs = [{"type": "human", "content": "Refuel 1 GB on L1"},
 ...         {"type": "ai", "content": "", "tool_calls": [{"name": "refuel_data", "args": {"line_id": "L1",
@@ -29,7 +34,8 @@ from typing import Any
 
 from policyc.trace.errors import RecordProblem, Where
 from policyc.trace.formats.common import (
-    Events, json_type, message_text, no_events, parse_arguments, require, require_list, require_object, texts_at,
+    Events, holds_calls, json_type, message_text, no_events, parse_arguments, reject_unread_calls, require,
+    require_list, require_object, texts_at,
 )
 from policyc.trace.model import Trace
 
@@ -72,6 +78,8 @@ def parse_langchain(value: Any, origin: str | None = None) -> Trace:
     messages, prefix = _messages(value)
     if not isinstance(messages, list):
         raise RecordProblem((), "expected a list of LangChain messages or an object with `messages`")
+    if isinstance(value, dict):
+        reject_unread_calls(value, ("messages", "channel_values"), (), "a LangChain record")
     metrics = {k: v for k, v in value.items() if k not in ("messages", "channel_values")} \
         if isinstance(value, dict) else {}
     trace_id = value.get("id") if isinstance(value, dict) else None
@@ -85,11 +93,16 @@ def parse_langchain(value: Any, origin: str | None = None) -> Trace:
         data = require_object(data, where, "a message")
         role = _TYPES[kind]
         if role in ("user", "assistant"):
+            reject_unread_calls(data, _READ, where, "a LangChain message")
             tool_calls = require_list(data, "tool_calls", where) if role == "assistant" else []
+            if not tool_calls and role == "assistant":
+                tool_calls = _chunked_calls(require_list(data, "tool_call_chunks", where), where)
             if not tool_calls and role == "assistant":
                 extra = data.get("additional_kwargs")
                 tool_calls = [_openai_call(c) for c in extra.get("tool_calls") or []] \
                     if isinstance(extra, dict) and isinstance(extra.get("tool_calls"), list) else []
+            if not tool_calls and not data.get("invalid_tool_calls"):
+                _no_hidden_calls(data, where)
             names = texts_at(tool_calls, "name")
             message_id = data.get("id") if isinstance(data.get("id"), str) else str(i)
             events.message(message_text(data.get("content")), role, message_id, names)
@@ -112,6 +125,42 @@ def parse_langchain(value: Any, origin: str | None = None) -> Trace:
     if messages and not len(events):
         raise no_events(prefix, len(messages), "messages")
     return events.trace(metrics, trace_id, origin)
+
+
+#: message fields whose calls are read (or, `invalid_tool_calls`, known never to have run)
+_READ = ("tool_calls", "tool_call_chunks", "invalid_tool_calls", "additional_kwargs", "content")
+
+
+def _chunked_calls(chunks: list[Any], where: Where) -> list[dict[str, Any]]:
+    """The calls of a streamed message's `tool_call_chunks`: per `index`, the first name and
+    id, and the `args` texts joined."""
+    calls: dict[Any, dict[str, Any]] = {}
+    for j, chunk in enumerate(chunks):
+        at = where + ("tool_call_chunks", j)
+        chunk = require_object(chunk, at, "a tool call chunk")
+        index = chunk.get("index", j)
+        call = calls.setdefault(index if isinstance(index, (int, str)) else j, {"name": None, "args": "", "id": None})
+        for key in ("name", "id"):
+            if call[key] is None and isinstance(chunk.get(key), str):
+                call[key] = chunk[key]
+        piece = chunk.get("args")
+        if piece is not None and not isinstance(piece, str):
+            raise RecordProblem(at + ("args",), f"`args` of a chunk must be text, found {json_type(piece)}")
+        call["args"] += piece or ""
+    for call in calls.values():
+        if call["name"] is None:
+            raise RecordProblem(where + ("tool_call_chunks",), "the chunks of a tool call never name its tool")
+    return list(calls.values())
+
+
+def _no_hidden_calls(data: dict[str, Any], where: Where) -> None:
+    """A message with no calls read must not hold any elsewhere: in `content` (`tool_use`
+    blocks of a model that LangChain did not parse), or in `additional_kwargs`."""
+    extra = data.get("additional_kwargs")
+    for key, value in (("content", data.get("content")), ("additional_kwargs", extra)):
+        if isinstance(value, (list, dict)) and holds_calls(value):
+            raise RecordProblem(where + (key,), f"`{key}` holds what looks like tool calls, and the message has no "
+                                                "`tool_calls`: they would be lost")
 
 
 def _openai_call(call: Any) -> Any:

@@ -18,10 +18,18 @@ Spans are read in order of their start time:
 - the first user message of the first model span's input (`gen_ai.input.messages`,
   `gen_ai.prompt.N.*`, `gen_ai.user.message` events) is the request and a user message event.
 
+OpenInference's conventions are read alike: a `TOOL` span (`openinference.span.kind`) is a
+call (`tool.name`, its arguments in `input.value`, its result in `output.value`), and an LLM
+span's `llm.input_messages.N.*` and `llm.output_messages.N.*` are its messages. The operation
+name is read in any case and with `-`, `.` or spaces for `_` (`Execute-Tool`).
+
+Nothing that looks like a call is dropped without a word: a span naming a tool
+(`gen_ai.tool.name`) under another operation, and, when the run has tool spans, a call in a
+model's output that no tool span runs (matched by call id, else by tool name in order), are
+errors naming the span.
+
 The metrics μ are `trace_id`, the models (`gen_ai.request.model`) and the token totals
-(`gen_ai.usage.input_tokens`, `gen_ai.usage.output_tokens`). Spans described only by other
-conventions (OpenInference's `llm.*` and `tool.*` attributes) yield no events, and the
-record is reported as such rather than read as an empty run.
+(`gen_ai.usage.input_tokens`, `gen_ai.usage.output_tokens`).
 
 >>> span = {"traceId": "t1", "spanId": "s1", "startTimeUnixNano": "5", "attributes": [
 ...     {"key": "gen_ai.operation.name", "value": {"stringValue": "execute_tool"}},
@@ -37,6 +45,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from typing import Any
 
 from policyc.trace.errors import RecordProblem, Where
@@ -44,7 +53,9 @@ from policyc.trace.formats.common import Events, json_type, no_events, object_at
 from policyc.trace.model import Trace
 
 _LEGACY = re.compile(r"gen_ai\.(prompt|completion)\.(\d+)\.(.+)")
-_MODEL_OPERATIONS = ("chat", "text_completion", "generate_content")
+_OPENINFERENCE = re.compile(r"llm\.(input|output)_messages\.(\d+)\.message\.(.+)")
+_MODEL_OPERATIONS = ("chat", "text_completion", "generate_content", "invoke_agent", "create_agent", "embeddings")
+_TOOL_NAMES = ("gen_ai.tool.name", "tool.name")
 
 
 # ------------------------------------------------------------------ spans
@@ -145,8 +156,37 @@ class _Span:
 
     @property
     def operation(self) -> str | None:
+        """`gen_ai.operation.name`, in lower case with `_` for `-`, `.` and spaces."""
         op = self.attrs.get("gen_ai.operation.name")
-        return op if isinstance(op, str) else None
+        return re.sub(r"[-. ]+", "_", op.strip().lower()) if isinstance(op, str) else None
+
+    @property
+    def is_openinference_tool(self) -> bool:
+        kind = self.attrs.get("openinference.span.kind")
+        return isinstance(kind, str) and kind.upper() == "TOOL"
+
+    @property
+    def is_tool(self) -> bool:
+        """Whether the span is a tool's execution: a call."""
+        return (self.operation == "execute_tool" or self.is_openinference_tool
+                or self.operation is None and "gen_ai.tool.name" in self.attrs)
+
+    def call(self) -> tuple[str, Any, Any, Any]:
+        """(tool, arguments, result, call id) of a tool span."""
+        if self.is_openinference_tool and "gen_ai.tool.name" not in self.attrs:
+            name = self.attrs.get("tool.name")
+            if not isinstance(name, str):
+                raise RecordProblem(self.where + ("attributes",), "an OpenInference tool span without `tool.name`")
+            given = self.attrs.get("input.value")
+            parsed = _json(given)
+            arguments = parsed if isinstance(parsed, dict) else {"input": given} if given is not None else None
+            return (name, arguments, self.attrs.get("output.value"),
+                    self.attrs.get("tool_call.id", self.attrs.get("tool.id")))
+        name = self.attrs.get("gen_ai.tool.name")
+        if not isinstance(name, str):
+            raise RecordProblem(self.where + ("attributes",), "a tool execution span without `gen_ai.tool.name`")
+        return (name, self.attrs.get("gen_ai.tool.call.arguments"), self.attrs.get("gen_ai.tool.call.result"),
+                self.attrs.get("gen_ai.tool.call.id"))
 
 
 def _number(value: Any) -> float | str:
@@ -233,13 +273,37 @@ def _legacy(attrs: dict[str, Any], side: str) -> list[dict[str, Any]]:
     return out
 
 
+def _openinference(attrs: dict[str, Any], side: str) -> list[dict[str, Any]]:
+    """OpenInference's `llm.input_messages.N.message.*` / `llm.output_messages.N.message.*`
+    attributes as messages (`tool_calls.M.tool_call.function.name|arguments`, `.id`)."""
+    want = "input" if side == "prompt" else "output"
+    messages: dict[int, dict[str, Any]] = {}
+    for key, value in attrs.items():
+        m = _OPENINFERENCE.fullmatch(key)
+        if m is None or m.group(1) != want:
+            continue
+        msg = messages.setdefault(int(m.group(2)), {})
+        call = re.fullmatch(r"tool_calls\.(\d+)\.tool_call\.(?:function\.)?(name|arguments|id)", m.group(3))
+        if call is not None:
+            msg.setdefault("tool_calls", {}).setdefault(int(call.group(1)), {})[call.group(2)] = value
+        elif m.group(3) in ("role", "content", "tool_call_id"):
+            msg[m.group(3)] = value
+    out = []
+    for index in sorted(messages):
+        msg = messages[index]
+        if "tool_calls" in msg:
+            msg["tool_calls"] = [msg["tool_calls"][j] for j in sorted(msg["tool_calls"])]
+        out.append(msg)
+    return out
+
+
 def _span_messages(span: _Span, side: str) -> list[dict[str, Any]]:
     """The input (`prompt`) or output (`completion`) messages of a model span."""
     key = "gen_ai.input.messages" if side == "prompt" else "gen_ai.output.messages"
     found = _json(span.attrs.get(key))
     if isinstance(found, list):
         return [m for m in found if isinstance(m, dict)]
-    legacy = _legacy(span.attrs, side)
+    legacy = _legacy(span.attrs, side) or _openinference(span.attrs, side)
     if legacy:
         return legacy
     out = []
@@ -261,7 +325,9 @@ def parse_otel(value: Any, origin: str | None = None) -> Trace:
     spans = sorted((_Span(raw, where, i) for i, (where, raw) in enumerate(raw_spans)),
                    key=lambda s: (s.start is None, str(type(s.start)), s.start or 0, s.order))
     events = Events()
-    tools_run = any(s.operation == "execute_tool" for s in spans)
+    ran = [span.call() for span in spans if span.is_tool]  # what the tool spans say ran
+    tools_run = bool(ran)
+    unrun = _Unrun(ran)
     seen_user = False
     metrics: dict[str, Any] = {}
     tokens = {"input_tokens": 0, "output_tokens": 0}
@@ -275,16 +341,18 @@ def parse_otel(value: Any, origin: str | None = None) -> Trace:
             metrics.setdefault("models", [])
             if model not in metrics["models"]:
                 metrics["models"].append(model)
-        if span.operation == "execute_tool" or "gen_ai.tool.name" in span.attrs and span.operation is None:
-            name = span.attrs.get("gen_ai.tool.name")
-            if not isinstance(name, str):
-                raise RecordProblem(span.where + ("attributes",), "a tool execution span without `gen_ai.tool.name`")
-            args = parse_arguments(span.attrs.get("gen_ai.tool.call.arguments"), span.where + ("attributes",))
-            result = span.attrs.get("gen_ai.tool.call.result")
-            call_id = span.attrs.get("gen_ai.tool.call.id")
+        if span.is_tool:
+            name, arguments, result, call_id = span.call()
+            args = parse_arguments(_json_object(_json(arguments)) if not isinstance(arguments, str) else arguments,
+                                   span.where + ("attributes",))
             events.call(name, args, call_id=call_id if isinstance(call_id, str) else None,
                         result=parse_result(result) if result is not None else None, error=span.error)
             continue
+        if any(k in span.attrs for k in _TOOL_NAMES) and span.operation not in _MODEL_OPERATIONS:
+            raise RecordProblem(span.where + ("attributes",),
+                                f"a span names a tool (`{next(k for k in _TOOL_NAMES if k in span.attrs)}`) under the "
+                                f"operation `{span.attrs.get('gen_ai.operation.name')}`, not `execute_tool`: its call "
+                                "would be lost")
         inputs, outputs = _span_messages(span, "prompt"), _span_messages(span, "completion")
         if not inputs and not outputs and span.operation not in _MODEL_OPERATIONS:
             continue
@@ -302,11 +370,14 @@ def parse_otel(value: Any, origin: str | None = None) -> Trace:
             text, calls, _ = _message_parts(message)
             names = [c["name"] for c in calls if isinstance(c.get("name"), str)]
             events.message(text, "assistant", calls=names)
-            if not tools_run:
-                for c in calls:
-                    if isinstance(c.get("name"), str):
-                        events.call(c["name"], parse_arguments(_json_object(c.get("arguments")), span.where),
-                                    call_id=c["id"] if isinstance(c.get("id"), str) else None)
+            for c in calls:
+                if not isinstance(c.get("name"), str):
+                    continue
+                if tools_run:
+                    unrun.check(c["name"], c.get("id"), span.where + ("attributes",))
+                else:
+                    events.call(c["name"], parse_arguments(_json_object(c.get("arguments")), span.where),
+                                call_id=c["id"] if isinstance(c.get("id"), str) else None)
     if raw_spans and not len(events):
         raise no_events((), len(raw_spans), "spans")
     trace_id = next((s.trace_id for s in spans if s.trace_id is not None), None)
@@ -314,6 +385,26 @@ def parse_otel(value: Any, origin: str | None = None) -> Trace:
         metrics["trace_id"] = trace_id
     metrics.update({k: v for k, v in tokens.items() if v})
     return events.trace(metrics, trace_id, origin)
+
+
+class _Unrun:
+    """The calls tool spans ran, against which a model's requested calls are matched: by call
+    id when both have one, else by tool name, each span answering one request."""
+
+    def __init__(self, ran: list[tuple[str, Any, Any, Any]]):
+        self.ids = {call_id for _, _, _, call_id in ran if isinstance(call_id, str)}
+        self.by_name = Counter(name for name, _, _, _ in ran)
+
+    def check(self, name: str, call_id: Any, where: Where) -> None:
+        if isinstance(call_id, str) and call_id in self.ids:
+            self.ids.discard(call_id)
+            self.by_name[name] -= 1
+            return
+        if self.by_name[name] > 0:
+            self.by_name[name] -= 1
+            return
+        raise RecordProblem(where, f"a model's output calls `{name}`, and no tool span of the run runs it: if it ran, "
+                                   "its span is missing, and the call would be lost")
 
 
 def _json_object(value: Any) -> Any:

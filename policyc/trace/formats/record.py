@@ -9,7 +9,11 @@ parsed; absent means no result was recorded). An entry may also say who made it 
 "assistant", the default, or "user"), in which message (`message_id`) and whether it failed
 (`error`); an entry named `message` is a message event (`arguments`: `text` and `calls`).
 Every other field of the record is kept as the metrics μ, readable in rules as
-`metrics.<field>`; `request` (text) is the user's request.
+`metrics.<field>`; `request` (text) is the user's request. A metrics field that holds what
+looks like tool calls (`messages` of a chat with `tool_calls`, a misspelt `tool_calls`) is an
+error naming it: those calls would otherwise be left out of the trace without a word. Only
+`decisions` (what `policyc gateway` records: each proposal and the gate's decision
+on it) may: it holds proposals, not calls, and the calls that ran are in `tool_calls`.
 
 >>> t = parse_record({"num_steps": 2, "tool_calls": [{"tool_name": "a", "arguments": {}, "tool_result": "[1]"}]})
 >>> t.tool_sequence, t.calls[0].result, dict(t.metrics)
@@ -26,7 +30,9 @@ from policyc.trace.formats.common import (
     json_type,
     parse_arguments,
     parse_result,
+    is_call_shaped,
     reject_misspelled,
+    reject_unread_calls,
     require,
     require_object,
 )
@@ -36,21 +42,29 @@ CALL_FIELDS = ("tool_name", "arguments", "tool_result", "actor", "message_id", "
 
 
 def is_record(value: Any) -> bool:
-    """Whether a JSON value has the shape of a metrics record."""
-    if not isinstance(value, dict) or "messages" in value or "steps" in value or "tool_calls" not in value:
+    """Whether a JSON value has the shape of a metrics record: `tool_calls`, not in OpenAI's
+    shape; beside `messages` or `steps` (which a chat or an agent's memory has), only when the
+    calls are the paper's (`tool_name`)."""
+    if not isinstance(value, dict) or "tool_calls" not in value:
         return False
     calls = value["tool_calls"]
+    if "messages" in value or "steps" in value:
+        return isinstance(calls, list) and bool(calls) and all(isinstance(c, dict) and "tool_name" in c for c in calls)
     return not isinstance(calls, list) or all(not isinstance(c, dict) or "function" not in c for c in calls)
 
 
 def parse_record(value: Any, origin: str | None = None) -> Trace:
     record = require_object(value, (), "a metrics record (an object with `tool_calls`)")
     entries = require(record, "tool_calls", list, (), "an array")
+    reject_unread_calls(record, ("tool_calls", "decisions"), (), "a metrics record")
     events = []
     for i, entry in enumerate(entries):
         where = ("tool_calls", i)
         entry = require_object(entry, where, "a tool call (an object with `tool_name`)")
         reject_misspelled(entry, CALL_FIELDS, where)
+        if "tool_name" not in entry and is_call_shaped(entry):
+            raise RecordProblem(where, "a tool call without `tool_name`: the metrics record names a call's tool "
+                                       "with `tool_name` (read an OpenAI or other log with its own --format)")
         name = require(entry, "tool_name", str, where, "a string")
         args = parse_arguments(entry.get("arguments"), where + ("arguments",))
         result = parse_result(entry["tool_result"]) if "tool_result" in entry else NO_RESULT

@@ -8,7 +8,9 @@ joins their observations into one text, so those calls get no result; a step tha
 an `error` gives its call no result. Arguments that are not an object (a CodeAgent's code, a
 single bare value) are kept under the name `input`. The metrics μ are the task (`task`), the
 number of action steps (`num_steps`), token totals (`input_tokens`, `output_tokens`) and the
-final answer (`final_output`), when present.
+final answer (`final_output`), when present. A step field other than `tool_calls` that holds
+what looks like tool calls (a misspelt `tool_calls`), or a step whose model output calls tools
+while the step, without an error, has no `tool_calls`, is an error naming the field.
 
 >>> steps = [{"task": "add"}, {"step_number": 1, "tool_calls": [{"id": "1", "type": "function",
 ...          "function": {"name": "add", "arguments": {"a": 1}}}], "observations": "2",
@@ -28,7 +30,9 @@ from policyc.trace.formats.common import (
     NO_RESULT,
     Events,
     message_text,
+    is_call_shaped,
     parse_result,
+    reject_unread_calls,
     require,
     require_list,
     require_object,
@@ -36,6 +40,8 @@ from policyc.trace.formats.common import (
 from policyc.trace.model import Trace
 
 _STEP_KEYS = ("step_number", "task", "plan", "system_prompt")
+#: step fields whose calls are read, or are the model's messages around them
+_READ = ("tool_calls", "model_input_messages", "model_output_message")
 
 
 def is_smolagents(value: Any) -> bool:
@@ -61,6 +67,7 @@ def _arguments(value: Any) -> dict[str, Any]:
 def parse_smolagents(value: Any, origin: str | None = None) -> Trace:
     if isinstance(value, dict):
         steps = require(value, "steps", list, (), "an array of steps")
+        reject_unread_calls(value, ("steps",), (), "a smolagents record")
         prefix: tuple[Any, ...] = ("steps",)
         trace_id = value.get("id")
     elif isinstance(value, list):
@@ -74,6 +81,9 @@ def parse_smolagents(value: Any, origin: str | None = None) -> Trace:
     for i, step in enumerate(steps):
         where = prefix + (i,)
         step = require_object(step, where, "a step")
+        if is_call_shaped(step) and not any(k in step for k in (*_STEP_KEYS, "output")):
+            raise RecordProblem(where, "a tool call where a step should be: smolagents' calls are a step's `tool_calls`")
+        reject_unread_calls(step, _READ, where, "a smolagents step")
         if "task" in step and "task" not in metrics:
             metrics["task"] = step["task"]
             if isinstance(step["task"], str):
@@ -89,6 +99,10 @@ def parse_smolagents(value: Any, origin: str | None = None) -> Trace:
                 if isinstance(usage.get(key), int) and not isinstance(usage.get(key), bool):
                     tokens[key] += usage[key]
         tool_calls = require_list(step, "tool_calls", where)
+        said = step.get("model_output_message")
+        if not tool_calls and not step.get("error") and isinstance(said, dict) and said.get("tool_calls"):
+            raise RecordProblem(where + ("model_output_message", "tool_calls"),
+                                "the model's output calls tools, but the step (without an error) has no `tool_calls`")
         parsed = []
         for j, tool_call in enumerate(tool_calls):
             at = where + ("tool_calls", j)

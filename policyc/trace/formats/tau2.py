@@ -32,7 +32,8 @@ from typing import Any
 
 from policyc.trace.errors import RecordProblem, Where
 from policyc.trace.formats.common import (
-    Events, json_type, message_text, parse_arguments, require, require_list, require_object, texts_at,
+    Events, json_type, message_text, parse_arguments, reject_unread_calls, require, require_list, require_object,
+    texts_at,
 )
 from policyc.trace.model import Trace
 
@@ -95,12 +96,14 @@ def _message(events: Events, message: dict[str, Any], where: Where, role: str, m
 
 def parse_tau2(value: Any, origin: str | None = None) -> Trace:
     sim = require_object(value, (), "a simulation (an object with `messages`)")
+    reject_unread_calls(sim, ("messages", "ticks"), (), "a τ²-bench simulation")
     events = Events()
     if sim.get("messages") is not None:
         messages = require(sim, "messages", list, (), "an array of messages")
         for i, message in enumerate(messages):
             where = ("messages", i)
             message = require_object(message, where, "a message")
+            reject_unread_calls(message, ("tool_calls", "tool_messages"), where, "a τ²-bench message")
             role = message.get("role")
             if role in _ACTORS:
                 _message(events, message, where, role, str(i))

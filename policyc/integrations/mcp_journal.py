@@ -1,0 +1,80 @@
+"""The gateway's write-ahead journal: each event appended and flushed before the gateway acts.
+
+One line per event (`policyc.trace.journal` lists them), written with a single `write` on
+a file opened for appending, so the operating system has every line the moment it is
+written: a gateway killed by any signal leaves every proposal, decision and result before
+that point on disk, and several gateways may share one file (each line names its session).
+A line is flushed to the operating system, not synced to the disk: a power cut may lose the
+last lines, a killed process does not. Lines are ASCII (other characters escaped), so no
+reader splits one at a character some take for a line break (U+0085, U+2028).
+
+>>> import os, tempfile
+>>> path = os.path.join(tempfile.mkdtemp(), "runs.jsonl")
+>>> journal = Journal(path, "s1")
+>>> journal.write("start", policy="p")
+>>> open(path).read()
+'{"gateway_session":"s1","event":"start","policy":"p"}\\n'
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from policyc.trace.journal import SESSION_KEY
+
+
+class JournalError(OSError):
+    """The journal cannot be written (the gateway then refuses calls: nothing runs unrecorded)."""
+
+
+class Journal:
+    """The events of one session, appended to a trace file (None: kept in memory only)."""
+
+    def __init__(self, path: str | Path | None, session: str):
+        self.path = path
+        self.session = session
+        self._fd: int | None = None
+        if path is not None:
+            try:
+                self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o666)
+            except OSError as exc:
+                raise JournalError(exc.errno, f"cannot write the trace to `{path}`: {exc.strerror or exc}") from None
+
+    def event(self, kind: str, **fields: Any) -> dict:
+        """The event as the journal holds it (what `write` appends)."""
+        return {SESSION_KEY: self.session, "event": kind, **fields}
+
+    def write(self, kind: str, **fields: Any) -> None:
+        """Append one event and hand it to the operating system (JournalError when it cannot)."""
+        if self._fd is None:
+            return
+        data = (_line(self.event(kind, **fields)) + "\n").encode("ascii")
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(self._fd, view):]
+        except OSError as exc:
+            raise JournalError(exc.errno, f"cannot write the trace to `{self.path}`: {exc.strerror or exc}") from None
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
+def _line(event: dict) -> str:
+    """One event as one line of JSON; a value JSON cannot hold (an integer of thousands of
+    digits, nesting past the interpreter's limit) is written as a note saying so."""
+    try:
+        return json.dumps(event, separators=(",", ":"), default=str)
+    except (ValueError, RecursionError) as exc:
+        reason = "nested too deeply" if isinstance(exc, RecursionError) else "not writable as JSON"
+        kept = {k: v if k in (SESSION_KEY, "event", "seq", "step", "tool", "tool_name", "action") else
+                {"unwritable": reason} for k, v in event.items()}
+        return json.dumps(kept, separators=(",", ":"), default=str)
+
+
+__all__ = ["Journal", "JournalError"]
