@@ -23,7 +23,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from policyc.terminal import printable, printable_aligned
 
@@ -135,6 +135,10 @@ class Diagnostic:
     severity: Severity = Severity.ERROR
     labels: tuple[Label, ...] = ()
     notes: tuple[str, ...] = ()
+    #: What the message names, by role, for tools that act on it (an editor's quick fix, a
+    #: JSON reader): the unknown `name` and its `suggestion`, the `expected` and `found`
+    #: types, the `left` and `right` operands' types.
+    fields: Mapping[str, str] = field(default_factory=dict, compare=False)
 
     @property
     def is_error(self) -> bool:
@@ -150,6 +154,8 @@ class Diagnostic:
             out["labels"] = [{"message": l.message, "location": l.span.to_json()} for l in self.labels]
         if self.notes:
             out["notes"] = list(self.notes)
+        if self.fields:
+            out["fields"] = dict(self.fields)
         return out
 
 

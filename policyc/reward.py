@@ -121,7 +121,8 @@ def completion_calls(completion: str | Sequence[Mapping[str, Any]]) -> tuple[lis
     >>> calls, parse_answer(answer)
     ([('tool_a', {'i': 1}, None)], 2)
     """
-    messages = [{"role": "assistant", "content": completion}] if isinstance(completion, str) else list(completion)
+    messages: list[Mapping[str, Any]] = [{"role": "assistant", "content": completion}] \
+        if isinstance(completion, str) else list(completion)
     calls: list[list[Any]] = []
     pending: list[list[Any]] = []
     by_id: dict[str, list[Any]] = {}
@@ -145,7 +146,8 @@ def completion_calls(completion: str | Sequence[Mapping[str, Any]]) -> tuple[lis
             continue
         if role != "assistant":
             continue
-        text = message.get("content") if isinstance(message.get("content"), str) else ""
+        content = message.get("content")
+        text = content if isinstance(content, str) else ""
         texts.append(text)
         for call in message.get("tool_calls") or []:
             add(_from_openai(call), call.get("id") if isinstance(call, Mapping) else None)

@@ -28,6 +28,7 @@ RUNS = {
                  "counting"),
     "budget": (["benchmarks/budget.py", "--sizes", "4", "--limit", "60"], "| 4 | 32 |"),
     "startup": (["benchmarks/startup.py", "--repeat", "1"], "policyc --help"),
+    "ir_walk": (["benchmarks/ir_walk.py", "--repeat", "1", "--rounds", "1"], "eval_term"),
 }
 
 

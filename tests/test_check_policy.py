@@ -168,6 +168,24 @@ def test_check_command_json_is_data():
     first = entry["diagnostics"][0]
     assert first["code"] == "E0201" and first["help"] == "did you mean `search`?"
     assert first["location"]["line"] == 14 and first["location"]["column"] == 16
+    assert first["fields"] == {"name": "serch", "suggestion": "search"}
+
+
+@pytest.mark.parametrize("fixture, expected", [
+    ("e0202_unknown_argument", [{"name": "qeury", "suggestion": "query", "tool": "search"},
+                                {"name": "text", "tool": "search"}]),
+    ("e0203_unknown_field", [{"name": "totl", "suggestion": "total", "type": "Order"},
+                             {"name": "shipped", "type": "Status"}]),
+    ("e0208_type_mismatch", [{"expected": "str", "found": "int"}, {"expected": "float", "found": "str"},
+                             {"name": "bronze", "expected": "Tier"}, {"left": "float", "right": "str"}]),
+    ("e0221_unknown_type", [{"name": "strng", "suggestion": "str"}, {}, {},  # `list[]`, `dict[int, T]`: no name
+                            {"name": "event"}, {"name": "Ordr", "suggestion": "Order"}]),
+    ("e0103_bad_rename", [{"name": "lookpu", "suggestion": "lookup"}, {"name": "key", "tool": "lookup"}]),
+])
+def test_diagnostics_carry_what_they_name(fixture, expected):
+    """The unknown name, its suggestion and the types a message names come as fields too."""
+    _, diagnostics = check_file(str(ROOT / f"tests/fixtures/check/{fixture}_bad.altl"))
+    assert [dict(d.fields) for d in diagnostics] == expected
 
 
 def test_warnings_fail_only_when_denied():

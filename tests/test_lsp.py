@@ -126,6 +126,7 @@ def test_capabilities_and_diagnostics_on_open_and_change(tmp_path):
         assert diagnostic.code == "E0201" and diagnostic.source == "policyc"
         assert diagnostic.severity == types.DiagnosticSeverity.Error
         assert diagnostic.message == "unknown tool `serch`\nhelp: did you mean `search`?"
+        assert diagnostic.data == {"name": "serch", "suggestion": "search"}  # for a quick fix
         assert diagnostic.range == types.Range(start=types.Position(line=line, character=column),
                                                end=types.Position(line=line, character=column + 5))
         assert session.published[uri][1].version == 2

@@ -16,6 +16,7 @@ True
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from policyc import __version__
 from policyc.artifact.hashing import source_hash
@@ -44,7 +45,7 @@ def policy_source_hash(policy: Policy) -> str:
 def build_artifact(policy: Policy, sources_hash: str | None = None, key: bytes | None = None) -> Artifact:
     """Compile a checked policy into a sealed artifact (signed when a key is given)."""
     compiled = compile_rules(policy)
-    automata: list[dict] = []
+    automata: list[dict[str, Any]] = []
     placement: dict[str, tuple[int, str | None]] = {}
     for rule in policy.rules:
         table, reason = compiled.tables.get(rule.name, (None, "no automaton was built"))

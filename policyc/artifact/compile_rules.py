@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from policyc.automata import compile_policy
 from policyc.ir.policy import Policy
@@ -20,7 +21,7 @@ from policyc.tables.policy import CompiledPolicy
 @dataclass
 class CompiledRules:
     compiled: CompiledPolicy
-    tables: dict[str, tuple[dict | None, str | None]] = field(default_factory=dict)  # rule -> (table, reason)
+    tables: dict[str, tuple[dict[str, Any] | None, str | None]] = field(default_factory=dict)  # rule -> (table, reason)
     classes: dict[str, str | None] = field(default_factory=dict)  # rule -> gateable | detectable | offline-only
 
 

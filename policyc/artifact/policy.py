@@ -14,7 +14,7 @@ same code path as `policyc score`, with no parser or checker involved.
 
 from __future__ import annotations
 
-from typing import cast
+from typing import Any, cast
 
 from policyc.artifact.models import (
     Artifact, ExternModel, FormulaTable, ParamModel, PolicyInfo, RuleModel, SeverityModel, ToolModel,
@@ -28,7 +28,7 @@ from policyc.ir.types import signature_from_json, signature_to_json, type_from_j
 from policyc.tables.facts import OFFLINE_ONLY
 from policyc.tables.policy import CompiledPolicy, CompiledRule
 from policyc.tables.product import JointLetters
-from policyc.tables.rule import RuleTable
+from policyc.tables.rule import PartTable, RuleTable
 from policyc.tables.shape import TableError
 from policyc.tables.slicing import SliceTable
 
@@ -37,7 +37,8 @@ def _severity(s: Severity) -> SeverityModel:
     return SeverityModel(kind=s.kind, limit=s.limit)
 
 
-def policy_fields(policy: Policy, classes: dict[str, str | None], automata: dict[str, tuple[int, str | None]]) -> dict:
+def policy_fields(policy: Policy, classes: dict[str, str | None],
+                  automata: dict[str, tuple[int, str | None]]) -> dict[str, Any]:
     """The artifact fields a policy fills: `policy`, `tools`, `rules`, `formulas`, `externs`.
 
     `classes` maps each rule to its class; `automata` maps a compiled rule to (index of its
@@ -151,9 +152,9 @@ def _compiled(artifact: Artifact) -> CompiledPolicy:
                 entry = artifact.automata[r.automaton]
                 if set(entry) != {"rule"}:
                     raise TableError(f'automata[{r.automaton}]: must be {{"rule": ...}}')
-                table = tables[r.automaton] = RuleTable.from_json(cast(dict, entry["rule"]), f"automata[{r.automaton}].rule")
+                table = tables[r.automaton] = RuleTable.from_json(cast(dict[str, Any], entry["rule"]), f"automata[{r.automaton}].rule")
         rules[r.name] = CompiledRule(table, r.rule_class or OFFLINE_ONLY, r.offline_reason)
-    joint = {tool: JointLetters.from_json(cast(dict, data), f"joint[{tool[:40]!r}]") for tool, data in artifact.joint.items()}
+    joint = {tool: JointLetters.from_json(cast(dict[str, Any], data), f"joint[{tool[:40]!r}]") for tool, data in artifact.joint.items()}
     return CompiledPolicy(policy_of(artifact), rules, joint)
 
 
@@ -196,7 +197,7 @@ def _use_problem(artifact: Artifact, compiled: CompiledPolicy) -> str | None:
     return None
 
 
-def _part_terms(part) -> list[n.Node]:
+def _part_terms(part: PartTable) -> list[n.Node]:
     if isinstance(part, SliceTable):
         return [*part.alphabet.atoms, *part.static_atoms, *(t for ts in part.touch.values() for t in ts)]
     return list(part.alphabet.atoms)

@@ -10,11 +10,12 @@ Regenerate the published file with `python -m policyc.artifact.schema > docs/art
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from policyc.artifact.models import FORMAT_VERSION, Artifact
 
 
-def artifact_schema() -> dict:
+def artifact_schema() -> dict[str, Any]:
     """The JSON Schema of the artifact (by field aliases, as the file spells them)."""
     schema = Artifact.model_json_schema(by_alias=True)
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"

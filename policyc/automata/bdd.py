@@ -14,21 +14,23 @@ one node, and there are finitely many.
 
 from __future__ import annotations
 
-from typing import Callable, Hashable
+from typing import Callable, Generic, Hashable, TypeVar
+
+L = TypeVar("L", bound=Hashable)
 
 
-class BDD:
+class BDD(Generic[L]):
     FALSE = 0
     TRUE = 1
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.nodes: list[tuple[int, int, int]] = [(-1, 0, 0), (-1, 1, 1)]  # (level, low, high)
         self._unique: dict[tuple[int, int, int], int] = {}
         self._ite: dict[tuple[int, int, int], int] = {}
-        self.labels: list[Hashable] = []  # level -> what the variable stands for
-        self._level: dict[Hashable, int] = {}
+        self.labels: list[L] = []  # level -> what the variable stands for
+        self._level: dict[L, int] = {}
 
-    def var(self, label: Hashable) -> int:
+    def var(self, label: L) -> int:
         level = self._level.get(label)
         if level is None:
             level = self._level[label] = len(self.labels)

@@ -17,7 +17,7 @@ from policyc.ir.policy import Policy
 from policyc.ir.types import ToolSignature
 from policyc.recursion import deep_recursion
 from policyc.tables.context import Constants
-from policyc.tables.dfa import VIOLATED, DfaTable
+from policyc.tables.dfa import VIOLATED, Alphabet, DfaTable
 from policyc.tables.facts import classify_table, not_compiled
 from policyc.tables.policy import CompiledPolicy, CompiledRule
 from policyc.tables.rule import RuleRun, RuleTable
@@ -30,7 +30,7 @@ from policyc.automata.constants import build_constant_dfa, reads_run_constants
 from policyc.automata.construct import build_dfa, explore, show_state, table_from
 from policyc.automata.fragment import NotCompilable, Plan, PlainPart, SlicedPart, plan_rule
 from policyc.automata.joint import joint_letters
-from policyc.automata.progress import NotPropositional, Progression
+from policyc.automata.progress import NotPropositional, Progression, State
 from policyc.automata.solver import satisfiable_masks
 from policyc.automata.specialise import specialise
 
@@ -96,11 +96,16 @@ def build_slice(part: SlicedPart) -> SliceTable:
             states, delta, accepting = explore(prog, alphabet.size)
         except NotPropositional as exc:  # a shape that only this truth of the static conditions has
             raise NotCompilable(str(exc)) from None
-        tables[mask] = table_from(alphabet, delta, accepting, lambda q, p=prog, st=states: show_state(p, st[q]))
+        tables[mask] = table_from(alphabet, delta, accepting, _state_names(prog, states))
     touch: dict[str, tuple] = {}
     for tool, term in part.touch:
         touch[tool] = touch.get(tool, ()) + (term,)
     return SliceTable(part.kind, part.var, alphabet, part.static_atoms, tables, touch, part.domain, part.constants)
+
+
+def _state_names(prog: Progression, states: list[State]) -> Callable[[int], str]:
+    """How a table of the progression names its raw states: by their residual formulas."""
+    return lambda q: show_state(prog, states[q])
 
 
 def _build_plain(part: PlainPart) -> DfaTable:
@@ -154,7 +159,7 @@ def compile_policy(policy: Policy) -> CompiledPolicy:
 def part_alphabets(rules) -> list:
     """The alphabets of the parts of the rules with quantified parts, in rule order: their
     atoms join the product's pools (`policyc.tables.product.tool_atoms`)."""
-    out = []
+    out: list[Alphabet] = []
     for c in rules:
         if c.table is not None and c.table.dfa is None:
             out.extend(p.alphabet for p in c.table.parts)

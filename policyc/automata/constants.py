@@ -131,10 +131,10 @@ def _union(alphabet: Alphabet, static: tuple[n.Term, ...], bodies: dict[int, n.F
     mdelta: list = [None] * size
     macc: list = [False] * size
     mnames: list = [""] * size
-    for q, row in enumerate(delta):
+    for q, targets in enumerate(delta):
         k = block[q]
         if mdelta[k] is None:
-            mdelta[k] = tuple(block[t] for t in row)
+            mdelta[k] = tuple(block[t] for t in targets)
             macc[k] = accepting[q]
             mnames[k] = names[q]
     verdict, to_acc, dist_acc, to_rej = analyse(mdelta, macc)

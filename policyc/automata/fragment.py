@@ -181,6 +181,7 @@ def _check_atoms(f: n.Formula, var: str | None) -> tuple[list[n.Term], list[tupl
     static: list[n.Term] = []
     touch: list[tuple[str, n.Term]] = []
     for sub in subformulas(f):
+        leaves: list[tuple[n.Term, str | None]]
         if isinstance(sub, n.Event):
             leaves = [(leaf, sub.tool) for leaf in guard_leaves(sub.guard)]
         elif isinstance(sub, n.Cond):
@@ -193,14 +194,14 @@ def _check_atoms(f: n.Formula, var: str | None) -> tuple[list[n.Term], list[tupl
             continue
         for leaf, tool in leaves:
             kind = atom_kind(leaf, var)
-            if tool is None and kind == "call":
+            if tool is None and kind in ("call", "binding"):
                 kind = "unsupported"  # a condition outside any event cannot read a call
             if kind == "static" and var is None:
                 continue  # a guard's condition on the constants alone: read with the call's atoms
             if kind == "static":
                 if leaf not in static:
                     static.append(leaf)
-            elif kind == "binding":
+            elif kind == "binding" and isinstance(leaf, n.Op) and tool is not None:  # `t == x`, `t != x`
                 left, right = leaf.args
                 term = right if left == n.Var(var) else left
                 if (tool, term) not in touch:
@@ -247,7 +248,7 @@ def _domain(term: n.Term) -> tuple[list, list]:
     raise NotCompilable(f"the domain `{show(term)}` is not drawn from call arguments or results")
 
 
-def sliced_part(q: n.Formula) -> SlicedPart:
+def sliced_part(q: n.Forall | n.Exists) -> SlicedPart:
     body = q.body
     if _has_quantifier(body):
         inner = sorted({s.var for s in subformulas(body) if isinstance(s, (n.Forall, n.Exists))})

@@ -112,19 +112,21 @@ def _test(atom: n.Term, subject: n.Term) -> _Test | None:  # noqa: C901 - one ca
         else:
             return None
         if op in _TEXT:
-            fn = (lambda v, o=op, c=lit: apply_op(o, v, c) is True) if first \
-                else (lambda v, o=op, c=lit: apply_op(o, c, v) is True)
+            text_op = op
+            fn: Callable[[object], bool] = (lambda v: apply_op(text_op, v, lit) is True) if first \
+                else (lambda v: apply_op(text_op, lit, v) is True)
             return _Test(fn, (lit,), "text", op, first)
-        if not first:
-            op = _FLIPPED[op]
-        return _Test(lambda v, o=op, c=lit: apply_op(o, v, c) is True, (lit,),
-                     "equal" if op in ("eq", "ne") else "order", op)
+        ordered = op if first else _FLIPPED[op]
+        return _Test(lambda v: apply_op(ordered, v, lit) is True, (lit,),
+                     "equal" if ordered in ("eq", "ne") else "order", ordered)
     if op == "in" and x == subject and isinstance(y, n.Lit):
         coll = y.value
         if isinstance(coll, list) and all(_scalar(v) for v in coll):
-            return _Test(lambda v, c=coll: apply_op("in", v, c) is True, tuple(coll), "equal", "in")
+            items = coll
+            return _Test(lambda v: apply_op("in", v, items) is True, tuple(coll), "equal", "in")
         if isinstance(coll, str) and _scalar(coll):  # a piece of the literal text
-            return _Test(lambda v, c=coll: apply_op("in", v, c) is True, (coll,), "text", "contains", False)
+            text = coll
+            return _Test(lambda v: apply_op("in", v, text) is True, (coll,), "text", "contains", False)
     return None
 
 
@@ -235,7 +237,7 @@ class OneValue:
 
 #: Functions of one text whose values are exactly the texts they leave unchanged (and ⊥, from
 #: a value that is not a text): `lower(x)` is any text without capitals, `x` being that text.
-_TEXT_FUNCTIONS = {"lower": str.lower, "upper": str.upper, "strip": str.strip}
+_TEXT_FUNCTIONS: dict[str, Callable[[str], str]] = {"lower": str.lower, "upper": str.upper, "strip": str.strip}
 
 
 def _image(subject: n.Term) -> Callable[[object], bool] | None:
@@ -249,7 +251,7 @@ def _image(subject: n.Term) -> Callable[[object], bool] | None:
         return None
     fn = _TEXT_FUNCTIONS.get(subject.op)
     if fn is not None:
-        return lambda v, f=fn: v is UNDEF or isinstance(v, str) and f(v) == v and _scalar(v)
+        return lambda v: v is UNDEF or isinstance(v, str) and fn(v) == v and _scalar(v)
     if subject.op == "len":
         return lambda v: v is UNDEF or type(v) is int and 0 <= v <= 10_000
     return None

@@ -43,7 +43,7 @@ DEAD = b.neg(ALIVE)
 _PAST = (n.Yesterday, n.WYesterday, n.Since, n.Trigger)
 _FUTURE = (n.Next, n.WNext, n.Until, n.Release)
 
-State = tuple[n.Formula, frozenset]
+State = tuple[int, frozenset[n.Formula]]
 
 
 class NotPropositional(ValueError):
@@ -94,7 +94,7 @@ def past_nodes(f: n.Formula) -> frozenset:
 def check_progressable(f: n.Formula) -> None:
     """Raise NotPropositional unless `f` is built from events and temporal operators only,
     with no future operator below a past one."""
-    stack = [(f, False)]
+    stack: list[tuple[n.Node, bool]] = [(f, False)]
     seen = set()
     while stack:
         cur, under_past = stack.pop()
@@ -125,7 +125,7 @@ class Progression:
         check_progressable(formula)
         self.formula = formula
         self.true_events = list(true_events)
-        self.bdd = BDD()
+        self.bdd: BDD[n.Formula] = BDD()
         self._prog: dict = {}
         self._compose: dict = {}
         self._to_bdd: dict = {}

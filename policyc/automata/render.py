@@ -120,7 +120,7 @@ def bad_prefixes(dfa: DfaTable, limit: int = 10, start: int | None = None) -> li
     start = dfa.initial if start is None else start
     if verdict[start] == VIOLATED:
         return [[]]
-    layer = {start: [[]]}
+    layer: dict[int, list[list[int]]] = {start: [[]]}
     seen = {start}
     while layer:
         nxt: dict[int, list[list[int]]] = {}

@@ -19,10 +19,11 @@ piece was understood.
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Callable, Sequence
 
 from policyc.automata.one_value import OneValue, path_shape
 from policyc.ir import nodes as n
+from policyc.ir.dispatch import Cases
 from policyc.ir.walk import subformulas
 
 UNDEF, NULL, BOOL, NUM, STR, OTHER = range(6)
@@ -34,6 +35,12 @@ class TooManyCombinations(Exception):
     def __init__(self, limit: int):
         super().__init__(f"more than {limit} combinations of guard atoms can hold")
         self.limit = limit
+
+
+#: The encoded value of each kind of term (a method of `_Encoder` each); kinds without a case
+#: of their own are opaque: a fresh value, and the answer is no longer exact.
+_VALUES: Cases[Callable[[_Encoder, Any], tuple]] = Cases("the guard encoding", n.TERMS,
+                                                        default=lambda enc, t: enc.opaque("opaque"))
 
 
 class _Encoder:
@@ -74,49 +81,64 @@ class _Encoder:
 
     # -------------------------------------------------------------- values
 
-    def val(self, t: n.Term) -> tuple:  # noqa: C901 - one case per node type
+    def val(self, t: n.Term) -> tuple:
+        """The encoded value of a term: one case per kind of term, opaque for the kinds the
+        encoding does not see into."""
         cached = self.vals.get(t)
         if cached is not None:
             return cached
+        out = self.vals[t] = _VALUES[t.__class__](self, t)
+        return out
+
+    @_VALUES.on(n.Lit)
+    def _lit(self, t: n.Lit) -> tuple:
+        return self.literal(t.value)
+
+    @_VALUES.on(n.Arg, n.Result, n.Metric, n.Request)
+    def _given(self, t: n.Term) -> tuple:
+        return self.fresh_val("arg")  # a call's value, or a trace-level one (metrics, request): any JSON value
+
+    @_VALUES.on(n.Var)
+    def _var(self, t: n.Var) -> tuple:
+        out = self.fresh_val("var")
+        self.side.append(out[0] != UNDEF)
+        return out
+
+    @_VALUES.on(n.Field, n.Index)
+    def _path(self, t: n.Field | n.Index) -> tuple:
         z3 = self.z3
-        if isinstance(t, n.Lit):
-            out = self.literal(t.value)
-        elif isinstance(t, (n.Arg, n.Result, n.Metric, n.Request)):
-            out = self.fresh_val("arg")  # a call's value, or a trace-level one (metrics, request): any JSON value
-        elif isinstance(t, n.Var):
-            out = self.fresh_val("var")
-            self.side.append(out[0] != UNDEF)
-        elif isinstance(t, (n.Field, n.Index)):
-            base = self.val(t.base)
-            out = self.fresh_val("path")
-            shape = path_shape(t)
-            listy = self._listy(t.base)  # an object or a list, when the base is OTHER
-            if shape == "object":  # `.name` or `["name"]`: only an object has it
-                allowed = z3.And(base[0] == OTHER, z3.Not(listy))
-            elif shape == "list":  # `[i]`: an item of a list, or a text's character
-                allowed = z3.Or(z3.And(base[0] == OTHER, listy), base[0] == STR)
-                i = t.index.value  # type: ignore[attr-defined]
-                length = z3.Length(base[3])
-                at = z3.IntVal(i) if i >= 0 else length + i
-                self.side.append(z3.Implies(base[0] == STR, z3.If(
-                    z3.And(at >= 0, at < length), z3.And(out[0] == STR, out[3] == z3.SubString(base[3], at, 1)),
-                    out[0] == UNDEF)))
-            else:  # an index known only on the call: either, not told apart
-                allowed = z3.Or(base[0] == OTHER, base[0] == STR)
-                self.exact = False
-            self.side.append(z3.Implies(out[0] != UNDEF, allowed))
-            if not isinstance(t.base, (n.Arg, n.Result, n.Request, n.Field, n.Index, n.Var)):
-                self.exact = False
-        elif isinstance(t, n.Op) and t.op == "neg":
-            out = self.negation(t)
-        elif isinstance(t, n.Op) and _is_boolean_op(t.op):
+        base = self.val(t.base)
+        out = self.fresh_val("path")
+        shape = path_shape(t)
+        listy = self._listy(t.base)  # an object or a list, when the base is OTHER
+        if shape == "object":  # `.name` or `["name"]`: only an object has it
+            allowed = z3.And(base[0] == OTHER, z3.Not(listy))
+        elif shape == "list":  # `[i]`: an item of a list, or a text's character
+            allowed = z3.Or(z3.And(base[0] == OTHER, listy), base[0] == STR)
+            i = t.index.value  # type: ignore[union-attr]  # a list path is an index by a literal int
+            length = z3.Length(base[3])
+            at = z3.IntVal(i) if i >= 0 else length + i
+            self.side.append(z3.Implies(base[0] == STR, z3.If(
+                z3.And(at >= 0, at < length), z3.And(out[0] == STR, out[3] == z3.SubString(base[3], at, 1)),
+                out[0] == UNDEF)))
+        else:  # an index known only on the call: either, not told apart
+            allowed = z3.Or(base[0] == OTHER, base[0] == STR)
+            self.exact = False
+        self.side.append(z3.Implies(out[0] != UNDEF, allowed))
+        if not isinstance(t.base, (n.Arg, n.Result, n.Request, n.Field, n.Index, n.Var)):
+            self.exact = False
+        return out
+
+    @_VALUES.on(n.Op)
+    def _op(self, t: n.Op) -> tuple:
+        if t.op == "neg":
+            return self.negation(t)
+        if _is_boolean_op(t.op):
             out = self.fresh_val("bool")
             self.side.append(out[0] == BOOL)
             self.side.append(out[1] == self.truth(t))
-        else:
-            out = self.opaque("opaque")
-        self.vals[t] = out
-        return out
+            return out
+        return self.opaque("opaque")
 
     def literal(self, v: object) -> tuple:
         z3 = self.z3
@@ -204,6 +226,9 @@ class _Encoder:
             z3.And(a[0] == STR, a[3] == c[3]),
             z3.And(a[0] == OTHER, same_other),
         ))
+
+
+_VALUES.complete()
 
 
 def _is_boolean_op(op: str) -> bool:

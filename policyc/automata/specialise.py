@@ -13,13 +13,13 @@ formula, rebuilt with the smart constructors (which fold what became constant).
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Callable, Mapping
 
 from policyc.ir import build as b
 from policyc.ir import nodes as n
 
-_UNARY = {n.Not: b.neg, n.Next: b.next_, n.WNext: b.wnext, n.Yesterday: b.yesterday, n.WYesterday: b.wyesterday}
-_BINARY = {n.Until: b.until, n.Release: b.release, n.Since: b.since, n.Trigger: b.trigger}
+_UNARY: dict[type[n.Formula], Callable[[n.Formula], n.Formula]] = {n.Not: b.neg, n.Next: b.next_, n.WNext: b.wnext, n.Yesterday: b.yesterday, n.WYesterday: b.wyesterday}
+_BINARY: dict[type[n.Formula], Callable[[n.Formula, n.Formula], n.Formula]] = {n.Until: b.until, n.Release: b.release, n.Since: b.since, n.Trigger: b.trigger}
 
 
 def _term(t: n.Term, truth: Mapping[n.Term, bool]) -> n.Term:
@@ -45,9 +45,9 @@ def specialise(f: n.Formula, truth: Mapping[n.Term, bool], default: bool = True)
         elif isinstance(g, n.Cond):
             term = _term(g.term, truth)
             out = b.cond(term) if isinstance(term, n.Lit) else b.const(default)
-        elif type(g) in _UNARY:
+        elif isinstance(g, (n.Not, n.Next, n.WNext, n.Yesterday, n.WYesterday)):
             out = _UNARY[type(g)](go(g.arg))
-        elif type(g) in _BINARY:
+        elif isinstance(g, (n.Until, n.Release, n.Since, n.Trigger)):
             out = _BINARY[type(g)](go(g.left), go(g.right))
         elif isinstance(g, n.And):
             out = b.conj(*(go(a) for a in g.args))

@@ -156,12 +156,12 @@ def empty_domain(domain: n.Term) -> n.Formula | None:
         return None
     calls, consts = found
     if consts:
-        return b.FALSE
+        return n.FALSE
     parts = []
     for tool, path, flatten in calls:
         term = _path_term(path)
         if term is None:
-            return b.TRUE if not path else None  # `values` over no path is empty
+            return n.TRUE if not path else None  # `values` over no path is empty
         gives = b.op("ne", term, b.lit(None))
         if flatten:
             gives = b.op("and", gives, b.op("ne", term, b.lit([])))
@@ -261,7 +261,7 @@ def _at_position(f: n.Formula, tool: str, var: str) -> n.Formula:
     if isinstance(f, n.Cond):
         return b.event(tool, f.term)
     if isinstance(f, n.Event):
-        return b.event(tool, f.guard) if f.tool == tool else b.FALSE
+        return b.event(tool, f.guard) if f.tool == tool else n.FALSE
     if b.is_once(f):
         disjuncts = f.right.args if isinstance(f.right, n.Or) else (f.right,)
         return b.disj(*(_once_at_position(d, tool, var) for d in disjuncts))
@@ -284,7 +284,7 @@ def _once_at_position(f: n.Formula, tool: str, var: str) -> n.Formula:
     if not isinstance(event, n.Event):
         raise _NotAtTrigger
     guard = b.op("and", event.guard, *conditions)
-    now = b.event(tool, guard) if event.tool == tool else b.FALSE
+    now = b.event(tool, guard) if event.tool == tool else n.FALSE
     return b.disj(now, b.event(tool, b.earlier(event.tool, var, guard, n.Var(var))))
 
 

@@ -128,12 +128,12 @@ def instance_of(key: Any) -> Instance:
         if isinstance(value, bool) or not isinstance(value, int):
             raise RunProblem(f"instance.{name}", f"`instance.{name}` must be an integer")
         fields[name] = value
-    texts = {}
-    for name, default in (("mode", "production"), ("variant", ""), ("augmentation", "none")):
-        value = key.get(name, default)
-        if not isinstance(value, str):
+    texts: dict[str, str] = {}
+    for name, default_text in (("mode", "production"), ("variant", ""), ("augmentation", "none")):
+        text = key.get(name, default_text)
+        if not isinstance(text, str):
             raise RunProblem(f"instance.{name}", f"`instance.{name}` must be a string")
-        texts[name] = value
+        texts[name] = text
     aliases = key.get("aliases", False)
     if not isinstance(aliases, bool):
         raise RunProblem("instance.aliases", "`instance.aliases` must be true or false")

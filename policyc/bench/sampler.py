@@ -47,7 +47,7 @@ def training_pool(cores: int = 30, base_seed: int = 0) -> list[PoolEntry]:
     >>> len({(e.template, e.variant) for e in pool})
     19
     """
-    out = []
+    out: list[PoolEntry] = []
     for template in TRAINING:
         for variant in template.variants:
             for seed in range(base_seed, base_seed + cores):

@@ -160,7 +160,7 @@ def tool_declarations(tools: tuple[str, ...]) -> list[str]:
 
     lines = SIGNATURES_PATH.read_text(encoding="utf-8").splitlines()
     chosen = [line for line in lines if (m := _TOOL_LINE.match(line)) and m.group(1) in tools]
-    used = {_TOOL_LINE.match(line).group(2) for line in chosen}
+    used = {m.group(2) for line in chosen if (m := _TOOL_LINE.match(line))}
     return [line for line in lines if (m := _TYPE_LINE.match(line)) and m.group(1) in used] + chosen
 
 

@@ -16,7 +16,7 @@ forall a in actions("Refund issued."): a in done
 
 from __future__ import annotations
 
-from policyc.check.suggest import did_you_mean
+from policyc.check.suggest import did_you_mean, unknown_fields
 from policyc.check.symbols import Symbols
 from policyc.diagnostics import Diagnostic, Label
 from policyc.grounding.actions import phrase_words
@@ -36,7 +36,7 @@ def claim_table(syms: Symbols, sigs: dict[str, ToolSignature], diags: list[Diagn
         tool = entry.instance.renamer.tool(decl.tool)
         if tool not in sigs:
             diags.append(Diagnostic("E0201", f"unknown tool `{decl.tool}`", decl.tool_span,
-                                    help=did_you_mean(decl.tool, sigs, "tool")))
+                                    help=did_you_mean(decl.tool, sigs, "tool"), fields=unknown_fields(decl.tool, sigs)))
             continue
         for phrase, span in zip(decl.phrases, decl.phrase_spans):
             words = phrase_words(phrase)

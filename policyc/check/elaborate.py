@@ -9,17 +9,16 @@ reports everything; a sub-expression that failed yields None and stays silent up
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Iterable
+from functools import cached_property, partial
+from typing import Iterable, Mapping
 
-from policyc.check.macros import CMP_OPS, MAX_EXPANSION_DEPTH, ExpansionTooDeep, MacrosMixin
+from policyc.check import macros, operators, paths, patterns, provenance
+from policyc.check.macros import CMP_OPS, MAX_EXPANSION_DEPTH, ExpansionTooDeep
 from policyc.check.modules import stdlib_definitions
-from policyc.check.operators import OperatorsMixin
-from policyc.check.paths import PathsMixin
-from policyc.check.patterns import PatternsMixin
-from policyc.check.provenance import ProvenanceMixin
 from policyc.check.scope import EnumVal, FVal, ListVal, Scope, ToolVal, TVal, Value, VarInfo, describe
-from policyc.check.suggest import closest, did_you_mean
+from policyc.check.suggest import closest, did_you_mean, unknown_fields
 from policyc.check.symbols import BUILTIN_FUNCTIONS, Symbols
+from policyc.check.trust import TrustMap, trust_map
 from policyc.check.typing import TypeResolver
 from policyc.diagnostics import Diagnostic, Label, Severity, Span
 from policyc.ir import build as b
@@ -38,7 +37,12 @@ _BINARY = {"until": b.until, "weak_until": b.weak_until, "release": b.release, "
 _LIT_TYPES = {"int": t.INT, "float": t.FLOAT, "str": t.STR, "bool": t.BOOL, "null": t.NULL}
 
 
-class Elaborator(PathsMixin, OperatorsMixin, PatternsMixin, MacrosMixin, ProvenanceMixin):
+class Elaborator:
+    """The state of one policy's elaboration: its symbols, signatures and types, the
+    diagnostics found so far, the macro expansions made, and the variables whose domain is
+    being inferred. The constructs are elaborated by functions of their own modules
+    (`operators`, `paths`, `patterns`, `macros`, `provenance`), which take the elaborator."""
+
     def __init__(self, syms: Symbols, sigs: dict[str, t.ToolSignature], resolver: TypeResolver,
                  diagnostics: list[Diagnostic]):
         self.syms = syms
@@ -46,7 +50,7 @@ class Elaborator(PathsMixin, OperatorsMixin, PatternsMixin, MacrosMixin, Provena
         self.types = resolver
         self.diags = diagnostics
         self._fresh = 0
-        self._expansions: dict = {}
+        self.expansions: dict = {}
         # variables whose domain is being inferred, by IR name: a macro's data parameter bound
         # to one of them (`account_write(c)`) binds it where the macro's patterns use it
         self.inferring: dict[str, VarInfo] = {}
@@ -54,14 +58,21 @@ class Elaborator(PathsMixin, OperatorsMixin, PatternsMixin, MacrosMixin, Provena
         self.rule_when: ast.WhenShall | None = None
         self.rule_when_value: tuple[n.Formula, n.Formula] | None = None  # (applies, always (applies -> obliges))
 
+    @cached_property
+    def trust(self) -> TrustMap:
+        """The policy's trust declarations, resolved (`policyc.check.trust`)."""
+        return trust_map(self.syms)
+
     # ------------------------------------------------------------ reporting
 
     def error(self, code: str, message: str, span: Span, help: str | None = None,
-              labels: Iterable[Label] = (), scope: Scope | None = None) -> None:
+              labels: Iterable[Label] = (), scope: Scope | None = None,
+              fields: Mapping[str, str] | None = None) -> None:
         notes: tuple[str, ...] = ()
         if scope is not None and scope.frame:
             notes = (f"in the expansion of {scope.frame}",)
-        self.diags.append(Diagnostic(code, message, span, help=help, labels=tuple(labels), notes=notes))
+        self.diags.append(Diagnostic(code, message, span, help=help, labels=tuple(labels), notes=notes,
+                                     fields=dict(fields or {})))
 
     def warn(self, code: str, message: str, span: Span, help: str | None = None) -> None:
         self.diags.append(Diagnostic(code, message, span, help=help, severity=Severity.WARNING))
@@ -119,13 +130,13 @@ class Elaborator(PathsMixin, OperatorsMixin, PatternsMixin, MacrosMixin, Provena
         if isinstance(e, ast.Name):
             return self.name(e, scope)
         if isinstance(e, ast.Call):
-            return self.call(e, scope)
+            return patterns.call(self, e, scope)
         if isinstance(e, ast.FieldAccess):
-            return self.field_access(e, scope)
+            return paths.field_access(self, e, scope)
         if isinstance(e, ast.Comparison):
-            return self.comparison(e, scope)
+            return operators.comparison(self, e, scope)
         if isinstance(e, ast.Logic):
-            return self.logic(e, scope)
+            return operators.logic(self, e, scope)
         if isinstance(e, ast.Not):
             v = self.elab(e.operand, scope)
             if isinstance(v, TVal):
@@ -147,7 +158,7 @@ class Elaborator(PathsMixin, OperatorsMixin, PatternsMixin, MacrosMixin, Provena
         if isinstance(e, ast.WhenShall):
             return self.when_shall(e, scope)
         if isinstance(e, ast.Arithmetic):
-            return self.arithmetic(e, scope)
+            return operators.arithmetic(self, e, scope)
         if isinstance(e, ast.Negative):
             v = self.term(e.operand, scope)
             if v is None:
@@ -157,7 +168,7 @@ class Elaborator(PathsMixin, OperatorsMixin, PatternsMixin, MacrosMixin, Provena
                 return None
             return TVal(b.op("neg", v.term), v.type, e.span)
         if isinstance(e, ast.ListLit):
-            return self.list_literal(e, scope)
+            return operators.list_literal(self, e, scope)
         if isinstance(e, ast.DictLit):
             parts: list[n.Term] = []
             vtype: t.Type | None = None
@@ -169,11 +180,11 @@ class Elaborator(PathsMixin, OperatorsMixin, PatternsMixin, MacrosMixin, Provena
                 vtype = tv.type if vtype is None else t.join(vtype, tv.type)
             return TVal(b.op("dict", *parts), t.DictT(vtype or t.ANY), e.span)
         if isinstance(e, ast.Index):
-            return self.index(e, scope)
+            return paths.index(self, e, scope)
         if isinstance(e, ast.Slice):
-            return self.slice(e, scope)
+            return paths.slice(self, e, scope)
         if isinstance(e, ast.Spread):
-            return self.spread(e, scope)
+            return paths.spread(self, e, scope)
         raise TypeError(f"unexpected node {type(e).__name__}")
 
     # ------------------------------------------------------------ names
@@ -187,7 +198,7 @@ class Elaborator(PathsMixin, OperatorsMixin, PatternsMixin, MacrosMixin, Provena
         if sig is None:
             return None
         renamer = scope.instance.renamer
-        return ToolVal(sig, (), span, lambda a, _t=name: renamer.arg(_t, a))
+        return ToolVal(sig, (), span, partial(renamer.arg, name))
 
     def name(self, e: ast.Name, scope: Scope) -> Value | None:
         name = e.id
@@ -222,7 +233,7 @@ class Elaborator(PathsMixin, OperatorsMixin, PatternsMixin, MacrosMixin, Provena
             return tool
         entry = self.syms.functions.get(name)
         if entry is not None and isinstance(entry.decl, ast.DefDecl | ast.PredicateDecl) and not entry.decl.params:
-            return self.apply_function(name, ast.Call(name, (), e.span, e.span), scope)
+            return macros.apply_function(self, name, ast.Call(name, (), e.span, e.span), scope)
         if name in self.syms.types:
             ty = self.types.named(name)
             if isinstance(ty, t.EnumT):
@@ -260,20 +271,23 @@ class Elaborator(PathsMixin, OperatorsMixin, PatternsMixin, MacrosMixin, Provena
         if called and module is not None and name not in functions:
             self.error("E0205", f"unknown predicate `{name}`", span,
                        help=f"`{name}` is defined in the standard library module `{module}`: add `import {module}`",
-                       scope=scope)
+                       scope=scope, fields={"name": name, "module": module})
         elif called and (keyword or best_tool and not best_fn):
-            self.error("E0201", f"unknown tool `{name}`", span, help=did_you_mean(name, tools, "tool"), scope=scope)
+            self.error("E0201", f"unknown tool `{name}`", span, help=did_you_mean(name, tools, "tool"), scope=scope,
+                       fields=unknown_fields(name, tools))
         elif called:
             self.error("E0205", f"unknown predicate `{name}`", span,
-                       help=did_you_mean(name, functions + tools), scope=scope)
+                       help=did_you_mean(name, functions + tools), scope=scope,
+                       fields=unknown_fields(name, functions + tools))
         elif best_var or not best_tool and (variables or pattern_args):
             self.error("E0206", f"unbound variable `{name}`", span,
                        help=f"did you mean `{best_var}`?" if best_var else self._binding_hint(name),
-                       scope=scope)
+                       scope=scope, fields={"name": name, **({"suggestion": best_var} if best_var else {})})
         else:
             self.error("E0201", f"unknown tool `{name}`", span,
                        help=did_you_mean(name, tools + variables, "tool")
-                       or "declare it: `tool name(arg: type) -> type`", scope=scope)
+                       or "declare it: `tool name(arg: type) -> type`", scope=scope,
+                       fields=unknown_fields(name, tools + variables))
 
     def _binding_hint(self, name: str) -> str:
         """How to bind a name; when it is (nearly) a tool's argument, how to reach that argument."""
@@ -319,7 +333,7 @@ class Elaborator(PathsMixin, OperatorsMixin, PatternsMixin, MacrosMixin, Provena
     def quantifier(self, e: ast.Quantifier, scope: Scope) -> Value | None:
         ir_name = self.fresh_name(e.var, self.captured_names(scope)) if scope.params else e.var
         if scope.pattern is not None:  # over a list the call carries: a condition of the pattern
-            return self.pattern_quantifier(e, scope, ir_name)
+            return provenance.pattern_quantifier(self, e, scope, ir_name)
         if e.domain is not None:
             dom = self.term(e.domain, scope)
             if dom is None:
@@ -340,9 +354,10 @@ class Elaborator(PathsMixin, OperatorsMixin, PatternsMixin, MacrosMixin, Provena
             self.inferring.pop(ir_name, None)
             if body is None:
                 return None
-            domain_term = self.inferred_domain(info, scope)
-            if domain_term is None:
+            inferred = self.inferred_domain(info, scope)
+            if inferred is None:
                 return None
+            domain_term = inferred
         if body is None:
             return None
         if info.uses == 0:
@@ -358,7 +373,7 @@ class Elaborator(PathsMixin, OperatorsMixin, PatternsMixin, MacrosMixin, Provena
                             f"such as `tool(arg: {info.name})`", scope=scope)
             return None
         terms = [b.values(tool, path, flatten) for tool, path, flatten in dict.fromkeys(info.sites)]
-        domain = terms[0]
+        domain: n.Term = terms[0]
         for term in terms[1:]:
             domain = b.op("add", domain, term)
         return domain

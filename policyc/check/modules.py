@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from policyc.check.suggest import closest, did_you_mean
+from policyc.check.suggest import closest, did_you_mean, unknown_fields
 from policyc.diagnostics import Diagnostic, Source, Span
 from policyc.resources import stdlib_dir
 from policyc.syntax import ast
@@ -196,6 +196,7 @@ class _Loader:
                 "E0101", f"no standard library module named `{decl.target}`", decl.target_span,
                 help=did_you_mean(decl.target, stdlib_modules(), "module")
                 or f'to import a file, quote its path: `import "{decl.target}.altl"`',
+                fields=unknown_fields(decl.target, stdlib_modules()),
             ))
             return None
         candidate = (importer.parent / decl.target)
@@ -215,6 +216,7 @@ class _Loader:
             "E0101", f"cannot find `{decl.target}`", decl.target_span,
             help=f"did you mean `{prefix}{best}`?" if best
             else f"`{decl.target}` is looked up relative to the folder of `{importer.name}`",
+            fields={"name": decl.target, **({"suggestion": prefix + best} if best else {})},
         ))
         return None
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from policyc.check import macros
 from policyc.check.elaborate import Elaborator, ExpansionTooDeep
 from policyc.check.modules import ModuleGraph, ModuleInstance
 from policyc.check.scope import Scope
-from policyc.check.suggest import closest, did_you_mean
+from policyc.check.suggest import closest, did_you_mean, unknown_fields
 from policyc.check.symbols import Symbols
 from policyc.check.typing import Kind, TypeResolver
 from policyc.diagnostics import Diagnostic, Label
@@ -32,7 +33,8 @@ def check_severity(expr: ast.SeverityExpr, diags: list[Diagnostic]) -> Severity 
     if expr.name not in SEVERITIES:
         diags.append(Diagnostic("E0217", f"unknown severity `{expr.name}`", expr.span,
                                 help=did_you_mean(expr.name, SEVERITIES, "severity")
-                                or "one of " + ", ".join(f"`{s}`" for s in SEVERITIES)))
+                                or "one of " + ", ".join(f"`{s}`" for s in SEVERITIES),
+                                fields=unknown_fields(expr.name, SEVERITIES)))
         return None
     if expr.name == "soft_block":
         limit = DEFAULT_SOFT_BLOCK_LIMIT if expr.arg is None else expr.arg
@@ -111,7 +113,7 @@ class PolicyBuilder:
 
     def rule(self, decl: ast.RuleDecl, scope: Scope, name: str) -> Rule | None:
         weight, layer, severity, message = 1.0, None, Severity(), None
-        seen: dict[type, object] = {}
+        seen: dict[type, ast.RuleMeta] = {}
         ok = True
         for meta in decl.meta:
             if type(meta) in seen:
@@ -138,7 +140,8 @@ class PolicyBuilder:
                     self.diags.append(Diagnostic("E0216", f"unknown layer `{meta.name}`", meta.span,
                                                  help=(f"did you mean `{best}`?" if (best := closest(meta.name, choices))
                                                        else f"the layers are the paper's L1-L6 and those declared "
-                                                            f"with `layer`; declare it: `layer {meta.name} \"...\"`")))
+                                                            f"with `layer`; declare it: `layer {meta.name} \"...\"`"),
+                                                 fields=unknown_fields(meta.name, choices)))
                     ok = False
                 layer = meta.name
             elif isinstance(meta, ast.MetaSeverity):
@@ -155,7 +158,7 @@ class PolicyBuilder:
         self.elab.rule_when = top if isinstance(top, ast.WhenShall) else None
         self.elab.rule_when_value = None
         try:
-            value = self.elab.with_implicit_bindings(decl.body, scope)
+            value = macros.with_implicit_bindings(self.elab, decl.body, scope)
         except ExpansionTooDeep:
             endless = next(i for i in reversed(range(len(self.diags))) if self.diags[i].code == "E0219")
             d = self.diags[endless]
@@ -175,14 +178,14 @@ class PolicyBuilder:
 
     def rules(self) -> list[Rule]:
         out: list[Rule] = []
-        for entry in self.syms.rules:
-            decl, inst = entry.decl, entry.instance
+        for rule_entry in self.syms.rules:
+            decl, inst = rule_entry.decl, rule_entry.instance
             if self.claim(decl.name, decl):
                 rule = self.rule(decl, Scope(inst), decl.name)
                 if rule is not None:
                     out.append(rule)
-        for entry in self.syms.uses:
-            out.extend(self.use(entry.decl, entry.instance))
+        for use_entry in self.syms.uses:
+            out.extend(self.use(use_entry.decl, use_entry.instance))
         return out
 
     def claim(self, name: str, decl) -> bool:
@@ -203,19 +206,20 @@ class PolicyBuilder:
         entry = self.syms.procedures.get(decl.name)
         if entry is None:
             self.diags.append(Diagnostic("E0205", f"unknown procedure `{decl.name}`", decl.name_span,
-                                         help=did_you_mean(decl.name, self.syms.procedures, "procedure")))
+                                         help=did_you_mean(decl.name, self.syms.procedures, "procedure"),
+                                         fields=unknown_fields(decl.name, self.syms.procedures)))
             return []
         proc: ast.ProcedureDecl = entry.decl
         scope = Scope(inst)
         what = f"the procedure `{proc.name}`"
-        bound = self.elab.bind_arguments(proc.params, decl.args, what, decl.span, scope,
-                                         self.elab.signature_text(proc.name, proc.params))
+        bound = macros.bind_arguments(self.elab, proc.params, decl.args, what, decl.span, scope,
+                                      macros.signature_text(proc.name, proc.params))
         if bound is None:
             return []
         params = {}
         for p, arg in bound:
             expected = self.resolver.resolve(p.type, allow_kinds=True)
-            value = self.elab.bind_param(p, expected, arg, scope, what)
+            value = macros.bind_param(self.elab, p, expected, arg, scope, what)
             if value is None:
                 return []
             params[p.name] = value
@@ -260,14 +264,16 @@ class PolicyBuilder:
                     params = visible.get(r.old)
                     if params is None:
                         self.diags.append(Diagnostic("E0103", f"`{child.path}` declares no tool `{r.old}`", r.span,
-                                                     help=did_you_mean(r.old, visible, "tool")))
+                                                     help=did_you_mean(r.old, visible, "tool"),
+                                                     fields=unknown_fields(r.old, visible)))
                         continue
                     if params:
                         for a in r.args:
                             if a.old not in params:
                                 self.diags.append(Diagnostic(
                                     "E0103", f"`{r.old}` has no argument `{a.old}`", a.span,
-                                    help=did_you_mean(a.old, params, "argument")))
+                                    help=did_you_mean(a.old, params, "argument"),
+                                    fields={**unknown_fields(a.old, params), "tool": r.old}))
 
     def check_procedure_params(self) -> None:
         for entry in list(self.syms.procedures.values()) + [

@@ -26,6 +26,17 @@ def closest(word: str, candidates: Iterable[str]) -> str | None:
     return folded[matches[0]] if matches else None
 
 
+def unknown_fields(word: str, candidates: Iterable[str]) -> dict[str, str]:
+    """The fields of a diagnostic about an unknown name: the name, and the suggestion when
+    one is close enough (the one `did_you_mean` gives).
+
+    >>> unknown_fields("serch", ["search", "read_file"]), unknown_fields("x", ["search"])
+    ({'name': 'serch', 'suggestion': 'search'}, {'name': 'x'})
+    """
+    best = closest(word, candidates)
+    return {"name": word} if best is None else {"name": word, "suggestion": best}
+
+
 def did_you_mean(word: str, candidates: Iterable[str], what: str = "") -> str | None:
     """A help line: `did you mean ...?`, or the list of choices when there are few.
 

@@ -7,9 +7,10 @@ its name. A name declared twice is reported once, pointing at both declarations.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
 
 from policyc.check.modules import ModuleGraph, ModuleInstance
-from policyc.check.suggest import did_you_mean
+from policyc.check.suggest import did_you_mean, unknown_fields
 from policyc.diagnostics import Diagnostic, Label, Severity
 from policyc.syntax import ast
 
@@ -55,28 +56,35 @@ OBSERVABLE = {"messages": "the messages of the agent and the user (`message(text
 BUILTIN_TYPES = ("int", "float", "str", "bool", "null", "any", "list", "dict", "event", "formula", "tool", "cmp")
 
 
+D = TypeVar("D")
+#: What a name in the function namespace declares: a macro, a predicate or an extern predicate.
+FunctionDecl = ast.DefDecl | ast.PredicateDecl | ast.ExternDecl
+
+
 @dataclass
-class Entry:
-    decl: object
+class Entry(Generic[D]):
+    """A declaration and the module instance it was read in."""
+
+    decl: D
     instance: ModuleInstance
 
 
 @dataclass
 class Symbols:
-    tools: dict[str, Entry] = field(default_factory=dict)
-    types: dict[str, Entry] = field(default_factory=dict)  # records and enums
-    functions: dict[str, Entry] = field(default_factory=dict)  # def, predicate, extern
-    procedures: dict[str, Entry] = field(default_factory=dict)
-    layers: dict[str, Entry] = field(default_factory=dict)
-    rules: list[Entry] = field(default_factory=list)
-    uses: list[Entry] = field(default_factory=list)
+    tools: dict[str, Entry[ast.ToolDecl | ast.AliasDecl]] = field(default_factory=dict)
+    types: dict[str, Entry[ast.TypeDecl | ast.EnumDecl]] = field(default_factory=dict)  # records and enums
+    functions: dict[str, Entry[FunctionDecl]] = field(default_factory=dict)  # def, predicate, extern
+    procedures: dict[str, Entry[ast.ProcedureDecl]] = field(default_factory=dict)
+    layers: dict[str, Entry[ast.LayerDecl]] = field(default_factory=dict)
+    rules: list[Entry[ast.RuleDecl]] = field(default_factory=list)
+    uses: list[Entry[ast.UseDecl]] = field(default_factory=list)
     policy: ast.PolicyDecl | None = None
     budget: ast.BudgetDecl | None = None
     conformance: ast.ConformanceDecl | None = None
     undecided: ast.UndecidedDecl | None = None
     observes: list[ast.ObserveDecl] = field(default_factory=list)  # from every module
     grounding: ast.GroundingDecl | None = None
-    claim_decls: list[Entry] = field(default_factory=list)  # `claims ... by tool`, from every module
+    claim_decls: list[Entry[ast.ClaimsDecl]] = field(default_factory=list)  # `claims ... by tool`, from every module
     claims: dict[str, tuple[str, ...]] = field(default_factory=dict)  # per tool, its phrases (`claim_table`)
 
     @property
@@ -101,7 +109,8 @@ def collect(graph: ModuleGraph) -> tuple[Symbols, list[Diagnostic]]:
     syms = Symbols()
     diags: list[Diagnostic] = []
 
-    def enter(table: dict, name: str, decl, inst: ModuleInstance, shared: tuple[dict, ...] = ()) -> None:
+    def enter(table: dict[str, Entry[D]], name: str, decl: D, inst: ModuleInstance,
+              shared: tuple[dict[str, Entry[Any]], ...] = ()) -> None:
         clash = table.get(name) or next((t[name] for t in shared if name in t), None)
         if clash is not None:
             if clash.decl is not decl:
@@ -156,7 +165,8 @@ def collect(graph: ModuleGraph) -> tuple[Symbols, list[Diagnostic]]:
                     diags.append(Diagnostic("E0227", f"`{decl.name}` is not a built-in entity extractor",
                                             decl.name_span, help=did_you_mean(decl.name, GROUNDING_EXTRACTORS,
                                                                               "extractor")
-                                            or "the built-in extractors are `code` and `prose`"))
+                                            or "the built-in extractors are `code` and `prose`",
+                                            fields=unknown_fields(decl.name, GROUNDING_EXTRACTORS)))
                     continue
                 syms.grounding = decl
             elif isinstance(decl, ast.BudgetDecl | ast.ConformanceDecl | ast.UndecidedDecl):
@@ -181,10 +191,11 @@ def collect(graph: ModuleGraph) -> tuple[Symbols, list[Diagnostic]]:
             if name not in OBSERVABLE:
                 diags.append(Diagnostic("E0227", f"`{name}` is not a class of events a policy can observe", span,
                                         help=did_you_mean(name, OBSERVABLE, "class")
-                                        or "observe " + " or ".join(f"`{k}`" for k in OBSERVABLE)))
-    for name, entry in syms.tools.items():
+                                        or "observe " + " or ".join(f"`{k}`" for k in OBSERVABLE),
+                                        fields=unknown_fields(name, OBSERVABLE)))
+    for name, tool in syms.tools.items():
         if name in RESERVED_FUNCTIONS or name in SPECIAL_NAMES:
-            diags.append(Diagnostic("E0213", f"the tool name `{name}` is reserved", _name_span(entry.decl),
+            diags.append(Diagnostic("E0213", f"the tool name `{name}` is reserved", _name_span(tool.decl),
                                     help=f"`{name}` is a builtin; give the tool another name"))
     if not syms.rules and not syms.uses:
         diags.append(Diagnostic("W0225", "the policy has no rules", _no_rules_span(graph.root.module),

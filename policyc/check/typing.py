@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from policyc.check.suggest import did_you_mean
+from policyc.check.suggest import did_you_mean, unknown_fields
 from policyc.check.symbols import Symbols
 from policyc.diagnostics import Diagnostic
 from policyc.ir import types as t
@@ -106,7 +106,8 @@ class TypeResolver:
         hint = did_you_mean(name, choices)
         if name in KINDS:
             hint = f"`{name}` is a parameter kind of `def` and `procedure`, not a data type"
-        self.diags.append(Diagnostic("E0221", f"unknown type `{name}`", expr.span, help=hint))
+        self.diags.append(Diagnostic("E0221", f"unknown type `{name}`", expr.span, help=hint,
+                                     fields=unknown_fields(name, choices)))
         return t.ANY
 
     def record_fields(self, fields: tuple[ast.FieldDecl, ...], where: str) -> tuple[tuple[str, t.Type], ...]:
@@ -155,15 +156,18 @@ def signatures(syms: Symbols, resolver: TypeResolver, diags: list[Diagnostic]) -
             base = build(target, seen + (name,))
             if base is None:
                 diags.append(Diagnostic("E0201", f"unknown tool `{decl.target}`", decl.span,
-                                        help=did_you_mean(decl.target, syms.tools, "tool")))
+                                        help=did_you_mean(decl.target, syms.tools, "tool"),
+                                        fields=unknown_fields(decl.target, syms.tools)))
                 return None
             renames = {r.old: r.new for r in decl.renames}
             for r in decl.renames:
                 if base.param(r.old) is None:
                     diags.append(Diagnostic("E0202", f"`{target}` has no argument `{r.old}`", r.span,
-                                            help=did_you_mean(r.old, [p.name for p in base.params], "argument")))
-            params = tuple(t.Param(renames.get(p.name, p.name), p.type) for p in base.params)
-            sig = t.ToolSignature(name, params, base.result, decl.terminal or base.terminal,
+                                            help=did_you_mean(r.old, [p.name for p in base.params], "argument"),
+                                            fields={**unknown_fields(r.old, [p.name for p in base.params]),
+                                                    "tool": target}))
+            renamed = tuple(t.Param(renames.get(p.name, p.name), p.type) for p in base.params)
+            sig = t.ToolSignature(name, renamed, base.result, decl.terminal or base.terminal,
                                   base.alias_of or base.name)
         sigs[name] = sig
         return sig

@@ -61,7 +61,7 @@ def command(policy: str, traces: tuple[str, ...], deployment: str, suite: str | 
     a method naming no rule, TRACES given without a record; the ledger is still written from
     the rest).
     """
-    from policyc.assure import Options, assure, read_evidence, render_markdown, render_text, run_record
+    from policyc.assure import Options, RunRecord, assure, read_evidence, render_markdown, render_text, run_record
     from policyc.scoring import score_trace
     from policyc.trace import TraceError, iter_traces
 
@@ -85,7 +85,7 @@ def command(policy: str, traces: tuple[str, ...], deployment: str, suite: str | 
         bound = extern_bindings.bind(externs, checked.externs)
         compiled = compile_policy(checked)
     problems: list[str] = []
-    runs = []
+    runs: list[RunRecord] = []
     for item in iter_traces(traces, input_format):
         if isinstance(item, TraceError):
             problems.append(f"malformed trace record, not scored: {item}")

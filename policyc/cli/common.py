@@ -7,7 +7,7 @@ import math
 import os
 import stat
 import sys
-from typing import Sequence
+from typing import NoReturn, Sequence
 
 import click
 
@@ -99,7 +99,7 @@ def load_checked(path: str, fmt: str = "text"):
     return policy, diagnostics
 
 
-def fail(message: str, help: str | None = None, code: int = 2):
+def fail(message: str, help: str | None = None, code: int = 2) -> NoReturn:
     """Print `policyc: message` (and a help line) on standard error and exit (2: input error)."""
     click.echo(f"policyc: {message}", err=True)
     if help:

@@ -97,28 +97,30 @@ def compile_one(policy: str, target: str, fmt: str, key: bytes | None = None) ->
     classes = Counter(r.rule_class for r in artifact.rules)
     limits = compiled_of(artifact).joint_limits()
     stepwise = judged_on_prefixes(checked, {r.name for r in artifact.rules if r.automaton is None})
-    summary = {
+    class_counts = {k: classes.get(k, 0) for k in ("gateable", "detectable", "offline-only")}
+    # what the automata do not compile, and why (the gate judges these with the evaluator
+    # where it can, the scorer at the end): the exception, rule by rule
+    not_compiled = {r.name: r.offline_reason for r in artifact.rules if r.automaton is None}
+    summary: dict[str, object] = {
         "artifact": target,
         "policy": artifact.policy.name,
         "rules": len(artifact.rules),
-        "classes": {k: classes.get(k, 0) for k in ("gateable", "detectable", "offline-only")},
+        "classes": class_counts,
         "automata": len(artifact.automata),
         "externs": [e.name for e in artifact.externs],
         "signed": artifact.signature is not None,
         "source_hash": artifact.source_hash,
         "content_hash": artifact.content_hash,
         "not_decided_jointly": limits,
-        # what the automata do not compile, and why (the gate judges these with the evaluator
-        # where it can, the scorer at the end): the exception, rule by rule
-        "not_compiled": {r.name: r.offline_reason for r in artifact.rules if r.automaton is None},
+        "not_compiled": not_compiled,
         "offline_only_judged_at_each_call": stepwise,
     }
     if fmt == "text":
-        counts = ", ".join(f"{n} {k}" for k, n in summary["classes"].items())
+        counts = ", ".join(f"{n} {k}" for k, n in class_counts.items())
         click.echo(f"{printable(target)}: {summary['rules']} rules ({counts}), {summary['automata']} automata"
                    + (", signed" if key is not None else ""), err=target == "-")
     if fmt == "text":  # in JSON, the summary's `not_compiled` says it
-        for name, reason in summary["not_compiled"].items():
+        for name, reason in not_compiled.items():
             click.echo(f"note: rule `{printable(name)}` is not compiled: {printable(str(reason))}", err=True)
     for note in joint_limit_notes(limits):
         click.echo(note, err=True)

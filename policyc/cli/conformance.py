@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Iterator
+
 import click
 
 from policyc.cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK
@@ -35,11 +37,11 @@ def command(datasets: tuple[str, ...], faults: bool, no_grounding: bool, predict
     from itertools import islice
 
     from policyc.saag.bfcl import BfclMissing, is_spec, iter_category, parse_spec
-    from policyc.saag.dataset import DatasetError, iter_records, read_predictions, with_prediction
+    from policyc.saag.dataset import DatasetError, Record, iter_records, read_predictions, with_prediction
     from policyc.saag.evaluate import evaluate_record, fault_rows
     from policyc.saag.report import Tally, render
 
-    sources = []
+    sources: list[tuple[str, Iterator[Record | DatasetError]]] = []
     try:
         for name in datasets:
             if is_spec(name):

@@ -38,6 +38,7 @@ def _run(ctx: click.Context, name: str, *args: str) -> int:
     from policyc.cli import cli
 
     command = cli.get_command(ctx, name)
+    assert command is not None, name  # the demo runs the CLI's own subcommands
     try:
         with command.make_context(name, list(args), parent=ctx) as sub:
             command.invoke(sub)

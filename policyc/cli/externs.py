@@ -16,7 +16,7 @@ from __future__ import annotations
 import importlib
 import sys
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import Callable, Mapping, NoReturn
 
 import click
 
@@ -69,7 +69,7 @@ def _import(name: str, module_name: str, attr: str) -> Callable[..., object]:
     return fn
 
 
-def _fail(message: str, help: str | None = None):
+def _fail(message: str, help: str | None = None) -> NoReturn:
     click.echo(f"policyc: {message}", err=True)
     if help:
         click.echo(f"  help: {help}", err=True)

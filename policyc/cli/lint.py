@@ -6,6 +6,7 @@ import dataclasses
 import json
 import sys
 import time
+from typing import TYPE_CHECKING
 
 import click
 
@@ -14,6 +15,9 @@ from policyc.cli.common import FiniteFloatRange, budget_options, policy_files, p
 from policyc.cli.compile import joint_limit_notes
 from policyc.diagnostics import Severity, has_errors, render_github, render_text, summary_line
 from policyc.terminal import printable
+
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
 
 _DENY = {"errors": Severity.ERROR, "warnings": Severity.WARNING, "notes": Severity.NOTE}
 
@@ -133,8 +137,8 @@ class _Bar:
     def __init__(self, path: str, enabled: bool):
         self.path, self.enabled = printable(path), enabled
         self.start = time.monotonic()
-        self.bar = None
-        self.task = None
+        self.bar: Progress | None = None
+        self.task: TaskID | None = None
 
     def __enter__(self) -> "_Bar":
         return self

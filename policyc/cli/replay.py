@@ -52,8 +52,10 @@ def render_table(replayed, policy_name: str, mode: str | None) -> None:
     table = Table(title=title + (f" (mode {mode})" if mode else ""), title_justify="left")
     trace = replayed.trace
     numbered = "#" if trace.events_are_calls else "event, call"
-    for name, kw in ((numbered, {"justify": "right"}), ("call", {}), ("decision", {}), ("why", {"overflow": "fold"})):
-        table.add_column(name, **kw)
+    table.add_column(numbered, justify="right")
+    table.add_column("call")
+    table.add_column("decision")
+    table.add_column("why", overflow="fold")
     for step in replayed.steps:
         call = trace.calls[step.position]
         action = step.action + (" *" if step.counterfactual and step.decision is not None else "")

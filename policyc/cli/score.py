@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import IO, TYPE_CHECKING
 
 import click
 
@@ -11,6 +12,9 @@ from policyc.cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK
 from policyc.cli import externs as extern_bindings
 from policyc.cli.common import budget_options, fail, key_option, load_checked, load_monitor, reads_artifact
 from policyc.trace.formats import FORMATS
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
 
 PROGRESS_FROM = 200  # records; below this a progress bar only flickers
 
@@ -79,6 +83,7 @@ def command(policy: str, traces: tuple[str, ...], fmt: str, input_format: str, r
                     tally.add(scored.malformed)
                     out.malformed(scored.malformed)
                     continue
+                assert scored.tally is not None  # a record not malformed was scored
                 tally.add_tally(scored.tally)
                 out.report(scored.text)
                 if fmt == "table":
@@ -183,7 +188,7 @@ class _Output:
 
     def __init__(self, fmt: str):
         self.fmt = fmt
-        self.spool = None
+        self.spool: IO[str] | None = None
         self.first = True
 
     def __enter__(self):
@@ -205,9 +210,10 @@ class _Output:
         if self.fmt == "jsonl":
             click.echo(text)
         elif self.spool is not None:
+            assert text is not None  # the JSON document's reports are asked for as text
             if not self.first:
                 self.spool.write(",\n")
-            self.spool.write(text)  # type: ignore[arg-type]
+            self.spool.write(text)
             self.first = False
 
     def finish(self, corpus) -> None:
@@ -246,8 +252,8 @@ def _exit_code(corpus, bad_calls: int) -> int:
 class _progress:
     """A progress count on standard error, for large corpora on a terminal only."""
 
-    def __init__(self):
-        self.bar = None
+    def __init__(self) -> None:
+        self.bar: Progress | None = None
         self.done = 0
 
     def __enter__(self):
@@ -256,17 +262,17 @@ class _progress:
         from rich.console import Console
         from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-        self.bar = Progress(SpinnerColumn(), TextColumn("scored {task.completed:,.0f} records"), TimeElapsedColumn(),
-                            console=Console(stderr=True), transient=True)
-        task = self.bar.add_task("scoring", total=None)
+        self.bar = bar = Progress(SpinnerColumn(), TextColumn("scored {task.completed:,.0f} records"),
+                                  TimeElapsedColumn(), console=Console(stderr=True), transient=True)
+        task = bar.add_task("scoring", total=None)
         started = [False]
 
         def advance(n: int) -> None:
             self.done += n
             if not started[0] and self.done >= PROGRESS_FROM:
                 started[0] = True
-                self.bar.start()  # type: ignore[union-attr]
-            self.bar.advance(task, n)  # type: ignore[union-attr]
+                bar.start()
+            bar.advance(task, n)
         return advance
 
     def __exit__(self, *exc) -> None:

@@ -32,23 +32,16 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Callable, Mapping, Protocol
 
-from policyc.grounding.code import (
-    MAX_ENTITIES,
-    MAX_TEXT,
-    EntitySet,
-    c_definitions,
-    entities,
-    entity_kind,
-    python_definitions,
-)
 from policyc.grounding.actions import Claim, claimed_actions, read_claims
+from policyc.grounding.code import MAX_ENTITIES, MAX_TEXT, EntitySet, entities, entity_kind
+from policyc.grounding.definitions import c_definitions, python_definitions
 from policyc.grounding.prose import ProseSet, prose_entities, prose_kind
 
 
 class SeenSet(Protocol):
     """What tool results showed, for one extractor."""
 
-    def add_call(self, args: dict, result: Any) -> None: ...
+    def add_call(self, args: dict[str, object], result: Any) -> None: ...
 
     def contains(self, entity: object) -> bool: ...
 
@@ -56,7 +49,8 @@ class SeenSet(Protocol):
 class Extractor(Protocol):
     """What `entities(...)` finds and how `outputs` matches it."""
 
-    name: str
+    @property
+    def name(self) -> str: ...
 
     def entities(self, text: object) -> list[str]: ...
 
@@ -92,14 +86,14 @@ def extractor_of(bindings: Mapping[str, Any] | None) -> Extractor:
     return found if found is not None else CODE
 
 
-def actions_reader_of(bindings: Mapping[str, Any] | None) -> Callable[[object, Mapping], list[str]]:
+def actions_reader_of(bindings: Mapping[str, Any] | None) -> Callable[[object, Mapping[str, Any]], list[str]]:
     """How `actions(text)` reads claims of actions in an evaluation: the extractor's own
     `actions(text, claims)` when it has one (a model, say), else the rule-based reader."""
     own = getattr(extractor_of(bindings), "actions", None)
     return own if callable(own) else claimed_actions
 
 
-def with_extractor(bindings: Mapping[str, Any] | None, extractor: Extractor | None) -> dict:
+def with_extractor(bindings: Mapping[str, Any] | None, extractor: Extractor | None) -> dict[str, Any]:
     """Extern bindings with an extractor added (unchanged when it is None or the default)."""
     out = dict(bindings or {})
     if extractor is not None and extractor is not CODE:

@@ -39,6 +39,7 @@ import math
 import re
 import sys
 from dataclasses import dataclass, field
+from typing import Iterable, Iterator
 
 from policyc.grounding.definitions import NUMBER_RE as _NUMBER_RE
 from policyc.grounding.definitions import c_definitions, python_definitions
@@ -182,7 +183,7 @@ class EntitySet:
             out.add_value(r)
         return out
 
-    def add_call(self, args: dict, result: object) -> None:
+    def add_call(self, args: dict[str, object], result: object) -> None:
         """Add a call's result; a text result of a call with a path argument is that file."""
         if isinstance(result, str):
             path = next((v for v in args.values() if isinstance(v, str) and _PATH_RE.fullmatch(v)), None)
@@ -234,7 +235,7 @@ class EntitySet:
         self.add_names(m.group().rstrip(".") for m in _IDENT_RE.finditer(text))
         self.numbers.update(float(x) for x in _NUMBER_RE.findall(text))
 
-    def add_names(self, names) -> None:
+    def add_names(self, names: Iterable[str]) -> None:
         for name in names:
             folded = name.lower() if name else ""
             if folded and folded not in self._names:
@@ -266,7 +267,7 @@ class EntitySet:
         i = bisect.bisect_left(self._sorted, folded)
         return i < len(self._sorted) and self._sorted[i].startswith(folded)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         numbers = (str(int(x)) if x.is_integer() else str(x) for x in self.numbers)
         return iter(sorted(self.paths) + sorted(self._names) + sorted(numbers))
 

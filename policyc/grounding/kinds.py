@@ -45,6 +45,13 @@ from typing import Callable, Iterator
 
 from policyc.grounding.code import MAX_ENTITIES, MAX_TEXT
 
+#: An entity a kind finds: a normal form (text), or an amount (a number).
+Entity = str | float
+#: An entity of a text as its kind and normal form, such as ("iban", "DE89...").
+EntityKey = tuple[str, object]
+#: A kind's function: a text (or a list of texts) to its entities; None (⊥) for anything else.
+Finder = Callable[[object], "list[Entity] | None"]
+
 #: The kinds a rule can name, each by the function of the same name.
 KINDS = ("urls", "emails", "ibans", "phones", "dates", "amounts", "card_numbers", "secrets")
 
@@ -177,7 +184,7 @@ def _day(y: int, mo: int, d: int) -> str | None:
         return None
 
 
-def normal_date(match: re.Match) -> str | None:
+def normal_date(match: re.Match[str]) -> str | None:
     """The calendar day a match of `_DATE_RE` names, as ISO text."""
     if match.group("iso"):
         y, mo, d = (int(g) for g in match.group("iso").split("-"))
@@ -200,8 +207,8 @@ def _text(value: object) -> str | None:
     return value[:MAX_TEXT] if isinstance(value, str) else None
 
 
-def _unique(found: Iterator) -> list:
-    out: dict = {}
+def _unique(found: Iterator[Entity | None]) -> list[Entity]:
+    out: dict[Entity, None] = {}
     for item in found:
         if item is not None and item not in out:
             out[item] = None
@@ -210,10 +217,10 @@ def _unique(found: Iterator) -> list:
     return list(out)
 
 
-def _finder(scan: Callable[[str], Iterator]) -> Callable[[object], list | None]:
+def _finder(scan: Callable[[str], Iterator[Entity | None]]) -> Finder:
     """A kind's function: a text (or a list of texts) to its entities; ⊥ (None) otherwise."""
 
-    def find(value: object) -> list | None:
+    def find(value: object) -> list[Entity] | None:
         if isinstance(value, list):
             if not all(isinstance(v, str) for v in value):
                 return None
@@ -271,7 +278,7 @@ card_numbers = _finder(_card_scan)
 secrets = _finder(lambda text: (m.group() for m in _SECRET_RE.finditer(text)))
 
 #: Each kind's function, by name.
-FINDERS: dict[str, Callable[[object], list | None]] = {
+FINDERS: dict[str, Finder] = {
     "urls": urls, "emails": emails, "ibans": ibans, "phones": phones, "dates": dates, "amounts": amounts,
     "card_numbers": card_numbers, "secrets": secrets,
 }
@@ -336,7 +343,7 @@ def entity_keys(value: object) -> list[tuple[str, object]]:
     return out
 
 
-def text_entities(text: str) -> set[tuple[str, object]]:
+def text_entities(text: str) -> set[EntityKey]:
     """Every (kind, normal form) a text shows: its URLs, e-mail addresses, IBANs, phone
     numbers, dates, card numbers, and its amounts and other numbers (as `number`), a number
     inside another entity (an IBAN's digits, a date's year) not counted on its own.
@@ -348,7 +355,7 @@ def text_entities(text: str) -> set[tuple[str, object]]:
     taken = bytearray(len(text) + 1)
     out: set[tuple[str, object]] = set()
 
-    def mark(m: re.Match) -> bool:
+    def mark(m: re.Match[str]) -> bool:
         start, end = m.span()
         if taken[start] or taken[end - 1]:
             return False

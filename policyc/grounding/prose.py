@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import math
 import re
+from typing import Iterator
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -56,7 +57,7 @@ _CODE = "|".join(sorted(CURRENCY_CODES))
 _CURRENCY_WORD = rf"(?:{_CODE}|dollars?|euros?|pounds?|cents?)"
 _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 
-_KINDS: tuple[tuple[str, re.Pattern], ...] = (
+_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("email", re.compile(r"(?<![\w.+-])[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")),
     ("amount", re.compile(rf"[{_CURRENCY_SIGN}]\s?(?:{_NUM})|\b(?:{_CODE})\s?(?:{_NUM})(?![\d,.]*\d)"
                           rf"|(?<![\w.])(?:{_NUM})\s?(?:{_CURRENCY_WORD}\b|[{_CURRENCY_SIGN}])")),
@@ -241,7 +242,7 @@ class ProseSet:
     def _add(self, kind: str, key: str) -> None:
         self.keys.setdefault(kind, set()).add(key)
 
-    def add_call(self, args: dict, result: object) -> None:
+    def add_call(self, args: dict[str, object], result: object) -> None:
         self.add_value(result)
 
     def add_value(self, value: object) -> None:
@@ -310,7 +311,7 @@ class ProseSet:
         key = entity.lower()
         return key in self.keys.get(kind, ()) or key in self.keys.get("name", ())
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         numbers = (str(int(x)) if x.is_integer() else str(x) for x in self.numbers)
         return iter(sorted(k for keys in self.keys.values() for k in keys) + sorted(numbers))
 

@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 from policyc.grounding.code import MAX_TEXT
-from policyc.grounding.kinds import ADDRESS_KINDS, entity_keys, text_entities
+from policyc.grounding.kinds import ADDRESS_KINDS, EntityKey, entity_keys, text_entities
 
 #: (kind, tool, field path): `("request", "", ())`, `("user", "", ())`, `("tool", name, path)`.
 Label = tuple[str, str, tuple[str, ...]]
@@ -87,8 +87,8 @@ class Leaf:
     label: Label
     visible_from: int
     value: object
-    keys: set = field(default_factory=set, compare=False, repr=False)  # its entities (kind, normal form)
-    words: list = field(default_factory=list, compare=False, repr=False)  # its words, for a text
+    keys: set[EntityKey] = field(default_factory=set, compare=False, repr=False)  # its entities (kind, normal form)
+    words: list[str] = field(default_factory=list, compare=False, repr=False)  # its words, for a text
     text: str = field(default="", compare=False, repr=False)  # its words as `spaced` writes them
 
     def __post_init__(self) -> None:
@@ -183,11 +183,18 @@ def comes_from(found: set[Label], sources: SourceSet, only: bool) -> bool:
     return all(inside) if only else any(inside)
 
 
+def texts_of(value: object) -> list[str] | None:
+    """A text, or a list of texts, as a list of texts; None for any other value."""
+    given = value if isinstance(value, list) else [value]
+    texts = [t for t in given if isinstance(t, str)]
+    return texts if len(texts) == len(given) else None
+
+
 def flows(sources: SourceSet, text: object, span: int, leaves: list[Leaf]) -> bool:
     """Whether an address the text names, or a run of `span` consecutive words of it, occurs
     in leaves of the set and in no leaf outside it (a text or a list of texts)."""
-    texts = text if isinstance(text, list) else [text]
-    if not all(isinstance(t, str) for t in texts):
+    texts = texts_of(text)
+    if texts is None:
         return False
     for item in texts:
         for key in text_entities(item):

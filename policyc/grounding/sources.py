@@ -32,9 +32,9 @@ from bisect import bisect_right
 from typing import Iterable
 
 from policyc.grounding.code import MAX_TEXT
-from policyc.grounding.kinds import ADDRESS_KINDS, text_entities
+from policyc.grounding.kinds import ADDRESS_KINDS, EntityKey, text_entities
 from policyc.grounding.provenance import (
-    MAX_SPAN_WORDS, Label, Leaf, SourceSet, comes_from, leaves_of, spaced, value_query, words,
+    MAX_SPAN_WORDS, Label, Leaf, SourceSet, comes_from, leaves_of, spaced, texts_of, value_query, words,
 )
 
 #: Characters of text, and words, an index keeps over a whole run (a word costs about one
@@ -55,7 +55,7 @@ class SourceIndex:
         self._labels: list[Label] = []          # per leaf
         self._visible: list[int] = []           # per leaf, nondecreasing
         self._texts: list[str] = []             # per leaf: its words as one text ("" for a number)
-        self._keys: dict[tuple, list[int]] = {}
+        self._keys: dict[EntityKey, list[int]] = {}
         self._words: dict[str, list[int]] = {}
         self._runs: dict[int, dict[str, list[int]]] = {span: {} for span in self.spans}
 
@@ -134,8 +134,8 @@ class SourceIndex:
 
     def flows(self, sources: SourceSet, text: object, span: int, as_of: int) -> bool:
         """`provenance.flows`, over the leaves known at `as_of`."""
-        texts = text if isinstance(text, list) else [text]
-        if not all(isinstance(t, str) for t in texts):
+        texts = texts_of(text)
+        if texts is None:
             return False
         limit = self._limit(as_of)
         table = self._runs.get(span)

@@ -31,7 +31,7 @@ def load_policy(policy: "Monitor | str | os.PathLike[str]") -> Monitor:
     if isinstance(policy, Monitor):
         return policy
     if isinstance(policy, (str, os.PathLike)):
-        return Monitor.load(policy)
+        return Monitor.load(os.fspath(policy))
     raise TypeError(f"policy must be a Monitor or the path of a policy or an artifact, not {type(policy).__name__}")
 
 

@@ -209,8 +209,10 @@ def tool_result(message) -> Any:
     if message.artifact is not None:
         return message.artifact
     content = message.content
-    if isinstance(content, list) and all(isinstance(b, dict) and b.get("type") == "text" for b in content):
-        return "".join(str(b.get("text", "")) for b in content)
+    if isinstance(content, list):
+        blocks = [b for b in content if isinstance(b, dict) and b.get("type") == "text"]
+        if len(blocks) == len(content):
+            return "".join(str(b.get("text", "")) for b in blocks)
     return content
 
 

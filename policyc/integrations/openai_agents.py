@@ -33,7 +33,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from agents import FunctionTool, ToolGuardrailFunctionOutput, ToolInputGuardrail, ToolOutputGuardrail
 
@@ -69,8 +69,8 @@ class PolicyGuard:
         self._run: Run | None = None
         self._turn: asyncio.Lock | None = None
         self._pending: dict[str, tuple[str, dict, Decision]] = {}
-        self.input_guardrail = ToolInputGuardrail(self._before, name="policyc")
-        self.output_guardrail = ToolOutputGuardrail(self._after, name="policyc")
+        self.input_guardrail: ToolInputGuardrail[Any] = ToolInputGuardrail(self._before, name="policyc")
+        self.output_guardrail: ToolOutputGuardrail[Any] = ToolOutputGuardrail(self._after, name="policyc")
 
     def gate(self, tools: Sequence) -> list:
         """Copies of the tools with the policy's guardrails (other tools are returned as they are),

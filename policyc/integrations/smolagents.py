@@ -38,7 +38,7 @@ snippets: models for tests and dry runs.
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from smolagents import CodeAgent, ToolCallingAgent
 from smolagents.local_python_executor import LocalPythonExecutor
@@ -49,6 +49,7 @@ from smolagents.utils import AgentToolExecutionError
 from policyc.integrations.gating import PolicyStop, as_arguments, check_tool_set, load_policy, recorded, \
     return_schema
 from policyc.runtime import Decision, Monitor, Run
+from policyc.scoring import TraceReport
 
 _UNTYPED = {"any", "image", "audio", "video"}  # smolagents types with no JSON Schema type
 
@@ -91,7 +92,13 @@ def _annotated(tool) -> dict | None:
     return schema
 
 
-class _PolicyGated:
+if TYPE_CHECKING:  # what both gated agents extend, as mypy sees this class
+    from smolagents import MultiStepAgent as _Agent
+else:
+    _Agent = object
+
+
+class _PolicyGated(_Agent):
     """What both gated agents share: the run, the tool check, gating one call."""
 
     def _setup_policy(self, policy: Monitor | str, mode: str | None, tool_names: Mapping[str, str] | None,
@@ -100,7 +107,7 @@ class _PolicyGated:
         self.mode = mode
         self.tool_names = dict(tool_names or {})
         self.policy_run: Run | None = None
-        self.report = None
+        self.report: TraceReport | None = None
         self.stopped: Decision | None = None
         self._gate_lock = threading.Lock()
         self.tool_check = check_tool_set(self.policy_monitor, tool_schemas(self.tools), self.tool_names,
@@ -127,6 +134,7 @@ class _PolicyGated:
         except PolicyStop as stop:
             self.stopped = stop.decision
         finally:
+            assert self.policy_run is not None  # started by `run` before it streams
             self.report = self.policy_run.finish()
 
     def _gate(self, tool_name: str, args: dict, execute: Callable[[], Any],
@@ -213,7 +221,8 @@ class GatedCodeAgent(_PolicyGated, CodeAgent):
 
         def call(*args, **kwargs):
             if len(args) == 1 and not kwargs and isinstance(args[0], dict) and set(args[0]) <= set(inputs):
-                args, kwargs = (), dict(args[0])
+                kwargs = dict(args[0])
+                args = ()
             named = {**{(inputs[i] if i < len(inputs) else f"arg{i}"): v for i, v in enumerate(args)}, **kwargs}
             result, decision = self._gate(name, named, lambda: tool(*args, **kwargs),
                                           lambda d: PolicyRefusal(d.message))

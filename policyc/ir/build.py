@@ -18,7 +18,7 @@ True
 
 from __future__ import annotations
 
-from typing import Iterable, cast
+from typing import TYPE_CHECKING, Any, Iterable, Sequence, TypeGuard, cast
 
 from policyc.ir import ops as _ops
 from policyc.ir.nodes import (
@@ -64,6 +64,9 @@ from policyc.ir.nodes import (
     Yesterday,
 )
 from policyc.ir.types import Type
+
+if TYPE_CHECKING:
+    from policyc.grounding.provenance import SourceSet
 
 LIT_TRUE = Lit(True)
 LIT_FALSE = Lit(False)
@@ -196,17 +199,17 @@ def project(base: Term, path: tuple[str, ...]) -> Project:
     return Project(base, tuple(path))
 
 
-def from_(value: Term, label: str, sources: tuple, only: bool = False) -> From:
+def from_(value: Term, label: str, sources: Iterable[Sequence[Any]], only: bool = False) -> From:
     """`value from S` (`value only from S`), S resolved to a `provenance.SourceSet`."""
     return From(value, only, label, source_set(sources))
 
 
-def flows(label: str, sources: tuple, text: Term, span: int) -> Flows:
+def flows(label: str, sources: Iterable[Sequence[Any]], text: Term, span: int) -> Flows:
     """`flows(S, text, span)`."""
     return Flows(label, source_set(sources), text, span)
 
 
-def source_set(rules) -> tuple:
+def source_set(rules: Iterable[Sequence[Any]]) -> SourceSet:
     """A `provenance.SourceSet` as the IR holds it: tuples all the way down."""
     return tuple((str(s), str(t), tuple(p), bool(i)) for s, t, p, i in rules)
 
@@ -223,7 +226,7 @@ def extern(name: str, *args: Term) -> Extern:
     return Extern(name, tuple(args))
 
 
-def values(tool: str, path: tuple = (), flatten: bool = False) -> Values:
+def values(tool: str, path: Sequence[str | int] = (), flatten: bool = False) -> Values:
     return Values(tool, tuple(path), flatten)
 
 
@@ -235,7 +238,7 @@ def done(terminal: Iterable[str] = ()) -> Done:
     return Done(tuple(sorted(set(terminal))))
 
 
-def metric(path: tuple) -> Metric:
+def metric(path: Sequence[str | int]) -> Metric:
     return Metric(tuple(path))
 
 
@@ -268,7 +271,7 @@ def neg(f: Formula) -> Formula:
     return Not(f)
 
 
-def _nary(cls, unit: Formula, zero: Formula, fs: Iterable[Formula]) -> Formula:
+def _nary(cls: type[And | Or], unit: Formula, zero: Formula, fs: Iterable[Formula]) -> Formula:
     items: dict[Formula, None] = {}
     for f in fs:
         if isinstance(f, cls):
@@ -292,23 +295,28 @@ def _nary(cls, unit: Formula, zero: Formula, fs: Iterable[Formula]) -> Formula:
     return cls(tuple(sorted(items, key=lambda n: n.skey)))
 
 
-def _exclusive_events(cls, items: dict) -> dict | None:
+def _exclusive_events(cls: type[And | Or], items: dict[Formula, None]) -> dict[Formula, None] | None:
     """One call per position: events of different tools exclude each other.
 
     In a conjunction, positive events of two different tools make it false (None), and a
     positive event of tool a makes every `not b` of another tool b redundant. Dually, in a
     disjunction, `not a or not b` is true and `not a` absorbs events of other tools.
     """
-    if cls is And:
+    conjunction = cls is And
+    if conjunction:
         tools = {f.tool for f in items if isinstance(f, Event)}
-        redundant = lambda f: isinstance(f, Not) and isinstance(f.arg, Event) and f.arg.tool not in tools
     else:
         tools = {f.arg.tool for f in items if isinstance(f, Not) and isinstance(f.arg, Event)}
-        redundant = lambda f: isinstance(f, Event) and f.tool not in tools
     if len(tools) > 1:
         return None
     if not tools:
         return items
+
+    def redundant(f: Formula) -> bool:
+        if conjunction:
+            return isinstance(f, Not) and isinstance(f.arg, Event) and f.arg.tool not in tools
+        return isinstance(f, Event) and f.tool not in tools
+
     return {f: None for f in items if not redundant(f)}
 
 
@@ -396,7 +404,7 @@ def historically(f: Formula) -> Formula:
     return trigger(FALSE, f)
 
 
-def forall(name: str, type_: Type, domain: Term, body: Formula) -> Formula:
+def forall(name: str, type_: Type | None, domain: Term, body: Formula) -> Formula:
     if body is TRUE:
         return TRUE
     if isinstance(domain, Lit) and domain.value == []:
@@ -404,7 +412,7 @@ def forall(name: str, type_: Type, domain: Term, body: Formula) -> Formula:
     return Forall(name, type_, domain, body)
 
 
-def exists(name: str, type_: Type, domain: Term, body: Formula) -> Formula:
+def exists(name: str, type_: Type | None, domain: Term, body: Formula) -> Formula:
     if body is FALSE:
         return FALSE
     if isinstance(domain, Lit) and domain.value == []:
@@ -415,17 +423,17 @@ def exists(name: str, type_: Type, domain: Term, body: Formula) -> Formula:
 # ------------------------------------------------------------------ derived views
 
 
-def is_eventually(f: Formula) -> bool:
+def is_eventually(f: Formula) -> TypeGuard[Until]:
     return isinstance(f, Until) and f.left is TRUE
 
 
-def is_always(f: Formula) -> bool:
+def is_always(f: Formula) -> TypeGuard[Release]:
     return isinstance(f, Release) and f.left is FALSE
 
 
-def is_once(f: Formula) -> bool:
+def is_once(f: Formula) -> TypeGuard[Since]:
     return isinstance(f, Since) and f.left is TRUE
 
 
-def is_historically(f: Formula) -> bool:
+def is_historically(f: Formula) -> TypeGuard[Trigger]:
     return isinstance(f, Trigger) and f.left is FALSE

@@ -19,17 +19,20 @@ from typing import Any, Callable, Mapping
 
 from policyc.grounding import extractor_of
 from policyc.ir import nodes as n
+from policyc.ir.dispatch import Cases
 from policyc.ir.data import DataEnv, attribute, earlier, eval_term, path_value
 from policyc.ir.ops import OPS, UNDEF, apply_op, domain_values, get_field, get_index, get_slice, truthy
 
-Compiled = Callable[[DataEnv, Mapping[str, Any] | None, Any], Any]
+Args = Mapping[str, Any] | None
+Compiled = Callable[[DataEnv, Args, Any], Any]
 
 
 def compile_term(t: n.Term) -> Compiled:
     """The closure of a term, built once per (hash-consed) term node."""
     cached = t._cache.get("compiled")
     if cached is None:
-        cached = t._cache["compiled"] = _once_per_run(t, _compile(t)) if _on_constants(t) else _compile(t)
+        made = _COMPILE[t.__class__](t)
+        cached = t._cache["compiled"] = _once_per_run(t, made) if _on_constants(t) else made
     return cached
 
 
@@ -58,7 +61,7 @@ def _once_per_run(t: n.Term, inner: Compiled) -> Compiled:
     (`env.globals.memo`); an evaluation without one computes it."""
     missing = object()
 
-    def cached(env, args, result):
+    def cached(env: DataEnv, args: Args, result: Any) -> Any:
         memo = getattr(env.globals, "memo", None)
         if memo is None:
             return inner(env, args, result)
@@ -69,84 +72,70 @@ def _once_per_run(t: n.Term, inner: Compiled) -> Compiled:
     return cached
 
 
-def _compile(t: n.Term) -> Compiled:  # noqa: C901 - one case per node type
-    if isinstance(t, n.Lit):
-        value = t.value
-        return lambda env, args, result: value
-    if isinstance(t, n.Var):
-        name = t.name
-        return lambda env, args, result: env.vars.get(name, UNDEF)
-    if isinstance(t, n.Arg):
-        name = t.name
-        return lambda env, args, result: UNDEF if args is None else args.get(name, UNDEF)
-    if isinstance(t, n.Result):
-        return lambda env, args, result: result if args is not None else env.result
-    if isinstance(t, n.Attr):
-        name = t.name
-        return lambda env, args, result: attribute(args if args is not None else env.args, name)
-    if isinstance(t, n.Field):
-        base, field_name = compile_term(t.base), t.name
-        return lambda env, args, result: get_field(base(env, args, result), field_name)
-    if isinstance(t, n.Index):
-        base, index = compile_term(t.base), compile_term(t.index)
-        return lambda env, args, result: get_index(base(env, args, result), index(env, args, result))
-    if isinstance(t, n.Slice):
-        base = compile_term(t.base)
-        start = compile_term(t.start) if t.start is not None else None
-        stop = compile_term(t.stop) if t.stop is not None else None
-        return lambda env, args, result: get_slice(
-            base(env, args, result), start(env, args, result) if start else None,
-            stop(env, args, result) if stop else None)
-    if isinstance(t, n.Op):
-        return _compile_op(t)
-    if isinstance(t, n.Quant):
-        return _compile_quant(t)
-    if isinstance(t, n.Outputs):  # read once per entity by grounding rules
-        tools = t.tools
+def _deferred(t: n.Term) -> Compiled:
+    def run(env: DataEnv, args: Args, result: Any) -> Any:
+        return eval_term(t, env if args is None else env.at_call(args, result))
 
-        def outputs(env, args, result):
-            return env.globals.outputs(tools, extractor_of(env.externs)) if env.globals is not None else []
-        return outputs
-    if isinstance(t, n.Request):  # a run constant: read from what the evaluation was given
-        def request(env, args, result):
-            read = getattr(env.globals, "request", None)
-            return read() if read is not None else UNDEF
-        return request
-    if isinstance(t, n.Metric):
-        metric_path = t.path
-
-        def metric(env, args, result):
-            return env.globals.metric(metric_path) if env.globals is not None else UNDEF
-        return metric
-    if isinstance(t, n.Earlier):  # a history atom: the run's stores answer it
-        value, atom = compile_term(t.value), t
-
-        def seen_before(env, args, result):
-            return earlier(atom, value(env, args, result), env)
-        return seen_before
-    if isinstance(t, n.Project):
-        projected, path = compile_term(t.base), t.path
-
-        def project(env, args, result):
-            value = projected(env, args, result)
-            if not isinstance(value, list):
-                return UNDEF
-            return [v for v in (path_value(item, path) for item in value) if v is not UNDEF and v is not None]
-        return project
-    return _deferred(t)
+    return run
 
 
-def _compile_quant(t: n.Quant) -> Compiled:
-    domain, body, name = compile_term(t.domain), compile_term(t.body), t.var
-    test = all if t.kind == "forall" else any
-
-    def quantify(env, args, result):
-        elements = domain_values(domain(env, args, result))
-        return test(truthy(body(env.bind(name, e), args, result)) for e in elements)
-    return quantify
+#: The closure of each kind of term; kinds without a case of their own defer to `eval_term`.
+_COMPILE: Cases[Callable[[Any], Compiled]] = Cases("compile_term", n.TERMS, default=_deferred)
 
 
-def _compile_op(t: n.Op) -> Compiled:
+@_COMPILE.on(n.Lit)
+def _lit(t: n.Lit) -> Compiled:
+    value = t.value
+    return lambda env, args, result: value
+
+
+@_COMPILE.on(n.Var)
+def _var(t: n.Var) -> Compiled:
+    name = t.name
+    return lambda env, args, result: env.vars.get(name, UNDEF)
+
+
+@_COMPILE.on(n.Arg)
+def _arg(t: n.Arg) -> Compiled:
+    name = t.name
+    return lambda env, args, result: UNDEF if args is None else args.get(name, UNDEF)
+
+
+@_COMPILE.on(n.Result)
+def _result(t: n.Result) -> Compiled:
+    return lambda env, args, result: result if args is not None else env.result
+
+
+@_COMPILE.on(n.Attr)
+def _attr(t: n.Attr) -> Compiled:
+    name = t.name
+    return lambda env, args, result: attribute(args if args is not None else env.args, name)
+
+
+@_COMPILE.on(n.Field)
+def _field(t: n.Field) -> Compiled:
+    base, field_name = compile_term(t.base), t.name
+    return lambda env, args, result: get_field(base(env, args, result), field_name)
+
+
+@_COMPILE.on(n.Index)
+def _index(t: n.Index) -> Compiled:
+    base, index = compile_term(t.base), compile_term(t.index)
+    return lambda env, args, result: get_index(base(env, args, result), index(env, args, result))
+
+
+@_COMPILE.on(n.Slice)
+def _slice(t: n.Slice) -> Compiled:
+    base = compile_term(t.base)
+    start = compile_term(t.start) if t.start is not None else None
+    stop = compile_term(t.stop) if t.stop is not None else None
+    return lambda env, args, result: get_slice(
+        base(env, args, result), start(env, args, result) if start else None,
+        stop(env, args, result) if stop else None)
+
+
+@_COMPILE.on(n.Op)
+def _op(t: n.Op) -> Compiled:
     if t.op in ("entities", "actions"):
         return _deferred(t)  # by the extractor the evaluation was given
     parts = [compile_term(a) for a in t.args]
@@ -173,7 +162,7 @@ def _binary(name: str, left: Compiled, right: Compiled) -> Compiled:
     fn = spec.fn
     on_undef: object = False if name in _FALSE_ON_UNDEF else UNDEF if spec.strict else None
 
-    def binary(env, args, result):
+    def binary(env: DataEnv, args: Args, result: Any) -> Any:
         a, b = left(env, args, result), right(env, args, result)
         if on_undef is not None and (a is UNDEF or b is UNDEF):
             return on_undef
@@ -189,7 +178,7 @@ def _unary(name: str, operand: Compiled) -> Compiled:
     fn = spec.fn
     strict = spec.strict
 
-    def unary(env, args, result):
+    def unary(env: DataEnv, args: Args, result: Any) -> Any:
         a = operand(env, args, result)
         if strict and a is UNDEF:
             return UNDEF
@@ -200,11 +189,65 @@ def _unary(name: str, operand: Compiled) -> Compiled:
     return unary
 
 
-def _deferred(t: n.Term) -> Compiled:
-    def run(env, args, result):
-        return eval_term(t, env if args is None else env.at_call(args, result))
+@_COMPILE.on(n.Quant)
+def _quant(t: n.Quant) -> Compiled:
+    domain, body, name = compile_term(t.domain), compile_term(t.body), t.var
+    test = all if t.kind == "forall" else any
 
-    return run
+    def quantify(env: DataEnv, args: Args, result: Any) -> Any:
+        elements = domain_values(domain(env, args, result))
+        return test(truthy(body(env.bind(name, e), args, result)) for e in elements)
+    return quantify
+
+
+@_COMPILE.on(n.Outputs)
+def _outputs(t: n.Outputs) -> Compiled:  # read once per entity by grounding rules
+    tools = t.tools
+
+    def outputs(env: DataEnv, args: Args, result: Any) -> Any:
+        return env.globals.outputs(tools, extractor_of(env.externs)) if env.globals is not None else []
+    return outputs
+
+
+@_COMPILE.on(n.Request)
+def _request(t: n.Request) -> Compiled:  # a run constant: read from what the evaluation was given
+    def request(env: DataEnv, args: Args, result: Any) -> Any:
+        read = getattr(env.globals, "request", None)
+        return read() if read is not None else UNDEF
+    return request
+
+
+@_COMPILE.on(n.Metric)
+def _metric(t: n.Metric) -> Compiled:
+    metric_path = t.path
+
+    def metric(env: DataEnv, args: Args, result: Any) -> Any:
+        return env.globals.metric(metric_path) if env.globals is not None else UNDEF
+    return metric
+
+
+@_COMPILE.on(n.Earlier)
+def _earlier(t: n.Earlier) -> Compiled:  # a history atom: the run's stores answer it
+    value, atom = compile_term(t.value), t
+
+    def seen_before(env: DataEnv, args: Args, result: Any) -> Any:
+        return earlier(atom, value(env, args, result), env)
+    return seen_before
+
+
+@_COMPILE.on(n.Project)
+def _project(t: n.Project) -> Compiled:
+    projected, path = compile_term(t.base), t.path
+
+    def project(env: DataEnv, args: Args, result: Any) -> Any:
+        value = projected(env, args, result)
+        if not isinstance(value, list):
+            return UNDEF
+        return [v for v in (path_value(item, path) for item in value) if v is not UNDEF and v is not None]
+    return project
+
+
+_COMPILE.complete()
 
 
 def reads_history(t: n.Node) -> bool:

@@ -21,32 +21,33 @@ in no known message, that did not fail.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Mapping, Protocol
+from typing import Any, Callable, Mapping, Protocol
 
-from policyc.grounding import actions_reader_of, extractor_of
-from policyc.grounding.provenance import comes_from
+from policyc.grounding import Extractor, actions_reader_of, extractor_of
+from policyc.grounding.provenance import Label, SourceSet, comes_from
 from policyc.ir import nodes as n
+from policyc.ir.dispatch import Cases
 from policyc.ir.ops import UNDEF, apply_op, domain_values, get_field, get_index, get_slice, truthy
 
 
 class History(Protocol):
     """The sources a run had seen before one of its positions (`policyc.grounding.provenance`)."""
 
-    def labels(self, value: object) -> set | None: ...
+    def labels(self, value: object) -> set[Label] | None: ...
 
-    def flows(self, sources: tuple, text: object, span: int) -> bool: ...
+    def flows(self, sources: SourceSet, text: object, span: int) -> bool: ...
 
 
 class Globals(Protocol):
     """Trace-wide values (appendix A.2.4: domains extracted from τ and μ)."""
 
-    def values(self, tool: str, path: tuple, flatten: bool) -> list: ...
+    def values(self, tool: str, path: tuple[str | int, ...], flatten: bool) -> list[Any]: ...
 
-    def outputs(self, tools: tuple[str, ...], extractor: object) -> object: ...
+    def outputs(self, tools: tuple[str, ...], extractor: Extractor) -> object: ...
 
-    def done(self, terminal: tuple[str, ...]) -> list: ...
+    def done(self, terminal: tuple[str, ...]) -> list[str]: ...
 
-    def metric(self, path: tuple) -> object: ...
+    def metric(self, path: tuple[str | int, ...]) -> object: ...
 
     def request(self) -> object: ...
 
@@ -58,7 +59,7 @@ class Globals(Protocol):
 DEFAULT_ATTRIBUTES: Mapping[str, object] = {"actor": "assistant", "message_id": None, "error": False}
 
 
-class CallArgs(dict):
+class CallArgs(dict[str, object]):
     """A call's arguments (the mapping itself) and its event attributes (`attrs`)."""
 
     __slots__ = ("attrs",)
@@ -67,7 +68,7 @@ class CallArgs(dict):
         super().__init__(args or {})
         self.attrs = {**DEFAULT_ATTRIBUTES, **(attrs or {})}
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[CallArgs], tuple[dict[str, object], dict[str, object]]]:
         return (CallArgs, (dict(self), self.attrs))
 
     # shown, compared and serialised as the plain mapping of arguments it is
@@ -106,13 +107,13 @@ class DataEnv:
     def bind(self, name: str, value: object) -> "DataEnv":
         return DataEnv({**self.vars, name: value}, self.args, self.result, self.globals, self.externs, self.position)
 
-    def at_call(self, args: Mapping[str, object], result: object, position: int | None = None) -> "DataEnv":
+    def at_call(self, args: Mapping[str, object] | None, result: object, position: int | None = None) -> "DataEnv":
         """The environment of the event at `position` (the current one's when None)."""
         return DataEnv(self.vars, args, result, self.globals, self.externs,
                        self.position if position is None else position)
 
 
-def path_value(value: object, path: tuple) -> object:
+def path_value(value: object, path: tuple[str | int, ...]) -> object:
     for step in path:
         value = get_index(value, step) if isinstance(step, int) else get_field(value, step)
         if value is UNDEF:
@@ -120,76 +121,126 @@ def path_value(value: object, path: tuple) -> object:
     return value
 
 
-def eval_term(t: n.Term, env: DataEnv) -> object:  # noqa: C901 - one case per node type
-    if isinstance(t, n.Lit):
-        return t.value
-    if isinstance(t, n.Var):
-        return env.vars.get(t.name, UNDEF)
-    if isinstance(t, n.Arg):
-        if env.args is None:
-            return UNDEF
-        return env.args.get(t.name, UNDEF)
-    if isinstance(t, n.Result):
-        return env.result
-    if isinstance(t, n.Attr):
-        return attribute(env.args, t.name)
-    if isinstance(t, n.Field):
-        return get_field(eval_term(t.base, env), t.name)
-    if isinstance(t, n.Index):
-        return get_index(eval_term(t.base, env), eval_term(t.index, env))
-    if isinstance(t, n.Slice):
-        start = None if t.start is None else eval_term(t.start, env)
-        stop = None if t.stop is None else eval_term(t.stop, env)
-        return get_slice(eval_term(t.base, env), start, stop)
-    if isinstance(t, n.Op):
-        if t.op == "entities":  # by the extractor the evaluation was given
-            text = eval_term(t.args[0], env)
-            return UNDEF if text is UNDEF else extractor_of(env.externs).entities(text)
-        if t.op == "actions":  # by the extractor's reader of claims, or the built-in one
-            text, claims = eval_term(t.args[0], env), eval_term(t.args[1], env)
-            return UNDEF if text is UNDEF or not isinstance(claims, dict) else \
-                actions_reader_of(env.externs)(text, claims)
-        if t.op == "and":  # short-circuit, as the connective reads
-            return all(truthy(eval_term(a, env)) for a in t.args)
-        if t.op == "or":
-            return any(truthy(eval_term(a, env)) for a in t.args)
-        return apply_op(t.op, *(eval_term(a, env) for a in t.args))
-    if isinstance(t, n.Extern):
-        fn = env.externs.get(t.name)
-        if fn is None:
-            raise ExternError(f"extern predicate `{t.name}` has no Python binding")
-        args = [eval_term(a, env) for a in t.args]
-        if any(a is UNDEF for a in args):
-            return False
-        try:
-            return bool(fn(*args))
-        except Exception as exc:  # a user's function: report, do not crash the evaluator
-            raise ExternError(f"extern predicate `{t.name}` raised {type(exc).__name__}: {exc}") from exc
-    if isinstance(t, n.Values):
-        return env.globals.values(t.tool, t.path, t.flatten) if env.globals is not None else []
-    if isinstance(t, n.Outputs):
-        return env.globals.outputs(t.tools, extractor_of(env.externs)) if env.globals is not None else []
-    if isinstance(t, n.Done):
-        return env.globals.done(t.terminal) if env.globals is not None else []
-    if isinstance(t, n.Metric):
-        return env.globals.metric(t.path) if env.globals is not None else UNDEF
-    if isinstance(t, n.Request):
-        request = getattr(env.globals, "request", None)
-        return request() if request is not None else UNDEF
-    if isinstance(t, n.Quant):
-        elements = domain_values(eval_term(t.domain, env))
-        test = all if t.kind == "forall" else any
-        return test(truthy(eval_term(t.body, env.bind(t.var, e))) for e in elements)
-    if isinstance(t, n.Project):
-        base = eval_term(t.base, env)
-        if not isinstance(base, list):
-            return UNDEF
-        return [v for v in (path_value(item, t.path) for item in base) if v is not UNDEF and v is not None]
-    if isinstance(t, (n.From, n.Flows)):
-        return provenance(t, env)
-    if isinstance(t, n.Earlier):
-        return earlier(t, eval_term(t.value, env), env)
-    raise TypeError(f"not a term: {type(t).__name__}")
+def eval_term(t: n.Term, env: DataEnv) -> object:
+    """The value of a term (a JSON value, or ⊥) in an environment: one case per kind of term."""
+    return _TERMS[t.__class__](t, env)
+
+
+Case = Callable[[Any, DataEnv], object]
+_TERMS: Cases[Case] = Cases("eval_term", n.TERMS)
+
+
+@_TERMS.on(n.Lit)
+def _lit(t: n.Lit, env: DataEnv) -> object:
+    return t.value
+
+
+@_TERMS.on(n.Var)
+def _var(t: n.Var, env: DataEnv) -> object:
+    return env.vars.get(t.name, UNDEF)
+
+
+@_TERMS.on(n.Arg)
+def _arg(t: n.Arg, env: DataEnv) -> object:
+    return UNDEF if env.args is None else env.args.get(t.name, UNDEF)
+
+
+@_TERMS.on(n.Result)
+def _result(t: n.Result, env: DataEnv) -> object:
+    return env.result
+
+
+@_TERMS.on(n.Attr)
+def _attr(t: n.Attr, env: DataEnv) -> object:
+    return attribute(env.args, t.name)
+
+
+@_TERMS.on(n.Field)
+def _field(t: n.Field, env: DataEnv) -> object:
+    return get_field(eval_term(t.base, env), t.name)
+
+
+@_TERMS.on(n.Index)
+def _index(t: n.Index, env: DataEnv) -> object:
+    return get_index(eval_term(t.base, env), eval_term(t.index, env))
+
+
+@_TERMS.on(n.Slice)
+def _slice(t: n.Slice, env: DataEnv) -> object:
+    start = None if t.start is None else eval_term(t.start, env)
+    stop = None if t.stop is None else eval_term(t.stop, env)
+    return get_slice(eval_term(t.base, env), start, stop)
+
+
+@_TERMS.on(n.Op)
+def _op(t: n.Op, env: DataEnv) -> object:
+    if t.op == "entities":  # by the extractor the evaluation was given
+        text = eval_term(t.args[0], env)
+        return UNDEF if text is UNDEF else extractor_of(env.externs).entities(text)
+    if t.op == "actions":  # by the extractor's reader of claims, or the built-in one
+        text, claims = eval_term(t.args[0], env), eval_term(t.args[1], env)
+        return UNDEF if text is UNDEF or not isinstance(claims, dict) else \
+            actions_reader_of(env.externs)(text, claims)
+    if t.op == "and":  # short-circuit, as the connective reads
+        return all(truthy(eval_term(a, env)) for a in t.args)
+    if t.op == "or":
+        return any(truthy(eval_term(a, env)) for a in t.args)
+    return apply_op(t.op, *(eval_term(a, env) for a in t.args))
+
+
+@_TERMS.on(n.Extern)
+def _extern(t: n.Extern, env: DataEnv) -> object:
+    fn = env.externs.get(t.name)
+    if fn is None:
+        raise ExternError(f"extern predicate `{t.name}` has no Python binding")
+    args = [eval_term(a, env) for a in t.args]
+    if any(a is UNDEF for a in args):
+        return False
+    try:
+        return bool(fn(*args))
+    except Exception as exc:  # a user's function: report, do not crash the evaluator
+        raise ExternError(f"extern predicate `{t.name}` raised {type(exc).__name__}: {exc}") from exc
+
+
+@_TERMS.on(n.Values)
+def _values(t: n.Values, env: DataEnv) -> object:
+    return env.globals.values(t.tool, t.path, t.flatten) if env.globals is not None else []
+
+
+@_TERMS.on(n.Outputs)
+def _outputs(t: n.Outputs, env: DataEnv) -> object:
+    return env.globals.outputs(t.tools, extractor_of(env.externs)) if env.globals is not None else []
+
+
+@_TERMS.on(n.Done)
+def _done(t: n.Done, env: DataEnv) -> object:
+    return env.globals.done(t.terminal) if env.globals is not None else []
+
+
+@_TERMS.on(n.Metric)
+def _metric(t: n.Metric, env: DataEnv) -> object:
+    return env.globals.metric(t.path) if env.globals is not None else UNDEF
+
+
+@_TERMS.on(n.Request)
+def _request(t: n.Request, env: DataEnv) -> object:
+    request = getattr(env.globals, "request", None)
+    return request() if request is not None else UNDEF
+
+
+@_TERMS.on(n.Quant)
+def _quant(t: n.Quant, env: DataEnv) -> object:
+    elements = domain_values(eval_term(t.domain, env))
+    test = all if t.kind == "forall" else any
+    return test(truthy(eval_term(t.body, env.bind(t.var, e))) for e in elements)
+
+
+@_TERMS.on(n.Project)
+def _project(t: n.Project, env: DataEnv) -> object:
+    base = eval_term(t.base, env)
+    if not isinstance(base, list):
+        return UNDEF
+    return [v for v in (path_value(item, t.path) for item in base) if v is not UNDEF and v is not None]
 
 
 def history_of(env: DataEnv) -> History | None:
@@ -198,6 +249,7 @@ def history_of(env: DataEnv) -> History | None:
     return history(env.position) if history is not None and env.position is not None else None
 
 
+@_TERMS.on(n.From, n.Flows)
 def provenance(t: n.From | n.Flows, env: DataEnv) -> bool:
     """`value from S`, `value only from S`, `flows(S, text, span)` (`policyc.grounding.provenance`)."""
     history = history_of(env)
@@ -209,6 +261,11 @@ def provenance(t: n.From | n.Flows, env: DataEnv) -> bool:
     value = eval_term(t.value, env)
     found = history.labels(value) if value is not UNDEF else None
     return found is not None and comes_from(found, t.sources, t.only)
+
+
+@_TERMS.on(n.Earlier)
+def _earlier(t: n.Earlier, env: DataEnv) -> object:
+    return earlier(t, eval_term(t.value, env), env)
 
 
 def earlier(t: n.Earlier, value: object, env: DataEnv) -> bool:
@@ -223,3 +280,6 @@ def earlier(t: n.Earlier, value: object, env: DataEnv) -> bool:
 def holds(t: n.Term, env: DataEnv) -> bool:
     """A term read as a condition."""
     return truthy(eval_term(t, env))
+
+
+_TERMS.complete()

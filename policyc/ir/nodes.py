@@ -23,12 +23,18 @@ import hashlib
 import json
 import threading
 import weakref
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Self
+
+if TYPE_CHECKING:
+    from policyc.grounding.provenance import SourceSet as Sources
+    from policyc.ir.types import Type
 
 # The unique table of hash-consing: a node lives as long as someone holds it (weak values), and
 # is created under a lock, so two threads building the same formula get the same object.
-_INTERN: "weakref.WeakValueDictionary[tuple, Node]" = weakref.WeakValueDictionary()
+_INTERN: "weakref.WeakValueDictionary[tuple[Any, ...], Node]" = weakref.WeakValueDictionary()
 _INTERN_LOCK = threading.Lock()
+# Every kind of node, in the order of the definitions below (each class enters as it is defined).
+_KINDS: list[type["Node"]] = []
 
 
 def _payload_key(value: object) -> str:
@@ -46,24 +52,33 @@ class Node:
 
     __slots__ = ("_h", "skey", "_cache", "__weakref__")
     _fields: ClassVar[tuple[str, ...]] = ()
+    __match_args__: ClassVar[tuple[str, ...]] = ()
     _h: int
     skey: str          # a structural key, identical across processes
     _cache: dict[str, Any]  # per-node memo of structural analyses
 
-    def __new__(cls, *args):
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A class that names its fields is a kind of node (`Term` and `Formula` are families):
+        it is listed in `TERMS` or `FORMULAS`, and matches positionally (`case Until(a, b)`)."""
+        super().__init_subclass__(**kwargs)
+        if "_fields" in cls.__dict__:
+            cls.__match_args__ = cls._fields  # type: ignore[misc]  # mypy takes match arguments as fixed
+            _KINDS.append(cls)
+
+    def __new__(cls, *args: Any) -> Self:
         key = (cls, args)
         node = _INTERN.get(key)
         if node is not None:
-            return node
+            return node  # type: ignore[return-value]  # interned under its own class
         with _INTERN_LOCK:
             node = _INTERN.get(key)
             if node is None:
                 node = cls._make(args)
                 _INTERN[key] = node
-        return node
+        return node  # type: ignore[return-value]  # interned under its own class
 
     @classmethod
-    def _make(cls, args: tuple) -> "Node":
+    def _make(cls, args: tuple[Any, ...]) -> "Node":
         node = object.__new__(cls)
         for name, value in zip(cls._fields, args):
             object.__setattr__(node, name, value)
@@ -75,16 +90,16 @@ class Node:
         object.__setattr__(node, "_cache", {})
         return node
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("IR nodes are immutable")
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         return self is other
 
     def __hash__(self) -> int:
         return self._h
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[Node], tuple[Any, ...]]:
         return (type(self), tuple(getattr(self, f) for f in self._fields))
 
     @property
@@ -119,16 +134,17 @@ class Lit(Term):
     value: object
     text: str
 
-    def __new__(cls, value: object):
+    def __new__(cls, value: object) -> Self:
         text = json.dumps(value, sort_keys=True, ensure_ascii=False)
-        node = _INTERN.get((cls, (("lit", text),)))
-        if node is None:
-            node = Node.__new__(cls, ("lit", text))
-            object.__setattr__(node, "value", value)
-            object.__setattr__(node, "text", text)
+        found = _INTERN.get((cls, (("lit", text),)))
+        if found is not None:
+            return found  # type: ignore[return-value]  # interned under its own class
+        node = Node.__new__(cls, ("lit", text))
+        object.__setattr__(node, "value", value)
+        object.__setattr__(node, "text", text)
         return node
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[Node], tuple[Any, ...]]:
         return (Lit, (self.value,))
 
 
@@ -213,7 +229,7 @@ class Values(Term):
     __slots__ = ("tool", "path", "flatten")
     _fields = ("tool", "path", "flatten")
     tool: str
-    path: tuple[str, ...]
+    path: tuple[str | int, ...]
     flatten: bool
 
 
@@ -239,7 +255,7 @@ class Metric(Term):
 
     __slots__ = ("path",)
     _fields = ("path",)
-    path: tuple[str, ...]
+    path: tuple[str | int, ...]
 
 
 class Request(Term):
@@ -289,7 +305,7 @@ class From(Term):
     value: Term
     only: bool
     label: str
-    sources: tuple
+    sources: Sources
 
 
 class Flows(Term):
@@ -300,7 +316,7 @@ class Flows(Term):
     __slots__ = ("label", "sources", "text", "span")
     _fields = ("label", "sources", "text", "span")
     label: str
-    sources: tuple
+    sources: Sources
     text: Term
     span: int
 
@@ -434,7 +450,7 @@ class Forall(Formula):
     __slots__ = ("var", "type", "domain", "body")
     _fields = ("var", "type", "domain", "body")
     var: str
-    type: object
+    type: Type | None
     domain: Term
     body: Formula
 
@@ -443,10 +459,15 @@ class Exists(Formula):
     __slots__ = ("var", "type", "domain", "body")
     _fields = ("var", "type", "domain", "body")
     var: str
-    type: object
+    type: Type | None
     domain: Term
     body: Formula
 
 
 TRUE = Const(True)
 FALSE = Const(False)
+
+#: The kinds of term and of formula, as defined above: what a pass over the IR has a case for
+#: (`policyc.ir.dispatch`).
+TERMS: tuple[type[Term], ...] = tuple(k for k in _KINDS if issubclass(k, Term))
+FORMULAS: tuple[type[Formula], ...] = tuple(k for k in _KINDS if issubclass(k, Formula))

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 from policyc.grounding.kinds import FINDERS, KINDS
 
@@ -38,6 +38,10 @@ class _Undef:
 
 
 UNDEF = _Undef()
+
+#: A JSON value or ⊥, as the operators take and give them: their cases test types as they go.
+Value = Any
+Fn = Callable[..., Value]
 
 
 def is_number(v: object) -> bool:
@@ -80,7 +84,7 @@ def value_key(value: object) -> object:
         return ("repr", repr(value))
 
 
-def domain_values(value: object) -> list:
+def domain_values(value: object) -> list[Value]:
     """The elements a quantifier instantiates its variable with, in order: a list's elements,
     an object's keys, nothing for ⊥ or null, the members of the grounding set, one value
     otherwise (appendix A.2.4)."""
@@ -100,8 +104,8 @@ def truthy(v: object) -> bool:
     return v is True
 
 
-def _arith(fn: Callable) -> Callable:
-    def run(a, b):
+def _arith(fn: Fn) -> Fn:
+    def run(a: Value, b: Value) -> Value:
         if is_number(a) and is_number(b):
             try:
                 out = fn(a, b)
@@ -115,7 +119,7 @@ def _arith(fn: Callable) -> Callable:
     return run
 
 
-def _add(a, b):
+def _add(a: Value, b: Value) -> Value:
     if is_number(a) and is_number(b):
         return a + b
     if isinstance(a, str) and isinstance(b, str):
@@ -125,20 +129,20 @@ def _add(a, b):
     return UNDEF
 
 
-def _div(a, b):
+def _div(a: Value, b: Value) -> Value:
     if isinstance(a, int) and isinstance(b, int) and b != 0 and a % b == 0:
         return a // b
     return a / b
 
 
-def _mod(a, b):
+def _mod(a: Value, b: Value) -> Value:
     if isinstance(a, float) or isinstance(b, float):
         return math.fmod(a, b) if b else UNDEF
     return a % b
 
 
-def _order(fn: Callable) -> Callable:
-    def run(a, b):
+def _order(fn: Fn) -> Fn:
+    def run(a: Value, b: Value) -> Value:
         if is_number(a) and is_number(b) or isinstance(a, str) and isinstance(b, str):
             return fn(a, b)
         return False
@@ -146,7 +150,7 @@ def _order(fn: Callable) -> Callable:
     return run
 
 
-def member(x, coll) -> bool:
+def member(x: Value, coll: Value) -> bool:
     if x is UNDEF or coll is UNDEF:
         return False
     if isinstance(coll, list):
@@ -161,14 +165,14 @@ def member(x, coll) -> bool:
     return False
 
 
-def _length(v):
+def _length(v: Value) -> Value:
     if isinstance(v, (list, dict, str)):
         return len(v)
     return UNDEF
 
 
-def _str_fn(fn: Callable) -> Callable:
-    def run(*args):
+def _str_fn(fn: Fn) -> Fn:
+    def run(*args: Value) -> Value:
         if all(isinstance(a, str) for a in args):
             return fn(*args)
         return False if fn in (str.__contains__, str.startswith, str.endswith) else UNDEF
@@ -176,16 +180,16 @@ def _str_fn(fn: Callable) -> Callable:
     return run
 
 
-def _neg(a):
+def _neg(a: Value) -> Value:
     return -a if is_number(a) else UNDEF
 
 
-def _abs(a):
+def _abs(a: Value) -> Value:
     return abs(a) if is_number(a) else UNDEF
 
 
-def _minmax(fn):
-    def run(a, b):
+def _minmax(fn: Fn) -> Fn:
+    def run(a: Value, b: Value) -> Value:
         if is_number(a) and is_number(b) or isinstance(a, str) and isinstance(b, str):
             return fn(a, b)
         return UNDEF
@@ -193,47 +197,47 @@ def _minmax(fn):
     return run
 
 
-def _entities(text):
+def _entities(text: Value) -> Value:
     from policyc.grounding import entities
 
     return entities(text)  # the default extractor; `eval_term` applies the one an evaluation is given
 
 
-def _kind(name: str) -> Callable:
+def _kind(name: str) -> Fn:
     """A typed entity kind as an operator: the entities of a text (⊥ for a value that is not one)."""
     finder = FINDERS[name]
 
-    def find(text):
+    def find(text: Value) -> Value:
         found = finder(text)
         return UNDEF if found is None else found
 
     return find
 
 
-def _matches(text, pattern):
+def _matches(text: Value, pattern: Value) -> Value:
     from policyc.ir.regex import full_match
 
     return full_match(pattern, text)
 
 
-def _actions(text, claims):
+def _actions(text: Value, claims: Value) -> Value:
     from policyc.grounding.actions import claimed_actions
 
     return claimed_actions(text, claims) if isinstance(claims, dict) else UNDEF  # the default reader
 
 
-def _unreadable(value) -> bool:
+def _unreadable(value: Value) -> bool:
     """Whether membership in `value` reads more than a list's elements: a text (`x in text`:
     its substrings) or an object (its keys). Made only by the compiler: a rule that binds a
     variable by `x in v` cannot read a call whose `v` is one (`policyc.automata.trigger`)."""
     return isinstance(value, (str, dict))
 
 
-def _make_list(*items):
+def _make_list(*items: Value) -> Value:
     return list(items)
 
 
-def _make_dict(*kv):
+def _make_dict(*kv: Value) -> Value:
     return {kv[i]: kv[i + 1] for i in range(0, len(kv), 2)}
 
 
@@ -242,7 +246,7 @@ class OpSpec:
     name: str
     symbol: str  # how the printer writes it
     arity: int  # -1: variadic
-    fn: Callable
+    fn: Fn
     strict: bool  # ⊥ in, ⊥ out (False for ops that handle ⊥ themselves)
     kind: str  # arith, compare, bool, builtin, ctor
 
@@ -293,7 +297,7 @@ ARITH_BY_SYMBOL = {"+": "add", "-": "sub", "*": "mul", "/": "div", "%": "mod"}
 NEGATED_COMPARE = {"eq": "ne", "ne": "eq", "lt": "ge", "le": "gt", "gt": "le", "ge": "lt"}
 
 
-def apply_op(name: str, *args):
+def apply_op(name: str, *args: Value) -> Value:
     spec = OPS[name]
     if spec.strict and any(a is UNDEF for a in args):
         return UNDEF
@@ -305,13 +309,13 @@ def apply_op(name: str, *args):
         return UNDEF
 
 
-def get_field(base, name: str):
+def get_field(base: Value, name: str) -> Value:
     if isinstance(base, dict) and name in base:
         return base[name]
     return UNDEF
 
 
-def get_index(base, index):
+def get_index(base: Value, index: Value) -> Value:
     if isinstance(base, list) and isinstance(index, int) and not isinstance(index, bool):
         if -len(base) <= index < len(base):
             return base[index]
@@ -324,8 +328,8 @@ def get_index(base, index):
     return UNDEF
 
 
-def get_slice(base, start, stop):
-    def ok(v):
+def get_slice(base: Value, start: Value, stop: Value) -> Value:
+    def ok(v: Value) -> bool:
         return v is None or isinstance(v, int) and not isinstance(v, bool)
 
     if isinstance(base, (list, str)) and ok(start) and ok(stop):

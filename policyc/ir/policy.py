@@ -3,10 +3,20 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Protocol, Self, TypeVar
 
 from policyc.diagnostics import NO_SPAN, Span
 from policyc.ir.nodes import Formula
 from policyc.ir.types import ToolSignature, Type
+
+
+class Observable(Protocol):
+    """A run that can show itself as a policy reads it (`policyc.trace.Trace`)."""
+
+    def observed(self, observes: frozenset[str] = ...) -> Self: ...
+
+
+T = TypeVar("T", bound=Observable)
 
 #: The paper's layers (table 5) and their conventional weights.
 PAPER_LAYERS: dict[str, str] = {
@@ -102,7 +112,7 @@ class Policy:
     def total_weight(self) -> float:
         return sum(r.weight for r in self.rules)
 
-    def view(self, trace):
+    def view(self, trace: T) -> T:
         """The trace as this policy reads it: the agent's calls, plus the events it observes."""
         return trace.observed(self.observes)
 

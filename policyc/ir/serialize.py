@@ -9,9 +9,14 @@ True
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from policyc.ir import nodes as n
 from policyc.ir.ops import OPS
 from policyc.ir.types import type_from_json, type_to_json
+
+if TYPE_CHECKING:
+    from policyc.grounding.provenance import SourceSet
 
 # field kinds per node class: node, nodes, opt_node, str, bool, int, path, strs, type, json, sources
 _SCHEMA: dict[type, tuple[str, ...]] = {
@@ -55,15 +60,15 @@ _SCHEMA: dict[type, tuple[str, ...]] = {
 _BY_NAME = {cls.__name__: cls for cls in _SCHEMA}
 
 
-def _fields(node: n.Node) -> tuple:
+def _fields(node: n.Node) -> tuple[Any, ...]:
     if isinstance(node, n.Lit):
         return (node.value,)
     return tuple(getattr(node, f) for f in node._fields)
 
 
-def dump_nodes(roots: list[n.Node]) -> dict:
+def dump_nodes(roots: list[n.Node]) -> dict[str, Any]:
     """Serialise formulas or terms; shared sub-formulas are written once."""
-    table: list[list] = []
+    table: list[list[Any]] = []
     ids: dict[n.Node, int] = {}
 
     def visit(node: n.Node) -> int:
@@ -84,7 +89,7 @@ def dump_nodes(roots: list[n.Node]) -> dict:
                     elif kind == "nodes":
                         stack.extend((v, False) for v in value)
                 continue
-            entry: list = [type(cur).__name__]
+            entry: list[Any] = [type(cur).__name__]
             for kind, value in zip(kinds, values):
                 if kind in ("node",):
                     entry.append(ids[value])
@@ -121,7 +126,7 @@ _TERM_FIELDS: dict[type, tuple[int, ...]] = {
 _SELECTORS = ("request", "user", "tool", "default")
 
 
-def load_nodes(data: dict) -> list[n.Node]:
+def load_nodes(data: dict[str, Any]) -> list[n.Node]:
     """The roots of a node table, rebuilt. Every entry is checked first: a known node kind, its
     fields of the right shape, references only to earlier entries (so the table is acyclic),
     terms where terms belong and formulas where formulas do, operators that exist with their
@@ -144,7 +149,7 @@ def load_nodes(data: dict) -> list[n.Node]:
     return [built[i] for i in roots]
 
 
-def _load_sources(value: object, where: str, field: int) -> tuple:
+def _load_sources(value: object, where: str, field: int) -> SourceSet:
     """A set of sources: a list of [selector, tool, path, included]."""
     def rule_ok(r: object) -> bool:
         return isinstance(r, list) and len(r) == 4 and r[0] in _SELECTORS and isinstance(r[1], str) \
@@ -181,7 +186,7 @@ def _load_entry(k: int, entry: object, built: list[n.Node]) -> n.Node:
                                  f"not a {type(child).__name__}")
         return child
 
-    args: list = []
+    args: list[Any] = []
     for field, (kind, value) in enumerate(zip(kinds, entry[1:])):
         if kind == "node":
             args.append(node(value, field))
@@ -222,4 +227,5 @@ def _load_entry(k: int, entry: object, built: list[n.Node]) -> n.Node:
             raise NodeTableError(f"{where}: `{str(args[0])[:40]}` is not an operator")
         if spec.arity >= 0 and len(args[1]) != spec.arity:
             raise NodeTableError(f"{where}: `{args[0]}` takes {spec.arity} operand(s), not {len(args[1])}")
-    return cls(*args)
+    made: n.Node = cls(*args)
+    return made

@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union, cast
+from typing import Any, Union, cast
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,7 +238,7 @@ def value_problems(value: object, t: Type, where: str = "") -> list[str]:
             ok = False
         else:
             out: list[str] = []
-            for i, item in enumerate(cast(list, value)):
+            for i, item in enumerate(cast(list[object], value)):
                 out.extend(value_problems(item, t.elem, f"{where}[{i}]"))
             return out
     elif isinstance(t, DictT):
@@ -246,7 +246,7 @@ def value_problems(value: object, t: Type, where: str = "") -> list[str]:
             ok = False
         else:
             out = []
-            for key, item in cast(dict, value).items():
+            for key, item in cast(dict[str, object], value).items():
                 out.extend(value_problems(item, t.value, f"{where}.{key}" if where else key))
             return out
     elif isinstance(t, RecordT):
@@ -325,7 +325,7 @@ def type_from_json(data: object) -> Type:
     raise ValueError(f"not a type: {shown}")
 
 
-def signature_to_json(sig: ToolSignature) -> dict:
+def signature_to_json(sig: ToolSignature) -> dict[str, Any]:
     return {
         "name": sig.name,
         "params": [{"name": p.name, "type": type_to_json(p.type)} for p in sig.params],
@@ -335,7 +335,7 @@ def signature_to_json(sig: ToolSignature) -> dict:
     }
 
 
-def signature_from_json(data: dict) -> ToolSignature:
+def signature_from_json(data: dict[str, Any]) -> ToolSignature:
     params = data["params"]
     if not isinstance(data["name"], str) or not isinstance(params, list):
         raise ValueError("a tool signature has a name and a list of parameters")

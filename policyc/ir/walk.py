@@ -13,7 +13,7 @@ def free_vars(node: n.Node) -> frozenset[str]:
     >>> sorted(free_vars(f))
     ['D', 'y']
     """
-    cached = node._cache.get("free_vars")
+    cached: frozenset[str] | None = node._cache.get("free_vars")
     if cached is not None:
         return cached
     if isinstance(node, n.Var):

@@ -29,6 +29,7 @@ from policyc.lint.redundancy import REDUNDANT, TRIGGERS, VALID
 from policyc.lint.run import Progress, default_jobs, run_phases
 from policyc.lint.satisfiability import PHASES as SATISFIABILITY
 from policyc.lint.tools import BUDGET, DEAD_TOOLS
+from policyc.lint.units import Phase
 from policyc.lint.weights import WEIGHTS
 from policyc.recursion import deep_recursion
 
@@ -85,7 +86,7 @@ def selected_phases(only: set[str] | None):
     """The phases to run for a selection of analyses (None: all), and the analyses reported."""
     if only is None:
         return [p for _, phases in ANALYSES for p in phases], {name for name, _ in ANALYSES} | {"undecided"}
-    out = []
+    out: list[Phase] = []
     for name, phases in ANALYSES:
         wanted = name in only or name in _NEEDED or phases == (VALID,) and only & _NEED_VALID
         if wanted:

@@ -487,7 +487,7 @@ def _specialise_metrics(phi: n.Formula, truth: Mapping[n.Term, bool]) -> n.Formu
 
 def _specialise_conds(phi: n.Formula, truth: Mapping[n.Term, bool]) -> n.Formula:
     """Replace the metrics conditions by their truth; other conditions are kept as they are."""
-    covered = {}
+    covered: dict[n.Formula, n.Formula] = {}
     for sub in subformulas(phi):
         if isinstance(sub, n.Cond) and all(leaf in truth for leaf in guard_leaves(sub.term)):
             covered[sub] = specialise(sub, truth)
@@ -621,9 +621,10 @@ def _find_run(space: JointSpace, budget: int, shortest: bool):
         if found != -1:
             return found
         states = space.states[jid]
-        if not shortest and parent_jid is not None and estimates.get(parent_jid) is not None:
+        parent = estimates.get(parent_jid) if parent_jid is not None else None
+        if not shortest and parent_jid is not None and parent is not None:
             before = space.states[parent_jid]
-            total, rest = estimates[parent_jid], second[parent_jid]
+            total, rest = parent, second[parent_jid]
             for i in space.affected.get(key, ()) if key is not None else range(count):
                 s_new, s_old = states[i], before[i]
                 if s_new == s_old:
@@ -632,7 +633,9 @@ def _find_run(space: JointSpace, budget: int, shortest: bool):
                 if d is None:
                     estimates[jid] = None
                     return None
-                total += d - dists[i][s_old]
+                d_old = dists[i][s_old]
+                assert d_old is not None  # the parent's estimate is finite, so is each of its distances
+                total += d - d_old
                 rest += (real[i][s_new] or 0) - (real[i][s_old] or 0)
             estimates[jid] = total
             second[jid] = rest

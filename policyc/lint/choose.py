@@ -99,11 +99,11 @@ def choose_values(calls: Sequence[Call], metrics: Mapping, claims: Sequence[Clai
         best = failing(state)
         level = 0  # moves that left as many claims failing (two changes may be needed at once)
         while best and budget[0] > 0 and level <= LEVEL_MOVES:
-            moves = []
+            moves: list[Choice] = []
             for k in range(len(slots)):
                 moves.extend(_pick(state, k, v) for v in range(choices[k]) if v != state[0][k])
             for k in range(len(words)):
-                moves.append(_flip(state, 1, k))
+                moves.append(_flip(state, k))
             if asking:
                 moves.append((state[0], state[1], not state[2]))
             scored = [(failing(m), m) for m in moves if m not in tried]
@@ -184,18 +184,21 @@ def _words(claims: Sequence[Claim], slots: list[tuple[int, str, int]]) -> list[s
     return _literals(claims) + [" ".join(x) if isinstance(x, list) else x for x in own]
 
 
-def _pick(state, k: int, value: int):
+#: A point of the search: each slot's value, the words the request says, whether it has none.
+Choice = tuple[tuple[int, ...], tuple[bool, ...], bool]
+
+
+def _pick(state: Choice, k: int, value: int) -> Choice:
     picked = list(state[0])
     picked[k] = value
-    return (tuple(picked), *state[1:])
+    return (tuple(picked), state[1], state[2])
 
 
-def _flip(state, part: int, k: int):
-    items = list(state[part])
-    items[k] = not items[k]
-    out = list(state)
-    out[part] = tuple(items)
-    return tuple(out)
+def _flip(state: Choice, k: int) -> Choice:
+    """The request with word k said, or no longer said."""
+    said = list(state[1])
+    said[k] = not said[k]
+    return (state[0], tuple(said), state[2])
 
 
 def _truth(phi: n.Formula, trace: Trace, externs: Mapping) -> bool | None:

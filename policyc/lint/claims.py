@@ -32,7 +32,7 @@ that there is none. Three rewrites let the automata answer more of them:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Mapping, Sequence, overload
 
 from policyc.ir import build as b
 from policyc.ir import nodes as n
@@ -59,7 +59,11 @@ class Claim:
 # ------------------------------------------------------------------ substitution
 
 
-def substitute(node: n.Node, mapping: Mapping[str, n.Term]):
+@overload
+def substitute(node: n.Term, mapping: Mapping[str, n.Term]) -> n.Term: ...
+@overload
+def substitute(node: n.Formula, mapping: Mapping[str, n.Term]) -> n.Formula: ...
+def substitute(node: n.Term | n.Formula, mapping: Mapping[str, n.Term]) -> n.Term | n.Formula:
     """`node` with the free variables of `mapping` replaced, through the smart constructors."""
     if not mapping or not (free_vars(node) & mapping.keys()):
         return node
@@ -71,13 +75,15 @@ def substitute(node: n.Node, mapping: Mapping[str, n.Term]):
 
 
 def _substitute_term(t: n.Term, mapping: Mapping[str, n.Term]) -> n.Term:
-    sub = lambda x: substitute(x, mapping) if x is not None else None  # noqa: E731
+    def sub(x: n.Term) -> n.Term:
+        return substitute(x, mapping)
+
     if isinstance(t, n.Field):
         return b.field(sub(t.base), t.name)
     if isinstance(t, n.Index):
         return b.index(sub(t.base), sub(t.index))
     if isinstance(t, n.Slice):
-        return b.slice_(sub(t.base), sub(t.start), sub(t.stop))
+        return b.slice_(sub(t.base), None if t.start is None else sub(t.start), None if t.stop is None else sub(t.stop))
     if isinstance(t, n.Op):
         return b.op(t.op, *(sub(a) for a in t.args))
     if isinstance(t, n.Extern):
@@ -361,7 +367,7 @@ def values_tested(formulas: Sequence[n.Formula], fresh: str = "value-1") -> dict
 # ------------------------------------------------------------------ triggers
 
 
-def trigger_happens(trigger: n.Formula, quantifiers: Sequence[n.Formula]) -> n.Formula:
+def trigger_happens(trigger: n.Formula, quantifiers: Sequence[n.Forall | n.Exists]) -> n.Formula:
     """"The trigger holds at some position", for some value of each enclosing quantifier
     (outermost first in `quantifiers`)."""
     out = b.eventually(trigger)

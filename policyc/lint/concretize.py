@@ -20,7 +20,7 @@ only when every claim of the question takes its truth value on it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Mapping, Sequence, cast
+from typing import Callable, Collection, Mapping, Sequence, cast
 
 from policyc.automata.one_value import OneValue
 from policyc.automata.solver import independent_groups
@@ -28,7 +28,7 @@ from policyc.ir import build as b
 from policyc.ir import nodes as n
 from policyc.ir.data import DataEnv, ExternError, eval_term
 from policyc.ir.ops import UNDEF, truthy
-from policyc.ir.types import ANY, MESSAGE_SIGNATURE, ListT, OptionalT, RecordT, ToolSignature, value_problems
+from policyc.ir.types import ANY, MESSAGE_SIGNATURE, ListT, OptionalT, RecordT, ToolSignature, Type, value_problems
 from policyc.ir.walk import subformulas
 from policyc.lint.claims import Claim
 from policyc.semantics.evaluator import evaluate
@@ -153,10 +153,10 @@ def _record(pinned: _Pinned | None) -> tuple[dict, str | None] | None:
     if pinned is None or not pinned.whole:
         return None
     record: dict = {}
-    request = None
+    request: str | None = None
     for subject, given in pinned.values.items():
         if subject == _REQUEST_TEXT and (given is UNDEF or isinstance(given, str)):
-            request = None if given is UNDEF else given
+            request = given if isinstance(given, str) else None
             continue
         if not (isinstance(subject, n.Metric) and subject.path):
             return None
@@ -214,8 +214,7 @@ def _guessed(calls: Calls, tools: Mapping[str, ToolSignature], observes: frozens
             s = values.subject
             if isinstance(s, n.Arg) and s.name in types:
                 t = types[s.name]
-                found, v = values.value(mask, lambda v, t=t: v is UNDEF and isinstance(t, OptionalT)
-                                        or v is not UNDEF and not value_problems(v, t))
+                found, v = values.value(mask, _fits(t))
                 if found and v is UNDEF:
                     args.pop(s.name, None)
                 elif found:
@@ -227,7 +226,7 @@ def _guessed(calls: Calls, tools: Mapping[str, ToolSignature], observes: frozens
                         else "x" * cast(int, v)
             elif isinstance(s, n.Op) and s.op in TEXT_FUNCTIONS and isinstance(s.args[0], n.Arg):
                 fn = getattr(str, s.op)
-                found, v = values.value(mask, lambda v, fn=fn: isinstance(v, str) and fn(v) == v)
+                found, v = values.value(mask, _unchanged_by(fn))
                 if found:
                     texts.setdefault(s.args[0].name, []).append(cast(str, v))
             elif isinstance(s, n.Field) and isinstance(s.base, n.Result):
@@ -238,13 +237,13 @@ def _guessed(calls: Calls, tools: Mapping[str, ToolSignature], observes: frozens
                         result[s.name] = v
             elif (steps := _result_steps(s)) is not None and (at := _type_at(sig.result, steps)) is not None:
                 # deeper into the result: the records and items on the way made to exist
-                found, v = values.value(mask, lambda v, at=at: v is not UNDEF and not value_problems(v, at))
+                found, v = values.value(mask, _defined_of(at))
                 if found:
                     put = _put(result, steps, v, sig.result)
                     found, result = put is not None, put
             elif isinstance(s, n.Attr) and s.name == "actor":
                 actors = view_actors(sig == MESSAGE_SIGNATURE, observes)
-                found, v = values.value(mask, lambda v, actors=actors: v in actors)
+                found, v = values.value(mask, _one_of(actors))
                 actor = cast(str, v)
             else:
                 continue  # as above
@@ -267,10 +266,30 @@ def _guessed(calls: Calls, tools: Mapping[str, ToolSignature], observes: frozens
     return tuple(out)
 
 
-def _result_steps(t: n.Term) -> list | None:
+def _fits(t: Type) -> Callable[[object], bool]:
+    """Accepts a value of type `t` (undefined when `t` is optional)."""
+    return lambda v: v is UNDEF and isinstance(t, OptionalT) or v is not UNDEF and not value_problems(v, t)
+
+
+def _unchanged_by(fn: Callable[[str], str]) -> Callable[[object], bool]:
+    """Accepts a text the text function `fn` gives back as it is."""
+    return lambda v: isinstance(v, str) and fn(v) == v
+
+
+def _defined_of(t: Type) -> Callable[[object], bool]:
+    """Accepts a defined value of type `t`."""
+    return lambda v: v is not UNDEF and not value_problems(v, t)
+
+
+def _one_of(options: Collection[object]) -> Callable[[object], bool]:
+    """Accepts one of `options`."""
+    return lambda v: v in options
+
+
+def _result_steps(t: n.Term) -> list[str | int] | None:
     """The steps (field names, literal indices) of a path into a call's result, None for any
     other term."""
-    steps: list = []
+    steps: list[str | int] = []
     while isinstance(t, (n.Field, n.Index)):
         if isinstance(t, n.Field):
             steps.append(t.name)
@@ -282,7 +301,7 @@ def _result_steps(t: n.Term) -> list | None:
     return list(reversed(steps)) if isinstance(t, n.Result) and steps else None
 
 
-def _type_at(kind, steps: list):
+def _type_at(kind: Type | None, steps: list[str | int]) -> Type | None:
     """The type at a path into a value of type `kind` (None: no such place)."""
     for step in steps:
         if isinstance(kind, OptionalT):
@@ -296,7 +315,7 @@ def _type_at(kind, steps: list):
     return kind
 
 
-def _put(value, steps: list, v, kind):
+def _put(value: object, steps: list[str | int], v: object, kind: Type) -> object:
     """`value` (of type `kind`) with `v` at the path `steps`, the records and list items on the
     way made to exist with the simplest values of their types; None when the type has no
     such place.
@@ -314,12 +333,12 @@ def _put(value, steps: list, v, kind):
         fields = dict(kind.fields)
         if step not in fields:
             return None
-        out = dict(value) if isinstance(value, dict) else default_value(kind)
-        inner = _put(out.get(step, default_value(fields[step])), rest, v, fields[step])
+        record = dict(value) if isinstance(value, dict) else cast(dict[str, object], default_value(kind))
+        inner = _put(record.get(step, default_value(fields[step])), rest, v, fields[step])
         if inner is None:
             return None
-        out[step] = inner
-        return out
+        record[step] = inner
+        return record
     if isinstance(step, int) and isinstance(kind, ListT):
         out = list(value) if isinstance(value, list) else []
         while len(out) <= step:

@@ -143,8 +143,8 @@ def gate_acts(dfa: DfaTable, tools: Mapping[str, ToolSignature], terminal: froze
         if verdict[q] == VIOLATED:
             continue
         row = dfa.delta[q]
-        for final, letters in groups:
-            after = [row[letter] for letter in letters]
+        for final, group in groups:
+            after = [row[letter] for letter in group]
             lost = [verdict[t] == VIOLATED for t in after]
             if all(lost) or final and not any(accepting[t] for t in after):
                 blocks = True

@@ -371,9 +371,8 @@ class Asker:
         """The claim weakened until the automata compile it (`policyc.lint.weaken`): its opaque
         conditions first, then every condition; None when even that does not compile, or
         nothing is left of it."""
-        found = self._weak.get(claim.name, False)
-        if found is not False:
-            return found
+        if claim.name in self._weak:
+            return self._weak[claim.name]
         tools = self.ctx.policy.tools
         out = None
         for drop in (opaque, _every):

@@ -39,6 +39,7 @@ def check_valid(ctx: LintContext, asker: Asker, name: str) -> UnitResult:
     if answer.is_undecided:
         out.findings.append(undecided(f"whether rule `{name}` can fail", (name,), answer.reason))
     elif answer.is_empty:
+        assert answer.strength is not None  # an empty answer says how sure it is
         out.facts.append(("valid", (name, answer.strength)))
         out.findings.append(Finding(
             "L0004", f"rule `{name}` holds on every trace", (name,), answer.strength,

@@ -14,25 +14,27 @@ from typing import Callable, Mapping
 from policyc.ir import build as b
 from policyc.ir import nodes as n
 
-_UNARY = {n.Not: b.neg, n.Next: b.next_, n.WNext: b.wnext, n.Yesterday: b.yesterday, n.WYesterday: b.wyesterday}
-_BINARY = {n.Until: b.until, n.Release: b.release, n.Since: b.since, n.Trigger: b.trigger}
+_UNARY: dict[type[n.Formula], Callable[[n.Formula], n.Formula]] = {
+    n.Not: b.neg, n.Next: b.next_, n.WNext: b.wnext, n.Yesterday: b.yesterday, n.WYesterday: b.wyesterday}
+_BINARY: dict[type[n.Formula], Callable[[n.Formula, n.Formula], n.Formula]] = {
+    n.Until: b.until, n.Release: b.release, n.Since: b.since, n.Trigger: b.trigger}
+Quantifier = n.Forall | n.Exists
 
 
 def rebuild(f: n.Formula, go: Callable[[n.Formula], n.Formula]) -> n.Formula:
     """`f` rebuilt through the smart constructors with each immediate subformula passed
     through `go` (a quantifier's domain kept); events, conditions and constants as they are."""
-    cls = type(f)
-    if cls in _UNARY:
-        return _UNARY[cls](go(f.arg))
-    if cls in _BINARY:
-        return _BINARY[cls](go(f.left), go(f.right))
-    if cls is n.And:
+    if isinstance(f, (n.Not, n.Next, n.WNext, n.Yesterday, n.WYesterday)):
+        return _UNARY[type(f)](go(f.arg))
+    if isinstance(f, (n.Until, n.Release, n.Since, n.Trigger)):
+        return _BINARY[type(f)](go(f.left), go(f.right))
+    if isinstance(f, n.And):
         return b.conj(*(go(a) for a in f.args))
-    if cls is n.Or:
+    if isinstance(f, n.Or):
         return b.disj(*(go(a) for a in f.args))
-    if cls is n.Forall:
+    if isinstance(f, n.Forall):
         return b.forall(f.var, f.type, f.domain, go(f.body))
-    if cls is n.Exists:
+    if isinstance(f, n.Exists):
         return b.exists(f.var, f.type, f.domain, go(f.body))
     return f
 
@@ -51,7 +53,7 @@ def replace(phi: n.Formula, mapping: Mapping[n.Formula, n.Formula]) -> n.Formula
     return go(phi)
 
 
-def implications(phi: n.Formula) -> list[tuple[n.Or, n.Formula, n.Formula, tuple[n.Formula, ...]]]:
+def implications(phi: n.Formula) -> list[tuple[n.Or, n.Formula, n.Formula, tuple[Quantifier, ...]]]:
     """Implications `trigger -> consequence` at positive polarity: (node, trigger, consequence,
     the quantifiers around the node, outermost first).
 
@@ -62,7 +64,7 @@ def implications(phi: n.Formula) -> list[tuple[n.Or, n.Formula, n.Formula, tuple
     out: list = []
     seen: set = set()
 
-    def walk(f: n.Formula, positive: bool, quantifiers: tuple) -> None:
+    def walk(f: n.Formula, positive: bool, quantifiers: tuple[Quantifier, ...]) -> None:
         if (f, positive, quantifiers) in seen:
             return
         seen.add((f, positive, quantifiers))

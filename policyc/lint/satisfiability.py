@@ -39,6 +39,7 @@ def check_rule(ctx: LintContext, asker: Asker, name: str) -> UnitResult:
     if answer.is_undecided:
         out.findings.append(undecided(f"whether rule `{name}` can be satisfied", (name,), answer.reason))
     elif answer.is_empty:
+        assert answer.strength is not None  # an empty answer says how sure it is
         out.facts.append(("unsatisfiable", name))
         evidence = list(_conflicting_parts(asker, rule))
         evidence.extend(f"{a}; the rule is unsatisfiable even so" for a in approximations([rule.formula]))
@@ -154,6 +155,7 @@ def check_conflicts(ctx: LintContext, asker: Asker, _item=None) -> UnitResult:
         out.facts.append(("policy", False))
     elif answer.is_sat:
         out.facts.append(("policy", True))
+        assert answer.witness is not None  # a satisfiable answer comes with its trace
         out.witnesses.append(answer.witness)
     else:
         out.facts.append(("policy", None))

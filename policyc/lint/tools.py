@@ -36,6 +36,7 @@ def check_dead_tool(ctx: LintContext, asker: Asker, tool: str) -> UnitResult:
     answer = asker.ask([*everything, probe], focus=[probe])
     out = UnitResult()
     if answer.is_sat:
+        assert answer.witness is not None  # a satisfiable answer comes with its trace
         out.witnesses.append(answer.witness)  # a compliant trace that calls the tool: later phases reuse it
         return out
     if answer.is_undecided:

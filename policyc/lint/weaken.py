@@ -121,8 +121,8 @@ def _members(domain: n.Term, tools: dict[str, ToolSignature] | None) -> list[tup
         return [m for a in domain.args for m in _members(a, tools)]
     if not (tools and isinstance(domain, n.Values) and not domain.flatten and len(domain.path) == 1):
         return []
-    sig = tools.get(domain.tool)
-    param = sig.param(domain.path[0]) if sig is not None else None
+    sig, first = tools.get(domain.tool), domain.path[0]
+    param = sig.param(first) if sig is not None and isinstance(first, str) else None  # an index names no parameter
     return [(domain.tool, param.name)] if param is not None and not isinstance(param.type, OptionalT) else []
 
 

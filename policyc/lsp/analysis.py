@@ -82,9 +82,9 @@ def analyse(text: str, path: str) -> Analysis:
         for name, entry in table.items():
             found: Any = entry.decl
             out.declarations[name] = Declaration(kinds[type(found)], name, found.span, _name_span(found))
-    for entry in syms.rules:
-        if entry.instance is graph.root:
-            decl: Any = entry.decl
+    for rule_entry in syms.rules:
+        if rule_entry.instance is graph.root:
+            decl = rule_entry.decl
             out.declarations.setdefault(decl.name, Declaration("rule", decl.name, decl.span, _name_span(decl)))
     if out.policy is not None:
         from policyc.ir.walk import tools_mentioned

@@ -84,7 +84,8 @@ class PolicyServer(LanguageServer):
                 message=label.message))
         extra = [f"note: {n}" for n in d.notes] + ([f"help: {d.help}"] if d.help else [])
         return types.Diagnostic(range=where, message="\n".join([message, *extra]), severity=_SEVERITY[d.severity],
-                                code=d.code, source="policyc", related_information=related or None)
+                                code=d.code, source="policyc", related_information=related or None,
+                                data=dict(d.fields) or None)
 
     def publish(self, uri: str) -> None:
         analysis = self.analysis(uri)

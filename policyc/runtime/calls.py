@@ -162,7 +162,7 @@ def normalise_result(result: Any) -> Any:
     return parsed
 
 
-def result_to_json(result: Any) -> dict:
+def result_to_json(result: Any) -> dict[str, object]:
     """A result for a snapshot: absent when no result was recorded."""
     return {} if result is UNDEF else {"result": result}
 

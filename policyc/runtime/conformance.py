@@ -49,7 +49,7 @@ class ConformanceChecker:
         self.signatures = Signatures(self.tools)
         self.conforms = self.signatures.conforms
 
-    def check(self, tool: str, args: Mapping[str, Any], calls: Sequence = (),
+    def check(self, tool: str, args: Mapping[str, Any], calls: Sequence[object] = (),
               context: str | None = None, grounding: "GroundingQuery | None" = None) -> list[Finding]:
         """The conformance findings of a call, in SAAG stage order (empty when it conforms).
         `grounding`: the run's grounding text kept as it goes (`GroundingQuery`), read instead
@@ -93,7 +93,7 @@ class GroundingQuery:
         self._text: str | None = context
         self._frozen: frozenset[float] | None = None
 
-    def read(self, calls: Sequence) -> tuple[str, frozenset[float]]:
+    def read(self, calls: Sequence[object]) -> tuple[str, frozenset[float]]:
         """(the grounding text of the context and these calls, its numbers); `calls` is the
         run's list of recorded calls, which only grows."""
         if len(calls) < self.seen:  # not this run's calls: read them afresh
@@ -119,7 +119,7 @@ def _result_text(call: Any) -> str | None:
     return result if isinstance(result, str) else json.dumps(result, ensure_ascii=False, default=str)
 
 
-def grounding_text(context: str, calls: Sequence) -> str:
+def grounding_text(context: str, calls: Sequence[object]) -> str:
     """The text a proposed call's values are grounded in: the context, then each recorded result.
 
     >>> from policyc.trace.model import Call

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
+from typing import Any
 
 from policyc.runtime.findings import SEVERITY_RANK, Finding, effective_severity
 
@@ -53,11 +54,11 @@ class EnforcementState:
     def refusals(self, rule: str) -> int:
         return dict(self.soft_blocks).get(rule, 0)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         return {"soft_blocks": dict(self.soft_blocks), "override": self.override, "stopped": self.stopped}
 
     @classmethod
-    def from_json(cls, data: dict) -> "EnforcementState":
+    def from_json(cls, data: dict[str, Any]) -> "EnforcementState":
         return cls(tuple(sorted(data.get("soft_blocks", {}).items())), data.get("override"), data.get("stopped"))
 
 

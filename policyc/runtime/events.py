@@ -20,7 +20,7 @@ Table 17 ("enforcement events per layer") counts refusals per layer: events, res
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Iterable
+from typing import Any, Iterable
 
 LISTENED, INSISTED, EXECUTED, STOPPED = "listened", "insisted", "executed", "stopped"
 
@@ -42,11 +42,11 @@ class EnforcementEvent:
     def refused(self) -> bool:
         return self.action in ("block", "stop")
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         return asdict(self)
 
     @classmethod
-    def from_json(cls, data: dict) -> "EnforcementEvent":
+    def from_json(cls, data: dict[str, Any]) -> "EnforcementEvent":
         return cls(**data)
 
 
@@ -63,7 +63,7 @@ class LayerRow:
         """Insisted / events, as table 17 reports it (None for a layer without events)."""
         return self.insisted / self.events if self.events else None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         return {**asdict(self), "insist_rate": self.insist_rate}
 
 

@@ -50,7 +50,7 @@ class Decision:
                 out[name] = None
         return tuple(out)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         return {
             "action": self.action, "tool": self.tool, "args": dict(self.args), "step": self.step,
             "severity": self.severity, "rules": list(self.rules),

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Mapping
+from typing import Any, Mapping
 
 #: Severities, mildest first (appendix A.5.3: TOLERATE, warn, BLOCK_AND_WARN, SOFT_BLOCK, HARD_STOP),
 #: with `deny` (refused every time, never overridden) between BLOCK_AND_WARN and SOFT_BLOCK.
@@ -60,13 +60,13 @@ class Finding:
     message: str | None = None    # the rule's own message for the agent, if it has one
     owed: tuple[str, ...] = ()    # OWED / VIOLATION: calls that would still satisfy the rule
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         return {"rule": self.rule, "kind": self.kind, "layer": self.layer, "severity": self.severity,
                 "limit": self.limit, "detail": self.detail, "rules": list(self.rules),
                 "message": self.message, "owed": list(self.owed)}
 
     @classmethod
-    def from_json(cls, data: dict) -> "Finding":
+    def from_json(cls, data: dict[str, Any]) -> "Finding":
         return cls(data["rule"], data["kind"], data.get("layer"), data["severity"], data.get("limit"),
                    data["detail"], tuple(data.get("rules", ())), data.get("message"), tuple(data.get("owed", ())))
 

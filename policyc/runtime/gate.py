@@ -24,7 +24,7 @@ from policyc.runtime.judge_sliced import SlicedJudge
 from policyc.tables.atoms import constant_groups
 from policyc.tables.context import NO_CONSTANTS, Constants, RunContext
 from policyc.tables.counting import (
-    ABSENT, NEW, CountingSpace, Rules, TokenRun, TooManyFillings, few_fillings, fillings, slot_value,
+    ABSENT, NEW, CountingSpace, Rules, Slot, State, TokenRun, TooManyFillings, few_fillings, fillings, slot_value,
 )
 from policyc.tables.dfa import OPEN, VIOLATED
 from policyc.tables.earlier import HistoryPlan, earlier_atoms
@@ -66,7 +66,7 @@ class GateState:
 class Gate:
     """Every compiled rule of a policy, judged before each call."""
 
-    def __init__(self, compiled: CompiledPolicy, externs: Mapping | None = None):
+    def __init__(self, compiled: CompiledPolicy, externs: Mapping[str, Callable[..., object]] | None = None):
         policy = compiled.policy
         plain_rules, plain_tables = [], []
         self.sliced: list[tuple[GatedRule, SlicedJudge]] = []
@@ -116,7 +116,7 @@ class Gate:
             rule.table.needs_context for _, rule in self.sliced)
         self.undecided_refuse = policy.undecided
         self._infos = {info.name: info for info in self.rules + uncompiled}
-        self._judgements: dict[tuple, tuple[tuple[Finding, ...], tuple[str, ...]]] = {}
+        self._judgements: dict[tuple[object, ...], tuple[tuple[Finding, ...], tuple[str, ...]]] = {}
         # a component by its members (plain bits, sliced rules, the rule itself included): rules
         # of one component share it, and `_component_accepts` reads nothing else
         self._members = [(plain, tuple(sorted((k, *sliced)))) for k, (_, plain, sliced) in enumerate(self.components)]
@@ -205,7 +205,7 @@ class Gate:
         return found
 
     def _joint_unsearched(self, state: GateState, tool: str, args: Mapping[str, Any],
-                          after: Mapping[int, frozenset], broken: Collection[int] = (),
+                          after: Mapping[int, frozenset[bool]], broken: Collection[int] = (),
                           lost_now: int = 0) -> tuple[Open, ...]:
         """The open sliced rules a call to `tool` may set in conflict with other open rules:
         per-value rules take no part in the joint search, so the decision says so, unless every
@@ -231,7 +231,7 @@ class Gate:
         # rules no automaton compiles may constrain anything: with them, nothing is known here
         unmet = None if self.final is not None else self._unmet_after(state, tool, args)
         out = []
-        settled: dict[tuple, bool] = {}  # per component (its members): whether it accepts after the call
+        settled: dict[tuple[object, ...], bool] = {}  # per component (its members): whether it accepts after the call
         for k in found:
             if unmet is not None:
                 whole = self._members[k]
@@ -277,7 +277,7 @@ class Gate:
         return unmet
 
     def _component_accepts(self, k: int, state: GateState, opened: int, unmet: int, verdicts: list[str],
-                           after: Mapping[int, frozenset], broken: Collection[int]) -> bool:
+                           after: Mapping[int, frozenset[bool]], broken: Collection[int]) -> bool:
         """Whether every rule of sliced rule k's component (k included) is satisfied by the run
         ending right after the call, whatever its result (`unmet`: `_unmet_after`)."""
         _, bits, sliced = self.components[k]
@@ -337,7 +337,7 @@ class Gate:
             found.append(self._conflict(core))
         return found, tuple(undecided)
 
-    def _state_of(self, rules: Rules, state: GateState):
+    def _state_of(self, rules: Rules, state: GateState) -> State:
         counting = self.counting
         assert counting is not None and state.tokens is not None
         part_states = {(r, j): state.runs[r].states[j] for r in rules.sliced
@@ -368,8 +368,8 @@ class Gate:
             return None, f"{few}, and the few tried leave no continuation"
         return (None, why) if why else (False, "")
 
-    def _successors(self, rules: Rules, state: GateState, here, key: str, masks: Collection[int], tool: str,
-                    args: Mapping[str, Any], few: bool = False) -> list:
+    def _successors(self, rules: Rules, state: GateState, here: State, key: str, masks: Collection[int], tool: str,
+                    args: Mapping[str, Any], few: bool = False) -> list[State]:
         """The states of the rules the proposed call may lead to, whatever its result: every
         letter it may turn out to be, and every value its result may hold in a slot (with
         `few`, only `few_fillings` of the result's slots; raises `TooManyFillings` without it
@@ -381,16 +381,16 @@ class Gate:
         result_slots = [s for s in slots if s[0] == "result"]
         parts = rules.parts
         # the arguments' values: by value, the slots each fills and its profile in the set
-        blocks: list[tuple[object, frozenset]] = []
+        blocks: list[tuple[object, frozenset[Slot]]] = []
         absent = []
-        by_value: dict[object, set] = {}
+        by_value: dict[object, set[Slot]] = {}
         for slot in arg_slots:
             value = slot_value(slot, args, UNDEF)
             if value is UNDEF:
                 absent.append(slot)
             else:
                 by_value.setdefault(value_key(value), set()).add(slot)
-        taken: dict = {}
+        taken: dict[object, int] = {}
         for value, held in by_value.items():
             profile = tokens.where.get(value)
             small = tuple(profile[p] for p in parts) if profile is not None else None
@@ -487,7 +487,7 @@ class Gate:
             if runs[k].verdict() == OPEN:  # a verdict settled for good stays whatever comes next
                 self.sliced[k][1].advance(runs[k], tool, args, result)
 
-    def dump_state(self, state: GateState) -> dict:
+    def dump_state(self, state: GateState) -> dict[str, object]:
         return {"product": self.product.dump_state(state.jid), "sliced": [run.to_json() for run in state.runs]}
 
     def verdicts(self, state: GateState) -> dict[str, tuple[str, bool]]:
@@ -499,7 +499,8 @@ class Gate:
             out[info.name] = (run.verdict(), run.accepting())
         return out
 
-    def accepting_after(self, calls, constants: Constants = NO_CONSTANTS, sources: Any = None) -> dict[str, bool | None]:
+    def accepting_after(self, calls: Sequence[Call], constants: Constants = NO_CONSTANTS,
+                        sources: Any = None) -> dict[str, bool | None]:
         """Whether a run of these executed calls satisfies each gated rule (None: untracked):
         the offline path, the product stepped with one memo lookup per call when warm.
         `constants`: the run's request and metrics (`Constants.of_trace`); `sources`: its
@@ -564,7 +565,7 @@ class Gate:
         plain, undecided = self.product.judge(state.jid, tool, args, state.context)
         findings = list(plain)
         final = tool in self.terminal
-        after: dict[int, frozenset] = {}  # per sliced rule the call may move: can it be accepting then?
+        after: dict[int, frozenset[bool]] = {}  # per sliced rule the call may move: can it be accepting then?
         broken: set[int] = set()  # the sliced rules the call certainly breaks
         for k in self._moving(tool):  # a call that leaves a rule where it is cannot newly break it
             info, rule = self.sliced[k]

@@ -30,7 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from policyc.grounding.provenance import REQUEST, USER, leaves_of
+from policyc.grounding.provenance import REQUEST, USER, Label, SourceSet, leaves_of
 from policyc.grounding.sources import SourceIndex
 from policyc.ir import nodes as n
 from policyc.ir.ops import UNDEF
@@ -73,10 +73,10 @@ class IndexHistory:
         self.index = index
         self.position = position
 
-    def labels(self, value: object) -> set | None:
+    def labels(self, value: object) -> set[Label] | None:
         return self.index.labels(value, self.position)
 
-    def flows(self, sources: tuple, text: object, span: int) -> bool:
+    def flows(self, sources: SourceSet, text: object, span: int) -> bool:
         return self.index.flows(sources, text, span, self.position)
 
 

@@ -25,7 +25,7 @@ joint state, so a warm gate answers with a few guard evaluations and dictionary 
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from policyc.runtime.findings import CONFLICT, OWED, VIOLATION, Finding, GatedRule, Open, mildest
 from policyc.tables.context import same_call
@@ -43,8 +43,9 @@ Judged = tuple[tuple[Finding, ...], tuple[Open, ...]]  # (findings, what could n
 class ProductJudge:
     """The single-automaton rules of a policy, stepped as one product."""
 
-    def __init__(self, rules: list[GatedRule], tables: list[DfaTable], tools: Mapping, terminal: frozenset[str],
-                 externs: Mapping | None = None, joint: Mapping[str, JointLetters] | None = None,
+    def __init__(self, rules: list[GatedRule], tables: list[DfaTable], tools: Mapping[str, object],
+                 terminal: frozenset[str], externs: Mapping[str, Callable[..., object]] | None = None,
+                 joint: Mapping[str, JointLetters] | None = None,
                  budget: int = SEARCH_BUDGET, extra: Sequence[Alphabet] = ()):
         self.rules = rules
         self.terminal = terminal
@@ -53,10 +54,10 @@ class ProductJudge:
         #: plain rules whose conflicts another search decides (with the per-value rules)
         self.searched_elsewhere = 0
         self.search = JointSearch(self.space, budget)
-        self._judged: dict[tuple, Judged] = {}
-        self._by_scope: dict[tuple, Judged] = {}  # per (tool, known, states of the tool's scope)
+        self._judged: dict[tuple[int, str, int], Judged] = {}
+        self._by_scope: dict[tuple[str, int, object], Judged] = {}  # per (tool, known, states of the tool's scope)
         self._guidance: dict[int, tuple[tuple[str, ...], tuple[str, ...]]] = {}
-        self._owed_memo: dict[tuple, list[str] | None] = {}
+        self._owed_memo: dict[tuple[int, int, tuple[int, ...], bool], list[str] | None] = {}
 
     # ------------------------------------------------------------ run state
 

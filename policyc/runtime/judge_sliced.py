@@ -14,7 +14,7 @@ call that may set one in conflict with other open rules lists it as undecided (`
 from __future__ import annotations
 
 from itertools import product
-from typing import Any, Collection, Mapping
+from typing import Any, Callable, Collection, Mapping
 
 from policyc.tables.atoms import reads_result
 from policyc.tables.rule import RuleRun, RuleTable, and3, combine, not3, or3
@@ -26,13 +26,17 @@ from policyc.ir.ops import UNDEF
 ALL = frozenset((OPEN, SATISFIED, VIOLATED))
 EITHER = frozenset((True, False))
 
+Externs = Mapping[str, Callable[..., object]]
+#: What a rule may be once a proposed call ran: its possible verdicts, its possible acceptance.
+Outcomes = tuple[frozenset[str], frozenset[bool]]
 
-def _successors(dfa: DfaTable, state: int, letters) -> list[int]:
+
+def _successors(dfa: DfaTable, state: int, letters: tuple[int, ...]) -> list[int]:
     return [dfa.delta[state][l] for l in letters] if letters else list(set(dfa.delta[state]))
 
 
-def _dfa_outcomes(dfa: DfaTable, state: int, tool: str, args: Mapping, externs,
-                  context: Any = None) -> tuple[frozenset, frozenset]:
+def _dfa_outcomes(dfa: DfaTable, state: int, tool: str, args: Mapping[str, object], externs: Externs,
+                  context: Any = None) -> Outcomes:
     after = _successors(dfa, state, dfa.alphabet.proposal_letters(tool, args, externs=externs, context=context))
     return frozenset(dfa.verdict[q] for q in after), frozenset(dfa.accepting[q] for q in after)
 
@@ -43,7 +47,7 @@ def _reads_result_for(table: SliceTable, tool: str) -> bool:
         any(reads_result(term) for term in table.touch.get(tool, ()))
 
 
-def _slice_outcomes(run: SliceRun, tool: str, args: Mapping, externs, unknown: bool) -> tuple[frozenset, frozenset]:
+def _slice_outcomes(run: SliceRun, tool: str, args: Mapping[str, object], externs: Externs, unknown: bool) -> Outcomes:
     """What a sliced part may be after the proposed call: (verdicts, accepting values);
     `unknown`: whether the call's result may name values of the variable."""
     t = run.table
@@ -107,22 +111,22 @@ def _slice_outcomes(run: SliceRun, tool: str, args: Mapping, externs, unknown: b
 class SlicedJudge:
     """A compiled rule that is not a single automaton (it has quantified parts)."""
 
-    def __init__(self, table: RuleTable, externs: Mapping | None = None):
+    def __init__(self, table: RuleTable, externs: Externs | None = None):
         self.table = table
         self.externs = dict(externs or {})
         self.moved_by = moved_by(table)
         self._unknown: dict[tuple[int, str], bool] = {}  # per (sliced part, tool): `_reads_result_for`
-        self._per_id: dict[tuple, tuple[frozenset, frozenset]] = {}  # `_named_outcomes`
+        self._per_id: dict[tuple[object, ...], Outcomes] = {}  # `_named_outcomes`
 
     def start(self, context: Any = None) -> RuleRun:
         """A run of the rule reading the gate's context (its constants and history stores)."""
         return self.table.start(context)
 
-    def advance(self, run: RuleRun, tool: str, args: Mapping, result: Any) -> None:
+    def advance(self, run: RuleRun, tool: str, args: Mapping[str, object], result: Any) -> None:
         if self.moved_by is None or tool in self.moved_by:
             run.step(tool, args, result, self.externs)
 
-    def outcomes(self, run: RuleRun, tool: str, args: Mapping) -> tuple[frozenset, frozenset]:
+    def outcomes(self, run: RuleRun, tool: str, args: Mapping[str, object]) -> Outcomes:
         """Every (verdict, accepting) the rule may have once the proposed call ran."""
         parts = self.table.parts
         if self.table.skeleton == 0 and isinstance(parts[0], SliceTable):  # one sliced part: the rule
@@ -148,8 +152,8 @@ class SlicedJudge:
         a_out = frozenset(combine(sk, list(c), all, any, lambda x: not x) for c in product(*accepts))
         return v_out, a_out
 
-    def _named_outcomes(self, k: int, run: SliceRun, tool: str, args: Mapping,
-                        unknown: bool) -> tuple[frozenset, frozenset]:
+    def _named_outcomes(self, k: int, run: SliceRun, tool: str, args: Mapping[str, object],
+                        unknown: bool) -> Outcomes:
         """`_slice_outcomes` of sliced part k, memoised for calls of the per-id shape
         (`SliceTable.call_plan`): their outcomes depend only on the run's `signature`, where the
         named value's instance is (static mask and state, or fresh) and whether it is in the
@@ -163,7 +167,7 @@ class SlicedJudge:
         group = run.where.get(key)
         if group is None:  # a value the run has not met: a fresh instance, if its conditions have one
             mask = t.static_mask(one, run.context)
-            memo: tuple = (k, tool, run.signature(), mask, run.fresh.get(mask), False)
+            memo: tuple[object, ...] = (k, tool, run.signature(), mask, run.fresh.get(mask), False)
         else:
             memo = (k, tool, run.signature(), group.mask, group.state, key in run.domain)
         found = self._per_id.get(memo)

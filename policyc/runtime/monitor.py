@@ -24,7 +24,7 @@ from __future__ import annotations
 import importlib
 import warnings
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from policyc.artifact.errors import ArtifactError
 from policyc.artifact.io import check_signature, read_artifact, resolve_key
@@ -41,7 +41,11 @@ from policyc.scoring.externs import ExternBindingError, bind_externs, describe, 
 from policyc.semantics.positions import PositionEvaluator
 from policyc.tables.context import Constants
 from policyc.tables.policy import CompiledPolicy
+from policyc.trace.model import Call, Trace
 from policyc.trace.results import ResultShapes
+
+if TYPE_CHECKING:
+    from policyc.runtime.run import Run
 
 
 class PolicySourceWarning(UserWarning):
@@ -76,7 +80,7 @@ def compile_source(path: str | Path, key: bytes | None = None) -> Artifact:
         raise ArtifactError(f"`{path}` is a policy source, and this installation is the runtime alone, which loads "
                             "artifacts", "compile it where policyc is installed: `policyc compile POLICY -o "
                             "policy.json`") from None
-    artifact = build.compile_file(path)
+    artifact: Artifact = build.compile_file(path)  # imported by name: mypy sees no signature
     warnings.warn(f"compiled the policy source `{path}` in memory; a deployed gate loads the artifact that "
                   "`policyc compile` makes of it", PolicySourceWarning, stacklevel=3)
     return artifact
@@ -142,7 +146,7 @@ class Monitor:
         return self.policy.name
 
     def start(self, mode: str | None = None, run_id: str | None = None, context: str | None = None, *,
-              request: str | None = None, metrics: Mapping[str, Any] | None = None):
+              request: str | None = None, metrics: Mapping[str, Any] | None = None) -> Run:
         """A new, independent run. `mode` enforces every rule with one severity:
         tolerate, warn, block, soft or stop (None: each rule's own). `request` (or `context`,
         its older name) is the user's request: with it, proposed calls are also checked for
@@ -167,7 +171,7 @@ class Monitor:
             return "messages" in self.policy.observes
         return actor == "assistant" or "user_calls" in self.policy.observes
 
-    def restore(self, state: dict):
+    def restore(self, state: dict[str, object]) -> Run:
         """Continue a run from `run.snapshot()` output (possibly in another process)."""
         from policyc.runtime.snapshot import load_run
 
@@ -179,7 +183,7 @@ class Monitor:
         """An empty index of a run's history, for a policy whose rules read it (None: none do)."""
         return None if self.index_plan is None else RunIndex(self.index_plan, extractor_of(self.externs))
 
-    def judge(self, gate_state: Any, tool: str, args: Mapping[str, Any], calls: Sequence = (),
+    def judge(self, gate_state: Any, tool: str, args: Mapping[str, Any], calls: Sequence[Call] = (),
               context: str | None = None, index: RunIndex | None = None,
               grounding: GroundingQuery | None = None) -> tuple[list[Finding], tuple[str, ...]]:
         """Everything wrong with proposing this call after `calls` (conformance (SAAG, grounded
@@ -193,12 +197,12 @@ class Monitor:
         """(tools that keep the policy satisfiable, calls still required)."""
         return self.gate.allowed_next(gate_state), self.gate.required(gate_state)
 
-    def score(self, trace) -> TraceReport:
+    def score(self, trace: Trace) -> TraceReport:
         """The compliance report of a complete trace, as `policyc score` computes it: the same
         scorer, handed this monitor's compiled tables and extern bindings."""
         return score_trace(self.compiled, trace, externs=self.externs)
 
-    def replayed_gate(self, events: Sequence, request: str | None, metrics: Mapping[str, Any] | None) -> Any:
+    def replayed_gate(self, events: Sequence[Call], request: str | None, metrics: Mapping[str, Any] | None) -> Any:
         """The gate state after these recorded events (calls and messages, the user's too) of a
         run started with this request and metrics: how a restored run, or one given its
         request late, gets back to where it is (a run that replays them, sources and all)."""
@@ -210,7 +214,7 @@ class Monitor:
             run._advance(call.name, event_args(dict(call.args), call.actor, call.message_id, call.error), call.result)
         return run.state.gate
 
-    def verdicts(self, trace) -> dict[str, bool]:
+    def verdicts(self, trace: Trace) -> dict[str, bool]:
         """Whether each rule holds on a complete trace: the compiled rules by stepping their
         automata (linear, one lookup per call when warm), the others by the evaluator."""
         trace = self.policy.view(trace)

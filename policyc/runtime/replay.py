@@ -20,9 +20,15 @@ lets through, the gated run is over and later calls are not judged.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from policyc.runtime.events import EnforcementEvent
 from policyc.runtime.explain import Decision
-from policyc.trace.model import Trace
+from policyc.trace.model import Call, Trace
+
+if TYPE_CHECKING:
+    from policyc.runtime.monitor import Monitor
+    from policyc.scoring import TraceReport
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +45,7 @@ class ReplayStep:
     def rules(self) -> tuple[str, ...]:
         return self.decision.rules if self.decision else ()
 
-    def to_json(self, call) -> dict:
+    def to_json(self, call: Call) -> dict[str, object]:
         out = {"step": self.position + 1, "tool": call.name, "args": dict(call.args), "action": self.action,
                "counterfactual": self.counterfactual}
         if self.decision is not None:
@@ -53,8 +59,8 @@ class ReplayStep:
 class Replay:
     trace: Trace
     steps: tuple[ReplayStep, ...]
-    report: object                # the compliance report of the recording as it happened
-    events: tuple
+    report: TraceReport           # the compliance report of the recording as it happened
+    events: tuple[EnforcementEvent, ...]
 
     @property
     def first_refusal(self) -> int | None:
@@ -66,7 +72,7 @@ class Replay:
         return all(s.action == "allow" for s in self.steps)
 
 
-def replay(monitor, trace: Trace, mode: str | None = None) -> Replay:
+def replay(monitor: Monitor, trace: Trace, mode: str | None = None) -> Replay:
     """Replay a recorded run through the gate, call by call: the agent's events (calls and
     messages, as far as the policy observes them) are judged; the user's are recorded."""
     trace = monitor.policy.view(trace)

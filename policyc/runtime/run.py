@@ -34,7 +34,7 @@ from policyc.runtime.calls import (
 from policyc.runtime.conformance import GroundingQuery
 from policyc.runtime.explain import Decision, render_message
 from policyc.runtime.findings import CONFORMANCE, Finding
-from policyc.runtime.enforce import EnforcementState, after_record, enforce
+from policyc.runtime.enforce import EnforcementState, Outcome, after_record, enforce
 from policyc.runtime.events import EXECUTED, INSISTED, LISTENED, STOPPED, EnforcementEvent, LayerRow, enforcement_table
 from policyc.runtime.gate import GateState
 from policyc.trace.model import MESSAGE, Call, Trace
@@ -60,7 +60,7 @@ class RunState:
     ended_by: str | None = None                       # the terminal tool that ended the run
     report: "TraceReport | None" = None               # set by finish()
     context: str | None = None                        # the user's request: for grounding (SAAG), and `request.text`
-    metrics: dict | None = None                       # the run's metrics record, when given at the start
+    metrics: dict[str, Any] | None = None             # the run's metrics record, when given at the start
     index: "RunIndex | None" = None                   # the history, indexed for the rules that read it (derived)
     grounding: "GroundingQuery | None" = None         # the request and results as grounding text (derived)
 
@@ -135,7 +135,7 @@ class Run:
             message = render_message(decision)  # empty for a call that runs unremarked (tolerated)
             return replace(decision, message=message) if message else decision
 
-    def _judge(self, tool: str, args: dict, problem: str | None) -> tuple[list[Finding], tuple[str, ...]]:
+    def _judge(self, tool: str, args: dict[str, Any], problem: str | None) -> tuple[list[Finding], tuple[str, ...]]:
         if problem is not None:  # nothing can be read off it safely: refused, and no retry overrides that
             rule = "conformance/too-deep" if problem.startswith("nest") else "conformance/not-json"
             return [Finding(rule, CONFORMANCE, "conformance", "deny", None, f"the arguments of `{tool}` {problem}")], ()
@@ -208,7 +208,7 @@ class Run:
                 self._resolve(identity)
             self._advance(tool, args, result)
 
-    def _advance(self, tool: str, args: dict, result: Any) -> None:
+    def _advance(self, tool: str, args: Mapping[str, Any], result: Any) -> None:
         """Add a call that ran, without the checks of `record` (gate replay uses it)."""
         with self._lock:
             state = self.state
@@ -264,7 +264,7 @@ class Run:
         with self._lock:
             return self.monitor.guidance(self.state.gate)[1]
 
-    def finish(self):
+    def finish(self) -> TraceReport:
         """End the run and return its compliance report (the report `policyc score` gives)."""
         with self._lock:
             if self.state.report is None:  # refusals still awaiting a next proposal stay unresolved
@@ -308,7 +308,7 @@ class Run:
 
     # ------------------------------------------------------------ snapshot
 
-    def snapshot(self) -> dict:
+    def snapshot(self) -> dict[str, object]:
         """Everything about the run, as JSON-serialisable data (`Monitor.restore` takes it back)."""
         from policyc.runtime.snapshot import dump_run
 
@@ -330,7 +330,7 @@ class Run:
             self.state.events[i] = replace(event, resolution=INSISTED if event.identity == identity else LISTENED)
         self.state.awaiting = []
 
-    def _log(self, outcome, step: int, tool: str, identity: str | None) -> None:
+    def _log(self, outcome: Outcome, step: int, tool: str, identity: str | None) -> None:
         if outcome.action in ("allow", "warn"):
             resolution = EXECUTED
         elif outcome.action == "stop":
@@ -346,7 +346,7 @@ class Run:
                 self.state.awaiting.append(index)
 
 
-def event_args(args: dict, actor: str, message_id: str | None, error: bool = False) -> dict:
+def event_args(args: dict[str, Any], actor: str, message_id: str | None, error: bool = False) -> dict[str, Any]:
     """The arguments of an event, carrying its attributes when they are not the defaults."""
     if actor not in ("assistant", "user"):
         raise ValueError(f"an event's actor is \"assistant\" or \"user\", not {actor!r}")
@@ -357,7 +357,7 @@ def event_args(args: dict, actor: str, message_id: str | None, error: bool = Fal
     return CallArgs(args, {"actor": actor, "message_id": message_id, "error": bool(error)})
 
 
-def check_metrics(metrics: object) -> dict | None:
+def check_metrics(metrics: object) -> dict[str, Any] | None:
     if metrics is not None and not isinstance(metrics, Mapping):
         raise TypeError(f"a run's metrics are a mapping (the metrics record), not {type(metrics).__name__}")
     return None if metrics is None else dict(metrics)

@@ -39,10 +39,10 @@ SNAPSHOT_FORMAT = "policyc.run"
 SNAPSHOT_VERSION = 1
 
 
-def dump_run(run: "Run") -> dict:
+def dump_run(run: "Run") -> dict[str, object]:
     """The run's state (call with the run's lock held), signed when the monitor has a key."""
     monitor, state = run.monitor, run.state
-    data = {
+    data: dict[str, object] = {
         "format": SNAPSHOT_FORMAT,
         "version": SNAPSHOT_VERSION,
         "artifact": monitor.content_hash,
@@ -69,14 +69,14 @@ def dump_run(run: "Run") -> dict:
 _SIGNATURE = "hmac-sha256:"
 
 
-def _signature(data: dict, key: bytes) -> str:
+def _signature(data: dict[str, object], key: bytes) -> str:
     """The HMAC-SHA256 of the snapshot's canonical JSON, its signature left out."""
     body = {k: v for k, v in data.items() if k != "signature"}
     text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return _SIGNATURE + hmac.new(key, text.encode("utf-8"), hashlib.sha256).hexdigest()
 
 
-def _signature_problem(data: dict, key: bytes) -> str | None:
+def _signature_problem(data: dict[str, object], key: bytes) -> str | None:
     claimed = data.get("signature")
     if claimed is None:
         return "the snapshot is not signed, and the monitor has a key: it restores only snapshots signed with it"
@@ -142,7 +142,7 @@ class _SnapshotModel(_Strict):
     signature: StrictStr | None = None  # with a key: `hmac-sha256:` and the HMAC of the rest
 
 
-def load_run(monitor: "Monitor", data: dict) -> "Run":
+def load_run(monitor: "Monitor", data: dict[str, object]) -> "Run":
     """A run continued from `dump_run` output; `RunError` when the snapshot is not one this
     monitor's runs could have written."""
     from policyc.runtime.run import Run, RunState
@@ -277,9 +277,9 @@ def _sorted_instances(run: object) -> object:
     return out
 
 
-def _attributes(call: Call) -> dict:
+def _attributes(call: Call) -> dict[str, object]:
     """An event's attributes, where they are not the defaults (a plain call of the agent)."""
-    out: dict = {}
+    out: dict[str, object] = {}
     if call.actor != "assistant":
         out["actor"] = call.actor
     if call.message_id is not None:

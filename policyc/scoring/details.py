@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from bisect import bisect_left
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Sequence
 
 from policyc.grounding.actions import read_claims
 from policyc.ir import build as b
@@ -145,12 +145,12 @@ def _count(f: n.Formula, ctx: Context) -> str | None:
     if not by_name and (op, number) in ((">=", 1), ("<", 1)):
         return None  # `called` / `never` read better
     label = ctx.arg(COUNT_NAMES, 0)
-    if by_name:
-        fixed = COUNT_NAMES[src.name]  # type: ignore[union-attr]
-        if fixed is None and src.op is not None:  # type: ignore[union-attr]
-            op, number = src.op, src.number  # type: ignore[union-attr]
-        elif fixed is not None and len(src.args) > 1 and src.args[1].lstrip("-").isdigit():  # type: ignore[union-attr]
-            op, number = fixed, int(src.args[1])  # type: ignore[union-attr]
+    if by_name and src is not None:
+        fixed = COUNT_NAMES[src.name]
+        if fixed is None and src.op is not None and src.number is not None:
+            op, number = src.op, src.number
+        elif fixed is not None and len(src.args) > 1 and src.args[1].lstrip("-").isdigit():
+            op, number = fixed, int(src.args[1])
     times = ctx.count(event)
     if isinstance(event, n.Event):
         return f"{quote(event, label)} called {times} time(s); expected {op} {number}."
@@ -206,14 +206,15 @@ def _all_before(f: n.Formula, ctx: Context) -> str | None:
     shape = shapes.as_all_before(f)
     if shape is None:
         return None
+    events: Sequence[n.Formula]
     events, goal = shape
     items = list_items(ctx.arg(("all_before",), 0) or "") or ()
-    labels = _match_labels(events, items)
-    if labels is not None:
-        events = [e for _, e in sorted(zip(labels, events), key=lambda p: items.index(p[0]))]
-        labels = sorted(labels, key=items.index)
-    else:
-        labels = [None] * len(events)
+    matched = _match_labels(events, items)
+    labels: Sequence[str | None] = [None] * len(events)
+    if matched is not None:
+        events = [e for _, e in sorted(zip(matched, events), key=lambda p: items.index(p[0]))]
+        matched.sort(key=items.index)
+        labels = matched
     goal_label = ctx.arg(("all_before",), 1)
     g = ctx.first(goal)
     if g is None:
@@ -231,10 +232,10 @@ def _all_before(f: n.Formula, ctx: Context) -> str | None:
                      for p in parts) + "."
 
 
-def _match_labels(events: list[n.Formula], items: list[str]) -> list[str] | None:
+def _match_labels(events: Sequence[n.Formula], items: Sequence[str]) -> list[str] | None:
     squash = {"".join(text.split()): text for text in items}
-    found = [squash.get("".join(show(e).split())) for e in events]
-    return found if all(found) and len(set(found)) == len(found) else None  # type: ignore[return-value]
+    found = [label for e in events if (label := squash.get("".join(show(e).split())))]
+    return found if len(found) == len(events) and len(set(found)) == len(found) else None
 
 
 def _in_order(f: n.Formula, ctx: Context) -> str | None:
@@ -244,7 +245,8 @@ def _in_order(f: n.Formula, ctx: Context) -> str | None:
     labels: tuple[str | None, ...] = list_items(ctx.arg(("in_order",), 0) or "") or ()
     if len(labels) != len(events):
         labels = (None,) * len(events)
-    found, start = [], 0
+    found: list[str] = []
+    start = 0
     for event, label in zip(events, labels):
         later = ctx.first(event, start)
         if later is None:
@@ -365,7 +367,8 @@ def _failing_bindings(f: n.Forall, ctx: Context, violated_at: int | None) -> str
     one after which the violation was certain, or, when no call made it certain (an
     obligation never met), the first call where the body did not hold."""
     engine = ctx.engine
-    names, body = [], f
+    names: list[str] = []
+    body: n.Formula = f
     while isinstance(body, n.Forall):
         names.append(body.var)
         body = body.body

@@ -23,7 +23,7 @@ the others by the reference evaluator, a violation then placed at the end of the
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping, cast
 
 from policyc.grounding import BUILTIN_EXTRACTORS, EXTRACTOR_KEY, Extractor, with_extractor
 from policyc.ir.data import ExternError
@@ -59,7 +59,7 @@ class RulePlan:
 
     def __init__(self, rule: Rule, compiled: CompiledPolicy):
         self.rule = rule
-        self.base = {"name": rule.name, "layer": rule.layer, "weight": rule.weight,
+        self.base: dict[str, Any] = {"name": rule.name, "layer": rule.layer, "weight": rule.weight,
                      "rule_class": compiled.rule_class(rule.name)}
         self.table = compiled.table(rule.name)
         self.steps = StepPlan.of(self.table) if self.table is not None else None
@@ -70,7 +70,8 @@ class RulePlan:
         none or cannot read the trace (the evaluator decides then)."""
         externs = engine.root_env.externs
         constants = Constants.of_trace(trace)
-        sources = engine.root_env.globals.history
+        env_globals = engine.root_env.globals  # the trace's, always given by the engine
+        sources = env_globals.history if env_globals is not None else None
         if self.steps is not None:
             return self.steps.verdict_on(trace.calls, engine.positions_of, externs, constants, sources)
         return None if self.table is None else self.table.verdict_on(trace.calls, externs, constants, sources)
@@ -118,7 +119,7 @@ def bindings(policy: Policy, externs: Externs | None = None, extractor: Extracto
     checked against the policy) and the entity extractor (the given one, one that travels
     with bindings already made, or the built-in one the policy names)."""
     given = dict(externs or {})
-    carried = given.pop(EXTRACTOR_KEY, None)
+    carried = cast(Extractor | None, given.pop(EXTRACTOR_KEY, None))  # an extractor travels under its key
     bound = bind_externs(policy.externs, given)
     return with_extractor(bound, extractor or carried or BUILTIN_EXTRACTORS[policy.grounding])
 

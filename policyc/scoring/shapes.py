@@ -86,9 +86,9 @@ def as_count(f: n.Formula) -> tuple[n.Formula, str, int] | None:
         if inner is not None and inner[1] == "==":
             return inner[0], "!=", inner[2]
     if isinstance(f, n.And) and len(f.args) == 2:
-        parts = [as_count(a) for a in f.args]
-        if all(parts):
-            (e1, op1, k1), (e2, op2, k2) = sorted(parts, key=lambda p: p[1] != ">=")  # type: ignore[misc]
+        parts = [count for count in (as_count(a) for a in f.args) if count is not None]
+        if len(parts) == 2:
+            (e1, op1, k1), (e2, op2, k2) = sorted(parts, key=lambda p: p[1] != ">=")
             if e1 is e2 and op1 == ">=" and op2 == "<" and k2 == k1 + 1:
                 return e1, "==", k1
     return None

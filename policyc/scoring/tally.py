@@ -190,8 +190,8 @@ class CorpusTally:
         order = list(dict.fromkeys([*sorted(l for l in (r.layer for r in rules) if l and l[:1] == "L"
                                             and l[1:].isdigit()), *(r.layer for r in rules)]))
         total_lost = ExactSum()
-        for lost in self.lost_by_layer.values():
-            total_lost.merge(lost)
+        for layer_lost in self.lost_by_layer.values():
+            total_lost.merge(layer_lost)
         out = []
         for layer in order:
             mine = [r for r in rules if r.layer == layer]

@@ -62,13 +62,13 @@ def vacuity(f: n.Formula, engine: PositionEvaluator, env: DataEnv | None = None)
 
 def _released(f: n.Release, engine: PositionEvaluator, env: DataEnv) -> Status:
     body = f.right
-    if isinstance(body, n.And) and f.left is b.FALSE:  # G distributes over and
-        return combine(_released(b.release(f.left, part), engine, env) for part in body.args
-                       if isinstance(b.release(f.left, part), n.Release))
+    if isinstance(body, n.And) and f.left is n.FALSE:  # G distributes over and
+        released = [r for r in (b.release(f.left, part) for part in body.args) if isinstance(r, n.Release)]
+        return combine(_released(r, engine, env) for r in released)
     implication = as_implication(body)
     if implication is not None:
         trigger = implication[0]
-    elif isinstance(body, n.Not) and f.left is not b.FALSE:
+    elif isinstance(body, n.Not) and f.left is not n.FALSE:
         trigger = body.arg  # precedence: `a R not t`
     else:
         return NEUTRAL, None
@@ -101,8 +101,8 @@ def has_triggers(f: n.Formula) -> bool:
         return any(has_triggers(a) for a in f.args)
     if isinstance(f, n.Release):
         body = f.right
-        if isinstance(body, n.And) and f.left is b.FALSE:
+        if isinstance(body, n.And) and f.left is n.FALSE:
             return any(has_triggers(b.release(f.left, part)) for part in body.args)
-        return as_implication(body) is not None or isinstance(body, n.Not) and f.left is not b.FALSE
+        return as_implication(body) is not None or isinstance(body, n.Not) and f.left is not n.FALSE
     return as_implication(f) is not None
 

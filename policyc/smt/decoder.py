@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, Mapping
+from typing import Any, Callable, Mapping
 
 import z3
 
@@ -72,7 +72,7 @@ def decode_trace(model: z3.ModelRef, trace: SymbolicTrace) -> Trace:
             result = ev.value(slots[RESULT])
         else:
             result = UNDEF if sig.result is ANY else default_value(sig.result)
-        attrs = {}
+        attrs: dict[str, Any] = {}
         for name in ATTRIBUTE_TYPES:
             slot = slots.get(ATTRIBUTE + name)
             if slot is not None:
@@ -342,7 +342,7 @@ def pin_trace(trace: SymbolicTrace, concrete: Trace) -> list[z3.BoolRef]:
     return out
 
 
-def pin_value(v: SymValue, value: object, trace: SymbolicTrace | None = None) -> z3.BoolRef:  # noqa: C901
+def pin_value(v: SymValue, value: Any, trace: SymbolicTrace | None = None) -> z3.BoolRef:  # noqa: C901
     """The constraint "the symbolic value `v` is the JSON value `value`" (UNDEF for ⊥)."""
     if value is UNDEF:
         return z3.Not(v.defined)

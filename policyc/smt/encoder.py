@@ -26,9 +26,12 @@ unsat
 
 from __future__ import annotations
 
+from typing import Any, Callable
+
 import z3
 
 from policyc.ir import nodes as n
+from policyc.ir.dispatch import Cases
 from policyc.ir.walk import free_vars
 from policyc.smt import values as V
 from policyc.smt.symtrace import SymbolicTrace
@@ -36,6 +39,8 @@ from policyc.smt.terms import TermEncoder, TermEnv
 from policyc.smt.values import FALSE, TRUE, SymValue
 
 _EMPTY = TermEnv({})
+#: The encoding of each kind of formula at a position (a method of `FormulaEncoder` each).
+_ENCODE: Cases[Callable[[FormulaEncoder, Any, int, TermEnv], z3.BoolRef]] = Cases("the formula encoding", n.FORMULAS)
 
 
 class FormulaEncoder:
@@ -65,58 +70,96 @@ class FormulaEncoder:
         key = (phi, i, tuple(sorted((v, id(env.vars[v])) for v in fv if v in env.vars)))
         out = self._memo.get(key)
         if out is None:
-            out = self._memo[key] = self._encode(phi, i, env)
+            out = self._memo[key] = _ENCODE[phi.__class__](self, phi, i, env)
         return out
 
-    def _encode(self, phi: n.Formula, i: int, env: TermEnv) -> z3.BoolRef:  # noqa: C901
+    # ------------------------------------------------------------ one case per kind of formula
+
+    @_ENCODE.on(n.Const)
+    def _const(self, phi: n.Const, i: int, env: TermEnv) -> z3.BoolRef:
+        return TRUE if phi.value else FALSE
+
+    @_ENCODE.on(n.Event)
+    def _event(self, phi: n.Event, i: int, env: TermEnv) -> z3.BoolRef:
+        call = self.trace.is_call(i, phi.tool)
+        if call is FALSE:  # no such call there (a fixed skeleton, a position past the end)
+            return FALSE
+        guard = V.truthy(self.terms.term(phi.guard, env.at_call(i, phi.tool)))
+        return V.conj(call, guard)
+
+    @_ENCODE.on(n.Cond)
+    def _cond(self, phi: n.Cond, i: int, env: TermEnv) -> z3.BoolRef:
+        return V.truthy(self.terms.term(phi.term, TermEnv(env.vars)))
+
+    @_ENCODE.on(n.Not)
+    def _not(self, phi: n.Not, i: int, env: TermEnv) -> z3.BoolRef:
+        return V.negate(self.holds(phi.arg, i, env))
+
+    @_ENCODE.on(n.And)
+    def _and(self, phi: n.And, i: int, env: TermEnv) -> z3.BoolRef:
+        return V.conj(*[self.holds(a, i, env) for a in phi.args])
+
+    @_ENCODE.on(n.Or)
+    def _or(self, phi: n.Or, i: int, env: TermEnv) -> z3.BoolRef:
+        return V.disj(*[self.holds(a, i, env) for a in phi.args])
+
+    @_ENCODE.on(n.Next)
+    def _next(self, phi: n.Next, i: int, env: TermEnv) -> z3.BoolRef:
         tr = self.trace
+        return V.conj(tr.is_live(i + 1), self.holds(phi.arg, i + 1, env)) if i + 1 < tr.k else FALSE
+
+    @_ENCODE.on(n.WNext)
+    def _wnext(self, phi: n.WNext, i: int, env: TermEnv) -> z3.BoolRef:
+        tr = self.trace
+        return V.disj(V.negate(tr.is_live(i + 1)), self.holds(phi.arg, i + 1, env)) if i + 1 < tr.k else TRUE
+
+    @_ENCODE.on(n.Until)
+    def _until(self, phi: n.Until, i: int, env: TermEnv) -> z3.BoolRef:
+        tr, h = self.trace, self.holds
+        if i >= tr.k:
+            return FALSE
+        return V.conj(tr.is_live(i), V.disj(h(phi.right, i, env), V.conj(h(phi.left, i, env), h(phi, i + 1, env))))
+
+    @_ENCODE.on(n.Release)
+    def _release(self, phi: n.Release, i: int, env: TermEnv) -> z3.BoolRef:
+        tr, h = self.trace, self.holds
+        if i >= tr.k:
+            return TRUE
+        return V.disj(V.negate(tr.is_live(i)),
+                      V.conj(h(phi.right, i, env), V.disj(h(phi.left, i, env), h(phi, i + 1, env))))
+
+    @_ENCODE.on(n.Yesterday)
+    def _yesterday(self, phi: n.Yesterday, i: int, env: TermEnv) -> z3.BoolRef:
+        return V.conj(self.trace.is_live(i), self.holds(phi.arg, i - 1, env)) if i > 0 else FALSE
+
+    @_ENCODE.on(n.WYesterday)
+    def _wyesterday(self, phi: n.WYesterday, i: int, env: TermEnv) -> z3.BoolRef:
+        return V.disj(V.negate(self.trace.is_live(i)), self.holds(phi.arg, i - 1, env)) if i > 0 else TRUE
+
+    @_ENCODE.on(n.Since)
+    def _since(self, phi: n.Since, i: int, env: TermEnv) -> z3.BoolRef:
         h = self.holds
-        if isinstance(phi, n.Const):
-            return TRUE if phi.value else FALSE
-        if isinstance(phi, n.Event):
-            call = tr.is_call(i, phi.tool)
-            if call is FALSE:  # no such call there (a fixed skeleton, a position past the end)
-                return FALSE
-            guard = V.truthy(self.terms.term(phi.guard, env.at_call(i, phi.tool)))
-            return V.conj(call, guard)
-        if isinstance(phi, n.Cond):
-            return V.truthy(self.terms.term(phi.term, TermEnv(env.vars)))
-        if isinstance(phi, n.Not):
-            return V.negate(h(phi.arg, i, env))
-        if isinstance(phi, n.And):
-            return V.conj(*[h(a, i, env) for a in phi.args])
-        if isinstance(phi, n.Or):
-            return V.disj(*[h(a, i, env) for a in phi.args])
-        if isinstance(phi, n.Next):
-            return V.conj(tr.is_live(i + 1), h(phi.arg, i + 1, env)) if i + 1 < tr.k else FALSE
-        if isinstance(phi, n.WNext):
-            return V.disj(V.negate(tr.is_live(i + 1)), h(phi.arg, i + 1, env)) if i + 1 < tr.k else TRUE
-        if isinstance(phi, n.Until):
-            if i >= tr.k:
-                return FALSE
-            return V.conj(tr.is_live(i), V.disj(h(phi.right, i, env), V.conj(h(phi.left, i, env), h(phi, i + 1, env))))
-        if isinstance(phi, n.Release):
-            if i >= tr.k:
-                return TRUE
-            return V.disj(V.negate(tr.is_live(i)),
-                          V.conj(h(phi.right, i, env), V.disj(h(phi.left, i, env), h(phi, i + 1, env))))
-        if isinstance(phi, n.Yesterday):
-            return V.conj(tr.is_live(i), h(phi.arg, i - 1, env)) if i > 0 else FALSE
-        if isinstance(phi, n.WYesterday):
-            return V.disj(V.negate(tr.is_live(i)), h(phi.arg, i - 1, env)) if i > 0 else TRUE
-        if isinstance(phi, n.Since):
-            earlier = V.conj(h(phi.left, i, env), h(phi, i - 1, env)) if i > 0 else FALSE
-            return V.conj(tr.is_live(i), V.disj(h(phi.right, i, env), earlier))
-        if isinstance(phi, n.Trigger):
-            earlier = V.disj(h(phi.left, i, env), h(phi, i - 1, env)) if i > 0 else TRUE
-            return V.disj(V.negate(tr.is_live(i)), V.conj(h(phi.right, i, env), earlier))
-        if isinstance(phi, (n.Forall, n.Exists)):
-            members = self.domain(phi.domain, env)
-            if isinstance(phi, n.Forall):
-                return V.conj(*[z3.Implies(g, h(phi.body, i, env.bind(phi.var, v))) for g, v in members
-                                if g is not FALSE])
-            return z3.Or([V.conj(g, h(phi.body, i, env.bind(phi.var, v))) for g, v in members] or [FALSE])
-        raise TypeError(f"not a formula: {type(phi).__name__}")
+        earlier = V.conj(h(phi.left, i, env), h(phi, i - 1, env)) if i > 0 else FALSE
+        return V.conj(self.trace.is_live(i), V.disj(h(phi.right, i, env), earlier))
+
+    @_ENCODE.on(n.Trigger)
+    def _trigger(self, phi: n.Trigger, i: int, env: TermEnv) -> z3.BoolRef:
+        h = self.holds
+        earlier = V.disj(h(phi.left, i, env), h(phi, i - 1, env)) if i > 0 else TRUE
+        return V.disj(V.negate(self.trace.is_live(i)), V.conj(h(phi.right, i, env), earlier))
+
+    @_ENCODE.on(n.Forall)
+    def _forall(self, phi: n.Forall, i: int, env: TermEnv) -> z3.BoolRef:
+        members = self.domain(phi.domain, env)
+        return V.conj(*[z3.Implies(g, self.holds(phi.body, i, env.bind(phi.var, v))) for g, v in members
+                        if g is not FALSE])
+
+    @_ENCODE.on(n.Exists)
+    def _exists(self, phi: n.Exists, i: int, env: TermEnv) -> z3.BoolRef:
+        members = self.domain(phi.domain, env)
+        return z3.Or([V.conj(g, self.holds(phi.body, i, env.bind(phi.var, v))) for g, v in members] or [FALSE])
+
+    # ------------------------------------------------------------ quantifiers' domains
 
     def domain(self, term: n.Term, env: TermEnv) -> list[tuple[z3.BoolRef, SymValue]]:
         """The members of a quantifier's domain, as (exists, value) pairs (`Evaluator._domain`)."""
@@ -144,3 +187,6 @@ class FormulaEncoder:
             out = [(value.present, value)]
         self._memo[key] = out
         return out
+
+
+_ENCODE.complete()

@@ -154,8 +154,9 @@ def apply_op(enc, t: n.Op, env) -> SymValue:  # noqa: C901 - one case per operat
                         defined=z3.And([a.defined for a in args] or [TRUE]))
     if op == "dict":
         keys = t.args[0::2]
-        if all(isinstance(k, n.Lit) and isinstance(k.value, str) for k in keys):
-            fields = tuple((k.value, v) for k, v in zip(keys, args[1::2]))
+        names = [k.value for k in keys if isinstance(k, n.Lit) and isinstance(k.value, str)]
+        if len(names) == len(keys):
+            fields = tuple(zip(names, args[1::2]))
             return SymValue("record", defined=z3.And([a.defined for a in args] or [TRUE]), fields=fields)
         enc.approx.add("dicts with computed keys")
         return SymValue("dyn", TRUE, FALSE, z3.Const(f"dict#{enc._next()}", values.Dyn))
@@ -331,7 +332,7 @@ def _done_member(enc, x: SymValue, coll: SymValue) -> z3.BoolRef:
     if x.kind != "str":
         return FALSE
     terminal = set(coll.value.as_string().split(","))
-    parts = []
+    parts: list[z3.BoolRef] = []
     for tool in enc.trace.signatures:
         if tool in terminal or tool == MESSAGE_SIGNATURE.name:
             continue

@@ -82,13 +82,13 @@ def counted(trace: "SymbolicTrace") -> Iterator[None]:
     """
     _COUNTING.append(trace)
     if len(_COUNTING) == 1:
-        z3.AstRef.__init__ = _counted_init  # type: ignore[method-assign]
+        z3.AstRef.__init__ = _counted_init
     try:
         yield
     finally:
         _COUNTING.pop()
         if not _COUNTING:
-            z3.AstRef.__init__ = _PLAIN_INIT  # type: ignore[method-assign]
+            z3.AstRef.__init__ = _PLAIN_INIT
 
 
 def tool_sort(tools: tuple[str, ...]) -> tuple[z3.SortRef, dict[str, z3.ExprRef]]:

@@ -18,11 +18,12 @@ indexing or slicing with bounds that are not constants. Each use is recorded in 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Any, Callable, Mapping
 
 import z3
 
 from policyc.ir import nodes as n
+from policyc.ir.dispatch import Cases
 from policyc.ir.walk import free_vars
 from policyc.smt import values as V
 from policyc.smt.symtrace import SymbolicTrace
@@ -43,18 +44,22 @@ class TermEnv:
         return TermEnv(self.vars, (i, tool))
 
 
+#: The symbolic value of each kind of term (a method of `TermEncoder` each).
+_TERMS: Cases[Callable[[TermEncoder, Any, TermEnv], SymValue]] = Cases("the term encoding", n.TERMS)
+
+
 class TermEncoder:
     """Encodes terms over one symbolic trace; remembers what it had to approximate."""
 
     def __init__(self, trace: SymbolicTrace):
         self.trace = trace
         self.approx: set[str] = set()
-        self.externs: dict[str, z3.FuncDeclRef] = {}
+        self.externs: dict[tuple[str, tuple[z3.SortRef, ...]], z3.FuncDeclRef] = {}
         self._funcs: dict = {}
         self._fresh = 0
         #: (term, call, the values of its free variables) -> (those values, its encoding): a term
         #: is a function of them, and the same term is read at the same call by many formulas
-        self._memo: dict = {}
+        self._memo: dict[tuple[object, ...], tuple[tuple[SymValue, ...], SymValue]] = {}
 
     def derive(self, trace: SymbolicTrace) -> "TermEncoder":
         """A copy over a derived trace (see `SymbolicTrace.derive`)."""
@@ -104,64 +109,101 @@ class TermEncoder:
     # ------------------------------------------------------------ terms
 
     def term(self, t: n.Term, env: TermEnv) -> SymValue:
-        """The encoding of a term in an environment (memoised)."""
+        """The symbolic value of a term in an environment (memoised): one case per kind of term."""
         if isinstance(t, n.Lit):
             return self.lit(t.value)
         bound = tuple(env.vars[v] for v in sorted(free_vars(t)) if v in env.vars)
         key = (t, env.call, tuple(id(v) for v in bound))
         found = self._memo.get(key)
         if found is None:
-            found = self._memo[key] = (bound, self._term(t, env))  # the values kept: their ids stay theirs
+            # the values kept with it: their ids stay theirs
+            found = self._memo[key] = (bound, _TERMS[t.__class__](self, t, env))
         return found[1]
 
-    def _term(self, t: n.Term, env: TermEnv) -> SymValue:  # noqa: C901 - one case per node type
-        if isinstance(t, n.Lit):
-            return self.lit(t.value)
-        if isinstance(t, n.Var):
-            return env.vars.get(t.name) or undefined()
-        if isinstance(t, n.Arg):
-            return self.trace.arg(env.call[0], env.call[1], t.name) if env.call else undefined()
-        if isinstance(t, n.Result):
-            return self.trace.result(env.call[0], env.call[1]) if env.call else undefined()
-        if isinstance(t, n.Field):
-            return self.get_field(self.term(t.base, env), t.name)
-        if isinstance(t, n.Index):
-            return self.get_index(self.term(t.base, env), t.index, env)
-        if isinstance(t, n.Slice):
-            return self.get_slice(self.term(t.base, env), t, env)
-        if isinstance(t, n.Op):
-            from policyc.smt.operators import apply_op
+    @_TERMS.on(n.Lit)
+    def _lit(self, t: n.Lit, env: TermEnv) -> SymValue:
+        return self.lit(t.value)
 
-            return apply_op(self, t, env)
-        if isinstance(t, n.Extern):
-            return self.extern(t, env)
-        if isinstance(t, n.Values):
-            return SymValue("family", members=tuple(self.values_members(t)))
-        if isinstance(t, n.Outputs):
-            self.approx.add("outputs")
-            return SymValue("outputs", value=z3.StringVal(",".join(t.tools)))
-        if isinstance(t, n.Done):  # membership is exact (`operators._done_member`)
-            return SymValue("done", value=z3.StringVal(",".join(t.terminal)))
-        if isinstance(t, n.Metric):
-            return self.trace.metric(t.path)
-        if isinstance(t, n.Request):
-            return self.trace.request()
-        if isinstance(t, n.Attr):
-            # a value of the attribute's type per call, read back into the witness's events
-            return self.trace.attribute(env.call[0], env.call[1], t.name) if env.call else undefined()
-        if isinstance(t, (n.Quant, n.From, n.Flows)):
-            # quantifiers over a call's lists, and provenance, are not encoded: a free condition
-            self.approx.add("provenance" if isinstance(t, (n.From, n.Flows)) else "quantifiers inside patterns")
-            return boolean(z3.Bool(f"{type(t).__name__.lower()}#{self._next()}"))
-        if isinstance(t, n.Project):  # any value: an untyped one, as a field of `any` is
-            self.approx.add("`[*]` projections")
-            return SymValue("dyn", z3.Bool(f"project?def#{self._next()}"), FALSE,
-                            z3.Const(f"project#{self._next()}", V.Dyn))
+    @_TERMS.on(n.Var)
+    def _var(self, t: n.Var, env: TermEnv) -> SymValue:
+        return env.vars.get(t.name) or undefined()
+
+    @_TERMS.on(n.Arg)
+    def _arg(self, t: n.Arg, env: TermEnv) -> SymValue:
+        return self.trace.arg(env.call[0], env.call[1], t.name) if env.call else undefined()
+
+    @_TERMS.on(n.Result)
+    def _result(self, t: n.Result, env: TermEnv) -> SymValue:
+        return self.trace.result(env.call[0], env.call[1]) if env.call else undefined()
+
+    @_TERMS.on(n.Attr)
+    def _attr(self, t: n.Attr, env: TermEnv) -> SymValue:
+        # a value of the attribute's type per call, read back into the witness's events
+        return self.trace.attribute(env.call[0], env.call[1], t.name) if env.call else undefined()
+
+    @_TERMS.on(n.Field)
+    def _field(self, t: n.Field, env: TermEnv) -> SymValue:
+        return self.get_field(self.term(t.base, env), t.name)
+
+    @_TERMS.on(n.Index)
+    def _index(self, t: n.Index, env: TermEnv) -> SymValue:
+        return self.get_index(self.term(t.base, env), t.index, env)
+
+    @_TERMS.on(n.Slice)
+    def _slice(self, t: n.Slice, env: TermEnv) -> SymValue:
+        return self.get_slice(self.term(t.base, env), t, env)
+
+    @_TERMS.on(n.Op)
+    def _op(self, t: n.Op, env: TermEnv) -> SymValue:
+        from policyc.smt.operators import apply_op
+
+        return apply_op(self, t, env)
+
+    @_TERMS.on(n.Extern)
+    def _extern(self, t: n.Extern, env: TermEnv) -> SymValue:
+        return self.extern(t, env)
+
+    @_TERMS.on(n.Values)
+    def _values(self, t: n.Values, env: TermEnv) -> SymValue:
+        return SymValue("family", members=tuple(self.values_members(t)))
+
+    @_TERMS.on(n.Outputs)
+    def _outputs(self, t: n.Outputs, env: TermEnv) -> SymValue:
+        self.approx.add("outputs")
+        return SymValue("outputs", value=z3.StringVal(",".join(t.tools)))
+
+    @_TERMS.on(n.Done)
+    def _done(self, t: n.Done, env: TermEnv) -> SymValue:  # membership is exact (`operators._done_member`)
+        return SymValue("done", value=z3.StringVal(",".join(t.terminal)))
+
+    @_TERMS.on(n.Metric)
+    def _metric(self, t: n.Metric, env: TermEnv) -> SymValue:
+        return self.trace.metric(t.path)
+
+    @_TERMS.on(n.Request)
+    def _request(self, t: n.Request, env: TermEnv) -> SymValue:
+        return self.trace.request()
+
+    @_TERMS.on(n.Quant, n.From, n.Flows)
+    def _free_condition(self, t: n.Quant | n.From | n.Flows, env: TermEnv) -> SymValue:
+        # quantifiers over a call's lists, and provenance, are not encoded: a free condition
+        self.approx.add("provenance" if isinstance(t, (n.From, n.Flows)) else "quantifiers inside patterns")
+        return boolean(z3.Bool(f"{type(t).__name__.lower()}#{self._next()}"))
+
+    @_TERMS.on(n.Project)
+    def _project(self, t: n.Project, env: TermEnv) -> SymValue:  # any value: an untyped one, as a field of `any` is
+        self.approx.add("`[*]` projections")
+        return SymValue("dyn", z3.Bool(f"project?def#{self._next()}"), FALSE,
+                        z3.Const(f"project#{self._next()}", V.Dyn))
+
+    @_TERMS.on(n.Earlier)
+    def _earlier(self, t: n.Earlier, env: TermEnv) -> SymValue:
+        # a history atom is the compiler's, read by a run's stores: no policy formula has one
         raise TypeError(f"not a term: {type(t).__name__}")
 
     def values_members(self, t: n.Values) -> list[tuple[z3.BoolRef, SymValue]]:
         """The values of `tool.path` over the trace: one (guard, value) per call (and element)."""
-        out = []
+        out: list[tuple[z3.BoolRef, SymValue]] = []
         for i in range(self.trace.k):
             guard = self.trace.is_call(i, t.tool)
             value = self.path_value(i, t.tool, t.path)
@@ -213,7 +255,7 @@ class TermEncoder:
                 hits.append((z3.And(base.present, idx.present, z3.Or(pos, neg)), e))
             return _select(hits)
         if base.kind in ("record", "dict") and idx.kind == "str":
-            if isinstance(index, n.Lit) and base.kind == "record":
+            if isinstance(index, n.Lit) and isinstance(index.value, str) and base.kind == "record":
                 return self.get_field(base, index.value)
             if base.kind == "dict":
                 out = self._dict_lookup(base, idx.value)
@@ -234,12 +276,9 @@ class TermEncoder:
         return undefined()
 
     def get_slice(self, base: SymValue, t: n.Slice, env: TermEnv) -> SymValue:
-        start = None if t.start is None else t.start
-        stop = None if t.stop is None else t.stop
-        const = all(x is None or isinstance(x, n.Lit) and isinstance(x.value, int)
-                    and not isinstance(x.value, bool) for x in (start, stop))
-        lo = start.value if start is not None and const else None
-        hi = stop.value if stop is not None and const else None
+        const = all(x is None or _int_literal(x) is not None for x in (t.start, t.stop))
+        lo = _int_literal(t.start) if const else None
+        hi = _int_literal(t.stop) if const else None
         if base.kind == "list" and const and (lo is None or lo >= 0) and (hi is None or hi >= 0):
             lo = lo or 0
             items = base.items[lo:hi] if hi is not None else base.items[lo:]
@@ -277,6 +316,16 @@ class TermEncoder:
     def _next(self) -> int:
         self._fresh += 1
         return self._fresh
+
+
+_TERMS.complete()
+
+
+def _int_literal(t: n.Term | None) -> int | None:
+    """The value of an integer literal (not a boolean); None for any other term."""
+    if isinstance(t, n.Lit) and isinstance(t.value, int) and not isinstance(t.value, bool):
+        return t.value
+    return None
 
 
 def _sort_of(v: SymValue) -> z3.SortRef:
@@ -317,7 +366,7 @@ def _merge_composite(hits: list[tuple[z3.BoolRef, SymValue]]) -> SymValue:
     null = z3.Or([z3.And(g, v.null) for g, v in hits])
     if kind == "record":
         names = [name for name, _ in hits[0][1].fields]
-        fields = tuple((name, _select([(g, v.field(name)) for g, v in hits])) for name in names)
+        fields = tuple((name, _select([(g, v.field(name) or undefined()) for g, v in hits])) for name in names)
         return SymValue("record", defined, null, fields=fields)
     size = min(len(v.items) for _, v in hits)
     items = tuple(_select([(g, v.items[j]) for g, v in hits]) for j in range(size))

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Any
 
 import z3
 
@@ -81,9 +82,10 @@ class SymValue:
     kind: str
     defined: z3.BoolRef = TRUE
     null: z3.BoolRef = FALSE
-    value: z3.ExprRef | None = None
+    # Z3 terms (z3 has no annotations mypy reads): a scalar's value, a list's or dict's length
+    value: Any = None
     items: tuple["SymValue", ...] = ()
-    length: z3.ArithRef | None = None
+    length: Any = None
     fields: tuple[tuple[str, "SymValue"], ...] = ()
     keys: tuple[z3.ExprRef, ...] = ()
     members: tuple[tuple[z3.BoolRef, "SymValue"], ...] = ()

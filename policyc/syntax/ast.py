@@ -56,7 +56,7 @@ TypeExpr = Union[TypeName, OptionalType, RecordType]
 class Literal:
     """A constant; `kind` is one of int, float, str, bool, null (so `1 != true`)."""
 
-    value: object
+    value: int | float | str | bool | None
     kind: str
     span: Span = _span()
 
@@ -85,6 +85,12 @@ class Call:
     args: tuple["Expr | KeywordArg", ...]
     span: Span = _span()
     func_span: Span = _span()
+
+    def positional(self) -> tuple["Expr", ...] | None:
+        """The arguments, when none is given by name (`f(a, b)`, not `f(a, x: b)`)."""
+        if any(isinstance(a, KeywordArg) for a in self.args):
+            return None
+        return self.args  # type: ignore[return-value]  # no KeywordArg, as just checked
 
 
 @dataclass(frozen=True, slots=True)

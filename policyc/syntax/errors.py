@@ -126,7 +126,7 @@ def syntax_diagnostic(exc: UnexpectedInput, source: Source, offset: int, describ
     that follows it, as a parse of the whole file would."""
     text = source.text
     if isinstance(exc, UnexpectedCharacters):
-        pos = offset + exc.pos_in_stream
+        pos = offset + (exc.pos_in_stream or 0)
         expected = set(exc.allowed or ())
         message = f"unexpected character `{text[pos] if pos < len(text) else ''}`"
         span = source.span(pos, pos + 1)

@@ -177,8 +177,9 @@ def _recover(source: Source, first: UnexpectedInput) -> list[Diagnostic]:
     """Report the first error, then parse the declarations after it one by one."""
     first_diag = syntax_diagnostic(first, source, 0, _describe_terminal)
     diagnostics = [first_diag]
+    first_at = first_diag.span.start if first_diag.span is not None else 0
     for start, chunk in _chunks(source.text):
-        if start < first_diag.span.start or not chunk.strip():
+        if start < first_at or not chunk.strip():
             continue  # before the first error (parsed fine), or the declaration holding it
         try:
             _parse_tree(chunk)
@@ -282,6 +283,6 @@ def parse_expression(text: str, path: str = "<expr>") -> tuple[ast.Expr | None, 
     'always'
     """
     module, diagnostics = parse("rule _: " + text, path)
-    if module is None or len(module.items) != 1:
+    if module is None or len(module.items) != 1 or not isinstance(module.items[0], ast.RuleDecl):
         return None, diagnostics
     return module.items[0].body, diagnostics

@@ -58,7 +58,7 @@ class ToAst(Transformer):
         text, problem = read_string(str(token))
         if problem is not None:
             offset, length, what = problem
-            start = token.start_pos + offset
+            start = (token.start_pos or 0) + offset
             self.problems.append(Diagnostic(
                 "E0001", f"malformed string: {what}", self.source.span(start, start + length),
                 help='escapes are those of JSON: \\" \\\\ \\n \\t \\uXXXX; write a backslash as \\\\'))
@@ -72,7 +72,7 @@ class ToAst(Transformer):
         return self.source.span(meta.start_pos, meta.end_pos)
 
     def _tok(self, token: Token) -> Span:
-        return self.source.span(token.start_pos, token.end_pos)
+        return self.source.span(token.start_pos or 0, token.end_pos or 0)
 
     @staticmethod
     def _present(children) -> list:

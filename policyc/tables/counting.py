@@ -88,9 +88,10 @@ CANDIDATE = 1  # the mark of such a value
 TRACKED = 2  # the mark of a new value a relaxed search tracks in some parts (`Rules.step`'s `keep`)
 NOT_NAMED = -1  # a value's entry in a part that never named it: it follows the fresh instance
 
-Slot = tuple  # ("arg", name, field...) or ("result", field...)
-Profile = tuple  # per part: NOT_NAMED, or 2 * state + (1 if the value is in the part's domain)
-State = tuple  # (plain states, fresh states, ((profile, count), ...) sorted)
+Slot = tuple[str | int, ...]  # ("arg", name, field...) or ("result", field...)
+Profile = tuple[int, ...]  # per part: NOT_NAMED, or 2 * state + (1 if the value is in the part's domain)
+#: (plain states, fresh states, ((profile, count), ...) sorted)
+State = tuple[tuple[int, ...], tuple[int, ...], tuple[tuple[Profile, int], ...]]
 Filling = tuple  # ((filler, slots), ...): the slots each value of the call fills
 
 
@@ -550,6 +551,7 @@ class Rules:
                 counts[filler] -= 1
                 named.append((filler, slots))
         after: dict[Profile, int] = {}
+        profile: Profile | None  # a value's profile; None in `named`: a new value
         for profile, count in counts.items():
             if count:
                 moved = self._move(profile, fresh, key, mask, frozenset(), absent, keep)

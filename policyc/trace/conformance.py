@@ -28,11 +28,14 @@ bad call, so the runtime can run `check_call` on a proposed call before it execu
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from policyc.ir.ops import UNDEF
 from policyc.ir.types import ANY, BOOL, FLOAT, INT, NULL, STR, OptionalT, ToolSignature, Type, value_problems
 from policyc.saag.cascade import REGISTRY, STRUCTURE, TYPE, Problem, assess
+
+if TYPE_CHECKING:
+    from policyc.trace.model import Trace
 
 RESULT = "result"
 STAGES = (REGISTRY, STRUCTURE, TYPE, RESULT)
@@ -60,7 +63,7 @@ class ConformanceFinding:
         where = f"call #{self.position + 1}: " if self.position is not None else ""
         return where + self.message + (f" ({self.help})" if self.help else "")
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"stage": self.stage, "code": self.code, "tool": self.tool, "argument": self.argument,
                 "message": self.message, "help": self.help, "position": self.position, "severity": self.severity}
 
@@ -152,7 +155,7 @@ def check_result(name: str, result: Any, tools: Mapping[str, ToolSignature],
             for problem in value_problems(result, sig.result, "result")]
 
 
-def check_trace(trace, tools: Mapping[str, ToolSignature], results: bool = True,
+def check_trace(trace: Trace, tools: Mapping[str, ToolSignature], results: bool = True,
                 signatures: Signatures | None = None) -> list[ConformanceFinding]:
     """Findings for every event of the agent in a trace, in order (what the user does on their
     side is not the agent's conformance); `signatures`: `Signatures(tools)`, made once for many

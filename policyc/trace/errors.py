@@ -12,6 +12,7 @@ input in backticks.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Sequence
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,20 +28,24 @@ class TraceError:
         where = self.file if self.line is None else f"{self.file}:{self.line}"
         return f"{where}: `{self.field}`: {self.message}" if self.field else f"{where}: {self.message}"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"file": self.file, "line": self.line, "field": self.field, "message": self.message}
+
+
+#: Where inside a record: its path of keys and indexes, `("tool_calls", 2, "arguments")`.
+Where = tuple[str | int, ...]
 
 
 class RecordProblem(Exception):
     """Raised by a format reader: what is wrong, and where inside the record (a JSON path)."""
 
-    def __init__(self, path: tuple, message: str):
+    def __init__(self, path: Sequence[str | int], message: str):
         super().__init__(message)
         self.path = tuple(path)
         self.message = message
 
 
-def field_path(path: tuple) -> str | None:
+def field_path(path: Sequence[str | int]) -> str | None:
     """`("tool_calls", 2, "arguments")` -> `tool_calls[2].arguments`.
 
     >>> field_path(("tool_calls", 2, "arguments")), field_path(()), field_path((0, "role"))

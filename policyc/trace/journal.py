@@ -57,18 +57,25 @@ class JournalProblem(Exception):
         self.message = message
 
 
+#: A session's record, an event, a call: JSON objects.
+Record = dict[str, Any]
+#: A finished session: the line of its first event, its record or None, and (line, field,
+#: message) of its first malformed event or None.
+Finished = tuple[int, Record | None, tuple[int, str, str] | None]
+
+
 @dataclass
 class _Session:
     line: int                                   # where the session's first event is
-    record: dict = field(default_factory=dict)
-    calls: list[dict] = field(default_factory=list)
-    decisions: list[dict] = field(default_factory=list)
-    forwarded: dict[int, dict] = field(default_factory=dict)  # seq -> its tool call, awaiting the answer
-    proposed: dict[int, dict] = field(default_factory=dict)   # seq -> its proposal
+    record: Record = field(default_factory=dict)
+    calls: list[Record] = field(default_factory=list)
+    decisions: list[Record] = field(default_factory=list)
+    forwarded: dict[int, Record] = field(default_factory=dict)  # seq -> its tool call, awaiting the answer
+    proposed: dict[int, Record] = field(default_factory=dict)   # seq -> its proposal
     ended: bool = False
     problem: tuple[int, str, str] | None = None  # (line, field, message) of the first bad event
 
-    def to_record(self, session: str) -> dict:
+    def to_record(self, session: str) -> Record:
         out = {"id": session, **self.record, "complete": self.ended, "tool_calls": self.calls,
                "decisions": self.decisions}
         if not self.ended:
@@ -76,14 +83,14 @@ class _Session:
         return out
 
 
-def _require(event: dict, key: str, kind: type, what: str) -> Any:
+def _require(event: Record, key: str, kind: type, what: str) -> Any:
     value = event.get(key)
     if not isinstance(value, kind) or isinstance(value, bool):
         raise JournalProblem(key, f"a `{event.get('event')}` event needs `{key}`, {what}")
     return value
 
 
-def _apply(session: _Session, event: dict) -> None:
+def _apply(session: _Session, event: Record) -> None:
     kind = event.get("event")
     if kind not in EVENTS:
         raise JournalProblem("event", f"`event` must be one of {', '.join(EVENTS)}")
@@ -106,10 +113,10 @@ def _apply(session: _Session, event: dict) -> None:
             entry["arguments"] = session.proposed.get(seq, {}).get("arguments", {})
         session.decisions.append(entry)
         if action in _EXECUTES:  # forwarded to the server: a call of the run from now on
-            call = {"step": len(session.calls), "tool_name": _require(event, "tool", str, "a string"),
+            made = {"step": len(session.calls), "tool_name": _require(event, "tool", str, "a string"),
                     "arguments": entry["arguments"]}
-            session.calls.append(call)
-            session.forwarded[seq] = call
+            session.calls.append(made)
+            session.forwarded[seq] = made
         return
     call = session.forwarded.pop(seq, None)
     if call is None:
@@ -133,7 +140,7 @@ class Assembler:
     def __init__(self) -> None:
         self.sessions: dict[str, _Session] = {}
 
-    def feed(self, number: int, text: str) -> list[tuple[int, dict | None, tuple[int, str, str] | None]] | None:
+    def feed(self, number: int, text: str) -> list[Finished] | None:
         """The sessions this line ends; None when the line is not a journal event after all
         (not JSON, or no session id): it is then an ordinary line of the file."""
         try:
@@ -144,7 +151,7 @@ class Assembler:
             return None
         return self.feed_event(number, event)
 
-    def feed_event(self, number: int, event: dict) -> list[tuple[int, dict | None, tuple[int, str, str] | None]]:
+    def feed_event(self, number: int, event: Record) -> list[Finished]:
         """The sessions this event (a journal line's JSON object) ends."""
         session_id = event[SESSION_KEY]
         session = self.sessions.setdefault(session_id, _Session(number))
@@ -157,19 +164,19 @@ class Assembler:
             return [_done(session_id, self.sessions.pop(session_id))]
         return []
 
-    def record(self, session_id: str) -> dict | None:
+    def record(self, session_id: str) -> Record | None:
         """The record of a session not ended yet, as it stands."""
         session = self.sessions.get(session_id)
         return None if session is None or session.problem is not None else session.to_record(session_id)
 
-    def finish(self) -> list[tuple[int, dict | None, tuple[int, str, str] | None]]:
+    def finish(self) -> list[Finished]:
         """The sessions that never ended (their gateway was killed, or is still running)."""
         done = [_done(session_id, session) for session_id, session in self.sessions.items()]
         self.sessions.clear()
         return done
 
 
-def assemble(lines: Iterable[tuple[int, str]]) -> Iterator[tuple[int, dict | None, tuple[int, str, str] | None]]:
+def assemble(lines: Iterable[tuple[int, str]]) -> Iterator[Finished]:
     """The sessions of a journal's lines (number, text), in the order they end (unended ones
     last)."""
     assembler = Assembler()
@@ -178,7 +185,7 @@ def assemble(lines: Iterable[tuple[int, str]]) -> Iterator[tuple[int, dict | Non
     yield from assembler.finish()
 
 
-def _done(session_id: str, session: _Session) -> tuple[int, dict | None, tuple[int, str, str] | None]:
+def _done(session_id: str, session: _Session) -> Finished:
     if session.problem is not None:
         return session.line, None, session.problem
     return session.line, session.to_record(session_id), None

@@ -22,6 +22,7 @@ import bisect
 import json
 import re
 import sys
+from typing import Iterable
 
 _DECODER = json.JSONDecoder()
 _SPACE = re.compile(r"[ \t\r\n]*")
@@ -104,7 +105,7 @@ def too_deep(value: object, limit: int = MAX_DEPTH) -> bool:
     while stack:
         item, depth = stack.pop()
         if isinstance(item, dict):
-            children = item.values()
+            children: Iterable[object] = item.values()
         elif isinstance(item, list):
             children = item
         else:
@@ -141,7 +142,7 @@ def array_elements(text: str, pos: int) -> list[tuple[int, int]]:
     return out
 
 
-def _add(out: list, text: str, start: int, end: int, empty_too: bool = False) -> None:
+def _add(out: list[tuple[int, int]], text: str, start: int, end: int, empty_too: bool = False) -> None:
     start = _skip(text, start)
     while end > start and text[end - 1] in " \t\r\n":
         end -= 1
@@ -176,7 +177,7 @@ def member(text: str, pos: int, key: str) -> int | None:
     return None
 
 
-def locate(text: str, pos: int, path: tuple) -> int:
+def locate(text: str, pos: int, path: tuple[str | int, ...]) -> int:
     """Offset of the value at `path` inside the JSON value at `pos` (as deep as it can go)."""
     try:
         for step in path:

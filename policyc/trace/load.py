@@ -30,12 +30,12 @@ import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Union
+from typing import BinaryIO, Callable, Iterable, Iterator, Union
 
 from policyc.inputs import InputError, max_input_bytes, os_error, read_input
 from policyc.trace.errors import RecordProblem, TraceError, field_path
 from policyc.trace.formats import detect_format, parse_trace, split_records
-from policyc.trace.journal import Assembler, is_journal_line
+from policyc.trace.journal import Assembler, Finished, is_journal_line
 from policyc.trace.jsontext import LineIndex, array_elements, bad_byte, decode, line_of, locate, member, where
 from policyc.trace.model import Trace
 
@@ -59,14 +59,17 @@ class _Raw:
     file: str
     line: int
     value: object
-    line_of_field: Callable[[tuple], int]
+    line_of_field: Callable[[tuple[str | int, ...]], int]
 
 
 def load_traces(paths: str | Path | Iterable[str | Path], format: str = "auto") -> LoadedTraces:
     """Read every record of `paths` (files, folders, `-`)."""
     out = LoadedTraces()
     for item in iter_traces(paths, format):
-        (out.errors if isinstance(item, TraceError) else out.traces).append(item)
+        if isinstance(item, TraceError):
+            out.errors.append(item)
+        else:
+            out.traces.append(item)
     return out
 
 
@@ -115,7 +118,8 @@ def read_source(source: Source, format: str = "auto") -> list[Trace | TraceError
         if problem is not None:
             return [TraceError(source.file, source.line, None,
                                problem if at is None else f"{problem} (column {at + 1})")]
-        source = _Raw(source.file, source.line, value, lambda _path, number=source.line: number)
+        number = source.line
+        source = _Raw(source.file, number, value, lambda _path: number)
     raw = source
     out: list[Trace | TraceError] = []
     parts = split_records(raw.value, format)
@@ -131,7 +135,7 @@ def read_source(source: Source, format: str = "auto") -> list[Trace | TraceError
     return out
 
 
-def stream_jsonl(path: str) -> Iterator[JsonlLine | TraceError]:
+def stream_jsonl(path: str) -> Iterator[_Raw | JsonlLine | TraceError]:
     """The lines of a JSONL file, read a line at a time from a regular file (no cap on the
     file, `max_input_bytes()` on each line); anything else that is not a regular file (a
     pipe, a device) is read whole within the input cap, as every other input is."""
@@ -173,7 +177,7 @@ def with_sessions(items: Iterable[JsonlLine | TraceError], path: str) -> Iterato
     yield from _sessions(assembler.finish(), path)
 
 
-def _sessions(done, path: str) -> Iterator[JsonlLine | TraceError]:
+def _sessions(done: Iterable[Finished], path: str) -> Iterator[JsonlLine | TraceError]:
     for line, record, problem in done:
         if problem is not None:
             yield TraceError(path, problem[0], problem[1], problem[2])
@@ -229,7 +233,7 @@ def _too_long(path: str, number: int, cap: int) -> TraceError:
                                           f"(set POLICYC_MAX_INPUT_MB to allow more)")
 
 
-def parquet_lines(source, path: str, batch: int = 1024) -> Iterator[JsonlLine | TraceError]:
+def parquet_lines(source: str | BinaryIO, path: str, batch: int = 1024) -> Iterator[JsonlLine | TraceError]:
     """The records of a Parquet shard (`source`: its path or an open file), a row at a time
     in batches: each row holds one record as JSON text in the column `record`; a row's number
     stands where a JSONL record has its line. Reading Parquet needs pyarrow (installed with
@@ -264,7 +268,7 @@ def parquet_lines(source, path: str, batch: int = 1024) -> Iterator[JsonlLine | 
         yield TraceError(path, None, None, f"not a readable Parquet file ({str(exc).splitlines()[0][:200]})")
 
 
-def _open_regular(path: str):
+def _open_regular(path: str) -> BinaryIO | None:
     """A regular file opened for reading in binary, or None when `path` is something else
     (the caller reads it within the cap); InputError when it cannot be read at all."""
     try:
@@ -361,7 +365,7 @@ def _json_records(name: str, text: str, value: object) -> Iterator[_Raw | TraceE
         yield _raw(name, text, LineIndex(text), start, value)
 
 
-def _elements(name: str, text: str, spans: list[tuple[int, int]], values: list) -> Iterator[_Raw | TraceError]:
+def _elements(name: str, text: str, spans: list[tuple[int, int]], values: list[object]) -> Iterator[_Raw | TraceError]:
     """The elements of a parsed array (their values known), one record each."""
     lines = LineIndex(text)
     if len(spans) != len(values):  # cannot happen for valid JSON; decode each element then
@@ -385,7 +389,7 @@ def _tolerant_array(name: str, text: str, pos: int) -> Iterator[_Raw | TraceErro
     yield from items
 
 
-def _decoded(name: str, text: str, lines: LineIndex, spans) -> Iterator[_Raw | TraceError]:
+def _decoded(name: str, text: str, lines: LineIndex, spans: Iterable[tuple[int, int]]) -> Iterator[_Raw | TraceError]:
     for start, end in spans:
         value, problem, at = decode(text[start:end])
         if problem is not None:

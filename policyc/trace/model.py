@@ -24,11 +24,24 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping, Protocol
 
 from policyc.grounding import CODE, Extractor, SeenSet
 from policyc.ir.data import DEFAULT_ATTRIBUTES, CallArgs, attributes, path_value
 from policyc.ir.ops import UNDEF, value_key
+
+if TYPE_CHECKING:
+    from policyc.grounding.provenance import Leaf
+    from policyc.ir.data import History
+
+
+class RunIndex(Protocol):
+    """A gate's index of a run's sources and results (`policyc.runtime.history.RunIndex`): what
+    it answers for a trace of `calls` events, or None when it does not cover them."""
+
+    def history(self, position: int, calls: int) -> History | None: ...
+
+    def outputs(self, tools: tuple[str, ...], extractor: Extractor, calls: int) -> SeenSet | None: ...
 
 #: The name of message events, and the event classes a policy may observe beyond the agent's calls.
 MESSAGE = "message"
@@ -102,7 +115,7 @@ class Trace:
     positions: tuple[int, ...] | None = field(default=None, compare=False, repr=False)
     # a gate's index of the run's sources and results, which the trace-wide questions read
     # instead of the calls when it covers them (`policyc.runtime.history`)
-    index: Any = field(default=None, compare=False, repr=False)
+    index: RunIndex | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.events is None:
@@ -125,7 +138,7 @@ class Trace:
         return tuple(out)
 
     @classmethod
-    def of(cls, *calls: tuple, metrics: Mapping[str, Any] | None = None, id: str | None = None) -> "Trace":
+    def of(cls, *calls: tuple[Any, ...], metrics: Mapping[str, Any] | None = None, id: str | None = None) -> "Trace":
         """Build a trace from (name, args[, result]) tuples.
 
         >>> Trace.of(("search", {"query": "x"}, ["a.py"]), ("final_answer", {"answer": "a.py"})).tool_sequence
@@ -247,11 +260,11 @@ class TraceGlobals:
 
     def __init__(self, trace: Trace):
         self.trace = trace
-        self._values: dict = {}
-        self._outputs: dict = {}
-        self._leaves: list | None = None
+        self._values: dict[tuple[Any, ...], list[Any]] = {}
+        self._outputs: dict[tuple[tuple[str, ...], int], tuple[Extractor, SeenSet]] = {}
+        self._leaves: list[Leaf] | None = None
 
-    def values(self, tool: str, path: tuple, flatten: bool) -> list:
+    def values(self, tool: str, path: tuple[str | int, ...], flatten: bool) -> list[Any]:
         key = (tool, path, flatten)
         if key not in self._values:
             seen: dict[object, object] = {}
@@ -261,7 +274,7 @@ class TraceGlobals:
                 if path[0] == "result":
                     value = path_value(call.result, path[1:])
                 else:
-                    value = path_value(call.args.get(path[0], UNDEF), path[1:])
+                    value = path_value(call.args.get(str(path[0]), UNDEF), path[1:])
                 if value is UNDEF or value is None:
                     continue
                 for item in (value if flatten and isinstance(value, list) else [value]):
@@ -292,7 +305,7 @@ class TraceGlobals:
                                         if not c.is_message and not c.error and c.name not in terminal})
         return self._values[key]
 
-    def metric(self, path: tuple) -> object:
+    def metric(self, path: tuple[str | int, ...]) -> object:
         return path_value(dict(self.trace.metrics), path)
 
     def request(self) -> object:
@@ -300,7 +313,7 @@ class TraceGlobals:
         text = self.trace.request
         return UNDEF if text is None else {"text": text}
 
-    def history(self, position: int):
+    def history(self, position: int) -> History:
         """The sources known at a position of the view (`policyc.trace.sources`): from the
         gate's index when the trace has one that covers it, else by the definition."""
         from policyc.trace.sources import TraceHistory, trace_leaves

@@ -35,7 +35,7 @@ from policyc.ir.ops import UNDEF
 from policyc.ir.types import ANY, OptionalT, RecordT, ToolSignature, Type, value_problems
 from policyc.trace.conformance import Signatures
 from policyc.trace.jsontext import too_deep
-from policyc.trace.model import Trace
+from policyc.trace.model import Call, Trace
 
 #: the field the MCP SDK wraps a result that is not an object in
 WRAPPER = "result"
@@ -128,7 +128,7 @@ class ResultShapes:
             return trace
         positions = tuple(trace.event_positions)  # found by identity: before the calls change
         if trace.events is trace.calls:
-            events: tuple = tuple(shaped)
+            events: tuple[Call, ...] = tuple(shaped)
         else:
             at = {k: j for j, k in enumerate(positions)}
             events = tuple(shaped[at[k]] if k in at else e for k, e in enumerate(trace.events or ()))

@@ -22,18 +22,22 @@ sources known at position i, by the definition: each question scans their leaves
 from __future__ import annotations
 
 from bisect import bisect_right
+from typing import TYPE_CHECKING
 
-from policyc.grounding.provenance import REQUEST, USER, Leaf, flows, labels, leaves_of
+from policyc.grounding.provenance import REQUEST, USER, Label, Leaf, SourceSet, flows, labels, leaves_of
 from policyc.ir.ops import UNDEF
 
+if TYPE_CHECKING:
+    from policyc.trace.model import Trace
 
-def source_events(trace) -> list[tuple[object, tuple, int]]:
+
+def source_events(trace: Trace) -> list[tuple[object, Label, int]]:
     """(content, label, known from) of every source of a trace, in the order they came."""
     positions = trace.event_positions
-    out: list[tuple[object, tuple, int]] = []
+    out: list[tuple[object, Label, int]] = []
     if trace.request is not None:
         out.append((trace.request, REQUEST, 0))
-    for k, event in enumerate(trace.events):
+    for k, event in enumerate(trace.events or ()):
         known = bisect_right(positions, k)
         if event.is_message:
             if event.actor == "user":
@@ -43,7 +47,7 @@ def source_events(trace) -> list[tuple[object, tuple, int]]:
     return out
 
 
-def trace_leaves(trace) -> list[Leaf]:
+def trace_leaves(trace: Trace) -> list[Leaf]:
     """Every leaf of a trace's sources (`policyc.grounding.provenance.leaves_of`)."""
     return [leaf for content, label, known in source_events(trace) for leaf in leaves_of(content, label, known)]
 
@@ -56,10 +60,10 @@ class TraceHistory:
     def __init__(self, leaves: list[Leaf], position: int):
         self.leaves = [leaf for leaf in leaves if leaf.visible_from <= position]
 
-    def labels(self, value: object) -> set | None:
+    def labels(self, value: object) -> set[Label] | None:
         if isinstance(value, bool) or not isinstance(value, (str, int, float)):
             return None
         return labels(value, self.leaves)
 
-    def flows(self, sources: tuple, text: object, span: int) -> bool:
+    def flows(self, sources: SourceSet, text: object, span: int) -> bool:
         return flows(sources, text, span, self.leaves)

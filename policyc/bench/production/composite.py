@@ -174,7 +174,8 @@ def loop_expansion(ctx: Context) -> Outcome:
     [('tool_a', {'i': 1}), ('tool_expand', {'node': 2}), ('tool_value', {'node': 15})]
     """
     proc, n, target = ctx.proc, ctx.names, ctx.level
-    total, i, previous = 0, 1, ()
+    total, i = 0, 1
+    previous: tuple[int, ...] = ()
     while True:
         v = proc.call("tool_a", i=i, given=("i",), after=previous)
         step = proc.last

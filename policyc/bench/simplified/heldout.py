@@ -21,7 +21,8 @@ def loop_termination(ctx: Context) -> Outcome:
     (5, 32)
     """
     proc, n, target = ctx.proc, ctx.names, 13 + ctx.seed % 26
-    total, i, previous = 0, 1, ()
+    total, i = 0, 1
+    previous: tuple[int, ...] = ()
     while True:
         v = proc.call("tool_a", i=i, given=("i",), after=previous)
         total += v if v % 2 == 0 else 2 * v

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from policyc.trace.errors import RecordProblem
+from policyc.trace.errors import RecordProblem, Where
 from policyc.trace.formats.common import (
     Events,
     is_call_shaped,
@@ -58,7 +58,7 @@ def _is_tool_block(kind: Any) -> bool:
     return kind in CALL_BLOCKS or _is_result_block(kind)
 
 
-def _messages(value: Any) -> tuple[Any, tuple]:
+def _messages(value: Any) -> tuple[Any, Where | None]:
     if isinstance(value, dict):
         if value.get("type") == "message" and "content" in value:
             return [value], None  # one response message
@@ -82,7 +82,8 @@ def parse_anthropic(value: Any, origin: str | None = None) -> Trace:
         raise RecordProblem((), "expected a list of Messages API messages, an object with `messages`, "
                                 "or one response message")
     single = prefix is None
-    prefix = () if single else prefix
+    if prefix is None:
+        prefix = ()
     if isinstance(value, dict) and not single:
         reject_unread_calls(value, ("messages",), (), "a Messages API record")
     metrics = {k: v for k, v in value.items() if k not in ("messages", "content")} if isinstance(value, dict) else {}

@@ -51,7 +51,7 @@ def parse_chat(value: Any, origin: str | None = None) -> Trace:
     if isinstance(value, dict):
         messages = require(value, "messages", list, (), "an array of messages")
         reject_unread_calls(value, ("messages",), (), "a chat record")
-        prefix: tuple = ("messages",)
+        prefix: tuple[Any, ...] = ("messages",)
         metrics = {k: v for k, v in value.items() if k != "messages"}
         trace_id = value.get("id")
     elif isinstance(value, list):

@@ -13,7 +13,7 @@ import json
 from typing import Any
 
 from policyc.ir.ops import UNDEF
-from policyc.trace.errors import RecordProblem
+from policyc.trace.errors import RecordProblem, Where
 from policyc.trace.jsontext import too_deep
 from policyc.trace.model import ASSISTANT, CALL, MESSAGE, MESSAGE_KIND, Call, Trace
 
@@ -34,7 +34,7 @@ def parse_result(value: Any) -> Any:
     return value
 
 
-def parse_arguments(value: Any, where: tuple) -> dict:
+def parse_arguments(value: Any, where: Where) -> dict[str, Any]:
     """Call arguments: an object, or text holding a JSON object (OpenAI style); absent means none."""
     if value is None:
         return {}
@@ -53,9 +53,20 @@ def parse_arguments(value: Any, where: tuple) -> dict:
 def text_content(value: Any) -> Any:
     """Message content: text, or the text parts of a list of content parts joined."""
     if isinstance(value, list):
-        parts = [p.get("text") for p in value if isinstance(p, dict) and isinstance(p.get("text"), str)]
-        return "".join(parts)
+        return "".join(texts_at(value, "text"))
     return value
+
+
+def texts_at(items: list[Any], key: str) -> list[str]:
+    """The text at `key` of each object of a list that has one there (the names of tool calls,
+    the text parts of content)."""
+    return [text for item in items if isinstance(item, dict) and isinstance(text := item.get(key), str)]
+
+
+def object_at(container: dict[str, Any], key: str) -> dict[str, Any]:
+    """container[key] when it is an object, else an empty one."""
+    value = container.get(key)
+    return value if isinstance(value, dict) else {}
 
 
 def message_text(value: Any) -> str:
@@ -64,7 +75,7 @@ def message_text(value: Any) -> str:
     return text if isinstance(text, str) else ""
 
 
-def require_list(container: dict, key: str, where: tuple, what: str = "an array") -> list:
+def require_list(container: dict[str, Any], key: str, where: Where, what: str = "an array") -> list[Any]:
     """container[key] as a list; absent or null is an empty list, anything else an error."""
     value = container.get(key)
     if value is None:
@@ -74,7 +85,7 @@ def require_list(container: dict, key: str, where: tuple, what: str = "an array"
     return value
 
 
-def require(container: dict, key: str, kind: type | tuple, where: tuple, what: str) -> Any:
+def require(container: dict[str, Any], key: str, kind: type | tuple[type, ...], where: Where, what: str) -> Any:
     """container[key], checked to be present and of the given JSON type."""
     if key not in container:
         raise RecordProblem(where + (key,), f"missing field `{key}`")
@@ -84,7 +95,7 @@ def require(container: dict, key: str, kind: type | tuple, where: tuple, what: s
     return value
 
 
-def reject_misspelled(container: dict, known: tuple[str, ...], where: tuple) -> None:
+def reject_misspelled(container: dict[str, Any], known: tuple[str, ...], where: Where) -> None:
     """A key that is not one of `known` but nearly is (`argumnts`) is an error naming it:
     read as written, the field it was meant to be would silently count as absent.
     Other extra keys (`step`, `duration_ms`, ...) are ordinary data and pass.
@@ -140,7 +151,7 @@ def holds_calls(value: Any, depth: int = 3, budget: int = 10_000) -> bool:
     return False
 
 
-def reject_unread_calls(container: dict, read: tuple[str, ...], where: tuple, what: str) -> None:
+def reject_unread_calls(container: dict[str, Any], read: tuple[str, ...], where: Where, what: str) -> None:
     """A field this reader does not read but that holds what looks like tool calls is an
     error naming it: read as written, those calls would be lost from the trace without a word
     (a misspelt `tool_calls`, calls in a place the format does not define).
@@ -158,13 +169,13 @@ def reject_unread_calls(container: dict, read: tuple[str, ...], where: tuple, wh
                                             f"there: they would be lost{hint}")
 
 
-def require_object(value: Any, where: tuple, what: str = "an object") -> dict:
+def require_object(value: Any, where: Where, what: str = "an object") -> dict[str, Any]:
     if not isinstance(value, dict):
         raise RecordProblem(where, f"expected {what}, found {json_type(value)}")
     return value
 
 
-def _as_tuple(kind) -> tuple:
+def _as_tuple(kind: type | tuple[type, ...]) -> tuple[type, ...]:
     return kind if isinstance(kind, tuple) else (kind,)
 
 
@@ -184,7 +195,8 @@ def json_type(value: Any) -> str:
     return type(value).__name__
 
 
-def build_trace(calls: list[tuple[str, dict, Any]], metrics: dict, trace_id: Any, origin: str | None) -> Trace:
+def build_trace(calls: list[tuple[str, dict[str, Any], Any]], metrics: dict[str, Any], trace_id: Any,
+                origin: str | None) -> Trace:
     """A Trace from (name, args, result) triples; result UNDEF when none was recorded."""
     out = tuple(Call(name, args, result, i) for i, (name, args, result) in enumerate(calls))
     return Trace(out, metrics, _trace_id(trace_id), origin)
@@ -215,7 +227,7 @@ class Events:
     """
 
     def __init__(self) -> None:
-        self.items: list[dict] = []
+        self.items: list[dict[str, Any]] = []
         self._by_id: dict[str, int] = {}
         self._waiting: list[int] = []
         self.request: str | None = None
@@ -228,7 +240,7 @@ class Events:
         self.items.append({"name": MESSAGE, "args": {"text": text, "calls": list(calls or [])}, "result": UNDEF,
                            "kind": MESSAGE_KIND, "actor": actor, "message_id": message_id, "error": False})
 
-    def call(self, name: str, args: dict, actor: str = ASSISTANT, message_id: str | None = None,
+    def call(self, name: str, args: dict[str, Any], actor: str = ASSISTANT, message_id: str | None = None,
              call_id: str | None = None, result: Any = UNDEF, error: bool = False) -> None:
         """A tool call; its result may come now or later (`result`)."""
         index = len(self.items)
@@ -257,13 +269,13 @@ class Events:
     def __len__(self) -> int:
         return len(self.items)
 
-    def trace(self, metrics: dict, trace_id: Any, origin: str | None) -> Trace:
+    def trace(self, metrics: dict[str, Any], trace_id: Any, origin: str | None) -> Trace:
         calls = tuple(Call(e["name"], e["args"], e["result"], i, e["kind"], e["actor"], e["message_id"], e["error"])
                       for i, e in enumerate(self.items))
         return Trace.from_events(calls, metrics, _trace_id(trace_id), origin, self.request)
 
 
-def no_events(where: tuple, count: int, what: str) -> RecordProblem:
+def no_events(where: Where, count: int, what: str) -> RecordProblem:
     """A record whose content yields no event: it is not what its shape suggested."""
     return RecordProblem(where, f"no events: none of its {count} {what} is a message or a tool call this "
                                 "reader knows; name the format with --format if it was misread")

@@ -32,18 +32,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from policyc.trace.errors import RecordProblem
+from policyc.trace.errors import RecordProblem, Where
 from policyc.trace.formats.common import (
-    Events,
-    holds_calls,
-    json_type,
-    message_text,
-    no_events,
-    parse_arguments,
-    reject_unread_calls,
-    require,
-    require_list,
-    require_object,
+    Events, holds_calls, json_type, message_text, no_events, parse_arguments, reject_unread_calls, require,
+    require_list, require_object, texts_at,
 )
 from policyc.trace.model import Trace
 
@@ -69,7 +61,7 @@ def _kind_and_data(message: Any) -> tuple[str | None, Any]:
     return None, None
 
 
-def _messages(value: Any) -> tuple[Any, tuple]:
+def _messages(value: Any) -> tuple[Any, Where]:
     if isinstance(value, dict):
         if isinstance(value.get("channel_values"), dict):
             return value["channel_values"].get("messages"), ("channel_values", "messages")
@@ -111,7 +103,7 @@ def parse_langchain(value: Any, origin: str | None = None) -> Trace:
                     if isinstance(extra, dict) and isinstance(extra.get("tool_calls"), list) else []
             if not tool_calls and not data.get("invalid_tool_calls"):
                 _no_hidden_calls(data, where)
-            names = [c.get("name") for c in tool_calls if isinstance(c, dict) and isinstance(c.get("name"), str)]
+            names = texts_at(tool_calls, "name")
             message_id = data.get("id") if isinstance(data.get("id"), str) else str(i)
             events.message(message_text(data.get("content")), role, message_id, names)
             for j, tool_call in enumerate(tool_calls):
@@ -139,10 +131,10 @@ def parse_langchain(value: Any, origin: str | None = None) -> Trace:
 _READ = ("tool_calls", "tool_call_chunks", "invalid_tool_calls", "additional_kwargs", "content")
 
 
-def _chunked_calls(chunks: list, where: tuple) -> list[dict]:
+def _chunked_calls(chunks: list[Any], where: Where) -> list[dict[str, Any]]:
     """The calls of a streamed message's `tool_call_chunks`: per `index`, the first name and
     id, and the `args` texts joined."""
-    calls: dict[Any, dict] = {}
+    calls: dict[Any, dict[str, Any]] = {}
     for j, chunk in enumerate(chunks):
         at = where + ("tool_call_chunks", j)
         chunk = require_object(chunk, at, "a tool call chunk")
@@ -161,7 +153,7 @@ def _chunked_calls(chunks: list, where: tuple) -> list[dict]:
     return list(calls.values())
 
 
-def _no_hidden_calls(data: dict, where: tuple) -> None:
+def _no_hidden_calls(data: dict[str, Any], where: Where) -> None:
     """A message with no calls read must not hold any elsewhere: in `content` (`tool_use`
     blocks of a model that LangChain did not parse), or in `additional_kwargs`."""
     extra = data.get("additional_kwargs")

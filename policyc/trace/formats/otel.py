@@ -48,8 +48,8 @@ import re
 from collections import Counter
 from typing import Any
 
-from policyc.trace.errors import RecordProblem
-from policyc.trace.formats.common import Events, json_type, no_events, parse_arguments, parse_result
+from policyc.trace.errors import RecordProblem, Where
+from policyc.trace.formats.common import Events, json_type, no_events, object_at, parse_arguments, parse_result
 from policyc.trace.model import Trace
 
 _LEGACY = re.compile(r"gen_ai\.(prompt|completion)\.(\d+)\.(.+)")
@@ -70,10 +70,10 @@ def is_otel(value: Any) -> bool:
         for s in spans)
 
 
-def _raw_spans(value: Any) -> list[tuple[tuple, Any]]:
+def _raw_spans(value: Any) -> list[tuple[Where, Any]]:
     """(path, span) of every span of a record."""
     if isinstance(value, dict) and "resourceSpans" in value:
-        out = []
+        out: list[tuple[Where, Any]] = []
         resources = value["resourceSpans"]
         if not isinstance(resources, list):
             raise RecordProblem(("resourceSpans",), f"`resourceSpans` must be an array, found {json_type(resources)}")
@@ -115,7 +115,7 @@ def _value(v: Any) -> Any:
     return v
 
 
-def _attributes(attrs: Any, where: tuple) -> dict:
+def _attributes(attrs: Any, where: Where) -> dict[str, Any]:
     if attrs is None:
         return {}
     if isinstance(attrs, dict):
@@ -132,10 +132,10 @@ def _attributes(attrs: Any, where: tuple) -> dict:
 class _Span:
     __slots__ = ("trace_id", "start", "order", "attrs", "events", "error", "where")
 
-    def __init__(self, raw: Any, where: tuple, order: int):
+    def __init__(self, raw: Any, where: Where, order: int):
         if not isinstance(raw, dict):
             raise RecordProblem(where, f"expected a span, found {json_type(raw)}")
-        context = raw.get("context") if isinstance(raw.get("context"), dict) else {}
+        context = object_at(raw, "context")
         self.trace_id = raw.get("traceId", raw.get("trace_id", context.get("trace_id")))
         start = raw.get("startTimeUnixNano", raw.get("start_time", raw.get("startTime")))
         self.start = _number(start) if start is not None else None
@@ -150,7 +150,7 @@ class _Span:
                 if isinstance(body, dict):
                     attrs = {**attrs, **body}
                 self.events.append((e.get("name"), attrs))
-        status = raw.get("status") if isinstance(raw.get("status"), dict) else {}
+        status = object_at(raw, "status")
         code = status.get("code", status.get("status_code"))
         self.error = code in (2, "2", "STATUS_CODE_ERROR", "ERROR") or "error.type" in self.attrs
 
@@ -198,11 +198,11 @@ def _number(value: Any) -> float | str:
 
 def split_otel(value: Any) -> list[Any]:
     """The traces of an export, one record each (spans grouped by trace id, in order)."""
-    groups: dict[Any, list] = {}
+    groups: dict[Any, list[Any]] = {}
     for _where, raw in _raw_spans(value):
         tid = None
         if isinstance(raw, dict):
-            context = raw.get("context") if isinstance(raw.get("context"), dict) else {}
+            context = object_at(raw, "context")
             tid = raw.get("traceId", raw.get("trace_id", context.get("trace_id")))
         groups.setdefault(tid if isinstance(tid, (str, int)) else None, []).append(raw)
     if len(groups) <= 1:
@@ -222,7 +222,7 @@ def _json(value: Any) -> Any:
     return value
 
 
-def _message_parts(message: dict) -> tuple[str, list[dict], list[tuple[str | None, Any]]]:
+def _message_parts(message: dict[str, Any]) -> tuple[str, list[dict[str, Any]], list[tuple[str | None, Any]]]:
     """(text, tool calls {name, arguments, id}, tool responses (id, result)) of one message."""
     texts, calls, responses = [], [], []
     parts = message.get("parts")
@@ -242,16 +242,16 @@ def _message_parts(message: dict) -> tuple[str, list[dict], list[tuple[str | Non
         texts.append(content)
     for c in _json(message.get("tool_calls")) or []:
         if isinstance(c, dict):
-            function = c.get("function") if isinstance(c.get("function"), dict) else c
+            function = c["function"] if isinstance(c.get("function"), dict) else c
             calls.append({"name": function.get("name"), "arguments": function.get("arguments"), "id": c.get("id")})
     if message.get("role") == "tool":
         responses.append((message.get("tool_call_id", message.get("id")), content))
     return "".join(texts), calls, responses
 
 
-def _legacy(attrs: dict, side: str) -> list[dict]:
+def _legacy(attrs: dict[str, Any], side: str) -> list[dict[str, Any]]:
     """`gen_ai.prompt.N.*` / `gen_ai.completion.N.*` attributes as messages."""
-    messages: dict[int, dict] = {}
+    messages: dict[int, dict[str, Any]] = {}
     for key, value in attrs.items():
         m = _LEGACY.fullmatch(key)
         if m is None or m.group(1) != side:
@@ -273,11 +273,11 @@ def _legacy(attrs: dict, side: str) -> list[dict]:
     return out
 
 
-def _openinference(attrs: dict, side: str) -> list[dict]:
+def _openinference(attrs: dict[str, Any], side: str) -> list[dict[str, Any]]:
     """OpenInference's `llm.input_messages.N.message.*` / `llm.output_messages.N.message.*`
     attributes as messages (`tool_calls.M.tool_call.function.name|arguments`, `.id`)."""
     want = "input" if side == "prompt" else "output"
-    messages: dict[int, dict] = {}
+    messages: dict[int, dict[str, Any]] = {}
     for key, value in attrs.items():
         m = _OPENINFERENCE.fullmatch(key)
         if m is None or m.group(1) != want:
@@ -297,7 +297,7 @@ def _openinference(attrs: dict, side: str) -> list[dict]:
     return out
 
 
-def _span_messages(span: _Span, side: str) -> list[dict]:
+def _span_messages(span: _Span, side: str) -> list[dict[str, Any]]:
     """The input (`prompt`) or output (`completion`) messages of a model span."""
     key = "gen_ai.input.messages" if side == "prompt" else "gen_ai.output.messages"
     found = _json(span.attrs.get(key))
@@ -395,7 +395,7 @@ class _Unrun:
         self.ids = {call_id for _, _, _, call_id in ran if isinstance(call_id, str)}
         self.by_name = Counter(name for name, _, _, _ in ran)
 
-    def check(self, name: str, call_id: Any, where: tuple) -> None:
+    def check(self, name: str, call_id: Any, where: Where) -> None:
         if isinstance(call_id, str) and call_id in self.ids:
             self.ids.discard(call_id)
             self.by_name[name] -= 1

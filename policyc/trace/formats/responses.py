@@ -26,9 +26,9 @@ events; an item of another type that looks like a tool call is an error naming i
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeGuard
 
-from policyc.trace.errors import RecordProblem
+from policyc.trace.errors import RecordProblem, Where
 from policyc.trace.formats.common import (
     Events,
     is_call_shaped,
@@ -60,19 +60,19 @@ OUTPUTS = (OUTPUT, "custom_tool_call_output", "local_shell_call_output", "comput
            "shell_call_output", "apply_patch_call_output")
 
 
-def _is_call(kind: Any) -> bool:
-    return kind in CALLS
+def _is_call(kind: Any) -> TypeGuard[str]:
+    return kind in CALLS  # the names of call items: strings
 
 
 def _is_output(kind: Any) -> bool:
     return kind in OUTPUTS
 
 
-def _failed(item: dict) -> bool:
+def _failed(item: dict[str, Any]) -> bool:
     return item.get("status") in ("failed", "incomplete") or item.get("error") not in (None, "", {})
 
 
-def _items(value: Any) -> tuple[Any, tuple]:
+def _items(value: Any) -> tuple[Any, Where]:
     """The item list of a record, and its path inside the record."""
     if isinstance(value, dict):
         for key in CONTAINERS:
@@ -130,7 +130,7 @@ def parse_responses(value: Any, origin: str | None = None) -> Trace:
     return events.trace(metrics, trace_id, origin)
 
 
-def _other_call(events: Events, item: dict, kind: str, where: tuple, i: int) -> None:
+def _other_call(events: Events, item: dict[str, Any], kind: str, where: Where, i: int) -> None:
     """A call item other than `function_call`: custom tools, the local shell, MCP, built-ins."""
     call_id = item.get("call_id", item.get("id"))
     call_id = call_id if isinstance(call_id, str) else f"{i}"

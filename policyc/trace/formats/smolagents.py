@@ -51,7 +51,7 @@ def is_smolagents(value: Any) -> bool:
             and all(any(k in s for k in _STEP_KEYS) or "output" in s for s in steps))
 
 
-def _arguments(value: Any) -> dict:
+def _arguments(value: Any) -> dict[str, Any]:
     if isinstance(value, dict):
         return value
     if isinstance(value, str):
@@ -68,7 +68,7 @@ def parse_smolagents(value: Any, origin: str | None = None) -> Trace:
     if isinstance(value, dict):
         steps = require(value, "steps", list, (), "an array of steps")
         reject_unread_calls(value, ("steps",), (), "a smolagents record")
-        prefix: tuple = ("steps",)
+        prefix: tuple[Any, ...] = ("steps",)
         trace_id = value.get("id")
     elif isinstance(value, list):
         steps, prefix, trace_id = value, (), None

@@ -30,16 +30,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from policyc.trace.errors import RecordProblem
+from policyc.trace.errors import RecordProblem, Where
 from policyc.trace.formats.common import (
-    Events,
-    json_type,
-    message_text,
-    parse_arguments,
-    reject_unread_calls,
-    require,
-    require_list,
-    require_object,
+    Events, json_type, message_text, parse_arguments, reject_unread_calls, require, require_list, require_object,
+    texts_at,
 )
 from policyc.trace.model import Trace
 
@@ -60,16 +54,16 @@ def is_tau2(value: Any) -> bool:
                for m in messages)
 
 
-def _actor(value: Any, where: tuple, default: str) -> str:
+def _actor(value: Any, where: Where, default: str) -> str:
     if value is None:
         return default
     if value not in _ACTORS:
         raise RecordProblem(where, f"`requestor` must be \"assistant\" or \"user\", found {json_type(value)}"
                             if not isinstance(value, str) else f"unknown requestor `{value}`")
-    return value
+    return str(value)
 
 
-def _calls(events: Events, tool_calls: list, where: tuple, role: str, message_id: str) -> None:
+def _calls(events: Events, tool_calls: list[Any], where: Where, role: str, message_id: str) -> None:
     for j, tool_call in enumerate(tool_calls):
         at = where + (j,)
         tool_call = require_object(tool_call, at, "a tool call")
@@ -80,7 +74,7 @@ def _calls(events: Events, tool_calls: list, where: tuple, role: str, message_id
         events.call(name, args, actor, message_id, call_id=call_id)
 
 
-def _result(events: Events, message: Any, where: tuple) -> None:
+def _result(events: Events, message: Any, where: Where) -> None:
     message = require_object(message, where, "a tool message")
     call_id = message.get("id") if isinstance(message.get("id"), str) else None
     actor = _actor(message.get("requestor"), where + ("requestor",), "assistant")
@@ -93,9 +87,9 @@ def _result(events: Events, message: Any, where: tuple) -> None:
                             else "a tool result without an id, and no call waits for one")
 
 
-def _message(events: Events, message: dict, where: tuple, role: str, message_id: str) -> None:
+def _message(events: Events, message: dict[str, Any], where: Where, role: str, message_id: str) -> None:
     tool_calls = require_list(message, "tool_calls", where)
-    names = [c.get("name") for c in tool_calls if isinstance(c, dict) and isinstance(c.get("name"), str)]
+    names = texts_at(tool_calls, "name")
     events.message(message_text(message.get("content")), role, message_id, names)
     _calls(events, tool_calls, where + ("tool_calls",), role, message_id)
 
@@ -134,7 +128,7 @@ def parse_tau2(value: Any, origin: str | None = None) -> Trace:
                 if chunk is not None or calls:
                     text = message_text(require_object(chunk, where + (f"{side}_chunk",), "a message").get("content")) \
                         if chunk is not None else ""
-                    names = [c.get("name") for c in calls if isinstance(c, dict) and isinstance(c.get("name"), str)]
+                    names = texts_at(calls, "name")
                     events.message(text, role, f"{i}.{side}", names)
                 _calls(events, calls, where + (f"{side}_tool_calls",), role, f"{i}.{side}")
                 for j, message in enumerate(require_list(tick, f"{side}_tool_results", where)):
