@@ -71,6 +71,7 @@ MAX_NEW_VALUES = 3
 #: nowhere: still a relaxation, so a "no" stays certain, and the space stays finite).
 MAX_TRACKED_NEW = 2
 
+
 class TooManyFillings(Exception):
     """A call's slots can be filled in more ways than `MAX_FILLINGS`."""
 
