@@ -19,6 +19,7 @@ from __future__ import annotations
 import pytest
 import json
 from collections import deque
+from pathlib import Path
 
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
@@ -206,3 +207,24 @@ def test_a_result_with_too_many_ways_to_fill_is_bounded_and_says_so():
     mixed = _wide_result_policy(differ=True).start().propose("get", {})
     assert mixed.action == "allow" and len(mixed.undecided) == 1, mixed
     assert "can be filled in more than 20,000 ways" in mixed.undecided[0]
+
+
+def test_a_result_that_may_bring_in_values_is_settled_when_every_instance_it_may_make_accepts():
+    """The blind mail suite's per-value rules `share_the_named_file` and `delete_the_named_file`
+    (`once search_files(said(query) and a_file(result, f))`) are not read by the counting search
+    (they test the request). A `search_files` whose result may name any files leaves every
+    instance they may make accepting, whatever it returns, so ending the run right after it
+    satisfies every rule: the call is decided (it was refused as undecided, `deny` rules under
+    the default setting, when only the files its arguments name were considered). Sharing a
+    file no search returned is refused."""
+    from policyc.artifact.build import compile_file
+    from policyc.runtime import Monitor
+
+    root = Path(__file__).resolve().parent.parent
+    run = Monitor(compile_file(str(root / "benchmarks" / "suites" / "mail" / "policy.altl"))).start(
+        request="Share q2-roadmap.docx with tom.wu@quillworks.io, read-only.")
+    searched = run.propose("search_files", {"query": "q2-roadmap.docx"})
+    assert (searched.action, searched.undecided) == ("allow", ()), searched
+    run.record("search_files", {"query": "q2-roadmap.docx"}, [{"id": "f1", "name": "q2-roadmap.docx"}])
+    unfound = run.propose("share_file", {"file_id": "f9", "email": "tom.wu@quillworks.io", "permission": "r"})
+    assert not unfound.executes and "share_the_named_file" in unfound.rules, unfound

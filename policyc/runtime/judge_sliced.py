@@ -47,6 +47,21 @@ def _reads_result_for(table: SliceTable, tool: str) -> bool:
         any(reads_result(term) for term in table.touch.get(tool, ()))
 
 
+def _fresh_accepting(run: SliceRun, tool: str, args: Mapping[str, object], externs: Externs) -> bool:
+    """Whether every value the call's result may bring into the domain (one the run has not
+    met, whatever its static conditions, or one it met outside the domain) has an accepting
+    instance after the call, whatever the result. The call's arguments do not hold such a
+    value (those are named, and judged as such), so the letters are those of a value apart."""
+    t = run.table
+    letters = t.alphabet.proposal_letters(tool, args, FRESH, externs, run.context)
+    states = [(mask, state) for mask, state in run.fresh.items()] + list(run.groups)
+    for mask, state in states:
+        dfa = t.bodies.get(mask)
+        if dfa is not None and not all(dfa.accepting[q] for q in _successors(dfa, state, letters)):
+            return False
+    return True
+
+
 def _slice_outcomes(run: SliceRun, tool: str, args: Mapping[str, object], externs: Externs, unknown: bool) -> Outcomes:
     """What a sliced part may be after the proposed call: (verdicts, accepting values);
     `unknown`: whether the call's result may name values of the variable."""
@@ -96,7 +111,8 @@ def _slice_outcomes(run: SliceRun, tool: str, args: Mapping[str, object], extern
             return frozenset((VIOLATED,)), frozenset((False,))
         if any(all(not dfa.accepting[q] for q in after) for dfa, after in instances):
             return ALL, frozenset((False,))
-        if not unknown and all(all(dfa.accepting[q] for q in after) for dfa, after in instances):
+        if all(all(dfa.accepting[q] for q in after) for dfa, after in instances) and \
+                (not unknown or _fresh_accepting(run, tool, args, externs)):
             return ALL, frozenset((True,))  # every instance satisfied if the run ended here
         return ALL, EITHER
     if any(all(dfa.verdict[q] == SATISFIED for q in after) for dfa, after in instances):
