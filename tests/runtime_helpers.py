@@ -50,3 +50,71 @@ def drive(run, calls):
         if decision.action == "stop":
             break
     return actions
+
+
+class CompletionOracle:
+    """Whether a run can still be completed so that every rule holds, by brute force: a
+    breadth-first search over the rules' compiled runs (restored from their snapshots), trying
+    each call of `calls` and ending with one of `finals` (a final call) or nothing; None when it
+    meets more than `budget` states. The test files give the concrete calls their generators use."""
+
+    def __init__(self, formulas, calls, finals, budget: int, final_tool: str = "done"):
+        from policyc.automata.compile import compile_rule
+
+        self.tables = [compile_rule(f).table for f in formulas]
+        self.calls, self.finals, self.budget, self.final_tool = tuple(calls), tuple(finals), budget, final_tool
+
+    def runs_after(self, calls):
+        runs = [t.start() for t in self.tables]
+        for tool, args, result in calls:
+            for run in runs:
+                run.step(tool, args, result)
+        return runs
+
+    @staticmethod
+    def key(runs) -> str:
+        import json
+
+        return json.dumps([r.to_json() for r in runs], sort_keys=True, default=repr)
+
+    def _after(self, states, call):
+        from policyc.tables.rule import RuleRun
+
+        runs = [RuleRun.from_json(t, s) for t, s in zip(self.tables, states)]  # s: shared values, never changed
+        tool, args, result = call
+        for run in runs:
+            run.step(tool, args, result)
+        return runs
+
+    def completable(self, calls) -> bool | None:
+        from collections import deque
+
+        from policyc.tables.dfa import VIOLATED
+
+        start = self.runs_after(calls)
+        if any(r.verdict() == VIOLATED for r in start):
+            return False
+        if calls and calls[-1][0] == self.final_tool:  # a final call ended the run: nothing may follow it
+            return all(r.accepting() for r in start)
+        if all(r.accepting() for r in start):
+            return True
+        seen = {self.key(start)}
+        queue = deque([[r.to_json() for r in start]])
+        while queue:
+            here = queue.popleft()
+            for call in self.calls + self.finals:
+                after = self._after(here, call)
+                if any(r.verdict() == VIOLATED for r in after):
+                    continue
+                if all(r.accepting() for r in after):
+                    return True
+                if call in self.finals:
+                    continue
+                k = self.key(after)
+                if k in seen:
+                    continue
+                if len(seen) >= self.budget:
+                    return None
+                seen.add(k)
+                queue.append([r.to_json() for r in after])
+        return False

@@ -22,23 +22,20 @@ lines included.
 
 from __future__ import annotations
 
-import json
 import random
 import threading
-from collections import deque
 
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from runtime_helpers import CompletionOracle
 
 from generators import AGENT, NIGHTLY, PER_VALUE_SHAPES, _per_value_shape, per_value_rules, templates
 from policyc.artifact.build import build_artifact
-from policyc.automata import NotCompilable, compile_rule
+from policyc.automata import NotCompilable
 from policyc.check import check_text
 from policyc.ir.data import CallArgs
 from policyc.ir.policy import Policy, Rule
 from policyc.runtime import Monitor
-from policyc.tables.dfa import VIOLATED
-from policyc.tables.rule import RuleRun
 
 SETTINGS = settings(max_examples=300 if NIGHTLY else 60, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
@@ -51,60 +48,9 @@ FINALS = (("done", {}, {"ok": True}), ("done", {}, {"ok": False}))
 BUDGET = 8_000  # oracle states; beyond it the example is not judged
 
 
-class Oracle:
-    """Completions by brute force over concrete calls, on each rule's compiled run (a
-    breadth-first search over the runs' states, each reached once)."""
-
-    def __init__(self, formulas):
-        self.tables = [compile_rule(f).table for f in formulas]
-
-    def runs_after(self, calls):
-        runs = [t.start() for t in self.tables]
-        for tool, args, result in calls:
-            for run in runs:
-                run.step(tool, args, result)
-        return runs
-
-    @staticmethod
-    def key(runs) -> str:
-        return json.dumps([r.to_json() for r in runs], sort_keys=True, default=repr)
-
-    def _after(self, states, call):
-        """The runs restored from their states, stepped with one call."""
-        runs = [RuleRun.from_json(t, s) for t, s in zip(self.tables, states)]  # s: shared values, never changed
-        tool, args, result = call
-        for run in runs:
-            run.step(tool, args, result)
-        return runs
-
-    def completable(self, calls) -> bool | None:
-        start = self.runs_after(calls)
-        if any(r.verdict() == VIOLATED for r in start):
-            return False
-        if calls and calls[-1][0] == "done":
-            return all(r.accepting() for r in start)
-        if all(r.accepting() for r in start):
-            return True
-        seen = {self.key(start)}
-        queue = deque([[r.to_json() for r in start]])
-        while queue:
-            here = queue.popleft()
-            for call in POOL + FRESH + FINALS:
-                after = self._after(here, call)
-                if any(r.verdict() == VIOLATED for r in after):
-                    continue
-                if call in FINALS or all(r.accepting() for r in after):
-                    if all(r.accepting() for r in after):
-                        return True
-                    continue
-                k = self.key(after)
-                if k in seen:
-                    continue
-                if len(seen) >= BUDGET:
-                    return None
-                seen.add(k)
-                queue.append([r.to_json() for r in after])
-        return False
+def Oracle(formulas) -> CompletionOracle:
+    """The brute-force completion oracle over this file's calls."""
+    return CompletionOracle(formulas, POOL + FRESH, FINALS, BUDGET)
 
 
 def outcomes(tool, args):

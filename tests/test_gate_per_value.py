@@ -17,20 +17,18 @@ can be completed.
 from __future__ import annotations
 
 import pytest
-import json
-from collections import deque
 from pathlib import Path
 
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from runtime_helpers import CompletionOracle
 
 from generators import AGENT, NIGHTLY, per_value, templates
 from policyc.artifact.build import build_artifact
-from policyc.automata import NotCompilable, compile_rule
+from policyc.automata import NotCompilable
 from policyc.ir.data import CallArgs
 from policyc.ir.policy import Policy, Rule
 from policyc.runtime import Monitor
-from policyc.tables.dfa import VIOLATED
 
 #: each example searches up to BUDGET oracle states (about 1.5 s): 30 in CI, 400 at nightly size
 SETTINGS = settings(max_examples=400 if NIGHTLY else 30, deadline=None, derandomize=not NIGHTLY,
@@ -44,54 +42,9 @@ FINALS = (("done", {}, {"ok": True}), ("done", {}, {"ok": False}))
 BUDGET = 20_000  # oracle states; beyond it the example is not judged
 
 
-class Oracle:
-    """Completions by brute force over concrete calls, on each rule's compiled run."""
-
-    def __init__(self, formulas):
-        self.tables = [compile_rule(f).table for f in formulas]
-
-    def runs_after(self, calls):
-        runs = [t.start() for t in self.tables]
-        for tool, args, result in calls:
-            for run in runs:
-                run.step(tool, args, result)
-        return runs
-
-    @staticmethod
-    def key(runs) -> str:
-        return json.dumps([r.to_json() for r in runs], sort_keys=True, default=repr)
-
-    def completable(self, calls) -> bool | None:
-        """Whether some continuation (ending with a final call or not) satisfies every rule;
-        None when the search met more than BUDGET states."""
-        start = self.runs_after(calls)
-        if any(r.verdict() == VIOLATED for r in start):
-            return False
-        if calls and calls[-1][0] == "done":  # a final call ended the run: nothing may follow it
-            return all(r.accepting() for r in start)
-        seen = {self.key(start)}
-        queue = deque([list(calls)])
-        while queue:
-            here = queue.popleft()
-            runs = self.runs_after(here)
-            if all(r.accepting() for r in runs):
-                return True
-            for call in POOL + FRESH + FINALS:
-                after = self.runs_after(here + [call])
-                if any(r.verdict() == VIOLATED for r in after):
-                    continue
-                if call in FINALS:
-                    if all(r.accepting() for r in after):
-                        return True
-                    continue
-                k = self.key(after)
-                if k in seen:
-                    continue
-                if len(seen) >= BUDGET:
-                    return None
-                seen.add(k)
-                queue.append(here + [call])
-        return False
+def Oracle(formulas) -> CompletionOracle:
+    """The brute-force completion oracle over this file's calls."""
+    return CompletionOracle(formulas, POOL + FRESH, FINALS, BUDGET)
 
 
 @st.composite
