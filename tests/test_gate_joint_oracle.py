@@ -54,9 +54,12 @@ def Oracle(formulas) -> CompletionOracle:
 
 
 def outcomes(tool, args):
-    """What a proposed call may turn out to be once it ran: either result, failed or not."""
-    return [(tool, CallArgs(dict(args), {"error": True}) if failed else dict(args), {"ok": ok})
-            for ok in (True, False) for failed in (False, True)]
+    """What a proposed call may turn out to be once it ran: either result, failed or not, or
+    failed with an error that is not of the declared result type (a failed call's result is its
+    error, never type-checked: no result test holds of it)."""
+    failed = CallArgs(dict(args), {"error": True})
+    return [(tool, failed if fails else dict(args), {"ok": ok})
+            for ok in (True, False) for fails in (False, True)] + [(tool, failed, "boom")]
 
 
 @st.composite
@@ -197,6 +200,25 @@ def test_tickets_that_owe_a_close_block_the_escalation_that_forbids_it():
     assert own.action == "block" and set(own.findings[0].rules) == {"closed", "escalated_not_closed"}
     other = run.propose("escalate", {"t": "T2", "team": "billing"})
     assert other.action == "allow" and other.undecided == ()
+
+
+def test_a_call_doomed_by_each_result_is_allowed_while_it_may_fail():
+    """After a failed-result `a`, another `a` breaks `at_most_one_failure` if its result says
+    `ok: false` and `ok_needs_b` if it says `ok: true`; but a call may fail, and a failed call's
+    result is its error (no result test holds of it), which breaks neither. The gate allows it,
+    undecided about nothing, and the oracle (which knows that outcome) agrees."""
+    text = ("policy results\ntype Outcome = {ok: bool}\ntool a(n: int?) -> Outcome\ntool b(n: int?) -> Outcome\n"
+            "terminal tool done(answer: str?) -> Outcome\n"
+            "rule ok_needs_b severity block: always (a(result.ok == true) -> once b)\n"
+            "rule at_most_one_failure severity block: "
+            "not eventually (a(result.ok == false) and next eventually a(result.ok == false))\n")
+    policy, diagnostics = check_text(text, "results.altl")
+    assert policy is not None, diagnostics
+    prefix = [("a", {"n": 1}, {"ok": False})]
+    decision = judged(Monitor(build_artifact(policy)), prefix, "a", {"n": 1})
+    assert decision.action == "allow" and decision.undecided == ()
+    oracle = Oracle([r.formula for r in policy.rules])
+    assert [oracle.completable(prefix + [c]) for c in outcomes("a", {"n": 1})] == [False] * 4 + [True]
 
 
 def _decisions(monitor, runs):
