@@ -5,6 +5,7 @@ from __future__ import annotations
 from policyc.artifact.build import build_artifact
 from policyc.check import check_text
 from policyc.diagnostics import render_text
+from policyc.ir.data import CallArgs
 from policyc.runtime import Monitor
 
 TOOLS = """
@@ -118,3 +119,13 @@ class CompletionOracle:
                 seen.add(k)
                 queue.append([r.to_json() for r in after])
         return False
+
+
+def outcomes(tool, args) -> list[tuple]:
+    """What a proposed call of the agent vocabulary (results `{ok: bool}`) may turn out to be
+    once it ran: either result, failed or not, or failed with an error that is not of the
+    declared result type (a failed call's result is its error, never type-checked: no result
+    test holds of it, and the gate counts that outcome)."""
+    failed = CallArgs(dict(args), {"error": True})
+    return [(tool, failed if fails else dict(args), {"ok": ok})
+            for ok in (True, False) for fails in (False, True)] + [(tool, failed, "boom")]

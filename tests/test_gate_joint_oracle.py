@@ -27,7 +27,7 @@ import threading
 
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from runtime_helpers import CompletionOracle
+from runtime_helpers import CompletionOracle, outcomes
 
 from generators import AGENT, NIGHTLY, PER_VALUE_SHAPES, _per_value_shape, per_value_rules, templates
 from policyc.artifact.build import build_artifact
@@ -51,15 +51,6 @@ BUDGET = 8_000  # oracle states; beyond it the example is not judged
 def Oracle(formulas) -> CompletionOracle:
     """The brute-force completion oracle over this file's calls."""
     return CompletionOracle(formulas, POOL + FRESH, FINALS, BUDGET)
-
-
-def outcomes(tool, args):
-    """What a proposed call may turn out to be once it ran: either result, failed or not, or
-    failed with an error that is not of the declared result type (a failed call's result is its
-    error, never type-checked: no result test holds of it)."""
-    failed = CallArgs(dict(args), {"error": True})
-    return [(tool, failed if fails else dict(args), {"ok": ok})
-            for ok in (True, False) for fails in (False, True)] + [(tool, failed, "boom")]
 
 
 @st.composite

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from runtime_helpers import CompletionOracle
+from runtime_helpers import CompletionOracle, outcomes
 
 from generators import AGENT, NIGHTLY, per_value, templates
 from policyc.artifact.build import build_artifact
@@ -78,10 +78,7 @@ def test_a_decided_call_is_exact_for_the_whole_policy(policy, data):
         tool, args, _ = data.draw(st.sampled_from(POOL + FINALS))
         decision = run.propose(tool, args)
         refused = [f for f in decision.findings if f.kind in ("violation", "conflict", "owed")]
-        # what the call may turn out to be once it ran: either result, and whether it failed
-        outcomes = [(tool, CallArgs(dict(args), {"error": True}) if failed else dict(args), {"ok": ok})
-                    for ok in (True, False) for failed in (False, True)]
-        results = [oracle.completable(prefix + [c]) for c in outcomes]
+        results = [oracle.completable(prefix + [c]) for c in outcomes(tool, args)]
         assume(None not in results)
         if refused:
             assert not any(results), ([r.formula for r in policy.rules], prefix, tool, args,
