@@ -15,9 +15,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from engines import ReferenceEngine, some_continuation_satisfies
+from runtime_helpers import outcomes as call_outcomes
 from generators import AGENT, NIGHTLY, calls as traces, continuations, policies
 from policyc.artifact.build import build_artifact
-from policyc.ir.data import CallArgs, attributes
+from policyc.ir.data import attributes
 from policyc.runtime import Monitor
 
 #: Policies per property: moderate in CI, many more with POLICYC_NIGHTLY=1.
@@ -97,9 +98,7 @@ def test_refusals_are_exact(reference, policy, calls):
         decision = run.propose(tool, args)
         found = {f.rule: f for f in decision.findings}
         final = tool == "done"
-        # what the call may turn out to be once it ran: its result, and whether it failed
-        outcomes = [(tool, CallArgs(args, {"error": True}) if e else dict(args), r)
-                    for r in ({"ok": True}, {"ok": False}) for e in (False, True)]
+        outcomes = call_outcomes(tool, args)  # either result, failed or not, or failed untyped
         for name, (i, g) in gated.items():
             formula = policy.rules[i].formula
             lost_before = not satisfiable(reference, [formula], prefix, BOUND + 1, final_last=False)
