@@ -325,9 +325,10 @@ class JointSearch:
         """The one search: from `states` of `rules` over `moves`, for a state where every rule
         accepts, a call ending the run only where it accepts. A state where a rule is lost is
         never kept; a search that runs out of states is a certain "no" when the moves are
-        complete. `BREADTH` tests a state as it is reached (the first run met is a shortest
-        one); `SHORTEST` and `GREEDY` as it is taken from the queue, in the order of their
-        estimates (ties: fewer calls first, then the order reached). A move rewrites only the
+        complete. `BREADTH` answers yes or no (no run in `Found.calls`) and tests a state as it
+        is reached; `SHORTEST` and `GREEDY` find the run, testing a state as it is taken from
+        the queue, in the order of their estimates (ties: fewer calls first, then the order
+        reached). A move rewrites only the
         rules it can move, and the count of rules not yet accepting is kept along, so a step
         costs what the call touches, not the size of the group."""
         budget = self.budget if budget is None else budget
@@ -342,25 +343,25 @@ class JointSearch:
             return self._none(rules, 1)
         start = tuple(states)
         waiting = sum(1 for k, q in enumerate(start) if not accept[k][q])
-        parent: dict[Any, tuple[tuple[int, ...], int] | None] = {start: None}
+        parent: dict[Any, tuple[tuple[int, ...], int] | None] = {start: None}  # for the run found
 
-        def found(at: Any, last: int | None = None) -> Found:
-            path = [] if last is None else [last]
+        def found(at: Any) -> Found:
+            path = []
             step = parent[at]
             while step is not None:
                 at, i = step
                 path.append(i)
                 step = parent[at]
-            return Found(True, tuple(self.call_of(rules, steps[i][2], steps[i][1]) for i in reversed(path)),
-                         len(best) if order != BREADTH else len(parent))
+            return Found(True, tuple(self.call_of(rules, steps[i][2], steps[i][1]) for i in reversed(path)), len(best))
 
-        if order == BREADTH:
+        if order == BREADTH:  # a yes or a no: the states seen, not the way to them
             if not waiting:
-                return found(start)
+                return Found(True, explored=1)
+            seen = {start}
             queue = deque([(start, waiting)])
             while queue:
                 here, waiting = queue.popleft()
-                for i, (moved, final, _) in enumerate(steps):
+                for moved, final, _ in steps:
                     after = list(here)
                     left = waiting
                     for k, x in moved:
@@ -373,17 +374,17 @@ class JointSearch:
                             left += accept[k][q] - accept[k][p]
                     else:
                         if not left:
-                            return found(here, i)
+                            return Found(True, explored=len(seen))
                         if final:
                             continue
                         reached = tuple(after)
-                        if reached in parent:
+                        if reached in seen:
                             continue
-                        if len(parent) >= budget:
-                            return Found(None, explored=len(parent), why=OVER_BUDGET)
-                        parent[reached] = (here, i)
+                        if len(seen) >= budget:
+                            return Found(None, explored=len(seen), why=OVER_BUDGET)
+                        seen.add(reached)
                         queue.append((reached, left))
-            return self._none(rules, len(parent))
+            return self._none(rules, len(seen))
         # best first: (priority, calls, tick, state, its estimates, ends the run here)
         best = {start: 0}
         h0 = [sum(g[q] for g, q in zip(guide, start)), sum(d[q] or 0 for d, q in zip(real, start))]
