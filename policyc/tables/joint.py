@@ -328,9 +328,9 @@ class JointSearch:
         complete. `BREADTH` answers yes or no (no run in `Found.calls`) and tests a state as it
         is reached; `SHORTEST` and `GREEDY` find the run, testing a state as it is taken from
         the queue, in the order of their estimates (ties: fewer calls first, then the order
-        reached). A move rewrites only the
-        rules it can move, and the count of rules not yet accepting is kept along, so a step
-        costs what the call touches, not the size of the group."""
+        reached). A move rewrites only the rules it can move, and the count of rules not yet
+        accepting (or the estimates) is kept along, so a step costs what the call touches, not
+        the size of the group."""
         budget = self.budget if budget is None else budget
         tables = self.space.tables
         deltas = [tables[r].delta for r in rules]
@@ -343,17 +343,6 @@ class JointSearch:
             return self._none(rules, 1)
         start = tuple(states)
         waiting = sum(1 for k, q in enumerate(start) if not accept[k][q])
-        parent: dict[Any, tuple[tuple[int, ...], int] | None] = {start: None}  # for the run found
-
-        def found(at: Any) -> Found:
-            path = []
-            step = parent[at]
-            while step is not None:
-                at, i = step
-                path.append(i)
-                step = parent[at]
-            return Found(True, tuple(self.call_of(rules, steps[i][2], steps[i][1]) for i in reversed(path)), len(best))
-
         if order == BREADTH:  # a yes or a no: the states seen, not the way to them
             if not waiting:
                 return Found(True, explored=1)
@@ -385,8 +374,20 @@ class JointSearch:
                         seen.add(reached)
                         queue.append((reached, left))
             return self._none(rules, len(seen))
-        # best first: (priority, calls, tick, state, its estimates, ends the run here)
+        # best first: the queue holds (priority, calls, tick, state, its estimates, whether the
+        # run ends there); `best`: the fewest calls to each state kept; `parent`: the way back
         best = {start: 0}
+        parent: dict[Any, tuple[tuple[int, ...], int] | None] = {start: None}
+
+        def found(at: Any) -> Found:
+            path = []
+            step = parent[at]
+            while step is not None:
+                at, i = step
+                path.append(i)
+                step = parent[at]
+            return Found(True, tuple(self.call_of(rules, steps[i][2], steps[i][1]) for i in reversed(path)), len(best))
+
         h0 = [sum(g[q] for g, q in zip(guide, start)), sum(d[q] or 0 for d, q in zip(real, start))]
         if shortest:
             h0[0] = max((g[q] for g, q in zip(guide, start)), default=0)
