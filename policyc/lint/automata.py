@@ -3,7 +3,8 @@
 A question is a list of claims (`policyc.lint.claims`). The automata answer it when every
 claim compiles to one DFA (`policyc.automata`): they search the claims' product, the one
 product of `policyc.tables.product` (`JointSpace`), for a run that satisfies every claim,
-shortest first (A* with the claims' own distances to acceptance). Three things make the
+with the search the gate uses too (`policyc.tables.joint.JointSearch.run`: a shortest run by
+A* with the claims' own distances to acceptance, or a greedy one). Three things make the
 answer exact:
 
 - a condition on the run's metrics is a free input, the same at every position: the
@@ -36,7 +37,6 @@ memoised (the per-pair answers of the lint, for instance, are asked once).
 
 from __future__ import annotations
 
-import heapq
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
@@ -53,6 +53,7 @@ from policyc.ir.walk import subformulas
 from policyc.lint.claims import Claim, metric_atoms, reads_only_metrics
 from policyc.tables.atoms import guard_leaves, reads_constants, reads_history, reads_result
 from policyc.tables.dfa import SATISFIED, VIOLATED, Alphabet, DfaTable, ToolLetters
+from policyc.tables.joint import GREEDY, OVER_BUDGET, SHORTEST, JointSearch
 from policyc.tables.product import OTHER, JointSpace
 from policyc.tables.rule import RuleTable
 from policyc.trace.model import view_actors
@@ -306,17 +307,17 @@ class LintAutomata:
         carrier = _carrier(dfas, self.tool_masks)
         space = JointSpace(dfas + ([carrier] if carrier is not None else []), self.tools, self.terminal)
         budget = min(states, max(1_000, SEARCH_ENTRIES // max(1, len(space.tables))))
-        found = _find_run(space, budget, shortest)
-        if found is None:
+        found = JointSearch(space, budget).run(space.initial, range(len(space.tables)),
+                                               SHORTEST if shortest else GREEDY)
+        if found.why == OVER_BUDGET:
             return Decision(UNKNOWN, reason=f"the product of {len(dfas)} automata outgrew {budget} joint states",
                             explored=budget)
-        path, explored = found
-        if path is None:
-            if not space.moves_complete:
-                return Decision(UNKNOWN, reason="a tool has too many guard conditions to enumerate",
-                                explored=explored)
-            return Decision(EMPTY, explored=explored)
-        return Decision(WITNESS, tuple(self._call(space, move) for move in path), explored=explored)
+        if found.answer is None:
+            return Decision(UNKNOWN, reason="a tool has too many guard conditions to enumerate",
+                            explored=found.explored)
+        if found.answer is False:
+            return Decision(EMPTY, explored=found.explored)
+        return Decision(WITNESS, tuple(self._call(space, move) for move in found.calls), explored=found.explored)
 
     def _call(self, space: JointSpace, move: tuple[str, int, bool]) -> tuple[str, tuple[tuple[n.Term, bool], ...]]:
         key, mask, final = move
@@ -580,133 +581,6 @@ def _other_tool(space: JointSpace, tools: Mapping[str, ToolSignature], terminal:
         if name not in space.atoms and (name in terminal) == final:
             return name
     raise ValueError("no tool for the move")  # JointSpace offers the move only when one exists
-
-
-def _guide(dfa: DfaTable, space: JointSpace) -> list[int | None]:
-    """Per state, its distance to acceptance, counting as nothing the terminal call that ends a
-    run (one call ends it for every automaton at once: counted per automaton, it would make
-    every open obligation that the final answer discharges look like work still to do).
-    None where acceptance is out of reach."""
-    ab = dfa.alphabet
-    finals = [letter for tool, letters in ab.tools.items() if tool in space.terminal
-              for letter in letters.letters.values()]
-    if any(t in space.terminal and t not in ab.tools for t in space.declared):
-        finals.append(ab.other)
-    out: list[int | None] = []
-    for q, d in enumerate(dfa.dist_accept):
-        if d is not None and d > 0 and any(dfa.accepting[dfa.delta[q][letter]] for letter in finals):
-            d = 0
-        out.append(d)
-    return out
-
-
-def _find_run(space: JointSpace, budget: int, shortest: bool):
-    """A run from the initial joint state to one where every automaton accepts: a shortest one
-    (A*, with the largest distance to acceptance of any automaton as the estimate) or, when
-    `shortest` is false, the one a greedy search meets first (the sum of the distances as
-    the guide). Returns (its moves, or None when there is no run; joint states explored), or
-    None when the search outgrew `budget` joint states. Without a run, both explore every
-    reachable joint state in which no automaton is lost, so the answer "none" is exact."""
-    tables = space.tables
-    dists = [_guide(t, space) for t in tables]
-    real = [t.dist_accept for t in tables]
-    count = len(tables)
-    estimates: dict[int, int | None] = {}
-    second: dict[int, int] = {}
-
-    def h(jid: int, parent_jid: int | None = None, key: str | None = None):
-        """The estimate of a joint state; from its parent's, when known, by looking only at the
-        automata the move can have changed (greedy mode: sums change by differences)."""
-        found = estimates.get(jid, -1)
-        if found != -1:
-            return found
-        states = space.states[jid]
-        parent = estimates.get(parent_jid) if parent_jid is not None else None
-        if not shortest and parent_jid is not None and parent is not None:
-            before = space.states[parent_jid]
-            total, rest = parent, second[parent_jid]
-            for i in space.affected.get(key, ()) if key is not None else range(count):
-                s_new, s_old = states[i], before[i]
-                if s_new == s_old:
-                    continue
-                d = dists[i][s_new]
-                if d is None:
-                    estimates[jid] = None
-                    return None
-                d_old = dists[i][s_old]
-                assert d_old is not None  # the parent's estimate is finite, so is each of its distances
-                total += d - d_old
-                rest += (real[i][s_new] or 0) - (real[i][s_old] or 0)
-            estimates[jid] = total
-            second[jid] = rest
-            return total
-        total = best = rest = 0
-        for i in range(count):
-            d = dists[i][states[i]]
-            if d is None:
-                estimates[jid] = None
-                return None
-            total += d
-            rest += real[i][states[i]] or 0
-            if d > best:
-                best = d
-        value = best if shortest else total
-        estimates[jid] = value
-        second[jid] = rest
-        return value
-
-    def priority(g: int, hn: int, jid: int) -> tuple:
-        # A*: the estimate of the whole length; greedy: what is left, counting the final call as
-        # free, and then what is left counting it (so that a plateau is crossed toward acceptance)
-        return (g + hn, 0) if shortest else (hn, second[jid])
-
-    def path_to(at) -> list:
-        path = []
-        while parent[at] is not None:
-            prev, move = parent[at]
-            path.append(move)
-            at = prev
-        return list(reversed(path))
-
-    start = space.initial
-    h0 = h(start)
-    if h0 is None:
-        return None, 1
-    moves = space.moves()
-    best_g = {start: 0}
-    parent: dict = {start: None}
-    heap = [(priority(0, h0, start), 0, 0, start, False)]
-    tick = 1
-    while heap:
-        _, g, _, node, final = heapq.heappop(heap)
-        if final:
-            return path_to(("end", node)), len(best_g)
-        if g > best_g.get(node, g):
-            continue
-        if space.accepting(node):
-            return path_to(node), len(best_g)
-        for move in moves:
-            key, mask, ends = move
-            nxt = space.step(node, key, mask)
-            if nxt is None:
-                continue
-            hn = h(nxt, node, key)
-            if hn is None:
-                continue
-            if ends:
-                if space.accepting(nxt) and ("end", nxt) not in parent:
-                    parent[("end", nxt)] = (node, move)
-                    heapq.heappush(heap, ((g + 1, 0) if shortest else (-1, -1), g + 1, tick, nxt, True))
-                    tick += 1
-                continue
-            if g + 1 < best_g.get(nxt, g + 2) if shortest else nxt not in best_g:
-                if nxt not in best_g and len(best_g) >= budget:
-                    return None
-                best_g[nxt] = g + 1
-                parent[nxt] = (node, move)
-                heapq.heappush(heap, (priority(g + 1, hn, nxt), g + 1, tick, nxt, False))
-                tick += 1
-    return None, len(best_g)
 
 
 __all__ = ["LintAutomata", "Decision", "WITNESS", "EMPTY", "UNKNOWN"]

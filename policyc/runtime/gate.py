@@ -217,8 +217,7 @@ class Gate:
         reaching = self._reaching(tool)
         if not reaching:
             return ()
-        space = self.product.space
-        opened = space.open_bits(state.jid) & ~lost_now
+        opened = self.product.proposals.open_bits(state.jid) & ~lost_now
         verdicts = [run.verdict() for run in state.runs]
         found = []
         for k in reaching:
@@ -259,21 +258,21 @@ class Gate:
     def _unmet_after(self, state: GateState, tool: str, args: Mapping[str, Any]) -> int | None:
         """The plain rules some joint state the call may lead to (whatever its result) leaves
         unsatisfied, as bits (None: the tool's guard combinations were not decided)."""
-        space = self.product.space
-        key = space.tool_key(tool)
+        proposals = self.product.proposals
+        key = self.product.space.tool_key(tool)
         proposed = state.context.proposed  # the product judge read this very call's atoms just now
         if proposed is not None and proposed[0] == tool and proposed[1] is args:
             known = proposed[2]
         else:
-            known = space.mask(tool, args, known_only=True, env=state.context.env) if key != OTHER else 0
-        masks = space.completions(key, known)
+            known = proposals.mask(tool, args, known_only=True, env=state.context.env) if key != OTHER else 0
+        masks = proposals.completions(key, known)
         if masks is None:
             return None
         unmet = 0
         for mask in masks:
-            j = space.step(state.jid, key, mask)
+            j = proposals.step(state.jid, key, mask)
             if j is not None:
-                unmet |= space.unmet(j)
+                unmet |= proposals.unmet(j)
         return unmet
 
     def _component_accepts(self, k: int, state: GateState, opened: int, unmet: int, verdicts: list[str],
@@ -304,16 +303,16 @@ class Gate:
         question was not decided."""
         counting = self.counting
         assert counting is not None and state.tokens is not None
-        space = self.product.space
-        key = space.tool_key(tool)
-        known = space.mask(tool, args, known_only=True, env=state.context.env) if key != OTHER else 0
-        masks = space.completions(key, known)
+        proposals = self.product.proposals
+        key = self.product.space.tool_key(tool)
+        known = proposals.mask(tool, args, known_only=True, env=state.context.env) if key != OTHER else 0
+        masks = proposals.completions(key, known)
         found: list[Finding] = []
         undecided: list[Open] = []
         for plain, sliced, reach in self.counted:
             if reach is not None and tool not in reach:
                 continue
-            open_plain = tuple(i for i in plain if space.is_open(state.jid, i) and not lost_now >> i & 1)
+            open_plain = tuple(i for i in plain if proposals.is_open(state.jid, i) and not lost_now >> i & 1)
             open_sliced = tuple(k for k in sliced if state.runs[k].verdict() == OPEN and k not in broken)
             if not open_plain and not open_sliced:
                 continue
@@ -472,7 +471,7 @@ class Gate:
         """The state after an executed call (slice runs and values are stepped in place)."""
         context = state.context
         key, mask = self.product.call_mask(tool, args, result, context)
-        state.jid = self.product.space.advance(state.jid, key, mask)
+        state.jid = self.product.proposals.advance(state.jid, key, mask)
         if state.tokens is not None:
             state.tokens.step(key, mask, args, result)
         if self.memoised and self.sliced:  # no sliced rule reads the context then: stepped lazily
@@ -505,8 +504,8 @@ class Gate:
         the offline path, the product stepped with one memo lookup per call when warm.
         `constants`: the run's request and metrics (`Constants.of_trace`); `sources`: its
         sources by position (`trace.globals.history`)."""
-        space = self.product.space
-        accepting = space.accepting_each(space.run_calls(calls, self.context(constants, sources)))
+        proposals = self.product.proposals
+        accepting = proposals.accepting_each(proposals.run_calls(calls, self.context(constants, sources)))
         out: dict[str, bool | None] = {r.name: a for r, a in zip(self.product.rules, accepting)}
         if self.sliced:
             context = self.context(constants, sources)
@@ -526,10 +525,9 @@ class Gate:
         by a final answer, which also decides the rules no automaton could compile), and what
         the gate could not decide about it (`index`: the run's history, for those rules)."""
         if self.memoised:
-            space = self.product.space
-            key = space.tool_key(tool)
+            key = self.product.space.tool_key(tool)
             context = state.context
-            known = space.mask(tool, args, known_only=True, env=context.env) if key != OTHER else 0
+            known = self.product.proposals.mask(tool, args, known_only=True, env=context.env) if key != OTHER else 0
             if key != OTHER:  # the call's atoms, read once: its record reads only its result's
                 context.proposed = (tool, args, known)
             tokens = state.tokens

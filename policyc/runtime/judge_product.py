@@ -28,6 +28,7 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping, Sequence
 
 from policyc.runtime.findings import CONFLICT, OWED, VIOLATION, Finding, GatedRule, Open, mildest
+from policyc.runtime.proposals import Proposals
 from policyc.tables.context import same_call
 from policyc.tables.dfa import VIOLATED, Alphabet, DfaTable
 from policyc.tables.guidance import owed_before, shortest_satisfying
@@ -50,7 +51,8 @@ class ProductJudge:
         self.rules = rules
         self.terminal = terminal
         self.tools = tuple(tools)
-        self.space = JointSpace(tables, tools, terminal, externs, joint, extra)
+        self.space = JointSpace(tables, tools, terminal, joint, extra)
+        self.proposals = Proposals(self.space, externs)
         #: plain rules whose conflicts another search decides (with the per-value rules)
         self.searched_elsewhere = 0
         self.search = JointSearch(self.space, budget)
@@ -63,28 +65,28 @@ class ProductJudge:
 
     def start(self, context: Any = None) -> int:
         """The joint state of a new run (`context`: its constants and history, a `RunContext`)."""
-        return self.space.start(context)
+        return self.proposals.start(context)
 
     def advance(self, jid: int, tool: str, args: Mapping[str, Any], result: Any, context: Any = None) -> int:
         key, mask = self.call_mask(tool, args, result, context)
-        return self.space.advance(jid, key, mask)
+        return self.proposals.advance(jid, key, mask)
 
     def call_mask(self, tool: str, args: Mapping[str, Any], result: Any, context: Any = None) -> tuple[str, int]:
         """An executed call's tool key and the truth of its atoms (`context`: the run's
         constants and history, read before the call is recorded in it)."""
-        space = self.space
-        key = space.tool_key(tool)
+        proposals = self.proposals
+        key = self.space.tool_key(tool)
         if key == OTHER:
             return key, 0
         if context is None:
-            return key, space.mask(tool, args, result)
+            return key, proposals.mask(tool, args, result)
         proposed = context.proposed
         if proposed is not None and proposed[0] == tool and same_call(proposed[1], args):
             # the call that was proposed: its known atoms were read then; only the result's now
-            results = space.result_bits[tool]
-            mask = proposed[2] | space.mask(tool, args, result, env=context.env, skip=~results)
+            results = proposals.result_bits[tool]
+            mask = proposed[2] | proposals.mask(tool, args, result, env=context.env, skip=~results)
         else:
-            mask = space.mask(tool, args, result, env=context.env)
+            mask = proposals.mask(tool, args, result, env=context.env)
         context.proposed = None
         return key, mask
 
@@ -96,14 +98,14 @@ class ProductJudge:
     def judge(self, jid: int, tool: str, args: Mapping[str, Any], context: Any = None) -> Judged:
         """The rule findings of proposing this call in joint state `jid`, and what the gate
         could not decide about it (`context`: the run's constants and history)."""
-        space = self.space
+        space, proposals = self.space, self.proposals
         key = space.tool_key(tool)
         env = None if context is None else context.env
-        known = space.mask(tool, args, known_only=True, env=env) if key != OTHER else 0
+        known = proposals.mask(tool, args, known_only=True, env=env) if key != OTHER else 0
         if context is not None and key != OTHER:
             context.proposed = (tool, args, known)
         final = tool in self.terminal
-        read = None if final else space.scope_reader(key)
+        read = None if final else proposals.scope_reader(key)
         if read is not None:  # the same states of the rules the call can concern: the same judgement
             seen = (tool, known, read(space.states[jid]))
             cached = self._by_scope.get(seen)
@@ -117,10 +119,10 @@ class ProductJudge:
         return cached
 
     def _judge(self, jid: int, key: str, known: int, final: bool, tool: str) -> Judged:
-        space = self.space
+        space, proposals = self.space, self.proposals
         before = space.states[jid]
         lost = space.violated
-        moving, blind = space.proposal_moves(key, known)
+        moving, blind = proposals.proposal_moves(key, known)
         # the rules the call moves, with every state it may lead each to (rules it leaves
         # where they are cannot newly break)
         after: list[tuple[int, tuple[int, ...]]] = []
@@ -147,7 +149,7 @@ class ProductJudge:
         changed = [i for i, _ in after]
         if final:
             # the rules the final call leaves where they are: owed when not accepting there
-            waiting = space.unmet(jid) & space.open_bits(jid) & ~blind
+            waiting = proposals.unmet(jid) & proposals.open_bits(jid) & ~blind
             for i in changed:
                 waiting &= ~(1 << i)
             while waiting:
@@ -169,7 +171,7 @@ class ProductJudge:
     def _owed(self, i: int, jid: int, key: str, known: int, accept: bool = True) -> list[str] | None:
         """What to call first so that this call would satisfy rule i (or keep it satisfiable).
         It depends on rule i's own state only, so it is memoised across joint states and runs."""
-        letters = self.space.proposal_letters(i, key, known)
+        letters = self.proposals.proposal_letters(i, key, known)
         state = self.space.rule_state(jid, i)
         memo = (i, state, letters, accept)
         if memo not in self._owed_memo:
@@ -182,22 +184,22 @@ class ProductJudge:
                    newly: set[int]) -> tuple[list[Finding], tuple[Open, ...]]:
         """Groups of rules that could all hold before the call, each can still hold after it,
         but no continuation satisfies them together; and what could not be decided."""
-        space, search = self.space, self.search
-        opened = space.open_bits(jid)
+        space, proposals, search = self.space, self.proposals, self.search
+        opened = proposals.open_bits(jid)
         universe = opened
         for i in newly:
             universe &= ~(1 << i)
         candidates = tuple(i for i in changed if universe >> i & 1)
         if not candidates:
             return [], ()
-        masks = space.completions(key, known)
+        masks = proposals.completions(key, known)
         if masks is None:
             return [], (Open(f"conflicts among the rules `{key}` moves: its guard combinations were not decided",
                              tuple(self.rules[i].name for i in candidates)),)
-        succ = [j for j in {space.step(jid, key, m) for m in masks} if j is not None]
+        succ = [j for j in {proposals.step(jid, key, m) for m in masks} if j is not None]
         if not succ:
             return [], ()
-        unmet = [space.unmet(j) for j in succ]
+        unmet = [proposals.unmet(j) for j in succ]
         if any(not u & universe for u in unmet):
             return [], ()  # the run may end right after the call with every open rule satisfied
         found: list[Finding] = []
@@ -285,7 +287,7 @@ class ProductJudge:
                     changed = [i for i in space.affected.get(key, ()) if after[i] != before[i]]
                     ok = all(space.verdict(j, i) != VIOLATED for i in changed if i in alive) and \
                         all(self.search.check(j, group) is not False
-                            for group in space.groups(space.open_rules(jid), changed))
+                            for group in space.groups(self.proposals.open_rules(jid), changed))
                 if ok:
                     out.append(tool)
                     break
@@ -298,7 +300,7 @@ class ProductJudge:
             s = space.rule_state(jid, i)
             if s == UNTRACKED or space.tables[i].accepting[s]:
                 continue
-            for tool in shortest_satisfying(space.tables[i], s, space.letter_tools[i]) or ():
+            for tool in shortest_satisfying(space.tables[i], s, self.proposals.letter_tools[i]) or ():
                 calls[tool] = None
         ordered = [t for t in calls if t not in self.terminal] + [t for t in calls if t in self.terminal]
         return tuple(ordered)

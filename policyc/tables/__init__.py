@@ -14,7 +14,7 @@ deployed gate that loads an artifact needs neither the compiler, Z3 nor lark.
 | `facts` | a rule's class read off its tables (enforceable, gateable, liveness, safety) |
 | `policy` | `CompiledPolicy`: a policy with every rule's table (or why it has none) |
 | `product` | the rules' DFAs as one lazily built product (`JointSpace`) |
-| `joint` | can a set of rules still hold together: a complete search in the product, within a budget |
+| `joint` | the one search in the product: can a set of rules still hold together (the gate), which run satisfies them (the lint), within a budget |
 | `guidance` | searches in one rule's DFA: what is still owed |
 
 Compiled tables are values: whoever holds a `CompiledPolicy` passes it on; nothing here

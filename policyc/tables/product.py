@@ -17,10 +17,16 @@ tool, the compiler decides the joint combinations (`JointLetters`, from
 is tried, which may include combinations no call produces. Nothing is ever enumerated as
 2^n: a tool whose combinations were not decided has no letters, and says so.
 
-`moves()` lists every kind of call the declared tools allow, for the searches of
-`policyc.tables.joint` and the gate's guidance: each tool some rule mentions with each of its
-letters, and "any other tool" once for each way such a tool ends a run or not (a declared
-tool no rule mentions). Two facts per tool say how far a search over them can be trusted:
+The product is what the lint and the gate share: joint states, steps, letters, acceptance
+and the groups of rules that can constrain one another. What only the gate needs at
+proposal time (the letters a call without its result may turn out to be, the rules a tool
+can concern, per-state bit masks, reading a call's atoms) is `policyc.runtime.proposals`.
+
+`keys()` with `letters_of(key)` and `other_endings` list every kind of call the declared tools
+allow, for the search of `policyc.tables.joint` and the gate's guidance: each tool some rule
+mentions with each of its letters, and "any other tool" once for each way such a tool ends a
+run or not (a declared tool no rule mentions). Two facts per tool say how far a search over
+them can be trusted:
 `letters_complete` (every letter is listed) and `letters_exact` (every listed letter is a
 combination some call produces).
 
@@ -37,15 +43,11 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from operator import itemgetter
-from typing import Callable, Iterable, Mapping, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from policyc.ir import nodes as n
-from policyc.ir.ops import UNDEF
-from policyc.tables.atoms import reads_result
 from policyc.ir.walk import subformulas
-from policyc.tables.dfa import SATISFIED, VIOLATED, Alphabet, DfaTable
-from policyc.tables.masks import MaskReader
+from policyc.tables.dfa import VIOLATED, Alphabet, DfaTable
 from policyc.tables.shape import TableError, check_int, field, read_bool, read_list
 
 OTHER = "\0other"   # the tool key of a call no rule mentions
@@ -135,26 +137,51 @@ class Projector:
         return self.letters.get(local)
 
 
-def _nothing(states: tuple[int, ...]) -> tuple[()]:
-    """The states of an empty scope."""
-    return ()
+def mentioned_tools(tables: Sequence[DfaTable]) -> list[frozenset[str]]:
+    """Per rule, the tools its alphabet names."""
+    return [frozenset(t.alphabet.tools) for t in tables]
+
+
+def is_local(table: DfaTable) -> bool:
+    """Whether a call to a tool the rule does not mention never moves it."""
+    return all(row[table.alphabet.other] == q for q, row in enumerate(table.delta))
+
+
+def affected_rules(mentions: Sequence[frozenset[str]], local: Sequence[bool],
+                   keys: Iterable[str]) -> dict[str, tuple[int, ...]]:
+    """Per tool key (and `OTHER`), the rules a call may move: the local rules that mention
+    the tool, and every rule that is not local."""
+    nonlocal_rules = tuple(i for i, loc in enumerate(local) if not loc)
+    out = {key: tuple(sorted({i for i, m in enumerate(mentions) if key in m} | set(nonlocal_rules))) for key in keys}
+    out[OTHER] = nonlocal_rules
+    return out
+
+
+def neighbour_rules(mentions: Sequence[frozenset[str]], local: Sequence[bool],
+                    terminal: frozenset[str]) -> list[tuple[int, ...]]:
+    """Per rule, the rules that may constrain it: they share a tool, one is not local, or both
+    name a terminal tool (only one call can end the run). Rules that cannot are independent:
+    continuations satisfying each can be run one after the other."""
+    ends = [bool(m & terminal) for m in mentions]
+    return [tuple(j for j in range(len(mentions)) if j != i and (
+        not local[i] or not local[j] or mentions[i] & mentions[j] or ends[i] and ends[j]))
+        for i in range(len(mentions))]
 
 
 class JointSpace:
-    """Interned joint states of a list of DFAs, with memoised transitions."""
+    """Interned joint states of a list of DFAs, with memoised transitions: the product, shared
+    by the lint and the gate. Its memo tables (joint state numbers, transitions, letters,
+    groups) hold only what any caller computes alike, so no answer depends on what was asked
+    before."""
 
     def __init__(self, tables: list[DfaTable], tools: Mapping[str, object], terminal: frozenset[str],
-                 externs: Mapping | None = None, joint: Mapping[str, JointLetters] | None = None,
-                 extra: Sequence[Alphabet] = ()):
+                 joint: Mapping[str, JointLetters] | None = None, extra: Sequence[Alphabet] = ()):
         self.tables = tables
         self.terminal = terminal
-        self.externs = dict(externs or {})
         self.atoms = tool_atoms(tables, extra)
         # the compiler's joint letters, used only when they describe this very pool
         self.joint = {tool: j for tool, j in (joint or {}).items()
                       if tool in self.atoms and j.atoms == tuple(a.skey for a in self.atoms[tool])}
-        self.result_bits = {tool: sum(1 << b for b, a in enumerate(pool) if reads_result(a))
-                            for tool, pool in self.atoms.items()}
         # per rule, per tool: the global bit of each local atom, and the rule's letter table
         self._proj: list[dict[str, tuple[tuple[int, ...], Mapping[int, int]]]] = []
         for table in tables:
@@ -165,114 +192,36 @@ class JointSpace:
         self.declared = tuple(tools)
         # a rule is *local* when a call to a tool it does not mention never moves it; a call
         # then only moves the local rules that mention its tool, and the non-local ones
-        self.mentions = [frozenset(t.alphabet.tools) for t in tables]
-        self.local = [all(row[t.alphabet.other] == q for q, row in enumerate(t.delta)) for t in tables]
-        nonlocal_rules = tuple(i for i, loc in enumerate(self.local) if not loc)
-        self.affected: dict[str, tuple[int, ...]] = {
-            key: tuple(sorted({i for i, m in enumerate(self.mentions) if key in m} | set(nonlocal_rules)))
-            for key in self.atoms}
-        self.affected[OTHER] = nonlocal_rules
-        # rules that may constrain one another: they share a tool, one is not local, or both
-        # name a terminal tool (only one call can end the run). Rules that cannot are
-        # independent: continuations satisfying each can be run one after the other.
-        ends = [bool(m & terminal) for m in self.mentions]
-        self.neighbours: list[tuple[int, ...]] = [
-            tuple(j for j in range(len(tables)) if j != i and (
-                not self.local[i] or not self.local[j] or self.mentions[i] & self.mentions[j]
-                or ends[i] and ends[j]))
-            for i in range(len(tables))]
+        self.mentions = mentioned_tools(tables)
+        self.local = [is_local(t) for t in tables]
+        self.affected = affected_rules(self.mentions, self.local, self.atoms)
+        self.neighbours = neighbour_rules(self.mentions, self.local, terminal)
         self._neighbour_bits = [sum(1 << j for j in near) for near in self.neighbours]
-        self._open = [tuple(v not in (SATISFIED, VIOLATED) for v in t.verdict) for t in tables]
         self.violated = [tuple(v == VIOLATED for v in t.verdict) for t in tables]
-        # per rule and state, the rule's bit in a joint state's `unmet` (not accepting) and
-        # `open_bits` (neither won nor lost for good) masks
-        self._unmet_bit = [tuple(0 if a else 1 << i for a in t.accepting) for i, t in enumerate(tables)]
-        self._open_bit = [tuple(1 << i if o else 0 for o in opened) for i, opened in enumerate(self._open)]
-        self._open_sets: dict[int, frozenset[int]] = {}
-        self.letter_tools = [[t.alphabet.tool_of(letter) for letter in range(t.alphabet.size)] for t in tables]
         self._lock = threading.Lock()
         self._ids: dict[tuple[int, ...], int] = {}
         self.states: list[tuple[int, ...]] = []
-        # per joint state, bit masks over the rules (`unmet`, `open_bits`): not accepting
-        # (untracked included), and open. Computed when first asked for (the gate asks; the
-        # lint's searches never do), then carried along each step from a state that has them.
-        self._unmet: list[int | None] = []
-        self._opened: list[int | None] = []
         self._step: dict[tuple[int, str, int], int | None] = {}
         self._columns: dict[tuple[str, int], tuple | None] = {}
         self._letters_memo: dict[str, tuple[tuple[int, ...], bool, bool]] = {}
-        self._completions: dict[tuple[str, int], tuple[int, ...]] = {}
-        self._proposals: dict[tuple[int, str, int], tuple[int, ...]] = {}
-        self._moving: dict[tuple[str, int], tuple[tuple[tuple[int, tuple[tuple[int, ...], ...]], ...], int]] = {}
         self._groups: dict[tuple[int, tuple[int, ...]], tuple[tuple[int, tuple[int, ...]], ...]] = {}
-        self._scopes: dict[str, tuple[int, ...] | None] = {}
-        self._scope_readers: dict[str, Callable[[tuple[int, ...]], object] | None] = {}
-        self._readers: dict[str, MaskReader] = {}
-        self._moves_all: tuple[Move, ...] | None = None
-        self._accepting: dict[int, tuple[bool | None, ...]] = {}
         self.initial = self.intern(tuple(t.initial for t in tables))
 
     # ------------------------------------------------------------ joint states
 
-    def intern(self, states: tuple[int, ...], parent: int | None = None, changed: Sequence[int] = ()) -> int:
+    def intern(self, states: tuple[int, ...]) -> int:
         """The number of a joint state (new states are numbered under a lock: runs in several
         threads share the table; every other memo table holds values any thread would compute
-        alike, so it needs none). `parent`: a joint state that differs from this one only in
-        the `changed` rules, whose bit masks are then updated rather than recomputed."""
+        alike, so it needs none)."""
         jid = self._ids.get(states)
         if jid is None:
             with self._lock:
                 jid = self._ids.get(states)
                 if jid is None:
-                    unmet, opened = self._carried(states, parent, changed)
                     jid = len(self.states)
-                    self._unmet.append(unmet)
-                    self._opened.append(opened)
-                    self.states.append(states)  # last: the number is published with its masks
+                    self.states.append(states)  # before the number is published in `_ids`
                     self._ids[states] = jid
         return jid
-
-    def unmet(self, jid: int) -> int:
-        """The rules not accepting in joint state `jid` (untracked ones included), as bits."""
-        found = self._unmet[jid]
-        if found is None:
-            found = self._fill(jid)[0]
-        return found
-
-    def open_bits(self, jid: int) -> int:
-        """The rules open (neither won nor lost for good, tracked) in joint state `jid`, as bits."""
-        found = self._opened[jid]
-        if found is None:
-            found = self._fill(jid)[1]
-        return found
-
-    def _fill(self, jid: int) -> tuple[int, int]:
-        unmet = opened = 0
-        for i, s in enumerate(self.states[jid]):
-            if s == UNTRACKED:
-                unmet |= 1 << i
-            else:
-                unmet |= self._unmet_bit[i][s]
-                opened |= self._open_bit[i][s]
-        self._unmet[jid], self._opened[jid] = unmet, opened  # any thread computes the same
-        return unmet, opened
-
-    def _carried(self, states: tuple[int, ...], parent: int | None,
-                 changed: Sequence[int]) -> tuple[int | None, int | None]:
-        """A new state's masks from its parent's, when the parent has them (else not yet)."""
-        if parent is None:
-            return None, None
-        unmet, opened = self._unmet[parent], self._opened[parent]
-        if unmet is None or opened is None:
-            return None, None
-        for i in changed:
-            s, bit = states[i], 1 << i
-            if s == UNTRACKED:
-                unmet, opened = unmet | bit, opened & ~bit
-            else:
-                unmet = unmet & ~bit | self._unmet_bit[i][s]
-                opened = opened & ~bit | self._open_bit[i][s]
-        return unmet, opened
 
     def rule_state(self, jid: int, rule: int) -> int:
         return self.states[jid][rule]
@@ -286,55 +235,10 @@ class JointSpace:
         idx = range(len(self.tables)) if rules is None else rules
         return all(st[i] != UNTRACKED and self.tables[i].accepting[st[i]] for i in idx)
 
-    def start(self, context=None) -> int:
-        """The joint state a run starts in: each rule's start for the run's constants
-        (`DfaTable.start_state`; `context` a `RunContext`, None: the constants unknown)."""
-        if context is None:
-            return self.initial
-        return self.intern(tuple(t.start_state(context) for t in self.tables))
-
-    def run_calls(self, calls: Iterable, context=None) -> int:
-        """The joint state after executed calls (objects with name, args and result), from the
-        start state: the offline path, one memo lookup per call when warm. `context`: the
-        run's constants and history, fed with each call."""
-        jid, step, atoms = self.start(context), self._step, self.atoms
-        env = None if context is None else context.env
-        record = None if context is None else context.record
-        for call in calls:
-            name = call.name
-            key = name if name in atoms else OTHER
-            mask = self.mask(name, call.args, call.result, env=env) if atoms.get(name) else 0
-            nxt = step.get((jid, key, mask), -2)
-            jid = nxt if nxt is not None and nxt != -2 else self.advance(jid, key, mask)
-            if record is not None:
-                record(name, call.args, call.result)
-        return jid
-
-    def accepting_each(self, jid: int) -> tuple[bool | None, ...]:
-        """Per rule: does the trace ending in `jid` satisfy it (None: untracked)? Memoised."""
-        found = self._accepting.get(jid)
-        if found is None:
-            st = self.states[jid]
-            found = self._accepting[jid] = tuple(
-                None if s == UNTRACKED else bool(t.accepting[s]) for s, t in zip(st, self.tables))
-        return found
-
-    # ------------------------------------------------------------ calls to masks
+    # ------------------------------------------------------------ calls to letters
 
     def tool_key(self, tool: str) -> str:
         return tool if tool in self.atoms else OTHER
-
-    def mask(self, tool: str, args: Mapping, result: object = UNDEF, known_only: bool = False, env=None,
-             skip: int = 0) -> int:
-        """The truth of the tool's atoms for a call (without the result's when `known_only`;
-        `env`: the run's constants and history, `RunContext.env`; `skip`: atoms left false)."""
-        reader = self._readers.get(tool)
-        if reader is None:
-            pool = self.atoms.get(tool)
-            if not pool:
-                return 0
-            reader = self._readers[tool] = MaskReader(pool, self.externs)
-        return reader.read(args, result, skip | self.result_bits[tool] if known_only else skip, env)
 
     def letter(self, rule: int, key: str, mask: int) -> int | None:
         entry = self._proj[rule].get(key)
@@ -350,6 +254,11 @@ class JointSpace:
     def projectors(self, rule: int) -> dict[str, Projector]:
         """The rule's letters per tool, read off a pool mask (`policyc.tables.counting`)."""
         return {tool: Projector(bits, letters) for tool, (bits, letters) in self._proj[rule].items()}
+
+    def projector(self, rule: int, key: str) -> Projector | None:
+        """The rule's letters on one tool (None: the rule does not mention it)."""
+        entry = self._proj[rule].get(key)
+        return None if entry is None else Projector(*entry)
 
     # ------------------------------------------------------------ transitions
 
@@ -383,7 +292,6 @@ class JointSpace:
             return None
         states = self.states[jid]
         nxt = None
-        changed = []
         for i, column in moves:
             s = states[i]
             if s != UNTRACKED:
@@ -392,15 +300,7 @@ class JointSpace:
                     if nxt is None:
                         nxt = list(states)
                     nxt[i] = t
-                    changed.append(i)
-        if nxt is None:
-            out = jid
-        else:
-            out = self.intern(tuple(nxt), jid, changed)
-            parent = self._open_sets.get(jid)
-            if parent is not None and out not in self._open_sets:
-                opened = {i for i in changed if self._open[i][nxt[i]]}
-                self._open_sets[out] = parent.difference(changed).union(opened)
+        out = jid if nxt is None else self.intern(tuple(nxt))
         self._step[memo] = out
         return out
 
@@ -415,40 +315,6 @@ class JointSpace:
             s = nxt[i]
             nxt[i] = UNTRACKED if s == UNTRACKED or letter is None else self.tables[i].delta[s][letter]
         return self.intern(tuple(nxt))
-
-    def completions(self, key: str, known: int) -> tuple[int, ...] | None:
-        """Every letter a proposed call whose argument atoms are `known` may turn out to be once
-        its result exists (None: the tool's letters are not all known; see `letters_complete`)."""
-        letters, complete, _ = self._letters(key)
-        if not complete:
-            return None
-        memo = (key, known)
-        found = self._completions.get(memo)
-        if found is None:
-            rbits = self.result_bits.get(key, 0)
-            found = self._completions[memo] = tuple(m for m in letters if m & ~rbits == known)
-        return found
-
-    def proposal_letters(self, rule: int, key: str, known: int) -> tuple[int, ...]:
-        """The letters of the rule's own alphabet a proposed call may turn out to be, given the
-        truth `known` of the tool's atoms that do not read the result (a pool mask). Memoised."""
-        memo = (rule, key, known)
-        found = self._proposals.get(memo)
-        if found is None:
-            ab = self.tables[rule].alphabet
-            entry = self._proj[rule].get(key)
-            if entry is None:
-                found = (ab.other,)
-            else:
-                bits, letters = entry
-                rbits = ab.tools[key].result_bits
-                local = 0
-                for b, g in enumerate(bits):
-                    if known >> g & 1:
-                        local |= 1 << b
-                found = tuple(sorted(x for m, x in letters.items() if m & ~rbits == local & ~rbits))
-            self._proposals[memo] = found
-        return found
 
     def groups(self, rules, seeds) -> list[tuple[int, ...]]:
         """The groups of `rules` that can constrain one another (connected by `neighbours`),
@@ -488,55 +354,6 @@ class JointSpace:
             placed |= group
             out.append((group, tuple(i for i in range(group.bit_length()) if group >> i & 1)))
         return tuple(out)
-
-    def proposal_moves(self, key: str, known: int) -> tuple[tuple[tuple[int, tuple[tuple[int, ...], ...]], ...], int]:
-        """For a proposed call whose argument atoms are `known`: every rule that the call may
-        move out of some state, with, per state of the rule, the states the call may lead it to
-        (distinct, sorted; whatever the result turns out to be); and the bit mask of the rules
-        that have no letter for the call (a combination their compiler ruled out). A rule not
-        listed stays where it is. Memoised per (tool, known)."""
-        memo = (key, known)
-        found = self._moving.get(memo)
-        if found is None:
-            moving = []
-            blind = 0
-            for i in self.affected.get(key, ()):
-                letters = self.proposal_letters(i, key, known)
-                if not letters:
-                    blind |= 1 << i
-                    continue
-                nexts = tuple(tuple(sorted({row[x] for x in letters})) for row in self.tables[i].delta)
-                if any(reached != (q,) for q, reached in enumerate(nexts)):
-                    moving.append((i, nexts))
-            found = self._moving[memo] = (tuple(moving), blind)
-        return found
-
-    def scope(self, key: str) -> tuple[int, ...] | None:
-        """The rules that a call to this tool can concern: those it may move and every rule
-        connected to them by `neighbours` (the only rules a conflict it starts can involve);
-        None when that is every rule. A non-final proposal's judgement depends on their states
-        alone. Memoised per tool."""
-        if key in self._scopes:
-            return self._scopes[key]
-        seen: set[int] = set(self.affected.get(key, ()))
-        todo = list(seen)
-        while todo:
-            for j in self.neighbours[todo.pop()]:
-                if j not in seen:
-                    seen.add(j)
-                    todo.append(j)
-        found = self._scopes[key] = None if len(seen) == len(self.tables) else tuple(sorted(seen))
-        return found
-
-    def scope_reader(self, key: str) -> Callable[[tuple[int, ...]], object] | None:
-        """A function reading the states of the tool's `scope` out of a joint state (one
-        value, in a fixed form, per combination of them); None when the scope is every rule.
-        Memoised per tool."""
-        if key in self._scope_readers:
-            return self._scope_readers[key]
-        scope = self.scope(key)
-        found = self._scope_readers[key] = None if scope is None else itemgetter(*scope) if scope else _nothing
-        return found
 
     def guards(self, rule: int, key: str) -> bool:
         """Whether the rule puts guard atoms on the tool."""
@@ -590,15 +407,6 @@ class JointSpace:
         """Every distinct kind of call: each tool some rule mentions, then any other tool."""
         return tuple(self.atoms) + (OTHER,)
 
-    def moves(self) -> tuple[Move, ...]:
-        """Every kind of call the declared tools allow (see the module's docstring). Memoised."""
-        found = self._moves_all
-        if found is None:
-            out: list[Move] = [(key, mask, key in self.terminal) for key in self.atoms for mask in self.letters_of(key)]
-            out.extend((OTHER, 0, final) for final in self.other_endings)
-            found = self._moves_all = tuple(out)
-        return found
-
     @property
     def other_endings(self) -> tuple[bool, ...]:
         """For "any other tool": whether such a call can go on (False) and end a run (True).
@@ -606,27 +414,3 @@ class JointSpace:
         if not self.declared:
             return (False,)
         return tuple(sorted({t in self.terminal for t in self.declared if t not in self.atoms}))
-
-    @property
-    def moves_complete(self) -> bool:
-        """Whether `moves()` lists every letter of every tool."""
-        return all(self.letters_complete(tool) for tool in self.atoms)
-
-    @property
-    def moves_exact(self) -> bool:
-        """Whether every move is a combination of guard truths some call can produce."""
-        return all(self.letters_exact(tool) for tool in self.atoms)
-
-    def open_rules(self, jid: int) -> frozenset[int]:
-        """The rules open in joint state `jid` (memoised)."""
-        out = self._open_sets.get(jid)
-        if out is None:
-            st = self.states[jid]
-            out = self._open_sets[jid] = frozenset(
-                i for i, s in enumerate(st) if s != UNTRACKED and self._open[i][s])
-        return out
-
-    def is_open(self, jid: int, rule: int) -> bool:
-        """Neither lost nor won for good (nor untracked) in joint state `jid`."""
-        s = self.states[jid][rule]
-        return s != UNTRACKED and self._open[rule][s]
