@@ -124,6 +124,23 @@ def slot_value(slot: Slot, args: Mapping, result: object) -> object:
     return path_value(args.get(slot[1], UNDEF), slot[2:])
 
 
+def read_slots(atom: n.Node) -> frozenset[Slot]:
+    """The places of a call an atom reads (`slot_of` of every path in it)."""
+    out = set()
+    for s in subformulas(atom):
+        if isinstance(s, (n.Arg, n.Result, n.Field, n.Index)):
+            slot = slot_of(s)
+            if slot is not None:
+                out.add(slot)
+    return frozenset(out)
+
+
+def _overlap(a: Slot, b: Slot) -> bool:
+    """Whether one slot lies within the other (`result` holds `result.ticket_id`)."""
+    k = min(len(a), len(b))
+    return a[:k] == b[:k]
+
+
 def _mentions(term: n.Node, var: str) -> bool:
     return any(isinstance(s, n.Var) and s.name == var for s in subformulas(term))
 
@@ -281,6 +298,7 @@ class Rules:
         self.slots: dict[str, tuple[Slot, ...]] = {
             tool: tuple(_order({s for shape in self.shapes for s in shape.slots.get(tool, ())})) for tool in tools}
         self.violated = [tuple(v == VIOLATED for v in t.verdict) for t in self.tables]
+        self.entangled = self._entangled()
         self._moves: tuple | None = None
         self._profiles: dict[tuple, Profile | None] = {}
         # rules read fast: plain rules (their automaton) and rules that are one `forall` part
@@ -301,6 +319,29 @@ class Rules:
         self._bad: dict[Profile, bool] = {}
         self._distance: dict[Profile, int] = {}
         self._views: dict[tuple, Any] = {}  # per memo key: a view or its moves
+
+    def _entangled(self) -> str | None:
+        """An atom of the set, besides the parts' bindings, that reads a slot whose filler the
+        search picks by profile (`n == 1` on a call whose `n` a per-value part binds): its truth
+        depends on which value fills the slot, which the search does not see. Such a set's "no"
+        stays certain (every real continuation is among those searched), but a witness may pair
+        a value with an atom it cannot make true: its "yes" is not (None: no such atom)."""
+        pools = self.space.product.atoms
+        for tool, slots in self.slots.items():
+            if not slots:
+                continue
+            read: set[int] = set()
+            for proj in self.projectors:
+                if tool in proj:
+                    read.update(proj[tool].bits)
+            for shape in self.shapes:
+                if tool in shape.tools:
+                    read.update(g for _, g in shape.tools[tool][0])
+            atoms = pools.get(tool, ())
+            for g in sorted(read):
+                if any(_overlap(a, b) for a in read_slots(atoms[g]) for b in slots):
+                    return f"`{tool}`'s atom `{atoms[g]}` reads a place a per-value rule binds"
+        return None
 
     @staticmethod
     def _positive(goal: tuple) -> frozenset[int]:
@@ -941,6 +982,10 @@ class CountingSpace:
         budget = [self.budget]
         # calls some call certainly produces first: their witnesses are real
         answer = self._refine(rules, state, True, budget, why)
+        if answer is True and rules.entangled is not None:
+            why[:] = [f"a continuation was found, but {rules.entangled}: whether its values can make it true "
+                      "was not decided"]
+            return None
         if answer is not False:
             return answer
         if not complete:
