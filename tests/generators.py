@@ -133,7 +133,7 @@ OUTCOME = RecordT("Outcome", (("ok", BOOL),))
 AGENT_TOOLS = {name: ToolSignature(name, (Param("n", OptionalT(INT)),), OUTCOME) for name in "abc"}
 AGENT_TOOLS["done"] = ToolSignature("done", (Param("answer", OptionalT(STR)),), OUTCOME, terminal=True)
 AGENT_POOL = tuple((t, {"n": k}, {"ok": ok}) for t in "abc" for k in (1, 2) for ok in (True, False)) + tuple(
-    (t, CallArgs({"n": 1}, {"error": True}), {"ok": False}) for t in "abc")  # calls that failed
+    (t, CallArgs({"n": k}, {"error": True}), {"ok": False}) for t in "abc" for k in (1, 2))  # calls that failed
 AGENT_FINALS = tuple(("done", {}, {"ok": ok}) for ok in (True, False))
 
 AGENT = Vocabulary(
