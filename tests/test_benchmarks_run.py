@@ -30,6 +30,7 @@ RUNS = {
     "startup": (["benchmarks/startup.py", "--repeat", "1"], "policyc --help"),
     "ir_walk": (["benchmarks/ir_walk.py", "--repeat", "1", "--rounds", "1"], "eval_term"),
     "load": (["benchmarks/load.py", "--repeat", "1"], "s1_support_50"),
+    "hot_path": (["benchmarks/hot_path.py", "--example", "code_qa"], "cold blocked"),
 }
 
 
