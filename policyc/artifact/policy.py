@@ -135,7 +135,7 @@ def _compiled(artifact: Artifact) -> CompiledPolicy:
             raise TableError(f"rule `{r.name}`: its formula {r.formula} is a term, not a formula")
         if r.applicability is not None and not isinstance(formulas[r.applicability], Formula):
             raise TableError(f"rule `{r.name}`: its applicability {r.applicability} is a term, not a formula")
-    tools = {}
+    tools: dict[str, ToolSignature] = {}
     for i, tool in enumerate(artifact.tools):
         try:
             tools[tool.name] = signature_from_json(tool.model_dump())

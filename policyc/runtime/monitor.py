@@ -12,7 +12,8 @@
 A monitor uses its artifact's compiled tables (`monitor.compiled`, a `CompiledPolicy`) as
 reading the artifact decoded and checked them, once (`policyc.artifact.io.read_verified`): the
 gate steps them and `finish()`/`score()` hand them to the scorer, so two monitors loaded in
-one process share nothing. It is immutable once loaded (its only mutable parts are memo
+one process share nothing (two made of one `VerifiedArtifact` share its tables, immutable but
+for their memos). It is immutable once loaded (its only mutable parts are memo
 tables that any thread may fill), so `start()` may be called from several threads at once.
 
 The artifact is data: it never names code to run. The program that loads it binds every
