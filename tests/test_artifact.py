@@ -184,3 +184,79 @@ def test_compile_says_what_the_joint_conflict_search_cannot_settle(tmp_path):
     assert json.loads(linted.stdout)[0]["gate_limits"]["tools_over_budget"] == ["get"], linted.output
     linted = CliRunner().invoke(cli, ["lint", str(listed), "--only", "unenforceable-severity"])
     assert "`listed` is judged apart (per value)" in linted.stderr, linted.output
+
+
+@pytest.fixture
+def decodes(monkeypatch):
+    """Counts, per part, how many times an artifact's parts are decoded (the formula table,
+    each automaton) and its signature checked, while the test runs."""
+    from collections import Counter
+
+    import policyc.artifact.io as artifact_io
+    import policyc.artifact.policy as artifact_policy
+
+    counts: Counter = Counter()
+    load_nodes, from_json = artifact_policy.load_nodes, artifact_policy.RuleTable.from_json
+    signature_matches = artifact_io.signature_matches
+
+    def nodes(data):
+        counts["formulas"] += 1
+        return load_nodes(data)
+
+    def table(data, where="rule"):
+        counts[where] += 1
+        return from_json(data, where)
+
+    def signature(*args):
+        counts["signature"] += 1
+        return signature_matches(*args)
+
+    monkeypatch.setattr(artifact_policy, "load_nodes", nodes)
+    monkeypatch.setattr(artifact_policy.RuleTable, "from_json", staticmethod(table))
+    monkeypatch.setattr(artifact_io, "signature_matches", signature)
+    return counts
+
+
+@pytest.mark.parametrize("name", ["code_qa", "support_desk"])
+def test_loading_an_artifact_decodes_it_once(name, tmp_path, decodes):
+    """Reading an artifact gives its verified compiled policy, which the monitor uses as is:
+    `Monitor.load`, the command line's loader (score, replay, report, assure, gateway) and a
+    scoring worker decode the formula table and each automaton exactly once, and check a
+    signature once."""
+    from policyc.artifact.io import parse_verified, read_verified, seal
+    from policyc.artifact.models import ArtifactBody
+    from policyc.cli.common import load_monitor
+    from policyc.corpus.job import ScoringJob
+
+    _, artifact = compiled(name)
+    path = tmp_path / "policy.json"
+    path.write_text(dump_artifact(artifact), encoding="utf-8")
+    once = {"formulas": 1, **{f"automata[{i}].rule": 1 for i in range(len(artifact.automata))}}
+    assert len(once) > 1
+    for load in (lambda: Monitor.load(path), lambda: load_monitor(str(path)),
+                 lambda: ScoringJob(path.read_text(encoding="utf-8")).scorer()):
+        decodes.clear()
+        load()
+        assert dict(decodes) == once
+    verified = read_verified(path)
+    decodes.clear()
+    monitor = Monitor(verified)
+    assert dict(decodes) == {} and monitor.compiled is verified.compiled and monitor.artifact is verified.artifact
+    # signed: the signature is checked once, when the file is read under the key
+    body = ArtifactBody.model_validate({k: v for k, v in artifact.model_dump(mode="json", by_alias=True).items()
+                                        if k not in ("content_hash", "signature")})
+    path.write_text(dump_artifact(seal(body, key=b"k")), encoding="utf-8")
+    decodes.clear()
+    Monitor.load(path, key=b"k")
+    assert dict(decodes) == {**once, "signature": 1}
+    # read without the key, then held to it: the signature is checked, nothing decoded again
+    unkeyed = parse_verified(path.read_text(encoding="utf-8"))
+    decodes.clear()
+    Monitor(unkeyed, key=b"k")
+    assert dict(decodes) == {"signature": 1}
+    with pytest.raises(ArtifactError, match="not signed with this key"):
+        Monitor(unkeyed, key=b"another key")
+    # an artifact in memory is checked by the monitor, once
+    decodes.clear()
+    Monitor(artifact)
+    assert dict(decodes) == once

@@ -29,6 +29,8 @@ RUNS = {
     "budget": (["benchmarks/budget.py", "--sizes", "4", "--limit", "60"], "| 4 | 32 |"),
     "startup": (["benchmarks/startup.py", "--repeat", "1"], "policyc --help"),
     "ir_walk": (["benchmarks/ir_walk.py", "--repeat", "1", "--rounds", "1"], "eval_term"),
+    "load": (["benchmarks/load.py", "--repeat", "1"], "s1_support_50"),
+    "hot_path": (["benchmarks/hot_path.py", "--example", "code_qa"], "cold blocked"),
 }
 
 

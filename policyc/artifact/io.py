@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -45,6 +46,7 @@ from policyc.artifact.hashing import content_hash, sign, signature_matches
 from policyc.artifact.models import FORMAT, FORMAT_VERSION, Artifact, ArtifactBody
 from policyc.artifact.policy import verified_compiled
 from policyc.inputs import InputError, read_input
+from policyc.tables.policy import CompiledPolicy
 
 _RECOMPILE = "recompile the policy with `policyc compile POLICY -o FILE`"
 #: The environment variable holding the key artifacts must be signed with.
@@ -96,8 +98,29 @@ def read_key_file(path: str) -> bytes:
     return key
 
 
+@dataclass(frozen=True)
+class VerifiedArtifact:
+    """An artifact that passed every check, and the compiled policy it holds, decoded once on
+    the way: what a `Monitor` is made of, and uses as is (`read_verified`, `parse_verified`,
+    `verify_artifact`). `key`: the key its signature was checked with (None: not checked).
+
+    Its compiled tables are immutable but for memo tables (pure functions of the tables), so
+    several monitors may be made of one."""
+
+    artifact: Artifact
+    compiled: CompiledPolicy
+    key: bytes | None = None
+
+
 def read_artifact(path: str | Path, key: bytes | None = None) -> Artifact:
-    """Read and verify an artifact file (with `key`, also its signature)."""
+    """Read and verify an artifact file (with `key`, also its signature): the artifact alone
+    (`read_verified` also gives its compiled policy)."""
+    return read_verified(path, key).artifact
+
+
+def read_verified(path: str | Path, key: bytes | None = None) -> VerifiedArtifact:
+    """Read and verify an artifact file (with `key`, also its signature), decoding its tables
+    once: how every program that loads an artifact reads it."""
     try:
         data = read_input(str(path))
     except InputError as exc:
@@ -108,12 +131,18 @@ def read_artifact(path: str | Path, key: bytes | None = None) -> Artifact:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise ArtifactError(f"`{path}` is not a policyc monitor artifact (not UTF-8 text)", _RECOMPILE) from None
-    return parse_artifact(text, str(path), key)
+    return parse_verified(text, str(path), key)
 
 
 def parse_artifact(text: str, origin: str = "<artifact>", key: bytes | None = None) -> Artifact:
     """Verify artifact text: format, version, content hash, signature (when a key is given),
-    schema, internal references and every table."""
+    schema, internal references and every table. The artifact alone (`parse_verified` also
+    gives its compiled policy)."""
+    return parse_verified(text, origin, key).artifact
+
+
+def parse_verified(text: str, origin: str = "<artifact>", key: bytes | None = None) -> VerifiedArtifact:
+    """`parse_artifact`, with the compiled policy its checks decoded."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -151,8 +180,20 @@ def parse_artifact(text: str, origin: str = "<artifact>", key: bytes | None = No
         raise ArtifactError(f"`{origin}` does not match the artifact schema: {_first_error(exc)}", _RECOMPILE) from None
     except RecursionError:
         raise ArtifactError(f"`{origin}` is nested too deeply to be an artifact", _RECOMPILE) from None
-    verified_compiled(artifact, origin)
-    return artifact
+    return VerifiedArtifact(artifact, verified_compiled(artifact, origin), key)
+
+
+def verify_artifact(artifact: Artifact, key: bytes | None = None, origin: str = "<artifact>") -> VerifiedArtifact:
+    """Verify an artifact in memory (built, or edited): with `key`, its signature first, then
+    its references and tables, decoding them once (`ArtifactError` when something is wrong).
+
+    >>> from policyc.artifact.build import compile_file
+    >>> verify_artifact(compile_file("examples/code_qa.altl")).compiled.classes["search_first"]
+    'gateable'
+    """
+    if key is not None:
+        check_signature(artifact, key, origin)
+    return VerifiedArtifact(artifact, verified_compiled(artifact, origin), key)
 
 
 def check_signature(artifact: Artifact, key: bytes, origin: str = "<artifact>") -> None:

@@ -24,7 +24,7 @@ from policyc.ir import nodes as n
 from policyc.ir.nodes import Formula
 from policyc.ir.policy import ExternPredicate, Policy, Rule, Severity
 from policyc.ir.serialize import NodeTableError, dump_nodes, load_nodes
-from policyc.ir.types import signature_from_json, signature_to_json, type_from_json, type_to_json
+from policyc.ir.types import ToolSignature, signature_from_json, signature_to_json, type_from_json, type_to_json
 from policyc.tables.facts import OFFLINE_ONLY
 from policyc.tables.policy import CompiledPolicy, CompiledRule
 from policyc.tables.product import JointLetters
@@ -74,12 +74,16 @@ def policy_fields(policy: Policy, classes: dict[str, str | None],
 def policy_of(artifact: Artifact) -> Policy:
     """The checked policy an artifact was compiled from (without source spans)."""
     formulas = load_nodes({"nodes": artifact.formulas.nodes, "roots": artifact.formulas.roots})
+    return _policy(artifact, formulas, {t.name: signature_from_json(t.model_dump()) for t in artifact.tools})
+
+
+def _policy(artifact: Artifact, formulas: list[n.Node], tools: dict[str, ToolSignature]) -> Policy:
+    """The policy of an artifact whose formula table and tools are decoded already."""
     rules = tuple(
         Rule(r.name, cast(Formula, formulas[r.formula]), r.weight, r.layer, Severity(r.severity.kind, r.severity.limit),
              r.message, r.description, r.source,
              None if r.applicability is None else cast(Formula, formulas[r.applicability]))
         for r in artifact.rules)
-    tools = {t.name: signature_from_json(t.model_dump()) for t in artifact.tools}
     externs = {e.name: ExternPredicate(e.name, tuple((p.name, type_from_json(p.type)) for p in e.params), None)
                for e in artifact.externs}
     info = artifact.policy
@@ -131,9 +135,10 @@ def _compiled(artifact: Artifact) -> CompiledPolicy:
             raise TableError(f"rule `{r.name}`: its formula {r.formula} is a term, not a formula")
         if r.applicability is not None and not isinstance(formulas[r.applicability], Formula):
             raise TableError(f"rule `{r.name}`: its applicability {r.applicability} is a term, not a formula")
+    tools: dict[str, ToolSignature] = {}
     for i, tool in enumerate(artifact.tools):
         try:
-            signature_from_json(tool.model_dump())
+            tools[tool.name] = signature_from_json(tool.model_dump())
         except (ValueError, KeyError, TypeError) as exc:
             raise TableError(f"tools[{i}]: {exc}") from None
     for i, ext in enumerate(artifact.externs):
@@ -155,7 +160,7 @@ def _compiled(artifact: Artifact) -> CompiledPolicy:
                 table = tables[r.automaton] = RuleTable.from_json(cast(dict[str, Any], entry["rule"]), f"automata[{r.automaton}].rule")
         rules[r.name] = CompiledRule(table, r.rule_class or OFFLINE_ONLY, r.offline_reason)
     joint = {tool: JointLetters.from_json(cast(dict[str, Any], data), f"joint[{tool[:40]!r}]") for tool, data in artifact.joint.items()}
-    return CompiledPolicy(policy_of(artifact), rules, joint)
+    return CompiledPolicy(_policy(artifact, formulas, tools), rules, joint)  # each table decoded once
 
 
 def _reference_problem(artifact: Artifact) -> str | None:

@@ -169,7 +169,7 @@ def load_monitor(path: str, extern_specs: tuple[str, ...] = (), key_file: str | 
     key (--key-file or POLICYC_ARTIFACT_KEY) only an artifact signed with it is accepted: a
     policy source is refused, never compiled in its place."""
     from policyc.artifact.errors import ArtifactError
-    from policyc.artifact.io import read_artifact
+    from policyc.artifact.io import read_verified
     from policyc.cli import externs
     from policyc.ir.policy import ExternPredicate
     from policyc.runtime import Monitor
@@ -181,14 +181,14 @@ def load_monitor(path: str, extern_specs: tuple[str, ...] = (), key_file: str | 
         policy, _ = load_checked(path)
         return Monitor(build_artifact(policy), externs.bind(extern_specs, policy.externs))
     try:
-        artifact = read_artifact(path, key)
+        verified = read_verified(path, key)  # decoded and checked once; the monitor uses it as is
     except ArtifactError as exc:
         if key is not None and not is_artifact_file(path):
             fail(f"`{printable(path)}` is not a signed artifact, and a signing key is configured: only artifacts signed "
                  "with it are loaded", "compile and sign it: `policyc compile POLICY -o FILE --sign-key-file KEY`")
         fail(printable(str(exc)), exc.help)
-    declared = {e.name: ExternPredicate(e.name, (), None) for e in artifact.externs}
-    return Monitor(artifact, externs.bind(extern_specs, declared), key=key)
+    declared = {e.name: ExternPredicate(e.name, (), None) for e in verified.artifact.externs}
+    return Monitor(verified, externs.bind(extern_specs, declared), key=key)
 
 
 def write_output(target: str, data: bytes, inputs: Sequence[str], option: str = "-o",

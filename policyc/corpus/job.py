@@ -23,8 +23,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, NamedTuple, Sequence
 
-from policyc.artifact.io import parse_artifact
-from policyc.artifact.policy import verified_compiled
+from policyc.artifact.io import parse_verified
 from policyc.scoring import MalformedRecord, RunTally, Scorer, TraceReport
 from policyc.trace.errors import TraceError
 from policyc.trace.load import Source, read_source
@@ -53,7 +52,7 @@ class ScoringJob:
     reports: str = REPORTS_NONE
 
     def scorer(self) -> Scorer:
-        compiled = verified_compiled(parse_artifact(self.artifact, "<scoring job>"))
+        compiled = parse_verified(self.artifact, "<scoring job>").compiled
         return Scorer(compiled, externs=self.externs)
 
 

@@ -41,6 +41,7 @@ from policyc.ir.ops import UNDEF
 from policyc.ir.policy import Policy
 from policyc.ir.walk import tools_mentioned
 from policyc.runtime.findings import OWED, VIOLATION, Finding, GatedRule, Open
+from policyc.semantics.positions import prepare
 from policyc.tables.facts import decided_by_final_call, reads_proposed_result, reads_result_of
 from policyc.trace.model import Call, Trace
 
@@ -61,6 +62,13 @@ class FinalAnswerJudge:
         self.rules = [(info, rule) for info, rule in known if decided_by_final_call(rule.formula, terminal)]
         self.stepwise = [(info, rule) for info, rule in known if is_final_on_prefixes(rule.formula)]
         self.all = known
+        # what each rule mentions, and the evaluator's memos on its nodes: computed when the
+        # monitor is made rather than at a proposal
+        self.mentions = {info.name: tools_mentioned(rule.formula) for info, rule in known}
+        self.stepwise_names = frozenset(info.name for info, _ in self.stepwise)
+        self.final_names = frozenset(info.name for info, _ in self.rules)
+        for _, rule in known:
+            prepare(rule.formula)
         self.terminal = terminal
         self.reasons = dict(reasons or {})
         self.externs = dict(externs or {})
@@ -94,7 +102,7 @@ class FinalAnswerJudge:
               request: str | None = None, index: Any = None) -> list[Finding]:
         """Violations a proposed (non-terminal) call makes certain, among the rules whose
         failure on a prefix is final and that do not read this call's result."""
-        rules = [(i, r) for i, r in self.stepwise if tool in tools_mentioned(r.formula)
+        rules = [(i, r) for i, r in self.stepwise if tool in self.mentions[i.name]
                  and not reads_proposed_result(r.formula, tool, len(calls))]
         if not rules:
             return []
@@ -121,15 +129,15 @@ class FinalAnswerJudge:
         """The rules that mention this tool and that the gate cannot decide at this proposal,
         and why: what the decision does not cover."""
         final = tool in self.terminal
-        decided = {info.name for info, _ in self.rules} if final else \
+        decided = self.final_names if final else \
             {info.name for info, rule in self.stepwise if not reads_proposed_result(rule.formula, tool, len(calls))}
         out = []
         for info, rule in self.all:
-            if info.name in decided or tool not in tools_mentioned(rule.formula):
+            if info.name in decided or tool not in self.mentions[info.name]:
                 continue
-            if rule in [r for _, r in self.stepwise] and reads_proposed_result(rule.formula, tool, len(calls)):
+            if info.name in self.stepwise_names and reads_proposed_result(rule.formula, tool, len(calls)):
                 why = f"it reads the result of `{tool}`, known only once the call ran"
-            elif self.terminal and any(r is rule for _, r in self.rules):
+            elif self.terminal and info.name in self.final_names:
                 why = "not compiled to an automaton; it is decided when the final answer is proposed"
             else:
                 why = "not compiled to an automaton; it is decided when the run finishes"

@@ -133,6 +133,16 @@ class SlicedJudge:
         self.moved_by = moved_by(table)
         self._unknown: dict[tuple[int, str], bool] = {}  # per (sliced part, tool): `_reads_result_for`
         self._per_id: dict[tuple[object, ...], Outcomes] = {}  # `_named_outcomes`
+        # what each tool a sliced part reads asks of a proposal, known when the monitor is made
+        # rather than at the tool's first proposal (another tool's is found then: it is None)
+        for k, part in enumerate(table.parts):
+            if isinstance(part, SliceTable):
+                for tool in {*part.alphabet.tools, *part.touch, *(t for t, _, _ in part.domain)}:
+                    try:
+                        part.call_plan(tool)
+                        self._unknown[(k, tool)] = _reads_result_for(part, tool)
+                    except RecursionError:  # a term too deep to read here: as before, at a proposal
+                        continue
 
     def start(self, context: Any = None) -> RuleRun:
         """A run of the rule reading the gate's context (its constants and history stores)."""

@@ -9,9 +9,11 @@
 >>> monitor.verdicts(run.trace)
 {'search_first': False, 'reads_a_file': False, 'grounded': False}
 
-A monitor owns its artifact's compiled tables (`monitor.compiled`, a `CompiledPolicy`): the
+A monitor uses its artifact's compiled tables (`monitor.compiled`, a `CompiledPolicy`) as
+reading the artifact decoded and checked them, once (`policyc.artifact.io.read_verified`): the
 gate steps them and `finish()`/`score()` hand them to the scorer, so two monitors loaded in
-one process share nothing. It is immutable once loaded (its only mutable parts are memo
+one process share nothing (two made of one `VerifiedArtifact` share its tables, immutable but
+for their memos). It is immutable once loaded (its only mutable parts are memo
 tables that any thread may fill), so `start()` may be called from several threads at once.
 
 The artifact is data: it never names code to run. The program that loads it binds every
@@ -27,9 +29,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from policyc.artifact.errors import ArtifactError
-from policyc.artifact.io import check_signature, read_artifact, resolve_key
+from policyc.artifact.io import VerifiedArtifact, check_signature, read_verified, resolve_key, verify_artifact
 from policyc.artifact.models import Artifact
-from policyc.artifact.policy import verified_compiled
 from policyc.grounding import BUILTIN_EXTRACTORS, Extractor, extractor_of, with_extractor
 from policyc.runtime.calls import RunError
 from policyc.runtime.conformance import ConformanceChecker, GroundingQuery
@@ -89,19 +90,23 @@ def compile_source(path: str | Path, key: bytes | None = None) -> Artifact:
 class Monitor:
     """A policy artifact loaded for gating and scoring."""
 
-    def __init__(self, artifact: Artifact, externs: Mapping[str, Callable[..., object]] | None = None,
+    def __init__(self, artifact: Artifact | VerifiedArtifact, externs: Mapping[str, Callable[..., object]] | None = None,
                  extractor: Extractor | None = None, key: bytes | str | None = None):
-        """`artifact` is checked again (`ArtifactError` when it is inconsistent); `externs` binds
-        every extern predicate the artifact declares (`ExternBindingError` when one is missing,
-        unknown or not a function); `extractor` finds the entities of `entities(...)` and
-        matches `outputs` (by default, the built-in one the policy names). With a `key` (or the
-        POLICYC_ARTIFACT_KEY environment variable) the artifact must be signed with it, and the
-        runs' snapshots are signed with it and must be to be restored."""
+        """`artifact` is a verified artifact (`policyc.artifact.io.read_verified`), whose compiled
+        policy is used as is, or an artifact in memory, checked here (`ArtifactError` when it is
+        inconsistent); `externs` binds every extern predicate the artifact declares
+        (`ExternBindingError` when one is missing, unknown or not a function); `extractor` finds
+        the entities of `entities(...)` and matches `outputs` (by default, the built-in one the
+        policy names). With a `key` (or the POLICYC_ARTIFACT_KEY environment variable) the
+        artifact must be signed with it, and the runs' snapshots are signed with it and must be
+        to be restored."""
         self.key = resolve_key(key)
-        if self.key is not None:
-            check_signature(artifact, self.key)
-        self.artifact = artifact
-        self.compiled: CompiledPolicy = verified_compiled(artifact)
+        if not isinstance(artifact, VerifiedArtifact):
+            artifact = verify_artifact(artifact, self.key)
+        elif self.key is not None and artifact.key != self.key:  # read without this key
+            check_signature(artifact.artifact, self.key)
+        self.artifact = artifact.artifact
+        self.compiled: CompiledPolicy = artifact.compiled
         self.policy = self.compiled.policy
         self.externs = bind_externs(self.policy.externs, externs or {})
         missing = unbound(self.policy.externs, self.externs)
@@ -135,7 +140,7 @@ class Monitor:
         resolved = resolve_key(key)
         if is_policy_source(path):
             return cls(compile_source(path, resolved), externs, extractor)  # refused under a key
-        return cls(read_artifact(path, resolved), externs, extractor, resolved)
+        return cls(read_verified(path, resolved), externs, extractor, resolved)  # decoded once, used as is
 
     @property
     def content_hash(self) -> str:

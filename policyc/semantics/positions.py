@@ -35,7 +35,7 @@ from policyc.ir import build as b
 from policyc.ir import nodes as n
 from policyc.ir.data import DataEnv, eval_term, holds
 from policyc.ir.ops import UNDEF, member
-from policyc.ir.walk import free_vars
+from policyc.ir.walk import free_vars, subformulas
 from policyc.semantics.domains import domain_values, value_key
 from policyc.semantics.evaluator import Evaluator
 from policyc.ir.closures import compile_term, reads_history
@@ -184,3 +184,28 @@ def _sorted_free_vars(phi: n.Formula) -> tuple[str, ...]:
     if cached is None:
         cached = phi._cache["sorted_free_vars"] = tuple(sorted(free_vars(phi)))
     return cached
+
+
+def prepare(phi: n.Formula) -> None:
+    """Fill the memos this engine keeps on the nodes of `phi` (each subformula's free
+    variables, each event guard compiled), so that the first evaluation finds them: the gate
+    prepares the rules it evaluates when a monitor is made, not at the first proposal. The
+    memos are pure functions of the (hash-consed) nodes; preparing changes no value. A guard
+    nested too deeply to compile here is left to the evaluation, which says so.
+
+    >>> from policyc.ir import build as b
+    >>> rule = b.always(b.implies(b.event("a", b.op("eq", b.arg("n"), b.lit(1))), b.eventually(b.event("b"))))
+    >>> prepare(rule)
+    >>> PositionEvaluator(Trace.of(("a", {"n": 1}), ("b", {}))).holds(rule)
+    True
+    """
+    for node in subformulas(phi):  # children first: each memo below is one step from its children's
+        free_vars(node)
+        if isinstance(node, n.Formula):
+            _sorted_free_vars(node)
+        if isinstance(node, n.Event) and node.guard is not b.LIT_TRUE:
+            try:
+                compile_term(node.guard)
+                reads_history(node.guard)
+            except RecursionError:
+                continue
