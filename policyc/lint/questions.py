@@ -61,7 +61,7 @@ from policyc.lint.choose import choose_values
 from policyc.lint.claims import (Claim, NotInstantiable, equality_literals, existentials, instantiate, metric_atoms,
                                  values_tested)
 from policyc.lint.components import METRICS, REQUEST, components, joined, reads
-from policyc.lint.concretize import concretize, replay, simplest
+from policyc.lint.concretize import concretize, guessed_or_simplest, replay
 from policyc.lint.refine import grown_witness
 from policyc.lint.splice import Splicer
 from policyc.lint.weaken import opaque, weaken
@@ -585,12 +585,13 @@ class Asker:
         """The automata's run with values and a request chosen by local search on the
         evaluator (`policyc.lint.choose`): from values that give the run's conditions, or,
         when none were found without a solver (the automata may pair conditions no value
-        meets together, on `text` and `lower(text)`), from the simplest values of its tools."""
+        meets together, on `text` and `lower(text)`), from those values where a call has them and
+        the simplest values of its tools where it has none."""
         tools = self.ctx.policy.tools
         run = self._concretize(decision, [], solve=False)
         if run is not None:
             return choose_values(run.trace.calls, run.trace.metrics, claims, tools, run.externs)
-        return choose_values(simplest(decision.calls, tools).calls, {}, claims, tools)
+        return choose_values(guessed_or_simplest(decision.calls, tools, self.ctx.policy.observes), {}, claims, tools)
 
     def _along(self, decision: Decision, claims: list[Claim]) -> WitnessTrace | None:
         """A witness with the tools of the automata's run, one per position, and whatever
