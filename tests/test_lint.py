@@ -201,3 +201,25 @@ def test_cli_limits():
     help_text = " ".join(run("--help").output.split())
     assert f"(default: {QUESTION_STEPS:,})" in help_text and f"(default: {RUN_BUDGET:,})" in help_text
     assert run("--rlimit", "0", str(FIXTURES / "clean.altl")).exit_code == 2
+
+
+@pytest.mark.slow
+def test_blind_support_desk_per_value_count_is_not_said_implied():
+    """The independently written support desk's `few_refunds_per_conversation` is not implied:
+    nine calls (a customer found, four orders looked up and refunded once each) satisfy the
+    three rules the lint once named and break it. A bounded answer resting on per-value rules
+    is checked against a run with a value per refund, so the lint no longer says so (the
+    question is decided or reported as not decided, never as a redundancy)."""
+    from policyc.trace.load import load_traces
+
+    path = ROOT / "benchmarks" / "lint_blind" / "support_desk.altl"
+    policy, diagnostics = check_file(str(path))
+    assert policy is not None
+    loaded = load_traces(ROOT / "benchmarks" / "lint_blind" / "witnesses" / "support_desk_four_refunds.json")
+    trace = next(t for t in loaded.traces if len(t.calls) == 9)
+    named = ("verified_customer_first", "lookup_before_refund", "each_order_refunded_once")
+    assert all(evaluate(policy.rule(r).formula, trace) for r in named)
+    assert not evaluate(policy.rule("few_refunds_per_conversation").formula, trace)
+    report = lint_policy(policy, LintOptions())
+    assert not [f for f in report.findings if f.code == "L0003" and f.rules[0] == "few_refunds_per_conversation"]
+    assert_witnesses_replay(policy, report)

@@ -200,70 +200,103 @@ def _guessed(calls: Calls, tools: Mapping[str, ToolSignature], observes: frozens
     found, or the call, checked on the evaluator, does not give exactly its truths."""
     out = []
     for i, (tool, truths) in enumerate(calls):
-        sig = tools[tool]
-        plain = simplest([(tool, ())], tools).calls[0]
-        args, result, actor = dict(plain.args), plain.result, plain.actor
-        types = {p.name: p.type for p in sig.params}
-        atoms = [a for a, _ in truths]
-        texts: dict[str, list[str]] = {}
-        for group in independent_groups(atoms):
-            values = OneValue.of([atoms[j] for j in group])
-            if values is None:
-                continue  # the simplest values, if they give the group's truths (checked below)
-            mask = sum(1 << k for k, j in enumerate(group) if truths[j][1])
-            s = values.subject
-            if isinstance(s, n.Arg) and s.name in types:
-                t = types[s.name]
-                found, v = values.value(mask, _fits(t))
-                if found and v is UNDEF:
-                    args.pop(s.name, None)
-                elif found:
-                    args[s.name] = v
-            elif isinstance(s, n.Op) and s.op == "len" and isinstance(s.args[0], n.Arg) and s.args[0].name in types:
-                found, v = values.value(mask, lambda v: type(v) is int and 0 <= v <= MAX_GUESSED_LENGTH)
-                if found:
-                    args[s.args[0].name] = ["x"] * cast(int, v) if isinstance(types[s.args[0].name], ListT) \
-                        else "x" * cast(int, v)
-            elif isinstance(s, n.Op) and s.op in TEXT_FUNCTIONS and isinstance(s.args[0], n.Arg):
-                fn = getattr(str, s.op)
-                found, v = values.value(mask, _unchanged_by(fn))
-                if found:
-                    texts.setdefault(s.args[0].name, []).append(cast(str, v))
-            elif isinstance(s, n.Field) and isinstance(s.base, n.Result):
-                found, v = values.value(mask)
-                if found:
-                    result = {k: x for k, x in (result.items() if isinstance(result, dict) else ()) if k != s.name}
-                    if v is not UNDEF:
-                        result[s.name] = v
-            elif (steps := _result_steps(s)) is not None and (at := _type_at(sig.result, steps)) is not None:
-                # deeper into the result: the records and items on the way made to exist
-                found, v = values.value(mask, _defined_of(at))
-                if found:
-                    put = _put(result, steps, v, sig.result)
-                    found, result = put is not None, put
-            elif isinstance(s, n.Attr) and s.name == "actor":
-                actors = view_actors(sig == MESSAGE_SIGNATURE, observes)
-                found, v = values.value(mask, _one_of(actors))
-                actor = cast(str, v)
-            else:
-                continue  # as above
-            if not found:
-                return None
-        for name, pieces in texts.items():  # one text for every text function of an argument
-            given = args.get(name)
-            args[name] = " ".join([given, *pieces] if isinstance(given, str) and given else pieces)
-        call = Call(tool, args, result, i, plain.kind, actor)
-        if any(value_problems(v, types[k]) for k, v in args.items() if k in types) \
-                or sig.result is not ANY and value_problems(result, sig.result):
-            return None
-        env = DataEnv({}, call.args, call.result)
-        try:
-            if any(truthy(eval_term(a, env)) != want for a, want in truths):
-                return None
-        except (ExternError, RecursionError):  # an extern (unbound here) or a term too deep: no guess
+        call = _guess_call(i, tool, truths, tools, observes)
+        if call is None:
             return None
         out.append(call)
     return tuple(out)
+
+
+def guessed_or_simplest(calls: Calls, tools: Mapping[str, ToolSignature],
+                        observes: frozenset[str] = frozenset()) -> tuple[Call, ...]:
+    """The calls with values chosen as `_guessed` chooses them, call by call: a call whose
+    conditions no chosen value gives (the automata may pair conditions no value meets
+    together, on `text` and `lower(text)`) keeps the simplest values of its types, the
+    others keep theirs (a start for the local search of `policyc.lint.choose`).
+
+    >>> from policyc.ir.types import STR, Param, ToolSignature
+    >>> tools = {"status": ToolSignature("status", (), STR), "say": ToolSignature("say", (Param("text", STR),), ANY)}
+    >>> locked = b.op("contains", b.result(), b.lit("locked"))
+    >>> loud = b.op("contains", b.arg("text"), b.lit("HUMAN"))
+    >>> quiet = b.op("contains", b.op("lower", b.arg("text")), b.lit("human"))
+    >>> calls = guessed_or_simplest([("status", ((locked, True),)), ("say", ((loud, True), (quiet, False)))], tools)
+    >>> calls[0].result, calls[1].args    # no text says HUMAN whose lower case does not say human
+    ('locked', {'text': ''})
+    """
+    plain = simplest(calls, tools).calls
+    return tuple(_guess_call(i, tool, truths, tools, observes) or plain[i] for i, (tool, truths) in enumerate(calls))
+
+
+def _guess_call(i: int, tool: str, truths: Sequence[tuple[n.Term, bool]], tools: Mapping[str, ToolSignature],
+                observes: frozenset[str]) -> Call | None:
+    """Call i of `_guessed`: None when no values chosen give exactly its truths."""
+    sig = tools[tool]
+    plain = simplest([(tool, ())], tools).calls[0]
+    args, result, actor = dict(plain.args), plain.result, plain.actor
+    types = {p.name: p.type for p in sig.params}
+    atoms = [a for a, _ in truths]
+    texts: dict[str, list[str]] = {}
+    for group in independent_groups(atoms):
+        values = OneValue.of([atoms[j] for j in group])
+        if values is None:
+            continue  # the simplest values, if they give the group's truths (checked below)
+        mask = sum(1 << k for k, j in enumerate(group) if truths[j][1])
+        s = values.subject
+        if isinstance(s, n.Arg) and s.name in types:
+            t = types[s.name]
+            found, v = values.value(mask, _fits(t))
+            if found and v is UNDEF:
+                args.pop(s.name, None)
+            elif found:
+                args[s.name] = v
+        elif isinstance(s, n.Op) and s.op == "len" and isinstance(s.args[0], n.Arg) and s.args[0].name in types:
+            found, v = values.value(mask, lambda v: type(v) is int and 0 <= v <= MAX_GUESSED_LENGTH)
+            if found:
+                args[s.args[0].name] = ["x"] * cast(int, v) if isinstance(types[s.args[0].name], ListT) \
+                    else "x" * cast(int, v)
+        elif isinstance(s, n.Op) and s.op in TEXT_FUNCTIONS and isinstance(s.args[0], n.Arg):
+            fn = getattr(str, s.op)
+            found, v = values.value(mask, _unchanged_by(fn))
+            if found:
+                texts.setdefault(s.args[0].name, []).append(cast(str, v))
+        elif isinstance(s, n.Result) and sig.result is not ANY:  # the whole result (a text, a number)
+            found, v = values.value(mask, _defined_of(sig.result))
+            if found:
+                result = v
+        elif isinstance(s, n.Field) and isinstance(s.base, n.Result):
+            found, v = values.value(mask)
+            if found:
+                result = {k: x for k, x in (result.items() if isinstance(result, dict) else ()) if k != s.name}
+                if v is not UNDEF:
+                    result[s.name] = v
+        elif (steps := _result_steps(s)) is not None and (at := _type_at(sig.result, steps)) is not None:
+            # deeper into the result: the records and items on the way made to exist
+            found, v = values.value(mask, _defined_of(at))
+            if found:
+                put = _put(result, steps, v, sig.result)
+                found, result = put is not None, put
+        elif isinstance(s, n.Attr) and s.name == "actor":
+            actors = view_actors(sig == MESSAGE_SIGNATURE, observes)
+            found, v = values.value(mask, _one_of(actors))
+            actor = cast(str, v)
+        else:
+            continue  # as above
+        if not found:
+            return None
+    for name, pieces in texts.items():  # one text for every text function of an argument
+        given = args.get(name)
+        args[name] = " ".join([given, *pieces] if isinstance(given, str) and given else pieces)
+    call = Call(tool, args, result, i, plain.kind, actor)
+    if any(value_problems(v, types[k]) for k, v in args.items() if k in types) \
+            or sig.result is not ANY and value_problems(result, sig.result):
+        return None
+    env = DataEnv({}, call.args, call.result)
+    try:
+        if any(truthy(eval_term(a, env)) != want for a, want in truths):
+            return None
+    except (ExternError, RecursionError):  # an extern (unbound here) or a term too deep: no guess
+        return None
+    return call
 
 
 def _fits(t: Type) -> Callable[[object], bool]:

@@ -23,7 +23,7 @@ from policyc.ir.policy import Policy, Rule
 from policyc.lint.automata import LintAutomata
 from policyc.lint.claims import Claim
 from policyc.smt import Strength, WitnessTrace
-from policyc.lint.budget import QUESTION_STATES, QUESTION_STEPS, RUN_BUDGET
+from policyc.lint.budget import ENCODE_STEPS, QUESTION_STATES, QUESTION_STEPS, RUN_BUDGET
 from policyc.lint.concretize import simple_traces
 from policyc.smt.verifier import needs_strings
 
@@ -82,11 +82,15 @@ class LintContext:
 
     def encoder(self, k: int, coded: bool):
         """A Z3 encoding over traces of `k` calls for one question's solver to start from
-        (`FormulaEncoder.derive`). It encodes nothing beforehand: the claims a solver is asked
-        about are encoded when it is (most questions never reach the solver), in the order
-        they are asked, so the same questions give the same encoding in every process."""
+        (`FormulaEncoder.derive`). Made when a question first needs the solver at that bound:
+        the policy's rules are encoded then, once, in the policy's order (nearly every
+        question the solver answers holds all the others, so each would encode them again),
+        as far as one question's budget of terms allows; the rest is encoded by the questions
+        that ask for it. The base is the same in every process, whichever question made it,
+        and no question is charged for it."""
         from policyc.smt.encoder import FormulaEncoder
-        from policyc.smt.symtrace import SymbolicTrace
+        from policyc.smt.symtrace import EncodingTooLarge, SymbolicTrace, counted
+        from policyc.smt.values import NeedsStrings
 
         key = (k, coded)
         base = self._encoders.get(key)
@@ -94,6 +98,16 @@ class LintContext:
             base = FormulaEncoder(SymbolicTrace(self.policy.tools, k, self.options.list_bound, f"t{k}", coded,
                                                 self.policy.observes))
             self._encoders[key] = base
+            trace = base.trace
+            trace.work_limit = self.options.rlimit // ENCODE_STEPS
+            try:
+                with counted(trace):
+                    for rule in self.policy.rules:
+                        base.holds(rule.formula, 0)
+            except (EncodingTooLarge, NeedsStrings):
+                pass  # the rules left are encoded by the questions that need them
+            finally:
+                trace.work_limit = None
         return base.derive()
 
     def __post_init__(self) -> None:

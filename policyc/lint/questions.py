@@ -48,6 +48,7 @@ units can run in any process in any order.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Sequence
 
@@ -60,7 +61,8 @@ from policyc.lint.choose import choose_values
 from policyc.lint.claims import (Claim, NotInstantiable, equality_literals, existentials, instantiate, metric_atoms,
                                  values_tested)
 from policyc.lint.components import METRICS, REQUEST, components, joined, reads
-from policyc.lint.concretize import concretize, replay, simplest
+from policyc.lint.concretize import concretize, guessed_or_simplest, replay
+from policyc.lint.refine import grown_witness
 from policyc.lint.splice import Splicer
 from policyc.lint.weaken import opaque, weaken
 from policyc.semantics.evaluator import evaluate
@@ -82,6 +84,13 @@ WITNESS_BUDGET = 20_000
 
 #: Shorter bounds Z3 looks at first, when the question's bound is longer.
 DEEPENING = (2, 4)
+
+#: Solver steps the values of one run of the automata may take. The run fixes every call's tool
+#: and the truth of each of its conditions, so a model, when there is one, takes a few
+#: thousand steps; a run with none (the automata read `text` and `lower(text)` as independent
+#: values, and may pair a text that says "HUMAN" with a lower-cased one that does not say
+#: "human") can hold the string solver for millions, which later attempts need more.
+RUN_STEPS = 250_000
 
 #: Values per quantifier a witness among chosen values is looked for with, in turn.
 INSTANCES = (1, 2, 3)
@@ -130,6 +139,9 @@ class _Effort:
     steps: int
     states: int
     tried: list[str] = field(default_factory=list)
+    #: the most calls of one tool in the run the automata found for claims weakened per value
+    #: (a bounded "no trace" is checked against runs with that many values, `policyc.lint.refine`)
+    repeated: int = 0
 
     def note(self, what: str) -> None:
         if what not in self.tried:
@@ -285,6 +297,8 @@ class Asker:
             if decision.status == WITNESS:
                 # every trace of the claims is a run of `over`: the solver looks at least that far
                 hint = len(decision.calls)
+                if effort is not None and not whole:
+                    effort.repeated = max(effort.repeated, *Counter(tool for tool, _ in decision.calls).values(), 1)
                 # replayed against the claims themselves (the solver finds values for the run's
                 # conditions only when those are all the claims say: else Z3 along the run does)
                 w = self._concretize(decision, claims, solve=whole)
@@ -465,7 +479,7 @@ class Asker:
 
     def _concretize(self, decision, claims: list[Claim], solve: bool = True) -> WitnessTrace | None:
         opts = self.ctx.options
-        rlimit = min(opts.rlimit, max(1, self._steps())) if solve else 0
+        rlimit = min(opts.rlimit, RUN_STEPS, max(1, self._steps())) if solve else 0
         return concretize(decision.calls, decision.metrics, claims, self.ctx.policy.tools, opts.list_bound,
                           rlimit, self._coded, self.ctx.policy.observes, self._charge_steps)
 
@@ -509,7 +523,20 @@ class Asker:
                 return answer
             if effort is not None:
                 effort.note(f"Z3 found no trace of up to {short} calls")
-        return self._solve_at(claims, k)
+        answer = self._solve_at(claims, k)
+        if answer.is_empty and answer.strength is not None and not answer.strength.exact \
+                and effort is not None and effort.repeated:
+            # a bounded "no trace": the claims it rests on, with a value per repeated call
+            grown = grown_witness(self, claims, answer.core or _named(claims), effort.repeated)
+            if grown.witness is not None:
+                self.used.add("automata: the claims Z3's bounded answer rests on, a value per call")
+                return Answer(SAT, grown.witness)
+            if grown.core_trace > k:
+                return self._undecided(
+                    f"Z3 found no trace of up to {k} calls, but the claims that answer rests on have one of "
+                    f"{grown.core_trace} calls (a value of its own per repeated call of a rule quantified over "
+                    f"values), so a longer trace of them all may exist")
+        return answer
 
     def _solve_at(self, claims: list[Claim], k: int) -> Answer:
         if self._steps() <= 0:
@@ -558,12 +585,13 @@ class Asker:
         """The automata's run with values and a request chosen by local search on the
         evaluator (`policyc.lint.choose`): from values that give the run's conditions, or,
         when none were found without a solver (the automata may pair conditions no value
-        meets together, on `text` and `lower(text)`), from the simplest values of its tools."""
+        meets together, on `text` and `lower(text)`), from those values where a call has them and
+        the simplest values of its tools where it has none."""
         tools = self.ctx.policy.tools
         run = self._concretize(decision, [], solve=False)
         if run is not None:
             return choose_values(run.trace.calls, run.trace.metrics, claims, tools, run.externs)
-        return choose_values(simplest(decision.calls, tools).calls, {}, claims, tools)
+        return choose_values(guessed_or_simplest(decision.calls, tools, self.ctx.policy.observes), {}, claims, tools)
 
     def _along(self, decision: Decision, claims: list[Claim]) -> WitnessTrace | None:
         """A witness with the tools of the automata's run, one per position, and whatever
