@@ -317,6 +317,7 @@ class Rules:
         self._distance: dict[Profile, int] = {}
         self._views: dict[tuple, Any] = {}  # per memo key: a view or its moves
         self._steps: dict[tuple, State | None] = {}  # `step`, per its arguments
+        self._values: dict[tuple, list[bool | None]] = {}  # `rule_values`, per (state, relaxed)
 
     @staticmethod
     def _positive(goal: tuple) -> frozenset[int]:
@@ -461,7 +462,15 @@ class Rules:
 
     def rule_values(self, state: State, relaxed: bool) -> list[bool | None]:
         """Per rule: is it satisfied if the run ends in this state (None: the relaxed state
-        cannot tell)."""
+        cannot tell). Memoised per (state, relaxed); the list returned is shared: read it only."""
+        memo = (state, relaxed)
+        found = self._values.get(memo)
+        if found is None:
+            found = self._rule_values(state, relaxed)
+            _remember(self._values, memo, found)
+        return found
+
+    def _rule_values(self, state: State, relaxed: bool) -> list[bool | None]:
         plain, _, tokens = state
         out: list[bool | None] = []
         for i, goal in enumerate(self.goals):
