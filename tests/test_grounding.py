@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from policyc.automata import compile_policy
 from policyc.check import check_file
@@ -33,6 +35,20 @@ from policyc.trace import Trace
 ])
 def test_entities(text, expected):
     assert entities(text) == expected
+
+
+_PIECES = st.sampled_from(["`", "(", ".", "/", " ", "\n", "\t", "\u2003", "_", "-", "a", "Ab", "get_x", "Session",
+                           "src/api.py", "./m.c", "3", "4.5", "py", "see", "the", "os", "ValueError", "é", "Σ"])
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_PIECES, max_size=30).map("".join))
+def test_entities_read_once_per_distinct_word_are_those_of_the_whole_text(text):
+    """`entities` reads each distinct word once, and reads where a token is only when that
+    decides it; reading every position of the text finds the same entities in the same order."""
+    from policyc.grounding.code import _entities_at, entities_in_order
+
+    assert entities(text) == entities_in_order(text) == _entities_at(text, {})
 
 
 def test_entities_of_a_list_merge_in_order():

@@ -356,3 +356,37 @@ def test_the_kept_grounding_text_is_the_one_rebuilt(context, results, first):
     text, numbers = kept.read(calls)
     assert text == grounding_text(context, calls)
     assert numbers == m.numbers_in(text)
+
+
+_WORDS = st.sampled_from(["Paris", "paris", "Lyon", "x", "", " ", "12", "1,250.5", "-3", "ΣΑΣ", "a_b", "é"])
+_RESULT_VALUES = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(-5, 1300), _WORDS, _TEXTS),
+                              lambda inner: st.one_of(st.lists(inner, max_size=3),
+                                                      st.dictionaries(_WORDS, inner, max_size=2)), max_leaves=6)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(_TEXTS, _WORDS), st.lists(_RESULT_VALUES, max_size=4), st.integers(0, 4),
+       st.sampled_from(["search", "book", "serch"]),
+       st.dictionaries(st.sampled_from(["query", "limit", "city", "nights", "flag", "qery"]),
+                       st.one_of(_VALUES, _WORDS, st.integers(-5, 1300), st.lists(_WORDS, max_size=2)), max_size=3))
+def test_the_gates_grounding_finds_what_the_cascade_finds_on_the_rebuilt_text(context, results, first, tool, args):
+    """The gate grounds a call in its kept text (parts lowercased one by one, numbers read
+    only as far as a proposed number needs) and skips the stages a conforming call passes;
+    its findings are those of the whole cascade on the text rebuilt from the request and
+    every result."""
+    from policyc.ir.policy import Policy
+    from policyc.ir.types import FLOAT, ListT, OptionalT as Opt
+    from policyc.runtime.conformance import ConformanceChecker, GroundingQuery, grounding_text
+    from policyc.trace.model import Call
+
+    tools = {"search": ToolSignature("search", (Param("query", STR), Param("limit", Opt(INT))), ListT(STR)),
+             "book": ToolSignature("book", (Param("city", STR), Param("nights", FLOAT), Param("flag", Opt(BOOL))),
+                                   STR)}
+    checker = ConformanceChecker(Policy("p", None, tools, ()))
+    calls = [Call("t", {}, r, i) for i, r in enumerate(results)]
+    kept = GroundingQuery(context)
+    checker.check(tool, args, calls[:first], context, kept)  # part of the run first, then the rest
+    found = checker.check(tool, args, calls, context, kept)
+    slow = assess(tool, args, tools, grounding_text(context, calls))
+    assert [(f.rule, f.detail, f.message) for f in found] == \
+        [(f"conformance/{p.code}", str(p), correction(slow)) for p in slow.problems]

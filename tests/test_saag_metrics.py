@@ -9,6 +9,8 @@ is the best Indel ratio of the value against a window of the query of its own le
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from policyc.saag import metrics as m
 
@@ -134,3 +136,32 @@ def test_partial_ratio_ignores_case_as_exact_match_does():
     assert m.hallucination("new yorkk", q) == m.hallucination("New Yorkk", q) < 1 - m.HARD_DRIFT_THRESHOLD
     assert m.numbers_in("COVID-19 on 2023-10-05") >= {19.0, 2023.0, 10.0, 5.0}
 
+
+
+# ------------------------------------------------------------------ numbers_in, against its definition
+
+_NUMBER_TEXT = st.text(alphabet="0123456789.,-+eE a\n\"\\\u0663", max_size=30)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_NUMBER_TEXT)
+def test_numbers_in_reads_each_numeric_token_as_its_definition_says(text):
+    """`numbers_in` (each distinct token read once, the engine skipping to a token's first
+    character) gives what reading every match of the token pattern, one by one, gives."""
+    import math
+    import re
+
+    token = re.compile(r"(?<![\d.])([-+]?)(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?")
+    expected = set()
+    for match in token.finditer(text):
+        try:
+            x = float(match.group().replace(",", ""))
+        except ValueError:
+            continue
+        if math.isfinite(x):
+            expected.add(x)
+            if match.group(1):
+                expected.add(abs(x))
+            if "," in match.group(2):
+                expected.update(float(part) for part in match.group(2).split(","))
+    assert m.numbers_in(text) == expected

@@ -88,13 +88,15 @@ def _is_reference(token: str, code: bool) -> bool:
     """Whether an identifier token names something (rather than being prose or a builtin)."""
     if not code and "_" not in token and token.islower():
         return False  # a plain lowercase word (or dotted words): prose unless written as code
-    head = token.split(".")[0]
-    if len(token) < 3 or token.lower() in STOP_WORDS or token in BLOCKLIST or head in BLOCKLIST:
+    parts = token.split(".")
+    if len(token) < 3 or token.lower() in STOP_WORDS or token in BLOCKLIST or parts[0] in BLOCKLIST:
         return False
     if code:
         return True
-    parts = token.split(".")
-    return any("_" in p.strip("_") or _is_camel(p) for p in parts)
+    for p in parts:
+        if "_" in p.strip("_") or _is_camel(p):
+            return True
+    return False
 
 
 def _is_camel(word: str) -> bool:
@@ -111,6 +113,10 @@ def _normalise_path(path: str) -> str:
 def entities(text: object) -> list[str]:
     """Referential entities of `text` (a string, or a list of strings), in order, without repeats.
 
+    A word written twice names what it named the first time, so the text is read once per
+    distinct whitespace-separated word (`distinct_words`); only a code span with a space in
+    it, whose words are code because of their neighbours, makes it read the text whole.
+
     >>> entities("`request` is in src/requests/api.py; see Session.send( and MAX_RETRIES = 3")
     ['request', 'src/requests/api.py', 'Session.send', 'MAX_RETRIES', '3']
     >>> entities("I don't know - not found in the source I read."), entities("")
@@ -124,29 +130,81 @@ def entities(text: object) -> list[str]:
     if not isinstance(text, str):
         return []
     text = text[:MAX_TEXT]
+    return entities_in_order(distinct_words(text))
+
+
+_SPACE_RE = re.compile(r"\s")
+
+
+def distinct_words(text: str) -> str:
+    """The text's distinct words (`str.split`), in order of first occurrence, one per line;
+    the text itself when a code span has a space in it. `entities_in_order` finds the same
+    entities in it, in the same order: no entity and no code span spans a space, a
+    neighbouring space reads as the end of the text to every pattern, and the first
+    occurrence of an entity is inside the first occurrence of its word.
+
+    >>> distinct_words("see `a` in b.py and `a` in c.py")
+    'see\\n`a`\\nin\\nb.py\\nand\\nc.py'
+    >>> distinct_words("see `a b` here")
+    'see `a b` here'
+    """
+    if _SPACE_RE.search("`".join(_CODE_SPAN_RE.findall(text))):  # (a backtick is no space)
+        return text
+    return "\n".join(dict.fromkeys(text.split()))
+
+
+def entities_in_order(text: str) -> list[str]:
+    """The entities of a text, in order, without repeats, reading every position of it.
+
+    One pass: at each position a path, else an identifier, else a number (none of them can
+    start inside another, so this finds what three separate scans would, in order). Where a
+    token is a reference only when written as code (in a code span, or followed by `(`),
+    its position is read too (`_entities_at`)."""
+    assert _ENTITY_RE.groups == 3
+    found: list[str] = []
+    shape: dict[str, bool] = {}  # token -> whether it is a reference by its shape (asked once per token)
+    for path, ident, number in _ENTITY_RE.findall(text):
+        if path:
+            found.append(_normalise_path(path))
+        elif number:
+            found.append(number)
+        else:
+            token = ident.rstrip(".")
+            by_shape = shape.get(token)
+            if by_shape is None:
+                by_shape = shape[token] = _is_reference(token, False)
+            if by_shape:
+                found.append(token)
+            elif _is_reference(token, True):  # a reference if written as code: where is it?
+                return _entities_at(text, shape)
+    return list(dict.fromkeys(found))[:MAX_ENTITIES]
+
+
+def _entities_at(text: str, shape: dict[str, bool]) -> list[str]:
+    """`entities_in_order`, reading where each token is (in a code span, before a `(`)."""
     in_code = bytearray(len(text) + 1)  # 1 where a character is inside a `code span`
     for m in _CODE_SPAN_RE.finditer(text):
         in_code[m.start(1):m.end(1)] = b"\x01" * (m.end(1) - m.start(1))
-    found: list[tuple[int, str]] = []
-    # one pass: at each position a path, else an identifier, else a number (none of them can
-    # start inside another, so this finds what three separate scans would)
+    found: list[str] = []
     for m in _ENTITY_RE.finditer(text):
         kind = m.lastgroup
         if kind == "path":
-            found.append((m.start(), _normalise_path(m.group())))
+            found.append(_normalise_path(m.group()))
             continue
         if kind == "number":
-            found.append((m.start(), m.group()))
+            found.append(m.group())
             continue
-        start, token = m.start(), m.group().rstrip(".")
-        if _is_reference(token, False):  # a reference by its shape, written as code or not
-            found.append((start, token))
+        token = m.group().rstrip(".")
+        by_shape = shape.get(token)
+        if by_shape is None:
+            by_shape = shape[token] = _is_reference(token, False)
+        if by_shape:  # a reference by its shape, written as code or not
+            found.append(token)
             continue
-        end = m.end()
+        start, end = m.span()
         if (text[end:end + 1] == "(" or in_code[start] and in_code[end - 1]) and _is_reference(token, True):
-            found.append((start, token))
-    found.sort()
-    return list(dict.fromkeys(token for _, token in found))[:MAX_ENTITIES]
+            found.append(token)
+    return list(dict.fromkeys(found))[:MAX_ENTITIES]
 
 
 def entity_kind(entity: str) -> str:
@@ -155,9 +213,9 @@ def entity_kind(entity: str) -> str:
     >>> entity_kind("a/b.py"), entity_kind("42"), entity_kind("ChargePoint")
     ('path', 'number', 'identifier')
     """
-    if _PATH_FULL.fullmatch(entity):
+    if "." in entity and _PATH_FULL.fullmatch(entity):  # a path has its extension's dot
         return "path"
-    if _NUMBER_FULL.fullmatch(entity):
+    if entity[:1].isdigit() and _NUMBER_FULL.fullmatch(entity):  # a decimal digit is a digit
         return "number"
     return "identifier"
 
@@ -253,16 +311,19 @@ class EntitySet:
 
     def contains(self, entity: object) -> bool:
         """Whether an answer entity is grounded in what was seen."""
-        if isinstance(entity, (int, float)) and not isinstance(entity, bool):
-            return float(entity) in self.numbers
-        if not isinstance(entity, str) or not entity:
+        if type(entity) is not str:
+            if isinstance(entity, (int, float)) and not isinstance(entity, bool):
+                return float(entity) in self.numbers
+            if not isinstance(entity, str):
+                return False
+        if not entity:
             return False
-        kind = entity_kind(entity)
-        if kind == "path":
+        if "." in entity and _PATH_FULL.fullmatch(entity):  # entity_kind, inline: asked per entity
             return _normalise_path(entity) in self.paths
-        if kind == "number":
+        if entity[:1].isdigit() and _NUMBER_FULL.fullmatch(entity):
             return float(entity) in self.numbers
-        self.settle()
+        if self._pending:
+            self.settle()
         folded = entity.lower()
         i = bisect.bisect_left(self._sorted, folded)
         return i < len(self._sorted) and self._sorted[i].startswith(folded)

@@ -27,15 +27,18 @@ rules judge answers).
 from __future__ import annotations
 
 import json
+import math
 from typing import Any, Mapping, Sequence
 
 from policyc.ir.ops import UNDEF
 from policyc.ir.policy import Policy
 from policyc.runtime.findings import CONFORMANCE, Finding
-from policyc.saag.cascade import assess
+from policyc.saag import metrics as m
+from policyc.saag.cascade import Assessment, assess, check_grounding
 from policyc.saag.corrections import correction
-from policyc.saag.metrics import numbers_in
 from policyc.trace.conformance import Signatures
+
+_NO_NUMBERS: frozenset[float] = frozenset()
 
 
 class ConformanceChecker:
@@ -53,16 +56,29 @@ class ConformanceChecker:
               context: str | None = None, grounding: "GroundingQuery | None" = None) -> list[Finding]:
         """The conformance findings of a call, in SAAG stage order (empty when it conforms).
         `grounding`: the run's grounding text kept as it goes (`GroundingQuery`), read instead
-        of rebuilding it from `context` and `calls`."""
-        query, numbers = None, None
-        if context is not None and tool not in self.terminal:
-            if grounding is not None and grounding.context == context:
-                query, numbers = grounding.read(calls)
+        of rebuilding it from `context` and `calls`.
+
+        A call that passes registry, structure and type (`Signatures.conforms`) goes straight
+        to grounding, and a call whose every value is found exactly in the text is done there:
+        the cascade would pass it with nothing to correct."""
+        if context is None or tool in self.terminal:
+            if self.conforms(tool, args):
+                return []
+            assessment = assess(tool, args, self.tools)
+        else:
+            kept = grounding if grounding is not None and grounding.context == context else None
+            if kept is None or len(calls) < kept.seen:  # not this run's calls: read them afresh
+                kept = GroundingQuery(context)
+            kept.take(calls)
+            if self.conforms(tool, args):
+                if all(kept.matches(value) for value in args.values()):
+                    return []
+                numbers = kept.numbers() if any(m.value_kind(v) in (m.NUMBER, m.LIST) for v in args.values()) \
+                    else _NO_NUMBERS  # the numbers are read only for a number (or a list) among the values
+                stage = check_grounding(tool, args, self.tools, kept.text(), numbers, kept.lowered())
+                assessment = Assessment(tool, dict(args), (stage,), True)
             else:
-                query = grounding_text(context, calls)
-        if query is None and self.conforms(tool, args):
-            return []
-        assessment = assess(tool, args, self.tools, query, numbers)
+                assessment = assess(tool, args, self.tools, kept.text(), kept.numbers(), kept.lowered())
         if not assessment.problems:
             return []
         psi = correction(assessment)
@@ -71,9 +87,12 @@ class ConformanceChecker:
 
 
 class GroundingQuery:
-    """A run's grounding text (`grounding_text`) and its numbers, extended as results are
-    recorded instead of rebuilt at every proposal: the numbers of the text are those of its
-    parts (a number token never spans the line break between two parts).
+    """A run's grounding text (`grounding_text`), kept as results are recorded instead of
+    rebuilt at every proposal: the text and its lowercase form grow by a part per result, and
+    the numbers of a part are read only when a proposed number is not among those read so far
+    (the numbers of the text are those of its parts: a number token never spans the line break
+    between two parts; and lowercasing, which looks at neighbouring letters only for a final
+    sigma, stops at a line break too).
 
     >>> from policyc.trace.model import Call
     >>> kept = GroundingQuery("Pay 12 EUR.")
@@ -81,35 +100,90 @@ class GroundingQuery:
     >>> text, numbers = kept.read(calls)
     >>> text == grounding_text("Pay 12 EUR.", calls), sorted(numbers)
     (True, [12.0, 12.5])
+    >>> kept.matches("eur"), kept.matches([12, 12.5]), kept.matches(13)
+    (True, True, False)
     """
 
-    __slots__ = ("context", "parts", "numbers", "seen", "_text", "_frozen")
+    __slots__ = ("context", "parts", "lowered_parts", "seen", "scanned", "found", "_text", "_lowered", "_frozen")
 
     def __init__(self, context: str):
         self.context = context
         self.parts = [context]
-        self.numbers = set(numbers_in(context))
+        self.lowered_parts = [context.lower()]
         self.seen = 0  # calls read so far
+        self.scanned = 0  # parts whose numbers are in `found`
+        self.found: set[float] = set()
         self._text: str | None = context
+        self._lowered: str | None = self.lowered_parts[0]
         self._frozen: frozenset[float] | None = None
+
+    def take(self, calls: Sequence[object]) -> None:
+        """Add the results of the calls recorded since the last reading; `calls` is the run's
+        list of recorded calls, which only grows."""
+        if len(calls) == self.seen:
+            return
+        for call in calls[self.seen:]:
+            part = _result_text(call)
+            if part is not None:
+                self.parts.append(part)
+                self.lowered_parts.append(part.lower())
+                self._text = self._lowered = self._frozen = None
+        self.seen = len(calls)
+
+    def text(self) -> str:
+        if self._text is None:
+            self._text = "\n".join(self.parts)
+        return self._text
+
+    def lowered(self) -> str:
+        """`text().lower()`, made of the parts lowercased one by one."""
+        if self._lowered is None:
+            self._lowered = "\n".join(self.lowered_parts)
+        return self._lowered
+
+    def has_number(self, x: float) -> bool:
+        """Whether `x` is a number of the text (`metrics.numbers_in`), reading parts only until
+        it is found."""
+        found = self.found
+        if x in found:
+            return True
+        parts = self.parts
+        while self.scanned < len(parts):
+            found.update(m.numbers_in(parts[self.scanned]))
+            self.scanned += 1
+            if x in found:
+                return True
+        return False
+
+    def numbers(self) -> frozenset[float]:
+        """The numbers of the whole text."""
+        if self._frozen is None:
+            for part in self.parts[self.scanned:]:
+                self.found.update(m.numbers_in(part))
+            self.scanned = len(self.parts)
+            self._frozen = frozenset(self.found)
+        return self._frozen
+
+    def matches(self, value: Any) -> bool:
+        """`metrics.exact_match(value, text())`, reading numbers only as far as needed."""
+        kind = m.value_kind(value)
+        if kind == m.STRING:
+            return m.exact_match(value, self.text(), _NO_NUMBERS, self.lowered())
+        if kind == m.NUMBER:
+            return math.isfinite(value) and self.has_number(float(value))
+        if kind == m.LIST:
+            return all(self.matches(v) for v in m.leaves(value))
+        return False
 
     def read(self, calls: Sequence[object]) -> tuple[str, frozenset[float]]:
         """(the grounding text of the context and these calls, its numbers); `calls` is the
         run's list of recorded calls, which only grows."""
         if len(calls) < self.seen:  # not this run's calls: read them afresh
-            return grounding_text(self.context, calls), numbers_in(grounding_text(self.context, calls))
-        for call in calls[self.seen:]:
-            part = _result_text(call)
-            if part is not None:
-                self.parts.append(part)
-                self.numbers.update(numbers_in(part))
-                self._text = self._frozen = None
-        self.seen = len(calls)
-        if self._text is None:
-            self._text = "\n".join(self.parts)
-        if self._frozen is None:
-            self._frozen = frozenset(self.numbers)
-        return self._text, self._frozen
+            fresh = GroundingQuery(self.context)
+            fresh.take(calls)
+            return fresh.text(), fresh.numbers()
+        self.take(calls)
+        return self.text(), self.numbers()
 
 
 def _result_text(call: Any) -> str | None:

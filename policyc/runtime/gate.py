@@ -24,7 +24,7 @@ from policyc.runtime.judge_sliced import SlicedJudge
 from policyc.tables.atoms import constant_groups
 from policyc.tables.context import NO_CONSTANTS, Constants, RunContext
 from policyc.tables.counting import (
-    ABSENT, NEW, CountingSpace, Rules, Slot, State, TokenRun, TooManyFillings, few_fillings, fillings, slot_value,
+    ABSENT, NEW, CountingSpace, Rules, Slot, State, TokenRun, TooManyFillings, few_fillings, slot_value,
 )
 from policyc.tables.dfa import OPEN, VIOLATED
 from policyc.tables.earlier import HistoryPlan, earlier_atoms
@@ -407,7 +407,8 @@ class Gate:
             move = rules.move_for(key, mask, tool in self.terminal)
             if move is None:
                 continue
-            ways = few_fillings(result_slots, optional, True) if few else fillings(result_slots, rest, optional, True)
+            ways = few_fillings(result_slots, optional, True) if few else \
+                self.counting.fillings(result_slots, rest, optional, True)
             for extra in ways:
                 variants = [tuple(blocks) + extra]
                 for filler, held in extra:  # a result may also hold one of the arguments' values

@@ -227,7 +227,7 @@ class Run:
                 # the same event at the same position in both lists: one object serves both
                 seen.append(call if len(seen) == call.position else Call(tool, args, result, len(seen), kind))
             if observed and state.grounding is not None and state.grounding.context == state.context:
-                state.grounding.read(seen)  # the result joins the grounding text now, not at the next proposal
+                state.grounding.take(seen)  # the result joins the grounding text now, not at the next proposal
             if index is not None:
                 index.add(call, observed)
             if actor != "assistant":

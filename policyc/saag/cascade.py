@@ -266,33 +266,39 @@ def check_types(tool: str, args: Mapping[str, Any], registry: Registry, query: s
     return TypeResult(wrong, tuple(problems))
 
 
-def _worst_kind(value: Any, query: str, numbers: frozenset[float]) -> str:
+def _worst_kind(value: Any, query: str, numbers: frozenset[float], lowered: str | None = None) -> str:
     """The kind of the value (or, in a list, of the first element) that reaches h."""
     if m.value_kind(value) != m.LIST:
         return m.value_kind(value)
     items = m.leaves(value)
-    scored = [(h, -i) for i, h in enumerate(m.hallucination(v, query, numbers) for v in items) if h is not None]
+    scored = [(h, -i) for i, h in enumerate(m.hallucination(v, query, numbers, lowered) for v in items)
+              if h is not None]
     return m.value_kind(items[-max(scored)[1]]) if scored else m.OTHER
 
 
-def ground_value(argument: str, value: Any, query: str, numbers: frozenset[float] | None = None) -> ValueGrounding:
-    """h of one argument value, with the PartialRatio behind it when a string is what misses."""
+def ground_value(argument: str, value: Any, query: str, numbers: frozenset[float] | None = None,
+                 lowered: str | None = None) -> ValueGrounding:
+    """h of one argument value, with the PartialRatio behind it when a string is what misses
+    (`numbers` and `lowered`: the query's numbers and the query lowercased, when the caller
+    keeps them)."""
     numbers = m.numbers_in(query) if numbers is None else numbers
-    exact = m.exact_match(value, query, numbers)
-    h = 0.0 if exact else m.hallucination(value, query, numbers)
-    partial = 1.0 - h if h and _worst_kind(value, query, numbers) == m.STRING else None
+    lowered = query.lower() if lowered is None else lowered
+    exact = m.exact_match(value, query, numbers, lowered)
+    h = 0.0 if exact else m.hallucination(value, query, numbers, lowered)
+    partial = 1.0 - h if h and _worst_kind(value, query, numbers, lowered) == m.STRING else None
     return ValueGrounding(argument, m.value_kind(value), exact, partial, h)
 
 
 def check_grounding(tool: str, args: Mapping[str, Any], registry: Registry, query: str | None,
-                    numbers: frozenset[float] | None = None) -> GroundingResult:
+                    numbers: frozenset[float] | None = None, lowered: str | None = None) -> GroundingResult:
     """Stage 3: each value against the query; the problems are the ψ3 strata. AVEM, QSLO and
     VHR_ctx are read off the per-value results (`metrics` computes each from scratch; the
-    tests check that both agree). `numbers`: the query's (`metrics.numbers_in`), when the
-    caller keeps them."""
+    tests check that both agree). `numbers` (the query's, `metrics.numbers_in`) and `lowered`
+    (the query lowercased): when the caller keeps them."""
     assert query is not None
     numbers = m.numbers_in(query) if numbers is None else numbers
-    values = tuple(ground_value(a, v, query, numbers) for a, v in args.items())
+    lowered = query.lower() if lowered is None else lowered
+    values = tuple(ground_value(a, v, query, numbers, lowered) for a, v in args.items())
     problems = []
     for v in values:
         if not v.h:
@@ -362,15 +368,16 @@ class Assessment:
 
 
 def assess(tool: str | None, args: Mapping[str, Any] | None, registry: Registry,
-           query: str | None = None, numbers: frozenset[float] | None = None) -> Assessment:
-    """Run the cascade on one call; stage 3 runs only when a query is given (`numbers`: the
-    query's numbers, when the caller keeps them)."""
+           query: str | None = None, numbers: frozenset[float] | None = None,
+           lowered: str | None = None) -> Assessment:
+    """Run the cascade on one call; stage 3 runs only when a query is given (`numbers` and
+    `lowered`: the query's numbers and the query lowercased, when the caller keeps them)."""
     args = dict(args or {})
     done: list[StageResult] = []
     for name, check in STAGES:
         if name == GROUNDING and query is None:
             break
-        result = check_grounding(cast(str, tool), args, registry, query, numbers) if name == GROUNDING \
+        result = check_grounding(cast(str, tool), args, registry, query, numbers, lowered) if name == GROUNDING \
             else check(tool, args, registry, query)
         done.append(result)
         if not result.passed:

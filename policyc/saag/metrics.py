@@ -58,7 +58,9 @@ HARD_DRIFT_THRESHOLD = 0.6
 NCS_WRATIO_WEIGHT, NCS_JACCARD_WEIGHT = 0.6, 0.4
 
 #: A numeric token: an optional sign, digits (with thousands separators) and decimals, an exponent.
-NUMBER_TOKEN = re.compile(r"(?<![\d.])([-+]?)(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?")
+#: (The look-ahead at a token's first character changes nothing it matches; it lets the regex
+#: engine pass over the text between numbers at the speed of a character-set test.)
+NUMBER_TOKEN = re.compile(r"(?=[-+.\d])(?<![\d.])([-+]?)(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?")
 
 
 # ------------------------------------------------------------------ stage 1: registry conformance
@@ -113,15 +115,15 @@ def wratio(a: str, b: str) -> float:
     return fuzz.WRatio(a, b) / 100.0
 
 
-def partial_ratio(value: str, query: str) -> float:
+def partial_ratio(value: str, query: str, lowered: str | None = None) -> float:
     """RapidFuzz's PartialRatio (best contiguous alignment of `value` in `query`), in [0, 1],
     ignoring case as ExactMatch does: a value that differs from the query only in case is as
-    grounded for one as for the other.
+    grounded for one as for the other (`lowered`: `query.lower()`, when the caller keeps it).
 
     >>> partial_ratio("PARIS", "weather in paris"), partial_ratio("Pariss", "weather in Paris") > 0.8
     (1.0, True)
     """
-    return fuzz.partial_ratio(value.lower(), query.lower()) / 100.0
+    return fuzz.partial_ratio(value.lower(), query.lower() if lowered is None else lowered) / 100.0
 
 
 def name_similarity(name: str, candidate: str) -> float:
@@ -256,9 +258,18 @@ def leaves(value: Any) -> list[Any]:
     return out
 
 
+#: A decimal digit (every one is also a digit to `str.isdigit`): found by the regex engine, so
+#: a query with one is told without a character loop in Python.
+DECIMAL = re.compile(r"\d")
+
+
 def has_numbers(query: str) -> bool:
-    """HasNumbers(Q): whether the query contains a digit."""
-    return any(ch.isdigit() for ch in query)
+    """HasNumbers(Q): whether the query contains a digit (`str.isdigit`, superscripts too).
+
+    >>> has_numbers("day 3"), has_numbers("x\u00b2"), has_numbers("none")
+    (True, True, False)
+    """
+    return DECIMAL.search(query) is not None or any(ch.isdigit() for ch in query)
 
 
 def numbers_in(query: str) -> frozenset[float]:
@@ -274,29 +285,34 @@ def numbers_in(query: str) -> frozenset[float]:
     [200.0, 300.0, 400.0, 500.0, 200300400500.0]
     """
     out = set()
-    for m in NUMBER_TOKEN.finditer(query):
+    for token, sign, body in set(_NUMBER_TOKENS.findall(query)):  # each distinct token read once
         try:
-            x = float(m.group().replace(",", ""))
+            x = float(token.replace(",", "") if "," in body else token)
         except ValueError:
             continue
         if math.isfinite(x):
             out.add(x)
-            if m.group(1):
+            if sign:
                 out.add(abs(x))
-            if "," in m.group(2):
-                out.update(float(part) for part in m.group(2).split(","))
+            if "," in body:
+                out.update(float(part) for part in body.split(","))
     return frozenset(out)
+
+
+#: `NUMBER_TOKEN` with the whole token as a group too, for `findall`.
+_NUMBER_TOKENS = re.compile(f"({NUMBER_TOKEN.pattern})")
 
 
 def _is_word_char(ch: str) -> bool:
     return ch.isalnum() or ch == "_"
 
 
-def _string_matches(value: str, query: str) -> bool:
-    """`value` occurs in `query`, ignoring case, with no word character just outside it."""
+def _string_matches(value: str, query: str, lowered: str | None = None) -> bool:
+    """`value` occurs in `query`, ignoring case, with no word character just outside it
+    (`lowered`: `query.lower()`, when the caller keeps it)."""
     if not value.strip():
         return False
-    needle, hay = value.lower(), query.lower()
+    needle, hay = value.lower(), query.lower() if lowered is None else lowered
     start = hay.find(needle)
     while start >= 0:
         end = start + len(needle)
@@ -308,9 +324,10 @@ def _string_matches(value: str, query: str) -> bool:
     return False
 
 
-def exact_match(value: Any, query: str, numbers: frozenset[float] | None = None) -> bool:
+def exact_match(value: Any, query: str, numbers: frozenset[float] | None = None, lowered: str | None = None) -> bool:
     """ExactMatch(v, Q), type-aware: a string at word boundaries ignoring case, a number equal
     to a numeric token of Q, a list when every element matches; anything else never matches.
+    `numbers` (`numbers_in(query)`) and `lowered` (`query.lower()`): when the caller keeps them.
 
     >>> q = "Book 2 rooms at the Grand Hotel for 3.5 nights"
     >>> [exact_match(v, q) for v in ("grand hotel", "Grand", "Gran", 2, 3.5, 2.0, [2, "hotel"], True)]
@@ -318,18 +335,21 @@ def exact_match(value: Any, query: str, numbers: frozenset[float] | None = None)
     """
     kind = value_kind(value)
     if kind == STRING:
-        return _string_matches(value, query)
+        return _string_matches(value, query, lowered)
     if kind == NUMBER:
         return math.isfinite(value) and float(value) in (numbers_in(query) if numbers is None else numbers)
     if kind == LIST:
         numbers = numbers_in(query) if numbers is None else numbers
-        return all(exact_match(v, query, numbers) for v in leaves(value))
+        lowered = query.lower() if lowered is None else lowered
+        return all(exact_match(v, query, numbers, lowered) for v in leaves(value))
     return False
 
 
-def hallucination(value: Any, query: str, numbers: frozenset[float] | None = None) -> float | None:
+def hallucination(value: Any, query: str, numbers: frozenset[float] | None = None,
+                  lowered: str | None = None) -> float | None:
     """h(v, Q) of eq. 8: 0 exact, 1 − PartialRatio/100 for a string, 1 for a number when Q has
     numbers; None when the value is excluded (assumed: no grounding context for it in Q).
+    `numbers` and `lowered` as for `exact_match`.
 
     >>> q = "What is the weather in Paris on day 3?"
     >>> hallucination("Paris", q), round(hallucination("Pariss", q), 3)
@@ -338,15 +358,16 @@ def hallucination(value: Any, query: str, numbers: frozenset[float] | None = Non
     (1.0, None)
     """
     numbers = numbers_in(query) if numbers is None else numbers
-    if exact_match(value, query, numbers):
+    if exact_match(value, query, numbers, lowered):
         return 0.0
     kind = value_kind(value)
     if kind == STRING:
-        return 1.0 - partial_ratio(value, query)
+        return 1.0 - partial_ratio(value, query, lowered)
     if kind == NUMBER:
         return 1.0 if has_numbers(query) else None
     if kind == LIST:
-        parts = [h for h in (hallucination(v, query, numbers) for v in leaves(value)) if h is not None]
+        lowered = query.lower() if lowered is None else lowered
+        parts = [h for h in (hallucination(v, query, numbers, lowered) for v in leaves(value)) if h is not None]
         return max(parts) if parts else None
     return None
 

@@ -67,6 +67,9 @@ QUESTION_BUDGET = 20000
 MAX_FILLINGS = 20000
 #: New values one tracked continuation may introduce.
 MAX_NEW_VALUES = 3
+#: Entries a memo of a pure function (`Rules.step`, `CountingSpace.fillings`) keeps before it
+#: starts afresh: a bound on memory, never on what is decided.
+MEMO_LIMIT = 200_000
 #: New values a relaxed continuation tracks in the parts it keeps (later ones are tracked
 #: nowhere: still a relaxation, so a "no" stays certain, and the space stays finite).
 MAX_TRACKED_NEW = 2
@@ -76,8 +79,20 @@ class TooManyFillings(Exception):
     """A call's slots can be filled in more ways than `MAX_FILLINGS`."""
 
     def __init__(self, slots: int):
+        self.slots = slots
         super().__init__(f"a call whose {slots} slots read by per-value rules can be filled in more than "
                          f"{MAX_FILLINGS:,} ways")
+
+
+_MISSING = object()  # not in a memo
+
+
+def _remember(memo: dict, key: object, value: object) -> None:
+    """Keep `value` under `key` in a memo of a pure function, starting the memo afresh past
+    `MEMO_LIMIT` entries (what it answers never depends on what it kept)."""
+    if len(memo) >= MEMO_LIMIT:
+        memo.clear()
+    memo[key] = value
 
 
 NEW, ABSENT = "new", "absent"  # fillers besides a value of the run (given by its profile)
@@ -319,6 +334,8 @@ class Rules:
         self._bad: dict[Profile, bool] = {}
         self._distance: dict[Profile, int] = {}
         self._views: dict[tuple, Any] = {}  # per memo key: a view or its moves
+        self._steps: dict[tuple, State | None] = {}  # `step`, per its arguments
+        self._values: dict[tuple, list[bool | None]] = {}  # `rule_values`, per (state, relaxed)
 
     def _entangled(self) -> str | None:
         """An atom of the set, besides the parts' bindings, that reads a slot whose filler the
@@ -486,7 +503,15 @@ class Rules:
 
     def rule_values(self, state: State, relaxed: bool) -> list[bool | None]:
         """Per rule: is it satisfied if the run ends in this state (None: the relaxed state
-        cannot tell)."""
+        cannot tell). Memoised per (state, relaxed); the list returned is shared: read it only."""
+        memo = (state, relaxed)
+        found = self._values.get(memo)
+        if found is None:
+            found = self._rule_values(state, relaxed)
+            _remember(self._values, memo, found)
+        return found
+
+    def _rule_values(self, state: State, relaxed: bool) -> list[bool | None]:
         plain, _, tokens = state
         out: list[bool | None] = []
         for i, goal in enumerate(self.goals):
@@ -575,7 +600,17 @@ class Rules:
              keep: frozenset = frozenset(), even_lost: bool = False, track_new: bool = True) -> State | None:
         """The state after a call (None: impossible, or some rule of the set lost). In a
         relaxed state a new value is tracked in the parts `keep` alone (not at all without,
-        nor when not `track_new`)."""
+        nor when not `track_new`). Memoised: a function of its arguments and the set alone."""
+        memo = (state, move, filling, relaxed, keep, even_lost, track_new)
+        found = self._steps.get(memo, _MISSING)
+        if found is not _MISSING:
+            return found  # type: ignore[return-value]
+        result = self._step(state, move, filling, relaxed, keep, even_lost, track_new)
+        _remember(self._steps, memo, result)
+        return result
+
+    def _step(self, state: State, move: tuple, filling: Filling, relaxed: bool, keep: frozenset, even_lost: bool,
+              track_new: bool) -> State | None:
         key, mask, _, letters, _, _ = move
         plain, fresh, tokens = state
         plain_after = tuple(t.delta[q][x] for t, q, x in zip(self.tables, plain, letters))
@@ -819,6 +854,7 @@ class CountingSpace:
         self._runs: dict[tuple, int] = {}
         self._profile_ids: dict[Profile, int] = {}
         self._why: dict[tuple, str] = {}  # per question answered None: why
+        self._fillings: dict[tuple, tuple | int] = {}  # `fillings`, per its arguments (an int: too many)
 
     def optional(self, key: str, slots: Sequence[Slot]) -> frozenset:
         """The slots of a call to the tool that a well-formed call may leave empty."""
@@ -828,6 +864,22 @@ class CountingSpace:
             required = self.required.get(key, frozenset())
             found = self._optional[memo] = frozenset(
                 s for s in slots if not (s[0] == "arg" and len(s) == 2 and s[1] in required))
+        return found
+
+    def fillings(self, slots: Sequence[Slot], tokens: Sequence[tuple[Profile, int]], optional: frozenset,
+                 allow_new: bool, allow_witness: bool = False) -> tuple[Filling, ...]:
+        """`fillings`, all of them, memoised (a function of its arguments alone); raises
+        `TooManyFillings` as it does."""
+        memo = (tuple(slots), tuple(tokens), optional, allow_new, allow_witness)
+        found = self._fillings.get(memo)
+        if found is None:
+            try:
+                found = tuple(fillings(slots, tokens, optional, allow_new, allow_witness))
+            except TooManyFillings as exc:
+                found = exc.slots
+            _remember(self._fillings, memo, found)
+        if isinstance(found, int):
+            raise TooManyFillings(found)
         return found
 
     def rules(self, plain: tuple[int, ...], sliced: tuple[int, ...]) -> Rules:
@@ -1177,7 +1229,7 @@ class CountingSpace:
                                           p[-1] == CANDIDATE) < len(rules.exists_parts)
                 optional = self.optional(key, slots)
                 try:
-                    ways: Iterable[Filling] = list(fillings(slots, here[2], optional, True, witness))
+                    ways: Iterable[Filling] = self.fillings(slots, here[2], optional, True, witness)
                 except TooManyFillings:
                     ways, cut = few_fillings(slots, optional, True), FEW
                 for filling in ways:
