@@ -212,6 +212,32 @@ def test_a_call_doomed_by_each_result_is_allowed_while_it_may_fail():
     assert [oracle.completable(prefix + [c]) for c in outcomes("a", {"n": 1})] == [False] * 4 + [True]
 
 
+def test_a_literal_on_a_slot_a_per_value_rule_binds_is_not_guessed():
+    """`eventually b(n: 1)` asks for one particular value in the slot the per-value rule binds;
+    the counting search fills slots by profile and cannot tell the value 1 from another, so a
+    continuation it finds is no proof: after `a(n: 1)` (which dooms value 1) the question is
+    undecided, never silently allowed, and a policy that refuses the undecided refuses it. A
+    result field beside the bound one (`result.ok` when `result.id` is bound) is no such
+    literal: that question is decided."""
+    head = ("type Outcome = {ok: bool, id: int}\ntool a(n: int?) -> Outcome\ntool b(n: int?) -> Outcome\n"
+            "terminal tool done(answer: str?) -> Outcome\n")
+    text = head + ("rule one: eventually b(n: 1)\n"
+                   "rule first: forall o in b.n: always (a(n: o) -> once b(n: o))\n")
+    policy, diagnostics = check_text(text, "literal.altl")
+    assert policy is not None, diagnostics
+    assert Oracle([r.formula for r in policy.rules]).completable([("a", {"n": 1}, {"ok": True})]) is False
+    decision = judged(Monitor(build_artifact(policy)), [], "a", {"n": 1})
+    assert decision.action == "allow" and any("`n == 1`" in line for line in decision.undecided), decision
+    refusing, diagnostics = check_text("undecided refuse\n" + text, "literal.altl")
+    assert refusing is not None, diagnostics
+    assert [f.kind for f in judged(Monitor(build_artifact(refusing)), [], "a", {"n": 1}).findings] == ["undecided"]
+    beside = head + ("rule good: eventually b(result.ok == true)\n"
+                     "rule first: forall o in b.result.id: always (a(n: o) -> once b(result.id == o))\n")
+    policy, diagnostics = check_text(beside, "beside.altl")
+    assert policy is not None, diagnostics
+    assert judged(Monitor(build_artifact(policy)), [], "a", {"n": 1}).undecided == ()
+
+
 def _decisions(monitor, runs):
     out = []
     for prefix, tool, args in runs:

@@ -140,13 +140,17 @@ def slot_value(slot: Slot, args: Mapping, result: object) -> object:
 
 
 def read_slots(atom: n.Node) -> frozenset[Slot]:
-    """The places of a call an atom reads (`slot_of` of every path in it)."""
-    out = set()
-    for s in subformulas(atom):
-        if isinstance(s, (n.Arg, n.Result, n.Field, n.Index)):
-            slot = slot_of(s)
-            if slot is not None:
-                out.add(slot)
+    """The places of a call an atom reads: its outermost plain paths (`result.tier` reads
+    `("result", "tier")`, not all of `result`)."""
+    out: set[Slot] = set()
+    stack = [atom]
+    while stack:
+        node = stack.pop()
+        slot = slot_of(node) if isinstance(node, n.Term) else None
+        if slot is not None:
+            out.add(slot)
+        else:
+            stack.extend(node.children)
     return frozenset(out)
 
 
