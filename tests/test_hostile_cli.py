@@ -86,7 +86,8 @@ def test_graph_refuses_to_write_over_its_policy_and_reports_a_missing_folder(pol
 def test_an_output_that_is_not_a_policy_never_lands_on_another_policy(policy, tmp_path):
     """An existing `.altl` file that is not among the command's inputs is still a policy
     source: an artifact, a graph or a JUnit report written over it would destroy it. A
-    command whose output is a policy (`import-tools`) may replace one."""
+    command whose output is a policy (`import-tools`, `infer-tools`) replaces one only when
+    told to (`--force`): the rules in it would be lost."""
     other = tmp_path / "other.altl"
     other.write_text("tool t()\nrule r: called(t)\n")
     before = other.read_text()
@@ -94,7 +95,12 @@ def test_an_output_that_is_not_a_policy_never_lands_on_another_policy(policy, tm
                  ("test", ROOT / "examples" / "code_qa.tests.toml", "--junit", other)):
         code, _, err = policyc(*argv)
         assert code == 2 and "it is a policy source" in err and other.read_text() == before, argv
-    code, _, err = policyc("import-tools", ROOT / "tests" / "fixtures" / "tools" / "mcp_tools.json", "-o", other)
+    tools = ROOT / "tests" / "fixtures" / "tools" / "mcp_tools.json"
+    for argv in (("import-tools", tools, "-o", other),
+                 ("infer-tools", ROOT / "examples" / "traces" / "code_qa.jsonl", "-o", other)):
+        code, _, err = policyc(*argv)
+        assert code == 2 and "may hold rules" in err and "--force" in err and other.read_text() == before, argv
+    code, _, err = policyc("import-tools", tools, "-o", other, "--force")
     assert code == 0 and other.read_text() != before and "tool " in other.read_text()
 
 
@@ -288,4 +294,7 @@ def test_no_argument_vector_makes_any_subcommand_crash(corpus, data, monkeypatch
     if "bench" in words and "generate" in words and "-o" not in words:
         words += ["-o", corpus["out"] + "_bench"]
     policyc(*words, stdin=stdin)  # asserts: exit 0, 1 or 2, no traceback, no internal error
-    assert Path(corpus["policy"]).read_bytes() == (ROOT / "examples" / "code_qa.altl").read_bytes()
+    original = (ROOT / "examples" / "code_qa.altl").read_bytes()
+    if "--force" in words:  # told to replace a policy source: it may have; the next example needs it back
+        Path(corpus["policy"]).write_bytes(original)
+    assert Path(corpus["policy"]).read_bytes() == original

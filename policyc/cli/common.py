@@ -192,15 +192,19 @@ def load_monitor(path: str, extern_specs: tuple[str, ...] = (), key_file: str | 
 
 
 def write_output(target: str, data: bytes, inputs: Sequence[str], option: str = "-o",
-                 writes_policy: bool = False) -> None:
+                 writes_policy: bool = False, force: bool = False) -> None:
     """Write a command's output file (named by `option`); exit 2, with a message, when it is
     one of the command's inputs (a policy, a file it imports), an existing policy source
-    (`.altl`) and the output is not a policy (`writes_policy`), or cannot be written."""
+    (`.altl`: replaced only by a policy output with `force`, never silently: it may hold
+    rules), or cannot be written."""
     for source in inputs:
         if _same_file(target, source):
             fail(f"refusing to write over `{printable(source)}`, an input of this command",
                  f"choose another output file with {option}")
-    if not writes_policy and target.endswith(".altl") and os.path.isfile(target):
+    if target.endswith(".altl") and os.path.isfile(target) and not (writes_policy and force):
+        if writes_policy:
+            fail(f"refusing to write over `{printable(target)}`: it is a policy source, which may hold rules",
+                 f"choose another output file with {option}, or pass --force to replace it")
         fail(f"refusing to write over `{printable(target)}`: it is a policy source, and this output is not a policy",
              f"choose another output file with {option}")
     try:

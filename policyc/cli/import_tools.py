@@ -67,7 +67,8 @@ def _where(file: str, text: str, offset: int, path: tuple) -> str:
               help="where to write the declarations (- for standard output)")
 @click.option("--terminal", "terminals", multiple=True, metavar="TOOL",
               help="declare this tool `terminal` (the final answer; repeatable)")
-def command(files: tuple[str, ...], output: str, terminals: tuple[str, ...]) -> None:
+@click.option("--force", is_flag=True, help="replace OUT when it is an existing policy source (`.altl`)")
+def command(files: tuple[str, ...], output: str, terminals: tuple[str, ...], force: bool) -> None:
     """Write `.altl` tool declarations for the tools in FILES (JSON; - for standard input).
 
     \b
@@ -123,7 +124,7 @@ def command(files: tuple[str, ...], output: str, terminals: tuple[str, ...]) -> 
         click.echo(text, nl=False)
     else:
         write_output(output, text.encode("utf-8"), [f for f in files if f != "-"],  # a FIFO nobody reads: exit 2
-                     writes_policy=True)
+                     writes_policy=True, force=force)
         click.echo(f"{printable(output)}: {len(tools)} tool(s), {len(imported.types)} named type(s)", err=True)
     if unreadable or imported.has_errors:
         raise click.exceptions.Exit(EXIT_INPUT)

@@ -18,7 +18,9 @@ from policyc.trace.formats import FORMATS
               help="declare this tool `terminal` (the final answer; repeatable)")
 @click.option("--input-format", default="auto", show_default=True, type=click.Choice(["auto", *FORMATS]),
               help="how to read each trace record; auto detects it from the record's shape")
-def command(traces: tuple[str, ...], output: str, terminals: tuple[str, ...], input_format: str) -> None:
+@click.option("--force", is_flag=True, help="replace OUT when it is an existing policy source (`.altl`)")
+def command(traces: tuple[str, ...], output: str, terminals: tuple[str, ...], input_format: str,
+            force: bool) -> None:
     """Write `.altl` tool declarations for the tools the agent called in TRACES (files,
     folders, or - for standard input; every format `policyc score` reads).
 
@@ -65,7 +67,7 @@ def command(traces: tuple[str, ...], output: str, terminals: tuple[str, ...], in
     if output == "-":
         click.echo(text, nl=False)
     else:
-        write_output(output, text.encode("utf-8"), [t for t in traces if t != "-"], writes_policy=True)
+        write_output(output, text.encode("utf-8"), [t for t in traces if t != "-"], writes_policy=True, force=force)
         click.echo(f"{printable(output)}: {len(inferred.tools)} tool(s)", err=True)
     if malformed:
         click.echo(f"policyc: {len(malformed)} malformed record(s) were not read", err=True)
