@@ -25,14 +25,14 @@ def test_the_import_contracts_hold():
 
 
 def test_mypy_checks_every_package():
-    """CI's `mypy` exempts no package, and holds the IR, the runtime, artifacts and traces to
-    the flags `--strict` turns on (pyproject.toml)."""
+    """CI's `mypy` exempts no package, and holds the IR, the compiled tables, the runtime,
+    artifacts and traces to the flags `--strict` turns on (pyproject.toml)."""
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mypy"]
     overrides = config.get("overrides", [])
     assert config["files"] == ["policyc"] and not any(o.get("ignore_errors") for o in overrides)
     strict = [o for o in overrides if o.get("disallow_untyped_defs") and o.get("disallow_any_generics")
               and o.get("warn_return_any") and o.get("implicit_reexport") is False]
-    assert {"policyc.ir.*", "policyc.runtime.*", "policyc.artifact.*", "policyc.trace.*"} <= \
+    assert {"policyc.ir.*", "policyc.tables.*", "policyc.runtime.*", "policyc.artifact.*", "policyc.trace.*"} <= \
         {m for o in strict for m in o["module"]}
 
 

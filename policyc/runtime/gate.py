@@ -411,12 +411,12 @@ class Gate:
                 self.counting.fillings(result_slots, rest, optional, True)
             for extra in ways:
                 variants = [tuple(blocks) + extra]
-                for filler, held in extra:  # a result may also hold one of the arguments' values
+                for filler, extra_held in extra:  # a result may also hold one of the arguments' values
                     if filler is NEW:
                         for j, (f, b) in enumerate(blocks):
                             merged = list(blocks)
-                            merged[j] = (f, b | held)
-                            variants.append(tuple(merged) + tuple(e for e in extra if e[1] is not held))
+                            merged[j] = (f, b | extra_held)
+                            variants.append(tuple(merged) + tuple(e for e in extra if e[1] is not extra_held))
                 for filling in variants:
                     filling = tuple(filling) + tuple((ABSENT, frozenset((s,))) for s in absent)
                     after = rules.step(here, move, filling, relaxed=False)

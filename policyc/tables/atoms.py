@@ -67,7 +67,7 @@ def _reads(t: n.Node) -> frozenset[str]:
     """What a term reads: 'call', 'var:NAME', 'const' (the run's request or metrics, fixed for
     a run), 'history' (a history atom), 'global', 'extern' (memoised per node)."""
     key = "automata.reads"
-    cached = t._cache.get(key)
+    cached: frozenset[str] | None = t._cache.get(key)
     if cached is not None:
         return cached
     if isinstance(t, (n.Arg, n.Result, n.Attr)):  # an event attribute travels with the arguments

@@ -77,7 +77,7 @@ class Constants:
 NO_CONSTANTS = Constants()
 
 
-def same_call(one: Mapping, other: Mapping) -> bool:
+def same_call(one: Mapping[str, Any], other: Mapping[str, Any]) -> bool:
     """Whether two calls' arguments (and event attributes) are the same."""
     return one is other or one == other and getattr(one, "attrs", None) == getattr(other, "attrs", None)
 
@@ -95,10 +95,10 @@ class RunContext:
         # (`policyc.trace.sources`, or a gated run's index), and the position of the call read
         self.sources = sources
         self.position = 0
-        self.memo: dict = {}  # terms on the constants alone, computed once per run (`lower(request.text)`)
+        self.memo: dict[n.Node, Any] = {}  # terms on the constants alone, computed once per run (`lower(request.text)`)
         # (tool, arguments, the truth of the atoms known before the call ran) of the last
         # proposal, which the call's record reuses (nothing can change them in between)
-        self.proposed: tuple | None = None
+        self.proposed: tuple[str, Mapping[str, Any], int] | None = None
         self.env = DataEnv({}, None, UNDEF, self, dict(externs or {}), 0)  # type: ignore[arg-type]
         self.stores: dict[n.Earlier, EarlierStore] = history.stores() if history else {}
         self.by_tool: dict[str, tuple[EarlierStore, ...]] = {
@@ -120,7 +120,7 @@ class RunContext:
         request = self.constants.request
         return UNDEF if request is UNKNOWN else request
 
-    def metric(self, path: tuple) -> object:
+    def metric(self, path: tuple[str | int, ...]) -> object:
         metrics = self.constants.metrics
         return UNDEF if metrics is UNKNOWN else path_value(metrics, path)
 
@@ -139,7 +139,7 @@ class RunContext:
 
     # ------------------------------------------------------------ the run goes on
 
-    def record(self, tool: str, args: Mapping, result: object) -> None:
+    def record(self, tool: str, args: Mapping[str, Any], result: object) -> None:
         """A call ran (after the tables stepped on it: history atoms ask about earlier calls)."""
         self.proposed = None
         for store in self.by_tool.get(tool, ()):

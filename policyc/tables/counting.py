@@ -48,7 +48,7 @@ import threading
 from collections import deque
 from heapq import heappop, heappush
 from itertools import combinations, product as cartesian
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Sequence, TypeVar, cast
 
 from policyc.ir import nodes as n
 from policyc.ir.data import path_value
@@ -56,8 +56,15 @@ from policyc.ir.ops import UNDEF, value_key
 from policyc.ir.walk import subformulas
 from policyc.tables.dfa import SATISFIED, VIOLATED, DfaTable
 from policyc.tables.product import OTHER, JointSpace, Projector
-from policyc.tables.rule import RuleTable, and3, combine, not3, or3
+from policyc.tables.rule import RuleTable, Skeleton, and3, combine, not3, or3
 from policyc.tables.slicing import SliceTable
+
+if TYPE_CHECKING:
+    from policyc.tables.policy import CompiledPolicy
+
+K = TypeVar("K")
+V = TypeVar("V")
+T = TypeVar("T")
 
 #: Search states one question may visit, over all its refinement rounds.
 QUESTION_BUDGET = 20000
@@ -87,7 +94,7 @@ class TooManyFillings(Exception):
 _MISSING = object()  # not in a memo
 
 
-def _remember(memo: dict, key: object, value: object) -> None:
+def _remember(memo: dict[K, V], key: K, value: V) -> None:
     """Keep `value` under `key` in a memo of a pure function, starting the memo afresh past
     `MEMO_LIMIT` entries (what it answers never depends on what it kept)."""
     if len(memo) >= MEMO_LIMIT:
@@ -108,7 +115,17 @@ Slot = tuple[str | int, ...]  # ("arg", name, field...) or ("result", field...)
 Profile = tuple[int, ...]  # per part: NOT_NAMED, or 2 * state + (1 if the value is in the part's domain)
 #: (plain states, fresh states, ((profile, count), ...) sorted)
 State = tuple[tuple[int, ...], tuple[int, ...], tuple[tuple[Profile, int], ...]]
-Filling = tuple  # ((filler, slots), ...): the slots each value of the call fills
+#: ((filler, slots), ...): the slots each value of the call fills; a filler is a profile of the
+#: state, NEW, WITNESS or ABSENT
+Filling = tuple[tuple[Any, frozenset[Slot]], ...]
+#: A call of a continuation: (tool key, pool mask, whether it ends the run, letters of the plain
+#: automata, slots, exact), as `Rules.moves` lists them
+SearchMove = tuple[str, int, bool, tuple[int, ...], tuple[Slot, ...], bool]
+#: How a rule's acceptance is read: ("plain", automaton) or ("sliced", skeleton, ((kind, ref), ...))
+Goal = tuple[Any, ...]
+#: A call of a one-value check: (whether it ends the run, letters of the automata read, per way
+#: the value may sit in its slots, per part (letter, whether the value enters the domain))
+ValueMove = tuple[bool, tuple[int, ...], tuple[tuple[tuple[int, int], ...], ...]]
 
 
 def slot_of(term: n.Term) -> Slot | None:
@@ -127,12 +144,12 @@ def slot_of(term: n.Term) -> Slot | None:
     return None
 
 
-def domain_slot(path: tuple) -> Slot:
+def domain_slot(path: tuple[Any, ...]) -> Slot:
     """A quantifier domain's path (as `SliceTable.domain` keeps it) as a slot."""
     return ("result",) + tuple(path[1:]) if path and path[0] == "result" else ("arg",) + tuple(path)
 
 
-def slot_value(slot: Slot, args: Mapping, result: object) -> object:
+def slot_value(slot: Slot, args: Mapping[Any, Any], result: object) -> object:
     """The value a call holds in a slot (UNDEF when it holds none)."""
     if slot[0] == "result":
         return path_value(result, slot[1:])
@@ -164,7 +181,7 @@ def _mentions(term: n.Node, var: str) -> bool:
     return any(isinstance(s, n.Var) and s.name == var for s in subformulas(term))
 
 
-def _order(items) -> list:
+def _order(items: Iterable[T]) -> list[T]:
     """A deterministic order of slots, profiles and fillers (repr is stable across processes,
     hashes of strings are not)."""
     return sorted(items, key=repr)
@@ -244,9 +261,9 @@ class PartShape:
         self.domain = {tool: frozenset(s) for tool, s in domain.items()}
         self.slots = {tool: frozenset(touched.get(tool, set()) | domain.get(tool, set()))
                       for tool in set(touched) | set(domain)}
-        self._letters: dict[tuple, int | None] = {}
+        self._letters: dict[tuple[str, int, frozenset[Slot], frozenset[Slot]], int | None] = {}
 
-    def letter(self, tool: str, mask: int, filled: frozenset, absent: frozenset) -> int | None:
+    def letter(self, tool: str, mask: int, filled: frozenset[Slot], absent: frozenset[Slot]) -> int | None:
         """The letter of a value's instance on a call to `tool` whose pooled atoms are `mask`,
         the value being in the slots `filled` and the slots `absent` empty (None: a
         combination the compiler ruled out)."""
@@ -290,7 +307,7 @@ class Rules:
         self.projectors: list[dict[str, Projector]] = [space.plain_projectors[i] for i in plain]
         self.parts: list[int] = []  # global part numbers (`CountingSpace.parts`)
         # per rule: how its acceptance is read: ("plain", automaton) or ("sliced", skeleton, refs)
-        self.goals: list[tuple] = [("plain", k) for k in range(len(plain))]
+        self.goals: list[Goal] = [("plain", k) for k in range(len(plain))]
         for r in sliced:
             refs: list[tuple[str, int]] = []
             for p, part in zip(space.part_numbers[r], space.sliced[r].parts):
@@ -318,13 +335,14 @@ class Rules:
             tool: tuple(_order({s for shape in self.shapes for s in shape.slots.get(tool, ())})) for tool in tools}
         self.violated = [tuple(v == VIOLATED for v in t.verdict) for t in self.tables]
         self.entangled = self._entangled()
-        self._moves: tuple | None = None
-        self._profiles: dict[tuple, Profile | None] = {}
+        self._moves: tuple[tuple[SearchMove, ...], bool] | None = None
+        self._profiles: dict[tuple[Profile, tuple[int, ...], str, int, frozenset[Slot], frozenset[Slot],
+                                   frozenset[int] | None], Profile | None] = {}
         # rules read fast: plain rules (their automaton) and rules that are one `forall` part
         # (lost when a value of the domain is in a violated state); the others read in full
         self.simple_tables = [goal[1] for goal in self.goals if goal[0] == "plain"]
         self.simple_parts: list[int] = []
-        self.complex_goals: list[tuple] = []
+        self.complex_goals: list[Goal] = []
         for goal in self.goals:
             if goal[0] == "sliced":
                 refs = goal[2]
@@ -337,9 +355,10 @@ class Rules:
                             for shape in self.shapes]
         self._bad: dict[Profile, bool] = {}
         self._distance: dict[Profile, int] = {}
-        self._views: dict[tuple, Any] = {}  # per memo key: a view or its moves
-        self._steps: dict[tuple, State | None] = {}  # `step`, per its arguments
-        self._values: dict[tuple, list[bool | None]] = {}  # `rule_values`, per (state, relaxed)
+        self._views: dict[tuple[object, ...], Any] = {}  # per memo key: a view or its moves
+        # `step`, per its arguments
+        self._steps: dict[tuple[State, SearchMove, Filling, bool, frozenset[int], bool, bool], State | None] = {}
+        self._values: dict[tuple[State, bool], list[bool | None]] = {}  # `rule_values`, per (state, relaxed)
 
     def _entangled(self) -> str | None:
         """An atom of the set, besides the parts' bindings, that reads a slot whose filler the
@@ -365,7 +384,7 @@ class Rules:
         return None
 
     @staticmethod
-    def _positive(goal: tuple) -> frozenset[int]:
+    def _positive(goal: Goal) -> frozenset[int]:
         """The parts (by position) that occur only positively in a sliced rule's skeleton:
         for them a relaxed state's acceptance bounds the real one."""
         if goal[0] != "sliced":
@@ -373,7 +392,7 @@ class Rules:
         neg: set[int] = set()
         pos: set[int] = set()
 
-        def walk(sk, negated: bool) -> None:
+        def walk(sk: Skeleton, negated: bool) -> None:
             if isinstance(sk, int):
                 (neg if negated else pos).add(sk)
             elif sk[0] == "not":
@@ -387,16 +406,16 @@ class Rules:
 
     # ------------------------------------------------------------ the calls of a continuation
 
-    def moves(self) -> tuple[tuple, bool]:
+    def moves(self) -> tuple[tuple[SearchMove, ...], bool]:
         """((tool key, pool mask, final, letters of the plain automata, slots, exact), ...)
         and whether the list is complete (every mask some call can produce is listed).
         `exact`: the mask is one some call can produce."""
         if self._moves is not None:
             return self._moves
         product = self.space.product
-        out = []
+        out: list[SearchMove] = []
         complete = True
-        seen: set = set()
+        seen: set[tuple[str, int, bool]] = set()
         keys = [k for k in product.keys() if k == OTHER or k in self.tools]
         keys += _order(t for t in self.tools if t not in product.atoms and t in self.space.declared)
         for key in keys:
@@ -426,11 +445,12 @@ class Rules:
                     sig = (key, mask, final)
                     if sig not in seen:
                         seen.add(sig)
-                        out.append((key, mask, final, letters, self.slots.get(key, ()), exact))
+                        # no letter is None (the mask was skipped then)
+                        out.append((key, mask, final, cast("tuple[int, ...]", letters), self.slots.get(key, ()), exact))
         self._moves = (tuple(out), complete)
         return self._moves
 
-    def move_for(self, key: str, mask: int, final: bool) -> tuple | None:
+    def move_for(self, key: str, mask: int, final: bool) -> SearchMove | None:
         """The move of a call to the tool with this pool mask (None: a plain automaton of the
         set has no letter for it)."""
         letters = tuple(self.tables[k].alphabet.other if key not in proj else proj[key].letter(mask)
@@ -439,7 +459,7 @@ class Rules:
             return None
         product = self.space.product
         exact = key == OTHER or key not in product.atoms or product.letters_exact(key)
-        return (key, mask, final, letters, self.slots.get(key, ()), exact)
+        return (key, mask, final, cast("tuple[int, ...]", letters), self.slots.get(key, ()), exact)  # no None
 
     def one_value_view(self, profile: Profile | None) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """For `CountingSpace._one_value_dead`: the plain automata of plain rules and the
@@ -462,13 +482,13 @@ class Rules:
             found = self._views[memo] = (tables, parts)
         return found
 
-    def one_value_moves(self, tables_at: tuple[int, ...], parts_at: tuple[int, ...]) -> list[tuple]:
+    def one_value_moves(self, tables_at: tuple[int, ...], parts_at: tuple[int, ...]) -> list[ValueMove]:
         """The calls a one-value check tries: per move of the set (those that change some
         automaton read), whether it ends the run, the letters of the automata read, and per way
         the value may sit in the call's slots, per part its (letter, whether it enters the
         domain). Memoised per view."""
         memo = ("moves", tables_at, parts_at)
-        found = self._views.get(memo)
+        found: list[ValueMove] | None = self._views.get(memo)
         if found is not None:
             return found
         out = []
@@ -554,9 +574,9 @@ class Rules:
             found = self._bad[profile] = any(profile[k] in self.bad_entries[k] for k in self.simple_parts)
         return found
 
-    def _goal_lost(self, goal: tuple, state: State) -> bool:
+    def _goal_lost(self, goal: Goal, state: State) -> bool:
         plain, fresh, tokens = state
-        verdicts = []
+        verdicts: list[str] = []
         for kind, ref in goal[2]:
             if kind == "dfa":
                 verdicts.append(self.tables[ref].verdict[plain[ref]])
@@ -600,8 +620,8 @@ class Rules:
 
     # ------------------------------------------------------------ stepping a state
 
-    def step(self, state: State, move: tuple, filling: Filling, relaxed: bool,
-             keep: frozenset = frozenset(), even_lost: bool = False, track_new: bool = True) -> State | None:
+    def step(self, state: State, move: SearchMove, filling: Filling, relaxed: bool,
+             keep: frozenset[int] = frozenset(), even_lost: bool = False, track_new: bool = True) -> State | None:
         """The state after a call (None: impossible, or some rule of the set lost). In a
         relaxed state a new value is tracked in the parts `keep` alone (not at all without,
         nor when not `track_new`). Memoised: a function of its arguments and the set alone."""
@@ -613,14 +633,15 @@ class Rules:
         _remember(self._steps, memo, result)
         return result
 
-    def _step(self, state: State, move: tuple, filling: Filling, relaxed: bool, keep: frozenset, even_lost: bool,
+    def _step(self, state: State, move: SearchMove, filling: Filling, relaxed: bool, keep: frozenset[int],
+              even_lost: bool,
               track_new: bool) -> State | None:
         key, mask, _, letters, _, _ = move
         plain, fresh, tokens = state
         plain_after = tuple(t.delta[q][x] for t, q, x in zip(self.tables, plain, letters))
         absent = frozenset(s for filler, slots in filling if filler == ABSENT for s in slots)
         counts = dict(tokens)
-        named: list[tuple[Profile | None, frozenset]] = []  # None: a new value
+        named: list[tuple[Profile | None, frozenset[Slot]]] = []  # None: a new value
         for filler, slots in filling:
             if filler == ABSENT:
                 continue
@@ -673,8 +694,8 @@ class Rules:
                 out.append(i)
         return out
 
-    def _move(self, profile: Profile, fresh: tuple, key: str, mask: int, filled: frozenset,
-              absent: frozenset, keep: frozenset = frozenset()) -> Profile | None:
+    def _move(self, profile: Profile, fresh: tuple[int, ...], key: str, mask: int, filled: frozenset[Slot],
+              absent: frozenset[Slot], keep: frozenset[int] = frozenset()) -> Profile | None:
         marked = len(profile) > len(self.shapes)
         memo = (profile, fresh, key, mask, filled, absent, keep if marked else None)
         found = self._profiles.get(memo, ())
@@ -703,7 +724,8 @@ class Rules:
         self._profiles[memo] = result
         return result
 
-    def canonical(self, counts: Mapping[Profile, int], relaxed: bool, keep: frozenset = frozenset()) -> tuple:
+    def canonical(self, counts: Mapping[Profile, int], relaxed: bool,
+                  keep: frozenset[int] = frozenset()) -> tuple[tuple[Profile, int], ...]:
         """The multiset as a sorted tuple, without the values that cannot matter: those no
         part of the set ever named (they are like values never seen), and in a relaxed state
         that tracks new values nowhere, those every part of which is satisfied for good (a new
@@ -723,19 +745,19 @@ class Rules:
         return tuple(out)
 
 
-def _and(values):
+def _and(values: Sequence[bool | None]) -> bool | None:
     return False if False in values else None if None in values else True
 
 
-def _or(values):
+def _or(values: Sequence[bool | None]) -> bool | None:
     return True if True in values else None if None in values else False
 
 
-def _not(value):
+def _not(value: bool | None) -> bool | None:
     return None if value is None else not value
 
 
-def fillings(slots: Sequence[Slot], tokens: Sequence[tuple[Profile, int]], optional: frozenset,
+def fillings(slots: Sequence[Slot], tokens: Sequence[tuple[Profile, int]], optional: frozenset[Slot],
              allow_new: bool, allow_witness: bool = False) -> Iterator[Filling]:
     """Every way of filling a call's slots: groups of slots holding one value each, and what
     the value is (a profile of the state, NEW, WITNESS, or ABSENT for an optional slot left
@@ -744,8 +766,8 @@ def fillings(slots: Sequence[Slot], tokens: Sequence[tuple[Profile, int]], optio
         yield ()
         return
     counts = dict(tokens)
-    choices: list = [p for p, _ in tokens] + ([NEW] if allow_new else []) + ([WITNESS] if allow_witness else [])
-    seen: set = set()
+    choices: list[Any] = [p for p, _ in tokens] + ([NEW] if allow_new else []) + ([WITNESS] if allow_witness else [])
+    seen: set[Filling] = set()
     work = 0
     for partition in _partitions(list(slots)):
         work += 1
@@ -759,7 +781,7 @@ def fillings(slots: Sequence[Slot], tokens: Sequence[tuple[Profile, int]], optio
             work += 1
             if work > MAX_FILLINGS:
                 raise TooManyFillings(len(slots))
-            used: dict = {}
+            used: dict[Any, int] = {}
             ok = True
             for c in picked:
                 if c not in (NEW, ABSENT, WITNESS):
@@ -773,7 +795,7 @@ def fillings(slots: Sequence[Slot], tokens: Sequence[tuple[Profile, int]], optio
                 yield groups
 
 
-def few_fillings(slots: Sequence[Slot], optional: frozenset, allow_new: bool) -> list[Filling]:
+def few_fillings(slots: Sequence[Slot], optional: frozenset[Slot], allow_new: bool) -> list[Filling]:
     """A few ways of filling a call's slots, for a call with too many (`TooManyFillings`):
     every slot a new value of its own, all of them one new value, and every optional slot left
     out. A continuation found through them is real; a search that finds none has not tried
@@ -791,13 +813,13 @@ def few_fillings(slots: Sequence[Slot], optional: frozenset, allow_new: bool) ->
     return out
 
 
-def _subsets(items: Sequence) -> Iterator[tuple]:
+def _subsets(items: Sequence[T]) -> Iterator[tuple[T, ...]]:
     """Every subset of the items, the empty one first."""
     for size in range(len(items) + 1):
         yield from combinations(items, size)
 
 
-def _partitions(items: list) -> Iterator[list[list]]:
+def _partitions(items: list[T]) -> Iterator[list[list[T]]]:
     if not items:
         yield []
         return
@@ -821,7 +843,7 @@ class CountingSpace:
         self.product = product
         self.sliced = list(sliced)
         self.required = required
-        self._optional: dict[tuple, frozenset] = {}
+        self._optional: dict[tuple[str, tuple[Slot, ...]], frozenset[Slot]] = {}
         self.declared = frozenset(product.declared)
         self.budget, self.max_new = budget, max_new
         pools = product.atoms
@@ -848,19 +870,21 @@ class CountingSpace:
                     numbers.append(len(self.parts) - 1)
             self.part_numbers.append(numbers)
             self.countable.append(ok)
-        self._rules: dict[tuple, Rules] = {}
-        self._answers: dict[tuple, bool | None] = {}
+        self._rules: dict[tuple[tuple[int, ...], tuple[int, ...]], Rules] = {}
+        self._answers: dict[tuple[object, ...], bool | None] = {}  # per question, and `_can_finish`'s
         self._lock = threading.Lock()
-        self._slots: dict[str, tuple] = {}
-        self._arg_slots: dict[str, tuple] = {}
-        self._moves: dict[tuple, Profile] = {}
-        self._loops: dict[tuple, bool] = {}
-        self._runs: dict[tuple, int] = {}
+        self._slots: dict[str, tuple[Slot, ...]] = {}
+        self._arg_slots: dict[str, tuple[Slot, ...]] = {}
+        self._moves: dict[tuple[Profile, tuple[int, ...], str, int, frozenset[Slot], frozenset[Slot]], Profile] = {}
+        self._loops: dict[tuple[str, int, frozenset[Slot]], bool] = {}
+        self._runs: dict[tuple[tuple[tuple[Profile, int], ...], tuple[int, ...]], int] = {}
         self._profile_ids: dict[Profile, int] = {}
-        self._why: dict[tuple, str] = {}  # per question answered None: why
-        self._fillings: dict[tuple, tuple | int] = {}  # `fillings`, per its arguments (an int: too many)
+        self._why: dict[tuple[tuple[int, ...], tuple[int, ...], State], str] = {}  # per question answered None: why
+        # `fillings`, per its arguments (an int: too many)
+        self._fillings: dict[tuple[tuple[Slot, ...], tuple[tuple[Profile, int], ...], frozenset[Slot], bool, bool],
+                             tuple[Filling, ...] | int] = {}
 
-    def optional(self, key: str, slots: Sequence[Slot]) -> frozenset:
+    def optional(self, key: str, slots: Sequence[Slot]) -> frozenset[Slot]:
         """The slots of a call to the tool that a well-formed call may leave empty."""
         memo = (key, tuple(slots))
         found = self._optional.get(memo)
@@ -870,7 +894,7 @@ class CountingSpace:
                 s for s in slots if not (s[0] == "arg" and len(s) == 2 and s[1] in required))
         return found
 
-    def fillings(self, slots: Sequence[Slot], tokens: Sequence[tuple[Profile, int]], optional: frozenset,
+    def fillings(self, slots: Sequence[Slot], tokens: Sequence[tuple[Profile, int]], optional: frozenset[Slot],
                  allow_new: bool, allow_witness: bool = False) -> tuple[Filling, ...]:
         """`fillings`, all of them, memoised (a function of its arguments alone); raises
         `TooManyFillings` as it does."""
@@ -899,11 +923,12 @@ class CountingSpace:
     def unnamed_profile(self) -> Profile:
         return tuple(NOT_NAMED for _ in self.parts)
 
-    def named(self, key: str, args: Mapping, result: object) -> tuple[list[tuple[object, frozenset]], frozenset]:
+    def named(self, key: str, args: Mapping[str, Any],
+              result: object) -> tuple[list[tuple[object, frozenset[Slot]]], frozenset[Slot]]:
         """The values a call holds in the slots of the parts, with the slots each fills, and
         the slots it leaves empty."""
-        by_value: dict[object, set] = {}
-        absent = set()
+        by_value: dict[object, set[Slot]] = {}
+        absent: set[Slot] = set()
         for slot in self.slots_of(key):
             value = slot_value(slot, args, result)
             if value is UNDEF:
@@ -925,8 +950,8 @@ class CountingSpace:
             found = self._arg_slots[key] = tuple(s for s in self.slots_of(key) if s[0] == "arg")
         return found
 
-    def move(self, profile: Profile, fresh: tuple, key: str, mask: int, filled: frozenset,
-             absent: frozenset) -> Profile:
+    def move(self, profile: Profile, fresh: tuple[int, ...], key: str, mask: int, filled: frozenset[Slot],
+             absent: frozenset[Slot]) -> Profile:
         """A value's profile after a call (memoised); a combination the compiler ruled out is
         read as any other tool's letter (the scorer then says why)."""
         memo = (profile, fresh, key, mask, filled, absent)
@@ -950,7 +975,7 @@ class CountingSpace:
         found = self._moves[memo] = tuple(out)
         return found
 
-    def loops(self, key: str, mask: int, absent: frozenset) -> bool:
+    def loops(self, key: str, mask: int, absent: frozenset[Slot]) -> bool:
         """Whether a call naming no value leaves every instance of every part where it is."""
         memo = (key, mask, absent)
         found = self._loops.get(memo)
@@ -964,14 +989,14 @@ class CountingSpace:
             self._loops[memo] = found
         return found
 
-    def fresh_after(self, fresh: tuple, key: str, mask: int, absent: frozenset) -> tuple:
+    def fresh_after(self, fresh: tuple[int, ...], key: str, mask: int, absent: frozenset[Slot]) -> tuple[int, ...]:
         out = []
         for part, q in zip(self.parts, fresh):
             letter = part.letter(key, mask, frozenset(), absent)
             out.append(part.dfa.delta[q][part.other if letter is None else letter])
         return tuple(out)
 
-    def intern_run(self, tokens: tuple, fresh: tuple) -> int:
+    def intern_run(self, tokens: tuple[tuple[Profile, int], ...], fresh: tuple[int, ...]) -> int:
         """The number of a run's multiset of profiles with its fresh states."""
         memo = (tokens, fresh)
         found = self._runs.get(memo)
@@ -1129,7 +1154,7 @@ class CountingSpace:
                 return True
         return False
 
-    def _can_finish(self, rules: Rules, plain: tuple, profile: Profile | None) -> bool:
+    def _can_finish(self, rules: Rules, plain: tuple[int, ...], profile: Profile | None) -> bool:
         """`_one_value_dead`'s search for one value (None: the plain rules alone); True when
         it cannot tell within its budget of 2,000 states."""
         tables_at, parts_at = rules.one_value_view(profile)
@@ -1146,7 +1171,7 @@ class CountingSpace:
         bad = [rules.bad_entries[k] for k in parts_at]
         steps = rules.one_value_moves(tables_at, parts_at)
 
-        def done(p: tuple, prof: tuple) -> bool:
+        def done(p: tuple[int, ...], prof: tuple[int, ...]) -> bool:
             return all(t.accepting[q] for t, q in zip(tables, p)) and \
                 all(not prof[j] & 1 or shapes[j].dfa.accepting[prof[j] >> 1] for j in forall)
 
@@ -1190,7 +1215,7 @@ class CountingSpace:
                           tuple(rules.sliced[i - n_plain] for i in positions if i >= n_plain))
 
     def _restrict(self, rules: Rules, sub: Rules, state: State, positions: Sequence[int], relaxed: bool,
-                  keep: frozenset = frozenset()) -> State:
+                  keep: frozenset[int] = frozenset()) -> State:
         """A state of `rules` as a state of its subset `sub`."""
         plain, fresh, tokens = state
         table_at = _table_positions(rules)
@@ -1205,8 +1230,8 @@ class CountingSpace:
         return (sub_plain, sub_fresh, sub.canonical(counts, relaxed, keep))
 
     def _search(self, rules: Rules, state: State, relaxed: bool, budget: int, certain_only: bool,
-                max_new: int | None = None, keep: frozenset = frozenset(),
-                overflow: bool = True) -> tuple[bool | None, list, int, str | None]:
+                max_new: int | None = None, keep: frozenset[int] = frozenset(),
+                overflow: bool = True) -> tuple[bool | None, list[tuple[SearchMove, Filling]], int, str | None]:
         """Best first from `state` (nearest to satisfying the rules first, `Rules.distance`, then
         in the order found): (found, the
         witness's calls, states visited, what cut a branch: None, `NEW` (the limit on new
@@ -1219,8 +1244,9 @@ class CountingSpace:
         moves = [m for m in rules.moves()[0] if m[5] or not certain_only]
         if rules.accepts(state, relaxed):
             return True, [], 1, None
-        parent: dict[State, tuple] = {state: (None, None, None, 0)}
-        queue: list = [(0, 0, state)]
+        # per state: (the state before, the move and filling from it, new values used); None at the start
+        parent: dict[State, tuple[Any, Any, Any, int]] = {state: (None, None, None, 0)}
+        queue: list[tuple[int, int, State]] = [(0, 0, state)]
         order = 0
         cut: str | None = None
         while queue:
@@ -1267,11 +1293,11 @@ class CountingSpace:
         return False, [], len(parent), cut
 
     def _replay(self, rules: Rules, state: State, sub: Rules, positions: Sequence[int],
-                path: list, certain_only: bool) -> tuple[bool, list[int]]:
+                path: list[tuple[SearchMove, Filling]], certain_only: bool) -> tuple[bool, list[int]]:
         """Replay a witness found for a subset, tracked, on every rule of the set: (every rule
         satisfied at the end, the rules it failed)."""
         moves = [m for m in rules.moves()[0] if m[5] or not certain_only]
-        by_sig: dict[tuple, list] = {}
+        by_sig: dict[tuple[str, bool], list[SearchMove]] = {}
         for m in moves:
             by_sig.setdefault((m[0], m[2]), []).append(m)
         part_at = _part_positions(rules)
@@ -1313,8 +1339,8 @@ class CountingSpace:
         """The subset's fillers as values of the whole set's state: a profile of the subset
         becomes a value of the set whose profile restricts to it (the first, in order)."""
         counts = dict(state[2])
-        out = []
-        covered: set = set()
+        out: list[tuple[Any, frozenset[Slot]]] = []
+        covered: set[Slot] = set()
         for filler, slots in filling:
             covered |= slots
             if filler in (NEW, ABSENT, WITNESS):
@@ -1353,7 +1379,7 @@ class CountingSpace:
         return readers or [i for i in range(len(rules.goals)) if i not in inside]
 
 
-def uncounted(compiled) -> list[str]:
+def uncounted(compiled: CompiledPolicy) -> list[str]:
     """The rules with per-value parts the joint search does not read (a part that is not
     `PartShape.countable`), by name, in the policy's order."""
     from policyc.tables.product import tool_atoms
@@ -1407,14 +1433,14 @@ class TokenRun:
     def __init__(self, space: CountingSpace):
         self.space = space
         self.fresh = tuple(part.dfa.initial for part in space.parts)
-        self.groups: dict[Profile, set] = {}
+        self.groups: dict[Profile, set[object]] = {}
         self.where: dict[object, Profile] = {}
         self.key = space.intern_run((), self.fresh)
 
     def profiles(self) -> dict[Profile, int]:
         return {p: len(members) for p, members in self.groups.items()}
 
-    def step(self, key: str, mask: int, args: Mapping, result: object) -> None:
+    def step(self, key: str, mask: int, args: Mapping[str, Any], result: object) -> None:
         space = self.space
         named, absent = space.named(key, args, result)
         fresh = self.fresh
@@ -1446,7 +1472,7 @@ class TokenRun:
             self.groups.setdefault(profile, set()).add(value)
         self.key = space.intern_run(tuple(sorted((p, len(m)) for p, m in self.groups.items())), self.fresh)
 
-    def pattern(self, key: str, args: Mapping) -> tuple:
+    def pattern(self, key: str, args: Mapping[str, Any]) -> tuple[object, ...]:
         """Where the values of a proposed call's arguments sit: per slot of the parts on the
         tool, the number of its value's profile (-1: a value the run has not named, -2: none),
         and which slots hold one same value."""

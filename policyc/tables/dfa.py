@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field as dataclass_field
-from typing import Callable, Mapping, Sequence, cast
+from typing import Any, Callable, Mapping, Sequence, TypeVar, cast
 
 from policyc.ir import nodes as n
 from policyc.ir.closures import compile_term
@@ -33,6 +33,8 @@ from policyc.tables.atoms import constant_groups, reads_call, reads_result
 from policyc.tables.shape import TableError, check_int, field, mask_key, read_int, read_list
 
 SATISFIED, VIOLATED, OPEN = "satisfied", "violated", "open"
+
+T = TypeVar("T")
 
 
 class AlphabetError(Exception):
@@ -48,7 +50,10 @@ class ToolLetters:
     result_bits: int  # bits of atoms that read the call's result
 
 
-def binding_reader(atom: n.Term, var: str | None) -> Callable[[Mapping, object], bool] | None:
+BindingReader = Callable[[Mapping[str, Any], object], bool]
+
+
+def binding_reader(atom: n.Term, var: str | None) -> BindingReader | None:
     """A binding atom of a sliced rule, `arg == var` or `arg != var` (either side), as a function
     of (arguments, the variable's value): the common atom, read without building an
     environment. None for any other atom (evaluated by its closure)."""
@@ -74,16 +79,18 @@ class Alphabet:
     other: int
     var: str | None = None  # the quantified variable binding atoms read (sliced rules)
     exact: bool = True  # every impossible combination was pruned
-    _by_known: dict = dataclass_field(default_factory=dict, compare=False, repr=False)
-    _plain: dict = dataclass_field(default_factory=dict, compare=False, repr=False)
-    _binding: dict = dataclass_field(default_factory=dict, compare=False, repr=False)
+    _by_known: dict[str, dict[int, tuple[int, ...]]] = dataclass_field(default_factory=dict, compare=False, repr=False)
+    _plain: dict[str, int | None] = dataclass_field(default_factory=dict, compare=False, repr=False)
+    _binding: dict[str, tuple[BindingReader | None, ...]] = dataclass_field(default_factory=dict, compare=False,
+                                                                             repr=False)
 
     @property
     def size(self) -> int:
         return self.other + 1
 
     def _mask(self, tool: str, letters: ToolLetters, args: Mapping[str, object] | None, result: object,
-              value: object, externs: Mapping | None, skip: int = 0, context: object = None) -> int:
+              value: object, externs: Mapping[str, Callable[..., object]] | None, skip: int = 0,
+              context: object = None) -> int:
         readers = self._binding.get(tool)
         if readers is None:
             readers = self._binding[tool] = tuple(binding_reader(self.atoms[i], self.var) for i in letters.atoms)
@@ -104,7 +111,8 @@ class Alphabet:
                 mask |= 1 << bit
         return mask
 
-    def _env(self, args, result, value, externs, context=None) -> DataEnv:
+    def _env(self, args: Mapping[str, object] | None, result: object, value: object,
+             externs: Mapping[str, Callable[..., object]] | None, context: Any = None) -> DataEnv:
         """`context`: the run's constants and history (`policyc.tables.context.RunContext`)."""
         bound = {self.var: value} if self.var is not None else {}
         # with a run's context, provenance reads its sources at the run's current position
@@ -141,10 +149,10 @@ class Alphabet:
         known = self._mask(tool, letters, args, UNDEF, value, externs, letters.result_bits, context)
         groups = self._by_known.get(tool)
         if groups is None:
-            groups = {}
+            by_known: dict[int, list[int]] = {}
             for mask, letter in letters.letters.items():
-                groups.setdefault(mask & ~letters.result_bits, []).append(letter)
-            groups = self._by_known[tool] = {k: tuple(sorted(v)) for k, v in groups.items()}
+                by_known.setdefault(mask & ~letters.result_bits, []).append(letter)
+            groups = self._by_known[tool] = {k: tuple(sorted(v)) for k, v in by_known.items()}
         return groups.get(known, ())
 
     def tool_of(self, letter: int) -> str | None:
@@ -172,7 +180,7 @@ class Alphabet:
 
     # ------------------------------------------------------------------ JSON
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "atoms": dump_nodes(list(self.atoms)),
             "tools": {t: {"atoms": list(tl.atoms), "letters": {str(m): l for m, l in tl.letters.items()}}
@@ -183,7 +191,7 @@ class Alphabet:
         }
 
     @classmethod
-    def from_json(cls, data: dict, where: str = "alphabet") -> "Alphabet":
+    def from_json(cls, data: dict[str, Any], where: str = "alphabet") -> "Alphabet":
         """Read and check an alphabet (`TableError` naming the field when it is not one the
         compiler could have written): every tool's atoms exist, its masks fit them, and the
         letters of all tools are exactly 0..other-1, each once."""
@@ -253,7 +261,7 @@ class DfaTable:
     # variant, for a run that was not given the constants (see `start_state`).
     static_atoms: tuple[n.Term, ...] = ()
     initials: tuple[tuple[int, int], ...] = ()
-    _memo: dict = dataclass_field(default_factory=dict, compare=False, repr=False)
+    _memo: dict[str, Any] = dataclass_field(default_factory=dict, compare=False, repr=False)
 
     @property
     def size(self) -> int:
@@ -262,7 +270,7 @@ class DfaTable:
     @property
     def constant_groups(self) -> frozenset[str]:
         """The run's constants some atom of the table reads ("request", "metrics")."""
-        found = self._memo.get("groups")
+        found: frozenset[str] | None = self._memo.get("groups")
         if found is None:
             found = self._memo["groups"] = frozenset().union(
                 *(constant_groups(a) for a in (*self.static_atoms, *self.alphabet.atoms)))
@@ -280,7 +288,7 @@ class DfaTable:
         for i, atom in enumerate(self.static_atoms):
             if truthy(compile_term(atom)(env, None, UNDEF)):
                 mask |= 1 << i
-        starts = self._memo.get("initials")
+        starts: dict[int, int] | None = self._memo.get("initials")
         if starts is None:
             starts = self._memo["initials"] = dict(self.initials)
         return starts.get(mask, self.initial)
@@ -312,7 +320,7 @@ class DfaTable:
             state = self.delta[state][letter]
         return out
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "alphabet": self.alphabet.to_json(),
             "initial": self.initial,
@@ -328,7 +336,7 @@ class DfaTable:
         }
 
     @classmethod
-    def from_json(cls, data: dict, where: str = "dfa") -> "DfaTable":
+    def from_json(cls, data: dict[str, Any], where: str = "dfa") -> "DfaTable":
         """Read a DFA and check it (`validate`): `TableError` naming the field when it is not
         one the compiler could have written."""
         alphabet = Alphabet.from_json(field(data, "alphabet", where), f"{where}.alphabet")
@@ -342,26 +350,26 @@ class DfaTable:
                 raise TableError(f"{where}.delta[{q}]: must list a next state for each of the {letters} letters")
             delta.append(tuple(check_int(t, f"{where}.delta[{q}]", 0, size) for t in row))
 
-        def column(key: str, check) -> tuple:
+        def column(key: str, check: Callable[[Any, str], T]) -> tuple[T, ...]:
             return tuple(check(v, f"{where}.{key}[{q}]") for q, v in enumerate(read_list(data, key, where, size)))
 
-        def boolean(v, at):
+        def boolean(v: object, at: str) -> bool:
             if not isinstance(v, bool):
                 raise TableError(f"{at}: must be true or false")
             return v
 
-        def verdict(v, at):
+        def verdict(v: object, at: str) -> str:
             if v not in (SATISFIED, VIOLATED, OPEN):
                 raise TableError(f"{at}: must be {SATISFIED}, {VIOLATED} or {OPEN}")
             return v
 
-        def letter_or_none(v, at):
+        def letter_or_none(v: object, at: str) -> int | None:
             return None if v is None else check_int(v, at, 0, letters)
 
-        def distance_or_none(v, at):
+        def distance_or_none(v: object, at: str) -> int | None:
             return None if v is None else check_int(v, at, 0, size)
 
-        def text(v, at):
+        def text(v: object, at: str) -> str:
             if not isinstance(v, str):
                 raise TableError(f"{at}: must be a string")
             return v
@@ -396,7 +404,7 @@ class DfaTable:
                     raise TableError(f"{where}.{key}[{q}]: letter {first} does not lead closer to the goal")
 
 
-def _read_initials(data: dict, where: str, size: int) -> tuple[tuple[n.Term, ...], tuple[tuple[int, int], ...]]:
+def _read_initials(data: object, where: str, size: int) -> tuple[tuple[n.Term, ...], tuple[tuple[int, int], ...]]:
     """A table's static atoms and start state per truth of them (`TableError` naming the
     field): terms reading the run's constants, masks that fit them, each once, states in range."""
     if not isinstance(data, dict) or "initials" not in data:
@@ -442,7 +450,8 @@ def _distances(delta: Sequence[Sequence[int]], goal: Sequence[bool]) -> tuple[li
     return dist, first
 
 
-def analyse(delta: Sequence[Sequence[int]], accepting: Sequence[bool]) -> tuple:
+def analyse(delta: Sequence[Sequence[int]], accepting: Sequence[bool]) -> tuple[
+        tuple[str, ...], tuple[int | None, ...], tuple[int | None, ...], tuple[int | None, ...]]:
     """Per state: verdict, first letter and length of a shortest path to acceptance, and the
     first letter of a shortest path to rejection.
 

@@ -120,10 +120,10 @@ class EarlierStore:
     def __init__(self, plan: EarlierPlan):
         self.plan = plan
         self.always = False
-        self.keys: set = set()
-        self.kept: list[tuple[Compiled, Mapping, Any]] = []
+        self.keys: set[object] = set()
+        self.kept: list[tuple[Compiled, Mapping[str, Any], Any]] = []
 
-    def add(self, args: Mapping, result: Any, env: DataEnv) -> None:
+    def add(self, args: Mapping[str, Any], result: Any, env: DataEnv) -> None:
         """A call to the atom's tool was recorded (`env`: the run's constants)."""
         if self.always:
             return

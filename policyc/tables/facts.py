@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
+from typing import Callable
 
 from policyc.ir import nodes as n
 from policyc.ir.walk import subformulas
@@ -129,8 +130,9 @@ def classify_table(table: RuleTable) -> RuleClass:
     dfa = table.dfa
     exact = dfa is not None and dfa.alphabet.exact
 
-    def pick(attr, op_and, op_or):
-        return combine(table.skeleton, [getattr(f, attr) for f in parts], op_and, op_or, lambda v: False)
+    def pick(attr: str, op_and: Callable[[list[bool]], bool], op_or: Callable[[list[bool]], bool]) -> bool:
+        values: list[bool] = [getattr(f, attr) for f in parts]
+        return combine(table.skeleton, values, op_and, op_or, lambda v: False)
 
     enforceable = pick("enforceable", any, all)
     gateable = enforceable and pick("gateable", any, all)
@@ -211,7 +213,7 @@ def result_reach(formula: n.Formula, tool: str) -> Reach:
     (None, -1)
     """
     key = f"facts.result_reach:{tool}"
-    cached = formula._cache.get(key)
+    cached: Reach | None = formula._cache.get(key)
     if cached is not None:
         return cached
     f = formula

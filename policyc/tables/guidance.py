@@ -13,7 +13,7 @@ last call, so a search never continues past one.
 from __future__ import annotations
 
 from collections import deque
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from policyc.tables.dfa import VIOLATED, DfaTable
 
@@ -53,7 +53,8 @@ def owed_before(table: DfaTable, state: int, terminal: frozenset[str], final_let
     return None
 
 
-def shortest_satisfying(table: DfaTable, state: int, letter_tools: list | None = None) -> list[str] | None:
+def shortest_satisfying(table: DfaTable, state: int,
+                        letter_tools: Sequence[str | None] | None = None) -> list[str] | None:
     """The tools of a shortest continuation after which the rule holds ([] if it holds now)."""
     letters = table.shortest_continuation(state)
     if letters is None:

@@ -36,7 +36,7 @@ from __future__ import annotations
 import heapq
 from collections import deque
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Collection, Iterable, Sequence
 
 from policyc.tables.dfa import SATISFIED, VIOLATED, DfaTable
 from policyc.tables.product import OTHER, UNTRACKED, JointSpace, Move
@@ -89,11 +89,11 @@ class JointSearch:
         self._moves: dict[tuple[int, ...], tuple[Moves, Moves]] = {}
         # per rules: per (letters, whether the call ends the run), the first call that is such a move
         self._calls: dict[tuple[int, ...], dict[tuple[tuple[int, ...], bool], Move]] = {}
-        self._sparse: dict[tuple, Any] = {}  # per (rules, moves): the moves indexed for the searches
+        self._sparse: dict[tuple[object, ...], Any] = {}  # per (rules, moves): the moves indexed for the searches
 
     # ------------------------------------------------------------ the question
 
-    def pending(self, jid: int, rules) -> tuple[int, ...] | None:
+    def pending(self, jid: int, rules: Iterable[int]) -> tuple[int, ...] | None:
         """The rules still to satisfy from `jid`, sorted (None if one is lost already)."""
         states = self.space.states[jid]
         tables = self.space.tables
@@ -109,7 +109,7 @@ class JointSearch:
                 out.append(i)
         return tuple(sorted(out))
 
-    def check(self, jid: int, rules) -> bool | None:
+    def check(self, jid: int, rules: Iterable[int]) -> bool | None:
         """Whether some continuation from joint state `jid` satisfies every rule of `rules`."""
         rest = self.pending(jid, rules)
         if rest is None:
@@ -203,7 +203,7 @@ class JointSearch:
         self.moves(rules)
         return self._calls[rules][(letters, final)]
 
-    def complete(self, rules) -> bool:
+    def complete(self, rules: Collection[int]) -> bool:
         """Whether a "no" for these rules is certain: every tool two of them guard has all its
         letters listed."""
         space = self.space
@@ -264,7 +264,8 @@ class JointSearch:
                 return None
         return None
 
-    def _by_letter(self, rules: tuple[int, ...], moves: Moves) -> list[dict[int, list]]:
+    def _by_letter(self, rules: tuple[int, ...], moves: Moves) -> list[
+            dict[int, list[tuple[tuple[int, ...], tuple[tuple[int, int], ...], bool]]]]:
         """Per rule (by position), the moves by that rule's letter: (letters, the rules they
         can move as in `_steps`, whether the call ends the run). Memoised like `_steps`."""
         key = (rules, len(moves), "by letter")

@@ -44,7 +44,7 @@ _STRING_OPS = ("eq", "ne")
 _DIRECT: Mapping[str, Callable[[Any, Any], bool]] = MappingProxyType({"eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": operator.le,
                            "gt": operator.gt, "ge": operator.ge})
 
-Reader = Callable[[Mapping, object, "DataEnv | None"], bool]
+Reader = Callable[[Mapping[str, Any], object, "DataEnv | None"], bool]
 
 
 def _is_number(v: object) -> bool:
@@ -63,7 +63,7 @@ def argument_comparison(atom: n.Term) -> tuple[str, str, object] | None:
     return None
 
 
-def atom_reader(atom: n.Term, externs: Mapping | None = None) -> Reader:
+def atom_reader(atom: n.Term, externs: Mapping[str, Callable[..., object]] | None = None) -> Reader:
     """The atom as a function of (args, result, env) returning its truth; `env` carries the
     run's constants and history stores (`policyc.tables.context`), None for none."""
     if isinstance(atom, n.Op) and len(atom.args) == 2 and ops.OPS[atom.op].kind == "compare" and atom.op != "in" \
@@ -78,7 +78,7 @@ def atom_reader(atom: n.Term, externs: Mapping | None = None) -> Reader:
             name = base.name if isinstance(base, n.Arg) else None
             path.reverse()
 
-            def compare_input(args, result, env=None):
+            def compare_input(args: Mapping[str, Any], result: object, env: DataEnv | None = None) -> bool:
                 value = args.get(name, UNDEF) if name is not None else result
                 for step in path:
                     value = get_field(value, step)
@@ -89,7 +89,7 @@ def atom_reader(atom: n.Term, externs: Mapping | None = None) -> Reader:
             return compare_input
     fixed, compiled = DataEnv({}, None, UNDEF, None, dict(externs or {})), compile_term(atom)
 
-    def evaluate(args, result, env=None):
+    def evaluate(args: Mapping[str, Any], result: object, env: DataEnv | None = None) -> bool:
         return truthy(compiled(fixed if env is None else env, args, result))
     return evaluate
 
@@ -133,7 +133,7 @@ class ArgumentTable:
                 mask |= 1 << bit
         return mask
 
-    def read(self, args: Mapping) -> int:
+    def read(self, args: Mapping[str, Any]) -> int:
         value = args.get(self.name, UNDEF)
         kind = type(value)
         if kind is int or kind is float:
@@ -152,7 +152,7 @@ class ArgumentTable:
 class MaskReader:
     """Reads the mask of one tool's pool of atoms from a call's arguments and result."""
 
-    def __init__(self, pool: Sequence[n.Term], externs: Mapping | None = None):
+    def __init__(self, pool: Sequence[n.Term], externs: Mapping[str, Callable[..., object]] | None = None):
         grouped: dict[str, list[tuple[int, str, object]]] = {}
         self.others: list[tuple[int, Reader]] = []
         self.reads_result = 0
@@ -164,7 +164,7 @@ class MaskReader:
                 grouped.setdefault(found[0], []).append((bit, found[1], found[2]))
         self.tables = [ArgumentTable(name, atoms) for name, atoms in grouped.items()]
 
-    def read(self, args: Mapping, result: object = UNDEF, skip: int = 0, env: DataEnv | None = None) -> int:
+    def read(self, args: Mapping[str, Any], result: object = UNDEF, skip: int = 0, env: DataEnv | None = None) -> int:
         """The mask of a call (`skip`: bits left false, e.g. atoms on a result not yet known;
         `env`: the run's constants and history, for the atoms that read them)."""
         mask = 0

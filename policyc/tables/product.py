@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from policyc.ir import nodes as n
 from policyc.ir.walk import subformulas
@@ -70,12 +70,12 @@ class JointLetters:
     masks: tuple[int, ...] | None
     exact: bool
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"atoms": list(self.atoms), "masks": None if self.masks is None else list(self.masks),
                 "exact": self.exact}
 
     @classmethod
-    def from_json(cls, data: dict, where: str = "joint") -> "JointLetters":
+    def from_json(cls, data: dict[str, Any], where: str = "joint") -> "JointLetters":
         """Read and check (`TableError` naming the field): atom keys are strings, each mask fits them."""
         atoms = read_list(data, "atoms", where)
         if not all(isinstance(a, str) for a in atoms):
@@ -202,7 +202,7 @@ class JointSpace:
         self._ids: dict[tuple[int, ...], int] = {}
         self.states: list[tuple[int, ...]] = []
         self._step: dict[tuple[int, str, int], int | None] = {}
-        self._columns: dict[tuple[str, int], tuple | None] = {}
+        self._columns: dict[tuple[str, int], tuple[tuple[int, tuple[int, ...]], ...] | None] = {}
         self._letters_memo: dict[str, tuple[tuple[int, ...], bool, bool]] = {}
         self._groups: dict[tuple[int, tuple[int, ...]], tuple[tuple[int, tuple[int, ...]], ...]] = {}
         self.initial = self.intern(tuple(t.initial for t in tables))
@@ -262,7 +262,7 @@ class JointSpace:
 
     # ------------------------------------------------------------ transitions
 
-    def columns(self, key: str, mask: int) -> tuple[tuple[int, tuple], ...] | None:
+    def columns(self, key: str, mask: int) -> tuple[tuple[int, tuple[int, ...]], ...] | None:
         """(rule, its transition column) for every rule a call with this mask may move;
         None when some rule's compiler ruled the mask out."""
         memo = (key, mask)
@@ -316,7 +316,7 @@ class JointSpace:
             nxt[i] = UNTRACKED if s == UNTRACKED or letter is None else self.tables[i].delta[s][letter]
         return self.intern(tuple(nxt))
 
-    def groups(self, rules, seeds) -> list[tuple[int, ...]]:
+    def groups(self, rules: Iterable[int], seeds: Iterable[int]) -> list[tuple[int, ...]]:
         """The groups of `rules` that can constrain one another (connected by `neighbours`),
         each containing one of `seeds`, sorted: independent questions for a joint search."""
         pool = 0
@@ -385,7 +385,7 @@ class JointSpace:
             return found
         pool = self.atoms.get(key, ())
         guarded = [i for i, t in enumerate(self.tables) if key in t.alphabet.tools and t.alphabet.tools[key].atoms]
-        valid = lambda m: all(self.letter(i, key, m) is not None for i in guarded)  # noqa: E731
+        valid: Callable[[int], bool] = lambda m: all(self.letter(i, key, m) is not None for i in guarded)  # noqa: E731
         owner = next((i for i in guarded if len(self.tables[i].alphabet.tools[key].atoms) == len(pool)), None)
         joint = self.joint.get(key)
         if not pool:

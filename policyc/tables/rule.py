@@ -28,7 +28,7 @@ This module imports only the standard library and `policyc.ir`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field as field_
-from typing import Callable, Iterable, Mapping, Union
+from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar, Union
 
 from policyc.ir import nodes as n
 from policyc.ir.data import ExternError
@@ -42,9 +42,14 @@ from policyc.tables.shape import TableError, check_int, field, is_int, read_list
 from policyc.tables.slicing import SliceRun, SliceTable
 
 PartTable = Union[DfaTable, SliceTable]
+#: int (a part's index) | ("and"|"or", [skeleton...]) | ("not", skeleton)
+Skeleton = Union[int, tuple[str, Any]]
+
+T = TypeVar("T")
 
 
-def combine(skeleton, values: list, op_and: Callable, op_or: Callable, op_not: Callable):
+def combine(skeleton: Skeleton, values: Sequence[T], op_and: Callable[[list[T]], T], op_or: Callable[[list[T]], T],
+            op_not: Callable[[T], T]) -> T:
     if isinstance(skeleton, int):
         return values[skeleton]
     kind, arg = skeleton
@@ -54,25 +59,25 @@ def combine(skeleton, values: list, op_and: Callable, op_or: Callable, op_not: C
     return op_and(parts) if kind == "and" else op_or(parts)
 
 
-def and3(vs) -> str:
+def and3(vs: Sequence[str]) -> str:
     """Three-valued `and` of verdicts: violated if one is, satisfied if all are."""
     return VIOLATED if VIOLATED in vs else SATISFIED if all(v == SATISFIED for v in vs) else OPEN
 
 
-def or3(vs) -> str:
+def or3(vs: Sequence[str]) -> str:
     """Three-valued `or` of verdicts: satisfied if one is, violated if all are."""
     return SATISFIED if SATISFIED in vs else VIOLATED if all(v == VIOLATED for v in vs) else OPEN
 
 
-def not3(v) -> str:
+def not3(v: str) -> str:
     return {SATISFIED: VIOLATED, VIOLATED: SATISFIED}.get(v, OPEN)
 
 
 @dataclass(frozen=True)
 class RuleTable:
-    skeleton: object  # int | ("and"|"or", [skeleton...]) | ("not", skeleton)
+    skeleton: Skeleton  # int | ("and"|"or", [skeleton...]) | ("not", skeleton)
     parts: tuple[PartTable, ...]
-    _memo: dict = field_(default_factory=dict, compare=False, repr=False)
+    _memo: dict[str, Any] = field_(default_factory=dict, compare=False, repr=False)
 
     @property
     def dfa(self) -> DfaTable | None:
@@ -110,15 +115,16 @@ class RuleTable:
         if "history" not in self._memo:
             atoms = earlier_atoms(self.atoms())
             self._memo["history"] = HistoryPlan(atoms) if atoms else None
-        return self._memo["history"]
+        plan: HistoryPlan | None = self._memo["history"]
+        return plan
 
-    def context(self, constants: Constants = NO_CONSTANTS, externs: Mapping[str, Callable] | None = None,
+    def context(self, constants: Constants = NO_CONSTANTS, externs: Mapping[str, Callable[..., object]] | None = None,
                 sources: Callable[[int], object] | None = None) -> RunContext:
         """A fresh context for a run of this rule alone (stores for its history atoms;
         `sources`: the run's sources by position, for provenance)."""
         return RunContext(constants, self.history(), externs, sources)
 
-    def verdict_on(self, calls: Iterable, externs: Mapping[str, Callable] | None = None,
+    def verdict_on(self, calls: Iterable[Any], externs: Mapping[str, Callable[..., object]] | None = None,
                    constants: Constants = NO_CONSTANTS,
                    sources: Callable[[int], object] | None = None) -> tuple[bool, int | None] | None:
         """In one pass over a complete trace's calls (objects with name, args and result):
@@ -168,13 +174,13 @@ class RuleTable:
         except (ExternError, AlphabetError):
             return None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"skeleton": _skeleton_json(self.skeleton),
                 "parts": [{"dfa": p.to_json()} if isinstance(p, DfaTable) else {"slice": p.to_json()}
                           for p in self.parts]}
 
     @classmethod
-    def from_json(cls, data: dict, where: str = "rule") -> "RuleTable":
+    def from_json(cls, data: dict[str, Any], where: str = "rule") -> "RuleTable":
         """Read and check a rule table (`TableError` naming the field): every part, and a
         skeleton of `and`, `or` and `not` over existing parts, at most MAX_SKELETON_DEPTH deep."""
         parts: list[PartTable] = []
@@ -189,7 +195,7 @@ class RuleTable:
         return cls(_skeleton_load(field(data, "skeleton", where), len(parts), f"{where}.skeleton"), tuple(parts))
 
 
-def _skeleton_json(s):
+def _skeleton_json(s: Skeleton) -> int | list[Any]:
     if isinstance(s, int):
         return s
     kind, arg = s
@@ -200,7 +206,7 @@ def _skeleton_json(s):
 MAX_SKELETON_DEPTH = 64
 
 
-def _skeleton_load(s, parts: int, where: str, depth: int = 0):
+def _skeleton_load(s: object, parts: int, where: str, depth: int = 0) -> Skeleton:
     if depth > MAX_SKELETON_DEPTH:
         raise TableError(f"{where}: nested more than {MAX_SKELETON_DEPTH} levels deep")
     if is_int(s):
@@ -220,13 +226,14 @@ class RuleRun:
         # a context of its own (the run feeds it) only when the rule reads one
         self.owns = context is None and table.needs_context
         self.context: RunContext | None = table.context() if self.owns else context
-        self.states: list = [p.start_state(self.context) if isinstance(p, DfaTable) else p.start(self.context)
-                             for p in table.parts]
+        # per part: a DFA state (int) or a SliceRun
+        self.states: list[Any] = [p.start_state(self.context) if isinstance(p, DfaTable) else p.start(self.context)
+                                  for p in table.parts]
         self._verdict: str | None = None  # the verdict of `states`, until the next step
         self._accepting: bool | None = None  # whether `states` accept, until the next step
 
-    def step(self, tool: str, args: Mapping, result: object = UNDEF,
-             externs: Mapping[str, Callable] | None = None) -> None:
+    def step(self, tool: str, args: Mapping[str, Any], result: object = UNDEF,
+             externs: Mapping[str, Callable[..., object]] | None = None) -> None:
         self._verdict = self._accepting = None
         parts = self.table.parts
         context = self.context
@@ -248,7 +255,7 @@ class RuleRun:
         followed then: open, never refusing; the report reads it when the run ends)."""
         return any(getattr(s, "blind", False) for s in self.states)
 
-    def _part_values(self, dfa_value, slice_value) -> list:
+    def _part_values(self, dfa_value: Callable[[DfaTable, int], T], slice_value: Callable[[SliceRun], T]) -> list[T]:
         return [dfa_value(p, s) if isinstance(p, DfaTable) else slice_value(s)
                 for p, s in zip(self.table.parts, self.states)]
 
@@ -272,11 +279,11 @@ class RuleRun:
             self._verdict = combine(self.table.skeleton, values, and3, or3, not3)
         return self._verdict
 
-    def to_json(self) -> list:
+    def to_json(self) -> list[Any]:
         return [s if isinstance(s, int) else s.to_json() for s in self.states]
 
     @classmethod
-    def from_json(cls, table: RuleTable, data: list, context: RunContext | None = None) -> "RuleRun":
+    def from_json(cls, table: RuleTable, data: list[Any], context: RunContext | None = None) -> "RuleRun":
         run = cls(table, context)
         run.states = [s if isinstance(p, DfaTable) else SliceRun.from_json(p, s, run.context)
                       for p, s in zip(table.parts, data)]

@@ -48,7 +48,7 @@ def read_int(data: object, key: str, where: str, lo: int = 0, hi: int | None = N
     return check_int(field(data, key, where), f"{where}.{key}", lo, hi)
 
 
-def read_list(data: object, key: str, where: str, length: int | None = None) -> list:
+def read_list(data: object, key: str, where: str, length: int | None = None) -> list[Any]:
     value = field(data, key, where)
     if not isinstance(value, list):
         raise TableError(f"{where}.{key}: must be a list, not {_kind(value)}")

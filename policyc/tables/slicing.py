@@ -24,7 +24,7 @@ This module imports only the standard library and `policyc.ir`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field as dataclass_field
-from typing import Callable, Mapping, cast
+from typing import Any, Callable, Iterator, Mapping, cast
 
 from policyc.ir import nodes as n
 from policyc.ir.closures import compile_term
@@ -48,6 +48,9 @@ class _Fresh:
 
 FRESH = _Fresh()
 
+#: `SliceRun.signature()` and the fresh states of its instance automata: what a verdict depends on.
+_StandingKey = tuple[frozenset[tuple[int, int, int]], tuple[tuple[int, int], ...]]
+
 
 @dataclass(frozen=True)
 class SliceTable:
@@ -57,11 +60,15 @@ class SliceTable:
     static_atoms: tuple[n.Term, ...]
     bodies: Mapping[int, DfaTable]  # static truth mask -> the instance automaton
     touch: Mapping[str, tuple[n.Term, ...]]  # tool -> call-local terms compared with var
-    domain: tuple[tuple[str, tuple, bool], ...]  # (tool, path, flatten)
-    constants: tuple = ()  # literal domain values
-    _loops: dict = dataclass_field(default_factory=dict, compare=False, repr=False)
-    _plans: dict = dataclass_field(default_factory=dict, compare=False, repr=False)
-    _standing: dict = dataclass_field(default_factory=dict, compare=False, repr=False)  # `SliceRun._standing`
+    # (tool, path, flatten): the path an argument's name or "result", then field names and indices
+    domain: tuple[tuple[str, tuple[Any, ...], bool], ...]
+    constants: tuple[object, ...] = ()  # literal domain values
+    # per letter: whether it loops (`loops`); under "groups": `constant_groups`
+    _loops: dict[int | str, Any] = dataclass_field(default_factory=dict, compare=False, repr=False)
+    _plans: dict[str, tuple[str, int, int, bool] | None] = dataclass_field(default_factory=dict, compare=False,
+                                                                           repr=False)
+    _standing: dict[_StandingKey, tuple[str, bool]] = dataclass_field(default_factory=dict, compare=False,
+                                                                  repr=False)  # `SliceRun._standing`
 
     def call_plan(self, tool: str) -> tuple[str, int, int, bool] | None:
         """The common per-id shape, read without evaluating terms: every term of the tool that
@@ -135,9 +142,9 @@ class SliceTable:
                 *(constant_groups(a) for a in (*self.static_atoms, *self.alphabet.atoms)))
         return found
 
-    def domain_values(self, tool: str, args: Mapping, result: object) -> list:
+    def domain_values(self, tool: str, args: Mapping[str, Any], result: object) -> list[object]:
         """Values this call adds to the quantifier's domain (as the trace's `Values` reads them)."""
-        out: list = []
+        out: list[object] = []
         for dtool, path, flatten in self.domain:
             if dtool != tool or not path:
                 continue
@@ -147,8 +154,8 @@ class SliceTable:
             out.extend(value if flatten and isinstance(value, list) else [value])
         return out
 
-    def touched_values(self, tool: str, args: Mapping, result: object, externs: Mapping | None,
-                       context: object = None) -> list:
+    def touched_values(self, tool: str, args: Mapping[str, Any], result: object,
+                       externs: Mapping[str, Callable[..., object]] | None, context: object = None) -> list[object]:
         env = DataEnv({}, None, UNDEF, context, externs or {}, None if context is None else 0)  # type: ignore[arg-type]
         out = []
         for term in self.touch.get(tool, ()):
@@ -165,7 +172,7 @@ class SliceTable:
                 run._admit(value, in_domain=True)
         return run
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         terms: list[n.Node] = [*self.static_atoms, *(t for ts in self.touch.values() for t in ts)]
         return {
             "kind": self.kind, "var": self.var,
@@ -179,7 +186,7 @@ class SliceTable:
         }
 
     @classmethod
-    def from_json(cls, data: dict, where: str = "slice") -> "SliceTable":
+    def from_json(cls, data: dict[str, Any], where: str = "slice") -> "SliceTable":
         """Read and check a sliced part (`TableError` naming the field): its instance automata
         all read the part's alphabet, its masks fit its static atoms, its term lists add up."""
         kind = read_str(data, "kind", where, ("forall", "exists"))
@@ -228,7 +235,7 @@ class _Group:
 
     def __init__(self, mask: int, state: int):
         self.mask, self.state = mask, state
-        self.members: set = set()
+        self.members: set[object] = set()
         self.in_domain = 0  # members that are in the domain
 
 
@@ -246,8 +253,8 @@ class SliceRun:
         self.groups: dict[tuple[int, int], _Group] = {}
         self.where: dict[object, _Group] = {}
         self.values: dict[object, object] = {}
-        self.domain: set = set()
-        self._signature: frozenset | None = None  # `signature()`, until the next step
+        self.domain: set[object] = set()
+        self._signature: frozenset[tuple[int, int, int]] | None = None  # `signature()`, until the next step
 
     # ------------------------------------------------------------ bookkeeping
 
@@ -282,7 +289,7 @@ class SliceRun:
 
     # ------------------------------------------------------------ stepping
 
-    def signature(self) -> frozenset:
+    def signature(self) -> frozenset[tuple[int, int, int]]:
         """The run's groups as the judgement of a call sees them: (static mask, state, members
         in the domain, counted up to 2) per group. Two runs with the same signature judge a
         call naming a value alike when the value sits alike in both (`SlicedJudge`)."""
@@ -292,8 +299,8 @@ class SliceRun:
                 (mask, state, g.in_domain if g.in_domain < 2 else 2) for (mask, state), g in self.groups.items())
         return found
 
-    def step(self, tool: str, args: Mapping, result: object = UNDEF,
-             externs: Mapping[str, Callable] | None = None) -> None:
+    def step(self, tool: str, args: Mapping[str, Any], result: object = UNDEF,
+             externs: Mapping[str, Callable[..., object]] | None = None) -> None:
         self._signature = None
         if self.blind:
             return
@@ -350,8 +357,9 @@ class SliceRun:
         self.groups = moved
         self.fresh = {mask: t.bodies[mask].delta[s][fresh_letter] for mask, s in self.fresh.items()}
 
-    def _place_named(self, before: Mapping[object, tuple[int, int]], dom: list, tool: str, args: Mapping,
-                     result: object, externs: Mapping[str, Callable] | None) -> None:
+    def _place_named(self, before: Mapping[object, tuple[int, int]], dom: list[object], tool: str,
+                     args: Mapping[str, Any], result: object,
+                     externs: Mapping[str, Callable[..., object]] | None) -> None:
         """Step the instances of the values the call names (taken out of their groups before)."""
         t = self.table
         dom_keys = {value_key(v) for v in dom} if dom else ()
@@ -372,7 +380,7 @@ class SliceRun:
             found = self.table._standing[memo] = (self._verdict(), self._accepting())
         return found
 
-    def _state_verdicts(self):
+    def _state_verdicts(self) -> Iterator[tuple[DfaTable, int, bool]]:
         bodies = self.table.bodies
         for (mask, state), group in self.groups.items():
             yield bodies[mask], state, group.in_domain > 0
@@ -408,12 +416,12 @@ class SliceRun:
         snapshots (a list: values may be objects or lists, which no dict can be keyed by)."""
         return [(self.values[k], g.mask, g.state, k in self.domain) for k, g in self.where.items()]
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"fresh": {str(m): s for m, s in self.fresh.items()},
                 "values": [list(instance) for instance in self.instances()]}
 
     @classmethod
-    def from_json(cls, table: SliceTable, data: dict, context: object = None) -> "SliceRun":
+    def from_json(cls, table: SliceTable, data: dict[str, Any], context: object = None) -> "SliceRun":
         run = cls(table, context)
         run.fresh = {int(m): s for m, s in data["fresh"].items()}
         for value, mask, state, in_domain in data["values"]:
