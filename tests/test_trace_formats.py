@@ -182,6 +182,20 @@ def test_a_misspelled_call_field_is_named_not_read_as_absent(tmp_path):
         1, "tool_calls[0].argumnts", "unknown field `argumnts`: did you mean `arguments`?")
 
 
+def test_another_logs_name_for_a_call_field_is_named_not_read_as_absent(tmp_path):
+    """`result` (or `output`, `args`, `input`) is what other logs call a call's fields; in a
+    metrics record it would be data, and the result the rules test silently absent."""
+    path = tmp_path / "runs.jsonl"
+    path.write_text(json.dumps({"id": "bad", "tool_calls": [{"tool_name": "a", "arguments": {}, "result": [1]}]})
+                    + "\n" + json.dumps({"id": "args", "tool_calls": [{"tool_name": "a", "args": {"x": 1}}]})
+                    + "\n" + json.dumps({"id": "ok", "tool_calls": [{"tool_name": "a", "tool_result": [1],
+                                                                    "output_tokens": 3}]}) + "\n")
+    loaded = load_traces(str(path))
+    assert [t.id for t in loaded.traces] == ["ok"]
+    assert [(e.line, e.field) for e in loaded.errors] == [(1, "tool_calls[0].result"), (2, "tool_calls[0].args")]
+    assert "`tool_result`" in loaded.errors[0].message and "`arguments`" in loaded.errors[1].message
+
+
 def test_errors_inside_a_json_array_point_at_the_field_line():
     loaded = load_traces(f"{FIXTURES}/records_array.json")
     assert [t.id for t in loaded.traces] == ["r1", "r3"]
