@@ -61,7 +61,7 @@ from policyc.lint.choose import choose_values
 from policyc.lint.claims import (Claim, NotInstantiable, equality_literals, existentials, instantiate, metric_atoms,
                                  values_tested)
 from policyc.lint.components import METRICS, REQUEST, components, joined, reads
-from policyc.lint.concretize import concretize, guessed_or_simplest, replay
+from policyc.lint.concretize import concretize, guessed_or_simplest, replay, sourced_replay
 from policyc.lint.refine import grown_witness
 from policyc.lint.splice import Splicer
 from policyc.lint.weaken import opaque, weaken
@@ -625,14 +625,14 @@ class Asker:
             if found is None:
                 return None
             if found.is_sat and found.witness is not None:
-                done = replay(found.witness, claims)
+                done = sourced_replay(found.witness, claims, self.ctx.policy.tools)
                 if done is not None:
                     return done
         result = self._check(solver, names)
         if result is None or not result.is_sat:
             return None
         if result.witness is not None:
-            done = replay(result.witness, claims)
+            done = sourced_replay(result.witness, claims, self.ctx.policy.tools)
             if done is not None:
                 return done
         found = self._plain(solver, names)
