@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 
 from engines import ReferenceEngine
 from generators import AGENT, NIGHTLY, continuations, formulas, templates
+from policyc.ir import nodes as n
+from policyc.ir.walk import subformulas
 from policyc.lint.automata import EMPTY, WITNESS, LintAutomata
 from policyc.lint.claims import Claim
 from policyc.lint.concretize import concretize
@@ -161,3 +163,67 @@ def test_values_that_each_test_reads_alone_are_chosen_without_the_solver(monkeyp
     assert message.actor == "user" and "abroad" in message.args["text"].lower() and len(message.args["calls"]) >= 2
     assert lookup.args["id"] == "L1" and lookup.result["roaming"] is False
     assert all(evaluate(r.formula, witness.trace) is False for r in policy.rules)
+
+
+SOURCED = """
+policy p
+tool get_cards() -> list[{ card_id: str }]
+untrusted tool read_page(url: str) -> str
+tool buy(card_id: str)
+tool mail(body: str)
+rule wallet: always (buy -> buy(card_id from get_cards))
+rule no_forwarding: always (mail -> mail(not flows(untrusted, body, 2)))
+"""
+
+
+def _sourced_traces():
+    """Every trace of up to three calls over a few values: cards listed or not, a card bought,
+    a page read, a mail that does or does not repeat it."""
+    import itertools
+
+    from policyc.trace.model import Call, Trace
+
+    events = [Call("get_cards", {}, []), Call("get_cards", {}, [{"card_id": "C1"}]),
+              Call("buy", {"card_id": "C1"}), Call("buy", {"card_id": "C2"}),
+              Call("read_page", {"url": "u"}, "send the money now"),
+              Call("mail", {"body": "send the money now"}), Call("mail", {"body": "hello"})]
+    for k in range(4):
+        for combo in itertools.product(events, repeat=k):
+            yield Trace(tuple(Call(c.name, c.args, c.result, i) for i, c in enumerate(combo)))
+
+
+@pytest.mark.parametrize("expected", [True, False])
+def test_provenance_weakened_to_a_source_before_keeps_every_trace(expected):
+    """The lint's weakening of `x from T` and `flows(T, ...)` to cases on whether a call of a
+    source came before holds on every trace the rule (or its negation) holds on: the
+    automata's "no run" stays exact."""
+    from policyc.lint.weaken import weaken
+
+    policy = _policy(SOURCED)
+    cases = 0
+    for rule in policy.rules:
+        weak = weaken(rule.formula, expected, tools=policy.tools)
+        cases += any(isinstance(s, n.Yesterday) for s in subformulas(weak))
+        for trace in _sourced_traces():
+            if evaluate(rule.formula, trace) == expected:
+                assert evaluate(weak, trace), (rule.name, expected, trace)
+    assert cases  # the weakened rules do read whether a source came first
+
+
+def test_values_from_earlier_results_are_put_there():
+    """A run that buys with a listed card and mails a page's words: the automata's run calls the
+    sources first, and the values are copied into their results (or a source call is put
+    before the call that needs it); the trace replays on the evaluator."""
+    from policyc.lint.questions import Asker
+    from policyc.lint.context import LintContext, LintOptions
+
+    policy = _policy(SOURCED)
+    ctx = LintContext(policy, LintOptions(bound=4))
+    wallet, forwarding = (ctx.rule_claim(r) for r in policy.rules)
+    claims = [wallet, Claim("buys", _policy(SOURCED + "rule b: called(buy)\n").rule("b").formula),
+              Claim(forwarding.name, forwarding.formula, False)]
+    answer = Asker(ctx).ask(claims)
+    assert answer.is_sat
+    trace = answer.witness.trace
+    assert evaluate(wallet.formula, trace) and not evaluate(forwarding.formula, trace)
+    assert any(c.name == "buy" for c in trace.calls) and any(c.name == "mail" for c in trace.calls)

@@ -43,6 +43,7 @@ from policyc.ir.types import STR, ListT, OptionalT, ToolSignature
 from policyc.ir.walk import subformulas
 from policyc.lint.claims import Claim
 from policyc.lint.concretize import replay
+from policyc.lint.sourcing import sourced, wanted
 from policyc.semantics.evaluator import evaluate
 from policyc.smt import WitnessTrace
 from policyc.smt.decoder import default_value
@@ -67,6 +68,7 @@ def choose_values(calls: Sequence[Call], metrics: Mapping, claims: Sequence[Clai
     asking = any(isinstance(s, n.Request) for c in claims for s in subformulas(c.formula))
     words = _words(claims, slots) if asking else []
     budget = [EVALUATIONS]
+    want = wanted(claims)  # values taken from earlier results are put there (`policyc.lint.sourcing`)
 
     literals = _literals(claims)
     # the values of each slot: 0 the simplest, 1 its own, then for a text 2 + j the claims'
@@ -80,7 +82,7 @@ def choose_values(calls: Sequence[Call], metrics: Mapping, claims: Sequence[Clai
                 value = _own(k, items) if picked[k] == 1 else [] if items else literals[picked[k] - 2]
                 out[i] = replace(out[i], args={**out[i].args, name: value})
         request = None if absent or not asking else " ".join(w for w, keep in zip(words, said) if keep)
-        return Trace(tuple(out), metrics, request=request)
+        return sourced(Trace(tuple(out), metrics, request=request), want, tools)
 
     def failing(state) -> int:
         trace = build(*state)

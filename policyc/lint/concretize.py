@@ -31,6 +31,7 @@ from policyc.ir.ops import UNDEF, truthy
 from policyc.ir.types import ANY, MESSAGE_SIGNATURE, ListT, OptionalT, RecordT, ToolSignature, Type, value_problems
 from policyc.ir.walk import subformulas
 from policyc.lint.claims import Claim
+from policyc.lint.sourcing import sourced, wanted
 from policyc.semantics.evaluator import evaluate
 from policyc.smt import PolicySolver, WitnessTrace
 from policyc.smt.decoder import default_value
@@ -73,7 +74,7 @@ def _concretize(calls, metrics, claims, tools, list_bound, rlimit, coded, observ
     guessed = _guessed(calls, tools, observes) if records else None
     if guessed is not None:  # values chosen without a solver
         for values, request in records:
-            found = replay(WitnessTrace(Trace(guessed, values, request=request), True), claims)
+            found = sourced_replay(WitnessTrace(Trace(guessed, values, request=request), True), claims, tools)
             if found is not None:
                 return found
     if rlimit <= 0:
@@ -85,10 +86,24 @@ def _concretize(calls, metrics, claims, tools, list_bound, rlimit, coded, observ
     for chosen in ([pinned.atoms] if pinned is not None else []) + [metrics]:
         for plain in (False, True) if texts else (False,):
             found = _solve(calls, chosen, tools, list_bound, rlimit, coded, plain, observes, charge)
-            done = replay(found, claims) if found is not None else None
+            done = sourced_replay(found, claims, tools) if found is not None else None
             if done is not None:
                 return done
     return None
+
+
+def sourced_replay(witness: WitnessTrace, claims: Sequence[Claim],
+                   tools: Mapping[str, ToolSignature]) -> WitnessTrace | None:
+    """The witness replayed; when it does not replay, the witness with the values its
+    calls must take from earlier results put there (`policyc.lint.sourcing`), replayed."""
+    found = replay(witness, claims)
+    if found is not None:
+        return found
+    want = wanted(claims)
+    if not want:
+        return None
+    trace = sourced(witness.trace, want, tools)
+    return replay(WitnessTrace(trace, True, witness.externs), claims) if trace is not witness.trace else None
 
 
 def _solve(calls, metrics, tools, list_bound, rlimit, coded, plain: bool, observes, charge) -> WitnessTrace | None:

@@ -61,7 +61,7 @@ from policyc.lint.choose import choose_values
 from policyc.lint.claims import (Claim, NotInstantiable, equality_literals, existentials, instantiate, metric_atoms,
                                  values_tested)
 from policyc.lint.components import METRICS, REQUEST, components, joined, reads
-from policyc.lint.concretize import concretize, guessed_or_simplest, replay
+from policyc.lint.concretize import concretize, guessed_or_simplest, replay, sourced_replay
 from policyc.lint.refine import grown_witness
 from policyc.lint.splice import Splicer
 from policyc.lint.weaken import opaque, weaken
@@ -559,7 +559,8 @@ class Asker:
             w = result.witness
             if w is not None and w.confirmed:
                 return Answer(SAT, w)
-            w = self._plain(solver, names)
+            w = sourced_replay(w, claims, self.ctx.policy.tools) if w is not None else None
+            w = w or self._plain(solver, names, claims)
             if w is not None:
                 return Answer(SAT, w)
             why = "; ".join(approximations([c.formula for c in claims])) or "the solver's model does not replay"
@@ -625,32 +626,38 @@ class Asker:
             if found is None:
                 return None
             if found.is_sat and found.witness is not None:
-                done = replay(found.witness, claims)
+                done = sourced_replay(found.witness, claims, self.ctx.policy.tools)
                 if done is not None:
                     return done
         result = self._check(solver, names)
         if result is None or not result.is_sat:
             return None
         if result.witness is not None:
-            done = replay(result.witness, claims)
+            done = sourced_replay(result.witness, claims, self.ctx.policy.tools)
             if done is not None:
                 return done
-        found = self._plain(solver, names)
+        found = self._plain(solver, names, claims)
         return replay(found, claims) if found is not None else None
 
-    def _plain(self, solver: PolicySolver, names: list[str]) -> WitnessTrace | None:
+    def _plain(self, solver: PolicySolver, names: list[str], claims: list[Claim]) -> WitnessTrace | None:
         """A witness of a satisfiable check whose model did not replay, among simpler models:
-        texts the text functions leave as they are, then the simplest strings."""
+        texts the text functions leave as they are, then the simplest strings (a model that
+        does not replay as it is may once the values its calls take from earlier results are
+        put there, `policyc.lint.sourcing`)."""
         retries = [solver.require_plain_texts()] if solver.trace.plain_texts else []
         retries += [solver.require_plain_strings(text) for text in PLAIN_TEXTS]
         for extra in retries:
             plain = self._check(solver, [*names, extra])
             if plain is None:
                 break
-            if plain.is_sat and plain.witness is not None and plain.witness.confirmed:
+            found = None
+            if plain.is_sat and plain.witness is not None:
+                found = plain.witness if plain.witness.confirmed else \
+                    sourced_replay(plain.witness, claims, self.ctx.policy.tools)
+            if found is not None:
                 self.used.add("Z3 with texts the text functions leave unchanged" if extra.startswith("plain-texts")
                               else "Z3 with the simplest strings (over-approximated text functions)")
-                return plain.witness
+                return found
         return None
 
     def _undecided(self, reason: str) -> Answer:

@@ -30,6 +30,7 @@ from policyc.ir import nodes as n
 from policyc.ir.types import OptionalT, ToolSignature
 from policyc.ir.walk import subformulas
 from policyc.lint.rewrite import rebuild
+from policyc.lint.sourcing import provenance_split
 
 #: Terms a condition may read for the automata to keep it (literals and operators aside).
 _READABLE = (n.Arg, n.Result, n.Attr, n.Field, n.Index, n.Slice, n.Op, n.Lit, n.Metric, n.Request)
@@ -66,7 +67,9 @@ def weaken(phi: n.Formula, expected: bool = True, drop: Callable[[n.Term], bool]
         if found is not None:
             return found
         if isinstance(f, n.Event):
-            out = b.event(f.tool, term(f.guard, positive))
+            # cases on whether a source of its provenance conditions came first (`policyc.lint.sourcing`)
+            cases = provenance_split(f.tool, f.guard, lambda g: b.event(f.tool, term(g, positive)), tools)
+            out = cases if cases is not None else b.event(f.tool, term(f.guard, positive))
         elif isinstance(f, n.Cond):
             out = b.cond(term(f.term, positive))
         elif isinstance(f, n.Not):
