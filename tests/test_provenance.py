@@ -449,3 +449,26 @@ def test_quantifier_and_projection_nodes_round_trip():
     f = b.event("t", b.op("and", b.quant("exists", "r", b.project(b.result(), ("a",)), b.op("eq", b.var("r"), b.lit(1))),
                           b.flows("untrusted", (("default", "", (), True),), b.arg("body"), 8)))
     assert load_nodes(json.loads(json.dumps(dump_nodes([f]))))[0] is f
+
+
+def test_a_value_from_a_tool_is_gated_in_a_run_given_no_request():
+    """`id from search` reads search's results, whatever the request says: a run started
+    without one is gated exactly as the report judges it (an id search never listed, or the
+    empty id, which comes from nowhere, is refused). `amount from request` does read the
+    request: without one, its value is unknown and the call is not refused for it."""
+    policy, diagnostics = check_text(
+        "tool search() -> list[{ id: str }]\ntool book(id: str, amount: int?)\n"
+        "rule listed severity block: always (book -> book(id from search))\n"
+        "rule asked severity block: always (book(amount: a) -> book(amount from request))\n", "hotels.altl")
+    assert policy is not None, diagnostics
+    monitor = Monitor(build_artifact(policy))
+    for booked, refused in (("h1", False), ("zzz", True), ("", True)):
+        run = monitor.start()
+        run.record("search", {}, [{"id": ""}, {"id": "h1"}])
+        decision = run.propose("book", {"id": booked, "amount": 120})
+        assert (decision.action == "block") == refused and \
+            [f.rule for f in decision.findings if f.kind == "violation"] == (["listed"] if refused else []), booked
+        scored = monitor.start(mode="tolerate")  # the report of the same run, recorded as it ran
+        scored.record("search", {}, [{"id": ""}, {"id": "h1"}])
+        scored.record("book", {"id": booked, "amount": 120})
+        assert {c.name: c.passed for c in scored.finish().constraints}["listed"] is not refused

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from typing import Iterator, Mapping
 
+from policyc.grounding.provenance import REQUEST, in_sources
 from policyc.ir import nodes as n
 from policyc.ir.ops import truthy
 
@@ -78,8 +79,9 @@ def _reads(t: n.Node) -> frozenset[str]:
         out = frozenset(("const",))
     elif isinstance(t, (n.From, n.Flows)):
         # provenance reads the sources the run had seen before the call (its history), the
-        # request among them, and a value of the call
-        out = frozenset(("call", "history", "const")) | _reads(t.value if isinstance(t, n.From) else t.text)
+        # request when it can matter (`reads_request`), and a value of the call
+        out = frozenset(("call", "history")) | (frozenset(("const",)) if reads_request(t) else frozenset()) | \
+            _reads(t.value if isinstance(t, n.From) else t.text)
     elif isinstance(t, (n.Values, n.Outputs, n.Done)):
         out = frozenset(("global",))
     elif isinstance(t, n.Quant):  # its variable is its own: bound to each element, not tracked across calls
@@ -92,6 +94,13 @@ def _reads(t: n.Node) -> frozenset[str]:
             out |= {"extern"}
     t._cache[key] = out
     return out
+
+
+def reads_request(t: n.From | n.Flows) -> bool:
+    """Whether provenance can depend on the run's request: `flows` and `only from` are false
+    when the request shows the value and is not a source; `from` only when it is a source
+    (`x from search` reads search's results, whatever the request says)."""
+    return isinstance(t, n.Flows) or t.only or in_sources(t.sources, REQUEST)
 
 
 def reads_result(t: n.Node) -> bool:
@@ -125,7 +134,7 @@ def constant_groups(t: n.Node) -> frozenset[str]:
     key = "automata.constants"
     cached = t._cache.get(key)
     if cached is None:
-        if isinstance(t, (n.Request, n.From, n.Flows)):  # the request is one of provenance's sources
+        if isinstance(t, n.Request) or isinstance(t, (n.From, n.Flows)) and reads_request(t):
             cached = frozenset(("request",)) | (
                 frozenset().union(*(constant_groups(c) for c in t.children)) if t.children else frozenset())
         elif isinstance(t, n.Metric):

@@ -34,7 +34,7 @@ from policyc.ir import nodes as n
 from policyc.ir.data import ExternError
 from policyc.ir.ops import UNDEF
 
-from policyc.tables.atoms import constant_groups
+from policyc.tables.atoms import constant_groups, reads_history
 from policyc.tables.context import NO_CONSTANTS, Constants, RunContext
 from policyc.tables.earlier import HistoryPlan, earlier_atoms
 from policyc.tables.dfa import OPEN, SATISFIED, VIOLATED, AlphabetError, DfaTable
@@ -107,7 +107,7 @@ class RuleTable:
         found = self._memo.get("needs_context")
         if found is None:
             found = self._memo["needs_context"] = self.history() is not None or any(
-                constant_groups(a) for a in self.atoms())
+                constant_groups(a) or reads_history(a) for a in self.atoms())
         return found
 
     def history(self) -> HistoryPlan | None:
