@@ -21,6 +21,7 @@ calls), and the user's request, like the metrics, may be absent.
 from __future__ import annotations
 
 import copy
+import threading
 from contextlib import contextmanager
 from typing import Iterator, Mapping
 
@@ -55,15 +56,24 @@ class EncodingTooLarge(Exception):
     """An encoding outgrew the work it was allowed (`SymbolicTrace.work_limit`)."""
 
 
-#: The traces whose encodings are being counted (`counted`), innermost last.
-_COUNTING: list["SymbolicTrace"] = []
+class _Counting(threading.local):
+    """Per thread, the traces whose encodings are being counted (`counted`), innermost last."""
+
+    def __init__(self) -> None:
+        self.traces: list[SymbolicTrace] = []
+
+
+_COUNTING = _Counting()
 _PLAIN_INIT = z3.AstRef.__init__
+_PATCH_LOCK = threading.Lock()
+_PATCHED = [0]  # threads counting now: z3's constructor is wrapped while one is
 
 
 def _counted_init(self, ast, ctx=None) -> None:
     _PLAIN_INIT(self, ast, ctx)
-    if _COUNTING:
-        _COUNTING[-1].tick()
+    traces = _COUNTING.traces
+    if traces:
+        traces[-1].tick()
 
 
 @contextmanager
@@ -71,8 +81,8 @@ def counted(trace: "SymbolicTrace") -> Iterator[None]:
     """Count, in `trace.work`, the Z3 terms made while the block runs (an encoding's cost is
     the number of terms it makes, a few microseconds each, whatever their shape); beyond
     `trace.work_limit` the block is stopped with `EncodingTooLarge`. z3py makes one Python
-    object per term it hands back, so the count is taken there, for this thread's lint only
-    while it encodes (the lint encodes in one thread per process).
+    object per term it hands back, so the count is taken there, for this thread's encoding
+    only (other threads' terms are not counted against it).
 
     >>> t = SymbolicTrace({}, 2)
     >>> with counted(t):
@@ -80,15 +90,21 @@ def counted(trace: "SymbolicTrace") -> Iterator[None]:
     >>> t.work > 0
     True
     """
-    _COUNTING.append(trace)
-    if len(_COUNTING) == 1:
-        z3.AstRef.__init__ = _counted_init
+    traces = _COUNTING.traces
+    traces.append(trace)
+    if len(traces) == 1:
+        with _PATCH_LOCK:
+            _PATCHED[0] += 1
+            z3.AstRef.__init__ = _counted_init
     try:
         yield
     finally:
-        _COUNTING.pop()
-        if not _COUNTING:
-            z3.AstRef.__init__ = _PLAIN_INIT
+        traces.pop()
+        if not traces:
+            with _PATCH_LOCK:
+                _PATCHED[0] -= 1
+                if not _PATCHED[0]:
+                    z3.AstRef.__init__ = _PLAIN_INIT
 
 
 def tool_sort(tools: tuple[str, ...]) -> tuple[z3.SortRef, dict[str, z3.ExprRef]]:
