@@ -184,10 +184,39 @@ class TermEncoder:
     def _request(self, t: n.Request, env: TermEnv) -> SymValue:
         return self.trace.request()
 
-    @_TERMS.on(n.Quant, n.From, n.Flows)
-    def _free_condition(self, t: n.Quant | n.From | n.Flows, env: TermEnv) -> SymValue:
-        # quantifiers over a call's lists, and provenance, are not encoded: a free condition
-        self.approx.add("provenance" if isinstance(t, (n.From, n.Flows)) else "quantifiers inside patterns")
+    @_TERMS.on(n.Quant)
+    def _quant(self, t: n.Quant, env: TermEnv) -> SymValue:
+        """A quantifier over a call's list (`exists x in result: x.status == "Overdue"`): one
+        case per element the bounded list may have, as `forall`/`exists` over a formula's
+        domain; over an untyped value or a trace-wide set, a free condition."""
+        members = self.members(self.term(t.domain, env))
+        if members is None:
+            self.approx.add("quantifiers inside patterns")
+            return boolean(z3.Bool(f"quant#{self._next()}"))
+        cases = [(g, V.truthy(self.term(t.body, env.bind(t.var, v)))) for g, v in members if g is not FALSE]
+        if t.kind == "forall":
+            return boolean(V.conj(*[z3.Implies(g, holds) for g, holds in cases]))
+        return boolean(V.disj(*[V.conj(g, holds) for g, holds in cases]))
+
+    def members(self, value: SymValue) -> list[tuple[z3.BoolRef, SymValue]] | None:
+        """The elements a quantifier over this value ranges over, as (exists, value) pairs
+        (`policyc.semantics.domains.domain_values`): a bounded list's elements, a dict's keys, a
+        record's field names, a scalar itself; None for the values whose elements Z3 does not
+        see (families, `outputs`, untyped values)."""
+        if value.kind == "list":
+            return [(V.item_live(value, j), e) for j, e in enumerate(value.items)]
+        if value.kind == "dict":
+            return [(V.item_live(value, j), SymValue("str", value=k)) for j, k in enumerate(value.keys)]
+        if value.kind == "record":
+            return [(z3.And(value.present, f.defined), self.lit(name)) for name, f in value.fields]
+        if value.kind in ("family", "outputs", "done", "dyn"):
+            return None
+        return [(value.present, value)]
+
+    @_TERMS.on(n.From, n.Flows)
+    def _free_condition(self, t: n.From | n.Flows, env: TermEnv) -> SymValue:
+        # provenance is not encoded: a free condition
+        self.approx.add("provenance")
         return boolean(z3.Bool(f"{type(t).__name__.lower()}#{self._next()}"))
 
     @_TERMS.on(n.Project)
