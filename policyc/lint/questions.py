@@ -305,11 +305,13 @@ class Asker:
                 if w is not None:
                     self.used.add("automata: a run of the claims' product")
                     return Answer(SAT, w), hint
+                # values the solver cannot give (a text with a card number in it, `card_numbers` being
+                # free to Z3) may be found by local search on the evaluator
+                w = self._chosen(decision, claims)
+                if w is not None:
+                    self.used.add("automata: a run of the claims' product, values chosen by local search")
+                    return Answer(SAT, w), hint
                 if not whole:
-                    w = self._chosen(decision, claims)
-                    if w is not None:
-                        self.used.add("automata: a run of the claims' product, values chosen by local search")
-                        return Answer(SAT, w), hint
                     w = self._along(decision, claims)
                     if w is not None:
                         self.used.add("Z3 along a run of the automata (its tools fixed)")
