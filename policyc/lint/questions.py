@@ -621,8 +621,11 @@ class Asker:
             self._coded, self._solvers = False, {}
             return self._along(decision, claims)
         extras = [[pin] for pin in pins]  # a request fixed first: the solver then only finds the calls' values
-        if solver.trace.plain_texts:  # texts the text functions leave as they are: such a model replays
-            extras.append([solver.require_plain_texts()])
+        plain = [solver.require_plain_texts()] if solver.trace.plain_texts else []
+        if plain:  # texts the text functions leave as they are: such a model replays
+            extras.append(plain)
+        if solver.trace.sourced:  # values taken from where the provenance conditions look
+            extras.insert(0, [solver.require_sourced(), *plain])
         for extra in extras:
             found = self._check(solver, [*names, *extra])
             if found is None:

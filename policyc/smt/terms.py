@@ -215,9 +215,50 @@ class TermEncoder:
 
     @_TERMS.on(n.From, n.Flows)
     def _free_condition(self, t: n.From | n.Flows, env: TermEnv) -> SymValue:
-        # provenance is not encoded: a free condition
+        # provenance is not encoded: a free condition (with, for `x from S`, a hint a witness
+        # may be asked to meet: `PolicySolver.require_sourced`)
         self.approx.add("provenance")
-        return boolean(z3.Bool(f"{type(t).__name__.lower()}#{self._next()}"))
+        flag = z3.Bool(f"{type(t).__name__.lower()}#{self._next()}")
+        if isinstance(t, n.From) and env.call is not None:
+            hint = self._shown_before(t, env)
+            if hint is not None:
+                self.trace.sourced.append(z3.Implies(flag, hint))
+        return boolean(flag)
+
+    def _shown_before(self, t: n.From, env: TermEnv) -> z3.BoolRef | None:
+        """"The value of `x from S` is a value an earlier result of a source tool shows (a
+        text, a number at one of its places), or a non-empty part of the request's text when
+        the request is a source": a sufficient condition in the usual case, not an exact
+        one (the evaluator matches words and entities), so only a hint for finding a witness,
+        which is replayed. None when the value is no scalar or nothing can show it."""
+        value = self.term(t.value, env)
+        if value.kind not in ("str", "int", "real") or env.call is None:
+            return None
+        here = env.call[0]
+        options: list[z3.BoolRef] = []
+        for selector, tool, path, included in t.sources:
+            if not included:
+                continue
+            if selector == "tool" and tool in self.trace.signatures:
+                for p in range(here):
+                    shown = self.trace.result(p, tool)
+                    for step in path:
+                        shown = self.get_field(shown, step) if isinstance(step, str) else undefined()
+                    places = [V.conj(g, V.values_equal(value, leaf)) for g, leaf in _scalars(shown)
+                              if leaf.kind == value.kind or {leaf.kind, value.kind} <= {"int", "real"}]
+                    if places:
+                        options.append(V.conj(self.trace.is_call(p, tool), V.disj(*places)))
+            elif selector == "request" and value.kind == "str" and not self.trace.coded_strings:
+                text = self.get_field(self.trace.request(), "text")
+                if text.kind == "str":  # one word of the request's text
+                    space = z3.StringVal(" ")
+                    options.append(V.conj(text.present, value.present, z3.InRe(value.value, _word()),
+                                          z3.Contains(z3.Concat(space, text.value, space),
+                                                      z3.Concat(space, value.value, space))))
+        if not options:
+            return None
+        nonempty = V.negate(V.values_equal(value, self.lit(""))) if value.kind == "str" else TRUE
+        return V.conj(nonempty, V.disj(*options))
 
     @_TERMS.on(n.Project)
     def _project(self, t: n.Project, env: TermEnv) -> SymValue:  # any value: an untyped one, as a field of `any` is
@@ -406,3 +447,21 @@ def _merge_composite(hits: list[tuple[z3.BoolRef, SymValue]]) -> SymValue:
 
 
 __all__ = ["TermEncoder", "TermEnv", "TRUE", "FALSE"]
+
+
+def _scalars(v: SymValue) -> list[tuple[z3.BoolRef, SymValue]]:
+    """The texts and numbers a value holds, each with the condition that it is there: the
+    value itself, a record's fields, a bounded list's items (not inside untyped values)."""
+    if v.kind in ("str", "int", "real"):
+        return [(v.present, v)]
+    if v.kind == "record":
+        return [(V.conj(v.present, g), x) for _, f in v.fields for g, x in _scalars(f)]
+    if v.kind in ("list", "dict"):
+        return [(V.conj(V.item_live(v, j), g), x) for j, e in enumerate(v.items) for g, x in _scalars(e)]
+    return []
+
+
+def _word() -> z3.ReRef:
+    """Letters and digits, at least one: a word wherever it stands between spaces."""
+    return z3.Plus(z3.Union(z3.Range("a", "z"), z3.Range("A", "Z"), z3.Range("0", "9")))
+
