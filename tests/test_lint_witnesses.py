@@ -39,7 +39,7 @@ def test_a_record_is_put_in_a_result_list():
 def test_a_text_holds_the_entity_a_rule_reads():
     """A rule about card numbers, or links, in the answer can fail: an answer with one."""
     for rule in ("no_cards", "own_links"):
-        witness = _ask("entity_texts", lambda ctx, policy: [ctx.negated_claim(policy.rule(rule))])
+        witness = _ask("entity_texts", lambda ctx, policy, rule=rule: [ctx.negated_claim(policy.rule(rule))])
         assert witness.trace.calls[-1].name == "answer"
 
 
@@ -52,3 +52,13 @@ def test_values_along_a_run_longer_than_the_bound():
 
     witness = _ask("implied_per_value_by_values", claims)
     assert [c.name for c in witness.trace.calls].count("refund") == 4
+
+
+def test_provenance_and_data_together():
+    """A hotel booked from a search that offered it above 400, in a city the request names."""
+    def claims(ctx, policy):
+        rule = policy.rule("affordable")
+        return [*ctx.active_claims(exclude={rule.name}), ctx.negated_claim(rule)]
+
+    witness = _ask("provenance_with_data", claims)
+    assert [c.name for c in witness.trace.calls][-1] == "book"

@@ -137,3 +137,22 @@ def test_witnesses_of_list_quantifiers_replay(phi):
     result = ps.check(["phi"])
     if result.is_sat:
         assert result.witness.confirmed and evaluate(phi, result.witness.trace), f"{result.witness} does not satisfy {phi}"
+
+
+def test_provenance_hint_gives_a_witness_that_replays():
+    """`x from S` is a free condition to Z3; asked to meet the hint (`require_sourced`), a
+    model shows the value where the condition looks: in an earlier result of the source, or
+    as a word of the request. Without a source call before, the hint leaves no model."""
+    from policyc.check import check_text
+
+    src = ('policy p\ntool cards() -> list[{ id: str, last4: str }]\ntool pay(card: str, city: str)\n'
+           'rule r: called(pay(card from cards and city from request))\n')
+    policy = check_text(src, "p.altl")[0]
+    phi = policy.rules[0].formula
+    for k, expected in ((2, "sat"), (1, "unsat")):
+        ps = PolicySolver(policy.tools, k)
+        ps.require("r", phi)
+        result = ps.check(["r", ps.require_sourced()])
+        assert result.status == expected
+        if result.is_sat:
+            assert evaluate(phi, result.witness.trace), str(result.witness)

@@ -226,11 +226,12 @@ class TermEncoder:
         return boolean(flag)
 
     def _shown_before(self, t: n.From, env: TermEnv) -> z3.BoolRef | None:
-        """"The value of `x from S` is a value an earlier result of a source tool shows (a
-        text, a number at one of its places), or a non-empty part of the request's text when
-        the request is a source": a sufficient condition in the usual case, not an exact
-        one (the evaluator matches words and entities), so only a hint for finding a witness,
-        which is replayed. None when the value is no scalar or nothing can show it."""
+        """"The value of `x from S` is one an earlier result of a source tool shows (a text or
+        a number at one of its places, not empty), or a word of the request's text when the
+        request is a source": neither sufficient nor necessary for the evaluator's `from`
+        (which matches words and entities), so only a hint for finding a witness, which is
+        replayed. None when the value is no scalar, or a source the hint does not model (the
+        user's messages, the default) may show it."""
         value = self.term(t.value, env)
         if value.kind not in ("str", "int", "real") or env.call is None:
             return None
@@ -255,8 +256,8 @@ class TermEncoder:
                     options.append(V.conj(text.present, value.present, z3.InRe(value.value, _word()),
                                           z3.Contains(z3.Concat(space, text.value, space),
                                                       z3.Concat(space, value.value, space))))
-        if not options:
-            return None
+        if not options:  # shown nowhere: impossible when only earlier results of tools can show it
+            return FALSE if all(sel == "tool" for sel, _, _, included in t.sources if included) else None
         nonempty = V.negate(V.values_equal(value, self.lit(""))) if value.kind == "str" else TRUE
         return V.conj(nonempty, V.disj(*options))
 
