@@ -1,10 +1,11 @@
 """Data terms to symbolic values: `policyc.ir.data.eval_term`, clause by clause, for Z3.
 
 Exact for literals, arguments, results, fields, indexing, arithmetic, comparisons, string
-tests, membership and the connectives. Over-approximated (the solver may choose any value,
-so "no trace exists" stays sound and a witness may fail to replay): extern predicates
-(uninterpreted functions), `entities(...)`, `outputs`, `lower`/`upper`/`strip`, float `%`, and
-indexing or slicing with bounds that are not constants. Each use is recorded in `approx`.
+tests, membership, the connectives and quantifiers over a call's (bounded) lists.
+Over-approximated (the solver may choose any value, so "no trace exists" stays sound and a
+witness may fail to replay): extern predicates (uninterpreted functions), `entities(...)`,
+`outputs`, `lower`/`upper`/`strip`, float `%`, indexing or slicing with bounds that are not
+constants, quantifiers over untyped values, and provenance. Each use is recorded in `approx`.
 
 >>> from policyc.ir import build as b
 >>> from policyc.ir.types import ToolSignature, Param, INT
