@@ -1,0 +1,206 @@
+"""Score the release-agent corpus with policyc and with the hand-written oracle; compare.
+
+    python benchmarks/score_blind/run.py [--runs 1000] [--seed 7] [--no-agentltl]
+
+Generates the corpus (seeded), scores it with policyc's Python API (one process), runs
+oracle.py over the same JSON records, and prints the per-rule agreement, every
+disagreement with policyc's detail text, and the CPU time (time.process_time) of both.
+When the `agentltl` package is installed, the rules it can write (tool-level order,
+counts and next/previous steps) are also timed with `agentltl.verify_trace`, against
+policyc scoring a policy of the same rules.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))
+
+import generate  # noqa: E402
+import oracle    # noqa: E402
+
+POLICY = os.path.join(HERE, "policy.altl")
+
+# The rules agentltl's text syntax can write: tool names only, no arguments or results.
+AGENTLTL_RULES = {
+    "inspect_before_finishing": 'before("get_service", "finish")',
+    "starts_by_inspecting": 'now("get_service")',
+    "approval_after_inspection":
+        'called("request_approval") -> all_before(["get_service", "list_incidents"], "request_approval")',
+    "first_test_before_first_build": 'called("build_image") -> instance_before("run_tests"[1], "build_image"[1])',
+    "golden_path": 'in_order(["get_service", "run_tests", "build_image", "deploy", "health_check", "finish"])',
+    "notify_after_inspection": 'called("notify") -> after("notify", "get_service")',
+    "check_after_rollback": 'G(now("rollback") -> X(now("health_check")))',
+    "tickets_are_announced": 'G(now("open_ticket") -> F(now("notify")))',
+    "few_rollbacks": 'called_n("rollback", <= 2)',
+    "one_summary": 'called_n("finish", < 2)',
+    "shipped_or_ticketed": 'called("deploy") | called("open_ticket")',
+    "notify_right_before_finish": 'G(now("finish") -> Y(now("notify")))',
+}
+
+
+def sub_policy(names: set[str]) -> str:
+    """policy.altl with only the named rules (declarations kept): blocks are split at blank lines."""
+    text = open(POLICY, encoding="utf-8").read()
+    kept = []
+    for block in re.split(r"\n\s*\n", text):
+        lines = [ln for ln in block.splitlines() if not ln.lstrip().startswith("#")]
+        head = lines[0] if lines else ""
+        m = re.match(r"rule (\w+)", head)
+        if m and m.group(1) not in names:
+            continue
+        kept.append(block)
+    return "\n\n".join(kept) + "\n"
+
+
+def score_with_policyc(policy_path: str, traces_path: str):
+    from policyc.automata import compile_policy
+    from policyc.check import check_file
+    from policyc.scoring import score_corpus
+    from policyc.trace import iter_traces
+
+    t0 = time.process_time()
+    policy, diagnostics = check_file(policy_path)
+    compiled = compile_policy(policy)
+    t1 = time.process_time()
+    corpus = score_corpus(compiled, iter_traces([traces_path]))
+    t2 = time.process_time()
+    return corpus, t1 - t0, t2 - t1
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=1000)
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--no-agentltl", action="store_true", help="skip the agentltl timing")
+    ap.add_argument("--keep", help="also write the corpus to this JSONL file")
+    a = ap.parse_args(argv)
+
+    tmp = tempfile.mkdtemp(prefix="score_blind_")
+    traces_path = a.keep or os.path.join(tmp, "traces.jsonl")
+    with open(traces_path, "w", encoding="utf-8") as out:
+        for record in generate.generate(a.runs, a.seed):
+            out.write(json.dumps(record) + "\n")
+    lengths = []
+
+    # policyc
+    corpus, t_compile, t_score = score_with_policyc(POLICY, traces_path)
+    if corpus.malformed_records:
+        print(f"policyc: {corpus.malformed_records} malformed record(s): {corpus.malformed[:3]}")
+    if corpus.traces_with_input_problems:
+        print(f"policyc: {corpus.traces_with_input_problems} trace(s) with input problems: {corpus.input_problems}")
+
+    # oracle (reading the JSON included, as policyc's time includes reading the file)
+    t0 = time.process_time()
+    records = []
+    verdicts = []
+    with open(traces_path, encoding="utf-8") as f:
+        for line in f:
+            r = json.loads(line)
+            records.append(r)
+            verdicts.append(oracle.evaluate(r))
+    t_oracle = time.process_time() - t0
+    lengths = [len(r["tool_calls"]) for r in records]
+
+    reports = corpus.reports
+    assert len(reports) == len(records), (len(reports), len(records))
+    rule_names = [c.name for c in reports[0].constraints]
+    missing = set(oracle.RULES) ^ set(rule_names)
+    if missing:
+        print(f"rules not in both: {sorted(missing)}")
+
+    agree = Counter()
+    policyc_pass = Counter()
+    oracle_pass = Counter()
+    disagreements = []
+    for rec, rep, ov in zip(records, reports, verdicts):
+        for c in rep.constraints:
+            if c.name not in ov:
+                continue
+            p, o = bool(c.passed), ov[c.name]
+            policyc_pass[c.name] += p
+            oracle_pass[c.name] += o
+            if p == o:
+                agree[c.name] += 1
+            else:
+                disagreements.append((rec["id"], c.name, p, o, c.detail))
+
+    n = len(records)
+    print(f"runs: {n} (calls per run {min(lengths)}-{max(lengths)}, mean {sum(lengths) / n:.1f}, "
+          f"{sum(lengths)} calls); rules: {len(rule_names)}; seed {a.seed}")
+    print(f"policyc mean compliance {corpus.mean_score:.4f}; labels {dict(corpus.labels) if not isinstance(corpus.labels, dict) else corpus.labels}")
+    print()
+    print(f"{'rule':42} {'agree':>6} {'policyc pass':>13} {'oracle pass':>12}")
+    for name in rule_names:
+        if name not in oracle.RULES:
+            continue
+        print(f"{name:42} {agree[name]:>6} {policyc_pass[name]:>13} {oracle_pass[name]:>12}")
+    total = n * len([r for r in rule_names if r in oracle.RULES])
+    print(f"{'all':42} {sum(agree.values()):>6} / {total} verdicts agree")
+    never_both = [r for r in rule_names if r in oracle.RULES and (oracle_pass[r] in (0, n))]
+    if never_both:
+        print(f"rules the oracle never sees both ways: {never_both}")
+    print()
+    print(f"disagreements: {len(disagreements)}")
+    by_rule = defaultdict(list)
+    for d in disagreements:
+        by_rule[d[1]].append(d)
+    for name, ds in by_rule.items():
+        for run_id, rule, p, o, detail in ds:
+            print(f"  {run_id} {rule}: policyc {'pass' if p else 'FAIL'}, oracle {'pass' if o else 'FAIL'}; "
+                  f"policyc says: {detail}")
+    print()
+    print(f"CPU time: policyc check+compile {t_compile:.2f} s, score {t_score:.2f} s "
+          f"({1000 * t_score / n:.2f} ms/run); oracle {t_oracle:.2f} s ({1000 * t_oracle / n:.2f} ms/run)")
+
+    if not a.no_agentltl:
+        try:
+            import agentltl
+        except ImportError:
+            print("agentltl: not installed, skipped")
+            return 0
+        names = set(AGENTLTL_RULES)
+        sub_path = os.path.join(tmp, "agentltl_rules.altl")
+        with open(sub_path, "w", encoding="utf-8") as f:
+            f.write(sub_policy(names))
+        sub_corpus, _, t_sub = score_with_policyc(sub_path, traces_path)
+        constraints = [agentltl.Constraint(name=k, formula=agentltl.parse(v)) for k, v in AGENTLTL_RULES.items()]
+        t0 = time.process_time()
+        results = [agentltl.verify_trace(r, constraints) for r in records]
+        t_agentltl = time.process_time() - t0
+        a_agree = Counter()
+        a_diff = []
+        for rec, res, ov in zip(records, results, verdicts):
+            for c in res["constraints"]:
+                if c["passed"] == ov[c["name"]]:
+                    a_agree[c["name"]] += 1
+                else:
+                    a_diff.append((rec["id"], c["name"], c["passed"], c["detail"]))
+        print()
+        print(f"agentltl {getattr(agentltl, '__version__', '?')}: {len(constraints)} tool-level rules "
+              f"({len(sub_corpus.reports[0].constraints)} in policyc's sub-policy)")
+        print(f"  CPU time: agentltl.verify_trace {t_agentltl:.2f} s, policyc score_corpus {t_sub:.2f} s "
+              f"(agentltl / policyc = {t_agentltl / max(t_sub, 1e-9):.2f})")
+        print(f"  agentltl agrees with the oracle on {sum(a_agree.values())} / {n * len(constraints)} verdicts")
+        shown = Counter()
+        for run_id, rule, passed, detail in a_diff:
+            shown[rule] += 1
+            if shown[rule] <= 3:
+                print(f"    {run_id} {rule}: agentltl {'pass' if passed else 'FAIL'}; {detail}")
+        for rule, k in shown.items():
+            if k > 3:
+                print(f"    {rule}: {k} disagreements in all")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
