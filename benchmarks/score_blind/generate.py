@@ -35,6 +35,7 @@ class Run:
         self.rng = rng
         self.segments: list[list[dict]] = []
         self.shell_heavy = rng.random() < 0.12
+        self.legacy = rng.random() < 0.04
 
     def seg(self, *calls: dict) -> None:
         self.segments.append(list(calls))
@@ -75,7 +76,7 @@ def health(rng: random.Random, healthy: bool) -> dict:
             "latency_ms": round(rng.uniform(200, 3000), 1)}
 
 
-def incidents(rng: random.Random, sev1: bool) -> list:
+def incidents(rng: random.Random, sev1: bool, legacy: bool = False) -> list:
     out = []
     for _ in range(rng.randint(0, 3)):
         out.append({"id": f"INC-{rng.randint(100, 999)}", "severity": rng.randint(2, 4),
@@ -84,6 +85,10 @@ def incidents(rng: random.Random, sev1: bool) -> list:
         out.insert(rng.randint(0, len(out)), {"id": f"INC-{rng.randint(100, 999)}", "severity": 1, "open": True})
     elif rng.random() < 0.15:   # a closed sev-1 is no reason to hold a release
         out.append({"id": f"INC-{rng.randint(100, 999)}", "severity": 1, "open": False})
+    if legacy:   # an older incident service: 1/0 for open, floats for severity
+        for x in out:
+            x["open"] = 1 if x["open"] else 0
+            x["severity"] = float(x["severity"])
     return out
 
 
@@ -101,13 +106,15 @@ def release(run: Run, s: str, summary: list[str], counters: dict) -> None:
     old, new = version(rng), version(rng)
     while new == old:
         new = version(rng)
+    if dev(rng, 0.03):   # a tag that is not a release version
+        new = rng.choice(["latest", "v2.3", "V2.3.1", "v2.3.1-rc1"])
     rec = service_record(rng, s, old)
     run.records[s] = rec
     if not dev(rng, 0.04):
         run.seg(call("get_service", {"service": s}, rec))
     sev1 = rng.random() < 0.08
     if not dev(rng, 0.06):
-        run.seg(call("list_incidents", {"service": s}, incidents(rng, sev1)))
+        run.seg(call("list_incidents", {"service": s}, incidents(rng, sev1, legacy=run.legacy)))
 
     # Tests; a failure is usually fixed and re-run, sometimes shipped anyway.
     tested = new if not dev(rng, 0.03) else version(rng)
@@ -135,7 +142,7 @@ def release(run: Run, s: str, summary: list[str], counters: dict) -> None:
     built = new if not dev(rng, 0.03) else version(rng)
     if not dev(rng, 0.03):
         run.seg(call("build_image", {"service": s, "version": built},
-                     {"image": f"registry/{s}:{built}", "size_mb": size}))
+                     {"image": f"registry/{s}:{built}", "size_mb": size} if not dev(rng, 0.03) else None))
 
     def deploy(env: str, replicas: int, canary=None, status="ok", with_canary=False) -> dict:
         args = {"service": s, "version": new, "env": env, "replicas": replicas}
@@ -246,6 +253,8 @@ def one_run(seed: int, index: int) -> dict:
     services = rng.sample(SERVICES, rng.choice([1, 1, 2, 2, 3]))
     if dev(rng, 0.03):
         run.seg(shell(rng, "bastion", "uptime"))
+    if dev(rng, 0.03):   # announces the release before looking at anything
+        run.seg(call("notify", {"channel": "#releases", "text": f"Starting the release of {', '.join(services)}."}, None))
     summary: list[str] = []
     counters = {"prod": 0, "rollbacks": 0}
     for s in services:
@@ -262,6 +271,9 @@ def one_run(seed: int, index: int) -> dict:
             run.seg(call("rollback", {"service": services[0], "env": "prod",
                                       "to_version": run.records[services[0]]["current_version"]}, {"status": "ok"}),
                     call("health_check", {"service": services[0], "env": "prod"}, health(rng, True)))
+    if dev(rng, 0.03):   # a hotfix to a service outside the plan, never checked
+        run.seg(call("deploy", {"service": "legacy-cron", "version": "v0.9.1", "env": "staging", "replicas": 1},
+                     {"deployment_id": "d-2", "status": "ok"}))
     # Fillers: investigations between the segments, to a length of 20 to 150 calls.
     target = rng.randint(20, 150)
     length = sum(len(x) for x in run.segments)
@@ -275,17 +287,37 @@ def one_run(seed: int, index: int) -> dict:
     text = "Release summary: " + "; ".join(summary or ["nothing shipped"])
     if dev(rng, 0.03):
         text += " " + "details " * 40
+    elif dev(rng, 0.05):   # a note at the length limit, with a character outside the BMP
+        target = rng.choice([279, 280, 281])
+        text = ("\U0001F680 " + text + " " + "." * target)[:target]
     if not dev(rng, 0.06):
-        calls.append(call("notify", {"channel": "#releases", "text": text}, None))
+        channel = "#releases" if not dev(rng, 0.03) else "#general"
+        calls.append(call("notify", {"channel": channel, "text": text}, None))
     if not dev(rng, 0.03):
         calls.append(call("finish", {"summary": text[:200]}, None))
         if dev(rng, 0.02):
             calls.append(call("finish", {"summary": "done"}, None))
         elif dev(rng, 0.03):
             calls.append(shell(rng, "stage-01", "uptime"))
+        elif dev(rng, 0.02):   # one more deploy after the summary
+            s = services[-1]
+            calls.append(call("deploy", {"service": s, "version": run.records[s]["current_version"], "env": "staging",
+                                         "replicas": 2}, {"deployment_id": "d-3", "status": "ok"}))
+    if dev(rng, 0.04) and len(calls) > 20:   # the agent crashed: the log stops mid-run
+        calls = calls[:rng.randint(20, len(calls) - 1)]
     steps = len(calls)
-    return {"id": f"run-{index:05d}", "tool_calls": calls,
-            "num_steps": steps, "wall_seconds": round(steps * rng.uniform(4, 16), 1)}
+    if dev(rng, 0.15):   # a logger that writes results as JSON text
+        for c in calls:
+            if c["tool_result"] is not None:
+                c["tool_result"] = json.dumps(c["tool_result"])
+    record = {"id": f"run-{index:05d}", "tool_calls": calls,
+              "num_steps": steps, "wall_seconds": round(steps * rng.uniform(4, 16), 1)}
+    if dev(rng, 0.02):
+        del record["wall_seconds"]
+    elif dev(rng, 0.02):   # another logger's metrics: numbers as text
+        record["num_steps"] = str(steps)
+        record["wall_seconds"] = str(record["wall_seconds"])
+    return record
 
 
 def generate(runs: int = 1000, seed: int = 7):

@@ -22,6 +22,7 @@ Conventions taken from the docs:
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Callable
 
 MISSING = object()
@@ -458,6 +459,46 @@ def notify_right_before_finish(calls, m):
     return all(i > 0 and is_(calls[i - 1], "notify") for i, c in enumerate(calls) if is_(c, "finish"))
 
 
+def semver_only(calls, m):
+    # matches(text, pattern): the whole text matches (RE2; this pattern means the same in re)
+    return all(isinstance(arg(c, "version"), str) and re.fullmatch(r"v[0-9]+[.][0-9]+[.][0-9]+", arg(c, "version"))
+               for c in calls if is_(c, "deploy"))
+
+
+def known_channels(calls, m):
+    return all(arg(c, "channel") in ("#releases", "#incidents") for c in calls if is_(c, "notify"))
+
+
+def watch_each_prod_deploy(calls, m):
+    # alternate_response(a, b) := always (a -> next (not a until b)): after each a, a b comes
+    # (strictly later) before any other a
+    for i, c in enumerate(calls):
+        if _prod(c):
+            ok = False
+            for j in range(i + 1, len(calls)):
+                if is_(calls[j], "health_check", env="prod"):
+                    ok = True
+                    break
+                if _prod(calls[j]):
+                    break
+            if not ok:
+                return False
+    return True
+
+
+def nothing_ships_after_finish(calls, m):
+    # not_succession(a, b) := always (a -> not eventually b)
+    f = first(calls, T("finish"))
+    return f is None or not eventually(calls, f, T("deploy"))
+
+
+def prod_rollbacks_reported(calls, m):
+    # responded_existence(a, b) := eventually a -> eventually b
+    return first(calls, T("rollback", env="prod")) is None or first(calls, T("notify", channel="#incidents")) is not None
+
+
+_prod = lambda c: is_(c, "deploy", env="prod")
+
 RULES: dict[str, Callable[[list, dict], bool]] = {
     f.__name__: f for f in [
         inspect_before_finishing, starts_by_inspecting, inspected_before_deploy, tested_before_build,
@@ -470,6 +511,7 @@ RULES: dict[str, Callable[[list, dict], bool]] = {
         few_rollbacks, bounded_shell, within_time, one_summary, no_recursive_deletes, no_shell_on_prod_hosts,
         no_forced_prod_deploy, sane_replicas, prod_is_a_canary, scale_cap, prod_keeps_two, human_approver,
         ticket_priority, short_notes, small_images, shipped_or_ticketed, finish_last, notify_right_before_finish,
+        semver_only, known_channels, watch_each_prod_deploy, nothing_ships_after_finish, prod_rollbacks_reported,
     ]
 }
 
@@ -479,3 +521,153 @@ def evaluate(record: dict) -> dict[str, bool]:
     calls = record.get("tool_calls") or []
     metrics = {k: v for k, v in record.items() if k != "tool_calls"}
     return {name: bool(rule(calls, metrics)) for name, rule in RULES.items()}
+
+
+# ---- where a violation became certain (scoring.md, `violated_at`) ---------------------
+#
+# "The length k of the shortest prefix of the trace after which no continuation could
+# satisfy the rule (a bad prefix), as a 1-based event number"; 0 for a rule unsatisfiable
+# from the start; n for a violated rule without a bad prefix in the trace.
+#
+# SAFETY rules fail on every extension of a prefix they fail on (their conditions read the
+# past, counts only grow, the metrics are fixed), so the bad prefix is the shortest failing
+# one, found here by bisection. LIVENESS rules have no bad prefix: n. The rest are worked
+# out by hand below.
+
+SAFETY = {
+    "inspected_before_deploy", "tested_before_build", "coverage_gate", "built_before_deploy",
+    "staging_before_prod", "no_staging_rollback_since_staging_deploy", "incidents_checked_before_prod",
+    "no_prod_deploy_during_sev1", "approved_before_prod", "no_deploy_of_failed_version",
+    "approval_after_inspection", "first_test_before_first_build", "notify_after_inspection",
+    "rollback_to_a_known_version", "incident_channel_after_action", "few_prod_deploys", "few_rollbacks",
+    "bounded_shell", "within_time", "one_summary", "no_recursive_deletes", "no_shell_on_prod_hosts",
+    "no_forced_prod_deploy", "sane_replicas", "prod_is_a_canary", "scale_cap", "prod_keeps_two",
+    "human_approver", "ticket_priority", "short_notes", "small_images", "notify_right_before_finish",
+    "semver_only", "known_channels", "nothing_ships_after_finish",
+}
+LIVENESS = {
+    "golden_path", "health_after_deploy", "every_deployed_service_checked", "act_on_unhealthy_prod",
+    "tell_about_prod_deploys", "tickets_are_announced", "shipped_or_ticketed", "finish_last",
+    "prod_rollbacks_reported",   # a notify may still come later
+}
+
+
+def violated_at(record: dict, name: str) -> int | None:
+    """The oracle's `violated_at` for a rule it finds violated (None when it holds)."""
+    calls = record.get("tool_calls") or []
+    metrics = {k: v for k, v in record.items() if k != "tool_calls"}
+    rule = RULES[name]
+    n = len(calls)
+    if rule(calls, metrics):
+        return None
+    if name in LIVENESS:
+        return n
+    if name in SAFETY:
+        lo, hi = 0, n          # rule fails on calls[:hi]; find the least such length
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if rule(calls[:mid], metrics):
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo
+    if name == "starts_by_inspecting":
+        return 1               # the first call is not get_service (the trace is never empty here)
+    if name == "inspect_before_finishing":
+        f, g = first(calls, T("finish")), first(calls, T("get_service"))
+        if f is not None and (g is None or g > f):
+            return f + 1       # a finish came first: get_service can no longer be first
+        return n
+    if name == "prod_checked_promptly":
+        f = first(calls, T("deploy", env="prod"))
+        return f + 4 if f + 3 < n else n   # positions f..f+3 seen, none a prod health check
+    if name in ("react_to_error_rate", "check_after_rollback"):
+        trig = (lambda c: is_(c, "health_check", env="prod") and cmp(res(c, "error_rate"), ">", 0.05)) \
+            if name == "react_to_error_rate" else T("rollback")
+        want = ("rollback", "notify") if name == "react_to_error_rate" else ("health_check",)
+        for i, c in enumerate(calls):
+            if trig(c) and i + 1 < n and calls[i + 1]["tool_name"] not in want:
+                return i + 2
+        return n               # only a trigger at the very end: strong next fails, no bad prefix
+    if name == "watch_each_prod_deploy":
+        for i, c in enumerate(calls):
+            if _prod(c):
+                for j in range(i + 1, n):
+                    if is_(calls[j], "health_check", env="prod"):
+                        break
+                    if _prod(calls[j]):
+                        return j + 1   # a second prod deploy before any check of the first
+        return n
+    raise KeyError(name)
+
+
+# ---- vacuity and applicability (scoring.md, `vacuous` and `applicable`) ---------------
+#
+# A rule holds vacuously when it holds, has at least one trigger, and none occurred.
+# `always (t -> c)` and `when t shall c`: t; `t -> c` at the top: t at position 0 (here
+# `called(x) -> ...`, whose trigger occurs when x is called); `forall x in D`: an empty
+# domain; chain_response/response are `always (a -> ...)`. Counts, orders, never, init and
+# end have no trigger (neutral: never vacuous).
+#
+# Not stated by the docs, so not compared: `bounded_shell` (if-then-else), `shipped_or_ticketed`
+# (a disjunction of neutral parts), `within_time` (a comparison of metrics).
+
+def _has(calls, pred) -> bool:
+    return any(pred(c) for c in calls)
+
+
+TRIGGERS: dict[str, Callable[[dict], bool] | None] = {
+    "inspect_before_finishing": None, "starts_by_inspecting": None, "golden_path": None,
+    "few_prod_deploys": None, "few_rollbacks": None, "one_summary": None, "no_recursive_deletes": None,
+    "no_shell_on_prod_hosts": None, "finish_last": None,
+    "inspected_before_deploy": lambda c: is_(c, "deploy") and arg(c, "service") is not MISSING,
+    "tested_before_build": lambda c: is_(c, "build_image") and arg(c, "service") is not MISSING
+    and arg(c, "version") is not MISSING,
+    "coverage_gate": lambda c: is_(c, "build_image") and arg(c, "service") is not MISSING,
+    "built_before_deploy": lambda c: is_(c, "deploy") and arg(c, "version") is not MISSING,
+    "staging_before_prod": _prod, "no_staging_rollback_since_staging_deploy": _prod,
+    "incidents_checked_before_prod": _prod, "approved_before_prod": _prod,
+    "no_prod_deploy_during_sev1": lambda c: is_(c, "list_incidents") and _open_sev1(c),
+    "no_deploy_of_failed_version": lambda c: is_(c, "run_tests") and cmp(res(c, "passed"), "==", False),
+    "approval_after_inspection": T("request_approval"),
+    "first_test_before_first_build": T("build_image"),
+    "notify_after_inspection": T("notify"),
+    "health_after_deploy": T("deploy"),
+    "every_deployed_service_checked": lambda c: is_(c, "deploy") and arg(c, "service") not in (MISSING, None),
+    "prod_checked_promptly": _prod,
+    "act_on_unhealthy_prod": lambda c: is_(c, "health_check", env="prod") and cmp(res(c, "healthy"), "==", False),
+    "react_to_error_rate": lambda c: is_(c, "health_check", env="prod") and cmp(res(c, "error_rate"), ">", 0.05),
+    "check_after_rollback": T("rollback"),
+    "rollback_to_a_known_version": T("rollback"),
+    "tell_about_prod_deploys": _prod,
+    "incident_channel_after_action": T("notify", channel="#incidents"),
+    "tickets_are_announced": T("open_ticket"),
+    "no_forced_prod_deploy": _prod,
+    "sane_replicas": T("deploy"), "prod_is_a_canary": _prod, "scale_cap": T("scale"),
+    "prod_keeps_two": T("scale", env="prod"), "human_approver": T("request_approval"),
+    "ticket_priority": T("open_ticket"), "short_notes": T("notify"), "small_images": T("build_image"),
+    "notify_right_before_finish": T("finish"),
+    "semver_only": T("deploy"), "known_channels": T("notify"), "watch_each_prod_deploy": _prod,
+    "nothing_ships_after_finish": T("finish"),
+    "prod_rollbacks_reported": T("rollback", env="prod"),   # `eventually a -> ...` at the top: a at 0
+}
+WHEN_RULES = {"act_on_unhealthy_prod", "react_to_error_rate", "scale_cap"}
+
+
+def vacuous(record: dict, name: str) -> bool | None:
+    """The oracle's `vacuous`, or None for a rule the docs do not settle."""
+    if name not in TRIGGERS:
+        return None
+    calls = record.get("tool_calls") or []
+    metrics = {k: v for k, v in record.items() if k != "tool_calls"}
+    trig = TRIGGERS[name]
+    if trig is None:
+        return False
+    return RULES[name](calls, metrics) and not _has(calls, trig)
+
+
+def applicable(record: dict, name: str) -> bool | None:
+    """`applicable` of a when-shall rule: its situation held somewhere; None for other rules."""
+    if name not in WHEN_RULES:
+        return None
+    return _has(record.get("tool_calls") or [], TRIGGERS[name])

@@ -122,6 +122,10 @@ def main(argv=None) -> int:
     policyc_pass = Counter()
     oracle_pass = Counter()
     disagreements = []
+    # the report's other fields: where a violation became certain, vacuity, applicability
+    extra = {"violated_at": Counter(), "vacuous": Counter(), "applicable": Counter()}
+    extra_n = {"violated_at": Counter(), "vacuous": Counter(), "applicable": Counter()}
+    extra_diff = []
     for rec, rep, ov in zip(records, reports, verdicts):
         for c in rep.constraints:
             if c.name not in ov:
@@ -133,6 +137,21 @@ def main(argv=None) -> int:
                 agree[c.name] += 1
             else:
                 disagreements.append((rec["id"], c.name, p, o, c.detail))
+                continue
+            mine = {"violated_at": oracle.violated_at(rec, c.name) if not o else None,
+                    "vacuous": oracle.vacuous(rec, c.name),
+                    "applicable": oracle.applicable(rec, c.name)}
+            theirs = {"violated_at": c.violated_at, "vacuous": bool(c.vacuous), "applicable": c.applicable}
+            for key, want in mine.items():
+                if want is None and key != "applicable":
+                    continue
+                if key == "applicable" and want is None and theirs[key] is None:
+                    continue
+                extra_n[key][c.name] += 1
+                if theirs[key] == want:
+                    extra[key][c.name] += 1
+                else:
+                    extra_diff.append((key, rec["id"], c.name, theirs[key], want, c.detail))
 
     n = len(records)
     print(f"runs: {n} (calls per run {min(lengths)}-{max(lengths)}, mean {sum(lengths) / n:.1f}, "
@@ -158,6 +177,19 @@ def main(argv=None) -> int:
         for run_id, rule, p, o, detail in ds:
             print(f"  {run_id} {rule}: policyc {'pass' if p else 'FAIL'}, oracle {'pass' if o else 'FAIL'}; "
                   f"policyc says: {detail}")
+    print()
+    for key in extra:
+        total_k = sum(extra_n[key].values())
+        print(f"{key}: policyc and the oracle agree on {sum(extra[key].values())} / {total_k} "
+              f"(runs where both give the same verdict{', violated' if key == 'violated_at' else ''})")
+    shown = Counter()
+    for key, run_id, rule, theirs, want, detail in extra_diff:
+        shown[(key, rule)] += 1
+        if shown[(key, rule)] <= 3:
+            print(f"  {key} {run_id} {rule}: policyc {theirs}, oracle {want}; policyc says: {detail}")
+    for (key, rule), k in sorted(shown.items()):
+        if k > 3:
+            print(f"  {key} {rule}: {k} disagreements in all")
     print()
     print(f"CPU time: policyc check+compile {t_compile:.2f} s, score {t_score:.2f} s "
           f"({1000 * t_score / n:.2f} ms/run); oracle {t_oracle:.2f} s ({1000 * t_oracle / n:.2f} ms/run)")
