@@ -671,3 +671,18 @@ def applicable(record: dict, name: str) -> bool | None:
     if name not in WHEN_RULES:
         return None
     return _has(record.get("tool_calls") or [], TRIGGERS[name])
+
+
+# ---- rule_class (scoring.md) ----------------------------------------------------------
+#
+# `gateable`: decided before a call runs; `detectable`: a violation shows on a prefix;
+# `offline-only`: only the complete trace decides. Without the automata, "a syntactic
+# estimate: detectable for syntactic safety formulas, offline-only for eventualities".
+# Which of gateable and detectable the automata choose depends on whether the deciding call's
+# result is needed, which the oracle does not try to predict: a rule whose violation can be
+# certain on a prefix (every rule but the liveness ones) may be either.
+
+def rule_class(name: str) -> set[str]:
+    if name in LIVENESS:
+        return {"offline-only"}
+    return {"gateable", "detectable"}
