@@ -93,7 +93,19 @@ def incidents(rng: random.Random, sev1: bool, legacy: bool = False) -> list:
 
 
 def service_record(rng: random.Random, s: str, current: str) -> dict:
-    return {"service": s, "owner": f"team-{s}", "tier": rng.randint(1, 3), "current_version": current}
+    approvers = rng.sample(APPROVERS, rng.randint(1, 3))
+    if rng.random() < 0.1:
+        approvers.append("jimbob@example.com")   # its words hold "jimbob", not "bob"
+    return {"service": s, "owner": f"team-{s}", "tier": rng.randint(1, 3), "current_version": current,
+            "approvers": approvers}
+
+
+def ticket(rng: random.Random, summary: list) -> str:
+    """A new ticket id; the final summary usually names it."""
+    t = f"T-{rng.randint(1000, 9999)}"
+    if rng.random() < 0.85:
+        summary.append(f"ticket {t}")
+    return t
 
 
 def dev(rng: random.Random, p: float) -> bool:
@@ -133,7 +145,7 @@ def release(run: Run, s: str, summary: list[str], counters: dict) -> None:
         elif r < 0.85:  # gives up, files a ticket (or not)
             if not dev(rng, 0.3):
                 run.seg(call("open_ticket", {"service": s, "summary": f"tests fail for {s} {new}",
-                                             "priority": rng.choice([2, 3])}, {"ticket": f"T-{rng.randint(1000, 9999)}"}))
+                                             "priority": rng.choice([2, 3])}, {"ticket": ticket(rng, summary)}))
                 summary.append(f"{s}: ticket")
             return
         # else: ships the red build anyway
@@ -179,7 +191,17 @@ def release(run: Run, s: str, summary: list[str], counters: dict) -> None:
     # Approval.
     approved = rng.random() < 0.9
     if not dev(rng, 0.04):
-        approver = rng.choice(APPROVERS) if not dev(rng, 0.04) else rng.choice(["release-bot", "alice@corp.io"])
+        listed = rec["approvers"]
+        r = rng.random()
+        if r < 0.04:
+            approver = rng.choice(["release-bot", "alice@corp.io"])
+        elif r < 0.08:     # someone with an example.com address the record does not list
+            others = [a for a in APPROVERS + ["bob@example.com"] if a not in listed]
+            approver = rng.choice(others)
+        elif r < 0.12:     # a listed approver, written in capitals
+            approver = rng.choice(listed).title()
+        else:
+            approver = rng.choice(listed)
         v_asked = new if not dev(rng, 0.03) else version(rng)
         run.seg(call("request_approval", {"service": s, "version": v_asked, "approver": approver},
                      {"approved": approved, "ticket": f"CHG-{rng.randint(100, 999)}"}))
@@ -188,7 +210,7 @@ def release(run: Run, s: str, summary: list[str], counters: dict) -> None:
         return
     if sev1 and not dev(rng, 0.3):
         run.seg(call("open_ticket", {"service": s, "summary": f"release of {s} held: open sev-1",
-                                     "priority": 1 if not dev(rng, 0.1) else 0}, {"ticket": f"T-{rng.randint(1000, 9999)}"}))
+                                     "priority": 1 if not dev(rng, 0.1) else 0}, {"ticket": ticket(rng, summary)}))
         summary.append(f"{s}: held for sev-1")
         return
 
@@ -228,11 +250,11 @@ def release(run: Run, s: str, summary: list[str], counters: dict) -> None:
                                                "text": f"{s} {new} is unhealthy in prod, investigating."}, None))
                     if not dev(rng, 0.3):
                         seg.append(call("open_ticket", {"service": s, "summary": f"{s} {new} unhealthy",
-                                                        "priority": rng.choice([1, 2])}, {"ticket": "T-1"}))
+                                                        "priority": rng.choice([1, 2])}, {"ticket": ticket(rng, summary)}))
                     summary.append(f"{s}: unhealthy, ticket")
                 elif r < 0.9:
                     seg.append(call("open_ticket", {"service": s, "summary": f"{s} {new} unhealthy",
-                                                    "priority": rng.choice([1, 2, 5])}, {"ticket": "T-2"}))
+                                                    "priority": rng.choice([1, 2, 5])}, {"ticket": ticket(rng, summary)}))
                     summary.append(f"{s}: unhealthy, ticket")
                 # else: ignores it
             else:
@@ -275,7 +297,7 @@ def one_run(seed: int, index: int) -> dict:
         run.seg(call("deploy", {"service": "legacy-cron", "version": "v0.9.1", "env": "staging", "replicas": 1},
                      {"deployment_id": "d-2", "status": "ok"}))
     # Fillers: investigations between the segments, to a length of 20 to 150 calls.
-    target = rng.randint(20, 150)
+    target = rng.randint(22, 150)
     length = sum(len(x) for x in run.segments)
     slots = [[] for _ in range(len(run.segments) + 1)]
     for _ in range(max(0, target - length - 2)):

@@ -125,11 +125,6 @@ def starts_by_inspecting(calls, m):
     return bool(calls) and is_(calls[0], "get_service")
 
 
-def inspected_before_deploy(calls, m):
-    return all(once(calls, i, T("get_service", service=arg(c, "service")))
-               for i, c in enumerate(calls) if is_(c, "deploy") and arg(c, "service") is not MISSING)
-
-
 def tested_before_build(calls, m):
     for i, c in enumerate(calls):
         if is_(c, "build_image"):
@@ -138,15 +133,6 @@ def tested_before_build(calls, m):
                 continue   # the trigger pattern binds both: it does not match a call without them
             if not once(calls, i, lambda d: is_(d, "run_tests", service=s, version=v)
                         and cmp(res(d, "passed"), "==", True)):
-                return False
-    return True
-
-
-def coverage_gate(calls, m):
-    for i, c in enumerate(calls):
-        if is_(c, "build_image") and arg(c, "service") is not MISSING:
-            s = arg(c, "service")
-            if not once(calls, i, lambda d: is_(d, "run_tests", service=s) and cmp(res(d, "coverage"), ">=", 0.8)):
                 return False
     return True
 
@@ -499,10 +485,69 @@ def prod_rollbacks_reported(calls, m):
 
 _prod = lambda c: is_(c, "deploy", env="prod")
 
+EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}")
+
+
+def _words(text: str) -> list[str]:
+    # "case and punctuation aside": lower case, runs of letters and digits (an assumption:
+    # the docs do not define a word; no value in this corpus has an underscore)
+    return re.findall(r"[^\W_]+", text.lower())
+
+
+def _leaves(v):
+    if isinstance(v, dict):
+        for k, x in v.items():
+            yield k
+            yield from _leaves(x)
+    elif isinstance(v, list):
+        for x in v:
+            yield from _leaves(x)
+    elif isinstance(v, str) or num(v):
+        yield v
+
+
+def shows(leaf, value: str) -> bool:
+    """A source leaf shows a string value (language.md, Provenance): the same entity (here
+    e-mail addresses, compared in lower case), or the value's words occurring in the leaf's
+    words, in order and next to one another."""
+    if not isinstance(leaf, str):
+        return False       # a number leaf shows numbers only; no value here is a number
+    if EMAIL.fullmatch(value) and value.lower() in {e.lower() for e in EMAIL.findall(leaf)}:
+        return True
+    w, lw = _words(value), _words(leaf)
+    return bool(w) and any(lw[k:k + len(w)] == w for k in range(len(lw) - len(w) + 1))
+
+
+def approver_on_record(calls, m):
+    # `approver from get_service`: some get_service result known before the call (a result is
+    # a source from the position after its call) shows the approver
+    for i, c in enumerate(calls):
+        if is_(c, "request_approval"):
+            a = arg(c, "approver")
+            if not isinstance(a, str):
+                return False
+            if not any(is_(d, "get_service") and any(shows(leaf, a) for leaf in _leaves(result(d)))
+                       for d in calls[:i]):
+                return False
+    return True
+
+
+def tickets_mentioned(calls, m):
+    # forall t in open_ticket.result.ticket: eventually notify(contains(text, t)), at position 0
+    domain = []
+    for c in calls:
+        if is_(c, "open_ticket"):
+            t = res(c, "ticket")
+            if t is not MISSING and t is not None and t not in domain:
+                domain.append(t)
+    return all(any(is_(d, "notify") and isinstance(arg(d, "text"), str) and isinstance(t, str)
+                   and t in arg(d, "text") for d in calls) for t in domain)
+
+
 RULES: dict[str, Callable[[list, dict], bool]] = {
     f.__name__: f for f in [
-        inspect_before_finishing, starts_by_inspecting, inspected_before_deploy, tested_before_build,
-        coverage_gate, built_before_deploy, staging_before_prod, no_staging_rollback_since_staging_deploy,
+        inspect_before_finishing, starts_by_inspecting, tested_before_build,
+        built_before_deploy, staging_before_prod, no_staging_rollback_since_staging_deploy,
         incidents_checked_before_prod, no_prod_deploy_during_sev1, approved_before_prod,
         no_deploy_of_failed_version, approval_after_inspection, first_test_before_first_build, golden_path,
         notify_after_inspection, health_after_deploy, every_deployed_service_checked, prod_checked_promptly,
@@ -512,6 +557,7 @@ RULES: dict[str, Callable[[list, dict], bool]] = {
         no_forced_prod_deploy, sane_replicas, prod_is_a_canary, scale_cap, prod_keeps_two, human_approver,
         ticket_priority, short_notes, small_images, shipped_or_ticketed, finish_last, notify_right_before_finish,
         semver_only, known_channels, watch_each_prod_deploy, nothing_ships_after_finish, prod_rollbacks_reported,
+        approver_on_record, tickets_mentioned,
     ]
 }
 
@@ -535,7 +581,7 @@ def evaluate(record: dict) -> dict[str, bool]:
 # out by hand below.
 
 SAFETY = {
-    "inspected_before_deploy", "tested_before_build", "coverage_gate", "built_before_deploy",
+    "tested_before_build", "built_before_deploy", "approver_on_record",
     "staging_before_prod", "no_staging_rollback_since_staging_deploy", "incidents_checked_before_prod",
     "no_prod_deploy_during_sev1", "approved_before_prod", "no_deploy_of_failed_version",
     "approval_after_inspection", "first_test_before_first_build", "notify_after_inspection",
@@ -549,6 +595,7 @@ LIVENESS = {
     "golden_path", "health_after_deploy", "every_deployed_service_checked", "act_on_unhealthy_prod",
     "tell_about_prod_deploys", "tickets_are_announced", "shipped_or_ticketed", "finish_last",
     "prod_rollbacks_reported",   # a notify may still come later
+    "tickets_mentioned",
 }
 
 
@@ -620,10 +667,8 @@ TRIGGERS: dict[str, Callable[[dict], bool] | None] = {
     "inspect_before_finishing": None, "starts_by_inspecting": None, "golden_path": None,
     "few_prod_deploys": None, "few_rollbacks": None, "one_summary": None, "no_recursive_deletes": None,
     "no_shell_on_prod_hosts": None, "finish_last": None,
-    "inspected_before_deploy": lambda c: is_(c, "deploy") and arg(c, "service") is not MISSING,
     "tested_before_build": lambda c: is_(c, "build_image") and arg(c, "service") is not MISSING
     and arg(c, "version") is not MISSING,
-    "coverage_gate": lambda c: is_(c, "build_image") and arg(c, "service") is not MISSING,
     "built_before_deploy": lambda c: is_(c, "deploy") and arg(c, "version") is not MISSING,
     "staging_before_prod": _prod, "no_staging_rollback_since_staging_deploy": _prod,
     "incidents_checked_before_prod": _prod, "approved_before_prod": _prod,
@@ -650,6 +695,8 @@ TRIGGERS: dict[str, Callable[[dict], bool] | None] = {
     "semver_only": T("deploy"), "known_channels": T("notify"), "watch_each_prod_deploy": _prod,
     "nothing_ships_after_finish": T("finish"),
     "prod_rollbacks_reported": T("rollback", env="prod"),   # `eventually a -> ...` at the top: a at 0
+    "approver_on_record": T("request_approval"),
+    "tickets_mentioned": lambda c: is_(c, "open_ticket") and res(c, "ticket") not in (MISSING, None),
 }
 WHEN_RULES = {"act_on_unhealthy_prod", "react_to_error_rate", "scale_cap"}
 
