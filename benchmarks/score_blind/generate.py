@@ -214,6 +214,8 @@ def release(run: Run, s: str, summary: list[str], counters: dict) -> None:
         summary.append(f"{s}: held for sev-1")
         return
 
+    if dev(rng, 0.03):   # scales production up ahead of the release
+        run.seg(call("scale", {"service": s, "env": "prod", "replicas": rng.randint(4, 12)}, None, replicas=True))
     # Production, as a canary, checked at once.
     r = rng.random()
     canary = rng.choice([0.05, 0.1, 0.25])
@@ -228,6 +230,8 @@ def release(run: Run, s: str, summary: list[str], counters: dict) -> None:
     for _ in range(prod_deploys):
         seg = [deploy("prod", replicas(2, 10), canary, with_canary=with_canary)]
         counters["prod"] += 1
+        if dev(rng, 0.04):   # retries at once, as if the first call had timed out
+            seg.append(dict(seg[0]))
         if dev(rng, 0.06):
             seg += [run.filler([s]) for _ in range(rng.randint(3, 5))]
         healthy = rng.random() < 0.85

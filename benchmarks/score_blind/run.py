@@ -36,13 +36,11 @@ AGENTLTL_RULES = {
     "starts_by_inspecting": 'now("get_service")',
     "approval_after_inspection":
         'called("request_approval") -> all_before(["get_service", "list_incidents"], "request_approval")',
-    "first_test_before_first_build": 'called("build_image") -> instance_before("run_tests"[1], "build_image"[1])',
     "golden_path": 'in_order(["get_service", "run_tests", "build_image", "deploy", "health_check", "finish"])',
     "notify_after_inspection": 'called("notify") -> after("notify", "get_service")',
     "check_after_rollback": 'G(now("rollback") -> X(now("health_check")))',
     "tickets_are_announced": 'G(now("open_ticket") -> F(now("notify")))',
     "few_rollbacks": 'called_n("rollback", <= 2)',
-    "one_summary": 'called_n("finish", < 2)',
     "shipped_or_ticketed": 'called("deploy") | called("open_ticket")',
     "notify_right_before_finish": 'G(now("finish") -> Y(now("notify")))',
 }
