@@ -730,7 +730,18 @@ def applicable(record: dict, name: str) -> bool | None:
 # result is needed, which the oracle does not try to predict: a rule whose violation can be
 # certain on a prefix (every rule but the liveness ones) may be either.
 
+# Corrected on re-reading docs/automata.md ("offline-only: no bad prefix (liveness), or no
+# automaton (the rule is not compiled)") with language.md ("The automata compile rules with
+# one such variable. Rules with two are decided by the evaluator"): a rule with two
+# pattern-bound variables is offline-only even when its violation shows on a prefix. The first
+# version of this oracle followed scoring.md alone ("offline-only: only the complete trace
+# decides"; "a syntactic estimate: detectable for syntactic safety formulas") and expected
+# detectable or gateable for them: see the README.
+TWO_VARIABLES = {"tested_before_build", "approved_before_prod", "no_deploy_of_failed_version",
+                 "rollback_to_a_known_version", "health_after_deploy"}
+
+
 def rule_class(name: str) -> set[str]:
-    if name in LIVENESS:
+    if name in LIVENESS or name in TWO_VARIABLES:
         return {"offline-only"}
     return {"gateable", "detectable"}
