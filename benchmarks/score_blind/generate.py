@@ -273,7 +273,16 @@ def release(run: Run, s: str, summary: list[str], counters: dict) -> None:
 
 
 def one_run(seed: int, index: int) -> dict:
-    rng = random.Random(f"{seed}:{index}")
+    """Run `index` of the corpus: drawn again (deterministically) until it has 20 to 150 calls."""
+    for attempt in range(100):
+        record = draw_run(seed, index, attempt)
+        if 20 <= len(record["tool_calls"]) <= 150:
+            return record
+    raise RuntimeError(f"run {index}: no draw of 20 to 150 calls")
+
+
+def draw_run(seed: int, index: int, attempt: int) -> dict:
+    rng = random.Random(f"{seed}:{index}" + (f":{attempt}" if attempt else ""))
     run = Run(rng)
     run.records = {}
     services = rng.sample(SERVICES, rng.choice([1, 1, 2, 2, 3]))
