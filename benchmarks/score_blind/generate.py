@@ -36,6 +36,7 @@ class Run:
         self.segments: list[list[dict]] = []
         self.shell_heavy = rng.random() < 0.12
         self.legacy = rng.random() < 0.04
+        self.stringly = rng.random() < 0.04   # a health service that writes its values as text
 
     def seg(self, *calls: dict) -> None:
         self.segments.append(list(calls))
@@ -200,6 +201,8 @@ def release(run: Run, s: str, summary: list[str], counters: dict) -> None:
             approver = rng.choice(others)
         elif r < 0.12:     # a listed approver, written in capitals
             approver = rng.choice(listed).title()
+        elif r < 0.14:     # a listed approver's first name only
+            approver = rng.choice(listed).split("@")[0].title()
         else:
             approver = rng.choice(listed)
         v_asked = new if not dev(rng, 0.03) else version(rng)
@@ -338,6 +341,10 @@ def draw_run(seed: int, index: int, attempt: int) -> dict:
             s = services[-1]
             calls.append(call("deploy", {"service": s, "version": run.records[s]["current_version"], "env": "staging",
                                          "replicas": 2}, {"deployment_id": "d-3", "status": "ok"}))
+    if run.stringly:
+        for c in calls:
+            if c["tool_name"] == "health_check" and isinstance(c["tool_result"], dict):
+                c["tool_result"] = {k: json.dumps(v) for k, v in c["tool_result"].items()}
     if dev(rng, 0.04) and len(calls) > 20:   # the agent crashed: the log stops mid-run
         calls = calls[:rng.randint(20, len(calls) - 1)]
     steps = len(calls)
