@@ -260,7 +260,9 @@ def release(run: Run, s: str, summary: list[str], counters: dict) -> None:
                                                         "priority": rng.choice([1, 2])}, {"ticket": ticket(rng, summary)}))
                     summary.append(f"{s}: unhealthy, ticket")
                 elif r < 0.9:
-                    seg.append(call("open_ticket", {"service": s, "summary": f"{s} {new} unhealthy",
+                    # a ticket, now and then filed against the platform instead of the service
+                    seg.append(call("open_ticket", {"service": s if not dev(rng, 0.25) else "platform",
+                                                    "summary": f"{s} {new} unhealthy",
                                                     "priority": rng.choice([1, 2, 5])}, {"ticket": ticket(rng, summary)}))
                     summary.append(f"{s}: unhealthy, ticket")
                 # else: ignores it

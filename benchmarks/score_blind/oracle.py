@@ -278,9 +278,14 @@ def prod_checked_promptly(calls, m):
 
 
 def act_on_unhealthy_prod(calls, m):
+    # when health_check(service: s, env: prod, healthy == false) shall eventually
+    # (rollback(service: s, env: prod) or open_ticket(service: s)): per service
     for i, c in enumerate(calls):
-        if is_(c, "health_check", env="prod") and cmp(res(c, "healthy"), "==", False):
-            if not eventually(calls, i, lambda d: is_(d, "rollback", env="prod") or is_(d, "open_ticket")):
+        if is_(c, "health_check", env="prod") and cmp(res(c, "healthy"), "==", False) \
+                and arg(c, "service") is not MISSING:
+            s = arg(c, "service")
+            if not eventually(calls, i, lambda d: is_(d, "rollback", service=s, env="prod")
+                              or is_(d, "open_ticket", service=s)):
                 return False
     return True
 
@@ -679,7 +684,8 @@ TRIGGERS: dict[str, Callable[[dict], bool] | None] = {
     "health_after_deploy": T("deploy"),
     "every_deployed_service_checked": lambda c: is_(c, "deploy") and arg(c, "service") not in (MISSING, None),
     "prod_checked_promptly": _prod,
-    "act_on_unhealthy_prod": lambda c: is_(c, "health_check", env="prod") and cmp(res(c, "healthy"), "==", False),
+    "act_on_unhealthy_prod": lambda c: is_(c, "health_check", env="prod") and cmp(res(c, "healthy"), "==", False)
+    and arg(c, "service") is not MISSING,   # App: "for variables bound in patterns, ... some value"
     "react_to_error_rate": lambda c: is_(c, "health_check", env="prod") and cmp(res(c, "error_rate"), ">", 0.05),
     "check_after_rollback": T("rollback"),
     "rollback_to_a_known_version": T("rollback"),
