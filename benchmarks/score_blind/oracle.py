@@ -131,7 +131,7 @@ def tested_before_build(calls, m):
             s, v = arg(c, "service"), arg(c, "version")
             if s is MISSING or v is MISSING:
                 continue   # the trigger pattern binds both: it does not match a call without them
-            if not once(calls, i, lambda d: is_(d, "run_tests", service=s, version=v)
+            if not once(calls, i, lambda d, s=s, v=v: is_(d, "run_tests", service=s, version=v)
                         and cmp(res(d, "passed"), "==", True)):
                 return False
     return True
@@ -151,7 +151,7 @@ def staging_before_prod(calls, m):
     for i, c in enumerate(calls):
         if is_(c, "deploy", env="prod") and arg(c, "service") is not MISSING:
             s = arg(c, "service")
-            if not once(calls, i, lambda d: is_(d, "deploy", service=s, env="staging")
+            if not once(calls, i, lambda d, s=s: is_(d, "deploy", service=s, env="staging")
                         and cmp(res(d, "status"), "==", "ok")):
                 return False
     return True
@@ -200,7 +200,7 @@ def approved_before_prod(calls, m):
     for i, c in enumerate(calls):
         if is_(c, "deploy", env="prod") and arg(c, "service") is not MISSING and arg(c, "version") is not MISSING:
             s, v = arg(c, "service"), arg(c, "version")
-            if not once(calls, i, lambda d: is_(d, "request_approval", service=s, version=v)
+            if not once(calls, i, lambda d, s=s, v=v: is_(d, "request_approval", service=s, version=v)
                         and cmp(res(d, "approved"), "==", True)):
                 return False
     return True
@@ -284,7 +284,7 @@ def act_on_unhealthy_prod(calls, m):
         if is_(c, "health_check", env="prod") and cmp(res(c, "healthy"), "==", False) \
                 and arg(c, "service") is not MISSING:
             s = arg(c, "service")
-            if not eventually(calls, i, lambda d: is_(d, "rollback", service=s, env="prod")
+            if not eventually(calls, i, lambda d, s=s: is_(d, "rollback", service=s, env="prod")
                               or is_(d, "open_ticket", service=s)):
                 return False
     return True
@@ -310,7 +310,7 @@ def rollback_to_a_known_version(calls, m):
     for i, c in enumerate(calls):
         if is_(c, "rollback") and arg(c, "service") is not MISSING and arg(c, "to_version") is not MISSING:
             s, v = arg(c, "service"), arg(c, "to_version")
-            if not once(calls, i, lambda d: is_(d, "get_service", service=s)
+            if not once(calls, i, lambda d, s=s, v=v: is_(d, "get_service", service=s)
                         and cmp(res(d, "current_version"), "==", v)):
                 return False
     return True
@@ -320,7 +320,7 @@ def tell_about_prod_deploys(calls, m):
     for i, c in enumerate(calls):
         if is_(c, "deploy", env="prod") and isinstance(arg(c, "service"), str):
             s = arg(c, "service")
-            if not eventually(calls, i, lambda d: is_(d, "notify") and isinstance(arg(d, "text"), str)
+            if not eventually(calls, i, lambda d, s=s: is_(d, "notify") and isinstance(arg(d, "text"), str)
                               and s in arg(d, "text")):
                 return False
     return True

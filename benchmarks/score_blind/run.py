@@ -179,7 +179,7 @@ def main(argv=None) -> int:
     by_rule = defaultdict(list)
     for d in disagreements:
         by_rule[d[1]].append(d)
-    for name, ds in by_rule.items():
+    for ds in by_rule.values():
         for run_id, rule, p, o, detail in ds:
             print(f"  {run_id} {rule}: policyc {'pass' if p else 'FAIL'}, oracle {'pass' if o else 'FAIL'}; "
                   f"policyc says: {detail}")
