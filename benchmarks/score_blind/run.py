@@ -16,6 +16,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import sys
 import tempfile
 import time
@@ -76,6 +77,14 @@ def score_with_policyc(policy_path: str, traces_path: str):
 
 
 def main(argv=None) -> int:
+    tmp = tempfile.mkdtemp(prefix="score_blind_")
+    try:
+        return run(argv, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def run(argv, tmp: str) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=7)
@@ -85,7 +94,6 @@ def main(argv=None) -> int:
                     help="also time policyc on each rule alone (a policy of one rule), slowest first")
     a = ap.parse_args(argv)
 
-    tmp = tempfile.mkdtemp(prefix="score_blind_")
     traces_path = a.keep or os.path.join(tmp, "traces.jsonl")
     with open(traces_path, "w", encoding="utf-8") as out:
         for record in generate.generate(a.runs, a.seed):
