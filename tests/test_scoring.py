@@ -166,6 +166,11 @@ VACUITY = [
     ("called(b) -> called(a)", "c", True),                # a top-level implication with a false antecedent
     ("always (once a -> b)", "", True),                   # a temporal trigger on the empty trace (no position)
     ("always ((a until b) -> c)", "", True),
+    ("always (b -> not eventually a)", "a", True),        # a negated consequence: `b` is the trigger
+    ("always (b -> not eventually a)", "a b", False),
+    ("not_succession(b, a)", "a c", True),
+    ("always (b -> called_n(a) <= 1)", "a", True),        # a count as the consequence
+    ("not_coexistence(a, b)", "a", False),                # negations alone, of one kind: no trigger
 ]
 
 
@@ -176,6 +181,26 @@ def test_vacuity(body, trace, vacuous):
     (result,) = score_trace(compile_policy(policy), trace_of(trace)).constraints
     assert (result.passed, result.vacuous) == (True, vacuous)
     assert result.detail.startswith("Holds vacuously: ") is vacuous
+
+
+def test_a_count_under_if_then_else_on_the_metrics_is_exercised_and_its_details_say_where():
+    """`if c then A else B` is `(c -> A) and (not c -> B)`; the constructors write the second
+    as `c or B`, which once read the count inside B as the trigger: every pass was called
+    vacuous (with the count's expansion as the absent trigger), and `policyc assure` counted
+    the rule as applying only to the runs that broke it. One of the two branches always
+    applies. A run breaking it is violated where the count was exceeded, and a rule over the
+    metrics alone that a run's metrics break says so (it once read "Unsatisfiable")."""
+    policy, diagnostics = check_text(TOOLS + "rule budget: if metrics.steps > 100 then called_n(a) <= 1 "
+                                     "else called_n(a) <= 2\nrule fast: metrics.seconds <= 1800\n", "m.altl")
+    assert policy is not None, [d.message for d in diagnostics]
+    compiled = compile_policy(policy)
+    kept = score_trace(compiled, Trace.of(("a", {}), ("a", {}), metrics={"steps": 2, "seconds": 10})).constraints
+    assert [(c.passed, c.vacuous) for c in kept] == [(True, False), (True, False)], kept
+    calls = [("a", {}), ("a", {}), ("a", {}), ("b", {})]
+    broken = score_trace(compiled, Trace.of(*calls, metrics={"steps": 2, "seconds": 2000})).constraints
+    assert [(c.passed, c.violated_at) for c in broken] == [(False, 3), (False, 0)]
+    assert broken[0].detail == "Violated once call #3 (`a`) happened: no continuation can satisfy it."
+    assert broken[1].detail == "Violated before the first call: no continuation of this run can satisfy it."
 
 
 # ------------------------------------------------------------------ violated_at and the rule class

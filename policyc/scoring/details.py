@@ -345,12 +345,13 @@ def generic(f: n.Formula, ctx: Context, violated_at: int | None) -> str:
             return f"Holds for all {len(values)} value(s) of {f.var}."
         return _failing_bindings(f, ctx, violated_at)
     if isinstance(f, n.And):
-        parts = [describe_part(a, ctx) for a in f.args if ctx.passed or not engine.holds(a)]
-        return " ".join(dict.fromkeys(parts))
+        told = [a for a in f.args if ctx.passed or not engine.holds(a)]
+        at = violated_at if len(told) == 1 else None  # the one failing part's violation is the rule's
+        return " ".join(dict.fromkeys(describe_part(a, ctx, at) for a in told))
     if ctx.passed:
         return "Satisfied."
-    if violated_at == 0:
-        return "Unsatisfiable: no trace can satisfy it."
+    if violated_at == 0:  # a rule no trace satisfies, or one over the run's request or metrics
+        return "Violated before the first call: no continuation of this run can satisfy it."
     if violated_at is not None and 1 <= violated_at <= size and _certain(f, engine, violated_at):
         call = engine.trace.calls[violated_at - 1].name
         return f"Violated once {ctx.at(violated_at - 1)} (`{call}`) happened: no continuation can satisfy it."
@@ -469,14 +470,15 @@ def _actions_detail(claims: n.Op, values: list, bad: list, engine: PositionEvalu
 DESCRIBERS = (_count, _called, _never, _before, _all_before, _in_order, _within_steps, _instance_before, _branch)
 
 
-def describe_part(f: n.Formula, ctx: Context) -> str:
-    """The detail of one conjunct of a rule, judged on its own."""
+def describe_part(f: n.Formula, ctx: Context, violated_at: int | None = None) -> str:
+    """The detail of one conjunct of a rule, judged on its own (`violated_at`: where the rule's
+    violation became certain, when this part alone fails)."""
     part = Context(ctx.engine, ctx.engine.holds(f), None)
     for describer in (_count, _called, _never, _before, _all_before, _in_order, _within_steps, _branch):
         text = describer(f, part)
         if text:
             return text
-    return generic(f, part, None)
+    return generic(f, part, violated_at)
 
 
 def _value_text(value: object) -> str:

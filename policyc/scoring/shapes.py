@@ -21,6 +21,7 @@ from functools import lru_cache
 
 from policyc.ir import build as b
 from policyc.ir import nodes as n
+from policyc.ir.walk import subformulas
 
 
 @lru_cache(maxsize=65536)
@@ -184,16 +185,60 @@ def as_branch(f: n.Formula) -> tuple[n.Formula, n.Formula] | None:
     return None
 
 
+TEMPORAL = (n.Next, n.WNext, n.Until, n.Release, n.Yesterday, n.WYesterday, n.Since, n.Trigger)
+
+
+@lru_cache(maxsize=65536)
+def is_state(f: n.Formula) -> bool:
+    """A condition on one position and the run's constants (no temporal operator in it)."""
+    return not any(isinstance(g, TEMPORAL) for g in subformulas(f))
+
+
+@lru_cache(maxsize=65536)
+def is_constant(f: n.Formula) -> bool:
+    """A condition on the run's constants alone (its request, its metrics): no event, no
+    temporal operator."""
+    return not any(isinstance(g, TEMPORAL + (n.Event,)) for g in subformulas(f))
+
+
 @lru_cache(maxsize=65536)
 def as_implication(f: n.Formula) -> tuple[n.Formula, n.Formula] | None:
-    """trigger -> consequence, as written by the smart constructors: not t or c."""
+    """trigger -> consequence, as written by the smart constructors: not t or c.
+
+    The constructors keep no order, and a negation is also how a consequence may read (`b ->
+    not eventually a`, a count `<= k`), while `not c -> x` loses its negation (`c or x`). So:
+    among negations, those of conditions on one position (no temporal operator) are the
+    trigger when others are temporal; when every negation is temporal, a condition on the run's
+    constants beside them is a negated trigger (`if metrics.x > 1 then A else B`); otherwise
+    every negation is (as before). A rule of negations alone, all of one kind, has none
+    (`not_coexistence`). The one reading this gets backwards: `always (once a -> not b)` is
+    read with trigger `b`.
+
+    >>> from policyc.ir.printer import show
+    >>> a, c = b.event("a"), b.event("c")
+    >>> [show(x) for x in as_implication(b.implies(a, b.once(c)))]
+    ['a', 'O c']
+    >>> [show(x) for x in as_implication(b.implies(a, b.neg(b.eventually(c))))]
+    ['a', 'not F c']
+    >>> as_implication(b.disj(b.neg(b.eventually(a)), b.neg(b.eventually(c)))) is None
+    True
+    """
     if not isinstance(f, n.Or):
         return None
-    negs = [a.arg for a in f.args if isinstance(a, n.Not)]
+    negs = [a for a in f.args if isinstance(a, n.Not)]
     rest = [a for a in f.args if not isinstance(a, n.Not)]
-    if not negs or not rest:
+    if not negs:
         return None
-    return b.conj(*negs), b.disj(*rest)
+    state = [a for a in negs if is_state(a.arg)]
+    if 0 < len(state) < len(negs):  # `t -> not F c`, `t -> called_n(x) <= k`
+        return b.conj(*(a.arg for a in state)), b.disj(*(a for a in f.args if a not in state))
+    if not rest:
+        return None
+    if not state:
+        constants = [a for a in rest if is_constant(a)]
+        if constants:  # `not c -> A`, written `c or A`
+            return b.conj(*(b.neg(a) for a in constants)), b.disj(*(a for a in f.args if a not in constants))
+    return b.conj(*(a.arg for a in negs)), b.disj(*rest)
 
 
 def events_in(f: n.Formula) -> list[n.Event]:
