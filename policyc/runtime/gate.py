@@ -536,7 +536,7 @@ class Gate:
                 (tool, known, state.jid, tokens.key, tokens.pattern(key, args))
             found = self._judgements.get(memo)
             if found is None:
-                findings, opens = self._judge(state, tool, args, calls, request, index)
+                findings, opens = self._judge(state, tool, args, calls, request, index, known)
                 found = self._judgements[memo] = self._settle(findings, opens)
             return list(found[0]), found[1]
         settled, undecided = self._settle(*self._judge(state, tool, args, calls, request, index))
@@ -560,8 +560,8 @@ class Gate:
         return tuple(out), tuple(dict.fromkeys(item.text for item in opens))
 
     def _judge(self, state: GateState, tool: str, args: Mapping[str, Any], calls: Sequence[Call],
-               request: str | None, index: Any) -> tuple[list[Finding], tuple[Open, ...]]:
-        plain, undecided = self.product.judge(state.jid, tool, args, state.context)
+               request: str | None, index: Any, known: int | None = None) -> tuple[list[Finding], tuple[Open, ...]]:
+        plain, undecided = self.product.judge(state.jid, tool, args, state.context, known)
         findings = list(plain)
         final = tool in self.terminal
         after: dict[int, frozenset[bool]] = {}  # per sliced rule the call may move: can it be accepting then?
