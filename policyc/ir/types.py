@@ -304,7 +304,7 @@ def _type_check(t: Type) -> Callable[[object], bool]:
         return _is_number
     if t in (INT, STR, BOOL, NULL):
         return {"int": _is_int, "str": lambda v: isinstance(v, str), "bool": lambda v: isinstance(v, bool),
-                "null": lambda v: v is None}[cast(Prim, t).name]
+                "null": lambda v: v is None}[t.name]
     if isinstance(t, EnumT):
         members = t.members
         return lambda v: isinstance(v, str) and v in members

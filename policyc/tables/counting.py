@@ -501,11 +501,11 @@ class Rules:
         for i, (_, _, final, letters, _, _) in enumerate(self.moves()[0]):
             picked = tuple(letters[k] for k in tables_at)
             per_part = self._part_letters(i)
-            named = []
+            named: list[tuple[tuple[int, int], ...]] = []
             for c in range(len(per_part[0]) if per_part else self._fillings_of(i)):
                 row = tuple(per_part[k][c] for k in parts_at)
                 if None not in row:
-                    named.append(row)
+                    named.append(cast("tuple[tuple[int, int], ...]", row))
             named = list(dict.fromkeys(named))
             moves_something = any(self._table_moves(k, x) for k, x in zip(tables_at, picked)) or \
                 any(self._part_moves(k, x) or d for row in named for k, (x, d) in zip(parts_at, row))
@@ -1203,8 +1203,8 @@ class CountingSpace:
             ok, failed = self._replay(rules, state, sub, subset, path, certain_only, taken)
             if ok:
                 if certain_only:  # a continuation of certain calls: kept for the next question on the set
-                    kept = self._witnesses.get((rules.plain, rules.sliced), ())
-                    self._witnesses[(rules.plain, rules.sliced)] = (tuple(taken),) + kept[:WITNESSES_KEPT - 1]
+                    earlier = self._witnesses.get((rules.plain, rules.sliced), ())
+                    self._witnesses[(rules.plain, rules.sliced)] = (tuple(taken),) + earlier[:WITNESSES_KEPT - 1]
                 return True
             grown = sorted(set(subset) | set(failed))
             if len(grown) > len(subset):
@@ -1260,18 +1260,44 @@ class CountingSpace:
             return all(t.accepting[q] for t, q in zip(tables, p)) and \
                 all(not prof[j] & 1 or shapes[j].dfa.accepting[prof[j] >> 1] for j in forall)
 
+        # per step, the automata its letters move (a letter that moves no state of an automaton
+        # leaves it where it is, not violated: every state the search reaches past its start
+        # has no violated automaton)
+        moving: list[tuple[tuple[int, int], ...]] | None = rules._views.get(("moving", tables_at, parts_at))
+        if moving is None:
+            moving = rules._views[("moving", tables_at, parts_at)] = [
+                tuple((j, x) for j, (k, x) in enumerate(zip(tables_at, letters)) if rules._table_moves(k, x))
+                for _, letters, _ in steps]
         seen = {start}
         queue = deque([start])
         answer = False
+        start_violated = any(v[q] for v, q in zip(violated, start[0]))
+        first = True
         while queue and not answer:
             here_plain, here = queue.popleft()
             if done(here_plain, here):
                 answer = True
                 break
-            for final, letters, named in steps:
-                after_plain = tuple(t.delta[q][x] for t, q, x in zip(tables, here_plain, letters))
-                if any(v[q] for v, q in zip(violated, after_plain)):
-                    continue
+            whole, first = first and start_violated, False  # a violated start: every automaton read
+            for (final, letters, named), moves in zip(steps, moving):
+                if whole:
+                    after_plain = tuple(t.delta[q][x] for t, q, x in zip(tables, here_plain, letters))
+                    if any(v[q] for v, q in zip(violated, after_plain)):
+                        continue
+                elif moves:
+                    stepped = list(here_plain)
+                    ok = True
+                    for j, x in moves:
+                        q = tables[j].delta[stepped[j]][x]
+                        if violated[j][q]:
+                            ok = False
+                            break
+                        stepped[j] = q
+                    if not ok:
+                        continue
+                    after_plain = tuple(stepped)
+                else:
+                    after_plain = here_plain
                 for part_letters in named:
                     moved = tuple(2 * shapes[j].dfa.delta[e >> 1][x] + (e & 1 | d)
                                   for j, (e, (x, d)) in enumerate(zip(here, part_letters)))
