@@ -178,3 +178,34 @@ def test_a_result_that_may_bring_in_values_is_settled_when_every_instance_it_may
     run.record("search_files", {"query": "q2-roadmap.docx"}, [{"id": "f1", "name": "q2-roadmap.docx"}])
     unfound = run.propose("share_file", {"file_id": "f9", "email": "tom.wu@quillworks.io", "permission": "r"})
     assert not unfound.executes and "share_the_named_file" in unfound.rules, unfound
+
+
+def test_a_certain_conflict_after_the_call_is_reported_when_the_question_before_it_is_not_decided():
+    """The blind desk (benchmarks/blind_gate): an order found eligible owes its refund, and
+    cancelling it forbids every refund of it, so no continuation complies after the cancel
+    (the search shows it at once, from the order's own instances). Whether one complied just
+    before the cancel needs a long continuation (a refund naming a ticket that is read,
+    opened, noted and closed, then a report) that the search does not find within its budget.
+    That open "before" once made the call undecided, and the default setting allowed it: a
+    doomed call, allowed. A "no" after the call is certain whatever was known before it: the
+    call is refused with the two rules as the conflict."""
+    from policyc.artifact.build import compile_file
+
+    root = Path(__file__).resolve().parent.parent
+    run = Monitor(compile_file(str(root / "benchmarks" / "blind_gate" / "s2_desk.altl"))).start()
+    prefix = [("add_note", {"ticket_id": "T-6", "text": "x"}, {"ok": True}),
+              ("get_ticket", {"ticket_id": "T-1"}, {"status": "new"}),
+              ("get_ticket", {"ticket_id": "T-2"}, {"status": "pending"}),
+              ("get_ticket", {"ticket_id": "T-3"}, {"status": "new"}),
+              ("check_refund_eligibility", {"order_id": "O-2"}, {"eligible": True}),
+              ("add_note", {"ticket_id": "T-3", "text": "x"}, {"ok": True}),
+              ("lookup_order", {"order_id": "O-8"}, {"status": "placed", "total": 50.0})]
+    for tool, args, result in prefix:
+        assert run.propose(tool, args).executes, tool
+        run.record(tool, args, result)
+    cancel = run.propose("cancel_order", {"order_id": "O-2"})
+    assert cancel.action == "block" and cancel.undecided == (), cancel
+    assert [(f.kind, set(f.rules)) for f in cancel.findings] == \
+        [("conflict", {"no_refund_after_cancel", "eligible_orders_refunded"})]
+    other = run.propose("cancel_order", {"order_id": "O-8"})  # nothing owed on that order
+    assert other.action == "allow" and not other.findings, other

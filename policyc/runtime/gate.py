@@ -325,14 +325,13 @@ class Gate:
             answer, why = self._after_call(rules, state, key, masks, tool, args)
             if answer is True:
                 continue
-            here = self._state_of(rules, state)
-            before = counting.check(rules, here)
-            if before is False:
-                continue  # already impossible before this call: not its doing
-            if before is None or answer is None:
-                undecided.append(self._counted_text(open_plain, open_sliced,
-                                                    counting.why(rules, here) if before is None else why))
+            if counting.check(rules, self._state_of(rules, state)) is False:
+                continue  # already impossible before this call: not its doing (reported then)
+            if answer is None:
+                undecided.append(self._counted_text(open_plain, open_sliced, why))
                 continue
+            # no continuation after the call, whatever it returns: a conflict, even when whether
+            # one existed before the call was not decided (that does not make this "no" less certain)
             core = self._counted_core(rules, state, key, masks, tool, args)
             found.append(self._conflict(core))
         return found, tuple(undecided)

@@ -220,12 +220,13 @@ class ProductJudge:
                     break
             if True in afters:
                 continue
-            was = search.check(jid, group)  # mostly known: the previous call's own question
-            if was is False:
+            if search.check(jid, group) is False:  # mostly known: the previous call's own question
                 continue  # already impossible before this call: not its doing (reported then)
-            if was is None or None in afters:
+            if None in afters:
                 undecided.append(self._undecided_text(group))
                 continue
+            # no continuation after the call: a conflict, even when whether one existed before the
+            # call was not decided (that does not make this "no" less certain)
             found.append(self._conflict_finding(self._core(group, succ)))
             if len(found) >= MAX_CONFLICTS:
                 break
