@@ -41,7 +41,7 @@ def expectations(path: Path) -> Counter:
 
 def replays(path: Path) -> list[tuple[Trace, dict[str, bool]]]:
     """`# replay: TRACE -> rule=true, ...`: a trace (a list of calls, or a record with
-    `tool_calls` and metrics) and the truth each rule must have on it, on the evaluator. The
+    `tool_calls`, metrics and maybe the `request`) and the truth each rule must have on it, on the evaluator. The
     fixtures of wrong answers the lint once gave carry the trace that refutes them."""
     out = []
     for line in path.read_text().splitlines():
@@ -50,9 +50,10 @@ def replays(path: Path) -> list[tuple[Trace, dict[str, bool]]]:
             continue
         data = json.loads(m.group(1))
         calls = data if isinstance(data, list) else data["tool_calls"]
-        metrics = {} if isinstance(data, list) else {k: v for k, v in data.items() if k != "tool_calls"}
+        metrics = {} if isinstance(data, list) else {k: v for k, v in data.items() if k not in ("tool_calls", "request")}
+        request = None if isinstance(data, list) else data.get("request")
         trace = Trace(tuple(Call(c["tool_name"], c.get("arguments", {}), c.get("tool_result", UNDEF), i)
-                            for i, c in enumerate(calls)), metrics)
+                            for i, c in enumerate(calls)), metrics, request=request)
         truths = {k.strip(): v.strip() == "true" for k, v in (x.split("=") for x in m.group(2).split(","))}
         out.append((trace, truths))
     return out

@@ -74,3 +74,85 @@ def test_trace_wide_values():
         assert smt.holds(phi, twice) is expected is evaluate(phi, twice)
     for phi in [b.cond(b.op("eq", x, b.lit([1]))), b.cond(b.op("eq", b.op("len", b.op("add", x, b.lit([1]))), b.lit(2)))]:
         assert smt.holds(phi, twice) is None and smt.declined["approximated"]
+
+
+# ------------------------------------------------------------------ quantifiers over a call's lists
+
+def _list_quantifiers():
+    """`exists`/`forall` over a result list of records, of untyped dicts, and over a dict's
+    keys, each over traces whose lists have 0 to 3 elements (the solver's list bound)."""
+    from policyc.ir import build as b
+    from policyc.ir.types import ANY, INT, STR, DictT, ListT, Param, RecordT, ToolSignature
+
+    tools = {
+        "find": ToolSignature("find", (Param("q", STR),), ListT(RecordT("", (("id", STR), ("who", STR))))),
+        "bills": ToolSignature("bills", (), ListT(DictT(ANY))),
+        "tags": ToolSignature("tags", (), DictT(INT)),
+    }
+    words = st.sampled_from(["ann", "bob", "Overdue", ""])
+    records = st.lists(st.fixed_dictionaries({"id": words, "who": words}), max_size=3)
+    bills = st.lists(st.dictionaries(st.sampled_from(["bill_id", "status"]), st.one_of(words, st.integers(0, 2))),
+                     max_size=3)
+    calls = st.one_of(st.tuples(st.just("find"), st.fixed_dictionaries({"q": words}), records),
+                      st.tuples(st.just("bills"), st.just({}), bills),
+                      st.tuples(st.just("tags"), st.just({}), st.dictionaries(words, st.integers(0, 2), max_size=3)))
+    x, res = b.var("x"), b.result()
+    eq = lambda path, v: b.op("eq", b.field(x, path), v)  # noqa: E731
+    bodies = {
+        "find": [eq("who", b.lit("ann")), b.op("and", eq("who", b.arg("q")), b.op("not", eq("id", b.lit("")))),
+                 b.op("contains", b.field(x, "id"), b.lit("n"))],
+        "bills": [b.op("and", eq("bill_id", b.lit("bob")), eq("status", b.lit("Overdue"))), eq("status", b.lit(1))],
+        "tags": [b.op("eq", x, b.lit("ann")), b.op("gt", b.op("len", x), b.lit(2))],
+    }
+
+    @st.composite
+    def formula(draw):
+        tool = draw(st.sampled_from(sorted(tools)))
+        guard = b.quant(draw(st.sampled_from(["exists", "forall"])), "x", res, draw(st.sampled_from(bodies[tool])))
+        if draw(st.booleans()):
+            guard = b.op("not", guard)
+        shape = draw(st.sampled_from([b.eventually, b.always, lambda f: f]))
+        return shape(b.event(tool, guard))
+
+    return tools, formula(), st.lists(calls, max_size=4).map(trace_of)
+
+
+_LQ_TOOLS, _LQ_FORMULAS, _LQ_TRACES = _list_quantifiers()
+
+
+@SETTINGS
+@given(_LQ_FORMULAS, _LQ_TRACES)
+def test_quantifiers_over_a_calls_list_are_exact(phi, trace):
+    """A quantifier inside an event pattern is encoded element by element of the bounded list
+    (not as a free condition): the pinned encoding decides it, as the evaluator does."""
+    smt = SmtEngine(_LQ_TOOLS)
+    assert smt.holds(phi, trace) == evaluate(phi, trace), dict(smt.declined)
+
+
+@settings(SETTINGS, max_examples=EXAMPLES // 3)
+@given(_LQ_FORMULAS)
+def test_witnesses_of_list_quantifiers_replay(phi):
+    ps = PolicySolver(_LQ_TOOLS, 2)
+    ps.require("phi", phi)
+    result = ps.check(["phi"])
+    if result.is_sat:
+        assert result.witness.confirmed and evaluate(phi, result.witness.trace), f"{result.witness} does not satisfy {phi}"
+
+
+def test_provenance_hint_gives_a_witness_that_replays():
+    """`x from S` is a free condition to Z3; asked to meet the hint (`require_sourced`), a
+    model shows the value where the condition looks: in an earlier result of the source, or
+    as a word of the request. Without a source call before, the hint leaves no model."""
+    from policyc.check import check_text
+
+    src = ('policy p\ntool cards() -> list[{ id: str, last4: str }]\ntool pay(card: str, city: str)\n'
+           'rule r: called(pay(card from cards and city from request))\n')
+    policy = check_text(src, "p.altl")[0]
+    phi = policy.rules[0].formula
+    for k, expected in ((2, "sat"), (1, "unsat")):
+        ps = PolicySolver(policy.tools, k)
+        ps.require("r", phi)
+        result = ps.check(["r", ps.require_sourced()])
+        assert result.status == expected
+        if result.is_sat:
+            assert evaluate(phi, result.witness.trace), str(result.witness)

@@ -43,7 +43,7 @@ from policyc.ir.types import STR, ListT, OptionalT, ToolSignature
 from policyc.ir.walk import subformulas
 from policyc.lint.claims import Claim
 from policyc.lint.concretize import replay
-from policyc.lint.sourcing import sourced, wanted
+from policyc.lint.sourcing import Wanted, sourced, wanted
 from policyc.semantics.evaluator import evaluate
 from policyc.smt import WitnessTrace
 from policyc.smt.decoder import default_value
@@ -56,6 +56,12 @@ EVALUATIONS = 20_000
 LEVEL_MOVES = 1
 #: Texts tested against the request that are tried as its words, at most (the longest left out).
 MAX_WORDS = 40
+#: A text with one entity of each kind of `policyc.grounding.kinds`, and of no other kind: a
+#: value for a text a rule reads the entities of (an answer with a link, a mail with a card
+#: number), which no literal of the policy gives.
+ENTITY_TEXTS = {"urls": "https://example.com/a", "emails": "ann@example.com", "ibans": "DE89370400440532013000",
+                "phones": "+1 555 123 4567", "dates": "2025-01-31", "amounts": "12.50 EUR",
+                "card_numbers": "4111111111111111", "secrets": "AKIAIOSFODNN7EXAMPLE"}
 
 
 def choose_values(calls: Sequence[Call], metrics: Mapping, claims: Sequence[Claim],
@@ -70,7 +76,20 @@ def choose_values(calls: Sequence[Call], metrics: Mapping, claims: Sequence[Clai
     budget = [EVALUATIONS]
     want = wanted(claims)  # values taken from earlier results are put there (`policyc.lint.sourcing`)
 
-    literals = _literals(claims)
+    entities = _entity_texts(claims)
+    for literals in [_literals(claims)] + ([_literals(claims) + entities] if entities else []):
+        # the texts with entities in them only when the others found nothing: a slot's every
+        # value is tried at each step
+        found = _search(base, slots, metrics, claims, tools, externs, literals, words, asking, want, budget)
+        if found is not None or budget[0] <= 0:
+            return found
+    return None
+
+
+def _search(base: tuple[Call, ...], slots: list[tuple[int, str, int]], metrics: Mapping, claims: Sequence[Claim],
+            tools: Mapping[str, ToolSignature], externs: dict, literals: list[str], words: list[str], asking: bool,
+            want: list[Wanted], budget: list[int]) -> WitnessTrace | None:
+    """The local search of `choose_values` with these texts for the text slots."""
     # the values of each slot: 0 the simplest, 1 its own, then for a text 2 + j the claims'
     # j-th text, for a list 2 no item
     choices = [2 + len(literals) if items == 0 else 3 for _, _, items in slots]
@@ -178,6 +197,13 @@ def _literals(claims: Sequence[Claim]) -> list[str]:
                                  if isinstance(s, n.Lit) and isinstance(s.value, str) and 0 < len(s.value) <= 80),
                    key=len)
     return texts[:MAX_WORDS]
+
+
+def _entity_texts(claims: Sequence[Claim]) -> list[str]:
+    """A text holding an entity of each kind the claims look for in a text (`urls(text)`,
+    `card_numbers(body)`, ...; `ENTITY_TEXTS`)."""
+    return [ENTITY_TEXTS[k] for k in dict.fromkeys(s.op for c in claims for s in subformulas(c.formula)
+                                                  if isinstance(s, n.Op) and s.op in ENTITY_TEXTS)]
 
 
 def _words(claims: Sequence[Claim], slots: list[tuple[int, str, int]]) -> list[str]:

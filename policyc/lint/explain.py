@@ -70,7 +70,8 @@ EXPLANATIONS: dict[str, Explanation] = {
         "rule searched severity block: called(search)\n"),
     "L0007": Explanation(
         "The policy declares `budget N` (a cap on tool calls per run, the AgentLTL paper's 10d+10), but every "
-        "compliant trace is longer than N. The answer is exact: every trace of at most N calls was examined. "
+        "compliant trace is longer than N. The answer is exact: every trace of at most N calls was examined (its "
+        "lists of at most 3 elements, when the solver decided it and lists are involved, as the strength then says). "
         "The finding shows the shortest compliant trace.",
         "policy research\n\nbudget 2\n\ntool search(query: str)\ntool read_file(path: str)\n"
         "terminal tool final_answer(answer: str)\n\nrule steps: in_order([search, read_file, final_answer])\n",

@@ -305,11 +305,13 @@ class Asker:
                 if w is not None:
                     self.used.add("automata: a run of the claims' product")
                     return Answer(SAT, w), hint
+                # values the solver cannot give (a text with a card number in it, `card_numbers` being
+                # free to Z3) may be found by local search on the evaluator
+                w = self._chosen(decision, claims)
+                if w is not None:
+                    self.used.add("automata: a run of the claims' product, values chosen by local search")
+                    return Answer(SAT, w), hint
                 if not whole:
-                    w = self._chosen(decision, claims)
-                    if w is not None:
-                        self.used.add("automata: a run of the claims' product, values chosen by local search")
-                        return Answer(SAT, w), hint
                     w = self._along(decision, claims)
                     if w is not None:
                         self.used.add("Z3 along a run of the automata (its tools fixed)")
@@ -619,8 +621,11 @@ class Asker:
             self._coded, self._solvers = False, {}
             return self._along(decision, claims)
         extras = [[pin] for pin in pins]  # a request fixed first: the solver then only finds the calls' values
-        if solver.trace.plain_texts:  # texts the text functions leave as they are: such a model replays
-            extras.append([solver.require_plain_texts()])
+        plain = [solver.require_plain_texts()] if solver.trace.plain_texts else []
+        if plain:  # texts the text functions leave as they are: such a model replays
+            extras.append(plain)
+        if solver.trace.sourced:  # values taken from where the provenance conditions look
+            extras.insert(0, [solver.require_sourced(), *plain])
         for extra in extras:
             found = self._check(solver, [*names, *extra])
             if found is None:

@@ -37,9 +37,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
 
+from policyc.ir import nodes as n
+from policyc.ir.data import ExternError
+from policyc.ir.walk import subformulas
 from policyc.lint.automata import WITNESS
 from policyc.lint.claims import Claim, NotInstantiable, instantiate
 from policyc.lint.concretize import replay
+from policyc.lint.weaken import weaken
+from policyc.semantics.evaluator import evaluate
 from policyc.smt import WitnessTrace
 
 if TYPE_CHECKING:
@@ -86,8 +91,28 @@ def grown_witness(asker: "Asker", claims: Sequence[Claim], core: Sequence[str], 
         broken = [c for c in claims if c not in chosen and replay(run, [c]) is None]
         if not broken:
             return Grown(replay(run, claims), first)
-        chosen += broken
+        by_order = [c for c in broken if not _holds_in_shape(asker, c, run)]
+        if not by_order:
+            # the run's tools, in their order, may suit every claim: only its values broke some
+            found = asker._along(decision, list(claims))
+            if found is not None:
+                return Grown(found, first)
+        chosen += by_order or broken
     return Grown(None, first)
+
+
+def _holds_in_shape(asker: "Asker", claim: Claim, run: WitnessTrace) -> bool:
+    """Whether the run's calls, in their order and with the values they share, suit the
+    claim: the claim with every condition that reads no variable made as permissive as its
+    place allows (`policyc.lint.weaken`) holds on the run (a refund of order `o` still needs
+    a check of order `o` before it, but no longer a positive one, nor an amount in range). A
+    claim that fails only on the run's other values needs other values, not other calls: it
+    is left out of the automata's next search (its instances would multiply the product)."""
+    try:
+        shape = weaken(claim.formula, claim.expected, _reads_no_variable, asker.ctx.policy.tools)
+        return evaluate(shape, run.trace, run.externs) is True
+    except (ExternError, RecursionError):
+        return False
 
 
 def _instantiated(asker: "Asker", claims: Sequence[Claim], fresh: int) -> list[Claim] | None:
@@ -116,3 +141,8 @@ def _instantiated(asker: "Asker", claims: Sequence[Claim], fresh: int) -> list[C
         out.append(inst)
     out.extend(Claim(f"restrict:{i}", r) for i, r in enumerate(restrictions))
     return out if all(automata.compiles(c) for c in out) else None
+
+
+def _reads_no_variable(leaf: n.Term) -> bool:
+    """A condition on a call's own values (a constant is not one)."""
+    return not isinstance(leaf, n.Lit) and not any(isinstance(t, n.Var) for t in subformulas(leaf))

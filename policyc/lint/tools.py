@@ -83,9 +83,11 @@ def check_budget(ctx: LintContext, asker: Asker, _item=None) -> UnitResult:
     found = (f"the shortest compliant trace has {shortest} calls" if shortest is not None
              else f"no compliant trace has at most {cap} calls")
     first = rules[0] if rules else None
+    # every trace of at most `budget` calls was looked at: exact, unless Z3 bounded its lists too
+    strength = within.strength if within.strength is not None and within.strength.list_bound is not None else EXACT
     out.findings.append(Finding(
         "L0007", f"no compliant trace fits the budget of {budget} calls", (ctx.rule_of(first),) if first else (),
-        EXACT, help=f"raise `budget` to at least {shortest}" if shortest else "raise `budget` or relax the rules",
+        strength, help=f"raise `budget` to at least {shortest}" if shortest else "raise `budget` or relax the rules",
         evidence=(found,), witnesses=witnesses))
     return out
 

@@ -149,6 +149,9 @@ class SymbolicTrace:
         #: per text function applied (`lower`, `upper`, `strip`): "its argument is a text it
         #: leaves unchanged", which a witness may be asked to meet (`PolicySolver.require_plain_texts`)
         self.plain_texts: list[z3.BoolRef] = []
+        #: per provenance condition `x from S` read at a call: "it holds only where an earlier
+        #: source shows the value", which a witness may be asked to meet (`PolicySolver.require_sourced`)
+        self.sourced: list[z3.BoolRef] = []
         #: Z3 terms made by encodings counted so far (`counted`), and how many may be (None:
         #: no limit): the encoding of a formula over k positions grows with k, often faster
         self.work = 0
@@ -168,6 +171,7 @@ class SymbolicTrace:
         child.codes = dict(self.codes)
         child.constraints = list(self.constraints)
         child.plain_texts = list(self.plain_texts)
+        child.sourced = list(self.sourced)
         child._values = dict(self._values)
         child.metrics = dict(self.metrics)
         child.work, child.work_limit = 0, None

@@ -1,10 +1,11 @@
 """Data terms to symbolic values: `policyc.ir.data.eval_term`, clause by clause, for Z3.
 
 Exact for literals, arguments, results, fields, indexing, arithmetic, comparisons, string
-tests, membership and the connectives. Over-approximated (the solver may choose any value,
-so "no trace exists" stays sound and a witness may fail to replay): extern predicates
-(uninterpreted functions), `entities(...)`, `outputs`, `lower`/`upper`/`strip`, float `%`, and
-indexing or slicing with bounds that are not constants. Each use is recorded in `approx`.
+tests, membership, the connectives and quantifiers over a call's (bounded) lists.
+Over-approximated (the solver may choose any value, so "no trace exists" stays sound and a
+witness may fail to replay): extern predicates (uninterpreted functions), `entities(...)`,
+`outputs`, `lower`/`upper`/`strip`, float `%`, indexing or slicing with bounds that are not
+constants, quantifiers over untyped values, and provenance. Each use is recorded in `approx`.
 
 >>> from policyc.ir import build as b
 >>> from policyc.ir.types import ToolSignature, Param, INT
@@ -184,11 +185,82 @@ class TermEncoder:
     def _request(self, t: n.Request, env: TermEnv) -> SymValue:
         return self.trace.request()
 
-    @_TERMS.on(n.Quant, n.From, n.Flows)
-    def _free_condition(self, t: n.Quant | n.From | n.Flows, env: TermEnv) -> SymValue:
-        # quantifiers over a call's lists, and provenance, are not encoded: a free condition
-        self.approx.add("provenance" if isinstance(t, (n.From, n.Flows)) else "quantifiers inside patterns")
-        return boolean(z3.Bool(f"{type(t).__name__.lower()}#{self._next()}"))
+    @_TERMS.on(n.Quant)
+    def _quant(self, t: n.Quant, env: TermEnv) -> SymValue:
+        """A quantifier over a call's list (`exists x in result: x.status == "Overdue"`): one
+        case per element the bounded list may have, as `forall`/`exists` over a formula's
+        domain; over an untyped value or a trace-wide set, a free condition."""
+        members = self.members(self.term(t.domain, env))
+        if members is None:
+            self.approx.add("quantifiers inside patterns")
+            return boolean(z3.Bool(f"quant#{self._next()}"))
+        cases = [(g, V.truthy(self.term(t.body, env.bind(t.var, v)))) for g, v in members if g is not FALSE]
+        if t.kind == "forall":
+            return boolean(V.conj(*[z3.Implies(g, holds) for g, holds in cases]))
+        return boolean(V.disj(*[V.conj(g, holds) for g, holds in cases]))
+
+    def members(self, value: SymValue) -> list[tuple[z3.BoolRef, SymValue]] | None:
+        """The elements a quantifier over this value ranges over, as (exists, value) pairs
+        (`policyc.semantics.domains.domain_values`): a bounded list's elements, a dict's keys, a
+        record's field names, a scalar itself; None for the values whose elements Z3 does not
+        see (families, `outputs`, untyped values)."""
+        if value.kind == "list":
+            return [(V.item_live(value, j), e) for j, e in enumerate(value.items)]
+        if value.kind == "dict":
+            return [(V.item_live(value, j), SymValue("str", value=k)) for j, k in enumerate(value.keys)]
+        if value.kind == "record":
+            return [(z3.And(value.present, f.defined), self.lit(name)) for name, f in value.fields]
+        if value.kind in ("family", "outputs", "done", "dyn"):
+            return None
+        return [(value.present, value)]
+
+    @_TERMS.on(n.From, n.Flows)
+    def _free_condition(self, t: n.From | n.Flows, env: TermEnv) -> SymValue:
+        # provenance is not encoded: a free condition (with, for `x from S`, a hint a witness
+        # may be asked to meet: `PolicySolver.require_sourced`)
+        self.approx.add("provenance")
+        flag = z3.Bool(f"{type(t).__name__.lower()}#{self._next()}")
+        if isinstance(t, n.From) and env.call is not None:
+            hint = self._shown_before(t, env)
+            if hint is not None:
+                self.trace.sourced.append(z3.Implies(flag, hint))
+        return boolean(flag)
+
+    def _shown_before(self, t: n.From, env: TermEnv) -> z3.BoolRef | None:
+        """"The value of `x from S` is one an earlier result of a source tool shows (a text or
+        a number at one of its places, not empty), or a word of the request's text when the
+        request is a source": neither sufficient nor necessary for the evaluator's `from`
+        (which matches words and entities), so only a hint for finding a witness, which is
+        replayed. None when the value is no scalar, or a source the hint does not model (the
+        user's messages, the default) may show it."""
+        value = self.term(t.value, env)
+        if value.kind not in ("str", "int", "real") or env.call is None:
+            return None
+        here = env.call[0]
+        options: list[z3.BoolRef] = []
+        for selector, tool, path, included in t.sources:
+            if not included:
+                continue
+            if selector == "tool" and tool in self.trace.signatures:
+                for p in range(here):
+                    shown = self.trace.result(p, tool)
+                    for step in path:
+                        shown = self.get_field(shown, step) if isinstance(step, str) else undefined()
+                    places = [V.conj(g, V.values_equal(value, leaf)) for g, leaf in _scalars(shown)
+                              if leaf.kind == value.kind or {leaf.kind, value.kind} <= {"int", "real"}]
+                    if places:
+                        options.append(V.conj(self.trace.is_call(p, tool), V.disj(*places)))
+            elif selector == "request" and value.kind == "str" and not self.trace.coded_strings:
+                text = self.get_field(self.trace.request(), "text")
+                if text.kind == "str":  # one word of the request's text
+                    space = z3.StringVal(" ")
+                    options.append(V.conj(text.present, value.present, z3.InRe(value.value, _word()),
+                                          z3.Contains(z3.Concat(space, text.value, space),
+                                                      z3.Concat(space, value.value, space))))
+        if not options:  # shown nowhere: impossible when only earlier results of tools can show it
+            return FALSE if all(sel == "tool" for sel, _, _, included in t.sources if included) else None
+        nonempty = V.negate(V.values_equal(value, self.lit(""))) if value.kind == "str" else TRUE
+        return V.conj(nonempty, V.disj(*options))
 
     @_TERMS.on(n.Project)
     def _project(self, t: n.Project, env: TermEnv) -> SymValue:  # any value: an untyped one, as a field of `any` is
@@ -377,3 +449,21 @@ def _merge_composite(hits: list[tuple[z3.BoolRef, SymValue]]) -> SymValue:
 
 
 __all__ = ["TermEncoder", "TermEnv", "TRUE", "FALSE"]
+
+
+def _scalars(v: SymValue) -> list[tuple[z3.BoolRef, SymValue]]:
+    """The texts and numbers a value holds, each with the condition that it is there: the
+    value itself, a record's fields, a bounded list's items (not inside untyped values)."""
+    if v.kind in ("str", "int", "real"):
+        return [(v.present, v)]
+    if v.kind == "record":
+        return [(V.conj(v.present, g), x) for _, f in v.fields for g, x in _scalars(f)]
+    if v.kind in ("list", "dict"):
+        return [(V.conj(V.item_live(v, j), g), x) for j, e in enumerate(v.items) for g, x in _scalars(e)]
+    return []
+
+
+def _word() -> z3.ReRef:
+    """Letters and digits, at least one: a word wherever it stands between spaces."""
+    return z3.Plus(z3.Union(z3.Range("a", "z"), z3.Range("A", "Z"), z3.Range("0", "9")))
+

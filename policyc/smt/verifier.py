@@ -146,6 +146,14 @@ class PolicySolver:
         self._assume(name, z3.And(self.trace.plain_texts or [z3.BoolVal(True)]))
         return name
 
+    def require_sourced(self) -> str:
+        """A name that, assumed, lets a provenance condition `x from S` read so far hold only
+        where an earlier result of a source shows the value (or the request's text holds it):
+        the model then holds what `policyc.lint.sourcing` would otherwise have to put there."""
+        name = f"sourced{len(self._literals)}"
+        self._assume(name, z3.And(self.trace.sourced or [z3.BoolVal(True)]))
+        return name
+
     def _assume(self, name: str, condition, flush: bool = False) -> z3.BoolRef:
         """A new assumption literal `name` that implies `condition` (encoded over the trace;
         `flush`: then add the trace constraints its encoding made)."""
