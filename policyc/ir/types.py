@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Union, cast
+from typing import Any, Callable, Union, cast
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,6 +265,70 @@ def value_problems(value: object, t: Type, where: str = "") -> list[str]:
     else:
         ok = True
     return [] if ok else [f"{label}should be {t}, got {actual}"]
+
+
+def has_type(value: object, t: Type) -> bool:
+    """Whether a JSON value has type `t`: `not value_problems(value, t)`, told at the first
+    problem without writing any, by a check made once per type (the runtime asks it of every
+    recorded result).
+
+    >>> order = RecordT("Order", (("id", STR), ("amount", FLOAT)))
+    >>> has_type([{"id": "A1", "amount": 12}], ListT(order)), has_type({"id": "A1"}, order)
+    (True, False)
+    """
+    found = _TYPE_CHECKS.get(id(t))
+    if found is None or found[0] is not t:  # the entry keeps its type alive, so an id names one type
+        found = _TYPE_CHECKS[id(t)] = (t, _type_check(t))
+    return found[1](value)
+
+
+_TYPE_CHECKS: dict[int, tuple[Type, Callable[[object], bool]]] = {}
+
+
+def _is_int(v: object) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_number(v: object) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _type_check(t: Type) -> Callable[[object], bool]:
+    """`has_type(·, t)` as one function, in `value_problems`'s order of cases."""
+    if t is ANY:
+        return lambda v: True
+    if isinstance(t, OptionalT):
+        inner = _type_check(t.inner)
+        return lambda v: v is None or inner(v)
+    if t is FLOAT:
+        return _is_number
+    if t in (INT, STR, BOOL, NULL):
+        return {"int": _is_int, "str": lambda v: isinstance(v, str), "bool": lambda v: isinstance(v, bool),
+                "null": lambda v: v is None}[t.name]
+    if isinstance(t, EnumT):
+        members = t.members
+        return lambda v: isinstance(v, str) and v in members
+    if isinstance(t, ListT):
+        elem = _type_check(t.elem)
+        return lambda v: isinstance(v, list) and all(map(elem, v))
+    if isinstance(t, DictT):
+        item = _type_check(t.value)
+        return lambda v: isinstance(v, dict) and all(map(item, v.values()))
+    if isinstance(t, RecordT):
+        fields = tuple((name, not isinstance(ft, OptionalT) and ft is not ANY, _type_check(ft)) for name, ft in t.fields)
+
+        def record(v: object) -> bool:
+            if not isinstance(v, dict):
+                return False
+            for name, required, check in fields:
+                if name in v:
+                    if not check(v[name]):
+                        return False
+                elif required:
+                    return False
+            return True
+        return record
+    return lambda v: True
 
 
 # ------------------------------------------------------------------ JSON form (for the artifact)

@@ -100,14 +100,13 @@ def value_problem(value: Any, limit: int = MAX_VALUE_DEPTH) -> str | None:
     JSON data is text, numbers, booleans and None in lists, tuples and mappings keyed by text,
     nested at most `limit` levels, its integers at most MAX_INT_BITS bits. The answer completes
     "the arguments of `tool` ..."; it is found without recursion."""
-    kind = type(value)
-    if kind is dict:  # the common case: one flat object of plain values
-        for item in value.values():
-            if type(item) not in _TEXT_SCALARS and not (type(item) is int and item.bit_length() <= MAX_INT_BITS):
-                break
-        else:
-            if all(type(key) is str for key in value):
-                return None
+    if limit <= MAX_VALUE_DEPTH and _plain_json(value, 0, limit):  # the common case: plain data, not too deep
+        return None
+    return _value_problem(value, limit)
+
+
+def _value_problem(value: Any, limit: int) -> str | None:
+    """`value_problem` by the definition, for any value."""
     stack = [(value, 0)]
     while stack:
         item, depth = stack.pop()
@@ -130,6 +129,45 @@ def value_problem(value: Any, limit: int = MAX_VALUE_DEPTH) -> str | None:
             return f"nest more than {limit} levels deep"
         stack.extend((child, depth + 1) for child in children)
     return None
+
+
+def _plain_json(value: Any, depth: int, limit: int) -> bool:
+    """Whether `value` is JSON data made of plain `dict`, `list`, `str`, `int`, `float`, `bool`
+    and None only, within the depth and integer limits: then `value_problem` finds nothing
+    (False says nothing; the full check decides). One call per container, nothing allocated
+    for a scalar."""
+    kind = type(value)
+    if kind is dict:
+        if depth >= limit and value:
+            return False
+        for key, item in value.items():
+            if type(key) is not str:
+                return False
+            kind = type(item)
+            if kind in _TEXT_SCALARS:
+                continue
+            if kind is int:
+                if item.bit_length() > MAX_INT_BITS:
+                    return False
+            elif not _plain_json(item, depth + 1, limit):
+                return False
+        return True
+    if kind is list:
+        if depth >= limit and value:
+            return False
+        for item in value:
+            kind = type(item)
+            if kind in _TEXT_SCALARS:
+                continue
+            if kind is int:
+                if item.bit_length() > MAX_INT_BITS:
+                    return False
+            elif not _plain_json(item, depth + 1, limit):
+                return False
+        return True
+    if kind in _TEXT_SCALARS:
+        return True
+    return kind is int and value.bit_length() <= MAX_INT_BITS
 
 
 def call_identity(tool: str, args: Mapping[str, Any]) -> str:

@@ -73,9 +73,8 @@ class ConformanceChecker:
             if self.conforms(tool, args):
                 if all(kept.matches(value) for value in args.values()):
                     return []
-                numbers = kept.numbers() if any(m.value_kind(v) in (m.NUMBER, m.LIST) for v in args.values()) \
-                    else _NO_NUMBERS  # the numbers are read only for a number (or a list) among the values
-                stage = check_grounding(tool, args, self.tools, kept.text(), numbers, kept.lowered())
+                # the text's numbers are asked one by one, reading parts only until each is found
+                stage = check_grounding(tool, args, self.tools, kept.text(), _KeptNumbers(kept), kept.lowered())
                 assessment = Assessment(tool, dict(args), (stage,), True)
             else:
                 assessment = assess(tool, args, self.tools, kept.text(), kept.numbers(), kept.lowered())
@@ -184,6 +183,20 @@ class GroundingQuery:
             return fresh.text(), fresh.numbers()
         self.take(calls)
         return self.text(), self.numbers()
+
+
+class _KeptNumbers:
+    """The numbers of a kept grounding text as a container: `x in numbers` is
+    `kept.has_number(x)`, so a number is looked for only as far as needed and the set of the
+    text's numbers is never copied."""
+
+    __slots__ = ("kept",)
+
+    def __init__(self, kept: GroundingQuery):
+        self.kept = kept
+
+    def __contains__(self, x: object) -> bool:
+        return isinstance(x, float) and self.kept.has_number(x)
 
 
 def _result_text(call: Any) -> str | None:

@@ -295,7 +295,7 @@ class Gate:
     # ------------------------------------------------------------ the joint search with per-value rules
 
     def _counted_conflicts(self, state: GateState, tool: str, args: Mapping[str, Any], broken: Collection[int],
-                           lost_now: int) -> tuple[list[Finding], tuple[Open, ...]]:
+                           lost_now: int, known: int | None = None) -> tuple[list[Finding], tuple[Open, ...]]:
         """Conflicts among the rules of each counted group the call may move (per-value rules
         included, `policyc.tables.counting`): rules that could all hold before the call, each of
         which can still hold after it (a rule lost before the call or by it is in none), that
@@ -305,7 +305,8 @@ class Gate:
         assert counting is not None and state.tokens is not None
         proposals = self.product.proposals
         key = self.product.space.tool_key(tool)
-        known = proposals.mask(tool, args, known_only=True, env=state.context.env) if key != OTHER else 0
+        if known is None:
+            known = proposals.mask(tool, args, known_only=True, env=state.context.env) if key != OTHER else 0
         masks = proposals.completions(key, known)
         found: list[Finding] = []
         undecided: list[Open] = []
@@ -535,7 +536,7 @@ class Gate:
                 (tool, known, state.jid, tokens.key, tokens.pattern(key, args))
             found = self._judgements.get(memo)
             if found is None:
-                findings, opens = self._judge(state, tool, args, calls, request, index)
+                findings, opens = self._judge(state, tool, args, calls, request, index, known)
                 found = self._judgements[memo] = self._settle(findings, opens)
             return list(found[0]), found[1]
         settled, undecided = self._settle(*self._judge(state, tool, args, calls, request, index))
@@ -559,8 +560,8 @@ class Gate:
         return tuple(out), tuple(dict.fromkeys(item.text for item in opens))
 
     def _judge(self, state: GateState, tool: str, args: Mapping[str, Any], calls: Sequence[Call],
-               request: str | None, index: Any) -> tuple[list[Finding], tuple[Open, ...]]:
-        plain, undecided = self.product.judge(state.jid, tool, args, state.context)
+               request: str | None, index: Any, known: int | None = None) -> tuple[list[Finding], tuple[Open, ...]]:
+        plain, undecided = self.product.judge(state.jid, tool, args, state.context, known)
         findings = list(plain)
         final = tool in self.terminal
         after: dict[int, frozenset[bool]] = {}  # per sliced rule the call may move: can it be accepting then?
@@ -594,7 +595,7 @@ class Gate:
                     lost_now |= self._plain_bit[f.rule]
             undecided = tuple(undecided) + self._joint_unsearched(state, tool, args, after, broken, lost_now)
             if self.counted:
-                found, open_questions = self._counted_conflicts(state, tool, args, broken, lost_now)
+                found, open_questions = self._counted_conflicts(state, tool, args, broken, lost_now, known)
                 findings.extend(found)
                 undecided = tuple(undecided) + open_questions
         if self.final is not None:

@@ -95,13 +95,17 @@ class ProductJudge:
 
     # ------------------------------------------------------------ judging a proposal
 
-    def judge(self, jid: int, tool: str, args: Mapping[str, Any], context: Any = None) -> Judged:
+    def judge(self, jid: int, tool: str, args: Mapping[str, Any], context: Any = None,
+              known: int | None = None) -> Judged:
         """The rule findings of proposing this call in joint state `jid`, and what the gate
-        could not decide about it (`context`: the run's constants and history)."""
+        could not decide about it (`context`: the run's constants and history; `known`: the
+        truth of the call's atoms that do not read its result, when the caller has read it
+        with this context)."""
         space, proposals = self.space, self.proposals
         key = space.tool_key(tool)
         env = None if context is None else context.env
-        known = proposals.mask(tool, args, known_only=True, env=env) if key != OTHER else 0
+        if known is None:
+            known = proposals.mask(tool, args, known_only=True, env=env) if key != OTHER else 0
         if context is not None and key != OTHER:
             context.proposed = (tool, args, known)
         final = tool in self.terminal

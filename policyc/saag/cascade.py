@@ -35,7 +35,7 @@ diagnostics, as the paper says. Nothing here needs the gold call.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, cast
+from typing import Any, Callable, Container, Mapping, cast
 
 from rapidfuzz import fuzz
 
@@ -266,7 +266,7 @@ def check_types(tool: str, args: Mapping[str, Any], registry: Registry, query: s
     return TypeResult(wrong, tuple(problems))
 
 
-def _worst_kind(value: Any, query: str, numbers: frozenset[float], lowered: str | None = None) -> str:
+def _worst_kind(value: Any, query: str, numbers: Container[float], lowered: str | None = None) -> str:
     """The kind of the value (or, in a list, of the first element) that reaches h."""
     if m.value_kind(value) != m.LIST:
         return m.value_kind(value)
@@ -276,7 +276,7 @@ def _worst_kind(value: Any, query: str, numbers: frozenset[float], lowered: str 
     return m.value_kind(items[-max(scored)[1]]) if scored else m.OTHER
 
 
-def ground_value(argument: str, value: Any, query: str, numbers: frozenset[float] | None = None,
+def ground_value(argument: str, value: Any, query: str, numbers: Container[float] | None = None,
                  lowered: str | None = None) -> ValueGrounding:
     """h of one argument value, with the PartialRatio behind it when a string is what misses
     (`numbers` and `lowered`: the query's numbers and the query lowercased, when the caller
@@ -290,7 +290,7 @@ def ground_value(argument: str, value: Any, query: str, numbers: frozenset[float
 
 
 def check_grounding(tool: str, args: Mapping[str, Any], registry: Registry, query: str | None,
-                    numbers: frozenset[float] | None = None, lowered: str | None = None) -> GroundingResult:
+                    numbers: Container[float] | None = None, lowered: str | None = None) -> GroundingResult:
     """Stage 3: each value against the query; the problems are the ψ3 strata. AVEM, QSLO and
     VHR_ctx are read off the per-value results (`metrics` computes each from scratch; the
     tests check that both agree). `numbers` (the query's, `metrics.numbers_in`) and `lowered`
@@ -368,7 +368,7 @@ class Assessment:
 
 
 def assess(tool: str | None, args: Mapping[str, Any] | None, registry: Registry,
-           query: str | None = None, numbers: frozenset[float] | None = None,
+           query: str | None = None, numbers: Container[float] | None = None,
            lowered: str | None = None) -> Assessment:
     """Run the cascade on one call; stage 3 runs only when a query is given (`numbers` and
     `lowered`: the query's numbers and the query lowercased, when the caller keeps them)."""

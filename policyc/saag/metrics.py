@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, Collection, Iterable, Mapping
+from typing import Any, Collection, Container, Iterable, Mapping
 
 from rapidfuzz import fuzz
 
@@ -324,7 +324,7 @@ def _string_matches(value: str, query: str, lowered: str | None = None) -> bool:
     return False
 
 
-def exact_match(value: Any, query: str, numbers: frozenset[float] | None = None, lowered: str | None = None) -> bool:
+def exact_match(value: Any, query: str, numbers: Container[float] | None = None, lowered: str | None = None) -> bool:
     """ExactMatch(v, Q), type-aware: a string at word boundaries ignoring case, a number equal
     to a numeric token of Q, a list when every element matches; anything else never matches.
     `numbers` (`numbers_in(query)`) and `lowered` (`query.lower()`): when the caller keeps them.
@@ -345,7 +345,7 @@ def exact_match(value: Any, query: str, numbers: frozenset[float] | None = None,
     return False
 
 
-def hallucination(value: Any, query: str, numbers: frozenset[float] | None = None,
+def hallucination(value: Any, query: str, numbers: Container[float] | None = None,
                   lowered: str | None = None) -> float | None:
     """h(v, Q) of eq. 8: 0 exact, 1 − PartialRatio/100 for a string, 1 for a number when Q has
     numbers; None when the value is excluded (assumed: no grounding context for it in Q).

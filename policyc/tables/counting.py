@@ -77,6 +77,11 @@ MAX_NEW_VALUES = 3
 #: Entries a memo of a pure function (`Rules.step`, `CountingSpace.fillings`) keeps before it
 #: starts afresh: a bound on memory, never on what is decided.
 MEMO_LIMIT = 200_000
+#: Suffixes of the last continuation found for a set of rules that its next question tries
+#: (`CountingSpace._witnessed`) before searching.
+MAX_WITNESS_SUFFIXES = 8
+#: The continuations kept per set of rules, the latest first.
+WITNESSES_KEPT = 4
 #: New values a relaxed continuation tracks in the parts it keeps (later ones are tracked
 #: nowhere: still a relaxation, so a "no" stays certain, and the space stays finite).
 MAX_TRACKED_NEW = 2
@@ -493,35 +498,70 @@ class Rules:
             return found
         out = []
         seen = set()
-        for key, mask, final, letters, slots, _ in self.moves()[0]:
+        for i, (_, _, final, letters, _, _) in enumerate(self.moves()[0]):
             picked = tuple(letters[k] for k in tables_at)
-            optional = self.space.optional(key, slots)
-            named = []
-            for filled in _subsets(list(slots)):
-                for absent in _subsets([s for s in slots if s in optional and s not in filled]):
-                    row = []
-                    ok = True
-                    for k in parts_at:
-                        shape = self.shapes[k]
-                        mine = frozenset(filled) & shape.slots.get(key, frozenset())
-                        x = shape.letter(key, mask, mine, frozenset(absent))
-                        if x is None:
-                            ok = False
-                            break
-                        row.append((x, 1 if mine & shape.domain.get(key, frozenset()) else 0))
-                    if ok:
-                        named.append(tuple(row))
+            per_part = self._part_letters(i)
+            named: list[tuple[tuple[int, int], ...]] = []
+            for c in range(len(per_part[0]) if per_part else self._fillings_of(i)):
+                row = tuple(per_part[k][c] for k in parts_at)
+                if None not in row:
+                    named.append(cast("tuple[tuple[int, int], ...]", row))
             named = list(dict.fromkeys(named))
-            moves_something = any(any(t.delta[q][x] != q for q in range(t.size))
-                                  for t, x in zip((self.tables[k] for k in tables_at), picked)) or \
-                any(any(self.shapes[k].dfa.delta[q][x] != q for q in range(self.shapes[k].dfa.size)) or d
-                    for row in named for k, (x, d) in zip(parts_at, row))
+            moves_something = any(self._table_moves(k, x) for k, x in zip(tables_at, picked)) or \
+                any(self._part_moves(k, x) or d for row in named for k, (x, d) in zip(parts_at, row))
             sig = (final, picked, tuple(named))
             if (moves_something or final) and sig not in seen and named:
                 seen.add(sig)
                 out.append(sig)
         self._views[memo] = out
         return out
+
+    def _fillings_of(self, i: int) -> int:
+        """How many ways `one_value_moves` tries the value in move i's slots: per slot filled by
+        it or not, per optional slot it does not fill left out or not."""
+        _, _, _, _, slots, _ = self.moves()[0][i]
+        optional = self.space.optional(self.moves()[0][i][0], slots)
+        return sum(2 ** len([s for s in slots if s in optional and s not in filled])
+                   for filled in _subsets(list(slots)))
+
+    def _part_letters(self, i: int) -> list[list[tuple[int, int] | None]]:
+        """Per part of the set, per way the value may sit in move i's slots (in
+        `one_value_moves`'s order), the part's (letter, whether the value enters its domain),
+        None where the part has no letter for it. Memoised per move."""
+        memo = ("part letters", i)
+        found: list[list[tuple[int, int] | None]] | None = self._views.get(memo)
+        if found is not None:
+            return found
+        key, mask, _, _, slots, _ = self.moves()[0][i]
+        optional = self.space.optional(key, slots)
+        found = [[] for _ in self.shapes]
+        for filled in _subsets(list(slots)):
+            for absent in _subsets([s for s in slots if s in optional and s not in filled]):
+                for k, shape in enumerate(self.shapes):
+                    mine = frozenset(filled) & shape.slots.get(key, frozenset())
+                    x = shape.letter(key, mask, mine, frozenset(absent))
+                    found[k].append(None if x is None else
+                                    (x, 1 if mine & shape.domain.get(key, frozenset()) else 0))
+        self._views[memo] = found
+        return found
+
+    def _table_moves(self, k: int, x: int) -> bool:
+        """Whether letter x moves automaton k out of some state. Memoised."""
+        memo = ("table moves", k, x)
+        found: bool | None = self._views.get(memo)
+        if found is None:
+            t = self.tables[k]
+            found = self._views[memo] = any(t.delta[q][x] != q for q in range(t.size))
+        return found
+
+    def _part_moves(self, k: int, x: int) -> bool:
+        """Whether letter x moves part k's automaton out of some state. Memoised."""
+        memo = ("part moves", k, x)
+        found: bool | None = self._views.get(memo)
+        if found is None:
+            dfa = self.shapes[k].dfa
+            found = self._views[memo] = any(dfa.delta[q][x] != q for q in range(dfa.size))
+        return found
 
     # ------------------------------------------------------------ reading a state
 
@@ -813,6 +853,19 @@ def few_fillings(slots: Sequence[Slot], optional: frozenset[Slot], allow_new: bo
     return out
 
 
+def _fits(filling: Filling, state: State) -> bool:
+    """Whether a filling names only values the state has (each profile as often as the state
+    holds values of it), besides new values and slots left out."""
+    counts = dict(state[2])
+    for filler, _ in filling:
+        if filler == NEW or filler == ABSENT:
+            continue
+        if filler == WITNESS or counts.get(filler, 0) <= 0:
+            return False
+        counts[filler] -= 1
+    return True
+
+
 def _subsets(items: Sequence[T]) -> Iterator[tuple[T, ...]]:
     """Every subset of the items, the empty one first."""
     for size in range(len(items) + 1):
@@ -880,6 +933,9 @@ class CountingSpace:
         self._runs: dict[tuple[tuple[tuple[Profile, int], ...], tuple[int, ...]], int] = {}
         self._profile_ids: dict[Profile, int] = {}
         self._why: dict[tuple[tuple[int, ...], tuple[int, ...], State], str] = {}  # per question answered None: why
+        # per set of rules, the last continuation of certain calls the search found (`_witnessed`)
+        self._witnesses: dict[tuple[tuple[int, ...], tuple[int, ...]],
+                              tuple[tuple[tuple[SearchMove, Filling], ...], ...]] = {}
         # `fillings`, per its arguments (an int: too many)
         self._fillings: dict[tuple[tuple[Slot, ...], tuple[tuple[Profile, int], ...], frozenset[Slot], bool, bool],
                              tuple[Filling, ...] | int] = {}
@@ -1039,13 +1095,38 @@ class CountingSpace:
             return self._answers[key]
         why: list[str] = []
         try:
-            answer = self._decide(rules, state, why)
+            answer = True if self._witnessed(rules, state) else self._decide(rules, state, why)
         except TooManyFillings as exc:
             answer, why = None, [str(exc)]
         if answer is None:
             self._why[key] = why[0] if why else "not decided"
         self._answers[key] = answer
         return answer
+
+    def _witnessed(self, rules: Rules, state: State) -> bool:
+        """Whether one of the last continuations found for this set of rules (`_refine`'s, of
+        calls some call certainly produces), or a suffix of it, satisfies every rule from `state`:
+        checked call by call, as the search checks its own (each value it names is one of the
+        state's, each step one the set's automata take, every rule satisfied at the end), so a
+        "yes" is as certain as the search's. The run's next question is often the last one a
+        call or two on: the agent followed the continuation, or did something it did not need."""
+        paths = self._witnesses.get((rules.plain, rules.sliced))
+        if not paths or rules.entangled is not None or rules.lost(state):
+            return False
+        for path in paths:
+            for start in range(min(len(path), MAX_WITNESS_SUFFIXES)):
+                here: State | None = state
+                for move, filling in path[start:]:
+                    assert here is not None
+                    if not _fits(filling, here):
+                        here = None
+                        break
+                    here = rules.step(here, move, filling, relaxed=False)
+                    if here is None:
+                        break
+                if here is not None and not rules.failing(here):
+                    return True
+        return False
 
     def why(self, rules: Rules, state: State) -> str:
         """Why the question was not decided (after `check` answered None)."""
@@ -1118,8 +1199,12 @@ class CountingSpace:
                     return False
                 why.append(f"continuations with more than {self.max_new} new values were not searched")
                 return None
-            ok, failed = self._replay(rules, state, sub, subset, path, certain_only)
+            taken: list[tuple[SearchMove, Filling]] = []
+            ok, failed = self._replay(rules, state, sub, subset, path, certain_only, taken)
             if ok:
+                if certain_only:  # a continuation of certain calls: kept for the next question on the set
+                    earlier = self._witnesses.get((rules.plain, rules.sliced), ())
+                    self._witnesses[(rules.plain, rules.sliced)] = (tuple(taken),) + earlier[:WITNESSES_KEPT - 1]
                 return True
             grown = sorted(set(subset) | set(failed))
             if len(grown) > len(subset):
@@ -1175,18 +1260,44 @@ class CountingSpace:
             return all(t.accepting[q] for t, q in zip(tables, p)) and \
                 all(not prof[j] & 1 or shapes[j].dfa.accepting[prof[j] >> 1] for j in forall)
 
+        # per step, the automata its letters move (a letter that moves no state of an automaton
+        # leaves it where it is, not violated: every state the search reaches past its start
+        # has no violated automaton)
+        moving: list[tuple[tuple[int, int], ...]] | None = rules._views.get(("moving", tables_at, parts_at))
+        if moving is None:
+            moving = rules._views[("moving", tables_at, parts_at)] = [
+                tuple((j, x) for j, (k, x) in enumerate(zip(tables_at, letters)) if rules._table_moves(k, x))
+                for _, letters, _ in steps]
         seen = {start}
         queue = deque([start])
         answer = False
+        start_violated = any(v[q] for v, q in zip(violated, start[0]))
+        first = True
         while queue and not answer:
             here_plain, here = queue.popleft()
             if done(here_plain, here):
                 answer = True
                 break
-            for final, letters, named in steps:
-                after_plain = tuple(t.delta[q][x] for t, q, x in zip(tables, here_plain, letters))
-                if any(v[q] for v, q in zip(violated, after_plain)):
-                    continue
+            whole, first = first and start_violated, False  # a violated start: every automaton read
+            for (final, letters, named), moves in zip(steps, moving):
+                if whole:
+                    after_plain = tuple(t.delta[q][x] for t, q, x in zip(tables, here_plain, letters))
+                    if any(v[q] for v, q in zip(violated, after_plain)):
+                        continue
+                elif moves:
+                    stepped = list(here_plain)
+                    ok = True
+                    for j, x in moves:
+                        q = tables[j].delta[stepped[j]][x]
+                        if violated[j][q]:
+                            ok = False
+                            break
+                        stepped[j] = q
+                    if not ok:
+                        continue
+                    after_plain = tuple(stepped)
+                else:
+                    after_plain = here_plain
                 for part_letters in named:
                     moved = tuple(2 * shapes[j].dfa.delta[e >> 1][x] + (e & 1 | d)
                                   for j, (e, (x, d)) in enumerate(zip(here, part_letters)))
@@ -1293,9 +1404,11 @@ class CountingSpace:
         return False, [], len(parent), cut
 
     def _replay(self, rules: Rules, state: State, sub: Rules, positions: Sequence[int],
-                path: list[tuple[SearchMove, Filling]], certain_only: bool) -> tuple[bool, list[int]]:
+                path: list[tuple[SearchMove, Filling]], certain_only: bool,
+                taken: list[tuple[SearchMove, Filling]] | None = None) -> tuple[bool, list[int]]:
         """Replay a witness found for a subset, tracked, on every rule of the set: (every rule
-        satisfied at the end, the rules it failed)."""
+        satisfied at the end, the rules it failed). `taken` receives the set's calls the
+        replay made."""
         moves = [m for m in rules.moves()[0] if m[5] or not certain_only]
         by_sig: dict[tuple[str, bool], list[SearchMove]] = {}
         for m in moves:
@@ -1321,6 +1434,9 @@ class CountingSpace:
                 step_to = rules.step(here, m, lifted, relaxed=False)
                 if step_to is not None:
                     break
+            if step_to is not None and taken is not None:
+                assert lifted is not None
+                taken.append((m, lifted))
             if step_to is None:
                 lost: list[int] = []
                 for m in candidates if lifted is not None else ():

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping
 
 from policyc.ir.ops import UNDEF
-from policyc.ir.types import ANY, BOOL, FLOAT, INT, NULL, STR, OptionalT, ToolSignature, Type, value_problems
+from policyc.ir.types import ANY, BOOL, FLOAT, INT, NULL, STR, OptionalT, ToolSignature, Type, has_type, value_problems
 from policyc.saag.cascade import REGISTRY, STRUCTURE, TYPE, Problem, assess
 
 if TYPE_CHECKING:
@@ -76,7 +76,7 @@ class Signatures:
         self._params = {name: ({p.name: p.type for p in sig.params}, frozenset(p.name for p in sig.params if p.required))
                         for name, sig in tools.items()}
         # per tool and parameter, the Python types of values that certainly have its type (a
-        # scalar type, possibly optional): the common case, told without `value_problems`
+        # scalar type, possibly optional): the common case, told without `has_type`
         self._sure = {name: {p.name: _sure_types(p.type) for p in sig.params} for name, sig in tools.items()}
         self._sure_result = {name: None if sig.result is ANY else _sure_types(sig.result)
                              for name, sig in tools.items()}
@@ -111,14 +111,14 @@ class Signatures:
             t = types.get(name)
             if t is None:
                 return False
-            if type(value) not in sure[name] and value_problems(value, t):
+            if type(value) not in sure[name] and not has_type(value, t):
                 return False
         return required.issubset(args)
 
 
 def _sure_types(t: Type) -> frozenset[type]:
     """The Python types whose every value has type `t` (only scalar types are listed; a value of
-    any other Python type is checked by `value_problems`)."""
+    any other Python type is checked by `has_type`)."""
     optional = isinstance(t, OptionalT)
     inner = t.inner if isinstance(t, OptionalT) else t
     found: frozenset[type] = frozenset()

@@ -32,7 +32,7 @@ from dataclasses import replace
 from typing import Any, Iterator, Mapping
 
 from policyc.ir.ops import UNDEF
-from policyc.ir.types import ANY, OptionalT, RecordT, ToolSignature, Type, value_problems
+from policyc.ir.types import ANY, OptionalT, RecordT, ToolSignature, Type, has_type
 from policyc.trace.conformance import Signatures
 from policyc.trace.jsontext import too_deep
 from policyc.trace.model import Call, Trace
@@ -88,10 +88,10 @@ def readings(value: Any, declared: Type) -> Iterator[Any]:
 
 def shaped_result(value: Any, declared: Type) -> Any:
     """The reading of `value` that has the `declared` type (see the module docstring)."""
-    if value is UNDEF or declared is ANY or not value_problems(value, declared):
+    if value is UNDEF or declared is ANY or has_type(value, declared):
         return value
     for candidate in readings(value, declared):
-        if not value_problems(candidate, declared):
+        if has_type(candidate, declared):
             return candidate
     return value
 
