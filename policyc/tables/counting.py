@@ -77,11 +77,6 @@ MAX_NEW_VALUES = 3
 #: Entries a memo of a pure function (`Rules.step`, `CountingSpace.fillings`) keeps before it
 #: starts afresh: a bound on memory, never on what is decided.
 MEMO_LIMIT = 200_000
-#: Suffixes of the last continuation found for a set of rules that its next question tries
-#: (`CountingSpace._witnessed`) before searching.
-MAX_WITNESS_SUFFIXES = 8
-#: The continuations kept per set of rules, the latest first.
-WITNESSES_KEPT = 4
 #: New values a relaxed continuation tracks in the parts it keeps (later ones are tracked
 #: nowhere: still a relaxation, so a "no" stays certain, and the space stays finite).
 MAX_TRACKED_NEW = 2
@@ -853,19 +848,6 @@ def few_fillings(slots: Sequence[Slot], optional: frozenset[Slot], allow_new: bo
     return out
 
 
-def _fits(filling: Filling, state: State) -> bool:
-    """Whether a filling names only values the state has (each profile as often as the state
-    holds values of it), besides new values and slots left out."""
-    counts = dict(state[2])
-    for filler, _ in filling:
-        if filler == NEW or filler == ABSENT:
-            continue
-        if filler == WITNESS or counts.get(filler, 0) <= 0:
-            return False
-        counts[filler] -= 1
-    return True
-
-
 def _subsets(items: Sequence[T]) -> Iterator[tuple[T, ...]]:
     """Every subset of the items, the empty one first."""
     for size in range(len(items) + 1):
@@ -933,9 +915,6 @@ class CountingSpace:
         self._runs: dict[tuple[tuple[tuple[Profile, int], ...], tuple[int, ...]], int] = {}
         self._profile_ids: dict[Profile, int] = {}
         self._why: dict[tuple[tuple[int, ...], tuple[int, ...], State], str] = {}  # per question answered None: why
-        # per set of rules, the last continuation of certain calls the search found (`_witnessed`)
-        self._witnesses: dict[tuple[tuple[int, ...], tuple[int, ...]],
-                              tuple[tuple[tuple[SearchMove, Filling], ...], ...]] = {}
         # `fillings`, per its arguments (an int: too many)
         self._fillings: dict[tuple[tuple[Slot, ...], tuple[tuple[Profile, int], ...], frozenset[Slot], bool, bool],
                              tuple[Filling, ...] | int] = {}
@@ -1095,38 +1074,13 @@ class CountingSpace:
             return self._answers[key]
         why: list[str] = []
         try:
-            answer = True if self._witnessed(rules, state) else self._decide(rules, state, why)
+            answer = self._decide(rules, state, why)
         except TooManyFillings as exc:
             answer, why = None, [str(exc)]
         if answer is None:
             self._why[key] = why[0] if why else "not decided"
         self._answers[key] = answer
         return answer
-
-    def _witnessed(self, rules: Rules, state: State) -> bool:
-        """Whether one of the last continuations found for this set of rules (`_refine`'s, of
-        calls some call certainly produces), or a suffix of it, satisfies every rule from `state`:
-        checked call by call, as the search checks its own (each value it names is one of the
-        state's, each step one the set's automata take, every rule satisfied at the end), so a
-        "yes" is as certain as the search's. The run's next question is often the last one a
-        call or two on: the agent followed the continuation, or did something it did not need."""
-        paths = self._witnesses.get((rules.plain, rules.sliced))
-        if not paths or rules.entangled is not None or rules.lost(state):
-            return False
-        for path in paths:
-            for start in range(min(len(path), MAX_WITNESS_SUFFIXES)):
-                here: State | None = state
-                for move, filling in path[start:]:
-                    assert here is not None
-                    if not _fits(filling, here):
-                        here = None
-                        break
-                    here = rules.step(here, move, filling, relaxed=False)
-                    if here is None:
-                        break
-                if here is not None and not rules.failing(here):
-                    return True
-        return False
 
     def why(self, rules: Rules, state: State) -> str:
         """Why the question was not decided (after `check` answered None)."""
@@ -1199,12 +1153,8 @@ class CountingSpace:
                     return False
                 why.append(f"continuations with more than {self.max_new} new values were not searched")
                 return None
-            taken: list[tuple[SearchMove, Filling]] = []
-            ok, failed = self._replay(rules, state, sub, subset, path, certain_only, taken)
+            ok, failed = self._replay(rules, state, sub, subset, path, certain_only)
             if ok:
-                if certain_only:  # a continuation of certain calls: kept for the next question on the set
-                    earlier = self._witnesses.get((rules.plain, rules.sliced), ())
-                    self._witnesses[(rules.plain, rules.sliced)] = (tuple(taken),) + earlier[:WITNESSES_KEPT - 1]
                 return True
             grown = sorted(set(subset) | set(failed))
             if len(grown) > len(subset):
@@ -1404,11 +1354,9 @@ class CountingSpace:
         return False, [], len(parent), cut
 
     def _replay(self, rules: Rules, state: State, sub: Rules, positions: Sequence[int],
-                path: list[tuple[SearchMove, Filling]], certain_only: bool,
-                taken: list[tuple[SearchMove, Filling]] | None = None) -> tuple[bool, list[int]]:
+                path: list[tuple[SearchMove, Filling]], certain_only: bool) -> tuple[bool, list[int]]:
         """Replay a witness found for a subset, tracked, on every rule of the set: (every rule
-        satisfied at the end, the rules it failed). `taken` receives the set's calls the
-        replay made."""
+        satisfied at the end, the rules it failed)."""
         moves = [m for m in rules.moves()[0] if m[5] or not certain_only]
         by_sig: dict[tuple[str, bool], list[SearchMove]] = {}
         for m in moves:
@@ -1434,9 +1382,6 @@ class CountingSpace:
                 step_to = rules.step(here, m, lifted, relaxed=False)
                 if step_to is not None:
                     break
-            if step_to is not None and taken is not None:
-                assert lifted is not None
-                taken.append((m, lifted))
             if step_to is None:
                 lost: list[int] = []
                 for m in candidates if lifted is not None else ():
