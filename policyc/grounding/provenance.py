@@ -144,15 +144,20 @@ def value_query(value: object) -> tuple[list[tuple[str, object]], str | None] | 
 def occurs(value: object, leaf: Leaf) -> bool:
     """Whether a value occurs in a leaf (see the module docstring)."""
     query = value_query(value)
-    if query is None:
-        return False
+    return query is not None and _shown(query, leaf)
+
+
+def _shown(query: tuple[list[tuple[str, object]], str | None], leaf: Leaf) -> bool:
     keys, run = query
-    return any(leaf.shows(k) for k in keys) or run is not None and leaf.has_words(run)
+    return any(k in leaf.keys for k in keys) or run is not None and run in leaf.text
 
 
 def labels(value: object, leaves: list[Leaf]) -> set[Label]:
-    """The labels of the leaves a value occurs in."""
-    return {leaf.label for leaf in leaves if occurs(value, leaf)}
+    """The labels of the leaves a value occurs in (the value read once, not once per leaf)."""
+    query = value_query(value)
+    if query is None:
+        return set()
+    return {leaf.label for leaf in leaves if _shown(query, leaf)}
 
 
 def in_sources(sources: SourceSet, label: Label) -> bool:
