@@ -69,6 +69,18 @@ class SliceTable:
                                                                            repr=False)
     _standing: dict[_StandingKey, tuple[str, bool]] = dataclass_field(default_factory=dict, compare=False,
                                                                   repr=False)  # `SliceRun._standing`
+    _idle: dict[str, bool] = dataclass_field(default_factory=dict, compare=False, repr=False)  # `idle`
+
+    def idle(self, tool: str) -> bool:
+        """Whether a call of `tool` leaves the part as it is, whatever its arguments and result:
+        a tool the alphabet does not list (every instance reads the `other` letter), no term of
+        it compared with the variable, none adding to the domain, and `other` a letter that
+        moves no instance. Memoised."""
+        found = self._idle.get(tool)
+        if found is None:
+            found = self._idle[tool] = tool not in self.alphabet.tools and not self.touch.get(tool) and \
+                all(dtool != tool for dtool, _, _ in self.domain) and self.loops(self.alphabet.other)
+        return found
 
     def call_plan(self, tool: str) -> tuple[str, int, int, bool] | None:
         """The common per-id shape, read without evaluating terms: every term of the tool that
@@ -301,10 +313,12 @@ class SliceRun:
 
     def step(self, tool: str, args: Mapping[str, Any], result: object = UNDEF,
              externs: Mapping[str, Callable[..., object]] | None = None) -> None:
+        t = self.table
+        if t.idle(tool):  # no instance moves, no value is named: nothing changes
+            return
         self._signature = None
         if self.blind:
             return
-        t = self.table
         plan = t.call_plan(tool)
         if plan is not None:
             value = args.get(plan[0], UNDEF)
