@@ -137,37 +137,30 @@ def _plain_json(value: Any, depth: int, limit: int) -> bool:
     (False says nothing; the full check decides). One call per container, nothing allocated
     for a scalar."""
     kind = type(value)
+    items: Any
     if kind is dict:
-        if depth >= limit and value:
-            return False
-        for key, item in value.items():
+        for key in value:
             if type(key) is not str:
                 return False
-            kind = type(item)
-            if kind in _TEXT_SCALARS:
-                continue
-            if kind is int:
-                if item.bit_length() > MAX_INT_BITS:
-                    return False
-            elif not _plain_json(item, depth + 1, limit):
-                return False
+        items = value.values()
+    elif kind is list:
+        items = value
+    elif kind in _TEXT_SCALARS:
         return True
-    if kind is list:
-        if depth >= limit and value:
+    else:
+        return kind is int and value.bit_length() <= MAX_INT_BITS
+    if depth >= limit and items:
+        return False
+    for item in items:
+        kind = type(item)
+        if kind in _TEXT_SCALARS:
+            continue
+        if kind is int:
+            if item.bit_length() > MAX_INT_BITS:
+                return False
+        elif not _plain_json(item, depth + 1, limit):
             return False
-        for item in value:
-            kind = type(item)
-            if kind in _TEXT_SCALARS:
-                continue
-            if kind is int:
-                if item.bit_length() > MAX_INT_BITS:
-                    return False
-            elif not _plain_json(item, depth + 1, limit):
-                return False
-        return True
-    if kind in _TEXT_SCALARS:
-        return True
-    return kind is int and value.bit_length() <= MAX_INT_BITS
+    return True
 
 
 def call_identity(tool: str, args: Mapping[str, Any]) -> str:
