@@ -278,11 +278,16 @@ def has_type(value: object, t: Type) -> bool:
     """
     found = _TYPE_CHECKS.get(id(t))
     if found is None or found[0] is not t:  # the entry keeps its type alive, so an id names one type
+        if len(_TYPE_CHECKS) >= _TYPE_CHECKS_LIMIT:  # a long-lived process checks many policies' types
+            _TYPE_CHECKS.clear()
         found = _TYPE_CHECKS[id(t)] = (t, _type_check(t))
     return found[1](value)
 
 
+#: The checks made per type (a memo of a pure function: what it answers never depends on it),
+#: started afresh past `_TYPE_CHECKS_LIMIT` entries so that memory stays bounded.
 _TYPE_CHECKS: dict[int, tuple[Type, Callable[[object], bool]]] = {}
+_TYPE_CHECKS_LIMIT = 4096
 
 
 def _is_int(v: object) -> bool:
