@@ -269,25 +269,14 @@ def value_problems(value: object, t: Type, where: str = "") -> list[str]:
 
 def has_type(value: object, t: Type) -> bool:
     """Whether a JSON value has type `t`: `not value_problems(value, t)`, told at the first
-    problem without writing any, by a check made once per type (the runtime asks it of every
-    recorded result).
+    problem without writing any. To ask it of many values, make the check once (`type_check`),
+    as the tools' signatures do (`policyc.trace.conformance.Signatures`).
 
     >>> order = RecordT("Order", (("id", STR), ("amount", FLOAT)))
     >>> has_type([{"id": "A1", "amount": 12}], ListT(order)), has_type({"id": "A1"}, order)
     (True, False)
     """
-    found = _TYPE_CHECKS.get(id(t))
-    if found is None or found[0] is not t:  # the entry keeps its type alive, so an id names one type
-        if len(_TYPE_CHECKS) >= _TYPE_CHECKS_LIMIT:  # a long-lived process checks many policies' types
-            _TYPE_CHECKS.clear()
-        found = _TYPE_CHECKS[id(t)] = (t, _type_check(t))
-    return found[1](value)
-
-
-#: The checks made per type (a memo of a pure function: what it answers never depends on it),
-#: started afresh past `_TYPE_CHECKS_LIMIT` entries so that memory stays bounded.
-_TYPE_CHECKS: dict[int, tuple[Type, Callable[[object], bool]]] = {}
-_TYPE_CHECKS_LIMIT = 4096
+    return type_check(t)(value)
 
 
 def _is_int(v: object) -> bool:
@@ -298,12 +287,12 @@ def _is_number(v: object) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
-def _type_check(t: Type) -> Callable[[object], bool]:
+def type_check(t: Type) -> Callable[[object], bool]:
     """`has_type(·, t)` as one function, in `value_problems`'s order of cases."""
     if t is ANY:
         return lambda v: True
     if isinstance(t, OptionalT):
-        inner = _type_check(t.inner)
+        inner = type_check(t.inner)
         return lambda v: v is None or inner(v)
     if t is FLOAT:
         return _is_number
@@ -314,13 +303,13 @@ def _type_check(t: Type) -> Callable[[object], bool]:
         members = t.members
         return lambda v: isinstance(v, str) and v in members
     if isinstance(t, ListT):
-        elem = _type_check(t.elem)
+        elem = type_check(t.elem)
         return lambda v: isinstance(v, list) and all(map(elem, v))
     if isinstance(t, DictT):
-        item = _type_check(t.value)
+        item = type_check(t.value)
         return lambda v: isinstance(v, dict) and all(map(item, v.values()))
     if isinstance(t, RecordT):
-        fields = tuple((name, not isinstance(ft, OptionalT) and ft is not ANY, _type_check(ft)) for name, ft in t.fields)
+        fields = tuple((name, not isinstance(ft, OptionalT) and ft is not ANY, type_check(ft)) for name, ft in t.fields)
 
         def record(v: object) -> bool:
             if not isinstance(v, dict):

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping
 
 from policyc.ir.ops import UNDEF
-from policyc.ir.types import ANY, BOOL, FLOAT, INT, NULL, STR, OptionalT, ToolSignature, Type, has_type, value_problems
+from policyc.ir.types import ANY, BOOL, FLOAT, INT, NULL, STR, OptionalT, ToolSignature, Type, type_check, value_problems
 from policyc.saag.cascade import REGISTRY, STRUCTURE, TYPE, Problem, assess
 
 if TYPE_CHECKING:
@@ -73,10 +73,14 @@ class Signatures:
 
     def __init__(self, tools: Mapping[str, ToolSignature]):
         self.tools = tools
-        self._params = {name: ({p.name: p.type for p in sig.params}, frozenset(p.name for p in sig.params if p.required))
+        # per tool: each parameter's type check (`type_check`), and the required parameters
+        self._params = {name: ({p.name: type_check(p.type) for p in sig.params},
+                               frozenset(p.name for p in sig.params if p.required))
                         for name, sig in tools.items()}
+        #: per tool, the check of its declared result type
+        self.result_checks = {name: type_check(sig.result) for name, sig in tools.items()}
         # per tool and parameter, the Python types of values that certainly have its type (a
-        # scalar type, possibly optional): the common case, told without `has_type`
+        # scalar type, possibly optional): the common case, told without the type check
         self._sure = {name: {p.name: _sure_types(p.type) for p in sig.params} for name, sig in tools.items()}
         self._sure_result = {name: None if sig.result is ANY else _sure_types(sig.result)
                              for name, sig in tools.items()}
@@ -105,20 +109,20 @@ class Signatures:
         found = self._params.get(tool)
         if found is None:
             return False
-        types, required = found
+        checks, required = found
         sure = self._sure[tool]
         for name, value in args.items():
-            t = types.get(name)
-            if t is None:
+            check = checks.get(name)
+            if check is None:
                 return False
-            if type(value) not in sure[name] and not has_type(value, t):
+            if type(value) not in sure[name] and not check(value):
                 return False
         return required.issubset(args)
 
 
 def _sure_types(t: Type) -> frozenset[type]:
     """The Python types whose every value has type `t` (only scalar types are listed; a value of
-    any other Python type is checked by `has_type`)."""
+    any other Python type is checked by its type check)."""
     optional = isinstance(t, OptionalT)
     inner = t.inner if isinstance(t, OptionalT) else t
     found: frozenset[type] = frozenset()

@@ -29,10 +29,10 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import replace
-from typing import Any, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 from policyc.ir.ops import UNDEF
-from policyc.ir.types import ANY, OptionalT, RecordT, ToolSignature, Type, has_type
+from policyc.ir.types import ANY, OptionalT, RecordT, ToolSignature, Type, type_check
 from policyc.trace.conformance import Signatures
 from policyc.trace.jsontext import too_deep
 from policyc.trace.model import Call, Trace
@@ -86,12 +86,16 @@ def readings(value: Any, declared: Type) -> Iterator[Any]:
                 yield {WRAPPER: v}
 
 
-def shaped_result(value: Any, declared: Type) -> Any:
-    """The reading of `value` that has the `declared` type (see the module docstring)."""
-    if value is UNDEF or declared is ANY or has_type(value, declared):
+def shaped_result(value: Any, declared: Type, check: Callable[[object], bool] | None = None) -> Any:
+    """The reading of `value` that has the `declared` type (see the module docstring);
+    `check`: `type_check(declared)`, when the caller keeps it."""
+    if value is UNDEF or declared is ANY:
+        return value
+    check = check or type_check(declared)
+    if check(value):
         return value
     for candidate in readings(value, declared):
-        if has_type(candidate, declared):
+        if check(candidate):
             return candidate
     return value
 
@@ -109,7 +113,7 @@ class ResultShapes:
         if self.signatures.result_conforms(tool, value):
             return value
         sig = self.tools.get(tool)
-        return value if sig is None else shaped_result(value, sig.result)
+        return value if sig is None else shaped_result(value, sig.result, self.signatures.result_checks[tool])
 
     def trace(self, trace: Trace) -> Trace:
         """The trace with every call's result shaped (the same trace when none changes). A
