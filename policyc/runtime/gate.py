@@ -255,17 +255,26 @@ class Gate:
             out.append(text)
         return tuple(out)
 
+    def _known(self, state: GateState, tool: str, args: Mapping[str, Any]) -> int:
+        """The truth of the proposed call's atoms that do not read its result, read once per
+        proposal: kept in the run's context (`RunContext.proposed`, cleared when a call is
+        recorded), where the call's record reads only its result's atoms after it."""
+        context = state.context
+        proposed = context.proposed
+        if proposed is not None and proposed[0] == tool and proposed[1] is args:
+            return proposed[2]
+        if self.product.space.tool_key(tool) == OTHER:
+            return 0
+        known = self.product.proposals.mask(tool, args, known_only=True, env=context.env)
+        context.proposed = (tool, args, known)
+        return known
+
     def _unmet_after(self, state: GateState, tool: str, args: Mapping[str, Any]) -> int | None:
         """The plain rules some joint state the call may lead to (whatever its result) leaves
         unsatisfied, as bits (None: the tool's guard combinations were not decided)."""
         proposals = self.product.proposals
         key = self.product.space.tool_key(tool)
-        proposed = state.context.proposed  # the product judge read this very call's atoms just now
-        if proposed is not None and proposed[0] == tool and proposed[1] is args:
-            known = proposed[2]
-        else:
-            known = proposals.mask(tool, args, known_only=True, env=state.context.env) if key != OTHER else 0
-        masks = proposals.completions(key, known)
+        masks = proposals.completions(key, self._known(state, tool, args))
         if masks is None:
             return None
         unmet = 0
@@ -295,7 +304,7 @@ class Gate:
     # ------------------------------------------------------------ the joint search with per-value rules
 
     def _counted_conflicts(self, state: GateState, tool: str, args: Mapping[str, Any], broken: Collection[int],
-                           lost_now: int, known: int | None = None) -> tuple[list[Finding], tuple[Open, ...]]:
+                           lost_now: int) -> tuple[list[Finding], tuple[Open, ...]]:
         """Conflicts among the rules of each counted group the call may move (per-value rules
         included, `policyc.tables.counting`): rules that could all hold before the call, each of
         which can still hold after it (a rule lost before the call or by it is in none), that
@@ -305,9 +314,7 @@ class Gate:
         assert counting is not None and state.tokens is not None
         proposals = self.product.proposals
         key = self.product.space.tool_key(tool)
-        if known is None:
-            known = proposals.mask(tool, args, known_only=True, env=state.context.env) if key != OTHER else 0
-        masks = proposals.completions(key, known)
+        masks = proposals.completions(key, self._known(state, tool, args))
         found: list[Finding] = []
         undecided: list[Open] = []
         for plain, sliced, reach in self.counted:
@@ -526,17 +533,13 @@ class Gate:
         by a final answer, which also decides the rules no automaton could compile), and what
         the gate could not decide about it (`index`: the run's history, for those rules)."""
         if self.memoised:
-            key = self.product.space.tool_key(tool)
-            context = state.context
-            known = self.product.proposals.mask(tool, args, known_only=True, env=context.env) if key != OTHER else 0
-            if key != OTHER:  # the call's atoms, read once: its record reads only its result's
-                context.proposed = (tool, args, known)
+            known = self._known(state, tool, args)
             tokens = state.tokens
             memo = (tool, known, state.jid) if tokens is None else \
-                (tool, known, state.jid, tokens.key, tokens.pattern(key, args))
+                (tool, known, state.jid, tokens.key, tokens.pattern(self.product.space.tool_key(tool), args))
             found = self._judgements.get(memo)
             if found is None:
-                findings, opens = self._judge(state, tool, args, calls, request, index, known)
+                findings, opens = self._judge(state, tool, args, calls, request, index)
                 found = self._judgements[memo] = self._settle(findings, opens)
             return list(found[0]), found[1]
         settled, undecided = self._settle(*self._judge(state, tool, args, calls, request, index))
@@ -560,8 +563,8 @@ class Gate:
         return tuple(out), tuple(dict.fromkeys(item.text for item in opens))
 
     def _judge(self, state: GateState, tool: str, args: Mapping[str, Any], calls: Sequence[Call],
-               request: str | None, index: Any, known: int | None = None) -> tuple[list[Finding], tuple[Open, ...]]:
-        plain, undecided = self.product.judge(state.jid, tool, args, state.context, known)
+               request: str | None, index: Any) -> tuple[list[Finding], tuple[Open, ...]]:
+        plain, undecided = self.product.judge(state.jid, tool, args, state.context, self._known(state, tool, args))
         findings = list(plain)
         final = tool in self.terminal
         after: dict[int, frozenset[bool]] = {}  # per sliced rule the call may move: can it be accepting then?
@@ -595,7 +598,7 @@ class Gate:
                     lost_now |= self._plain_bit[f.rule]
             undecided = tuple(undecided) + self._joint_unsearched(state, tool, args, after, broken, lost_now)
             if self.counted:
-                found, open_questions = self._counted_conflicts(state, tool, args, broken, lost_now, known)
+                found, open_questions = self._counted_conflicts(state, tool, args, broken, lost_now)
                 findings.extend(found)
                 undecided = tuple(undecided) + open_questions
         if self.final is not None:
