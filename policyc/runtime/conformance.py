@@ -66,10 +66,8 @@ class ConformanceChecker:
                 return []
             assessment = assess(tool, args, self.tools)
         else:
-            kept = grounding if grounding is not None and grounding.context == context else None
-            if kept is None or len(calls) < kept.seen:  # not this run's calls: read them afresh
-                kept = GroundingQuery(context)
-            kept.take(calls)
+            kept = grounding if grounding is not None and grounding.context == context else GroundingQuery(context)
+            kept = kept.current(calls)
             if self.conforms(tool, args):
                 if all(kept.matches(value) for value in args.values()):
                     return []
@@ -174,15 +172,21 @@ class GroundingQuery:
             return all(self.matches(v) for v in m.leaves(value))
         return False
 
-    def read(self, calls: Sequence[object]) -> tuple[str, frozenset[float]]:
-        """(the grounding text of the context and these calls, its numbers); `calls` is the
-        run's list of recorded calls, which only grows."""
-        if len(calls) < self.seen:  # not this run's calls: read them afresh
+    def current(self, calls: Sequence[object]) -> "GroundingQuery":
+        """The query of the context and these calls: this one with the calls recorded since
+        taken in (`calls` is the run's list of recorded calls, which only grows), or a fresh one
+        when they are not this run's."""
+        if len(calls) < self.seen:
             fresh = GroundingQuery(self.context)
             fresh.take(calls)
-            return fresh.text(), fresh.numbers()
+            return fresh
         self.take(calls)
-        return self.text(), self.numbers()
+        return self
+
+    def read(self, calls: Sequence[object]) -> tuple[str, frozenset[float]]:
+        """(the grounding text of the context and these calls, its numbers)."""
+        kept = self.current(calls)
+        return kept.text(), kept.numbers()
 
 
 class _KeptNumbers:
