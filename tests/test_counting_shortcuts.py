@@ -2,7 +2,9 @@
 policies (written by someone who did not write the search) and their agents' runs:
 
 the one-value check (`CountingSpace._can_finish`), which steps only the automata a call's
-letters move, gives the answer of the plain breadth-first search over every automaton.
+letters move, tries each call only with the slots its view reads, and keeps its answers per
+view and state across questions and sets of rules, gives the answer of the plain
+breadth-first search over every automaton and every call of the set, done afresh.
 """
 
 from __future__ import annotations
@@ -21,9 +23,32 @@ if str(ROOT) not in sys.path:
 from benchmarks.blind_gate.harness import run_scenario  # noqa: E402
 from benchmarks.blind_gate.scenarios import SCENARIOS  # noqa: E402
 from policyc import Monitor, compile_file  # noqa: E402
-from policyc.tables.counting import CountingSpace, Rules  # noqa: E402
+from policyc.tables.counting import CountingSpace, Rules, ValueMove, _subsets  # noqa: E402
 
 pytestmark = pytest.mark.slow  # whole agent runs through the gate
+
+
+def plain_moves(rules: Rules, tables_at: tuple[int, ...], parts_at: tuple[int, ...]) -> list[ValueMove]:
+    """The one-value check's calls as first written: every call of the set, with every way the
+    value may sit in all the set's slots on its tool."""
+    out: list[ValueMove] = []
+    for key, mask, final, letters, slots, _ in rules.moves()[0]:
+        picked = tuple(letters[k] for k in tables_at)
+        optional = rules.space.optional(key, slots)
+        named = []
+        for filled in _subsets(list(slots)):
+            for absent in _subsets([s for s in slots if s in optional and s not in filled]):
+                row = []
+                for k in parts_at:
+                    shape = rules.shapes[k]
+                    sits = frozenset(filled) & shape.slots.get(key, frozenset())
+                    x = shape.letter(key, mask, sits, frozenset(absent))
+                    row.append(None if x is None else (x, 1 if sits & shape.domain.get(key, frozenset()) else 0))
+                if None not in row:
+                    named.append(tuple(row))
+        if named:
+            out.append((final, picked, tuple(dict.fromkeys(named))))
+    return out
 
 
 def plain_search(rules: Rules, plain: tuple[int, ...], profile: Any) -> bool:
@@ -45,7 +70,7 @@ def plain_search(rules: Rules, plain: tuple[int, ...], profile: Any) -> bool:
         here_plain, here = queue.popleft()
         if done(here_plain, here):
             return True
-        for final, letters, named in rules.one_value_moves(tables_at, parts_at):
+        for final, letters, named in plain_moves(rules, tables_at, parts_at):
             after_plain = tuple(t.delta[q][x] for t, q, x in zip(tables, here_plain, letters))
             if any(v[q] for v, q in zip(violated, after_plain)):
                 continue

@@ -304,6 +304,8 @@ class Rules:
         self.plain, self.sliced = plain, sliced
         product = space.product
         self.tables: list[DfaTable] = [product.tables[i] for i in plain]
+        # per automaton, which one it is in the policy: a plain rule's, or a sliced rule's part's
+        self.table_ids: list[tuple[int, ...]] = [(i,) for i in plain]
         self.projectors: list[dict[str, Projector]] = [space.plain_projectors[i] for i in plain]
         self.parts: list[int] = []  # global part numbers (`CountingSpace.parts`)
         # per rule: how its acceptance is read: ("plain", automaton) or ("sliced", skeleton, refs)
@@ -314,6 +316,7 @@ class Rules:
                 if p is None:
                     assert isinstance(part, DfaTable)  # parts the search does not count are automata
                     self.tables.append(part)
+                    self.table_ids.append((r, len(refs)))
                     self.projectors.append(space.part_projectors[(r, len(refs))])
                     refs.append(("dfa", len(self.tables) - 1))
                 else:
@@ -482,25 +485,69 @@ class Rules:
             found = self._views[memo] = (tables, parts)
         return found
 
+    def one_value_key(self, tables_at: tuple[int, ...], parts_at: tuple[int, ...]) -> tuple[object, ...]:
+        """What a one-value check over this view answers from, besides its start, whichever
+        set it is asked in: the automata and parts it reads (which ones of the policy), which
+        of the parts are a rule's one `forall` part, and the set's calls as they see them: per
+        call, its tool, the pool atoms they read, whether it ends the run and the slots they
+        read (of the set's slots on the tool, those the parts read or bind). The check's calls
+        (`one_value_moves`) are a function of it. Memoised per view."""
+        memo = ("key", tables_at, parts_at)
+        found: tuple[object, ...] | None = self._views.get(memo)
+        if found is None:
+            read: dict[str, int] = {}
+            for k in tables_at:
+                for key, proj in self.projectors[k].items():
+                    read[key] = read.get(key, 0) | sum(1 << g for g in proj.bits)
+            mine: dict[str, set[Slot]] = {}
+            for k in parts_at:
+                shape = self.shapes[k]
+                for key in shape.tools:
+                    read[key] = read.get(key, 0) | shape.pooled_bits(key)
+                    mine.setdefault(key, set()).update(slot for _, slot, _ in shape.tools[key][1])
+                for key, slots in shape.slots.items():
+                    mine.setdefault(key, set()).update(slots)
+                    read.setdefault(key, 0)
+            # a call of a tool the view does not read is, to it, a call of any other tool
+            calls = frozenset((key, mask & read[key], final, tuple(s for s in slots if s in mine.get(key, ())))
+                              if key in read else (OTHER, 0, final, ())
+                              for key, mask, final, _, slots, _ in self.moves()[0])
+            found = self._views[memo] = (tuple(self.table_ids[k] for k in tables_at),
+                                         tuple(self.parts[k] for k in parts_at),
+                                         tuple(k in self.simple_parts for k in parts_at), calls)
+        return found
+
     def one_value_moves(self, tables_at: tuple[int, ...], parts_at: tuple[int, ...]) -> list[ValueMove]:
-        """The calls a one-value check tries: per move of the set (those that change some
-        automaton read), whether it ends the run, the letters of the automata read, and per way
-        the value may sit in the call's slots, per part its (letter, whether it enters the
-        domain). Memoised per view."""
+        """The calls a one-value check tries: per call of the set as the view sees it
+        (`one_value_key`; those that change some automaton read, or end the run), whether it
+        ends the run, the letters of the automata read, and per way the value may sit in the
+        call's slots (filled by it or not; an optional slot it does not fill left out or not),
+        per part its (letter, whether the value enters the domain). A slot the view does not
+        read changes no letter of it, so the set's other slots are not tried. Memoised per view."""
         memo = ("moves", tables_at, parts_at)
         found: list[ValueMove] | None = self._views.get(memo)
         if found is not None:
             return found
         out = []
         seen = set()
-        for i, (_, _, final, letters, _, _) in enumerate(self.moves()[0]):
-            picked = tuple(letters[k] for k in tables_at)
-            per_part = self._part_letters(i)
+        for key, mask, final, slots in _order(cast("frozenset[tuple[str, int, bool, tuple[Slot, ...]]]",
+                                                   self.one_value_key(tables_at, parts_at)[3])):
+            picked = tuple(self.tables[k].alphabet.other if key not in self.projectors[k] else
+                           cast(int, self.projectors[k][key].letter(mask)) for k in tables_at)  # the set's calls have letters
+            optional = self.space.optional(key, slots)
             named: list[tuple[tuple[int, int], ...]] = []
-            for c in range(len(per_part[0]) if per_part else self._fillings_of(i)):
-                row = tuple(per_part[k][c] for k in parts_at)
-                if None not in row:
-                    named.append(cast("tuple[tuple[int, int], ...]", row))
+            for filled in _subsets(slots):
+                for absent in _subsets([s for s in slots if s in optional and s not in filled]):
+                    row = []
+                    for k in parts_at:
+                        shape = self.shapes[k]
+                        sits = frozenset(filled) & shape.slots.get(key, frozenset())
+                        x = shape.letter(key, mask, sits, frozenset(absent))
+                        if x is None:
+                            break
+                        row.append((x, 1 if sits & shape.domain.get(key, frozenset()) else 0))
+                    else:
+                        named.append(tuple(row))
             named = list(dict.fromkeys(named))
             moves_something = any(self._table_moves(k, x) for k, x in zip(tables_at, picked)) or \
                 any(self._part_moves(k, x) or d for row in named for k, (x, d) in zip(parts_at, row))
@@ -510,35 +557,6 @@ class Rules:
                 out.append(sig)
         self._views[memo] = out
         return out
-
-    def _fillings_of(self, i: int) -> int:
-        """How many ways `one_value_moves` tries the value in move i's slots: per slot filled by
-        it or not, per optional slot it does not fill left out or not."""
-        _, _, _, _, slots, _ = self.moves()[0][i]
-        optional = self.space.optional(self.moves()[0][i][0], slots)
-        return sum(2 ** len([s for s in slots if s in optional and s not in filled])
-                   for filled in _subsets(list(slots)))
-
-    def _part_letters(self, i: int) -> list[list[tuple[int, int] | None]]:
-        """Per part of the set, per way the value may sit in move i's slots (in
-        `one_value_moves`'s order), the part's (letter, whether the value enters its domain),
-        None where the part has no letter for it. Memoised per move."""
-        memo = ("part letters", i)
-        found: list[list[tuple[int, int] | None]] | None = self._views.get(memo)
-        if found is not None:
-            return found
-        key, mask, _, _, slots, _ = self.moves()[0][i]
-        optional = self.space.optional(key, slots)
-        found = [[] for _ in self.shapes]
-        for filled in _subsets(list(slots)):
-            for absent in _subsets([s for s in slots if s in optional and s not in filled]):
-                for k, shape in enumerate(self.shapes):
-                    mine = frozenset(filled) & shape.slots.get(key, frozenset())
-                    x = shape.letter(key, mask, mine, frozenset(absent))
-                    found[k].append(None if x is None else
-                                    (x, 1 if mine & shape.domain.get(key, frozenset()) else 0))
-        self._views[memo] = found
-        return found
 
     def _table_moves(self, k: int, x: int) -> bool:
         """Whether letter x moves automaton k out of some state. Memoised."""
@@ -906,7 +924,7 @@ class CountingSpace:
             self.part_numbers.append(numbers)
             self.countable.append(ok)
         self._rules: dict[tuple[tuple[int, ...], tuple[int, ...]], Rules] = {}
-        self._answers: dict[tuple[object, ...], bool | None] = {}  # per question, and `_can_finish`'s
+        self._answers: dict[tuple[object, ...], bool | None] = {}  # per question
         self._lock = threading.Lock()
         self._slots: dict[str, tuple[Slot, ...]] = {}
         self._arg_slots: dict[str, tuple[Slot, ...]] = {}
@@ -915,6 +933,9 @@ class CountingSpace:
         self._runs: dict[tuple[tuple[tuple[Profile, int], ...], tuple[int, ...]], int] = {}
         self._profile_ids: dict[Profile, int] = {}
         self._why: dict[tuple[tuple[int, ...], tuple[int, ...], State], str] = {}  # per question answered None: why
+        # the one-value check (`_can_finish`): per view, its answer per start, and its calls
+        self._finish: dict[tuple[object, ...], dict[tuple[tuple[int, ...], tuple[int, ...]], bool]] = {}
+        self._value_steps: dict[tuple[object, ...], list[tuple[ValueMove, tuple[tuple[int, int], ...]]]] = {}
         # `fillings`, per its arguments (an int: too many)
         self._fillings: dict[tuple[tuple[Slot, ...], tuple[tuple[Profile, int], ...], frozenset[Slot], bool, bool],
                              tuple[Filling, ...] | int] = {}
@@ -1191,45 +1212,57 @@ class CountingSpace:
 
     def _can_finish(self, rules: Rules, plain: tuple[int, ...], profile: Profile | None) -> bool:
         """`_one_value_dead`'s search for one value (None: the plain rules alone); True when
-        it cannot tell within its budget of 2,000 states."""
+        it cannot tell within its budget of 2,000 states.
+
+        Its answer is True when an accepting state is reachable or more than 2,000 states are,
+        else False: a function of the view (`Rules.one_value_key`, shared by the sets that give
+        it the same calls) and the start, memoised so. A search that ends False has seen every
+        state reachable from its start, none accepting: every state it saw answers False too
+        (it reaches fewer); one that reaches an accepting state answers True for every state
+        on its way there. Both are kept, so a later question (the run one call further, a set
+        with a rule fewer when a conflict is made minimal) starts from an answer."""
         tables_at, parts_at = rules.one_value_view(profile)
         start = (tuple(plain[k] for k in tables_at),
                  () if profile is None else tuple(profile[k] for k in parts_at))
-        memo = ("finish", rules.plain, rules.sliced, tables_at, parts_at, start)
-        found = self._answers.get(memo)
+        view = rules.one_value_key(tables_at, parts_at)
+        known = self._finish.get(view)
+        if known is None:
+            known = self._finish[view] = {}
+        found = known.get(start)
         if found is not None:
-            return bool(found)
+            return found
         tables = [rules.tables[k] for k in tables_at]
         violated = [rules.violated[k] for k in tables_at]
         shapes = [rules.shapes[k] for k in parts_at]
         forall = [j for j, k in enumerate(parts_at) if k in rules.simple_parts]
         bad = [rules.bad_entries[k] for k in parts_at]
-        steps = rules.one_value_moves(tables_at, parts_at)
+        calls = self._value_steps.get(view)
+        if calls is None:
+            steps = rules.one_value_moves(tables_at, parts_at)
+            # per step, the automata its letters move (a letter that moves no state of an
+            # automaton leaves it where it is, not violated: every state the search reaches
+            # past its start has no violated automaton)
+            moving = [tuple((j, x) for j, (k, x) in enumerate(zip(tables_at, letters)) if rules._table_moves(k, x))
+                      for _, letters, _ in steps]
+            calls = self._value_steps[view] = list(zip(steps, moving))
 
         def done(p: tuple[int, ...], prof: tuple[int, ...]) -> bool:
             return all(t.accepting[q] for t, q in zip(tables, p)) and \
                 all(not prof[j] & 1 or shapes[j].dfa.accepting[prof[j] >> 1] for j in forall)
 
-        # per step, the automata its letters move (a letter that moves no state of an automaton
-        # leaves it where it is, not violated: every state the search reaches past its start
-        # has no violated automaton)
-        moving: list[tuple[tuple[int, int], ...]] | None = rules._views.get(("moving", tables_at, parts_at))
-        if moving is None:
-            moving = rules._views[("moving", tables_at, parts_at)] = [
-                tuple((j, x) for j, (k, x) in enumerate(zip(tables_at, letters)) if rules._table_moves(k, x))
-                for _, letters, _ in steps]
-        seen = {start}
+        seen: dict[tuple[tuple[int, ...], tuple[int, ...]], Any] = {start: None}  # per state, the one before
         queue = deque([start])
         answer = False
+        reached = None  # the state from which an accepting one was reached
         start_violated = any(v[q] for v, q in zip(violated, start[0]))
         first = True
         while queue and not answer:
             here_plain, here = queue.popleft()
             if done(here_plain, here):
-                answer = True
+                answer, reached = True, (here_plain, here)
                 break
             whole, first = first and start_violated, False  # a violated start: every automaton read
-            for (final, letters, named), moves in zip(steps, moving):
+            for (final, letters, named), moves in calls:
                 if whole:
                     after_plain = tuple(t.delta[q][x] for t, q, x in zip(tables, here_plain, letters))
                     if any(v[q] for v, q in zip(violated, after_plain)):
@@ -1254,20 +1287,33 @@ class CountingSpace:
                     if any(e in b for e, b in zip(moved, bad)):
                         continue
                     if final:
-                        answer = done(after_plain, moved)
-                        if answer:
+                        if done(after_plain, moved):
+                            answer, reached = True, (here_plain, here)
                             break
                         continue
                     nxt = (after_plain, moved)
                     if nxt not in seen:
+                        if known.get(nxt):  # a state known to reach an accepting one
+                            answer, reached = True, (here_plain, here)
+                            break
                         if len(seen) >= 2000:
                             answer = True  # cannot tell: not dead
                             break
-                        seen.add(nxt)
+                        seen[nxt] = (here_plain, here)
                         queue.append(nxt)
                 if answer:
                     break
-        self._answers[memo] = answer
+        if len(known) >= MEMO_LIMIT:
+            known.clear()
+        if not answer:
+            known.update(dict.fromkeys(seen, False))
+        elif reached is None:
+            known[start] = True
+        else:
+            at: Any = reached
+            while at is not None:
+                known[at] = True
+                at = seen[at]
         return answer
 
     def _subset(self, rules: Rules, positions: Sequence[int]) -> Rules:
