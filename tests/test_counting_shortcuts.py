@@ -1,5 +1,6 @@
 """The counting search's shortcuts answer as the search does, on the blind gate scenarios'
-policies (written by someone who did not write the search) and their agents' runs:
+policies (S1 at 25 and 50 rules, S2; written by someone who did not write the search) and
+their agents' runs:
 
 the one-value check (`CountingSpace._can_finish`), which steps only the automata a call's
 letters move, tries each call only with the slots its view reads, and keeps its answers per
@@ -92,7 +93,7 @@ def plain_search(rules: Rules, plain: tuple[int, ...], profile: Any) -> bool:
     return False
 
 
-@pytest.mark.parametrize("scenario", ["S1:0", "S2:0"])
+@pytest.mark.parametrize("scenario", ["S1:0", "S1:1", "S2:0"])
 def test_counting_shortcuts_answer_as_the_search(monkeypatch: pytest.MonkeyPatch, scenario: str) -> None:
     name, index = scenario.split(":")
     sc = SCENARIOS[name][int(index)]

@@ -92,6 +92,7 @@ class TooManyFillings(Exception):
 
 
 _MISSING = object()  # not in a memo
+_NOTHING: frozenset[Any] = frozenset()  # no slots
 
 
 def _remember(memo: dict[K, V], key: K, value: V) -> None:
@@ -362,6 +363,9 @@ class Rules:
         # `step`, per its arguments
         self._steps: dict[tuple[State, SearchMove, Filling, bool, frozenset[int], bool, bool], State | None] = {}
         self._values: dict[tuple[State, bool], list[bool | None]] = {}  # `rule_values`, per (state, relaxed)
+        self._dropped: dict[tuple[Profile, bool], bool] = {}  # `_drops`, per its arguments
+        self._fresh: dict[tuple[tuple[int, ...], str, int, frozenset[Slot]], tuple[int, ...] | None] = {}
+        self._absent: dict[Filling, frozenset[Slot]] = {}  # per filling, the slots it leaves out
 
     def _entangled(self) -> str | None:
         """An atom of the set, besides the parts' bindings, that reads a slot whose filler the
@@ -380,9 +384,9 @@ class Rules:
             for shape in self.shapes:
                 if tool in shape.tools:
                     read.update(g for _, g in shape.tools[tool][0])
-            atoms = pools.get(tool, ())
             for g in sorted(read):
-                if any(_overlap(a, b) for a in read_slots(atoms[g]) for b in slots):
+                if any(_overlap(a, b) for a in self.space.atom_slots(tool, g) for b in slots):
+                    atoms = pools.get(tool, ())
                     return f"`{tool}`'s atom `{atoms[g]}` reads a place a per-value rule binds"
         return None
 
@@ -455,14 +459,21 @@ class Rules:
 
     def move_for(self, key: str, mask: int, final: bool) -> SearchMove | None:
         """The move of a call to the tool with this pool mask (None: a plain automaton of the
-        set has no letter for it)."""
+        set has no letter for it). Memoised."""
+        memo = ("move", key, mask, final)
+        found: SearchMove | None = self._views.get(memo, _MISSING)
+        if found is not _MISSING:
+            return found
         letters = tuple(self.tables[k].alphabet.other if key not in proj else proj[key].letter(mask)
                         for k, proj in enumerate(self.projectors))
         if any(x is None for x in letters):
-            return None
-        product = self.space.product
-        exact = key == OTHER or key not in product.atoms or product.letters_exact(key)
-        return (key, mask, final, cast("tuple[int, ...]", letters), self.slots.get(key, ()), exact)  # no None
+            found = None
+        else:
+            product = self.space.product
+            exact = key == OTHER or key not in product.atoms or product.letters_exact(key)
+            found = (key, mask, final, cast("tuple[int, ...]", letters), self.slots.get(key, ()), exact)  # no None
+        self._views[memo] = found
+        return found
 
     def one_value_view(self, profile: Profile | None) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """For `CountingSpace._one_value_dead`: the plain automata of plain rules and the
@@ -692,7 +703,9 @@ class Rules:
         key, mask, _, letters, _, _ = move
         plain, fresh, tokens = state
         plain_after = tuple(t.delta[q][x] for t, q, x in zip(self.tables, plain, letters))
-        absent = frozenset(s for filler, slots in filling if filler == ABSENT for s in slots)
+        absent = self._absent.get(filling)
+        if absent is None:
+            absent = self._absent[filling] = frozenset(s for filler, slots in filling if filler == ABSENT for s in slots)
         counts = dict(tokens)
         named: list[tuple[Profile | None, frozenset[Slot]]] = []  # None: a new value
         for filler, slots in filling:
@@ -709,7 +722,7 @@ class Rules:
         profile: Profile | None  # a value's profile; None in `named`: a new value
         for profile, count in counts.items():
             if count:
-                moved = self._move(profile, fresh, key, mask, frozenset(), absent, keep)
+                moved = self._move(profile, fresh, key, mask, _NOTHING, absent, keep)
                 if moved is None:
                     return None
                 after[moved] = after.get(moved, 0) + count
@@ -722,14 +735,26 @@ class Rules:
             if moved is None:
                 return None
             after[moved] = after.get(moved, 0) + 1
-        fresh_after = []
+        try:
+            fresh_after = self._fresh[(fresh, key, mask, absent)]
+        except KeyError:
+            fresh_after = self._fresh[(fresh, key, mask, absent)] = self._fresh_after(fresh, key, mask, absent)
+        if fresh_after is None:
+            return None
+        result = (plain_after, fresh_after, self.canonical(after, relaxed, keep))
+        return result if even_lost or not self.lost(result) else None
+
+    def _fresh_after(self, fresh: tuple[int, ...], key: str, mask: int,
+                     absent: frozenset[Slot]) -> tuple[int, ...] | None:
+        """The fresh instances' states after a call naming no value (None: a part has no
+        letter for it)."""
+        out = []
         for k, shape in enumerate(self.shapes):
-            letter = shape.letter(key, mask, frozenset(), absent)
+            letter = shape.letter(key, mask, _NOTHING, absent)
             if letter is None:
                 return None
-            fresh_after.append(shape.dfa.delta[fresh[k]][letter])
-        result = (plain_after, tuple(fresh_after), self.canonical(after, relaxed, keep))
-        return result if even_lost or not self.lost(result) else None
+            out.append(shape.dfa.delta[fresh[k]][letter])
+        return tuple(out)
 
     def lost_rules(self, state: State) -> list[int]:
         """The rules (by position) that can no longer be satisfied in this state."""
@@ -777,6 +802,16 @@ class Rules:
         self._profiles[memo] = result
         return result
 
+    def _drops(self, profile: Profile, satisfied: bool) -> bool:
+        """Whether `canonical` leaves out a value in this profile (`satisfied`: also when each
+        of its parts is satisfied for good)."""
+        shapes = self.shapes
+        entries = profile[:len(shapes)]
+        if all(e < 0 for e in entries):
+            return True
+        return satisfied and all(e < 0 or shapes[k].kind == "forall" and shapes[k].dfa.verdict[e >> 1] == SATISFIED
+                                 for k, e in enumerate(entries))
+
     def canonical(self, counts: Mapping[Profile, int], relaxed: bool,
                   keep: frozenset[int] = frozenset()) -> tuple[tuple[Profile, int], ...]:
         """The multiset as a sorted tuple, without the values that cannot matter: those no
@@ -784,16 +819,16 @@ class Rules:
         that tracks new values nowhere, those every part of which is satisfied for good (a new
         value, without obligations, fills a slot as well)."""
         out = []
-        shapes = self.shapes
+        dropped = self._dropped
+        plain_drop = relaxed and not keep  # satisfied values dropped too
         for profile, count in counts.items():
-            entries = profile[:len(shapes)]
-            if not count or all(e < 0 for e in entries):
+            if not count:
                 continue
-            if relaxed and not keep and all(
-                    e < 0 or shapes[k].kind == "forall" and shapes[k].dfa.verdict[e >> 1] == SATISFIED
-                    for k, e in enumerate(entries)):
-                continue
-            out.append((profile, count))
+            drop = dropped.get((profile, plain_drop))
+            if drop is None:
+                drop = dropped[(profile, plain_drop)] = self._drops(profile, plain_drop)
+            if not drop:
+                out.append((profile, count))
         out.sort()
         return tuple(out)
 
@@ -897,6 +932,7 @@ class CountingSpace:
         self.sliced = list(sliced)
         self.required = required
         self._optional: dict[tuple[str, tuple[Slot, ...]], frozenset[Slot]] = {}
+        self._atom_slots: dict[tuple[str, int], frozenset[Slot]] = {}
         self.declared = frozenset(product.declared)
         self.budget, self.max_new = budget, max_new
         pools = product.atoms
@@ -936,9 +972,18 @@ class CountingSpace:
         # the one-value check (`_can_finish`): per view, its answer per start, and its calls
         self._finish: dict[tuple[object, ...], dict[tuple[tuple[int, ...], tuple[int, ...]], bool]] = {}
         self._value_steps: dict[tuple[object, ...], list[tuple[ValueMove, tuple[tuple[int, int], ...]]]] = {}
+        self._value_next: dict[tuple[object, ...], tuple[dict[Any, Any], dict[Any, Any], dict[Any, Any],
+                                                         dict[Any, Any]]] = {}
         # `fillings`, per its arguments (an int: too many)
         self._fillings: dict[tuple[tuple[Slot, ...], tuple[tuple[Profile, int], ...], frozenset[Slot], bool, bool],
                              tuple[Filling, ...] | int] = {}
+
+    def atom_slots(self, tool: str, g: int) -> frozenset[Slot]:
+        """The slots the tool's pooled atom g reads (`read_slots`), memoised."""
+        found = self._atom_slots.get((tool, g))
+        if found is None:
+            found = self._atom_slots[(tool, g)] = read_slots(self.product.atoms[tool][g])
+        return found
 
     def optional(self, key: str, slots: Sequence[Slot]) -> frozenset[Slot]:
         """The slots of a call to the tool that a well-formed call may leave empty."""
@@ -1246,9 +1291,24 @@ class CountingSpace:
                       for _, letters, _ in steps]
             calls = self._value_steps[view] = list(zip(steps, moving))
 
+        # the view's steps, kept across searches: per (automata's states, call), where the call
+        # takes them (None: some automaton violated); per (value's entries, call), where it may
+        # take them (none lost); whether states of the automata, entries of the value accept
+        cache = self._value_next.get(view)
+        if cache is None or len(cache[0]) + len(cache[1]) >= MEMO_LIMIT:
+            cache = self._value_next[view] = ({}, {}, {}, {})
+        plain_next, part_next, plain_done, part_done = cache
+
         def done(p: tuple[int, ...], prof: tuple[int, ...]) -> bool:
-            return all(t.accepting[q] for t, q in zip(tables, p)) and \
-                all(not prof[j] & 1 or shapes[j].dfa.accepting[prof[j] >> 1] for j in forall)
+            accepts = plain_done.get(p)
+            if accepts is None:
+                accepts = plain_done[p] = all(t.accepting[q] for t, q in zip(tables, p))
+            if not accepts:
+                return False
+            accepts = part_done.get(prof)
+            if accepts is None:
+                accepts = part_done[prof] = all(not prof[j] & 1 or shapes[j].dfa.accepting[prof[j] >> 1] for j in forall)
+            return accepts
 
         seen: dict[tuple[tuple[int, ...], tuple[int, ...]], Any] = {start: None}  # per state, the one before
         queue = deque([start])
@@ -1262,30 +1322,37 @@ class CountingSpace:
                 answer, reached = True, (here_plain, here)
                 break
             whole, first = first and start_violated, False  # a violated start: every automaton read
-            for (final, letters, named), moves in calls:
+            for i, ((final, letters, named), moves) in enumerate(calls):
+                after_plain: tuple[int, ...] | None
                 if whole:
                     after_plain = tuple(t.delta[q][x] for t, q, x in zip(tables, here_plain, letters))
                     if any(v[q] for v, q in zip(violated, after_plain)):
                         continue
-                elif moves:
-                    stepped = list(here_plain)
-                    ok = True
-                    for j, x in moves:
-                        q = tables[j].delta[stepped[j]][x]
-                        if violated[j][q]:
-                            ok = False
-                            break
-                        stepped[j] = q
-                    if not ok:
-                        continue
-                    after_plain = tuple(stepped)
-                else:
+                elif not moves:
                     after_plain = here_plain
-                for part_letters in named:
-                    moved = tuple(2 * shapes[j].dfa.delta[e >> 1][x] + (e & 1 | d)
-                                  for j, (e, (x, d)) in enumerate(zip(here, part_letters)))
-                    if any(e in b for e, b in zip(moved, bad)):
+                else:
+                    after_plain = plain_next.get((here_plain, i), _MISSING)
+                    if after_plain is _MISSING:
+                        stepped = list(here_plain)
+                        for j, x in moves:
+                            q = tables[j].delta[stepped[j]][x]
+                            if violated[j][q]:
+                                after_plain = None
+                                break
+                            stepped[j] = q
+                        else:
+                            after_plain = tuple(stepped)
+                        plain_next[(here_plain, i)] = after_plain
+                    if after_plain is None:
                         continue
+                values = part_next.get((here, i))
+                if values is None:
+                    values = part_next[(here, i)] = tuple(
+                        moved for moved in (tuple(2 * shapes[j].dfa.delta[e >> 1][x] + (e & 1 | d)
+                                                  for j, (e, (x, d)) in enumerate(zip(here, part_letters)))
+                                            for part_letters in named)
+                        if not any(e in b for e, b in zip(moved, bad)))
+                for moved in values:
                     if final:
                         if done(after_plain, moved):
                             answer, reached = True, (here_plain, here)
@@ -1359,11 +1426,13 @@ class CountingSpace:
         while queue:
             _, _, here = heappop(queue)
             fresh_used = parent[here][3]
+            allow_new = relaxed or fresh_used < limit
+            witness = relaxed and sum(count for p, count in here[2] if len(p) > len(rules.shapes) and
+                                      p[-1] == CANDIDATE) < len(rules.exists_parts)
+            tracked = keep and sum(count for p, count in here[2]
+                                   if len(p) > len(rules.shapes) and p[-1] == TRACKED) < MAX_TRACKED_NEW
             for move in moves:
                 key, _, final, _, slots, _ = move
-                allow_new = relaxed or fresh_used < limit
-                witness = relaxed and sum(count for p, count in here[2] if len(p) > len(rules.shapes) and
-                                          p[-1] == CANDIDATE) < len(rules.exists_parts)
                 optional = self.optional(key, slots)
                 try:
                     ways: Iterable[Filling] = self.fillings(slots, here[2], optional, True, witness)
@@ -1374,8 +1443,6 @@ class CountingSpace:
                     if news and not allow_new:
                         cut = cut or NEW
                         continue
-                    tracked = keep and sum(count for p, count in here[2]
-                                           if len(p) > len(rules.shapes) and p[-1] == TRACKED) < MAX_TRACKED_NEW
                     if news and keep and not tracked and not overflow:
                         continue
                     after = rules.step(here, move, filling, relaxed, keep, track_new=bool(tracked))
