@@ -442,8 +442,12 @@ class Rules:
                     relevant |= sum(1 << g for g in proj[key].bits)
             for shape in self.shapes:
                 relevant |= shape.pooled_bits(key)
+            tried: set[int] = set()  # masks as the set reads them (many of the tool's read alike)
             for mask in masks:
                 mask &= relevant
+                if mask in tried:
+                    continue
+                tried.add(mask)
                 letters = tuple(self.tables[k].alphabet.other if key not in proj else proj[key].letter(mask)
                                 for k, proj in enumerate(self.projectors))
                 if any(x is None for x in letters):
@@ -1310,11 +1314,16 @@ class CountingSpace:
                 accepts = part_done[prof] = all(not prof[j] & 1 or shapes[j].dfa.accepting[prof[j] >> 1] for j in forall)
             return accepts
 
+        start_violated = any(v[q] for v, q in zip(violated, start[0]))
+        if not parts_at and not start_violated:  # the plain rules alone: automata apart, searched apart
+            if len(known) >= MEMO_LIMIT:
+                known.clear()
+            answer = known[start] = _apart_can_finish(tables, violated, calls, start[0])
+            return answer
         seen: dict[tuple[tuple[int, ...], tuple[int, ...]], Any] = {start: None}  # per state, the one before
         queue = deque([start])
         answer = False
         reached = None  # the state from which an accepting one was reached
-        start_violated = any(v[q] for v, q in zip(violated, start[0]))
         first = True
         while queue and not answer:
             here_plain, here = queue.popleft()
@@ -1551,6 +1560,109 @@ class CountingSpace:
                     any(key in rules.shapes[p].tools or key in rules.shapes[p].slots for p in parts):
                 readers.append(i)
         return readers or [i for i in range(len(rules.goals)) if i not in inside]
+
+
+def _apart_can_finish(tables: Sequence[DfaTable], violated: Sequence[Sequence[bool]],
+                      calls: Sequence[tuple[ValueMove, tuple[tuple[int, int], ...]]], start: tuple[int, ...]) -> bool:
+    """`CountingSpace._can_finish` over automata alone (no value's parts), from a start where
+    none is violated, with the answer of its breadth-first search: True when a state with
+    every automaton accepting is reachable, or more than 2,000 states are. A call that does
+    not end the run moves automata of one group only (groups joined by the calls that move
+    several), so the reachable states are every combination of each group's, reached apart:
+    there are as many as the product of the groups' counts, and one accepting state (or one
+    a final call takes to accepting) is one per group, each found in its own group. A group
+    is searched only as far as a question about it needs."""
+    group = list(range(len(tables)))
+
+    def root(j: int) -> int:
+        while group[j] != j:
+            group[j] = group[group[j]]
+            j = group[j]
+        return j
+
+    for (final, _, _), moves in calls:
+        if not final:
+            for j, _ in moves[1:]:
+                group[root(j)] = root(moves[0][0])
+    members: dict[int, list[int]] = {}
+    for j in range(len(tables)):
+        members.setdefault(root(j), []).append(j)
+    groups = list(members.values())
+    # per group: its automata, its calls, the states seen (in the order found), how many expanded
+    searches: list[tuple[list[int], list[tuple[tuple[int, int], ...]], list[tuple[int, ...]], set[tuple[int, ...]],
+                         list[int]]] = []
+    for js in groups:
+        at = {j: i for i, j in enumerate(js)}
+        steps = [tuple((at[j], x) for j, x in moves) for (final, _, _), moves in calls
+                 if not final and moves and moves[0][0] in at]
+        first = tuple(start[j] for j in js)
+        searches.append((js, steps, [first], {first}, [0]))
+
+    def expand(search: tuple[list[int], list[tuple[tuple[int, int], ...]], list[tuple[int, ...]],
+                             set[tuple[int, ...]], list[int]]) -> bool:
+        """Expand the group's next state not expanded yet (False: there is none)."""
+        js, steps, order, seen, done = search
+        if done[0] == len(order):
+            return False
+        here = order[done[0]]
+        done[0] += 1
+        for moves in steps:
+            stepped = list(here)
+            for i, x in moves:
+                q = tables[js[i]].delta[stepped[i]][x]
+                if violated[js[i]][q]:
+                    break
+                stepped[i] = q
+            else:
+                nxt = tuple(stepped)
+                if nxt not in seen:
+                    seen.add(nxt)
+                    order.append(nxt)
+        return True
+
+    # the ways to finish: a state with every automaton accepting, or one a final call takes there
+    ways: list[dict[int, int] | None] = [None] + [dict(moves) for (final, _, _), moves in calls if final]
+    for way in ways:
+        found = True
+        for search in searches:
+            js, _, order, seen, _ = search
+            k = 0
+            while True:
+                while k < len(order) and not (all(tables[j].accepting[q] for j, q in zip(js, order[k])) if way is None
+                                              else _ends_accepting(tables, violated, js, order[k], way)):
+                    k += 1
+                if k < len(order):
+                    break  # this group can finish this way
+                if len(seen) > 2000:
+                    return True  # more than 2,000 states: cannot tell
+                if not expand(search):
+                    found = False
+                    break
+            if not found:
+                break
+        if found:
+            return True
+    total = 1
+    for search in searches:
+        while expand(search):
+            if len(search[3]) > 2000:
+                return True
+        total *= len(search[3])
+    return total > 2000  # more than 2,000 states: cannot tell
+
+
+def _ends_accepting(tables: Sequence[DfaTable], violated: Sequence[Sequence[bool]], js: list[int],
+                    here: tuple[int, ...], moved: Mapping[int, int]) -> bool:
+    """Whether a final call whose letters move the automata `moved` (by index, to its letter)
+    leaves automata `js`, in states `here`, each accepting and none violated."""
+    for j, q in zip(js, here):
+        if j in moved:
+            q = tables[j].delta[q][moved[j]]
+            if violated[j][q]:
+                return False
+        if not tables[j].accepting[q]:
+            return False
+    return True
 
 
 def uncounted(compiled: CompiledPolicy) -> list[str]:
