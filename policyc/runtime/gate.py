@@ -329,10 +329,11 @@ class Gate:
                                                     f"the guard combinations of `{tool}` were not decided"))
                 continue
             rules = counting.rules(open_plain, open_sliced)
-            answer, why = self._after_call(rules, state, key, masks, tool, args)
+            here = self._state_of(rules, state)
+            answer, why = self._after_call(rules, state, key, masks, tool, args, here)
             if answer is True:
                 continue
-            if counting.check(rules, self._state_of(rules, state)) is False:
+            if counting.check(rules, here) is False:
                 continue  # already impossible before this call: not its doing (reported then)
             if answer is None:
                 undecided.append(self._counted_text(open_plain, open_sliced, why))
@@ -352,12 +353,14 @@ class Gate:
                                 state.tokens.profiles())
 
     def _after_call(self, rules: Rules, state: GateState, key: str, masks: Collection[int], tool: str,
-                    args: Mapping[str, Any]) -> tuple[bool | None, str]:
+                    args: Mapping[str, Any], here: State | None = None) -> tuple[bool | None, str]:
         """Whether some result of the proposed call leaves a continuation satisfying the rules
-        (None: not decided, and why)."""
+        (None: not decided, and why); `here`: the run's state as the rules' (`_state_of`), when
+        read already."""
         counting = self.counting
         assert counting is not None and state.tokens is not None
-        here = self._state_of(rules, state)
+        if here is None:
+            here = self._state_of(rules, state)
         why = ""
         few = ""
         try:
