@@ -291,6 +291,26 @@ def test_the_gate_grounds_arguments_in_the_run_s_context():
     assert run.propose("answer", {"text": "whatever it found"}).action == "allow"
 
 
+def test_signatures_only_checks_the_signatures_and_grounds_nothing():
+    """`conformance block signatures only`: the registry, structure and type stages still
+    refuse, grounding does not run, through a snapshot and in the artifact too."""
+    from policyc.artifact.build import build_artifact
+    from policyc.artifact.io import dump_artifact, parse_artifact
+
+    monitor = monitor_of("conformance block signatures only\nrule r: called(search)\n", GATE_TOOLS)
+    assert not monitor.policy.ground_arguments
+    run = monitor.start(request="Find the 3 newest files about cats.")
+    assert run.propose("search", {"query": "dogs", "limit": 4}).action == "allow"
+    assert [f.rule for f in run.propose("search", {"query": 4}).findings] == ["conformance/wrong-type"]
+    assert run.propose("serch", {"query": "cats"}).action == "block"
+    assert monitor.restore(run.snapshot()).propose("read_file", {"path": "nowhere"}).action == "allow"
+    grounded = gate().start(request="Find the 3 newest files about cats.")
+    assert grounded.propose("search", {"query": "dogs", "limit": 4}).action == "block"  # the default grounds
+    artifact = build_artifact(monitor.policy)
+    assert artifact.policy.ground_arguments is False
+    assert parse_artifact(dump_artifact(artifact)).policy.ground_arguments is False
+
+
 def test_context_is_optional_settable_and_survives_a_snapshot():
     monitor = gate()
     run = monitor.start()

@@ -42,10 +42,12 @@ _NO_NUMBERS: frozenset[float] = frozenset()
 
 
 class ConformanceChecker:
-    """Checks proposed calls against one policy's tool signatures (and the run's context)."""
+    """Checks proposed calls against one policy's tool signatures (and the run's context,
+    unless the policy checks the signatures alone: `conformance ... signatures only`)."""
 
     def __init__(self, policy: Policy):
         self.tools = policy.tools
+        self.grounds = policy.ground_arguments
         self.terminal = frozenset(policy.terminal_tools)
         self.severity = policy.conformance.kind
         self.limit = policy.conformance.limit
@@ -61,7 +63,7 @@ class ConformanceChecker:
         A call that passes registry, structure and type (`Signatures.conforms`) goes straight
         to grounding, and a call whose every value is found exactly in the text is done there:
         the cascade would pass it with nothing to correct."""
-        if context is None or tool in self.terminal:
+        if context is None or tool in self.terminal or not self.grounds:
             if self.conforms(tool, args):
                 return []
             assessment = assess(tool, args, self.tools)

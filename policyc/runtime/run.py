@@ -140,8 +140,9 @@ class Run:
             rule = "conformance/too-deep" if problem.startswith("nest") else "conformance/not-json"
             return [Finding(rule, CONFORMANCE, "conformance", "deny", None, f"the arguments of `{tool}` {problem}")], ()
         state = self.state
-        grounding = state.grounding
-        if state.context is not None and (grounding is None or grounding.context != state.context):
+        grounding = state.grounding  # kept only when conformance grounds argument values in it
+        if state.context is not None and self.monitor.conformance.grounds and (
+                grounding is None or grounding.context != state.context):
             grounding = state.grounding = GroundingQuery(state.context)
         return self.monitor.judge(state.gate, tool, args, state.seen, state.context, self._index(), grounding)
 
