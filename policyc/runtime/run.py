@@ -100,7 +100,7 @@ class Run:
             if problem is not None:
                 identity: str | None = unidentified(tool, problem)
             else:
-                identity = call_identity(tool, args) if needed else None
+                identity = call_identity(tool, args, checked=True) if needed else None
             if self.state.awaiting:
                 self._resolve(identity)
             self.state.proposals += 1
@@ -115,8 +115,8 @@ class Run:
             if not findings and enf.override is None:  # `enforce` would allow it and change nothing
                 self.state.pending = (identity, True)
                 return Decision("allow", tool, args, step, undecided=undecided)
-            if findings and identity is None:
-                identity = call_identity(tool, args)
+            if findings and identity is None:  # a call with a value problem has its `unidentified` one
+                identity = call_identity(tool, args, checked=True)
             outcome = enforce(enf, identity, findings, self.mode)
             self.state.enforcement = outcome.state
             self.state.pending = (identity, outcome.executes)
