@@ -166,8 +166,9 @@ class GroundingQuery:
     def matches(self, value: Any) -> bool:
         """`metrics.exact_match(value, text())`, reading numbers only as far as needed."""
         kind = m.value_kind(value)
-        if kind == m.STRING:
-            return m.exact_match(value, self.text(), _NO_NUMBERS, self.lowered())
+        if kind == m.STRING:  # a string is looked for in the lowercase text alone: the text is not joined
+            lowered = self.lowered()
+            return m.exact_match(value, lowered, _NO_NUMBERS, lowered)
         if kind == m.NUMBER:
             return math.isfinite(value) and self.has_number(float(value))
         if kind == m.LIST:
