@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from engines import ReferenceEngine, some_continuation_satisfies
 from generators import AGENT, NIGHTLY, VOCABULARIES, calls, continuations, one_rule_policy, policies, rules, trace_of
 from policyc.automata import compile_policy
-from policyc.scoring.stepping import StepPlan
+from policyc.scoring.stepping import PlainRun, StepPlan, ToolCodes
 from policyc.tables.context import Constants
 from policyc.semantics import PositionEvaluator
 from policyc.scoring import RunTally, Scorer, score_trace
@@ -59,7 +59,8 @@ def test_stepping_only_the_calls_that_move_a_rule_gives_its_verdict(data):
     """The scorer steps a one-automaton rule only at the calls of tools whose letters move some
     state (`policyc.scoring.stepping`): its verdict and shortest bad prefix are those of
     stepping every call (`RuleTable.verdict_on`), on every vocabulary (LETTERS has a tool no
-    formula names; DATA has guards on arguments and results)."""
+    formula names; DATA has guards on arguments and results). So are those of a rule of plain
+    letters walked over the trace's tool codes (`PlainRun`), whatever code each tool has."""
     vocab = data.draw(st.sampled_from(VOCABULARIES))
     formula = data.draw(rules(vocab))
     table = compile_policy(one_rule_policy(formula, vocab.tools)).table("rule")
@@ -69,8 +70,12 @@ def test_stepping_only_the_calls_that_move_a_rule_gives_its_verdict(data):
     trace = trace_of(data.draw(calls(vocab, max_len=12)))
     engine = PositionEvaluator(trace)
     constants, sources = Constants.of_trace(trace), trace.globals.history  # as the scorer gives them
-    assert (plan.verdict_on(trace.calls, engine.positions_of, None, constants, sources)
-            == table.verdict_on(trace.calls, None, constants, sources)), formula
+    expected = table.verdict_on(trace.calls, None, constants, sources)
+    assert plan.verdict_on(trace.calls, engine.positions_of, None, constants, sources) == expected, formula
+    codes = ToolCodes(data.draw(st.permutations(sorted(vocab.tools))))
+    plain = PlainRun.of(plan, codes)
+    if plain is not None:
+        assert plain.verdict_on(codes.of(trace.calls)) == expected, formula
 
 
 @SETTINGS

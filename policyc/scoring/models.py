@@ -12,9 +12,28 @@ per-layer pass rates, plus vacuity and input-problem counts and the malformed re
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Iterable, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
+
+M = TypeVar("M", bound=BaseModel)
+
+_set = object.__setattr__
+
+
+def trusted(cls: type[M], values: dict[str, Any], given: Iterable[str]) -> M:
+    """A model made of values that already are what its validation would make of them, in the
+    order of its fields and with every field present (`given`: those the caller set, the
+    others holding their defaults), without validating them again: what `model_construct`
+    does, without its search for aliases and defaults (the scorer makes one per rule and run).
+    tests/test_scoring.py checks that a report made so equals, and dumps as, the validated one.
+    """
+    model = cls.__new__(cls)
+    _set(model, "__dict__", values)
+    _set(model, "__pydantic_fields_set__", set(given))
+    _set(model, "__pydantic_extra__", None)
+    _set(model, "__pydantic_private__", None)
+    return model
 
 Label = Literal["FULL", "PARTIAL", "NONE"]
 

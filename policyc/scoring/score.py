@@ -32,13 +32,13 @@ from policyc.recursion import deep_recursion
 from policyc.scoring.certain import certain_prefix
 from policyc.scoring.details import DetailPlan
 from policyc.scoring.externs import bind_externs
-from policyc.scoring.models import ConstraintResult, CorpusReport, InputProblem, TraceReport, label_of
+from policyc.scoring.models import ConstraintResult, CorpusReport, InputProblem, TraceReport, label_of, trusted
 from policyc.scoring.tally import CorpusTally, RuleTally, RunTally
 from policyc.scoring.vacuity import VACUOUS, vacuity
 from policyc.semantics.positions import PositionEvaluator
 from policyc.tables.context import Constants
 from policyc.tables.policy import CompiledPolicy
-from policyc.scoring.stepping import StepPlan
+from policyc.scoring.stepping import PlainRun, StepPlan, ToolCodes
 from policyc.trace.conformance import Signatures, check_trace
 from policyc.trace.errors import TraceError
 from policyc.trace.model import Trace
@@ -55,19 +55,27 @@ def score_rule(rule: Rule, trace: Trace, engine: PositionEvaluator, compiled: Co
 class RulePlan:
     """What scoring one rule needs that does not depend on the trace, worked out once."""
 
-    __slots__ = ("rule", "base", "table", "steps", "details")
+    __slots__ = ("rule", "base", "table", "steps", "plain", "details", "fields", "given")
 
-    def __init__(self, rule: Rule, compiled: CompiledPolicy):
+    def __init__(self, rule: Rule, compiled: CompiledPolicy, codes: ToolCodes | None = None):
         self.rule = rule
         self.base: dict[str, Any] = {"name": rule.name, "layer": rule.layer, "weight": rule.weight,
                      "rule_class": compiled.rule_class(rule.name)}
         self.table = compiled.table(rule.name)
         self.steps = StepPlan.of(self.table) if self.table is not None else None
+        self.plain = PlainRun.of(self.steps, codes) if self.steps is not None and codes is not None else None
         self.details = DetailPlan(rule)
+        # every field of the rule's reports, in order: its own, validated once, and the defaults
+        self.fields = dict(ConstraintResult(**self.base, passed=True, detail="").__dict__)
+        self.given = tuple(self.base)
 
-    def verdict(self, trace: Trace, engine: PositionEvaluator) -> tuple[bool, int | None] | None:
+    def verdict(self, trace: Trace, engine: PositionEvaluator,
+                codes: bytes | None = None) -> tuple[bool, int | None] | None:
         """(holds, length of the shortest bad prefix) from the rule's automaton; None when it has
-        none or cannot read the trace (the evaluator decides then)."""
+        none or cannot read the trace (the evaluator decides then). `codes`: the trace's calls
+        as `ToolCodes` (read by a rule of plain letters)."""
+        if self.plain is not None and codes is not None:
+            return self.plain.verdict_on(codes)
         externs = engine.root_env.externs
         constants = Constants.of_trace(trace)
         env_globals = engine.root_env.globals  # the trace's, always given by the engine
@@ -76,42 +84,49 @@ class RulePlan:
             return self.steps.verdict_on(trace.calls, engine.positions_of, externs, constants, sources)
         return None if self.table is None else self.table.verdict_on(trace.calls, externs, constants, sources)
 
-    def tally(self, trace: Trace, engine: PositionEvaluator) -> RuleTally:
+    def tally(self, trace: Trace, engine: PositionEvaluator, codes: bytes | None = None) -> RuleTally:
         """What the aggregate needs of the rule's verdict (`score` without its detail)."""
         rule, base = self.rule, self.base
         applicable = False
         try:
             if rule.applicability is not None:
                 applicable = engine.holds(rule.applicability)
-            found = self.verdict(trace, engine)
+            found = self.verdict(trace, engine, codes)
             passed = engine.holds(rule.formula) if found is None else found[0]
             vacuous = passed and vacuity(rule.formula, engine)[0] == VACUOUS
         except (ExternError, RecursionError):
             passed = vacuous = False
         return RuleTally(base["name"], base["layer"], base["weight"], passed, vacuous, applicable)
 
-    def score(self, trace: Trace, engine: PositionEvaluator) -> ConstraintResult:
-        rule, base = self.rule, dict(self.base)
+    def score(self, trace: Trace, engine: PositionEvaluator, codes: bytes | None = None) -> ConstraintResult:
+        rule = self.rule
+        values = self.fields.copy()  # the report's fields, in order, each of its type (so not validated again)
+        given = list(self.given)
         try:
             if rule.applicability is not None:  # App: `eventually ρ` of `when ρ shall χ`, by the evaluator
-                base["applicable"] = engine.holds(rule.applicability)
-            found = self.verdict(trace, engine)
+                values["applicable"] = bool(engine.holds(rule.applicability))
+                given.append("applicable")
+            found = self.verdict(trace, engine, codes)
             passed = engine.holds(rule.formula) if found is None else found[0]
             if passed:
                 status, why = vacuity(rule.formula, engine)
                 if status == VACUOUS:
-                    return ConstraintResult(**base, passed=True, detail=f"Holds vacuously: {why}.", vacuous=True)
-                return ConstraintResult(**base, passed=True, detail=self.details.describe(engine, True))
+                    values.update(passed=True, detail=f"Holds vacuously: {why}.", vacuous=True)
+                    return trusted(ConstraintResult, values, (*given, "passed", "detail", "vacuous"))
+                values.update(passed=True, detail=self.details.describe(engine, True))
+                return trusted(ConstraintResult, values, (*given, "passed", "detail"))
             if found is not None:
                 step = len(trace) if found[1] is None else found[1]
             else:  # no table: where the evaluator can tell the violation became certain, else the end
                 certain = certain_prefix(rule.formula, trace, engine.root_env.externs)
                 step = len(trace) if certain is None else certain
-            return ConstraintResult(**base, passed=False, detail=self.details.describe(engine, False, step),
-                                    violated_at=step, violated_at_call=trace.calls_through(step))
+            values.update(passed=False, detail=self.details.describe(engine, False, step), violated_at=step,
+                          violated_at_call=trace.calls_through(step))
+            return trusted(ConstraintResult, values, (*given, "passed", "detail", "violated_at", "violated_at_call"))
         except (ExternError, RecursionError) as exc:
             problem = str(exc) if isinstance(exc, ExternError) else "the formula is nested too deeply to evaluate"
-            return ConstraintResult(**base, passed=False, detail=f"Could not be evaluated: {problem}.", error=problem)
+            values.update(passed=False, detail=f"Could not be evaluated: {problem}.", error=problem)
+            return trusted(ConstraintResult, values, (*given, "passed", "detail", "error"))
 
 
 def bindings(policy: Policy, externs: Externs | None = None, extractor: Extractor | None = None) -> dict:
@@ -150,7 +165,13 @@ class Scorer:
         self.bound = bindings(self.policy, externs, extractor)
         self.signatures = Signatures(self.policy.tools)
         self.shapes = ResultShapes(self.policy.tools, self.signatures)
-        self.plans = [RulePlan(rule, compiled) for rule in self.policy.rules]
+        self.codes = tool_codes(compiled)
+        self.plans = [RulePlan(rule, compiled, self.codes) for rule in self.policy.rules]
+        if not any(plan.plain for plan in self.plans):
+            self.codes = None  # no rule reads the calls as codes
+
+    def _codes(self, trace: Trace) -> bytes | None:
+        return None if self.codes is None else self.codes.of(trace.calls)
 
     @deep_recursion()
     def tally(self, trace: Trace) -> RunTally:
@@ -159,7 +180,8 @@ class Scorer:
         policy = self.policy
         trace = self.shapes.trace(policy.view(trace))
         engine = PositionEvaluator(trace, self.bound)
-        rules = tuple(plan.tally(trace, engine) for plan in self.plans)
+        codes = self._codes(trace)
+        rules = tuple(plan.tally(trace, engine, codes) for plan in self.plans)
         total = sum(r.weight for r in rules)
         lost = sum(r.weight for r in rules if not r.passed)
         score = 1.0 if total == 0 else 1.0 - lost / total
@@ -173,7 +195,8 @@ class Scorer:
         policy = self.policy
         trace = self.shapes.trace(policy.view(trace))
         engine = PositionEvaluator(trace, self.bound)
-        constraints = [plan.score(trace, engine) for plan in self.plans]
+        codes = self._codes(trace)
+        constraints = [plan.score(trace, engine, codes) for plan in self.plans]
         total = sum(c.weight for c in constraints)
         lost = sum(c.weight for c in constraints if not c.passed)
         score = 1.0 if total == 0 else 1.0 - lost / total
@@ -184,16 +207,24 @@ class Scorer:
             names = ", ".join(f"{c.name} ({c.layer})" if c.layer else c.name for c in failed)
             details = f"{len(failed)} of {len(constraints)} constraints violated: {names}."
         problems = gated_problems(trace, check_trace(trace, policy.tools, signatures=self.signatures))
-        return TraceReport(
-            compliance_score=score,
-            compliance_label=label_of(score),
-            details=details,
-            tool_sequence=trace.tool_sequence,
-            constraints=constraints,
-            trace_id=trace.id,
-            origin=trace.origin,
-            input_problems=[InputProblem.from_finding(f, trace) for f in problems],
-        )
+        return trusted(TraceReport, {  # each value of its field's type: not validated again
+            "compliance_score": score,
+            "compliance_label": label_of(score),
+            "details": details,
+            "tool_sequence": trace.tool_sequence,
+            "constraints": constraints,
+            "trace_id": trace.id,
+            "origin": trace.origin,
+            "input_problems": [InputProblem.from_finding(f, trace) for f in problems],
+        }, TraceReport.model_fields)
+
+
+def tool_codes(compiled: CompiledPolicy) -> ToolCodes | None:
+    """A byte per tool the rules' automata name; None when there are too many for a byte each."""
+    tools = [tool for rule in compiled.policy.rules for table in [compiled.table(rule.name)]
+             if table is not None and table.dfa is not None for tool in table.dfa.alphabet.tools]
+    tools = list(dict.fromkeys(tools))
+    return ToolCodes(tools) if len(tools) <= ToolCodes.LIMIT else None
 
 
 def gated_problems(trace: Trace, problems: list) -> list:
