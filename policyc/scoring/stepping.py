@@ -148,6 +148,7 @@ class PlainRun:
 
     table: bytes  # code -> letter
     idle: bytes  # the codes of calls that move no state (dropped)
+    kept: bytes  # code -> 1 for a call that is kept, 0 for one dropped
     delta: tuple[tuple[int, ...], ...]
     start: int
     settled: tuple[bool, ...]  # per state: won or lost for good
@@ -173,7 +174,8 @@ class PlainRun:
         for tool, letter in plain.items():
             letter_of[codes.code[tool]] = letter  # type: ignore[call-overload]
         idle = bytes(code for code, letter in enumerate(letter_of) if all(delta[s][letter] == s for s in states))
-        return cls(bytes(letter_of) + bytes(256 - len(letter_of)), idle, delta, dfa.initial,
+        kept = bytes(int(code not in idle) for code in range(256))
+        return cls(bytes(letter_of) + bytes(256 - len(letter_of)), idle, kept, delta, dfa.initial,
                    tuple(v in (SATISFIED, VIOLATED) for v in dfa.verdict),
                    tuple(v == VIOLATED for v in dfa.verdict), tuple(bool(a) for a in dfa.accepting))
 
@@ -190,7 +192,8 @@ class PlainRun:
             if settled[state]:
                 if not self.violated[state]:
                     return True, None
-                idle = self.idle
-                at = [i for i, code in enumerate(codes) if code not in idle][k]  # the k-th call kept
+                marks, at = codes.translate(self.kept), -1
+                for _ in range(k + 1):  # the position of the k-th call kept
+                    at = marks.index(1, at + 1)
                 return False, at + 1
         return self.accepting[state], None
