@@ -184,6 +184,9 @@ class Trace:
         messages, users = "messages" in observes, "user_calls" in observes
         events = self.events
         assert events is not None
+        if events is self.calls and self._call_numbers is None and not (
+                messages and any(c.name == MESSAGE for c in events)):
+            return self  # every event is a call of the agent (told once, kept for `step`)
         positions: list[int] | None = None
         if all(not c.is_message and c.actor == ASSISTANT for c in events) and not (
                 messages and any(c.name == MESSAGE for c in events)):
