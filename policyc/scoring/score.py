@@ -34,7 +34,7 @@ from policyc.scoring.details import DetailPlan
 from policyc.scoring.externs import bind_externs
 from policyc.scoring.models import ConstraintResult, CorpusReport, InputProblem, TraceReport, label_of, trusted
 from policyc.scoring.tally import CorpusTally, RuleTally, RunTally
-from policyc.scoring.vacuity import VACUOUS, vacuity
+from policyc.scoring.vacuity import NEUTRAL, VACUOUS, has_triggers, vacuity
 from policyc.semantics.positions import PositionEvaluator
 from policyc.tables.context import Constants
 from policyc.tables.policy import CompiledPolicy
@@ -55,7 +55,7 @@ def score_rule(rule: Rule, trace: Trace, engine: PositionEvaluator, compiled: Co
 class RulePlan:
     """What scoring one rule needs that does not depend on the trace, worked out once."""
 
-    __slots__ = ("rule", "base", "table", "steps", "plain", "details", "fields", "given")
+    __slots__ = ("rule", "base", "table", "steps", "plain", "details", "fields", "given", "triggers")
 
     def __init__(self, rule: Rule, compiled: CompiledPolicy, codes: ToolCodes | None = None):
         self.rule = rule
@@ -67,7 +67,12 @@ class RulePlan:
         self.details = DetailPlan(rule)
         # every field of the rule's reports, in order: its own, validated once, and the defaults
         self.fields = dict(ConstraintResult(**self.base, passed=True, detail="").__dict__)
-        self.given = tuple(self.base)
+        # the fields a report of each outcome sets, as the fields given to its constructor
+        told = (*self.base, *(("applicable",) if rule.applicability is not None else ()), "passed", "detail")
+        self.given = {PASSED: frozenset(told), VACUOUS: frozenset((*told, "vacuous")),
+                      VIOLATED: frozenset((*told, "violated_at", "violated_at_call")),
+                      ERROR: frozenset((*told, "error"))}
+        self.triggers = has_triggers(rule.formula)  # without any, a rule is never vacuous
 
     def verdict(self, trace: Trace, engine: PositionEvaluator,
                 codes: bytes | None = None) -> tuple[bool, int | None] | None:
@@ -93,7 +98,7 @@ class RulePlan:
                 applicable = engine.holds(rule.applicability)
             found = self.verdict(trace, engine, codes)
             passed = engine.holds(rule.formula) if found is None else found[0]
-            vacuous = passed and vacuity(rule.formula, engine)[0] == VACUOUS
+            vacuous = passed and self.triggers and vacuity(rule.formula, engine)[0] == VACUOUS
         except (ExternError, RecursionError):
             passed = vacuous = False
         return RuleTally(base["name"], base["layer"], base["weight"], passed, vacuous, applicable)
@@ -101,32 +106,42 @@ class RulePlan:
     def score(self, trace: Trace, engine: PositionEvaluator, codes: bytes | None = None) -> ConstraintResult:
         rule = self.rule
         values = self.fields.copy()  # the report's fields, in order, each of its type (so not validated again)
-        given = list(self.given)
+        given = self.given
         try:
             if rule.applicability is not None:  # App: `eventually ρ` of `when ρ shall χ`, by the evaluator
                 values["applicable"] = bool(engine.holds(rule.applicability))
-                given.append("applicable")
             found = self.verdict(trace, engine, codes)
             passed = engine.holds(rule.formula) if found is None else found[0]
             if passed:
-                status, why = vacuity(rule.formula, engine)
+                values["passed"] = True
+                status, why = vacuity(rule.formula, engine) if self.triggers else (NEUTRAL, None)
                 if status == VACUOUS:
-                    values.update(passed=True, detail=f"Holds vacuously: {why}.", vacuous=True)
-                    return trusted(ConstraintResult, values, (*given, "passed", "detail", "vacuous"))
-                values.update(passed=True, detail=self.details.describe(engine, True))
-                return trusted(ConstraintResult, values, (*given, "passed", "detail"))
+                    values["detail"] = f"Holds vacuously: {why}."
+                    values["vacuous"] = True
+                    return trusted(ConstraintResult, values, given[VACUOUS])
+                values["detail"] = self.details.describe(engine, True)
+                return trusted(ConstraintResult, values, given[PASSED])
             if found is not None:
                 step = len(trace) if found[1] is None else found[1]
             else:  # no table: where the evaluator can tell the violation became certain, else the end
                 certain = certain_prefix(rule.formula, trace, engine.root_env.externs)
                 step = len(trace) if certain is None else certain
-            values.update(passed=False, detail=self.details.describe(engine, False, step), violated_at=step,
-                          violated_at_call=trace.calls_through(step))
-            return trusted(ConstraintResult, values, (*given, "passed", "detail", "violated_at", "violated_at_call"))
+            values["passed"] = False
+            values["detail"] = self.details.describe(engine, False, step)
+            values["violated_at"] = step
+            values["violated_at_call"] = trace.calls_through(step)
+            return trusted(ConstraintResult, values, given[VIOLATED])
         except (ExternError, RecursionError) as exc:
             problem = str(exc) if isinstance(exc, ExternError) else "the formula is nested too deeply to evaluate"
-            values.update(passed=False, detail=f"Could not be evaluated: {problem}.", error=problem)
-            return trusted(ConstraintResult, values, (*given, "passed", "detail", "error"))
+            values = self.fields | {"applicable": values["applicable"], "passed": False,
+                                    "detail": f"Could not be evaluated: {problem}.", "error": problem}
+            # `applicable` was given when its question was answered before the failure
+            told = given[ERROR] if values["applicable"] is not None else given[ERROR] - {"applicable"}
+            return trusted(ConstraintResult, values, told)
+
+
+#: What became of a rule on a run, as its report's fields tell it (`RulePlan.given`)
+PASSED, VIOLATED, ERROR = "passed", "violated", "error"
 
 
 def bindings(policy: Policy, externs: Externs | None = None, extractor: Extractor | None = None) -> dict:
