@@ -48,25 +48,25 @@ class Context:
         self.passed = passed
         self.source = source
 
-    def positions(self, event: n.Formula) -> list[int]:
-        if _is_plain(event):  # a tool's calls: the trace's index has them
-            return list(self.engine.positions_of(event.tool))  # type: ignore[attr-defined]
-        return set_bits(self.engine.bits(event))
+    def positions(self, event: Event) -> list[int]:
+        if event.__class__ is str:  # a tool's calls: the trace's index has them
+            return list(self.engine.positions_of(event))  # type: ignore[arg-type]
+        return set_bits(self.engine.bits(event))  # type: ignore[arg-type]
 
-    def first(self, event: n.Formula, start: int = 0) -> int | None:
+    def first(self, event: Event, start: int = 0) -> int | None:
         """The first position at or after `start` where `event` holds."""
-        if _is_plain(event):
-            calls = self.engine.positions_of(event.tool)  # type: ignore[attr-defined]
+        if event.__class__ is str:
+            calls = self.engine.positions_of(event)  # type: ignore[arg-type]
             if not start:
                 return calls[0] if calls else None
             k = bisect_left(calls, start)
             return calls[k] if k < len(calls) else None
-        return lowest_bit(self.engine.bits(event) >> start << start)
+        return lowest_bit(self.engine.bits(event) >> start << start)  # type: ignore[arg-type]
 
-    def count(self, event: n.Formula) -> int:
-        if _is_plain(event):
-            return len(self.engine.positions_of(event.tool))  # type: ignore[attr-defined]
-        return self.engine.bits(event).bit_count()
+    def count(self, event: Event) -> int:
+        if event.__class__ is str:
+            return len(self.engine.positions_of(event))  # type: ignore[arg-type]
+        return self.engine.bits(event).bit_count()  # type: ignore[arg-type]
 
     def at(self, position: int) -> str:
         """`call #4`, or `event #9, call #4` when the policy reads events besides the agent's calls."""
@@ -80,9 +80,13 @@ def _arg(source: SourceCall | None, names, index: int) -> str | None:
     return source.args[index]
 
 
-def _is_plain(event: n.Formula) -> bool:
-    """An event that is a tool's every call (no condition on it)."""
-    return isinstance(event, n.Event) and event.guard is b.LIT_TRUE
+#: An event as a detail looks it up: a tool's name for its every call (the trace's index of
+#: calls by tool has them), else the formula (the positions engine's bits).
+Event = str | n.Formula
+
+
+def _event(f: n.Formula) -> Event:
+    return f.tool if isinstance(f, n.Event) and f.guard is b.LIT_TRUE else f
 
 
 def lowest_bit(value: int) -> int | None:
@@ -159,8 +163,8 @@ def _count_shape(f: n.Formula, src: SourceCall | None) -> Shape | None:
         elif fixed is not None and len(src.args) > 1 and src.args[1].lstrip("-").isdigit():
             op, number = fixed, int(src.args[1])
     if isinstance(event, n.Event):
-        return event, f"{quote(event, label)} called ", f" time(s); expected {op} {number}."
-    return event, None, f" {label or show(event)} calls, expected {op} {number})."
+        return _event(event), f"{quote(event, label)} called ", f" time(s); expected {op} {number}."
+    return _event(event), None, f" {label or show(event)} calls, expected {op} {number})."
 
 
 def _count_text(shape: Shape, ctx: Context) -> str:
@@ -175,7 +179,7 @@ def _called_shape(f: n.Formula, src: SourceCall | None, names=CALLED_NAMES, read
     event = read(f)
     if event is None:
         return None
-    return event, quote(event, _arg(src, names, 0))
+    return _event(event), quote(event, _arg(src, names, 0))
 
 
 def _never_shape(f: n.Formula, src: SourceCall | None) -> Shape | None:
@@ -196,9 +200,10 @@ def _before_shape(f: n.Formula, src: SourceCall | None) -> Shape | None:
         return None
     first, second = shape
     if _arg(src, ("after",), 1) is not None:  # after(t1, t2) is before(t2, t1)
-        return (second, first, quote(second, _arg(src, ("after",), 0)), quote(first, _arg(src, ("after",), 1)),
-                "after")
-    return first, second, quote(first, _arg(src, ("before",), 0)), quote(second, _arg(src, ("before",), 1)), "before"
+        return (_event(second), _event(first), quote(second, _arg(src, ("after",), 0)),
+                quote(first, _arg(src, ("after",), 1)), "after")
+    return (_event(first), _event(second), quote(first, _arg(src, ("before",), 0)),
+            quote(second, _arg(src, ("before",), 1)), "before")
 
 
 def _order_text(shape: Shape, ctx: Context) -> str:
@@ -227,7 +232,7 @@ def _all_before_shape(f: n.Formula, src: SourceCall | None) -> Shape | None:
         events = [e for _, e in sorted(zip(matched, events), key=lambda p: items.index(p[0]))]
         matched.sort(key=items.index)
         labels = matched
-    return tuple(zip(events, [quote(e, label) for e, label in zip(events, labels)])), goal, \
+    return tuple((_event(e), quote(e, label)) for e, label in zip(events, labels)), _event(goal), \
         quote(goal, _arg(src, ("all_before",), 1))
 
 
@@ -261,7 +266,7 @@ def _in_order_shape(f: n.Formula, src: SourceCall | None) -> Shape | None:
     labels: tuple[str | None, ...] = list_items(_arg(src, ("in_order",), 0) or "") or ()
     if len(labels) != len(events):
         labels = (None,) * len(events)
-    return tuple((event, quote(event, label)) for event, label in zip(events, labels))
+    return tuple((_event(event), quote(event, label)) for event, label in zip(events, labels))
 
 
 def _in_order_text(shape: Shape, ctx: Context) -> str:
@@ -283,7 +288,8 @@ def _within_steps_shape(f: n.Formula, src: SourceCall | None) -> Shape | None:
     if shape is None:
         return None
     start, target, k = shape
-    return start, target, k, quote(start, _arg(src, ("within_steps",), 0)), quote(target, _arg(src, ("within_steps",), 1))
+    return (_event(start), _event(target), k, quote(start, _arg(src, ("within_steps",), 0)),
+            quote(target, _arg(src, ("within_steps",), 1)))
 
 
 def _within_steps_text(shape: Shape, ctx: Context) -> str:
@@ -311,7 +317,7 @@ def _instance_before_shape(f: n.Formula, src: SourceCall | None) -> Shape | None
         return None
     e1 = events[roles.index(src.args[0])]
     e2 = events[roles.index(src.args[2])]
-    return e1, e2, int(src.args[1]), int(src.args[3]), quote(e1, src.args[0]), quote(e2, src.args[2])
+    return _event(e1), _event(e2), int(src.args[1]), int(src.args[3]), quote(e1, src.args[0]), quote(e2, src.args[2])
 
 
 def _instance_before_text(shape: Shape, ctx: Context) -> str:
@@ -329,7 +335,7 @@ def _branch_shape(f: n.Formula, src: SourceCall | None) -> Shape | None:
     if shape is None:
         return None
     taken, forbidden = shape
-    return taken, forbidden, quote(taken, _arg(src, ("branch_called",), 0)), \
+    return _event(taken), _event(forbidden), quote(taken, _arg(src, ("branch_called",), 0)), \
         quote(forbidden, _arg(src, ("branch_called",), 1))
 
 
