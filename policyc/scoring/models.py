@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 M = TypeVar("M", bound=BaseModel)
 
-_set = object.__setattr__
+_new, _set = object.__new__, object.__setattr__
 
 
 def trusted(cls: type[M], values: dict[str, Any], given: Iterable[str]) -> M:
@@ -28,7 +28,7 @@ def trusted(cls: type[M], values: dict[str, Any], given: Iterable[str]) -> M:
     does, without its search for aliases and defaults (the scorer makes one per rule and run).
     tests/test_scoring.py checks that a report made so equals, and dumps as, the validated one.
     """
-    model = cls.__new__(cls)
+    model = _new(cls)
     _set(model, "__dict__", values)
     _set(model, "__pydantic_fields_set__", set(given))
     _set(model, "__pydantic_extra__", None)
