@@ -38,25 +38,27 @@ NEVER_NAMES = ("never", "absence")
 
 
 class Context:
-    """What a detail is written from: the trace's positions engine, the verdict, the rule's
-    source call."""
+    """What a detail is written from: the trace's positions engine and the verdict (the
+    same for every rule with that verdict on the trace)."""
 
-    __slots__ = ("engine", "passed", "source")
+    __slots__ = ("engine", "passed", "at", "positions_of")
 
-    def __init__(self, engine: PositionEvaluator, passed: bool, source: SourceCall | None):
+    def __init__(self, engine: PositionEvaluator, passed: bool):
         self.engine = engine
         self.passed = passed
-        self.source = source
+        #: `call #4`, or `event #9, call #4` when the policy reads events besides the agent's calls
+        self.at: Callable[[int], str] = engine.trace.step
+        self.positions_of = engine.positions_of
 
     def positions(self, event: Event) -> list[int]:
         if event.__class__ is str:  # a tool's calls: the trace's index has them
-            return list(self.engine.positions_of(event))  # type: ignore[arg-type]
+            return list(self.positions_of(event))  # type: ignore[arg-type]
         return set_bits(self.engine.bits(event))  # type: ignore[arg-type]
 
     def first(self, event: Event, start: int = 0) -> int | None:
         """The first position at or after `start` where `event` holds."""
         if event.__class__ is str:
-            calls = self.engine.positions_of(event)  # type: ignore[arg-type]
+            calls = self.positions_of(event)  # type: ignore[arg-type]
             if not start:
                 return calls[0] if calls else None
             k = bisect_left(calls, start)
@@ -65,12 +67,8 @@ class Context:
 
     def count(self, event: Event) -> int:
         if event.__class__ is str:
-            return len(self.engine.positions_of(event))  # type: ignore[arg-type]
+            return len(self.positions_of(event))  # type: ignore[arg-type]
         return self.engine.bits(event).bit_count()  # type: ignore[arg-type]
-
-    def at(self, position: int) -> str:
-        """`call #4`, or `event #9, call #4` when the policy reads events besides the agent's calls."""
-        return self.engine.trace.step(position)
 
 
 def _arg(source: SourceCall | None, names, index: int) -> str | None:
@@ -138,7 +136,10 @@ class DetailPlan:
                 break
 
     def describe(self, engine: PositionEvaluator, passed: bool, violated_at: int | None = None) -> str:
-        ctx = Context(engine, passed, self.source)
+        return self.write(Context(engine, passed), violated_at)
+
+    def write(self, ctx: Context, violated_at: int | None = None) -> str:
+        """`describe`, with the trace's context of the verdict made once for its rules."""
         if self.text is not None:
             return self.text(self.shape, ctx)
         return generic(self.formula, ctx, violated_at)
@@ -515,7 +516,7 @@ PART_DESCRIBERS = tuple(d for d in DESCRIBERS if d[0] is not _instance_before_sh
 def describe_part(f: n.Formula, ctx: Context, violated_at: int | None = None) -> str:
     """The detail of one conjunct of a rule, judged on its own (`violated_at`: where the rule's
     violation became certain, when this part alone fails)."""
-    part = Context(ctx.engine, ctx.engine.holds(f), None)
+    part = Context(ctx.engine, ctx.engine.holds(f))
     for read, text in PART_DESCRIBERS:
         shape = read(f, None)
         if shape is not None:

@@ -30,7 +30,7 @@ from policyc.ir.data import ExternError
 from policyc.ir.policy import Policy, Rule
 from policyc.recursion import deep_recursion
 from policyc.scoring.certain import certain_prefix
-from policyc.scoring.details import DetailPlan
+from policyc.scoring.details import Context, DetailPlan
 from policyc.scoring.externs import bind_externs
 from policyc.scoring.models import ConstraintResult, CorpusReport, InputProblem, TraceReport, label_of, trusted
 from policyc.scoring.tally import CorpusTally, RuleTally, RunTally
@@ -103,14 +103,21 @@ class RulePlan:
             passed = vacuous = False
         return RuleTally(base["name"], base["layer"], base["weight"], passed, vacuous, applicable)
 
-    def score(self, trace: Trace, engine: PositionEvaluator, codes: bytes | None = None) -> ConstraintResult:
+    def score(self, trace: Trace, engine: PositionEvaluator, codes: bytes | None = None,
+              contexts: tuple[Context, Context] | None = None) -> ConstraintResult:
+        """The rule's report on the trace; `contexts`: the trace's detail contexts of a violation
+        and of a pass (`details.Context`), made once for its rules."""
         rule = self.rule
+        if contexts is None:
+            contexts = (Context(engine, False), Context(engine, True))
         values = self.fields.copy()  # the report's fields, in order, each of its type (so not validated again)
         given = self.given
         try:
             if rule.applicability is not None:  # App: `eventually ρ` of `when ρ shall χ`, by the evaluator
                 values["applicable"] = bool(engine.holds(rule.applicability))
-            found = self.verdict(trace, engine, codes)
+            plain = self.plain
+            found = plain.verdict_on(codes) if plain is not None and codes is not None \
+                else self.verdict(trace, engine, codes)
             passed = engine.holds(rule.formula) if found is None else found[0]
             if passed:
                 values["passed"] = True
@@ -119,7 +126,7 @@ class RulePlan:
                     values["detail"] = f"Holds vacuously: {why}."
                     values["vacuous"] = True
                     return trusted(ConstraintResult, values, given[VACUOUS])
-                values["detail"] = self.details.describe(engine, True)
+                values["detail"] = self.details.write(contexts[1])
                 return trusted(ConstraintResult, values, given[PASSED])
             if found is not None:
                 step = len(trace) if found[1] is None else found[1]
@@ -127,7 +134,7 @@ class RulePlan:
                 certain = certain_prefix(rule.formula, trace, engine.root_env.externs)
                 step = len(trace) if certain is None else certain
             values["passed"] = False
-            values["detail"] = self.details.describe(engine, False, step)
+            values["detail"] = self.details.write(contexts[0], step)
             values["violated_at"] = step
             values["violated_at_call"] = trace.calls_through(step)
             return trusted(ConstraintResult, values, given[VIOLATED])
@@ -211,7 +218,8 @@ class Scorer:
         trace = self.shapes.trace(policy.view(trace))
         engine = PositionEvaluator(trace, self.bound)
         codes = self._codes(trace)
-        constraints = [plan.score(trace, engine, codes) for plan in self.plans]
+        contexts = (Context(engine, False), Context(engine, True))
+        constraints = [plan.score(trace, engine, codes, contexts) for plan in self.plans]
         total = sum(c.weight for c in constraints)
         lost = sum(c.weight for c in constraints if not c.passed)
         score = 1.0 if total == 0 else 1.0 - lost / total
