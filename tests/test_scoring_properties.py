@@ -88,3 +88,38 @@ def test_a_tally_is_the_reports_tally(data):
     trace = trace_of(data.draw(calls(vocab)))
     scorer = Scorer(compile_policy(policy))
     assert scorer.tally(trace) == RunTally.of(scorer.score(trace))
+
+
+def past_bodies(tools):
+    """Conditions on the calls so far: tools' every call under not/and/or and past operators."""
+    from policyc.ir import build as b
+
+    leaves = st.sampled_from(tools).map(b.event)
+    return st.recursive(leaves, lambda inner: st.one_of(
+        inner.map(b.neg), inner.map(b.once), inner.map(b.yesterday), inner.map(b.wyesterday),
+        inner.map(b.historically), st.tuples(inner, inner).map(lambda p: b.conj(*p)),
+        st.tuples(inner, inner).map(lambda p: b.disj(*p)), st.tuples(inner, inner).map(lambda p: b.implies(*p)),
+        st.tuples(inner, inner).map(lambda p: b.since(*p))), max_leaves=5)
+
+
+@SETTINGS
+@given(st.data())
+def test_where_an_always_rule_first_fails_is_read_from_its_automaton(data):
+    """The detail of a violated `always φ`, φ a condition on the calls so far, names the call
+    its automaton's shortest bad prefix ends at (`details.of_calls_so_far`): the first call
+    where the evaluator finds φ false, so the detail is the same as found from the evaluator."""
+    from policyc.ir import build as b
+    from policyc.scoring.details import Context, generic, of_calls_so_far
+
+    vocab = data.draw(st.sampled_from(VOCABULARIES))
+    body = data.draw(past_bodies(vocab.named))
+    formula = b.always(body)
+    if not (b.is_always(formula) and of_calls_so_far(formula.right)):
+        return  # folded away by the constructors
+    table = compile_policy(one_rule_policy(formula, vocab.tools)).table("rule")
+    trace = trace_of(data.draw(calls(vocab, max_len=12)))
+    found = table.verdict_on(trace.calls) if table is not None else None
+    if found is None or found[0] or found[1] is None:
+        return
+    ctx = Context(PositionEvaluator(trace), False)
+    assert generic(formula, ctx, found[1], shortest=True) == generic(formula, ctx, found[1]), formula

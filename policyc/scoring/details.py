@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 from bisect import bisect_left
+from functools import lru_cache
 from typing import Callable, Sequence
 
 from policyc.grounding.actions import read_claims
@@ -138,11 +139,12 @@ class DetailPlan:
     def describe(self, engine: PositionEvaluator, passed: bool, violated_at: int | None = None) -> str:
         return self.write(Context(engine, passed), violated_at)
 
-    def write(self, ctx: Context, violated_at: int | None = None) -> str:
-        """`describe`, with the trace's context of the verdict made once for its rules."""
+    def write(self, ctx: Context, violated_at: int | None = None, shortest: bool = False) -> str:
+        """`describe`, with the trace's context of the verdict made once for its rules
+        (`shortest`: `violated_at` is the rule's automaton's shortest bad prefix)."""
         if self.text is not None:
             return self.text(self.shape, ctx)
-        return generic(self.formula, ctx, violated_at)
+        return generic(self.formula, ctx, violated_at, shortest)
 
 
 # ------------------------------------------------------------------ the stdlib predicates
@@ -351,12 +353,18 @@ def _branch_text(shape: Shape, ctx: Context) -> str:
 # ------------------------------------------------------------------ anything else
 
 
-def generic(f: n.Formula, ctx: Context, violated_at: int | None) -> str:
-    """A detail for a formula that is not one stdlib predicate."""
+def generic(f: n.Formula, ctx: Context, violated_at: int | None, shortest: bool = False) -> str:
+    """A detail for a formula that is not one stdlib predicate (`shortest`: `violated_at` is
+    the length of the shortest bad prefix, as the rule's automaton found it)."""
     engine = ctx.engine
     size = engine.n
     if b.is_always(f) and size:
-        i = None if ctx.passed else lowest_bit(engine.mask & ~engine.bits(f.right))  # it held at every call
+        if ctx.passed:
+            i = None
+        elif shortest and violated_at is not None and 1 <= violated_at <= size and of_calls_so_far(f.right):
+            i = violated_at - 1  # the first call where a condition on the calls so far fails made it certain
+        else:
+            i = lowest_bit(engine.mask & ~engine.bits(f.right))  # None: it held at every call
         if i is None:
             return f"Holds at every call ({size})."
         text = f"Does not hold at {ctx.at(i)} (`{engine.trace.calls[i].name}`)"
@@ -455,6 +463,26 @@ def _failing_bindings(f: n.Forall, ctx: Context, violated_at: int | None) -> str
         if first is not None:
             return f"Does not hold for {text} (first at {ctx.at(first)}, `{engine.trace.calls[first].name}`)."
     return f"Does not hold for {text}."
+
+
+@lru_cache(maxsize=65536)
+def of_calls_so_far(f: n.Formula) -> bool:
+    """Whether `f` at a position is a condition on the calls up to it alone (tools' every call,
+    constants, boolean and past operators): `always f` then first fails where its shortest bad
+    prefix ends (that prefix, as a complete run, satisfies it up to its last call, and no
+    extension repairs a position where `f` failed).
+
+    >>> a, c = b.event("a"), b.event("c")
+    >>> of_calls_so_far(b.implies(a, b.once(c))), of_calls_so_far(b.implies(a, b.eventually(c)))
+    (True, False)
+    """
+    if isinstance(f, n.Event):
+        return f.guard is b.LIT_TRUE
+    if isinstance(f, n.Const):
+        return True
+    if isinstance(f, (n.Not, n.And, n.Or, n.Yesterday, n.WYesterday, n.Since, n.Trigger)):
+        return all(of_calls_so_far(c) for c in f.children if isinstance(c, n.Formula))
+    return False
 
 
 def _certain(f: n.Formula, engine: PositionEvaluator, violated_at: int) -> bool:

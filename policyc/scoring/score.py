@@ -134,7 +134,7 @@ class RulePlan:
                 certain = certain_prefix(rule.formula, trace, engine.root_env.externs)
                 step = len(trace) if certain is None else certain
             values["passed"] = False
-            values["detail"] = self.details.write(contexts[0], step)
+            values["detail"] = self.details.write(contexts[0], step, found is not None and found[1] is not None)
             values["violated_at"] = step
             values["violated_at_call"] = trace.calls_through(step)
             return trusted(ConstraintResult, values, given[VIOLATED])
