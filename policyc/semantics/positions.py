@@ -52,8 +52,13 @@ class PositionEvaluator:
         self.root_env = DataEnv({}, None, UNDEF, trace.globals, dict(externs or {}))
         self._memo: dict = {}
         self._by_tool: dict[str, list[int]] = {}
+        by_tool = self._by_tool
         for i, c in enumerate(trace.calls):
-            self._by_tool.setdefault(c.name, []).append(i)
+            calls = by_tool.get(c.name)
+            if calls is None:
+                by_tool[c.name] = [i]
+            else:
+                calls.append(i)
         self._reference = Evaluator(trace, externs) if self.n == 0 else None
 
     def positions_of(self, tool: str) -> Sequence[int]:

@@ -84,6 +84,8 @@ class Signatures:
         self._sure = {name: {p.name: _sure_types(p.type) for p in sig.params} for name, sig in tools.items()}
         self._sure_result = {name: None if sig.result is ANY else _sure_types(sig.result)
                              for name, sig in tools.items()}
+        # per tool, all of the above in one look-up (`check_trace`'s loop)
+        self._glance = {name: (*self._params[name], self._sure[name], self._sure_result[name]) for name in tools}
 
     def result_conforms(self, tool: str, result: Any) -> bool:
         """Whether a recorded result certainly has its tool's declared result type (or there is
@@ -168,29 +170,26 @@ def check_trace(trace: Trace, tools: Mapping[str, ToolSignature], results: bool 
     signatures = signatures or Signatures(tools)
     # `Signatures.conforms` and `result_conforms`, written out in the loop (a long run's calls
     # each paid two method calls for what is mostly a dictionary look-up)
-    params, sure_args, sure_results = signatures._params, signatures._sure, signatures._sure_result
+    glance = signatures._glance
     for call in trace.calls:
         if getattr(call, "actor", "assistant") != "assistant":
             continue
         name, args = call.name, call.args
-        found = params.get(name)
-        if found is None:
+        found = glance.get(name)
+        if found is None:  # an undeclared tool (whose result has no type to check)
             out.extend(check_call(name, args, tools, call.position))
+            continue
+        checks, required, sure, sure_result = found
+        for key, value in args.items():
+            check = checks.get(key)
+            if check is None or type(value) not in sure[key] and not check(value):
+                out.extend(check_call(name, args, tools, call.position))
+                break
         else:
-            checks, required = found
-            sure = sure_args[name]
-            for key, value in args.items():
-                check = checks.get(key)
-                if check is None or type(value) not in sure[key] and not check(value):
-                    out.extend(check_call(name, args, tools, call.position))
-                    break
-            else:
-                if not required.issubset(args):
-                    out.extend(check_call(name, args, tools, call.position))
-        if results and not call.error:  # a failure's result is its error
+            if not required.issubset(args):
+                out.extend(check_call(name, args, tools, call.position))
+        if sure_result is not None and results and not call.error:  # a failure's result is its error
             result = call.result
-            if result is not UNDEF:
-                types = sure_results.get(name, None)
-                if types is not None and type(result) not in types:
-                    out.extend(check_result(name, result, tools, call.position))
+            if result is not UNDEF and type(result) not in sure_result:
+                out.extend(check_result(name, result, tools, call.position))
     return out
