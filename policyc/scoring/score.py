@@ -147,6 +147,9 @@ class RulePlan:
             return trusted(ConstraintResult, values, told)
 
 
+#: Every field of a trace's report (each is given)
+REPORT_FIELDS = frozenset(TraceReport.model_fields)
+
 #: What became of a rule on a run, as its report's fields tell it (`RulePlan.given`)
 PASSED, VIOLATED, ERROR = "passed", "violated", "error"
 
@@ -191,6 +194,7 @@ class Scorer:
         self.plans = [RulePlan(rule, compiled, self.codes) for rule in self.policy.rules]
         if not any(plan.plain for plan in self.plans):
             self.codes = None  # no rule reads the calls as codes
+        self.total_weight = sum(plan.fields["weight"] for plan in self.plans)  # as a report sums them
 
     def _codes(self, trace: Trace) -> bytes | None:
         return None if self.codes is None else self.codes.of(trace.calls)
@@ -220,10 +224,10 @@ class Scorer:
         codes = self._codes(trace)
         contexts = (Context(engine, False), Context(engine, True))
         constraints = [plan.score(trace, engine, codes, contexts) for plan in self.plans]
-        total = sum(c.weight for c in constraints)
-        lost = sum(c.weight for c in constraints if not c.passed)
-        score = 1.0 if total == 0 else 1.0 - lost / total
+        total = self.total_weight
         failed = [c for c in constraints if not c.passed]
+        lost = sum(c.weight for c in failed)
+        score = 1.0 if total == 0 else 1.0 - lost / total
         if not failed:
             details = "All constraints satisfied."
         else:
@@ -239,7 +243,7 @@ class Scorer:
             "trace_id": trace.id,
             "origin": trace.origin,
             "input_problems": [InputProblem.from_finding(f, trace) for f in problems],
-        }, TraceReport.model_fields)
+        }, REPORT_FIELDS)
 
 
 def tool_codes(compiled: CompiledPolicy) -> ToolCodes | None:
