@@ -85,7 +85,8 @@ class Signatures:
         self._sure_result = {name: None if sig.result is ANY else _sure_types(sig.result)
                              for name, sig in tools.items()}
         # per tool, all of the above in one look-up (`check_trace`'s loop)
-        self._glance = {name: (*self._params[name], self._sure[name], self._sure_result[name]) for name in tools}
+        self._glance = {name: (*self._params[name], self._sure[name], self._sure_result[name],
+                               self.result_checks[name]) for name in tools}
 
     def result_conforms(self, tool: str, result: Any) -> bool:
         """Whether a recorded result certainly has its tool's declared result type (or there is
@@ -179,7 +180,7 @@ def check_trace(trace: Trace, tools: Mapping[str, ToolSignature], results: bool 
         if found is None:  # an undeclared tool (whose result has no type to check)
             out.extend(check_call(name, args, tools, call.position))
             continue
-        checks, required, sure, sure_result = found
+        checks, required, sure, sure_result, result_check = found
         for key, value in args.items():
             check = checks.get(key)
             if check is None or type(value) not in sure[key] and not check(value):
@@ -190,6 +191,6 @@ def check_trace(trace: Trace, tools: Mapping[str, ToolSignature], results: bool 
                 out.extend(check_call(name, args, tools, call.position))
         if sure_result is not None and results and not call.error:  # a failure's result is its error
             result = call.result
-            if result is not UNDEF and type(result) not in sure_result:
-                out.extend(check_result(name, result, tools, call.position))
+            if result is not UNDEF and type(result) not in sure_result and not result_check(result):
+                out.extend(check_result(name, result, tools, call.position))  # what is wrong with it
     return out
