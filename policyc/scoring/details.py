@@ -53,13 +53,13 @@ class Context:
 
     def positions(self, event: Event) -> list[int]:
         if event.__class__ is str:  # a tool's calls: the trace's index has them
-            return list(self.positions_of(event))  # type: ignore[arg-type]
+            return list(self.positions_of(event))
         return set_bits(self.engine.bits(event))  # type: ignore[arg-type]
 
     def first(self, event: Event, start: int = 0) -> int | None:
         """The first position at or after `start` where `event` holds."""
         if event.__class__ is str:
-            calls = self.positions_of(event)  # type: ignore[arg-type]
+            calls = self.positions_of(event)
             if not start:
                 return calls[0] if calls else None
             k = bisect_left(calls, start)
@@ -68,7 +68,7 @@ class Context:
 
     def count(self, event: Event) -> int:
         if event.__class__ is str:
-            return len(self.positions_of(event))  # type: ignore[arg-type]
+            return len(self.positions_of(event))
         return self.engine.bits(event).bit_count()  # type: ignore[arg-type]
 
 

@@ -163,16 +163,15 @@ class PlainRun:
             return None
         alphabet = dfa.alphabet
         plain = alphabet.plain_letters()
-        if any(letter is None for letter in plain.values()) or alphabet.other > 255 \
-                or any(letter > 255 for letter in plain.values()):  # type: ignore[operator]
-            return None
-        if any(tool not in codes.code for tool in plain):
+        letters = {tool: letter for tool, letter in plain.items() if letter is not None}
+        if len(letters) < len(plain) or max([alphabet.other, *letters.values()]) > 255 \
+                or any(tool not in codes.code for tool in letters):
             return None
         delta = dfa.delta
         states = range(len(delta))
         letter_of = [alphabet.other] * (codes.other + 1)
-        for tool, letter in plain.items():
-            letter_of[codes.code[tool]] = letter  # type: ignore[call-overload]
+        for tool, letter in letters.items():
+            letter_of[codes.code[tool]] = letter
         idle = bytes(code for code, letter in enumerate(letter_of) if all(delta[s][letter] == s for s in states))
         kept = bytes(int(code not in idle) for code in range(256))
         return cls(bytes(letter_of) + bytes(256 - len(letter_of)), idle, kept, delta, dfa.initial,

@@ -112,7 +112,7 @@ def too_deep(value: object, limit: int = MAX_DEPTH) -> bool:
             return True
         children: list[object] = []
         for item in level:
-            children.extend(item.values() if isinstance(item, dict) else item)  # type: ignore[attr-defined]
+            children.extend(item.values() if isinstance(item, dict) else item)
         level = [child for child in children if isinstance(child, (dict, list))]
         depth += 1
     return False
