@@ -167,10 +167,14 @@ def bindings(policy: Policy, externs: Externs | None = None, extractor: Extracto
 class Scorer:
     """A compiled policy made ready to score many traces: its extern bindings, its tools'
     signatures and each rule's plan are worked out once, not per trace. A rule that is one
-    automaton is stepped only at the calls that can move it (`policyc.scoring.stepping`);
-    details and vacuity read the positions engine's bit vectors (one per event, shared by
-    every rule that names it). Nothing is memoised across traces: memory does not grow with
-    the corpus.
+    automaton is stepped only at the calls that can move it (`policyc.scoring.stepping`): one
+    of plain letters over the trace's tool codes (a byte per call, made once per trace), from
+    which one `bytes.translate` keeps its calls. Details are written from the shape each
+    rule's describer read once; they and vacuity find a tool's calls in the trace's index by
+    tool, and other events in the positions engine's bit vectors (one per event, shared by
+    every rule that names it). A rule's report is made of its fields known good, without
+    validating them again (`models.trusted`). Nothing is memoised across traces: memory does
+    not grow with the corpus.
 
     >>> from policyc.automata import compile_policy
     >>> from policyc.check import check_file

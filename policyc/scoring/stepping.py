@@ -13,6 +13,11 @@ on generated rules and traces): a skipped call leaves the state, hence the verdi
 Stepping stops at a state the rule has won or lost for good (every continuation accepted, or
 none): the rest of the trace cannot change the verdict.
 
+A rule whose letters depend on the tool alone (no guard atoms, nothing read of the run's
+context) is walked faster (`PlainRun`): the scorer writes a trace's calls once as a `bytes`
+string, a byte per tool (`ToolCodes`), and each such rule takes its letters from it with one
+`bytes.translate` that maps each tool's byte to its letter and drops the idle ones.
+
 >>> from policyc.tables.dfa import Alphabet, DfaTable, ToolLetters
 >>> from policyc.tables.rule import RuleTable
 >>> from policyc.trace.model import Trace
