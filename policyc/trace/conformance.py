@@ -182,8 +182,8 @@ def check_trace(trace: Trace, tools: Mapping[str, ToolSignature], results: bool 
             continue
         checks, required, sure, sure_result, result_check = found
         for key, value in args.items():
-            check = checks.get(key)
-            if check is None or type(value) not in sure[key] and not check(value):
+            kinds = sure.get(key)  # None: not a parameter (`sure` has every one)
+            if kinds is None or type(value) not in kinds and not checks[key](value):
                 out.extend(check_call(name, args, tools, call.position))
                 break
         else:
