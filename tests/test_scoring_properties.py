@@ -123,3 +123,19 @@ def test_where_an_always_rule_first_fails_is_read_from_its_automaton(data):
         return
     ctx = Context(PositionEvaluator(trace), False)
     assert generic(formula, ctx, found[1], shortest=True) == generic(formula, ctx, found[1]), formula
+
+
+@SETTINGS
+@given(st.data())
+def test_where_a_response_first_fails_is_read_from_the_index_by_tool(data):
+    """`t -> eventually c` over tools' every call first fails at the first `t` after the last
+    `c` (`details.first_failure`, read from the trace's index by tool): where the positions
+    engine's bits say it first fails, on every vocabulary (`t` and `c` may be one tool)."""
+    from policyc.ir import build as b
+    from policyc.scoring.details import Context, first_failure, lowest_bit
+
+    vocab = data.draw(st.sampled_from(VOCABULARIES))
+    t, c = data.draw(st.sampled_from(vocab.named)), data.draw(st.sampled_from(vocab.named))
+    body = b.implies(b.event(t), b.eventually(b.event(c)))
+    engine = PositionEvaluator(trace_of(data.draw(calls(vocab, max_len=12))))
+    assert first_failure(body, Context(engine, False)) == lowest_bit(engine.mask & ~engine.bits(body)), (t, c)

@@ -364,7 +364,7 @@ def generic(f: n.Formula, ctx: Context, violated_at: int | None, shortest: bool 
         elif shortest and violated_at is not None and 1 <= violated_at <= size and of_calls_so_far(f.right):
             i = violated_at - 1  # the first call where a condition on the calls so far fails made it certain
         else:
-            i = lowest_bit(engine.mask & ~engine.bits(f.right))  # None: it held at every call
+            i = first_failure(f.right, ctx)  # None: it held at every call
         if i is None:
             return f"Holds at every call ({size})."
         text = f"Does not hold at {ctx.at(i)} (`{engine.trace.calls[i].name}`)"
@@ -463,6 +463,35 @@ def _failing_bindings(f: n.Forall, ctx: Context, violated_at: int | None) -> str
         if first is not None:
             return f"Does not hold for {text} (first at {ctx.at(first)}, `{engine.trace.calls[first].name}`)."
     return f"Does not hold for {text}."
+
+
+def first_failure(f: n.Formula, ctx: Context) -> int | None:
+    """The first position where `f` does not hold (None: it holds at every one). A response
+    `t -> eventually c` over tools' every call fails at the first `t` after the last `c`, read
+    from the trace's index by tool; anything else from the positions engine's bits."""
+    response = _response(f)
+    if response is None:
+        engine = ctx.engine
+        return lowest_bit(engine.mask & ~engine.bits(f))
+    triggers, answers = ctx.positions_of(response[0]), ctx.positions_of(response[1])
+    last = answers[-1] if answers else -1
+    k = bisect_left(triggers, last)  # the first trigger at or after the last answer...
+    if k < len(triggers) and triggers[k] == last:  # ...is answered when it is the same call
+        k += 1
+    return triggers[k] if k < len(triggers) else None
+
+
+@lru_cache(maxsize=65536)
+def _response(f: n.Formula) -> tuple[str, str] | None:
+    """(t, c) for `not t or eventually c`, t and c tools' every call."""
+    if not (isinstance(f, n.Or) and len(f.args) == 2):
+        return None
+    negated = [a.arg for a in f.args if isinstance(a, n.Not)]
+    later = [a.right for a in f.args if b.is_eventually(a)]
+    if len(negated) != 1 or len(later) != 1:
+        return None
+    trigger, answer = _event(negated[0]), _event(later[0])
+    return (trigger, answer) if isinstance(trigger, str) and isinstance(answer, str) else None
 
 
 @lru_cache(maxsize=65536)
