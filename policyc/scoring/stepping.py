@@ -35,6 +35,7 @@ string, a byte per tool (`ToolCodes`), and each such rule takes its letters from
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import compress, islice
 from typing import Callable, Mapping, Sequence
 
 from policyc.ir.data import ExternError
@@ -196,8 +197,6 @@ class PlainRun:
             if settled[state]:
                 if not self.violated[state]:
                     return True, None
-                marks, at = codes.translate(self.kept), -1
-                for _ in range(k + 1):  # the position of the k-th call kept
-                    at = marks.index(1, at + 1)
-                return False, at + 1
+                kept = compress(range(len(codes)), codes.translate(self.kept))  # the positions of the calls kept
+                return False, next(islice(kept, k, None)) + 1
         return self.accepting[state], None
