@@ -34,7 +34,7 @@ from policyc.scoring.details import Context, DetailPlan
 from policyc.scoring.externs import bind_externs
 from policyc.scoring.models import ConstraintResult, CorpusReport, InputProblem, TraceReport, label_of, trusted
 from policyc.scoring.tally import CorpusTally, RuleTally, RunTally
-from policyc.scoring.vacuity import NEUTRAL, VACUOUS, has_triggers, vacuity
+from policyc.scoring.vacuity import VACUOUS, has_triggers, vacuity
 from policyc.semantics.positions import PositionEvaluator
 from policyc.tables.context import Constants
 from policyc.tables.policy import CompiledPolicy
@@ -121,11 +121,12 @@ class RulePlan:
             passed = engine.holds(rule.formula) if found is None else found[0]
             if passed:
                 values["passed"] = True
-                status, why = vacuity(rule.formula, engine) if self.triggers else (NEUTRAL, None)
-                if status == VACUOUS:
-                    values["detail"] = f"Holds vacuously: {why}."
-                    values["vacuous"] = True
-                    return trusted(ConstraintResult, values, given[VACUOUS])
+                if self.triggers:
+                    status, why = vacuity(rule.formula, engine)
+                    if status == VACUOUS:
+                        values["detail"] = f"Holds vacuously: {why}."
+                        values["vacuous"] = True
+                        return trusted(ConstraintResult, values, given[VACUOUS])
                 values["detail"] = self.details.write(contexts[1])
                 return trusted(ConstraintResult, values, given[PASSED])
             if found is not None:
