@@ -173,7 +173,7 @@ def check_trace(trace: Trace, tools: Mapping[str, ToolSignature], results: bool 
     # each paid two method calls for what is mostly a dictionary look-up)
     glance = signatures._glance
     for call in trace.calls:
-        if getattr(call, "actor", "assistant") != "assistant":
+        if call.actor != "assistant":
             continue
         name, args = call.name, call.args
         found = glance.get(name)
