@@ -213,7 +213,7 @@ class Trace:
     def _call_numbers(self) -> tuple[int, ...] | None:
         """Per position, the agent's tool calls up to and including it; None when every
         event is one (positions are then call numbers)."""
-        if all(not c.is_message and c.actor == ASSISTANT for c in self.calls):
+        if all(c.kind != MESSAGE_KIND and c.actor == ASSISTANT for c in self.calls):  # none is a message
             return None
         out, n = [], 0
         for c in self.calls:
