@@ -18,7 +18,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 M = TypeVar("M", bound=BaseModel)
 
-_new, _set = object.__new__, object.__setattr__
+_new = object.__new__
+# the four slots of every pydantic model, set through their descriptors (as `object.__setattr__`
+# would find them), as `model_construct` sets them
+_set_dict, _set_fields_set, _set_extra, _set_private = (
+    BaseModel.__dict__[name].__set__
+    for name in ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__"))
 
 
 def trusted(cls: type[M], values: dict[str, Any], given: Iterable[str]) -> M:
@@ -29,10 +34,10 @@ def trusted(cls: type[M], values: dict[str, Any], given: Iterable[str]) -> M:
     tests/test_scoring.py checks that a report made so equals, and dumps as, the validated one.
     """
     model = _new(cls)
-    _set(model, "__dict__", values)
-    _set(model, "__pydantic_fields_set__", set(given))
-    _set(model, "__pydantic_extra__", None)
-    _set(model, "__pydantic_private__", None)
+    _set_dict(model, values)
+    _set_fields_set(model, set(given))
+    _set_extra(model, None)
+    _set_private(model, None)
     return model
 
 Label = Literal["FULL", "PARTIAL", "NONE"]
