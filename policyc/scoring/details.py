@@ -42,24 +42,24 @@ class Context:
     """What a detail is written from: the trace's positions engine and the verdict (the
     same for every rule with that verdict on the trace)."""
 
-    __slots__ = ("engine", "passed", "at", "positions_of")
+    __slots__ = ("engine", "passed", "at", "by_tool")
 
     def __init__(self, engine: PositionEvaluator, passed: bool):
         self.engine = engine
         self.passed = passed
         #: `call #4`, or `event #9, call #4` when the policy reads events besides the agent's calls
         self.at: Callable[[int], str] = engine.trace.step
-        self.positions_of = engine.positions_of
+        self.by_tool = engine.by_tool
 
     def positions(self, event: Event) -> list[int]:
         if event.__class__ is str:  # a tool's calls: the trace's index has them
-            return list(self.positions_of(event))
+            return list(self.by_tool.get(event, ()))
         return set_bits(self.engine.bits(event))  # type: ignore[arg-type]
 
     def first(self, event: Event, start: int = 0) -> int | None:
         """The first position at or after `start` where `event` holds."""
         if event.__class__ is str:
-            calls = self.positions_of(event)
+            calls = self.by_tool.get(event, ())
             if not start:
                 return calls[0] if calls else None
             k = bisect_left(calls, start)
@@ -68,7 +68,7 @@ class Context:
 
     def count(self, event: Event) -> int:
         if event.__class__ is str:
-            return len(self.positions_of(event))
+            return len(self.by_tool.get(event, ()))
         return self.engine.bits(event).bit_count()  # type: ignore[arg-type]
 
 
@@ -473,7 +473,7 @@ def first_failure(f: n.Formula, ctx: Context) -> int | None:
     if response is None:
         engine = ctx.engine
         return lowest_bit(engine.mask & ~engine.bits(f))
-    triggers, answers = ctx.positions_of(response[0]), ctx.positions_of(response[1])
+    triggers, answers = ctx.by_tool.get(response[0], ()), ctx.by_tool.get(response[1], ())
     last = answers[-1] if answers else -1
     k = bisect_left(triggers, last)  # the first trigger at or after the last answer...
     if k < len(triggers) and triggers[k] == last:  # ...is answered when it is the same call
