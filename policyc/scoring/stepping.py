@@ -36,6 +36,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import compress, islice
+from operator import length_hint
 from typing import Callable, Mapping, Sequence
 
 from policyc.ir.data import ExternError
@@ -155,11 +156,11 @@ class PlainRun:
     table: bytes  # code -> letter
     idle: bytes  # the codes of calls that move no state (dropped)
     kept: bytes  # code -> 1 for a call that is kept, 0 for one dropped
-    delta: tuple[tuple[int, ...], ...]
+    delta: tuple[tuple[int, ...], ...]  # the DFA's, a move into a state won or lost for good as ~state
     start: int
-    settled: tuple[bool, ...]  # per state: won or lost for good
-    violated: tuple[bool, ...]
+    violated: tuple[bool, ...]  # per state: lost for good
     accepting: tuple[bool, ...]
+    fixed: tuple[bool, int | None] | None  # the answer of a rule won or lost from the start
 
     @classmethod
     def of(cls, plan: StepPlan, codes: ToolCodes) -> "PlainRun | None":
@@ -180,23 +181,28 @@ class PlainRun:
             letter_of[codes.code[tool]] = letter
         idle = bytes(code for code, letter in enumerate(letter_of) if all(delta[s][letter] == s for s in states))
         kept = bytes(int(code not in idle) for code in range(256))
-        return cls(bytes(letter_of) + bytes(256 - len(letter_of)), idle, kept, delta, dfa.initial,
-                   tuple(v in (SATISFIED, VIOLATED) for v in dfa.verdict),
-                   tuple(v == VIOLATED for v in dfa.verdict), tuple(bool(a) for a in dfa.accepting))
+        settled = [v in (SATISFIED, VIOLATED) for v in dfa.verdict]
+        violated = tuple(v == VIOLATED for v in dfa.verdict)
+        start = dfa.initial
+        fixed = ((False, 0) if violated[start] else (True, None)) if settled[start] else None
+        return cls(bytes(letter_of) + bytes(256 - len(letter_of)), idle, kept,
+                   tuple(tuple(~t if settled[t] else t for t in row) for row in delta), start, violated,
+                   tuple(bool(a) for a in dfa.accepting), fixed)
 
     def verdict_on(self, codes: bytes) -> tuple[bool, int | None]:
         """(whether the trace of these codes satisfies the rule, the length of its shortest bad
         prefix or None)."""
-        state = self.start
-        if self.settled[state]:
-            return (False, 0) if self.violated[state] else (True, None)
-        delta, settled = self.delta, self.settled
+        if self.fixed is not None:
+            return self.fixed
+        state, delta = self.start, self.delta
         letters = codes.translate(self.table, self.idle)
-        for k, x in enumerate(letters):
+        steps = iter(letters)
+        for x in steps:
             state = delta[state][x]
-            if settled[state]:
-                if not self.violated[state]:
+            if state < 0:  # won or lost for good
+                if not self.violated[~state]:
                     return True, None
+                k = len(letters) - length_hint(steps) - 1  # the letter just read
                 kept = compress(range(len(codes)), codes.translate(self.kept))  # the positions of the calls kept
                 return False, next(islice(kept, k, None)) + 1
         return self.accepting[state], None
