@@ -75,7 +75,7 @@ def test_stepping_only_the_calls_that_move_a_rule_gives_its_verdict(data):
     codes = ToolCodes(data.draw(st.permutations(sorted(vocab.tools))))
     plain = PlainRun.of(plan, codes)
     if plain is not None:
-        assert plain.verdict_on(codes.of(trace.calls)) == expected, formula
+        assert plain.verdict_on(codes.of(trace.tool_sequence)) == expected, formula
 
 
 @SETTINGS

@@ -201,9 +201,6 @@ class Scorer:
             self.codes = None  # no rule reads the calls as codes
         self.total_weight = sum(plan.fields["weight"] for plan in self.plans)  # as a report sums them
 
-    def _codes(self, trace: Trace) -> bytes | None:
-        return None if self.codes is None else self.codes.of(trace.calls)
-
     @deep_recursion()
     def tally(self, trace: Trace) -> RunTally:
         """What the corpus aggregate needs of a trace's report, without the report: the same
@@ -211,7 +208,7 @@ class Scorer:
         policy = self.policy
         trace = self.shapes.trace(policy.view(trace))
         engine = PositionEvaluator(trace, self.bound)
-        codes = self._codes(trace)
+        codes = None if self.codes is None else self.codes.of(trace.tool_sequence)
         rules = tuple(plan.tally(trace, engine, codes) for plan in self.plans)
         total = sum(r.weight for r in rules)
         lost = sum(r.weight for r in rules if not r.passed)
@@ -226,7 +223,8 @@ class Scorer:
         policy = self.policy
         trace = self.shapes.trace(policy.view(trace))
         engine = PositionEvaluator(trace, self.bound)
-        codes = self._codes(trace)
+        tools = trace.tool_sequence
+        codes = None if self.codes is None else self.codes.of(tools)
         contexts = (Context(engine, False), Context(engine, True))
         constraints = [plan.score(trace, engine, codes, contexts) for plan in self.plans]
         total = self.total_weight
@@ -243,7 +241,7 @@ class Scorer:
             "compliance_score": score,
             "compliance_label": label_of(score),
             "details": details,
-            "tool_sequence": trace.tool_sequence,
+            "tool_sequence": tools,
             "constraints": constraints,
             "trace_id": trace.id,
             "origin": trace.origin,

@@ -121,11 +121,11 @@ class StepPlan:
 
 class ToolCodes:
     """One byte per tool that some rule's letters read (the rest share one byte): a trace's
-    calls as a `bytes` string, made once per trace, from which each rule of plain letters
+    calls as a `bytes` string, made once per trace from its tool sequence, from which each rule of plain letters
     takes the calls that move it with one `bytes.translate` (`PlainRun`).
 
     >>> codes = ToolCodes(["a", "b"])
-    >>> codes.of([type("Call", (), {"name": t})() for t in ("b", "z", "a")])
+    >>> codes.of(["b", "z", "a"])
     b'\\x01\\x02\\x00'
     """
 
@@ -140,9 +140,10 @@ class ToolCodes:
         if self.other > self.LIMIT:
             raise ValueError(f"{self.other} tools: at most {self.LIMIT} get a code")
 
-    def of(self, calls: Sequence) -> bytes:
+    def of(self, tools: Sequence[str]) -> bytes:
+        """The codes of the calls to these tools (a trace's `tool_sequence`)."""
         get, other = self.code.get, self.other
-        return bytes([get(call.name, other) for call in calls])
+        return bytes([get(tool, other) for tool in tools])
 
 
 @dataclass(frozen=True, slots=True)
