@@ -180,14 +180,18 @@ class PlainRun:
         letter_of = [alphabet.other] * (codes.other + 1)
         for tool, letter in letters.items():
             letter_of[codes.code[tool]] = letter
-        idle = bytes(code for code, letter in enumerate(letter_of) if all(delta[s][letter] == s for s in states))
-        kept = bytes(int(code not in idle) for code in range(256))
+        still = {x for x in set(letter_of) if all(delta[s][x] == s for s in states)}  # letters that move no state
+        idle = bytes(code for code, letter in enumerate(letter_of) if letter in still)
+        kept = bytearray(b"\x01") * 256
+        for code in idle:
+            kept[code] = 0
         settled = [v in (SATISFIED, VIOLATED) for v in dfa.verdict]
+        signed = [~t if settled[t] else t for t in states]  # a state won or lost for good as ~state
         violated = tuple(v == VIOLATED for v in dfa.verdict)
         start = dfa.initial
         fixed = ((False, 0) if violated[start] else (True, None)) if settled[start] else None
-        return cls(bytes(letter_of) + bytes(256 - len(letter_of)), idle, kept,
-                   tuple(tuple(~t if settled[t] else t for t in row) for row in delta), start, violated,
+        return cls(bytes(letter_of) + bytes(256 - len(letter_of)), idle, bytes(kept),
+                   tuple(tuple(map(signed.__getitem__, row)) for row in delta), start, violated,
                    tuple(bool(a) for a in dfa.accepting), fixed)
 
     def verdict_on(self, codes: bytes) -> tuple[bool, int | None]:
