@@ -148,8 +148,8 @@ class RulePlan:
             return trusted(ConstraintResult, values, told)
 
 
-#: Every field of a trace's report (each is given)
-REPORT_FIELDS = set(TraceReport.model_fields)
+#: Every field of a trace's report (each is given), and the types of its id and origin
+REPORT_FIELDS, TEXT = set(TraceReport.model_fields), (str, type(None))
 
 #: What became of a rule on a run, as its report's fields tell it (`RulePlan.given`)
 PASSED, VIOLATED, ERROR = "passed", "violated", "error"
@@ -237,7 +237,7 @@ class Scorer:
             names = ", ".join(f"{c.name} ({c.layer})" if c.layer else c.name for c in failed)
             details = f"{len(failed)} of {len(constraints)} constraints violated: {names}."
         problems = gated_problems(trace, check_trace(trace, policy.tools, signatures=self.signatures))
-        return trusted(TraceReport, {  # each value of its field's type: not validated again
+        values = {
             "compliance_score": score,
             "compliance_label": label_of(score),
             "details": details,
@@ -246,7 +246,10 @@ class Scorer:
             "trace_id": trace.id,
             "origin": trace.origin,
             "input_problems": [InputProblem.from_finding(f, trace) for f in problems],
-        }, REPORT_FIELDS)
+        }
+        if type(trace.id) in TEXT and type(trace.origin) in TEXT:  # each value of its field's type
+            return trusted(TraceReport, values, REPORT_FIELDS)
+        return TraceReport(**values)  # a trace made in code with an id of another type: validation says so
 
 
 def tool_codes(compiled: CompiledPolicy) -> ToolCodes | None:
