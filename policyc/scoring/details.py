@@ -48,7 +48,7 @@ class Context:
         self.engine = engine
         self.passed = passed
         #: `call #4`, or `event #9, call #4` when the policy reads events besides the agent's calls
-        self.at: Callable[[int], str] = engine.trace.step
+        self.at: Callable[[int], str] = call_number if engine.trace.events_are_calls else engine.trace.step
         self.by_tool = engine.by_tool
 
     def positions(self, event: Event) -> list[int]:
@@ -70,6 +70,15 @@ class Context:
         if event.__class__ is str:
             return len(self.by_tool.get(event, ()))
         return self.engine.bits(event).bit_count()  # type: ignore[arg-type]
+
+
+def call_number(position: int) -> str:
+    """`Trace.step` of a trace of the agent's calls alone.
+
+    >>> call_number(3)
+    'call #4'
+    """
+    return f"call #{position + 1}"
 
 
 def _arg(source: SourceCall | None, names, index: int) -> str | None:
