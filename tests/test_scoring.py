@@ -307,3 +307,32 @@ def test_generic_details_say_when_the_violation_became_certain(detail_policy):
                  if c.name == f"r{bodies.index('a until b')}"]
     assert (result.violated_at, result.detail) == (1, "Violated once call #1 (`c`) happened: no continuation can "
                                                       "satisfy it.")
+
+
+def test_reports_are_the_validated_models():
+    """The scorer builds its reports without validating them again (`models.trusted`): each is
+    equal to, and dumps byte for byte as, the same report validated, with the same fields set;
+    on the telecom policy and its corpus (failures, vacuous passes, `when ... shall` rules,
+    input problems), and on rules that cannot be evaluated (before and after their
+    applicability is known)."""
+    from policyc.scoring.models import TraceReport
+
+    policy, diagnostics = check_file("examples/telecom.altl")
+    assert policy is not None, diagnostics
+    reports = score_corpus(compile_policy(policy), load_traces("examples/traces/telecom.json").traces).reports
+    assert any(not c.passed for r in reports for c in r.constraints)
+    policy, diagnostics = check_text(
+        'tool a(x: int)\ntool b(x: int)\nextern predicate ok(n: int) from "m:ok"\n'
+        "rule r weight 2: forall v in a.x: ok(v)\nrule s: when a(ok(x)) shall eventually b\n"
+        "rule t: when a shall eventually b(ok(x))\nrule u: when b shall eventually a\n", "e.altl")
+    assert policy is not None, diagnostics
+    errors = [score_trace(compile_policy(policy), Trace.of(("a", {"x": 1}), ("b", {"x": 2}))),
+              score_trace(compile_policy(policy), Trace.of(("a", {"x": 1})))]
+    assert [c.error is not None for c in errors[0].constraints] == [True, True, True, False]
+    assert [c.applicable for c in errors[0].constraints] == [None, None, True, True]
+    for report in reports + errors:
+        validated = TraceReport.model_validate(report.model_dump(exclude_unset=True))
+        assert validated == report
+        assert validated.model_dump_json() == report.model_dump_json()
+        assert validated.model_fields_set == report.model_fields_set
+        assert [c.model_fields_set for c in validated.constraints] == [c.model_fields_set for c in report.constraints]

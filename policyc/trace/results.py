@@ -35,7 +35,7 @@ from policyc.ir.ops import UNDEF
 from policyc.ir.types import ANY, OptionalT, RecordT, ToolSignature, Type, type_check
 from policyc.trace.conformance import Signatures
 from policyc.trace.jsontext import too_deep
-from policyc.trace.model import Call, Trace
+from policyc.trace.model import MESSAGE_KIND, Call, Trace
 
 #: the field the MCP SDK wraps a result that is not an object in
 WRAPPER = "result"
@@ -120,11 +120,16 @@ class ResultShapes:
         failed call's result is its error, and is kept as it is."""
         calls = trace.calls
         shaped = None
+        sure_results = self.signatures._sure_result  # `Signatures.result_conforms`, in the loop
         for i, call in enumerate(calls):
-            if call.error or call.is_message:
+            result = call.result
+            if result is UNDEF or call.error or call.kind == MESSAGE_KIND:
                 continue
-            value = self.result(call.name, call.result)
-            if value is not call.result:
+            types = sure_results.get(call.name, None)
+            if types is None or type(result) in types:
+                continue
+            value = self.result(call.name, result)
+            if value is not result:
                 if shaped is None:
                     shaped = list(calls)
                 shaped[i] = replace(call, result=value)
