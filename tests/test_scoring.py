@@ -259,6 +259,32 @@ def test_calls_that_do_not_match_the_signatures_are_input_problems(fan_out):
     assert report.has_input_errors
 
 
+def test_a_result_without_a_reading_of_its_type_is_reported_once_in_call_order():
+    """The scorer learns which results have no reading of their declared type while shaping
+    them, not by checking each again: its input problems are `check_trace`'s on the shaped
+    trace, in the same order (a call's own problems, then its result's)."""
+    from policyc.scoring import Scorer
+    from policyc.trace.conformance import check_trace
+    from policyc.trace.model import Call
+    from policyc.trace.results import ResultShapes
+
+    policy, _ = check_text("""
+        tool get(id: str) -> { id: str, n: int }
+        tool put(id: str) -> int
+        rule r: called(get)
+    """, "p.altl")
+    calls = [("get", {"id": 3}, {"id": "a", "n": "x"}), ("get", {"id": "a"}, '{"id": "a", "n": 1}'),
+             ("put", {"id": "a"}, "seven"), ("get", {"id": "b"}, {"result": {"id": "b", "n": 2}}),
+             ("nope", {}, 1), ("get", {"id": "c"}, "boom"), ("get", {"id": "c"}, "not json")]
+    trace = Trace(tuple(Call(name, args, result, i, error=i == 5) for i, (name, args, result) in enumerate(calls)))
+    report = Scorer(compile_policy(policy)).score(trace)
+    expected = check_trace(ResultShapes(policy.tools).trace(trace), policy.tools)
+    assert [(p.call, p.stage, p.code) for p in report.input_problems] == [
+        (f.position + 1, f.stage, f.code) for f in expected]
+    assert [(p.call, p.code) for p in report.input_problems] == [
+        (1, "wrong-type"), (1, "wrong-result"), (3, "wrong-result"), (5, "unknown-tool"), (7, "wrong-result")]
+
+
 # ------------------------------------------------------------------ the corpus
 
 

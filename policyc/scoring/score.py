@@ -39,7 +39,7 @@ from policyc.semantics.positions import PositionEvaluator
 from policyc.tables.context import Constants
 from policyc.tables.policy import CompiledPolicy
 from policyc.scoring.stepping import PlainRun, StepPlan, ToolCodes
-from policyc.trace.conformance import Signatures, check_trace
+from policyc.trace.conformance import ConformanceFinding, Signatures, check_result, check_trace
 from policyc.trace.errors import TraceError
 from policyc.trace.model import Trace
 from policyc.trace.results import ResultShapes
@@ -201,27 +201,39 @@ class Scorer:
             self.codes = None  # no rule reads the calls as codes
         self.total_weight = sum(plan.fields["weight"] for plan in self.plans)  # as a report sums them
 
+    def _problems(self, trace: Trace, misfits: list[int]) -> list[ConformanceFinding]:
+        """The shaped trace's input problems, as `check_trace` finds them, in its order (a
+        call's own problems, then its result's): the results are not checked again, as
+        shaping told which have no reading of their type (`misfits`, indexes in `calls`)."""
+        tools = self.policy.tools
+        found = check_trace(trace, tools, results=False, signatures=self.signatures)
+        if misfits:
+            calls = trace.calls
+            wrong = [f for i in misfits for f in check_result(calls[i].name, calls[i].result, tools, calls[i].position)]
+            found = sorted(found + wrong, key=lambda f: -1 if f.position is None else f.position)  # stable
+        return gated_problems(trace, found)
+
     @deep_recursion()
     def tally(self, trace: Trace) -> RunTally:
         """What the corpus aggregate needs of a trace's report, without the report: the same
         verdicts, score and input problems, no details (for corpora only aggregated)."""
-        policy = self.policy
-        trace = self.shapes.trace(policy.view(trace))
+        misfits: list[int] = []
+        trace = self.shapes.trace(self.policy.view(trace), misfits)
         engine = PositionEvaluator(trace, self.bound)
         codes = None if self.codes is None else self.codes.of(trace.tool_sequence)
         rules = tuple(plan.tally(trace, engine, codes) for plan in self.plans)
         total = sum(r.weight for r in rules)
         lost = sum(r.weight for r in rules if not r.passed)
         score = 1.0 if total == 0 else 1.0 - lost / total
-        problems = gated_problems(trace, check_trace(trace, policy.tools, signatures=self.signatures))
+        problems = self._problems(trace, misfits)
         return RunTally(score, label_of(score), rules, tuple(p.stage for p in problems),
                         any(p.severity == "error" for p in problems))
 
     @deep_recursion()
     def score(self, trace: Trace) -> TraceReport:
         """The compliance report of one complete trace (see `score_trace`)."""
-        policy = self.policy
-        trace = self.shapes.trace(policy.view(trace))
+        misfits: list[int] = []
+        trace = self.shapes.trace(self.policy.view(trace), misfits)
         engine = PositionEvaluator(trace, self.bound)
         tools = trace.tool_sequence
         codes = None if self.codes is None else self.codes.of(tools)
@@ -236,7 +248,7 @@ class Scorer:
         else:
             names = ", ".join(f"{c.name} ({c.layer})" if c.layer else c.name for c in failed)
             details = f"{len(failed)} of {len(constraints)} constraints violated: {names}."
-        problems = gated_problems(trace, check_trace(trace, policy.tools, signatures=self.signatures))
+        problems = self._problems(trace, misfits)
         values = {
             "compliance_score": score,
             "compliance_label": label_of(score),

@@ -115,12 +115,16 @@ class ResultShapes:
         sig = self.tools.get(tool)
         return value if sig is None else shaped_result(value, sig.result, self.signatures.result_checks[tool])
 
-    def trace(self, trace: Trace) -> Trace:
+    def trace(self, trace: Trace, misfits: list[int] | None = None) -> Trace:
         """The trace with every call's result shaped (the same trace when none changes). A
-        failed call's result is its error, and is kept as it is."""
+        failed call's result is its error, and is kept as it is. `misfits`, when given, gets
+        the index (in `calls`) of each of the agent's calls whose result has no reading of its
+        declared type: the results `check_trace` would report (`check_result`), found without
+        checking each result's type a second time."""
         calls = trace.calls
         shaped = None
         sure_results = self.signatures._sure_result  # `Signatures.result_conforms`, in the loop
+        checks = self.signatures.result_checks
         for i, call in enumerate(calls):
             result = call.result
             if result is UNDEF or call.error or call.kind == MESSAGE_KIND:
@@ -128,7 +132,14 @@ class ResultShapes:
             types = sure_results.get(call.name, None)
             if types is None or type(result) in types:
                 continue
-            value = self.result(call.name, result)
+            check = checks[call.name]
+            if check(result):
+                continue
+            value = next((v for v in readings(result, self.tools[call.name].result) if check(v)), UNDEF)
+            if value is UNDEF:  # no reading has the type: kept as it is
+                if misfits is not None and call.actor == "assistant":
+                    misfits.append(i)
+                continue
             if value is not result:
                 if shaped is None:
                     shaped = list(calls)
