@@ -239,3 +239,11 @@ def test_fmt_rejects_contradictory_options(files):
     clean, _, _ = files
     assert run("--check", "--write", str(clean)).exit_code == 2
     assert run("--write", "-").exit_code == 2
+
+
+def test_a_conformance_scope_is_kept():
+    assert "conformance soft_block(2) signatures only\n" in fmt("""
+        tool a(x: int)
+        conformance   soft_block( 2 )   signatures   only
+        rule r: a
+    """)

@@ -140,3 +140,22 @@ def test_table_17_from_a_run_log():
     assert rows["L3"].insist_rate == 1.0 and rows["L5"].insist_rate == 0.0
     many = [e for r in (run, run) for e in r.events]
     assert enforcement_table(many)[0].events == 2 * rows["L3"].events
+
+
+def test_a_told_decision_and_a_resolved_event_keep_every_other_field():
+    """`Decision.told` and `EnforcementEvent.resolved` build their copies field by field (for
+    speed): each must equal `dataclasses.replace`, every field set away from its default."""
+    from dataclasses import fields, replace
+
+    from policyc.runtime.events import EnforcementEvent
+    from policyc.runtime.explain import Decision
+    from policyc.runtime.findings import Finding
+
+    finding = Finding("r", "violation", "L3", "soft_block", 2, "broken", ("r",), "say so", ("a",))
+    decision = Decision("block", "b", {"x": 1}, 4, (finding,), "soft_block", "old", ("a",), ("a", "b"), True, True,
+                        True, (("r", 1, 2),), ("open",))
+    assert decision.told("new") == replace(decision, message="new")
+    assert {f.name for f in fields(Decision)} == {f.name for f in fields(decision.told(""))}
+    event = EnforcementEvent(3, 4, "r", "L3", "violation", "block", "block", "b", '["b",{}]', None)
+    assert event.resolved("listened") == replace(event, resolution="listened")
+    assert len(fields(Decision)) == 14 and len(fields(EnforcementEvent)) == 10  # a new field: add it to the copies

@@ -14,7 +14,7 @@ from runtime_helpers import monitor_of
 
 from policyc.ir.types import BOOL, INT, STR, OptionalT, Param, ToolSignature
 from policyc.saag import metrics as m
-from policyc.saag.cascade import GROUNDING, REGISTRY, STRUCTURE, TYPE, assess
+from policyc.saag.cascade import GROUNDING, REGISTRY, STRUCTURE, TYPE, assess, ground_value
 from policyc.saag.corrections import correction, reveals
 from policyc.saag.dataset import ToolCall
 from policyc.saag.faults import FAULTS, inject
@@ -291,6 +291,26 @@ def test_the_gate_grounds_arguments_in_the_run_s_context():
     assert run.propose("answer", {"text": "whatever it found"}).action == "allow"
 
 
+def test_signatures_only_checks_the_signatures_and_grounds_nothing():
+    """`conformance block signatures only`: the registry, structure and type stages still
+    refuse, grounding does not run, through a snapshot and in the artifact too."""
+    from policyc.artifact.build import build_artifact
+    from policyc.artifact.io import dump_artifact, parse_artifact
+
+    monitor = monitor_of("conformance block signatures only\nrule r: called(search)\n", GATE_TOOLS)
+    assert not monitor.policy.ground_arguments
+    run = monitor.start(request="Find the 3 newest files about cats.")
+    assert run.propose("search", {"query": "dogs", "limit": 4}).action == "allow"
+    assert [f.rule for f in run.propose("search", {"query": 4}).findings] == ["conformance/wrong-type"]
+    assert run.propose("serch", {"query": "cats"}).action == "block"
+    assert monitor.restore(run.snapshot()).propose("read_file", {"path": "nowhere"}).action == "allow"
+    grounded = gate().start(request="Find the 3 newest files about cats.")
+    assert grounded.propose("search", {"query": "dogs", "limit": 4}).action == "block"  # the default grounds
+    artifact = build_artifact(monitor.policy)
+    assert artifact.policy.ground_arguments is False
+    assert parse_artifact(dump_artifact(artifact)).policy.ground_arguments is False
+
+
 def test_context_is_optional_settable_and_survives_a_snapshot():
     monitor = gate()
     run = monitor.start()
@@ -390,3 +410,23 @@ def test_the_gates_grounding_finds_what_the_cascade_finds_on_the_rebuilt_text(co
     slow = assess(tool, args, tools, grounding_text(context, calls))
     assert [(f.rule, f.detail, f.message) for f in found] == \
         [(f"conformance/{p.code}", str(p), correction(slow)) for p in slow.problems]
+
+
+_LEAVES = st.one_of(st.sampled_from(["Paris", "paris", "Pariss", "aris", "York", "hotel", "", " ", "3", "x"]),
+                    st.text(max_size=8), st.integers(-3, 5), st.sampled_from([2.5, 3.0, float("nan"), True, None]))
+_GROUNDED = st.recursive(_LEAVES, lambda inner: st.lists(inner, max_size=4), max_leaves=8)
+
+
+@PROPERTY
+@given(_GROUNDED, st.sampled_from(["Book 2 rooms in Paris for 2.5 nights", "weather in paris", "", "New York 3"]))
+def test_a_values_grounding_is_its_definition(value, query):
+    """`ground_value` computes each exact match and PartialRatio once; what it reports is the
+    definition's: ExactMatch, h (`metrics.hallucination`), and a PartialRatio when the first
+    element reaching h (the value itself, if not a list) is a string."""
+    v = ground_value("a", value, query)
+    assert v.exact == m.exact_match(value, query)
+    h = 0.0 if v.exact else m.hallucination(value, query)
+    assert v.h == h
+    items = m.leaves(value) if m.value_kind(value) == m.LIST else [value]
+    reaching = [x for x in items if m.hallucination(x, query) == h]
+    assert v.partial == (1.0 - h if h and m.value_kind(reaching[0]) == m.STRING else None)

@@ -259,6 +259,32 @@ def test_calls_that_do_not_match_the_signatures_are_input_problems(fan_out):
     assert report.has_input_errors
 
 
+def test_a_result_without_a_reading_of_its_type_is_reported_once_in_call_order():
+    """The scorer learns which results have no reading of their declared type while shaping
+    them, not by checking each again: its input problems are `check_trace`'s on the shaped
+    trace, in the same order (a call's own problems, then its result's)."""
+    from policyc.scoring import Scorer
+    from policyc.trace.conformance import check_trace
+    from policyc.trace.model import Call
+    from policyc.trace.results import ResultShapes
+
+    policy, _ = check_text("""
+        tool get(id: str) -> { id: str, n: int }
+        tool put(id: str) -> int
+        rule r: called(get)
+    """, "p.altl")
+    calls = [("get", {"id": 3}, {"id": "a", "n": "x"}), ("get", {"id": "a"}, '{"id": "a", "n": 1}'),
+             ("put", {"id": "a"}, "seven"), ("get", {"id": "b"}, {"result": {"id": "b", "n": 2}}),
+             ("nope", {}, 1), ("get", {"id": "c"}, "boom"), ("get", {"id": "c"}, "not json")]
+    trace = Trace(tuple(Call(name, args, result, i, error=i == 5) for i, (name, args, result) in enumerate(calls)))
+    report = Scorer(compile_policy(policy)).score(trace)
+    expected = check_trace(ResultShapes(policy.tools).trace(trace), policy.tools)
+    assert [(p.call, p.stage, p.code) for p in report.input_problems] == [
+        (f.position + 1, f.stage, f.code) for f in expected]
+    assert [(p.call, p.code) for p in report.input_problems] == [
+        (1, "wrong-type"), (1, "wrong-result"), (3, "wrong-result"), (5, "unknown-tool"), (7, "wrong-result")]
+
+
 # ------------------------------------------------------------------ the corpus
 
 
@@ -307,3 +333,32 @@ def test_generic_details_say_when_the_violation_became_certain(detail_policy):
                  if c.name == f"r{bodies.index('a until b')}"]
     assert (result.violated_at, result.detail) == (1, "Violated once call #1 (`c`) happened: no continuation can "
                                                       "satisfy it.")
+
+
+def test_reports_are_the_validated_models():
+    """The scorer builds its reports without validating them again (`models.trusted`): each is
+    equal to, and dumps byte for byte as, the same report validated, with the same fields set;
+    on the telecom policy and its corpus (failures, vacuous passes, `when ... shall` rules,
+    input problems), and on rules that cannot be evaluated (before and after their
+    applicability is known)."""
+    from policyc.scoring.models import TraceReport
+
+    policy, diagnostics = check_file("examples/telecom.altl")
+    assert policy is not None, diagnostics
+    reports = score_corpus(compile_policy(policy), load_traces("examples/traces/telecom.json").traces).reports
+    assert any(not c.passed for r in reports for c in r.constraints)
+    policy, diagnostics = check_text(
+        'tool a(x: int)\ntool b(x: int)\nextern predicate ok(n: int) from "m:ok"\n'
+        "rule r weight 2: forall v in a.x: ok(v)\nrule s: when a(ok(x)) shall eventually b\n"
+        "rule t: when a shall eventually b(ok(x))\nrule u: when b shall eventually a\n", "e.altl")
+    assert policy is not None, diagnostics
+    errors = [score_trace(compile_policy(policy), Trace.of(("a", {"x": 1}), ("b", {"x": 2}))),
+              score_trace(compile_policy(policy), Trace.of(("a", {"x": 1})))]
+    assert [c.error is not None for c in errors[0].constraints] == [True, True, True, False]
+    assert [c.applicable for c in errors[0].constraints] == [None, None, True, True]
+    for report in reports + errors:
+        validated = TraceReport.model_validate(report.model_dump(exclude_unset=True))
+        assert validated == report
+        assert validated.model_dump_json() == report.model_dump_json()
+        assert validated.model_fields_set == report.model_fields_set
+        assert [c.model_fields_set for c in validated.constraints] == [c.model_fields_set for c in report.constraints]

@@ -95,6 +95,9 @@ def summarise(name: str, classes: dict[str, int], per_rule: dict[str, str], fact
     }
     p, h = figures["policyc"]["latency_us"], figures["hand"]["latency_us"]
     figures["latency_ratio"] = {k: round(p[k] / h[k], 1) if h[k] else None for k in p}
+    s = figures["signatures_only_latency_us"] = _latency(results["signatures_only"])
+    figures["signatures_only_ratio"] = {k: round(s[k] / h[k], 1) if h[k] else None for k in s}
+    figures["signatures_only_differences"] = len(_differences(seqs, results["signatures_only"], hand))
     figures["allow_all_latency_us"] = _latency(results["allow_all"])
     figures["allow_all_no_request_latency_us"] = _latency(results["allow_all_no_request"])
     figures["policyc"]["stopped_with_a_gateable_rule"] = _stopped_by_gateable(seqs, mine, per_rule)
@@ -119,13 +122,16 @@ def print_suite(f: dict[str, Any]) -> None:
           f"{f['decisions_warned']} warned (conformance), {len(f['differences'])} differing from the hand-written gate")
     print("   latency per decision, us of thread CPU   propose p50 / p99   propose+record p50 / p99")
     rows = (("policyc", p["latency_us"]), ("hand", h["latency_us"]), ("ratio", f["latency_ratio"]),
+            ("sig-only", f["signatures_only_latency_us"]), ("ratio", f["signatures_only_ratio"]),
             ("floor", f["allow_all_latency_us"]), ("floor-rq", f["allow_all_no_request_latency_us"]))
     for label, lat in rows:
         unit = "x" if label == "ratio" else ""
         print(f"   {label:8} {lat['propose_p50']:>30}{unit} / {lat['propose_p99']}{unit}"
               f"   {lat['whole_p50']:>12}{unit} / {lat['whole_p99']}{unit}")
-    print("   (floor: policyc with the same tools and one rule, `true`, started with the request; floor-rq: without it,"
-          " so without conformance's grounding of arguments)")
+    print("   (sig-only: the same policy with `conformance warn signatures only`, the rules and signature checks"
+          f" without grounding every argument value; {f['signatures_only_differences']} decisions differing from the"
+          " hand-written gate; floor: policyc with the same tools and one rule, `true`, started with the request;"
+          " floor-rq: without it, so without conformance's grounding of arguments)")
     if p["tasks_refused"]:
         print(f"   tasks policyc did not let through: {p['tasks_refused']}")
     if p["attacks_through"]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -120,12 +121,27 @@ def allow_all(name: str) -> Monitor:
     return Monitor(build_artifact(policy))
 
 
+def signatures_only(name: str) -> Monitor:
+    """The suite's policy as written, with conformance checking the signatures alone
+    (`conformance ... signatures only`): the rules' own cost beside what grounding every
+    argument value in the request and the results adds (the hand-written gate grounds nothing)."""
+    text = (HERE / name / "policy.altl").read_text()
+    declared = re.search(r"^conformance [^\n]*", text, re.M)
+    text = (text[: declared.end()] + " signatures only" + text[declared.end():] if declared
+            else text + "\nconformance warn signatures only\n")
+    policy, diags = check_text(text, f"{name}_signatures_only.altl")
+    assert policy is not None, diags
+    return Monitor(build_artifact(policy))
+
+
 def measure(name: str, quick: bool) -> dict[str, Any]:
     _, env_class, _, _, gate = load(name)
     monitor, classes, per_rule = compile_summary(name)
     seqs, facts = sequences(name, quick)
     floor = allow_all(name)
+    sig = signatures_only(name)
     gates = {"policyc": lambda request: monitor.start(context=request), "hand": gate,
+             "signatures_only": lambda request: sig.start(context=request),
              "allow_all": lambda request: floor.start(context=request),
              "allow_all_no_request": lambda request: floor.start()}
     # Each gate replays every sequence in a block of its own (so neither runs in the other's

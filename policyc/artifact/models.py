@@ -69,6 +69,9 @@ class PolicyInfo(Strict):
     undecided: list[SeverityKind] = Field(
         default_factory=lambda: list[SeverityKind](["deny"]),
         description="the severities whose rules refuse a call the gate could not decide (`undecided`)")
+    ground_arguments: bool = Field(
+        True, description="whether conformance grounds argument values in the request and results "
+                          "(false: `conformance ... signatures only`, the signatures alone)")
 
 
 class RuleModel(Strict):

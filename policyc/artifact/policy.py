@@ -63,7 +63,7 @@ def policy_fields(policy: Policy, classes: dict[str, str | None],
                       layers=dict(policy.layers), conformance=_severity(policy.conformance),
                       sources=[s.replace("\\", "/").rsplit("/", 1)[-1] for s in policy.sources],
                       observes=sorted(policy.observes), grounding=policy.grounding,
-                      undecided=sorted(policy.undecided))
+                      undecided=sorted(policy.undecided), ground_arguments=policy.ground_arguments)
     tools = [ToolModel.model_validate(signature_to_json(sig)) for sig in policy.tools.values()]
     externs = [ExternModel(name=e.name, params=[ParamModel(name=n, type=type_to_json(t)) for n, t in e.params])
                for e in policy.externs.values()]  # names only: the loading program binds them
@@ -89,7 +89,7 @@ def _policy(artifact: Artifact, formulas: list[n.Node], tools: dict[str, ToolSig
     info = artifact.policy
     return Policy(info.name, info.description, tools, rules, dict(info.layers), externs, info.budget,
                   Severity(info.conformance.kind, info.conformance.limit), tuple(info.sources),
-                  frozenset(info.observes), info.grounding, frozenset(info.undecided))
+                  frozenset(info.observes), info.grounding, frozenset(info.undecided), info.ground_arguments)
 
 
 def compiled_of(artifact: Artifact) -> CompiledPolicy:

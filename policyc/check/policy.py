@@ -56,6 +56,18 @@ UNDECIDED_ACTIONS = ("refuse", "allow")
 DEFAULT_UNDECIDED = frozenset(("deny",))
 
 
+def check_conformance_scope(decl: ast.ConformanceDecl, diags: list[Diagnostic]) -> bool:
+    """Whether conformance grounds argument values: `conformance SEVERITY` does,
+    `conformance SEVERITY signatures only` does not (E0229 for another word before `only`)."""
+    if decl.scope is None:
+        return True
+    if decl.scope != "signatures":
+        diags.append(Diagnostic("E0229", f"`{decl.scope} only` is not a conformance check", decl.scope_span,
+                                help=("did you mean `signatures only`? " if closest(decl.scope, ["signatures"]) else "")
+                                + "`signatures only` checks the signatures without grounding argument values"))
+    return False
+
+
 def check_undecided(decl: ast.UndecidedDecl | None, diags: list[Diagnostic]) -> frozenset[str]:
     """The severities whose rules refuse a call the gate could not decide (E0217 for an
     action or severity that is not one)."""
@@ -305,13 +317,15 @@ class PolicyBuilder:
             else:
                 budget = syms.budget.value
         conformance = Severity()
+        ground_arguments = True
         if syms.conformance is not None:
             conformance = check_severity(syms.conformance.severity, self.diags) or Severity()
+            ground_arguments = check_conformance_scope(syms.conformance, self.diags)
         undecided = check_undecided(syms.undecided, self.diags)
         layers = {**PAPER_LAYERS, **{k: (e.decl.description or k) for k, e in self.syms.layers.items()}}
         sources = tuple(dict.fromkeys(i.path for i in reversed(self.graph.instances) if not i.is_stdlib))
         return Policy(name, description, dict(self.sigs), tuple(rules), layers, externs, budget, conformance, sources,
-                      syms.observed, syms.grounding.name if syms.grounding else "code", undecided)
+                      syms.observed, syms.grounding.name if syms.grounding else "code", undecided, ground_arguments)
 
 
 def is_binding(binding: str) -> bool:

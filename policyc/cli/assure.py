@@ -62,7 +62,7 @@ def command(policy: str, traces: tuple[str, ...], deployment: str, suite: str | 
     the rest).
     """
     from policyc.assure import Options, RunRecord, assure, read_evidence, render_markdown, render_text, run_record
-    from policyc.scoring import score_trace
+    from policyc.scoring import Scorer
     from policyc.trace import TraceError, iter_traces
 
     for name, value in (("--risk", risk), ("--confidence", confidence)):
@@ -86,11 +86,12 @@ def command(policy: str, traces: tuple[str, ...], deployment: str, suite: str | 
         compiled = compile_policy(checked)
     problems: list[str] = []
     runs: list[RunRecord] = []
+    scorer = Scorer(compiled, externs=bound)  # one for every run
     for item in iter_traces(traces, input_format):
         if isinstance(item, TraceError):
             problems.append(f"malformed trace record, not scored: {item}")
             continue
-        runs.append(run_record(item, score_trace(compiled, item, externs=bound), len(runs)))
+        runs.append(run_record(item, scorer.score(item), len(runs)))
     imported = []
     for path in evidence_files:
         read = read_evidence(path)

@@ -114,7 +114,7 @@ def declaration(d: ast.Decl, rules: RuleBlock) -> Doc:  # noqa: C901 - one case 
     if isinstance(d, ast.BudgetDecl):
         return f"budget {d.value}"
     if isinstance(d, ast.ConformanceDecl):
-        return f"conformance {severity(d.severity)}"
+        return f"conformance {severity(d.severity)}" + (f" {d.scope} only" if d.scope is not None else "")
     if isinstance(d, ast.UndecidedDecl):
         kinds = f" for {', '.join(show_label(k) for k in d.severities)}" if d.severities else ""
         return f"undecided {show_label(d.action)}{kinds}"

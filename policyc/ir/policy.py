@@ -101,6 +101,9 @@ class Policy:
     #: the severities whose rules refuse a call when its joint question was not decided
     #: (`undecided refuse for ...`); the others allow it and say so
     undecided: frozenset[str] = frozenset(("deny",))
+    #: whether conformance grounds a proposed call's argument values in the request and the
+    #: results (`conformance SEVERITY`), or checks the signatures alone (`... signatures only`)
+    ground_arguments: bool = True
 
     def rule(self, name: str) -> Rule:
         for r in self.rules:

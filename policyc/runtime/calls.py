@@ -163,13 +163,14 @@ def _plain_json(value: Any, depth: int, limit: int) -> bool:
     return True
 
 
-def call_identity(tool: str, args: Mapping[str, Any]) -> str:
+def call_identity(tool: str, args: Mapping[str, Any], *, checked: bool = False) -> str:
     """A call's identity for the identical-retry override: tool and arguments, byte for byte,
     as canonical JSON (keys sorted, since a mapping has no order; values exact: `1` and `1.0`
     differ). Two calls share an identity exactly when they are the same call: there is no cut
     at any depth. Defined for arguments without a `value_problem` only (ValueError otherwise):
-    a call whose arguments have one is refused before any identity matters."""
-    problem = value_problem(args)
+    a call whose arguments have one is refused before any identity matters. `checked`: the
+    caller has just found the arguments free of one, so they are not walked again."""
+    problem = None if checked else value_problem(args)
     if problem is not None:
         raise ValueError(f"the arguments {problem}")
     return _IDENTITY.encode([tool, args])

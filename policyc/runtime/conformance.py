@@ -42,10 +42,12 @@ _NO_NUMBERS: frozenset[float] = frozenset()
 
 
 class ConformanceChecker:
-    """Checks proposed calls against one policy's tool signatures (and the run's context)."""
+    """Checks proposed calls against one policy's tool signatures (and the run's context,
+    unless the policy checks the signatures alone: `conformance ... signatures only`)."""
 
     def __init__(self, policy: Policy):
         self.tools = policy.tools
+        self.grounds = policy.ground_arguments
         self.terminal = frozenset(policy.terminal_tools)
         self.severity = policy.conformance.kind
         self.limit = policy.conformance.limit
@@ -61,7 +63,7 @@ class ConformanceChecker:
         A call that passes registry, structure and type (`Signatures.conforms`) goes straight
         to grounding, and a call whose every value is found exactly in the text is done there:
         the cascade would pass it with nothing to correct."""
-        if context is None or tool in self.terminal:
+        if context is None or tool in self.terminal or not self.grounds:
             if self.conforms(tool, args):
                 return []
             assessment = assess(tool, args, self.tools)
@@ -164,8 +166,9 @@ class GroundingQuery:
     def matches(self, value: Any) -> bool:
         """`metrics.exact_match(value, text())`, reading numbers only as far as needed."""
         kind = m.value_kind(value)
-        if kind == m.STRING:
-            return m.exact_match(value, self.text(), _NO_NUMBERS, self.lowered())
+        if kind == m.STRING:  # a string is looked for in the lowercase text alone: the text is not joined
+            lowered = self.lowered()
+            return m.exact_match(value, lowered, _NO_NUMBERS, lowered)
         if kind == m.NUMBER:
             return math.isfinite(value) and self.has_number(float(value))
         if kind == m.LIST:

@@ -33,7 +33,7 @@ When one call breaks several rules, the strongest severity decides.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
@@ -97,7 +97,7 @@ def enforce(state: EnforcementState, identity: str | None, findings: list[Findin
     strongest = max((j.severity for j in judged), key=SEVERITY_RANK.__getitem__) if judged else None
     if state.override is not None:
         retry = identity is not None and state.override == identity
-        state = replace(state, override=None)
+        state = EnforcementState(state.soft_blocks, None, state.stopped)
         if retry and strongest == "block":
             return Outcome("warn", state, severity="block", override=True)
     if strongest is None:
@@ -110,17 +110,17 @@ def enforce(state: EnforcementState, identity: str | None, findings: list[Findin
                 counts[j.finding.rule] = counts.get(j.finding.rule, 0) + 1
                 attempts.append((j.finding.rule, counts[j.finding.rule], j.limit or 1))
                 escalated |= counts[j.finding.rule] >= (j.limit or 1)
-        state = replace(state, soft_blocks=tuple(sorted(counts.items())))
+        state = EnforcementState(tuple(sorted(counts.items())), state.override, state.stopped)
         action = "stop" if escalated else "block"
     if strongest == "block":
-        state = replace(state, override=identity)
+        state = EnforcementState(state.soft_blocks, identity, state.stopped)
     if action == "stop":
         decider = next(j for j in judged if j.severity == strongest)
-        state = replace(state, stopped=f"rule `{decider.finding.rule}`" if decider.finding.kind != "conformance"
-                        else "a conformance finding")
+        state = EnforcementState(state.soft_blocks, state.override, f"rule `{decider.finding.rule}`"
+                                 if decider.finding.kind != "conformance" else "a conformance finding")
     return Outcome(action, state, judged, strongest, escalated=escalated, attempts=tuple(attempts))
 
 
 def after_record(state: EnforcementState) -> EnforcementState:
     """A call ran: an override must be the very next proposal, so any pending one lapses."""
-    return replace(state, override=None) if state.override is not None else state
+    return EnforcementState(state.soft_blocks, None, state.stopped) if state.override is not None else state

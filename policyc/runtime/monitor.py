@@ -37,7 +37,7 @@ from policyc.runtime.conformance import ConformanceChecker, GroundingQuery
 from policyc.runtime.findings import MODES, Finding
 from policyc.runtime.gate import Gate
 from policyc.runtime.history import IndexPlan, RunIndex
-from policyc.scoring import TraceReport, score_trace
+from policyc.scoring import Scorer, TraceReport
 from policyc.scoring.externs import ExternBindingError, bind_externs, describe, unbound
 from policyc.semantics.positions import PositionEvaluator
 from policyc.tables.context import Constants
@@ -123,6 +123,7 @@ class Monitor:
         self.index_plan = IndexPlan.of(rule.formula for rule in self.policy.rules)
         self.conformance = ConformanceChecker(self.policy)
         self.result_shapes = ResultShapes(self.policy.tools)  # one shape per tool result, as the scorer reads it
+        self._scorer: Scorer | None = None  # made at the first report (`score`), then kept
         self.terminal_tools = self.policy.terminal_tools
         self.rule_classes = self.compiled.classes
 
@@ -205,7 +206,9 @@ class Monitor:
     def score(self, trace: Trace) -> TraceReport:
         """The compliance report of a complete trace, as `policyc score` computes it: the same
         scorer, handed this monitor's compiled tables and extern bindings."""
-        return score_trace(self.compiled, trace, externs=self.externs)
+        if self._scorer is None:  # (two threads making it at once make the same one)
+            self._scorer = Scorer(self.compiled, externs=self.externs)
+        return self._scorer.score(trace)
 
     def replayed_gate(self, events: Sequence[Call], request: str | None, metrics: Mapping[str, Any] | None) -> Any:
         """The gate state after these recorded events (calls and messages, the user's too) of a

@@ -23,7 +23,7 @@ share nothing mutable.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Mapping
 
 from policyc.ir.data import CallArgs, attributes
@@ -100,7 +100,7 @@ class Run:
             if problem is not None:
                 identity: str | None = unidentified(tool, problem)
             else:
-                identity = call_identity(tool, args) if needed else None
+                identity = call_identity(tool, args, checked=True) if needed else None
             if self.state.awaiting:
                 self._resolve(identity)
             self.state.proposals += 1
@@ -108,15 +108,15 @@ class Run:
             if enf.stopped is not None:
                 self.state.pending = (identity, False)
                 decision = Decision("stop", tool, args, step, latched=True)
-                return replace(decision, message=render_message(decision))
+                return decision.told(render_message(decision))
             # judged every time, an identical retry too: `enforce` lets a retry override only
             # block-and-warn findings, never `deny` (nor anything stronger)
             findings, undecided = self._judge(tool, args, problem)
             if not findings and enf.override is None:  # `enforce` would allow it and change nothing
                 self.state.pending = (identity, True)
                 return Decision("allow", tool, args, step, undecided=undecided)
-            if findings and identity is None:
-                identity = call_identity(tool, args)
+            if findings and identity is None:  # a call with a value problem has its `unidentified` one
+                identity = call_identity(tool, args, checked=True)
             outcome = enforce(enf, identity, findings, self.mode)
             self.state.enforcement = outcome.state
             self.state.pending = (identity, outcome.executes)
@@ -125,7 +125,7 @@ class Run:
                     return Decision(outcome.action, tool, args, step, undecided=undecided)
                 decision = Decision(outcome.action, tool, args, step, severity=outcome.severity, override=True,
                                     undecided=undecided)
-                return replace(decision, message=render_message(decision))
+                return decision.told(render_message(decision))
             self._log(outcome, step, tool, identity)
             told = outcome.action != "allow"  # guidance is computed only for a message the agent reads
             allowed, required = self.monitor.guidance(self.state.gate) if told else ((), ())
@@ -133,15 +133,16 @@ class Run:
                                 outcome.severity, "", allowed, required, escalated=outcome.escalated,
                                 attempts=outcome.attempts, undecided=undecided)
             message = render_message(decision)  # empty for a call that runs unremarked (tolerated)
-            return replace(decision, message=message) if message else decision
+            return decision.told(message) if message else decision
 
     def _judge(self, tool: str, args: dict[str, Any], problem: str | None) -> tuple[list[Finding], tuple[str, ...]]:
         if problem is not None:  # nothing can be read off it safely: refused, and no retry overrides that
             rule = "conformance/too-deep" if problem.startswith("nest") else "conformance/not-json"
             return [Finding(rule, CONFORMANCE, "conformance", "deny", None, f"the arguments of `{tool}` {problem}")], ()
         state = self.state
-        grounding = state.grounding
-        if state.context is not None and (grounding is None or grounding.context != state.context):
+        grounding = state.grounding  # kept only when conformance grounds argument values in it
+        if state.context is not None and self.monitor.conformance.grounds and (
+                grounding is None or grounding.context != state.context):
             grounding = state.grounding = GroundingQuery(state.context)
         return self.monitor.judge(state.gate, tool, args, state.seen, state.context, self._index(), grounding)
 
@@ -327,7 +328,7 @@ class Run:
         """The agent's next move resolves the refusals of its last proposal."""
         for i in self.state.awaiting:
             event = self.state.events[i]
-            self.state.events[i] = replace(event, resolution=INSISTED if event.identity == identity else LISTENED)
+            self.state.events[i] = event.resolved(INSISTED if event.identity == identity else LISTENED)
         self.state.awaiting = []
 
     def _log(self, outcome: Outcome, step: int, tool: str, identity: str | None) -> None:

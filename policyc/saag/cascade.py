@@ -266,27 +266,51 @@ def check_types(tool: str, args: Mapping[str, Any], registry: Registry, query: s
     return TypeResult(wrong, tuple(problems))
 
 
-def _worst_kind(value: Any, query: str, numbers: Container[float], lowered: str | None = None) -> str:
-    """The kind of the value (or, in a list, of the first element) that reaches h."""
-    if m.value_kind(value) != m.LIST:
-        return m.value_kind(value)
-    items = m.leaves(value)
-    scored = [(h, -i) for i, h in enumerate(m.hallucination(v, query, numbers, lowered) for v in items)
-              if h is not None]
-    return m.value_kind(items[-max(scored)[1]]) if scored else m.OTHER
+def _leaf_h(value: Any, exact: bool, query: str, lowered: str) -> float | None:
+    """`metrics.hallucination` of a value that is not a list, its exact match already known."""
+    if exact:
+        return 0.0
+    kind = m.value_kind(value)
+    if kind == m.STRING:
+        return 1.0 - m.partial_ratio(value, query, lowered)
+    if kind == m.NUMBER:
+        return 1.0 if m.has_numbers(query) else None
+    return None
 
 
 def ground_value(argument: str, value: Any, query: str, numbers: Container[float] | None = None,
                  lowered: str | None = None) -> ValueGrounding:
     """h of one argument value, with the PartialRatio behind it when a string is what misses
     (`numbers` and `lowered`: the query's numbers and the query lowercased, when the caller
-    keeps them)."""
+    keeps them). Each exact match and each PartialRatio is computed once: h is
+    `metrics.hallucination`'s, and a list's PartialRatio is that of its first element
+    reaching h, when that element is a string."""
     numbers = m.numbers_in(query) if numbers is None else numbers
     lowered = query.lower() if lowered is None else lowered
-    exact = m.exact_match(value, query, numbers, lowered)
-    h = 0.0 if exact else m.hallucination(value, query, numbers, lowered)
-    partial = 1.0 - h if h and _worst_kind(value, query, numbers, lowered) == m.STRING else None
-    return ValueGrounding(argument, m.value_kind(value), exact, partial, h)
+    kind = m.value_kind(value)
+    if kind != m.LIST:
+        exact = m.exact_match(value, query, numbers, lowered)
+        h = _leaf_h(value, exact, query, lowered)
+        return ValueGrounding(argument, kind, exact, 1.0 - h if h and kind == m.STRING else None, h)
+    items = m.leaves(value)
+    matched = []
+    for item in items:  # as `exact_match` of the list: up to the first element that misses
+        matched.append(m.exact_match(item, query, numbers, lowered))
+        if not matched[-1]:
+            break
+    if matched[-1:] != [False]:
+        return ValueGrounding(argument, kind, True, None, 0.0)
+    matched.extend(m.exact_match(item, query, numbers, lowered) for item in items[len(matched):])
+    worst: tuple[float, int] | None = None  # (h, -position): the largest h, the first element reaching it
+    for i, (item, exact) in enumerate(zip(items, matched)):
+        h = _leaf_h(item, exact, query, lowered)
+        if h is not None and (worst is None or (h, -i) > worst):
+            worst = (h, -i)
+    if worst is None:
+        return ValueGrounding(argument, kind, False, None, None)
+    h = worst[0]
+    partial = 1.0 - h if h and m.value_kind(items[-worst[1]]) == m.STRING else None
+    return ValueGrounding(argument, kind, False, partial, h)
 
 
 def check_grounding(tool: str, args: Mapping[str, Any], registry: Registry, query: str | None,

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 from bisect import bisect_left
-from dataclasses import dataclass
+from functools import lru_cache
 from typing import Callable, Sequence
 
 from policyc.grounding.actions import read_claims
@@ -38,45 +38,63 @@ CALLED_NAMES = ("called", "called_with", "existence")  # called_with_result: its
 NEVER_NAMES = ("never", "absence")
 
 
-@dataclass(frozen=True)
 class Context:
-    engine: PositionEvaluator
-    passed: bool
-    source: SourceCall | None
+    """What a detail is written from: the trace's positions engine and the verdict (the
+    same for every rule with that verdict on the trace)."""
 
-    def positions(self, event: n.Formula) -> list[int]:
-        if _is_plain(event):  # a tool's calls: the trace's index has them
-            return list(self.engine.positions_of(event.tool))  # type: ignore[attr-defined]
-        return set_bits(self.engine.bits(event))
+    __slots__ = ("engine", "passed", "at", "by_tool")
 
-    def first(self, event: n.Formula, start: int = 0) -> int | None:
+    def __init__(self, engine: PositionEvaluator, passed: bool):
+        self.engine = engine
+        self.passed = passed
+        #: `call #4`, or `event #9, call #4` when the policy reads events besides the agent's calls
+        self.at: Callable[[int], str] = call_number if engine.trace.events_are_calls else engine.trace.step
+        self.by_tool = engine.by_tool
+
+    def positions(self, event: Event) -> list[int]:
+        if event.__class__ is str:  # a tool's calls: the trace's index has them
+            return list(self.by_tool.get(event, ()))
+        return set_bits(self.engine.bits(event))  # type: ignore[arg-type]
+
+    def first(self, event: Event, start: int = 0) -> int | None:
         """The first position at or after `start` where `event` holds."""
-        if _is_plain(event):
-            calls = self.engine.positions_of(event.tool)  # type: ignore[attr-defined]
+        if event.__class__ is str:
+            calls = self.by_tool.get(event, ())
+            if not start:
+                return calls[0] if calls else None
             k = bisect_left(calls, start)
             return calls[k] if k < len(calls) else None
-        return lowest_bit(self.engine.bits(event) >> start << start)
+        return lowest_bit(self.engine.bits(event) >> start << start)  # type: ignore[arg-type]
 
-    def count(self, event: n.Formula) -> int:
-        if _is_plain(event):
-            return len(self.engine.positions_of(event.tool))  # type: ignore[attr-defined]
-        return self.engine.bits(event).bit_count()
-
-    def at(self, position: int) -> str:
-        """`call #4`, or `event #9, call #4` when the policy reads events besides the agent's calls."""
-        return self.engine.trace.step(position)
-
-    def arg(self, names, index: int) -> str | None:
-        """The source text of argument `index` when the source calls one of `names`."""
-        src = self.source
-        if src is None or src.name not in names or index >= len(src.args):
-            return None
-        return src.args[index]
+    def count(self, event: Event) -> int:
+        if event.__class__ is str:
+            return len(self.by_tool.get(event, ()))
+        return self.engine.bits(event).bit_count()  # type: ignore[arg-type]
 
 
-def _is_plain(event: n.Formula) -> bool:
-    """An event that is a tool's every call (no condition on it)."""
-    return isinstance(event, n.Event) and event.guard is b.LIT_TRUE
+def call_number(position: int) -> str:
+    """`Trace.step` of a trace of the agent's calls alone.
+
+    >>> call_number(3)
+    'call #4'
+    """
+    return f"call #{position + 1}"
+
+
+def _arg(source: SourceCall | None, names, index: int) -> str | None:
+    """The source text of argument `index` when the source calls one of `names`."""
+    if source is None or source.name not in names or index >= len(source.args):
+        return None
+    return source.args[index]
+
+
+#: An event as a detail looks it up: a tool's name for its every call (the trace's index of
+#: calls by tool has them), else the formula (the positions engine's bits).
+Event = str | n.Formula
+
+
+def _event(f: n.Formula) -> Event:
+    return f.tool if isinstance(f, n.Event) and f.guard is b.LIT_TRUE else f
 
 
 def lowest_bit(value: int) -> int | None:
@@ -102,96 +120,107 @@ def describe(rule: Rule, engine: PositionEvaluator, passed: bool, violated_at: i
     return DetailPlan(rule).describe(engine, passed, violated_at)
 
 
+#: A describer of a stdlib predicate, in two halves: what it reads of the rule's formula and
+#: source call (its shape: events, labels, bounds; None when the rule is not that predicate),
+#: and the text it writes from that shape and a trace.
+Shape = tuple
+Describer = tuple[Callable[[n.Formula, "SourceCall | None"], "Shape | None"], Callable[[Shape, Context], str]]
+
+
 class DetailPlan:
     """How one rule's details are written, worked out once for every trace: its source call,
-    and which describer speaks for it. Which one does depends on the rule's shape and source
-    alone (each declines only by them), so the first trace's choice holds for the others."""
+    which describer speaks for it and the shape it reads (which depend on the rule's formula
+    and source alone), so that a trace only fills in positions and counts."""
 
-    __slots__ = ("formula", "source", "describer")
+    __slots__ = ("formula", "source", "text", "shape")
 
     def __init__(self, rule: Rule):
         self.formula = rule.formula
         self.source = source_call(rule.source) if rule.source else None
-        self.describer: Callable[[n.Formula, Context], str | None] | None = None
+        self.text: Callable[[Shape, Context], str] | None = None
+        self.shape: Shape = ()
+        for read, text in DESCRIBERS:
+            shape = read(self.formula, self.source)
+            if shape is not None:
+                self.text, self.shape = text, shape
+                break
 
     def describe(self, engine: PositionEvaluator, passed: bool, violated_at: int | None = None) -> str:
-        ctx = Context(engine, passed, self.source)
-        if self.describer is not None:
-            return self.describer(self.formula, ctx) or generic(self.formula, ctx, violated_at)
-        for describer in DESCRIBERS:
-            text = describer(self.formula, ctx)
-            if text:
-                self.describer = describer
-                return text
-        self.describer = _none
-        return generic(self.formula, ctx, violated_at)
+        return self.write(Context(engine, passed), violated_at)
 
-
-def _none(f: n.Formula, ctx: Context) -> None:
-    """The choice of a rule that no stdlib predicate describes."""
-    return None
+    def write(self, ctx: Context, violated_at: int | None = None, shortest: bool = False) -> str:
+        """`describe`, with the trace's context of the verdict made once for its rules
+        (`shortest`: `violated_at` is the rule's automaton's shortest bad prefix)."""
+        if self.text is not None:
+            return self.text(self.shape, ctx)
+        return generic(self.formula, ctx, violated_at, shortest)
 
 
 # ------------------------------------------------------------------ the stdlib predicates
 
 
-def _count(f: n.Formula, ctx: Context) -> str | None:
+def _count_shape(f: n.Formula, src: SourceCall | None) -> Shape | None:
     shape = shapes.as_count(f)
     if shape is None:
         return None
     event, op, number = shape
-    src = ctx.source
     by_name = src is not None and src.name in COUNT_NAMES
     if not by_name and (op, number) in ((">=", 1), ("<", 1)):
         return None  # `called` / `never` read better
-    label = ctx.arg(COUNT_NAMES, 0)
+    label = _arg(src, COUNT_NAMES, 0)
     if by_name and src is not None:
         fixed = COUNT_NAMES[src.name]
         if fixed is None and src.op is not None and src.number is not None:
             op, number = src.op, src.number
         elif fixed is not None and len(src.args) > 1 and src.args[1].lstrip("-").isdigit():
             op, number = fixed, int(src.args[1])
-    times = ctx.count(event)
     if isinstance(event, n.Event):
-        return f"{quote(event, label)} called {times} time(s); expected {op} {number}."
-    return f"Predicate returned {ctx.passed} ({times} {label or show(event)} calls, expected {op} {number})."
+        return _event(event), f"{quote(event, label)} called ", f" time(s); expected {op} {number}."
+    return _event(event), None, f" {label or show(event)} calls, expected {op} {number})."
 
 
-def _called(f: n.Formula, ctx: Context) -> str | None:
-    event = shapes.as_called(f)
+def _count_text(shape: Shape, ctx: Context) -> str:
+    event, head, tail = shape
+    times = ctx.count(event)
+    if head is not None:
+        return f"{head}{times}{tail}"
+    return f"Predicate returned {ctx.passed} ({times}{tail}"
+
+
+def _called_shape(f: n.Formula, src: SourceCall | None, names=CALLED_NAMES, read=shapes.as_called) -> Shape | None:
+    event = read(f)
     if event is None:
         return None
-    label = ctx.arg(CALLED_NAMES, 0)
+    return _event(event), quote(event, _arg(src, names, 0))
+
+
+def _never_shape(f: n.Formula, src: SourceCall | None) -> Shape | None:
+    return _called_shape(f, src, NEVER_NAMES, shapes.as_never)
+
+
+def _called_text(shape: Shape, ctx: Context) -> str:
+    event, q = shape
     first = ctx.first(event)
     if first is None:
-        return f"{quote(event, label)} was never called."
-    return f"{quote(event, label)} was called ({ctx.at(first)})."
+        return f"{q} was never called."
+    return f"{q} was called ({ctx.at(first)})."
 
 
-def _never(f: n.Formula, ctx: Context) -> str | None:
-    event = shapes.as_never(f)
-    if event is None:
-        return None
-    label = ctx.arg(NEVER_NAMES, 0)
-    first = ctx.first(event)
-    if first is None:
-        return f"{quote(event, label)} was never called."
-    return f"{quote(event, label)} was called ({ctx.at(first)})."
-
-
-def _before(f: n.Formula, ctx: Context) -> str | None:
+def _before_shape(f: n.Formula, src: SourceCall | None) -> Shape | None:
     shape = shapes.as_before(f)
     if shape is None:
         return None
     first, second = shape
-    if ctx.arg(("after",), 1) is not None:  # after(t1, t2) is before(t2, t1)
-        return _order_text(second, first, ctx.arg(("after",), 0), ctx.arg(("after",), 1), ctx, "after")
-    return _order_text(first, second, ctx.arg(("before",), 0), ctx.arg(("before",), 1), ctx, "before")
+    if _arg(src, ("after",), 1) is not None:  # after(t1, t2) is before(t2, t1)
+        return (_event(second), _event(first), quote(second, _arg(src, ("after",), 0)),
+                quote(first, _arg(src, ("after",), 1)), "after")
+    return (_event(first), _event(second), quote(first, _arg(src, ("before",), 0)),
+            quote(second, _arg(src, ("before",), 1)), "before")
 
 
-def _order_text(e1, e2, label1, label2, ctx: Context, word: str) -> str:
+def _order_text(shape: Shape, ctx: Context) -> str:
+    e1, e2, q1, q2, word = shape
     p1, p2 = ctx.first(e1), ctx.first(e2)
-    q1, q2 = quote(e1, label1), quote(e2, label2)
     if p1 is None and p2 is None:
         return f"{q1} and {q2} were never called."
     if p1 is None:
@@ -202,34 +231,38 @@ def _order_text(e1, e2, label1, label2, ctx: Context, word: str) -> str:
     return f"{q1} ({ctx.at(p1)}) {verb} {q2} ({ctx.at(p2)})."
 
 
-def _all_before(f: n.Formula, ctx: Context) -> str | None:
+def _all_before_shape(f: n.Formula, src: SourceCall | None) -> Shape | None:
     shape = shapes.as_all_before(f)
     if shape is None:
         return None
     events: Sequence[n.Formula]
     events, goal = shape
-    items = list_items(ctx.arg(("all_before",), 0) or "") or ()
+    items = list_items(_arg(src, ("all_before",), 0) or "") or ()
     matched = _match_labels(events, items)
     labels: Sequence[str | None] = [None] * len(events)
     if matched is not None:
         events = [e for _, e in sorted(zip(matched, events), key=lambda p: items.index(p[0]))]
         matched.sort(key=items.index)
         labels = matched
-    goal_label = ctx.arg(("all_before",), 1)
+    return tuple((_event(e), quote(e, label)) for e, label in zip(events, labels)), _event(goal), \
+        quote(goal, _arg(src, ("all_before",), 1))
+
+
+def _all_before_text(shape: Shape, ctx: Context) -> str:
+    events, goal, qg = shape
     g = ctx.first(goal)
     if g is None:
-        return f"{quote(goal, goal_label)} was never called."
+        return f"{qg} was never called."
     parts = []
-    for event, label in zip(events, labels):
+    for event, q in events:
         p = ctx.first(event)
         if p is None:
-            parts.append(f"{quote(event, label)} was never called")
+            parts.append(f"{q} was never called")
         elif ctx.passed or p > g:
-            parts.append(f"{quote(event, label)} ({ctx.at(p)})" + ("" if ctx.passed else " is not"))
+            parts.append(f"{q} ({ctx.at(p)})" + ("" if ctx.passed else " is not"))
     if ctx.passed:
-        return f"{', '.join(parts)} before {quote(goal, goal_label)} ({ctx.at(g)})."
-    return "; ".join(p if p.endswith("called") else f"{p} before {quote(goal, goal_label)} ({ctx.at(g)})"
-                     for p in parts) + "."
+        return f"{', '.join(parts)} before {qg} ({ctx.at(g)})."
+    return "; ".join(p if p.endswith("called") else f"{p} before {qg} ({ctx.at(g)})" for p in parts) + "."
 
 
 def _match_labels(events: Sequence[n.Formula], items: Sequence[str]) -> list[str] | None:
@@ -238,33 +271,41 @@ def _match_labels(events: Sequence[n.Formula], items: Sequence[str]) -> list[str
     return found if len(found) == len(events) and len(set(found)) == len(found) else None
 
 
-def _in_order(f: n.Formula, ctx: Context) -> str | None:
+def _in_order_shape(f: n.Formula, src: SourceCall | None) -> Shape | None:
     events = shapes.as_in_order(f)
     if events is None or len(events) < 2 or len(set(events)) == 1:
         return None
-    labels: tuple[str | None, ...] = list_items(ctx.arg(("in_order",), 0) or "") or ()
+    labels: tuple[str | None, ...] = list_items(_arg(src, ("in_order",), 0) or "") or ()
     if len(labels) != len(events):
         labels = (None,) * len(events)
+    return tuple((_event(event), quote(event, label)) for event, label in zip(events, labels))
+
+
+def _in_order_text(shape: Shape, ctx: Context) -> str:
     found: list[str] = []
     start = 0
-    for event, label in zip(events, labels):
+    for event, q in shape:
         later = ctx.first(event, start)
         if later is None:
             if not found:
-                return f"{quote(event, label)} was never called."
-            return f"{quote(event, label)} never follows {found[-1]}."
-        found.append(f"{quote(event, label)} ({ctx.at(later)})")
+                return f"{q} was never called."
+            return f"{q} never follows {found[-1]}."
+        found.append(f"{q} ({ctx.at(later)})")
         start = later + 1
     return f"{', '.join(found)} in order."
 
 
-def _within_steps(f: n.Formula, ctx: Context) -> str | None:
+def _within_steps_shape(f: n.Formula, src: SourceCall | None) -> Shape | None:
     shape = shapes.as_within_steps(f)
     if shape is None:
         return None
     start, target, k = shape
-    q1 = quote(start, ctx.arg(("within_steps",), 0))
-    q2 = quote(target, ctx.arg(("within_steps",), 1))
+    return (_event(start), _event(target), k, quote(start, _arg(src, ("within_steps",), 0)),
+            quote(target, _arg(src, ("within_steps",), 1)))
+
+
+def _within_steps_text(shape: Shape, ctx: Context) -> str:
+    start, target, k, q1, q2 = shape
     s = ctx.first(start)
     if s is None:
         return f"{q1} was never called."
@@ -276,8 +317,7 @@ def _within_steps(f: n.Formula, ctx: Context) -> str | None:
     return f"{q2} ({ctx.at(later)}) is {later - s} step(s) after {q1} ({ctx.at(s)}); expected at most {k}."
 
 
-def _instance_before(f: n.Formula, ctx: Context) -> str | None:
-    src = ctx.source
+def _instance_before_shape(f: n.Formula, src: SourceCall | None) -> Shape | None:
     if src is None or src.name != "instance_before" or len(src.args) != 4 or not isinstance(f, n.Until):
         return None
     if not (src.args[1].isdigit() and src.args[3].isdigit()):
@@ -289,9 +329,12 @@ def _instance_before(f: n.Formula, ctx: Context) -> str | None:
         return None
     e1 = events[roles.index(src.args[0])]
     e2 = events[roles.index(src.args[2])]
-    k1, k2 = int(src.args[1]), int(src.args[3])
+    return _event(e1), _event(e2), int(src.args[1]), int(src.args[3]), quote(e1, src.args[0]), quote(e2, src.args[2])
+
+
+def _instance_before_text(shape: Shape, ctx: Context) -> str:
+    e1, e2, k1, k2, q1, q2 = shape
     p1, p2 = ctx.positions(e1), ctx.positions(e2)
-    q1, q2 = quote(e1, src.args[0]), quote(e2, src.args[2])
     for q, p, k in ((q1, p1, k1), (q2, p2, k2)):
         if len(p) <= k:
             return f"{q} called {len(p)} time(s); occurrence {k + 1} does not exist."
@@ -299,12 +342,17 @@ def _instance_before(f: n.Formula, ctx: Context) -> str | None:
     return f"Occurrence {k1 + 1} of {q1} ({ctx.at(p1[k1])}) {verb} occurrence {k2 + 1} of {q2} ({ctx.at(p2[k2])})."
 
 
-def _branch(f: n.Formula, ctx: Context) -> str | None:
+def _branch_shape(f: n.Formula, src: SourceCall | None) -> Shape | None:
     shape = shapes.as_branch(f)
     if shape is None:
         return None
     taken, forbidden = shape
-    qt, qf = quote(taken, ctx.arg(("branch_called",), 0)), quote(forbidden, ctx.arg(("branch_called",), 1))
+    return _event(taken), _event(forbidden), quote(taken, _arg(src, ("branch_called",), 0)), \
+        quote(forbidden, _arg(src, ("branch_called",), 1))
+
+
+def _branch_text(shape: Shape, ctx: Context) -> str:
+    taken, forbidden, qt, qf = shape
     pt, pf = ctx.first(taken), ctx.first(forbidden)
     first = f"{qt} was called ({ctx.at(pt)})" if pt is not None else f"{qt} was never called"
     second = f"{qf} was called ({ctx.at(pf)})" if pf is not None else f"{qf} was never called"
@@ -314,12 +362,18 @@ def _branch(f: n.Formula, ctx: Context) -> str | None:
 # ------------------------------------------------------------------ anything else
 
 
-def generic(f: n.Formula, ctx: Context, violated_at: int | None) -> str:
-    """A detail for a formula that is not one stdlib predicate."""
+def generic(f: n.Formula, ctx: Context, violated_at: int | None, shortest: bool = False) -> str:
+    """A detail for a formula that is not one stdlib predicate (`shortest`: `violated_at` is
+    the length of the shortest bad prefix, as the rule's automaton found it)."""
     engine = ctx.engine
     size = engine.n
     if b.is_always(f) and size:
-        i = None if ctx.passed else lowest_bit(engine.mask & ~engine.bits(f.right))  # it held at every call
+        if ctx.passed:
+            i = None
+        elif shortest and violated_at is not None and 1 <= violated_at <= size and of_calls_so_far(f.right):
+            i = violated_at - 1  # the first call where a condition on the calls so far fails made it certain
+        else:
+            i = first_failure(f.right, ctx)  # None: it held at every call
         if i is None:
             return f"Holds at every call ({size})."
         text = f"Does not hold at {ctx.at(i)} (`{engine.trace.calls[i].name}`)"
@@ -420,6 +474,55 @@ def _failing_bindings(f: n.Forall, ctx: Context, violated_at: int | None) -> str
     return f"Does not hold for {text}."
 
 
+def first_failure(f: n.Formula, ctx: Context) -> int | None:
+    """The first position where `f` does not hold (None: it holds at every one). A response
+    `t -> eventually c` over tools' every call fails at the first `t` after the last `c`, read
+    from the trace's index by tool; anything else from the positions engine's bits."""
+    response = _response(f)
+    if response is None:
+        engine = ctx.engine
+        return lowest_bit(engine.mask & ~engine.bits(f))
+    triggers, answers = ctx.by_tool.get(response[0], ()), ctx.by_tool.get(response[1], ())
+    last = answers[-1] if answers else -1
+    k = bisect_left(triggers, last)  # the first trigger at or after the last answer...
+    if k < len(triggers) and triggers[k] == last:  # ...is answered when it is the same call
+        k += 1
+    return triggers[k] if k < len(triggers) else None
+
+
+@lru_cache(maxsize=65536)
+def _response(f: n.Formula) -> tuple[str, str] | None:
+    """(t, c) for `not t or eventually c`, t and c tools' every call."""
+    if not (isinstance(f, n.Or) and len(f.args) == 2):
+        return None
+    negated = [a.arg for a in f.args if isinstance(a, n.Not)]
+    later = [a.right for a in f.args if b.is_eventually(a)]
+    if len(negated) != 1 or len(later) != 1:
+        return None
+    trigger, answer = _event(negated[0]), _event(later[0])
+    return (trigger, answer) if isinstance(trigger, str) and isinstance(answer, str) else None
+
+
+@lru_cache(maxsize=65536)
+def of_calls_so_far(f: n.Formula) -> bool:
+    """Whether `f` at a position is a condition on the calls up to it alone (tools' every call,
+    constants, boolean and past operators): `always f` then first fails where its shortest bad
+    prefix ends (that prefix, as a complete run, satisfies it up to its last call, and no
+    extension repairs a position where `f` failed).
+
+    >>> a, c = b.event("a"), b.event("c")
+    >>> of_calls_so_far(b.implies(a, b.once(c))), of_calls_so_far(b.implies(a, b.eventually(c)))
+    (True, False)
+    """
+    if isinstance(f, n.Event):
+        return f.guard is b.LIT_TRUE
+    if isinstance(f, n.Const):
+        return True
+    if isinstance(f, (n.Not, n.And, n.Or, n.Yesterday, n.WYesterday, n.Since, n.Trigger)):
+        return all(of_calls_so_far(c) for c in f.children if isinstance(c, n.Formula))
+    return False
+
+
 def _certain(f: n.Formula, engine: PositionEvaluator, violated_at: int) -> bool:
     """Whether `violated_at` marks a bad prefix rather than the end of the trace: a violation
     certain before the last call, or at it for a rule whose failures are final."""
@@ -467,17 +570,23 @@ def _actions_detail(claims: n.Op, values: list, bad: list, engine: PositionEvalu
            f"{'it' if len(bad) == 1 else 'them'} succeeded."
 
 
-DESCRIBERS = (_count, _called, _never, _before, _all_before, _in_order, _within_steps, _instance_before, _branch)
+DESCRIBERS: tuple[Describer, ...] = (
+    (_count_shape, _count_text), (_called_shape, _called_text), (_never_shape, _called_text),
+    (_before_shape, _order_text), (_all_before_shape, _all_before_text), (_in_order_shape, _in_order_text),
+    (_within_steps_shape, _within_steps_text), (_instance_before_shape, _instance_before_text),
+    (_branch_shape, _branch_text))
+#: Those that describe a conjunct of a rule (which has no source call of its own)
+PART_DESCRIBERS = tuple(d for d in DESCRIBERS if d[0] is not _instance_before_shape)
 
 
 def describe_part(f: n.Formula, ctx: Context, violated_at: int | None = None) -> str:
     """The detail of one conjunct of a rule, judged on its own (`violated_at`: where the rule's
     violation became certain, when this part alone fails)."""
-    part = Context(ctx.engine, ctx.engine.holds(f), None)
-    for describer in (_count, _called, _never, _before, _all_before, _in_order, _within_steps, _branch):
-        text = describer(f, part)
-        if text:
-            return text
+    part = Context(ctx.engine, ctx.engine.holds(f))
+    for read, text in PART_DESCRIBERS:
+        shape = read(f, None)
+        if shape is not None:
+            return text(shape, part)
     return generic(f, part, violated_at)
 
 

@@ -12,9 +12,33 @@ per-layer pass rates, plus vacuity and input-problem counts and the malformed re
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Iterable, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
+
+M = TypeVar("M", bound=BaseModel)
+
+_new = object.__new__
+# the four slots of every pydantic model, set through their descriptors (as `object.__setattr__`
+# would find them), as `model_construct` sets them
+_set_dict, _set_fields_set, _set_extra, _set_private = (
+    BaseModel.__dict__[name].__set__
+    for name in ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__"))
+
+
+def trusted(cls: type[M], values: dict[str, Any], given: Iterable[str]) -> M:
+    """A model made of values that already are what its validation would make of them, in the
+    order of its fields and with every field present (`given`: those the caller set, the
+    others holding their defaults), without validating them again: what `model_construct`
+    does, without its search for aliases and defaults (the scorer makes one per rule and run).
+    tests/test_scoring.py checks that a report made so equals, and dumps as, the validated one.
+    """
+    model = _new(cls)
+    _set_dict(model, values)
+    _set_fields_set(model, set(given))
+    _set_extra(model, None)
+    _set_private(model, None)
+    return model
 
 Label = Literal["FULL", "PARTIAL", "NONE"]
 

@@ -21,10 +21,10 @@ True
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import NamedTuple
+from typing import Iterable, NamedTuple
 
 from policyc.ir.policy import Policy
-from policyc.scoring.models import CorpusReport, LayerStats, MalformedRecord, RuleStats, TraceReport
+from policyc.scoring.models import ConstraintResult, CorpusReport, LayerStats, MalformedRecord, RuleStats, TraceReport
 
 #: Every finite float is an integer multiple of 2**-1074.
 _SCALE = 1074
@@ -95,8 +95,9 @@ class CorpusTally:
 
     def add(self, item: TraceReport | MalformedRecord | object) -> None:
         """A run's report, or a malformed record (a `MalformedRecord` or a `TraceError`)."""
-        if isinstance(item, TraceReport):
-            self.add_tally(RunTally.of(item))
+        if isinstance(item, TraceReport):  # read as `RunTally.of(item)` is, without making it
+            self._add_run(item.compliance_score, item.compliance_label, item.constraints,
+                          tuple(p.stage for p in item.input_problems), item.has_input_errors)
             if self.keep_reports:
                 self.reports.append(item)
         elif isinstance(item, MalformedRecord):
@@ -105,21 +106,25 @@ class CorpusTally:
             self.malformed.append(MalformedRecord(**item.to_json()))  # type: ignore[attr-defined]
 
     def add_tally(self, run: RunTally) -> None:
+        self._add_run(run.score, run.label, run.rules, run.problem_stages, run.input_errors)
+
+    def _add_run(self, score: float, label: str, rules: Iterable[RuleTally | ConstraintResult],
+                 problem_stages: tuple[str, ...], input_errors: bool) -> None:
         self.count += 1
-        self.score_sum.add(run.score)
-        self.labels[run.label] += 1
-        for c in run.rules:
+        self.score_sum.add(score)
+        self.labels[label] += 1
+        for c in rules:
             stats = self.rule_checks.setdefault(c.name, [0, 0, 0, 0])
             stats[0] += 1
             stats[1] += c.passed
             stats[2] += c.vacuous
-            stats[3] += c.applicable
+            stats[3] += bool(c.applicable)  # None (a rule that declares none) counts as not applying
             if not c.passed:
                 self.lost_by_layer.setdefault(c.layer, ExactSum()).add(c.weight)
-        if run.problem_stages:
+        if problem_stages:
             self.with_problems += 1
-        self.with_errors += run.input_errors
-        for stage in run.problem_stages:
+        self.with_errors += input_errors
+        for stage in problem_stages:
             self.problems_by_stage[stage] = self.problems_by_stage.get(stage, 0) + 1
 
     def merge(self, other: "CorpusTally") -> None:

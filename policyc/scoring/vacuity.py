@@ -72,7 +72,11 @@ def _released(f: n.Release, engine: PositionEvaluator, env: DataEnv) -> Status:
         trigger = body.arg  # precedence: `a R not t`
     else:
         return NEUTRAL, None
-    if engine.bits(trigger, env):
+    if isinstance(trigger, n.Event) and trigger.guard is b.LIT_TRUE:  # a tool's calls: the trace's index has them
+        occurred = bool(engine.positions_of(trigger.tool))
+    else:
+        occurred = bool(engine.bits(trigger, env))
+    if occurred:
         return EXERCISED, None
     return VACUOUS, f"`{show(trigger)}` never occurred"
 

@@ -51,14 +51,20 @@ class PositionEvaluator:
         self.mask = (1 << self.n) - 1
         self.root_env = DataEnv({}, None, UNDEF, trace.globals, dict(externs or {}))
         self._memo: dict = {}
-        self._by_tool: dict[str, list[int]] = {}
+        #: the positions of each tool's calls, in order (read it, do not change it)
+        self.by_tool: dict[str, list[int]] = {}
+        by_tool = self.by_tool
         for i, c in enumerate(trace.calls):
-            self._by_tool.setdefault(c.name, []).append(i)
+            calls = by_tool.get(c.name)
+            if calls is None:
+                by_tool[c.name] = [i]
+            else:
+                calls.append(i)
         self._reference = Evaluator(trace, externs) if self.n == 0 else None
 
     def positions_of(self, tool: str) -> Sequence[int]:
         """The positions of the calls to `tool`, in order (do not modify the list)."""
-        return self._by_tool.get(tool, ())
+        return self.by_tool.get(tool, ())
 
     def holds(self, phi: n.Formula, i: int = 0, env: DataEnv | None = None) -> bool:
         """τ, i ⊨ φ, like `Evaluator.holds`."""
@@ -100,7 +106,7 @@ class PositionEvaluator:
             calls = self.trace.calls
             guard = None if phi.guard is b.LIT_TRUE else compile_term(phi.guard)
             at = reads_history(phi.guard)  # provenance: the guard reads the sources before its position
-            for i in self._by_tool.get(phi.tool, ()):
+            for i in self.by_tool.get(phi.tool, ()):
                 if guard is None or guard(env.at_call(env.args, env.result, i) if at else env, calls[i].args,
                                           calls[i].result) is True:
                     out |= 1 << i

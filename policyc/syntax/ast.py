@@ -480,10 +480,14 @@ class BudgetDecl:
 
 @dataclass(frozen=True, slots=True)
 class ConformanceDecl:
-    """The severity of signature-conformance findings on proposed calls."""
+    """The severity of signature-conformance findings on proposed calls, and what they check:
+    `scope` None (signatures and the grounding of argument values) or `signatures` (written
+    `signatures only`: the signatures alone)."""
 
     severity: SeverityExpr
+    scope: str | None = None
     span: Span = _span()
+    scope_span: Span = _span()
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,7 +6,7 @@ import math
 
 from lark import Token, Transformer, v_args
 
-from policyc.diagnostics import Diagnostic, Source, Span
+from policyc.diagnostics import NO_SPAN, Diagnostic, Source, Span
 from policyc.syntax import ast
 from policyc.syntax.lexical import read_name, read_string
 
@@ -93,7 +93,9 @@ class ToAst(Transformer):
         return ast.BudgetDecl(c[0], span=self._span(meta))
 
     def conformance_decl(self, meta, c):
-        return ast.ConformanceDecl(c[0], span=self._span(meta))
+        severity, scope = c
+        return ast.ConformanceDecl(severity, None if scope is None else _name(scope), span=self._span(meta),
+                                   scope_span=self._tok(scope) if scope is not None else NO_SPAN)
 
     def undecided_decl(self, meta, c):
         action, *severities = [t for t in c if t is not None]

@@ -84,6 +84,9 @@ class Signatures:
         self._sure = {name: {p.name: _sure_types(p.type) for p in sig.params} for name, sig in tools.items()}
         self._sure_result = {name: None if sig.result is ANY else _sure_types(sig.result)
                              for name, sig in tools.items()}
+        # per tool, all of the above in one look-up (`check_trace`'s loop)
+        self._glance = {name: (*self._params[name], self._sure[name], self._sure_result[name],
+                               self.result_checks[name]) for name in tools}
 
     def result_conforms(self, tool: str, result: Any) -> bool:
         """Whether a recorded result certainly has its tool's declared result type (or there is
@@ -166,12 +169,28 @@ def check_trace(trace: Trace, tools: Mapping[str, ToolSignature], results: bool 
     traces."""
     out: list[ConformanceFinding] = []
     signatures = signatures or Signatures(tools)
-    conforms, result_conforms = signatures.conforms, signatures.result_conforms
+    # `Signatures.conforms` and `result_conforms`, written out in the loop (a long run's calls
+    # each paid two method calls for what is mostly a dictionary look-up)
+    glance = signatures._glance
     for call in trace.calls:
-        if getattr(call, "actor", "assistant") != "assistant":
+        if call.actor != "assistant":
             continue
-        if not conforms(call.name, call.args):
-            out.extend(check_call(call.name, call.args, tools, call.position))
-        if results and not call.error and not result_conforms(call.name, call.result):  # a failure's result is its error
-            out.extend(check_result(call.name, call.result, tools, call.position))
+        name, args = call.name, call.args
+        found = glance.get(name)
+        if found is None:  # an undeclared tool (whose result has no type to check)
+            out.extend(check_call(name, args, tools, call.position))
+            continue
+        checks, required, sure, sure_result, result_check = found
+        for key, value in args.items():
+            kinds = sure.get(key)  # None: not a parameter (`sure` has every one)
+            if kinds is None or type(value) not in kinds and not checks[key](value):
+                out.extend(check_call(name, args, tools, call.position))
+                break
+        else:
+            if not required.issubset(args):
+                out.extend(check_call(name, args, tools, call.position))
+        if sure_result is not None and results and not call.error:  # a failure's result is its error
+            result = call.result
+            if result is not UNDEF and type(result) not in sure_result and not result_check(result):
+                out.extend(check_result(name, result, tools, call.position))  # what is wrong with it
     return out

@@ -22,7 +22,6 @@ import bisect
 import json
 import re
 import sys
-from typing import Iterable
 
 _DECODER = json.JSONDecoder()
 _SPACE = re.compile(r"[ \t\r\n]*")
@@ -100,19 +99,22 @@ def _lower(message: str) -> str:
 
 
 def too_deep(value: object, limit: int = MAX_DEPTH) -> bool:
-    """Whether lists and objects nest deeper than `limit` (checked without recursion)."""
-    stack = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict):
-            children: Iterable[object] = item.values()
-        elif isinstance(item, list):
-            children = item
-        else:
-            continue
+    """Whether lists and objects nest deeper than `limit` (checked without recursion, a level
+    at a time: each level's values are gathered by `extend`, the containers among them kept).
+
+    >>> too_deep([[1]], 2), too_deep([[[1]]], 2), too_deep({"a": [{}]}, 2), too_deep(3, 0)
+    (False, True, True, False)
+    """
+    level = [value] if isinstance(value, (dict, list)) else []
+    depth = 1
+    while level:
         if depth > limit:
             return True
-        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+        children: list[object] = []
+        for item in level:
+            children.extend(item.values() if isinstance(item, dict) else item)
+        level = [child for child in children if isinstance(child, (dict, list))]
+        depth += 1
     return False
 
 

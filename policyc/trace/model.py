@@ -184,6 +184,9 @@ class Trace:
         messages, users = "messages" in observes, "user_calls" in observes
         events = self.events
         assert events is not None
+        if events is self.calls and self._call_numbers is None and not (
+                messages and any(c.name == MESSAGE for c in events)):
+            return self  # every event is a call of the agent (told once, kept for `step`)
         positions: list[int] | None = None
         if all(not c.is_message and c.actor == ASSISTANT for c in events) and not (
                 messages and any(c.name == MESSAGE for c in events)):
@@ -210,7 +213,7 @@ class Trace:
     def _call_numbers(self) -> tuple[int, ...] | None:
         """Per position, the agent's tool calls up to and including it; None when every
         event is one (positions are then call numbers)."""
-        if all(not c.is_message and c.actor == ASSISTANT for c in self.calls):
+        if all(c.kind != MESSAGE_KIND and c.actor == ASSISTANT for c in self.calls):  # none is a message
             return None
         out, n = [], 0
         for c in self.calls:
@@ -227,7 +230,7 @@ class Trace:
         """How many of the first `length` events are the agent's tool calls."""
         numbers = self._call_numbers
         if numbers is None or length <= 0:
-            return max(0, min(length, len(self.calls)))
+            return length if 0 <= length <= len(self.calls) else max(0, min(length, len(self.calls)))
         return numbers[min(length, len(numbers)) - 1]
 
     def step(self, position: int) -> str:

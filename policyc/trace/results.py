@@ -35,7 +35,7 @@ from policyc.ir.ops import UNDEF
 from policyc.ir.types import ANY, OptionalT, RecordT, ToolSignature, Type, type_check
 from policyc.trace.conformance import Signatures
 from policyc.trace.jsontext import too_deep
-from policyc.trace.model import Call, Trace
+from policyc.trace.model import MESSAGE_KIND, Call, Trace
 
 #: the field the MCP SDK wraps a result that is not an object in
 WRAPPER = "result"
@@ -115,16 +115,32 @@ class ResultShapes:
         sig = self.tools.get(tool)
         return value if sig is None else shaped_result(value, sig.result, self.signatures.result_checks[tool])
 
-    def trace(self, trace: Trace) -> Trace:
+    def trace(self, trace: Trace, misfits: list[int] | None = None) -> Trace:
         """The trace with every call's result shaped (the same trace when none changes). A
-        failed call's result is its error, and is kept as it is."""
+        failed call's result is its error, and is kept as it is. `misfits`, when given, gets
+        the index (in `calls`) of each of the agent's calls whose result has no reading of its
+        declared type: the results `check_trace` would report (`check_result`), found without
+        checking each result's type a second time."""
         calls = trace.calls
         shaped = None
+        sure_results = self.signatures._sure_result  # `Signatures.result_conforms`, in the loop
+        checks = self.signatures.result_checks
         for i, call in enumerate(calls):
-            if call.error or call.is_message:
+            result = call.result
+            if result is UNDEF or call.error or call.kind == MESSAGE_KIND:
                 continue
-            value = self.result(call.name, call.result)
-            if value is not call.result:
+            types = sure_results.get(call.name, None)
+            if types is None or type(result) in types:
+                continue
+            check = checks[call.name]
+            if check(result):
+                continue
+            value = next((v for v in readings(result, self.tools[call.name].result) if check(v)), UNDEF)
+            if value is UNDEF:  # no reading has the type: kept as it is
+                if misfits is not None and call.actor == "assistant":
+                    misfits.append(i)
+                continue
+            if value is not result:
                 if shaped is None:
                     shaped = list(calls)
                 shaped[i] = replace(call, result=value)
