@@ -335,14 +335,17 @@ def test_generic_details_say_when_the_violation_became_certain(detail_policy):
                                                       "satisfy it.")
 
 
-def test_reports_are_the_validated_models():
+@pytest.mark.parametrize("slots", [True, False], ids=["slots", "model_construct"])
+def test_reports_are_the_validated_models(slots, monkeypatch):
     """The scorer builds its reports without validating them again (`models.trusted`): each is
     equal to, and dumps byte for byte as, the same report validated, with the same fields set;
     on the telecom policy and its corpus (failures, vacuous passes, `when ... shall` rules,
     input problems), and on rules that cannot be evaluated (before and after their
     applicability is known)."""
+    from policyc.scoring import models
     from policyc.scoring.models import TraceReport
 
+    monkeypatch.setattr(models, "_SLOTS", slots)  # False: as with a pydantic that keeps its slots otherwise
     policy, diagnostics = check_file("examples/telecom.altl")
     assert policy is not None, diagnostics
     reports = score_corpus(compile_policy(policy), load_traces("examples/traces/telecom.json").traces).reports

@@ -20,10 +20,15 @@ M = TypeVar("M", bound=BaseModel)
 
 _new = object.__new__
 # the four slots of every pydantic model, set through their descriptors (as `object.__setattr__`
-# would find them), as `model_construct` sets them
-_set_dict, _set_fields_set, _set_extra, _set_private = (
-    BaseModel.__dict__[name].__set__
-    for name in ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__"))
+# would find them), as `model_construct` sets them; a pydantic whose models keep them otherwise
+# gets `model_construct` itself
+try:
+    _set_dict, _set_fields_set, _set_extra, _set_private = (
+        BaseModel.__dict__[name].__set__
+        for name in ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__"))
+    _SLOTS = True
+except (KeyError, AttributeError):  # pragma: no cover - another pydantic's layout
+    _SLOTS = False
 
 
 def trusted(cls: type[M], values: dict[str, Any], given: Iterable[str]) -> M:
@@ -33,6 +38,8 @@ def trusted(cls: type[M], values: dict[str, Any], given: Iterable[str]) -> M:
     does, without its search for aliases and defaults (the scorer makes one per rule and run).
     tests/test_scoring.py checks that a report made so equals, and dumps as, the validated one.
     """
+    if not _SLOTS:  # another pydantic's layout
+        return cls.model_construct(set(given), **values)
     model = _new(cls)
     _set_dict(model, values)
     _set_fields_set(model, set(given))
