@@ -266,18 +266,6 @@ def check_types(tool: str, args: Mapping[str, Any], registry: Registry, query: s
     return TypeResult(wrong, tuple(problems))
 
 
-def _leaf_h(value: Any, exact: bool, query: str, lowered: str) -> float | None:
-    """`metrics.hallucination` of a value that is not a list, its exact match already known."""
-    if exact:
-        return 0.0
-    kind = m.value_kind(value)
-    if kind == m.STRING:
-        return 1.0 - m.partial_ratio(value, query, lowered)
-    if kind == m.NUMBER:
-        return 1.0 if m.has_numbers(query) else None
-    return None
-
-
 def ground_value(argument: str, value: Any, query: str, numbers: Container[float] | None = None,
                  lowered: str | None = None) -> ValueGrounding:
     """h of one argument value, with the PartialRatio behind it when a string is what misses
@@ -290,20 +278,15 @@ def ground_value(argument: str, value: Any, query: str, numbers: Container[float
     kind = m.value_kind(value)
     if kind != m.LIST:
         exact = m.exact_match(value, query, numbers, lowered)
-        h = _leaf_h(value, exact, query, lowered)
+        h = m.leaf_hallucination(value, exact, query, lowered)
         return ValueGrounding(argument, kind, exact, 1.0 - h if h and kind == m.STRING else None, h)
     items = m.leaves(value)
-    matched = []
-    for item in items:  # as `exact_match` of the list: up to the first element that misses
-        matched.append(m.exact_match(item, query, numbers, lowered))
-        if not matched[-1]:
-            break
-    if matched[-1:] != [False]:
+    matched = [m.exact_match(item, query, numbers, lowered) for item in items]  # a list matches when each does
+    if all(matched):
         return ValueGrounding(argument, kind, True, None, 0.0)
-    matched.extend(m.exact_match(item, query, numbers, lowered) for item in items[len(matched):])
     worst: tuple[float, int] | None = None  # (h, -position): the largest h, the first element reaching it
     for i, (item, exact) in enumerate(zip(items, matched)):
-        h = _leaf_h(item, exact, query, lowered)
+        h = m.leaf_hallucination(item, exact, query, lowered)
         if h is not None and (worst is None or (h, -i) > worst):
             worst = (h, -i)
     if worst is None:

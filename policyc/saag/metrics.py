@@ -358,17 +358,23 @@ def hallucination(value: Any, query: str, numbers: Container[float] | None = Non
     (1.0, None)
     """
     numbers = numbers_in(query) if numbers is None else numbers
-    if exact_match(value, query, numbers, lowered):
+    exact = exact_match(value, query, numbers, lowered)
+    if not exact and value_kind(value) == LIST:
+        lowered = query.lower() if lowered is None else lowered
+        parts = [h for h in (hallucination(v, query, numbers, lowered) for v in leaves(value)) if h is not None]
+        return max(parts) if parts else None
+    return leaf_hallucination(value, exact, query, lowered)
+
+
+def leaf_hallucination(value: Any, exact: bool, query: str, lowered: str | None = None) -> float | None:
+    """`hallucination` of a value that is not a list, whose exact match is known already."""
+    if exact:
         return 0.0
     kind = value_kind(value)
     if kind == STRING:
         return 1.0 - partial_ratio(value, query, lowered)
     if kind == NUMBER:
         return 1.0 if has_numbers(query) else None
-    if kind == LIST:
-        lowered = query.lower() if lowered is None else lowered
-        parts = [h for h in (hallucination(v, query, numbers, lowered) for v in leaves(value)) if h is not None]
-        return max(parts) if parts else None
     return None
 
 
