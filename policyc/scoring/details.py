@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 from bisect import bisect_left
-from functools import lru_cache
 from typing import Callable, Sequence
 
 from policyc.grounding.actions import read_claims
@@ -490,20 +489,23 @@ def first_failure(f: n.Formula, ctx: Context) -> int | None:
     return triggers[k] if k < len(triggers) else None
 
 
-@lru_cache(maxsize=65536)
 def _response(f: n.Formula) -> tuple[str, str] | None:
-    """(t, c) for `not t or eventually c`, t and c tools' every call."""
-    if not (isinstance(f, n.Or) and len(f.args) == 2):
-        return None
-    negated = [a.arg for a in f.args if isinstance(a, n.Not)]
-    later = [a.right for a in f.args if b.is_eventually(a)]
-    if len(negated) != 1 or len(later) != 1:
-        return None
-    trigger, answer = _event(negated[0]), _event(later[0])
-    return (trigger, answer) if isinstance(trigger, str) and isinstance(answer, str) else None
+    """(t, c) for `not t or eventually c`, t and c tools' every call (kept in the node's memo:
+    asked of the same rule on every trace)."""
+    if "details.response" in f._cache:
+        return f._cache["details.response"]
+    found = None
+    if isinstance(f, n.Or) and len(f.args) == 2:
+        negated = [a.arg for a in f.args if isinstance(a, n.Not)]
+        later = [a.right for a in f.args if b.is_eventually(a)]
+        if len(negated) == 1 and len(later) == 1:
+            trigger, answer = _event(negated[0]), _event(later[0])
+            if isinstance(trigger, str) and isinstance(answer, str):
+                found = (trigger, answer)
+    f._cache["details.response"] = found
+    return found
 
 
-@lru_cache(maxsize=65536)
 def of_calls_so_far(f: n.Formula) -> bool:
     """Whether `f` at a position is a condition on the calls up to it alone (tools' every call,
     constants, boolean and past operators): `always f` then first fails where its shortest bad
@@ -514,13 +516,18 @@ def of_calls_so_far(f: n.Formula) -> bool:
     >>> of_calls_so_far(b.implies(a, b.once(c))), of_calls_so_far(b.implies(a, b.eventually(c)))
     (True, False)
     """
-    if isinstance(f, n.Event):
-        return f.guard is b.LIT_TRUE
-    if isinstance(f, n.Const):
-        return True
-    if isinstance(f, (n.Not, n.And, n.Or, n.Yesterday, n.WYesterday, n.Since, n.Trigger)):
-        return all(of_calls_so_far(c) for c in f.children if isinstance(c, n.Formula))
-    return False
+    found = f._cache.get("details.of_calls_so_far")  # kept in the node's memo, as `_response`
+    if found is None:
+        if isinstance(f, n.Event):
+            found = f.guard is b.LIT_TRUE
+        elif isinstance(f, n.Const):
+            found = True
+        elif isinstance(f, (n.Not, n.And, n.Or, n.Yesterday, n.WYesterday, n.Since, n.Trigger)):
+            found = all(of_calls_so_far(c) for c in f.children if isinstance(c, n.Formula))
+        else:
+            found = False
+        f._cache["details.of_calls_so_far"] = found
+    return found
 
 
 def _certain(f: n.Formula, engine: PositionEvaluator, violated_at: int) -> bool:

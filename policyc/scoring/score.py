@@ -115,9 +115,7 @@ class RulePlan:
         try:
             if rule.applicability is not None:  # App: `eventually ρ` of `when ρ shall χ`, by the evaluator
                 values["applicable"] = bool(engine.holds(rule.applicability))
-            plain = self.plain
-            found = plain.verdict_on(codes) if plain is not None and codes is not None \
-                else self.verdict(trace, engine, codes)
+            found = self.verdict(trace, engine, codes)
             passed = engine.holds(rule.formula) if found is None else found[0]
             if passed:
                 values["passed"] = True

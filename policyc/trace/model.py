@@ -230,7 +230,7 @@ class Trace:
         """How many of the first `length` events are the agent's tool calls."""
         numbers = self._call_numbers
         if numbers is None or length <= 0:
-            return length if 0 <= length <= len(self.calls) else max(0, min(length, len(self.calls)))
+            return max(0, min(length, len(self.calls)))
         return numbers[min(length, len(numbers)) - 1]
 
     def step(self, position: int) -> str:

@@ -91,13 +91,16 @@ def shaped_result(value: Any, declared: Type, check: Callable[[object], bool] | 
     `check`: `type_check(declared)`, when the caller keeps it."""
     if value is UNDEF or declared is ANY:
         return value
-    check = check or type_check(declared)
+    found = typed_reading(value, declared, check or type_check(declared))
+    return value if found is UNDEF else found
+
+
+def typed_reading(value: Any, declared: Type, check: Callable[[object], bool]) -> Any:
+    """The first reading of `value` (itself, then `readings`) that passes `check`, the
+    `declared` type's check; UNDEF when none does."""
     if check(value):
         return value
-    for candidate in readings(value, declared):
-        if check(candidate):
-            return candidate
-    return value
+    return next((candidate for candidate in readings(value, declared) if check(candidate)), UNDEF)
 
 
 class ResultShapes:
@@ -132,10 +135,7 @@ class ResultShapes:
             types = sure_results.get(call.name, None)
             if types is None or type(result) in types:
                 continue
-            check = checks[call.name]
-            if check(result):
-                continue
-            value = next((v for v in readings(result, self.tools[call.name].result) if check(v)), UNDEF)
+            value = typed_reading(result, self.tools[call.name].result, checks[call.name])
             if value is UNDEF:  # no reading has the type: kept as it is
                 if misfits is not None and call.actor == "assistant":
                     misfits.append(i)
@@ -155,4 +155,4 @@ class ResultShapes:
         return replace(trace, calls=tuple(shaped), events=events, positions=positions, index=None)
 
 
-__all__ = ["ResultShapes", "WRAPPER", "is_wrapper", "readings", "shaped_result"]
+__all__ = ["ResultShapes", "WRAPPER", "is_wrapper", "readings", "shaped_result", "typed_reading"]
