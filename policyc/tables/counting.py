@@ -709,7 +709,8 @@ class Rules:
         plain_after = tuple(t.delta[q][x] for t, q, x in zip(self.tables, plain, letters))
         absent = self._absent.get(filling)
         if absent is None:
-            absent = self._absent[filling] = frozenset(s for filler, slots in filling if filler == ABSENT for s in slots)
+            absent = frozenset(s for filler, slots in filling if filler == ABSENT for s in slots)
+            _remember(self._absent, filling, absent)
         counts = dict(tokens)
         named: list[tuple[Profile | None, frozenset[Slot]]] = []  # None: a new value
         for filler, slots in filling:
@@ -742,7 +743,8 @@ class Rules:
         try:
             fresh_after = self._fresh[(fresh, key, mask, absent)]
         except KeyError:
-            fresh_after = self._fresh[(fresh, key, mask, absent)] = self._fresh_after(fresh, key, mask, absent)
+            fresh_after = self._fresh_after(fresh, key, mask, absent)
+            _remember(self._fresh, (fresh, key, mask, absent), fresh_after)
         if fresh_after is None:
             return None
         result = (plain_after, fresh_after, self.canonical(after, relaxed, keep))
@@ -830,7 +832,8 @@ class Rules:
                 continue
             drop = dropped.get((profile, plain_drop))
             if drop is None:
-                drop = dropped[(profile, plain_drop)] = self._drops(profile, plain_drop)
+                drop = self._drops(profile, plain_drop)
+                _remember(dropped, (profile, plain_drop), drop)
             if not drop:
                 out.append((profile, count))
         out.sort()
@@ -1276,7 +1279,8 @@ class CountingSpace:
         view = rules.one_value_key(tables_at, parts_at)
         known = self._finish.get(view)
         if known is None:
-            known = self._finish[view] = {}
+            known = {}
+            _remember(self._finish, view, known)
         found = known.get(start)
         if found is not None:
             return found
@@ -1293,14 +1297,16 @@ class CountingSpace:
             # past its start has no violated automaton)
             moving = [tuple((j, x) for j, (k, x) in enumerate(zip(tables_at, letters)) if rules._table_moves(k, x))
                       for _, letters, _ in steps]
-            calls = self._value_steps[view] = list(zip(steps, moving))
+            calls = list(zip(steps, moving))
+            _remember(self._value_steps, view, calls)
 
         # the view's steps, kept across searches: per (automata's states, call), where the call
         # takes them (None: some automaton violated); per (value's entries, call), where it may
         # take them (none lost); whether states of the automata, entries of the value accept
         cache = self._value_next.get(view)
         if cache is None or len(cache[0]) + len(cache[1]) >= MEMO_LIMIT:
-            cache = self._value_next[view] = ({}, {}, {}, {})
+            cache = ({}, {}, {}, {})
+            _remember(self._value_next, view, cache)
         plain_next, part_next, plain_done, part_done = cache
 
         def done(p: tuple[int, ...], prof: tuple[int, ...]) -> bool:
