@@ -268,7 +268,8 @@ def run(argv, tmp: str) -> int:
         t0 = time.process_time()
         score_corpus(sub_compiled, read)
         t_sub_read = time.process_time() - t0
-        decoded = [json.loads(line) for line in open(traces_path, encoding="utf-8")]
+        with open(traces_path, encoding="utf-8") as f:
+            decoded = [json.loads(line) for line in f]
         t0 = time.process_time()
         for record in decoded:
             agentltl.verify_trace(record, constraints)
