@@ -27,7 +27,7 @@ def show(node: Node, limit: int | None = None) -> str:
     sub-formulas elided as `…` (a shared sub-formula can make the full text exponential).
     Formulas expanded from counts and chains are hundreds of levels deep: printing them
     recurses a few frames per level (`policyc.recursion`)."""
-    text = node._cache.get("text")  # the node's own memo: a node's text never changes
+    text: str | None = node._cache.get("text")  # the node's own memo: a node's text never changes
     if text is not None and (limit is None or len(text) <= limit):
         return text
     with deep_recursion():

@@ -23,6 +23,7 @@ import json
 import re
 import sys
 from itertools import compress
+from typing import Any
 
 _DECODER = json.JSONDecoder()
 _SPACE = re.compile(r"[ \t\r\n]*")
@@ -110,7 +111,7 @@ def too_deep(value: object, limit: int = MAX_DEPTH) -> bool:
     """
     if not _is_container(type(value)):
         return False
-    level: list = [value]
+    level: list[Any] = [value]
     depth = 1
     while level:
         if depth > limit:
