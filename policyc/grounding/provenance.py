@@ -174,7 +174,10 @@ def labels(value: object, leaves: list[Leaf]) -> set[Label]:
     query = value_query(value)
     if query is None:
         return set()
-    return {leaf.label for leaf in leaves if _shown(query, leaf)}
+    keys, run = query
+    if run is None:  # `_shown`, written out: each leaf is asked by two look-ups in C
+        return {leaf.label for leaf in leaves if not leaf.keys.isdisjoint(keys)}
+    return {leaf.label for leaf in leaves if run in leaf.text or not leaf.keys.isdisjoint(keys)}
 
 
 def in_sources(sources: SourceSet, label: Label) -> bool:
