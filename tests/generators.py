@@ -593,6 +593,56 @@ def per_value_rules(vocab: Vocabulary) -> st.SearchStrategy:
         lambda p: p[1] != p[2]).map(lambda p: _per_value_shape(vocab, *p))
 
 
+PAIR_SHAPES = ("response", "precedence", "exclusion", "until", "existence")
+
+
+def _pair_shape(vocab: Vocabulary, shape: str, first: str, then: str, paths: tuple[tuple, ...],
+                guarded: bool) -> n.Formula:
+    """A rule over two variables bound together in patterns (a part over a pair):
+    `forall s: forall v: always (first(s, v) -> eventually then(s, v))` and the like, each
+    event comparing one of its terms with `s` and one with `v` (`paths`: per event, the two
+    terms, the key argument or `result.ok`), the domains those terms' values."""
+    s, v = b.var("s"), b.var("v")
+    assert vocab.key is not None
+
+    def term(path: tuple) -> n.Term:
+        return b.field(b.result(), path[1]) if path[0] == "result" else b.arg(path[0])
+
+    def ev(tool: str, which: int, with_result: bool = False) -> n.Formula:
+        first_path, second_path = paths[which]
+        guard = b.op("and", b.op("eq", term(first_path), s), b.op("eq", term(second_path), v))
+        if with_result:
+            guard = b.op("and", guard, b.op("eq", b.field(b.result(), "ok"), b.lit(True)))
+        return b.event(tool, guard)
+
+    kind = "forall"
+    if shape == "response":
+        body = b.always(b.implies(ev(first, 0, guarded), b.eventually(ev(then, 1))))
+    elif shape == "precedence":
+        body = b.always(b.implies(ev(then, 1), b.once(ev(first, 0, guarded))))
+    elif shape == "exclusion":
+        body = b.always(b.implies(ev(first, 0, guarded), b.always(b.neg(ev(then, 1)))))
+    elif shape == "until":
+        body = b.always(b.implies(ev(first, 0), b.weak_until(b.neg(ev(then, 1)), ev(first, 0, True))))
+    else:
+        kind = "exists"
+        body = b.eventually(b.conj(ev(then, 1), b.once(ev(first, 0, guarded))))
+    quantifier = b.forall if kind == "forall" else b.exists
+    domains = [b.op("add", b.values(first, paths[0][k]), b.values(then, paths[1][k])) for k in (0, 1)]
+    return quantifier("s", None, domains[0], quantifier("v", None, domains[1], body))
+
+
+def pair_rules(vocab: Vocabulary) -> st.SearchStrategy:
+    """Rules over a pair of values (`_pair_shape`), their terms the vocabulary's key argument
+    or `result.ok`."""
+    assert vocab.key is not None
+    tool = st.sampled_from(vocab.keyed)
+    path = st.sampled_from(((vocab.key,), ("result", "ok")))
+    event_paths = st.tuples(path, path)
+    return st.tuples(st.sampled_from(PAIR_SHAPES), tool, tool, st.tuples(event_paths, event_paths),
+                     st.booleans()).map(lambda p: _pair_shape(vocab, *p))
+
+
 def rules(vocab: Vocabulary, depth: int = 3) -> st.SearchStrategy:
     """Any rule: a template, a random formula, a per-value rule (when the vocabulary has
     keyed tools) or a quantified rule."""

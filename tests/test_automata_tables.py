@@ -12,12 +12,12 @@ from hypothesis import strategies as st
 
 from policyc.automata import NotCompilable, RuleRun, RuleTable, classify, compile_rule, first_violation
 from policyc.tables.dfa import VIOLATED
-from policyc.check import check_file
+from policyc.check import check_file, check_text
 from policyc.ir import build as b
 from policyc.semantics import evaluate
 from policyc.trace import Trace
 
-from generators import AGENT, LETTERS, per_value, quantified, traces
+from generators import AGENT, LETTERS, pair_rules, per_value, quantified, templates, traces
 
 PURE = ["policyc.tables", "policyc.tables.product", "policyc.tables.joint",
         "policyc.tables.guidance", "policyc.tables.facts", "policyc.tables.policy"]
@@ -51,6 +51,52 @@ def test_tables_and_run_states_round_trip_through_json(phi, trace):
         c.step(call.name, call.args, call.result)
         assert (a.verdict(), a.accepting()) == (c.verdict(), c.accepting())
     assert c.accepting() == evaluate(phi, trace)
+
+
+@settings(max_examples=200, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(pair_rules(AGENT), st.integers(0, 2), templates(AGENT), traces(AGENT, 10))
+def test_a_part_over_a_pair_agrees_with_the_evaluator_on_every_prefix(q, wrap, other, trace):
+    """`forall s: forall v: φ(s, v)` with s and v read together by one event's `==`s compiles
+    to one part over the pair: its acceptance is the evaluator's on every prefix (run restored
+    from its snapshot at every step), and a settled verdict is certain (kept on every later
+    prefix, and the evaluator agrees there)."""
+    from policyc.tables.dfa import OPEN, SATISFIED
+    from policyc.tables.slicing import SliceTable
+
+    phi = q if wrap == 0 else b.neg(q) if wrap == 1 else b.conj(other, q)
+    table = compile_rule(phi).table
+    assert wrap == 2 or any(isinstance(p, SliceTable) and p.arity == 2 for p in table.parts)
+    loaded = RuleTable.from_json(json.loads(json.dumps(table.to_json())))
+    run, settled = loaded.start(), None
+    assert run.accepting() == evaluate(phi, trace.prefix(0))
+    for i, call in enumerate(trace.calls):
+        run.step(call.name, call.args, call.result)
+        run = RuleRun.from_json(loaded, json.loads(json.dumps(run.to_json())))
+        holds = evaluate(phi, trace.prefix(i + 1))
+        assert run.accepting() == holds, (phi, trace.calls[:i + 1])
+        if settled is not None:
+            assert run.verdict() == settled and holds == (settled == SATISFIED)
+        elif run.verdict() != OPEN:
+            settled = run.verdict()
+
+
+def test_pairs_named_apart_are_not_instances():
+    """Memory follows what calls named together: a run where n services and n versions each
+    appear, but only n pairs are named, keeps n instances, not n²; the pairs never named sit
+    at the fresh state and still count (one of them breaks a `forall` the fresh state breaks)."""
+    policy, diagnostics = check_text(
+        "policy p\ntool build(service: str, version: str)\ntool test(service: str, version: str)\n"
+        "rule r: always (test(service: s, version: v) -> once build(service: s, version: v))\n", "p.altl")
+    assert policy is not None, diagnostics
+    table = compile_rule(policy.rule("r").formula).table
+    run = table.start()
+    for k in range(50):
+        run.step("build", {"service": f"s{k}", "version": f"v{k}"})
+    (part,) = run.states
+    assert len(part.values) == 50 and part.unnamed() == 50 * 50 - 50
+    assert run.accepting()
+    run.step("test", {"service": "s1", "version": "v2"})  # a pair never built
+    assert not run.accepting() and run.verdict() == VIOLATED
 
 
 def test_support_desk_refunds_are_sliced_per_order():

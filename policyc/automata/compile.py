@@ -100,7 +100,8 @@ def build_slice(part: SlicedPart) -> SliceTable:
     touch: dict[str, tuple] = {}
     for tool, term in part.touch:
         touch[tool] = touch.get(tool, ()) + (term,)
-    return SliceTable(part.kind, part.var, alphabet, part.static_atoms, tables, touch, part.domain, part.constants)
+    return SliceTable(part.kind, part.var, alphabet, part.static_atoms, tables, touch, part.domain, part.constants,
+                      part.arity, part.components)
 
 
 def _state_names(prog: Progression, states: list[State]) -> Callable[[int], str]:

@@ -37,7 +37,7 @@ equality with a call it is not bound at.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
+from typing import Callable, Union
 
 from policyc.ir import build as b
 from policyc.ir import nodes as n
@@ -71,6 +71,10 @@ class SlicedPart:
     body: n.Formula
     static_atoms: tuple[n.Term, ...]
     touch: tuple[tuple[str, n.Term], ...]  # (tool, call-local term compared with var)
+    # a part over a tuple of variables (`pair_part`): how many, and per entry of `domain` the
+    # component it gives values to; `touch` then lists each event's terms, one per component
+    arity: int = 1
+    components: tuple[int, ...] = ()
 
 
 Part = Union[PlainPart, SlicedPart]
@@ -250,6 +254,8 @@ def _domain(term: n.Term) -> tuple[list, list]:
 
 def sliced_part(q: n.Forall | n.Exists) -> SlicedPart:
     body = q.body
+    if isinstance(body, (n.Forall, n.Exists)) and _has_quantifier(body):
+        return pair_part(q)
     if _has_quantifier(body):
         inner = sorted({s.var for s in subformulas(body) if isinstance(s, (n.Forall, n.Exists))})
         raise NotCompilable(f"nested quantifiers: `{q.var}` and `{'`, `'.join(inner)}` are read together "
@@ -261,6 +267,110 @@ def sliced_part(q: n.Forall | n.Exists) -> SlicedPart:
     _check_temporal(_without_conditions(body))
     kind = "forall" if isinstance(q, n.Forall) else "exists"
     return SlicedPart(kind, q.var, tuple(calls), tuple(consts), body, tuple(static), tuple(touch))
+
+
+def pair_part(q: n.Forall | n.Exists) -> SlicedPart:
+    """`forall s in D1: forall v in D2: φ(s, v)` (or `exists`, `exists`) as one sliced part over
+    the pair (s, v), when every atom reading s or v is `t1 == s` or `t2 == v` in the top-level
+    conjunction of one event's guard that has both: each event then reads only whether the
+    call's (t1, t2) equals the pair. The part's variable is the pair, written `(s, v)`; the
+    atoms read its components (`(s, v)[0]`). A pair no call named together reads every event
+    as the fresh instance does, so only the pairs calls named get instances (`SliceRun`).
+    NotCompilable, with the reason, for any other shape."""
+    inner = q.body
+    s = q.var
+    assert isinstance(inner, (n.Forall, n.Exists))
+    v, body = inner.var, inner.body
+    apart = (f"nested quantifiers: `{s}` and `{v}` are read together, and not only as a pair of values "
+             "one call names by `==`")
+    if type(inner) is not type(q):
+        raise NotCompilable(f"nested quantifiers: `{s}` and `{v}` are quantified one `forall`, one `exists`: "
+                            "no pair of values is tracked alone")
+    if _has_quantifier(body):
+        inner_vars = sorted({x.var for x in subformulas(body) if isinstance(x, (n.Forall, n.Exists))})
+        raise NotCompilable(f"nested quantifiers: `{s}`, `{v}` and `{'`, `'.join(inner_vars)}` are read together; "
+                            "only a pair of variables is tracked per pair of values")
+    if s == v or free_vars(body) - {s, v} or free_vars(q.domain) or free_vars(inner.domain):
+        raise NotCompilable("a variable bound outside the quantifier")
+    calls_s, consts_s = _domain(q.domain)
+    calls_v, consts_v = _domain(inner.domain)
+    if consts_s or consts_v:
+        raise NotCompilable(f"nested quantifiers: `{s}` and `{v}` are read together, and a domain lists literal "
+                            "values (a pair is tracked over call domains only)")
+    name = f"({s}, {v})"
+    pair = n.Var(name)
+    picks = {s: b.index(pair, b.lit(0)), v: b.index(pair, b.lit(1))}
+    touch: list[tuple[str, n.Term]] = []
+
+    def rewrite(e: n.Event, masked: bool = False) -> n.Event:
+        conjuncts = list(_conjuncts(e.guard))
+        bound: dict[str, tuple[int, n.Term]] = {}
+        for i, c in enumerate(conjuncts):
+            reads = free_vars(c) & {s, v}
+            if not reads:
+                continue
+            x = next(iter(reads))
+            term = _compared(c, x)
+            if len(reads) > 1 or term is None or x in bound or free_vars(term) or atom_kind(c, x) != "binding":
+                raise NotCompilable(apart)
+            bound[x] = (i, term)
+        if not bound:
+            return e
+        if len(bound) < 2:
+            raise NotCompilable(apart + f": `{e.tool}` names one without the other")
+        for x, (i, term) in bound.items():
+            conjuncts[i] = b.lit(True) if masked else b.op("eq", term, picks[x])
+        entry = ((e.tool, bound[s][1]), (e.tool, bound[v][1]))
+        if not masked and not any(touch[k:k + 2] == list(entry) for k in range(0, len(touch), 2)):
+            touch.extend(entry)
+        return n.Event(e.tool, conjuncts[0] if len(conjuncts) == 1 else b.op("and", *conjuncts))
+
+    for sub in subformulas(body):
+        if isinstance(sub, n.Cond) and free_vars(sub) & {s, v}:
+            raise NotCompilable(apart)
+    paired = _map_events(body, rewrite)
+    # the rest of the body, the pair's atoms read as true: only the call's own atoms may be left
+    static, _ = _check_atoms(_map_events(body, lambda e: rewrite(e, masked=True)), s)
+    if static:
+        raise NotCompilable(f"nested quantifiers: `{s}` and `{v}` are read together beside conditions on the "
+                            "run's constants (a pair is tracked without them)")
+    _check_temporal(paired)
+    kind = "forall" if isinstance(q, n.Forall) else "exists"
+    return SlicedPart(kind, name, (*calls_s, *calls_v), (), paired, (), tuple(touch), 2,
+                      (0,) * len(calls_s) + (1,) * len(calls_v))
+
+
+def _conjuncts(t: n.Term) -> list[n.Term]:
+    """The top-level conjuncts of a guard."""
+    if isinstance(t, n.Op) and t.op == "and":
+        return [c for a in t.args for c in _conjuncts(a)]
+    return [t]
+
+
+def _compared(atom: n.Term, x: str) -> n.Term | None:
+    """`t` of `t == x` or `x == t`; None for any other atom."""
+    if isinstance(atom, n.Op) and atom.op == "eq" and len(atom.args) == 2:
+        left, right = atom.args
+        if right == n.Var(x):
+            return left
+        if left == n.Var(x):
+            return right
+    return None
+
+
+def _map_events(f: n.Formula, fn: Callable[[n.Event], n.Event]) -> n.Formula:
+    """`f` with each event replaced by `fn(event)` (a formula without quantifiers)."""
+    if isinstance(f, n.Event):
+        return fn(f)
+    fields = []
+    for name in type(f)._fields:
+        value = getattr(f, name)
+        if isinstance(value, n.Formula):
+            value = _map_events(value, fn)
+        elif isinstance(value, tuple):
+            value = tuple(_map_events(x, fn) if isinstance(x, n.Formula) else x for x in value)
+        fields.append(value)
+    return type(f)(*fields)
 
 
 def _without_conditions(f: n.Formula) -> n.Formula:

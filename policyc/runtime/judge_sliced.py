@@ -9,12 +9,17 @@ call's result. The parts combine through the rule's boolean skeleton in three-va
 logic, taking every outcome a part might have; a rule is refused only when every
 combination is violated. These rules take no part in the conflict search: a decision on a
 call that may set one in conflict with other open rules lists it as undecided (`Gate`).
+
+A part over a tuple of variables (`forall s: forall v: φ(s, v)`, `SliceTable.arity` above 1)
+is judged the same way, instance by instance (`_tuple_outcomes`): the tuples the call names,
+the instances of tuples named before, and the fresh instance when some member of the
+domains' product has no instance of its own.
 """
 
 from __future__ import annotations
 
 from itertools import product
-from typing import Any, Callable, Collection, Mapping
+from typing import Any, Callable, Collection, Mapping, cast
 
 from policyc.tables.atoms import reads_result
 from policyc.tables.rule import RuleRun, RuleTable, and3, combine, not3, or3
@@ -68,6 +73,8 @@ def _slice_outcomes(run: SliceRun, tool: str, args: Mapping[str, object], extern
     t = run.table
     if run.blind:  # reads the run's constants, which this run was not given: anything may come
         return ALL, EITHER
+    if run.parts:
+        return _tuple_outcomes(run, tool, args, externs)
     instances: list[tuple[DfaTable, list[int]]] = []  # in-domain instances after the call
     plan = t.call_plan(tool)
     one = args.get(plan[0], UNDEF) if plan is not None else UNDEF
@@ -120,6 +127,69 @@ def _slice_outcomes(run: SliceRun, tool: str, args: Mapping[str, object], extern
     if any(all(dfa.accepting[q] for q in after) for dfa, after in instances):
         return ALL, frozenset((True,))
     if not unknown and all(all(not dfa.accepting[q] for q in after) for dfa, after in instances):
+        return ALL, frozenset((False,))
+    return ALL, EITHER
+
+
+def _tuple_outcomes(run: SliceRun, tool: str, args: Mapping[str, object], externs: Externs) -> Outcomes:
+    """`_slice_outcomes` of a part over a tuple: per instance (and the fresh one), its
+    possible states after the call, and whether it is in the domain after the call certainly
+    (by the call's arguments) or only possibly (a domain the call's result adds to).
+
+    An instance the call does not name moves as the fresh instance does, unless an event of
+    the tool compares a component with the result: then every instance reads its own letters
+    (its value known, the result's atoms free) and the fresh instance may move anywhere (a
+    tuple the result names is cloned from it)."""
+    t = run.table
+    dfa = t.bodies[0]
+    fresh_letters = t.alphabet.proposal_letters(tool, args, FRESH, externs, run.context)
+    by_result = any(reads_result(term) for term in t.touch.get(tool, ()))
+    result_domain = any(path and path[0] == "result" for dtool, path, _ in t.domain if dtool == tool)
+    named = {value_key(v): v for v in t.touched_tuples(tool, args, UNDEF, externs, run.context)}
+    added: list[set[object]] = [set() for _ in run.parts]
+    for i, value in t.component_values(tool, args, UNDEF):
+        if value_key(value) not in run.parts[i]:
+            added[i].add(value_key(value))
+
+    def in_domain_after(key: object) -> bool:
+        return all(k in run.parts[j] or k in added[j] for j, k in enumerate(cast(tuple[object, ...], key)[1:]))
+
+    certain: list[list[int]] = []  # per instance certainly in the domain after the call: its next states
+    possible: list[list[int]] = []  # per instance that may be in the domain after the call
+    counted = 0  # instances in the domain after the call
+    for key, value in [*((k, run.values[k]) for k in run.where), *((k, v) for k, v in named.items()
+                                                                    if k not in run.where)]:
+        letters = t.alphabet.proposal_letters(tool, args, value, externs, run.context) \
+            if key in named or by_result else fresh_letters
+        group = run.where.get(key)
+        after = _successors(dfa, run.fresh[0] if group is None else group.state, letters)
+        if in_domain_after(key):
+            certain.append(after)
+            counted += 1
+        elif result_domain:
+            possible.append(after)
+    size = 1
+    for j, part in enumerate(run.parts):
+        size *= len(part) + len(added[j])
+    fresh_after = _successors(dfa, run.fresh[0], () if by_result else fresh_letters)
+    if size > counted:
+        certain.append(fresh_after)
+    elif result_domain:
+        possible.append(fresh_after)
+    possible += certain
+    if t.kind == "forall":
+        if any(all(dfa.verdict[q] == VIOLATED for q in after) for after in certain):
+            return frozenset((VIOLATED,)), frozenset((False,))
+        if any(all(not dfa.accepting[q] for q in after) for after in certain):
+            return ALL, frozenset((False,))
+        if all(all(dfa.accepting[q] for q in after) for after in possible):
+            return ALL, frozenset((True,))
+        return ALL, EITHER
+    if any(all(dfa.verdict[q] == SATISFIED for q in after) for after in certain):
+        return frozenset((SATISFIED,)), frozenset((True,))
+    if any(all(dfa.accepting[q] for q in after) for after in certain):
+        return ALL, frozenset((True,))
+    if all(all(not dfa.accepting[q] for q in after) for after in possible):
         return ALL, frozenset((False,))
     return ALL, EITHER
 

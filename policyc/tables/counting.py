@@ -217,7 +217,8 @@ class PartShape:
         self.dfa: DfaTable = next(iter(table.bodies.values()))
         ab, var = table.alphabet, table.var
         self.other = ab.other
-        self.countable = len(table.bodies) == 1 and not table.static_atoms and not table.constants and ab.exact
+        self.countable = len(table.bodies) == 1 and not table.static_atoms and not table.constants and ab.exact \
+            and table.arity == 1  # a part over a tuple is judged apart (`judge_sliced`)
         # per tool: ((local bit, pool position), ...), ((local bit, slot, is ==), ...), letters
         self.tools: dict[str, tuple[tuple[tuple[int, int], ...], tuple[tuple[int, Slot, bool], ...],
                                     Mapping[int, int]]] = {}

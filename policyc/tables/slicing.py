@@ -18,6 +18,16 @@ some value of the domain is in a violated state; permanently satisfied when ever
 every fresh instance is in a satisfied state (dually for exists). These are certain; a
 conflict that only arises between two values' obligations is found when the run ends.
 
+A part may quantify a tuple of variables (`forall s in D1: forall v in D2: φ(s, v)`, `arity`
+2), when every event reads them only as "the call's (t1, t2) equals (s, v)" (the compiler's
+`pair_part`). Its variable is the tuple; an instance is kept for each tuple some call named
+(every component defined and not null), never for the product of the domains: the domain is
+kept per component (`components` says which entries of `domain` feed which), and a member
+of D1 × D2 that no call named sits at the fresh instance's state. So the fresh instance
+counts in the verdict exactly when some member of the product has no instance of its own
+(|D1|·|D2| is more than the instances whose components are all in the domains); one named
+later is cloned from the fresh state then, so what the fresh instance reached it reached.
+
 This module imports only the standard library and `policyc.ir`.
 """
 
@@ -48,8 +58,9 @@ class _Fresh:
 
 FRESH = _Fresh()
 
-#: `SliceRun.signature()` and the fresh states of its instance automata: what a verdict depends on.
-_StandingKey = tuple[frozenset[tuple[int, int, int]], tuple[tuple[int, int], ...]]
+#: `SliceRun.signature()`, the fresh states of its instance automata and whether the fresh
+#: instance counts (`SliceRun.unnamed`): what a verdict depends on.
+_StandingKey = tuple[frozenset[tuple[int, int, int]], tuple[tuple[int, int], ...], bool]
 
 
 @dataclass(frozen=True)
@@ -63,6 +74,8 @@ class SliceTable:
     # (tool, path, flatten): the path an argument's name or "result", then field names and indices
     domain: tuple[tuple[str, tuple[Any, ...], bool], ...]
     constants: tuple[object, ...] = ()  # literal domain values
+    arity: int = 1  # how many variables `var` stands for (a tuple of values when more than one)
+    components: tuple[int, ...] = ()  # per entry of `domain`, the component it gives values to (arity > 1)
     # per letter: whether it loops (`loops`); under "groups": `constant_groups`
     _loops: dict[int | str, Any] = dataclass_field(default_factory=dict, compare=False, repr=False)
     _plans: dict[str, tuple[str, int, int, bool] | None] = dataclass_field(default_factory=dict, compare=False,
@@ -97,7 +110,7 @@ class SliceTable:
 
     def _call_plan(self, tool: str) -> tuple[str, int, int, bool] | None:
         letters = self.alphabet.tools.get(tool)
-        if letters is None:
+        if letters is None or self.arity > 1:
             return None
         names: set[str] = set()
         fresh_mask = value_mask = 0
@@ -166,6 +179,31 @@ class SliceTable:
             out.extend(value if flatten and isinstance(value, list) else [value])
         return out
 
+    def component_values(self, tool: str, args: Mapping[str, Any], result: object) -> list[tuple[int, object]]:
+        """(component, value) of each value this call adds to a component's domain (arity > 1)."""
+        out: list[tuple[int, object]] = []
+        for (dtool, path, flatten), i in zip(self.domain, self.components):
+            if dtool != tool or not path:
+                continue
+            value = path_value(result, path[1:]) if path[0] == "result" else path_value(args.get(path[0], UNDEF), path[1:])
+            if value is UNDEF or value is None:
+                continue
+            out.extend((i, v) for v in (value if flatten and isinstance(value, list) else [value]))
+        return out
+
+    def touched_tuples(self, tool: str, args: Mapping[str, Any], result: object,
+                       externs: Mapping[str, Callable[..., object]] | None, context: object = None) -> list[object]:
+        """The tuples this call names (arity > 1): per event of the tool, its terms' values,
+        when every one is defined and not null (no member of a domain equals ⊥ or null)."""
+        env = DataEnv({}, None, UNDEF, context, externs or {}, None if context is None else 0)  # type: ignore[arg-type]
+        terms = self.touch.get(tool, ())
+        out: list[object] = []
+        for k in range(0, len(terms), self.arity):
+            values = [compile_term(term)(env, args, result) for term in terms[k:k + self.arity]]
+            if all(v is not UNDEF and v is not None for v in values):
+                out.append(values)
+        return out
+
     def touched_values(self, tool: str, args: Mapping[str, Any], result: object,
                        externs: Mapping[str, Callable[..., object]] | None, context: object = None) -> list[object]:
         env = DataEnv({}, None, UNDEF, context, externs or {}, None if context is None else 0)  # type: ignore[arg-type]
@@ -195,6 +233,7 @@ class SliceTable:
             "bodies": {str(mask): dfa.to_json() for mask, dfa in self.bodies.items()},
             "domain": [[t, list(p), f] for t, p, f in self.domain],
             "constants": list(self.constants),
+            **({"arity": self.arity, "components": list(self.components)} if self.arity > 1 else {}),
         }
 
     @classmethod
@@ -239,7 +278,22 @@ class SliceTable:
                     and all(isinstance(p, str) or is_int(p) for p in entry[1])):
                 raise TableError(f"{where}.domain[{i}]: must be [tool, path, flatten]")
             domain.append((entry[0], tuple(entry[1]), entry[2]))
-        return cls(kind, var, alphabet, static, bodies, touch, tuple(domain), tuple(read_list(data, "constants", where)))
+        constants = tuple(read_list(data, "constants", where))
+        arity = read_int(data, "arity", where, 1, 9) if "arity" in data else 1
+        components: tuple[int, ...] = ()
+        if arity > 1:
+            entries = read_list(data, "components", where)
+            if len(entries) != len(domain):
+                raise TableError(f"{where}.components: must give one component per entry of `domain`")
+            components = tuple(check_int(c, f"{where}.components[{i}]", 0, arity) for i, c in enumerate(entries))
+            if k or constants:
+                raise TableError(f"{where}.arity: a part over a tuple has no static atoms and no literal domain")
+            for tool, ts in touch.items():
+                if len(ts) % arity:
+                    raise TableError(f"{where}.touch: `{tool[:40]}` must have {arity} terms per event")
+        elif "components" in data:
+            raise TableError(f"{where}.components: only a part over a tuple (arity above 1) has components")
+        return cls(kind, var, alphabet, static, bodies, touch, tuple(domain), constants, arity, components)
 
 
 class _Group:
@@ -265,7 +319,10 @@ class SliceRun:
         self.groups: dict[tuple[int, int], _Group] = {}
         self.where: dict[object, _Group] = {}
         self.values: dict[object, object] = {}
-        self.domain: set[object] = set()
+        self.domain: set[object] = set()  # keys of the instances in the domain
+        # arity > 1: per component, its domain (key -> value) and the instances naming each key
+        self.parts: list[dict[object, object]] = [{} for _ in range(table.arity)] if table.arity > 1 else []
+        self.by_part: list[dict[object, set[object]]] = [{} for _ in range(table.arity)] if table.arity > 1 else []
         self._signature: frozenset[tuple[int, int, int]] | None = None  # `signature()`, until the next step
 
     # ------------------------------------------------------------ bookkeeping
@@ -288,6 +345,15 @@ class SliceRun:
 
     def _admit(self, value: object, in_domain: bool = False) -> object:
         key = value_key(value)
+        if key not in self.values and self.parts:  # a tuple: in the domain when its components all are
+            self.values[key] = value
+            parts = cast(tuple[object, ...], key)[1:]
+            for i, part_key in enumerate(parts):
+                self.by_part[i].setdefault(part_key, set()).add(key)
+            if all(part_key in self.parts[i] for i, part_key in enumerate(parts)):
+                self.domain.add(key)
+            self._place(key, 0, self.fresh[0])
+            return key
         if key not in self.values:
             self.values[key] = value
             mask = self.table.static_mask(value, self.context)
@@ -298,6 +364,28 @@ class SliceRun:
             self.domain.add(key)
             self.where[key].in_domain += 1
         return key
+
+    def _extend(self, i: int, value: object) -> None:
+        """Add `value` to component i's domain (arity > 1): the instances naming it whose
+        other components are in their domains come into the domain."""
+        part_key = value_key(value)
+        if part_key in self.parts[i]:
+            return
+        self.parts[i][part_key] = value
+        for key in self.by_part[i].get(part_key, ()):
+            if key not in self.domain and all(k in self.parts[j] for j, k in enumerate(cast(tuple[object, ...], key)[1:])):
+                self.domain.add(key)
+                self.where[key].in_domain += 1
+
+    def unnamed(self) -> int:
+        """How many members of the domains' product have no instance of their own (arity > 1;
+        0 otherwise: every value of the domain has one). They sit at the fresh state."""
+        if not self.parts:
+            return 0
+        size = 1
+        for part in self.parts:
+            size *= len(part)
+        return size - len(self.domain)
 
     # ------------------------------------------------------------ stepping
 
@@ -319,6 +407,9 @@ class SliceRun:
         self._signature = None
         if self.blind:
             return
+        if self.parts:
+            self._step_tuples(tool, args, result, externs)
+            return
         plan = t.call_plan(tool)
         if plan is not None:
             value = args.get(plan[0], UNDEF)
@@ -334,6 +425,23 @@ class SliceRun:
         fresh_letter = t.alphabet.letter(tool, args, result, FRESH, externs, self.context)
         self._step_groups(fresh_letter)
         self._place_named(before, dom, tool, args, result, externs)
+
+    def _step_tuples(self, tool: str, args: Mapping[str, Any], result: object,
+                     externs: Mapping[str, Callable[..., object]] | None) -> None:
+        """`step` for a part over a tuple: the tuples the call names step on their own letters,
+        every other instance and the fresh one on the fresh letter; then the call's values join
+        their components' domains."""
+        t = self.table
+        keys: dict[object, object] = {}
+        for value in t.touched_tuples(tool, args, result, externs, self.context):
+            keys.setdefault(self._admit(value), value)
+        before = {key: self._remove(key) for key in keys}
+        self._step_groups(t.alphabet.letter(tool, args, result, FRESH, externs, self.context))
+        for key, (mask, state) in before.items():
+            letter = t.alphabet.letter(tool, args, result, self.values[key], externs, self.context)
+            self._place(key, mask, t.bodies[mask].delta[state][letter])
+        for i, value in t.component_values(tool, args, result):
+            self._extend(i, value)
 
     def _step_named(self, value: object, plan: tuple[str, int, int, bool]) -> None:
         """`step` for a call of the per-id shape (`SliceTable.call_plan`) naming `value`."""
@@ -388,7 +496,7 @@ class SliceRun:
     def _standing(self) -> tuple[str, bool]:
         """(verdict, accepting) of the run: a function of its `signature` and fresh states
         alone, memoised per table."""
-        memo = (self.signature(), tuple(self.fresh.items()))
+        memo = (self.signature(), tuple(self.fresh.items()), self.unnamed() > 0)
         found = self.table._standing.get(memo)
         if found is None:
             found = self.table._standing[memo] = (self._verdict(), self._accepting())
@@ -398,8 +506,9 @@ class SliceRun:
         bodies = self.table.bodies
         for (mask, state), group in self.groups.items():
             yield bodies[mask], state, group.in_domain > 0
+        unnamed = self.unnamed() > 0  # members of a product of domains at the fresh state
         for mask, state in self.fresh.items():
-            yield bodies[mask], state, False
+            yield bodies[mask], state, unnamed
 
     def accepting(self) -> bool:
         return True if self.blind else self._standing()[1]
@@ -431,13 +540,25 @@ class SliceRun:
         return [(self.values[k], g.mask, g.state, k in self.domain) for k, g in self.where.items()]
 
     def to_json(self) -> dict[str, Any]:
-        return {"fresh": {str(m): s for m, s in self.fresh.items()},
-                "values": [list(instance) for instance in self.instances()]}
+        out = {"fresh": {str(m): s for m, s in self.fresh.items()},
+               "values": [list(instance) for instance in self.instances()]}
+        if self.parts:
+            out["parts"] = [list(part.values()) for part in self.parts]
+        return out
 
     @classmethod
     def from_json(cls, table: SliceTable, data: dict[str, Any], context: object = None) -> "SliceRun":
         run = cls(table, context)
         run.fresh = {int(m): s for m, s in data["fresh"].items()}
+        if run.parts:  # the components' domains first: an instance is in the domain by them
+            for i, values in enumerate(data["parts"]):
+                for value in values:
+                    run._extend(i, value)
+            for value, mask, state, _ in data["values"]:
+                run._admit(value)
+                run._remove(key := value_key(value))
+                run._place(key, mask, state)
+            return run
         for value, mask, state, in_domain in data["values"]:
             key = value_key(value)
             run.values[key] = value
