@@ -29,7 +29,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from runtime_helpers import CompletionOracle, outcomes
 
-from generators import AGENT, NIGHTLY, PER_VALUE_SHAPES, _per_value_shape, per_value_rules, templates
+from generators import AGENT, NIGHTLY, PER_VALUE_SHAPES, _per_value_shape, pair_rules, per_value_rules, templates
 from policyc.artifact.build import build_artifact
 from policyc.automata import NotCompilable
 from policyc.check import check_text
@@ -92,6 +92,42 @@ def test_decided_calls_agree_with_the_brute_force_oracle(policy, data):
         results = [oracle.completable(prefix + [c]) for c in outcomes(tool, args)]
         assume(None not in results)
         UNDECIDED.append(bool(decision.undecided))
+        if refused:
+            assert not any(results), ([r.formula for r in policy.rules], prefix, tool, args,
+                                      [(f.rule, f.detail) for f in refused])
+        elif not decision.undecided:
+            assert any(results), ([r.formula for r in policy.rules], prefix, tool, args)
+
+
+@st.composite
+def pair_policies(draw):
+    """One or two rules over a pair of values (`generators.pair_rules`), maybe a per-value
+    rule, beside one to two ordinary rules."""
+    bodies = draw(st.lists(pair_rules(AGENT), min_size=1, max_size=2)) + \
+        draw(st.lists(per_value_rules(AGENT), max_size=1)) + draw(st.lists(templates(AGENT), min_size=1, max_size=2))
+    bodies = draw(st.permutations(bodies))
+    return Policy("pairs", None, dict(AGENT.tools), tuple(Rule(f"r{i}", f) for i, f in enumerate(bodies)))
+
+
+@SETTINGS
+@given(pair_policies(), st.data())
+def test_decided_calls_on_rules_over_pairs_agree_with_the_brute_force_oracle(policy, data):
+    """The same question with rules over pairs of values, which the gate judges apart (per
+    pair): a refusal is right, an allow without an undecided line is right."""
+    formulas = [r.formula for r in policy.rules]
+    oracle = Oracle(formulas)  # they compile
+    monitor = Monitor(build_artifact(policy, "sha256:generated"))
+    for _ in range(2):
+        prefix = [data.draw(st.sampled_from(POOL + FRESH)) for _ in range(data.draw(st.integers(0, 4)))]
+        before = oracle.completable(prefix)
+        assume(before is not None)
+        if not before:
+            continue
+        tool, args, _ = data.draw(st.sampled_from(POOL + FINALS))
+        decision = judged(monitor, prefix, tool, args)
+        refused = [f for f in decision.findings if f.kind in ("violation", "conflict", "owed")]
+        results = [oracle.completable(prefix + [c]) for c in outcomes(tool, args)]
+        assume(None not in results)
         if refused:
             assert not any(results), ([r.formula for r in policy.rules], prefix, tool, args,
                                       [(f.rule, f.detail) for f in refused])

@@ -281,8 +281,11 @@ def pair_part(q: n.Forall | n.Exists) -> SlicedPart:
     s = q.var
     assert isinstance(inner, (n.Forall, n.Exists))
     v, body = inner.var, inner.body
-    apart = (f"nested quantifiers: `{s}` and `{v}` are read together, and not only as a pair of values "
-             "one call names by `==`")
+    from policyc.ir.printer import show
+
+    def apart(why: str) -> NotCompilable:
+        return NotCompilable(f"nested quantifiers: `{s}` and `{v}` are read together, {why}: only a pair of values "
+                             "one call names by `==` is tracked (per pair), so neither is tracked alone")
     if type(inner) is not type(q):
         raise NotCompilable(f"nested quantifiers: `{s}` and `{v}` are quantified one `forall`, one `exists`: "
                             "no pair of values is tracked alone")
@@ -312,12 +315,12 @@ def pair_part(q: n.Forall | n.Exists) -> SlicedPart:
             x = next(iter(reads))
             term = _compared(c, x)
             if len(reads) > 1 or term is None or x in bound or free_vars(term) or atom_kind(c, x) != "binding":
-                raise NotCompilable(apart)
+                raise apart(f"by `{show(c)}` in `{e.tool}`")
             bound[x] = (i, term)
         if not bound:
             return e
         if len(bound) < 2:
-            raise NotCompilable(apart + f": `{e.tool}` names one without the other")
+            raise apart(f"and `{e.tool}` names one without the other")
         for x, (i, term) in bound.items():
             conjuncts[i] = b.lit(True) if masked else b.op("eq", term, picks[x])
         entry = ((e.tool, bound[s][1]), (e.tool, bound[v][1]))
@@ -327,7 +330,7 @@ def pair_part(q: n.Forall | n.Exists) -> SlicedPart:
 
     for sub in subformulas(body):
         if isinstance(sub, n.Cond) and free_vars(sub) & {s, v}:
-            raise NotCompilable(apart)
+            raise apart(f"by the condition `{show(sub.term)}`")
     paired = _map_events(body, rewrite)
     # the rest of the body, the pair's atoms read as true: only the call's own atoms may be left
     static, _ = _check_atoms(_map_events(body, lambda e: rewrite(e, masked=True)), s)
