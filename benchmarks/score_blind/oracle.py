@@ -745,11 +745,17 @@ def applicable(record: dict, name: str) -> bool | None:
 # version of this oracle followed scoring.md alone ("offline-only: only the complete trace
 # decides"; "a syntactic estimate: detectable for syntactic safety formulas") and expected
 # detectable or gateable for them: see the README.
+#
+# Revised with language.md ("Values from results, and several variables") once two variables
+# that every call reads only as a pair, each by `==` in one pattern naming both, compile (one
+# instance per pair): every two-variable rule of this policy is that shape, so the safety ones
+# are gateable or detectable like any other, and `health_after_deploy` stays a liveness rule.
 TWO_VARIABLES = {"tested_before_build", "approved_before_prod", "no_deploy_of_failed_version",
                  "rollback_to_a_known_version", "health_after_deploy"}
+PAIRS_COMPILE = True  # language.md: `==` in one pattern naming both variables compiles
 
 
 def rule_class(name: str) -> set[str]:
-    if name in LIVENESS or name in TWO_VARIABLES:
+    if name in LIVENESS or (name in TWO_VARIABLES and not PAIRS_COMPILE):
         return {"offline-only"}
     return {"gateable", "detectable"}

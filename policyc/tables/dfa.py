@@ -67,6 +67,12 @@ def binding_reader(atom: n.Term, var: str | None) -> BindingReader | None:
     if isinstance(left, n.Var) and left.name == var and isinstance(right, n.Arg):
         name = right.name
         return lambda args, value: compare(value, args.get(name, UNDEF)) is True
+    if atom.op == "eq" and isinstance(left, n.Arg) and isinstance(right, n.Index) and right.base == n.Var(var) \
+            and isinstance(right.index, n.Lit) and type(right.index.value) is int and right.index.value >= 0:
+        # `arg == (s, v)[k]` of a part over a tuple (a list of values; the fresh binding is none)
+        name, k = left.name, right.index.value
+        return lambda args, value: type(value) is list and len(value) > k and \
+            compare(args.get(name, UNDEF), value[k]) is True
     return None
 
 

@@ -199,7 +199,8 @@ class SliceTable:
         terms = self.touch.get(tool, ())
         out: list[object] = []
         for k in range(0, len(terms), self.arity):
-            values = [compile_term(term)(env, args, result) for term in terms[k:k + self.arity]]
+            values = [args.get(term.name, UNDEF) if type(term) is n.Arg else compile_term(term)(env, args, result)
+                      for term in terms[k:k + self.arity]]
             if all(v is not UNDEF and v is not None for v in values):
                 out.append(values)
         return out
