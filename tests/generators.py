@@ -645,10 +645,12 @@ def pair_rules(vocab: Vocabulary) -> st.SearchStrategy:
 
 def rules(vocab: Vocabulary, depth: int = 3) -> st.SearchStrategy:
     """Any rule: a template, a random formula, a per-value rule (when the vocabulary has
-    keyed tools) or a quantified rule."""
+    keyed tools), a rule over a pair of values (the agent vocabulary) or a quantified rule."""
     options = [templates(vocab), formulas(vocab, depth), quantified(vocab, max(depth - 1, 1))]
     if len(vocab.keyed) >= 2:
         options.append(per_value(vocab))
+    if vocab is AGENT:  # its results have `ok`, the second term a pair may read
+        options.append(pair_rules(vocab))
     if vocab.bound is not None:
         options.append(vocab.bound(vocab))
     return st.one_of(*options)

@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from runtime_helpers import CompletionOracle, outcomes
 
-from generators import AGENT, NIGHTLY, per_value, templates
+from generators import AGENT, NIGHTLY, pair_rules, per_value, templates
 from policyc.artifact.build import build_artifact
 from policyc.automata import NotCompilable
 from policyc.ir.data import CallArgs
@@ -49,9 +49,10 @@ def Oracle(formulas) -> CompletionOracle:
 
 @st.composite
 def mixed_policies(draw):
-    """One to two per-value rules beside one to three rules a policy author writes."""
+    """One to two per-value rules, maybe one over a pair of values, beside one to three rules a
+    policy author writes."""
     bodies = draw(st.lists(per_value(AGENT), min_size=1, max_size=2)) + \
-        draw(st.lists(templates(AGENT), min_size=1, max_size=3))
+        draw(st.lists(pair_rules(AGENT), max_size=1)) + draw(st.lists(templates(AGENT), min_size=1, max_size=3))
     bodies = draw(st.permutations(bodies))
     return Policy("mixed", None, dict(AGENT.tools), tuple(Rule(f"r{i}", f) for i, f in enumerate(bodies)))
 
