@@ -192,6 +192,30 @@ def test_sliced_tables_are_checked_too(what, edit, message):
     assert message in refusal(edited("support_desk", lambda d: edit(slice_of(d, "eligible_before_refund"))))
 
 
+PAIR = """\
+tool build(service: str, version: str)
+tool test(service: str, version: str) -> { passed: bool }
+rule tested: always (build(service: s, version: v) -> once test(service: s, version: v, result.passed == true))
+"""
+PAIR_EDITS = [
+    ("components for fewer domain entries", lambda s: s["components"].pop(), "components: must give one component"),
+    ("a component beyond the tuple", lambda s: s["components"].__setitem__(0, 2), "components[0]: 2 is out of range"),
+    ("an arity of nothing", lambda s: s.update(arity=0), "arity: 0 is out of range"),
+    ("an event with one term of two", lambda s: s.update(touch=[[t, c - 1] for t, c in s["touch"]]),
+     "touch: 2 term(s) are not given to any tool"),
+    ("components on a part over one variable", lambda s: s.update(arity=1), "only a part over a tuple"),
+    ("a literal domain beside a tuple", lambda s: s.update(constants=[1]), "arity: a part over a tuple has no static"),
+]
+
+
+@pytest.mark.parametrize("what, edit, message", PAIR_EDITS, ids=[e[0] for e in PAIR_EDITS])
+def test_parts_over_pairs_are_checked_too(what, edit, message):
+    data = json.loads(dump_artifact(build_artifact(check_text(PAIR, "pair.altl")[0])))
+    assert slice_of(data, "tested")["arity"] == 2
+    edit(slice_of(data, "tested"))
+    assert message in refusal(resealed(data))
+
+
 def test_a_zero_byte_artifact_is_refused_not_read_as_an_empty_policy(tmp_path):
     empty = tmp_path / "empty.json"
     empty.write_bytes(b"")
