@@ -256,12 +256,15 @@ def test_an_event_the_policy_does_not_observe_is_allowed_unjudged():
     assert run.finish().compliance_score == 1.0 and run.trace.events[1].actor == "user"
 
 
-REFUND = ("tool lookup_order(order_id: str) -> { total: float }\n"
+#: two variables read together otherwise than as a pair one pattern names by `==` (an `or`
+#: of two fields; a `cancel` naming the order alone): not compiled
+REFUND = ("tool lookup_order(order_id: str) -> { total: float, balance: float }\n"
           "tool issue_refund(order_id: str, amount: float)\n"
+          "tool cancel(order_id: str)\n"
           "rule exact severity block: always (issue_refund(order_id: o, amount: m)"
-          " -> once lookup_order(order_id: o, result.total == m))\n"
+          " -> once lookup_order(order_id: o, result.total == m or result.balance == m))\n"
           "rule refunded: always (lookup_order(order_id: o, result.total == m)"
-          " -> eventually issue_refund(order_id: o, amount: m))\n")
+          " -> eventually (issue_refund(order_id: o, amount: m) or cancel(order_id: o)))\n")
 
 
 def test_two_variables_the_gate_decides_what_it_can_and_says_what_it_cannot():
@@ -272,7 +275,7 @@ def test_two_variables_the_gate_decides_what_it_can_and_says_what_it_cannot():
     assert first.action == "allow" and first.undecided == (
         "rule `exact`: it reads the result of `lookup_order`, known only once the call ran",
         "rule `refunded`: not compiled to an automaton; it is decided when the run finishes")
-    run.record("lookup_order", {"order_id": "A"}, {"total": 12.5})
+    run.record("lookup_order", {"order_id": "A"}, {"total": 12.5, "balance": 0.0})
     wrong = run.propose("issue_refund", {"order_id": "A", "amount": 20})
     assert wrong.action == "block" and wrong.rules == ("exact",)
     assert 'does not hold for o = "A", m = 20' in wrong.findings[0].detail
@@ -282,15 +285,33 @@ def test_two_variables_the_gate_decides_what_it_can_and_says_what_it_cannot():
     assert right.to_json()["undecided"] == list(right.undecided)
 
 
+def test_two_variables_a_pattern_names_together_are_compiled_per_pair():
+    """The same two rules reading `m` only as `result.total == m` beside `order_id: o`: one
+    instance per (order, amount) pair, and the gate decides both."""
+    monitor = Monitor(build_artifact(checked(
+        REFUND.replace(" or result.balance == m", "").replace(" or cancel(order_id: o)", ""))))
+    assert all(r.automaton is not None for r in monitor.artifact.rules)
+    assert monitor.rule_classes == {"exact": "gateable", "refunded": "offline-only"}  # the second: liveness
+    run = monitor.start()
+    run.record("lookup_order", {"order_id": "A"}, {"total": 12.5, "balance": 0.0})
+    wrong = run.propose("issue_refund", {"order_id": "A", "amount": 20})
+    assert wrong.action == "block" and wrong.rules == ("exact",)
+    right = run.propose("issue_refund", {"order_id": "A", "amount": 12.5})
+    assert right.action == "allow" and right.undecided == ()
+    run.record("issue_refund", {"order_id": "A", "amount": 12.5})
+    assert run.finish().compliance_score == 1.0
+
+
 # the gate's decisions for uncompiled rules against the evaluator, by brute force
 
 CALLS = [("a", {"n": n}, {"ok": ok}) for n in (1, 2) for ok in (True, False)] + \
         [("b", {"n": n}, {"ok": True}) for n in (1, 2)]
+#: `!=` on one side: read otherwise than as a pair named by `==`, so not compiled
 TWO_VARIABLE_RULES = st.sampled_from([
-    "always (b(n: o, result.ok == k) -> once a(n: o, result.ok == k))",
-    "always (b(n: o, result.ok == k) -> not once a(n: o, result.ok == k))",
-    "always (a(n: o, result.ok == k) -> always not b(n: o, result.ok == k))",
-    "always (b(n: o) -> once a(n: o)) and always (a(n: m, result.ok == k) -> always not b(n: m, result.ok == k))",
+    "always (b(n: o, result.ok == k) -> once a(n: o, result.ok != k))",
+    "always (b(n: o, result.ok == k) -> not once a(n: o, result.ok != k))",
+    "always (a(n: o, result.ok == k) -> always not b(n: o, result.ok != k))",
+    "always (b(n: o) -> once a(n: o)) and always (a(n: m, result.ok == k) -> always not b(n: m, result.ok != k))",
 ])
 
 
@@ -302,6 +323,7 @@ def test_the_gate_refuses_an_uncompiled_rule_only_when_no_continuation_saves_it(
                      f"rule r severity block: {body}\n")
     formula = policy.rules[0].formula
     monitor = Monitor(build_artifact(policy))
+    assert monitor.artifact.rules[0].automaton is None
     run = monitor.start(mode="block")
     prefix: list = []
     for tool, args, result in calls:
@@ -316,6 +338,37 @@ def test_the_gate_refuses_an_uncompiled_rule_only_when_no_continuation_saves_it(
             assert any(u.startswith("rule `r`:") for u in decision.undecided), (body, prefix, tool, args)
         run.record(tool, args, result)
         prefix.append((tool, args, result))
+
+
+PAIR_RULES = st.sampled_from([
+    "always (b(n: o, result.ok == k) -> once a(n: o, result.ok == k))",
+    "always (b(n: o, result.ok == k) -> not once a(n: o, result.ok == k))",
+    "always (a(n: o, result.ok == k) -> always not b(n: o, result.ok == k))",
+    "always (b(n: o) -> once a(n: o)) and always (a(n: m, result.ok == k) -> always not b(n: m, result.ok == k))",
+])
+
+
+@pytest.mark.slow
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(body=PAIR_RULES, calls=st.lists(st.sampled_from(CALLS), max_size=5))
+def test_the_gate_refuses_a_rule_over_a_pair_only_when_no_continuation_saves_it(body, calls):
+    """The same shapes with `==` on both sides compile per pair: a refusal is right (no
+    result and no continuation saves the rule), and the report is the evaluator's."""
+    policy = checked("tool a(n: int) -> { ok: bool }\ntool b(n: int) -> { ok: bool }\n"
+                     f"rule r severity block: {body}\n")
+    formula = policy.rules[0].formula
+    monitor = Monitor(build_artifact(policy))
+    assert monitor.artifact.rules[0].automaton is not None
+    run = monitor.start(mode="tolerate")
+    prefix: list = []
+    for tool, args, result in calls:
+        decision = run.propose(tool, args)
+        if "r" in decision.rules:
+            outcomes = [(tool, args, r) for r in ({"ok": True}, {"ok": False})]
+            assert all(not _satisfiable(formula, prefix + [o]) for o in outcomes), (body, prefix, tool, args)
+        run.record(tool, args, result)
+        prefix.append((tool, args, result))
+    assert run.finish().constraints[0].passed == evaluate(formula, Trace.of(*prefix))
 
 
 def _satisfiable(formula, prefix, bound: int = 2) -> bool:
