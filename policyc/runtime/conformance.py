@@ -78,11 +78,12 @@ class ConformanceChecker:
                 assessment = Assessment(tool, dict(args), (stage,), True)
             else:
                 assessment = assess(tool, args, self.tools, kept.text(), kept.numbers(), kept.lowered())
-        if not assessment.problems:
+        problems = assessment.problems  # a property, read once
+        if not problems:
             return []
         psi = correction(assessment)
         return [Finding(f"conformance/{p.code}", CONFORMANCE, "conformance", self.severity, self.limit, str(p),
-                        message=psi) for p in assessment.problems]
+                        message=psi) for p in problems]
 
 
 class GroundingQuery:
