@@ -32,7 +32,7 @@ from policyc.artifact.errors import ArtifactError
 from policyc.artifact.io import VerifiedArtifact, check_signature, read_verified, resolve_key, verify_artifact
 from policyc.artifact.models import Artifact
 from policyc.grounding import BUILTIN_EXTRACTORS, Extractor, extractor_of, with_extractor
-from policyc.runtime.calls import RunError
+from policyc.runtime.calls import RunError, typed_plain
 from policyc.runtime.conformance import ConformanceChecker, GroundingQuery
 from policyc.runtime.findings import MODES, Finding
 from policyc.runtime.gate import Gate
@@ -123,6 +123,8 @@ class Monitor:
         self.index_plan = IndexPlan.of(rule.formula for rule in self.policy.rules)
         self.conformance = ConformanceChecker(self.policy)
         self.result_shapes = ResultShapes(self.policy.tools)  # one shape per tool result, as the scorer reads it
+        # per tool, whether a result is plain JSON of its declared type, told in one walk
+        self._typed_results = {name: typed_plain(sig.result) for name, sig in self.policy.tools.items()}
         self._scorer: Scorer | None = None  # made at the first report (`score`), then kept
         self.terminal_tools = self.policy.terminal_tools
         self.rule_classes = self.compiled.classes
@@ -188,6 +190,13 @@ class Monitor:
     def new_index(self) -> RunIndex | None:
         """An empty index of a run's history, for a policy whose rules read it (None: none do)."""
         return None if self.index_plan is None else RunIndex(self.index_plan, extractor_of(self.externs))
+
+    def typed_result(self, tool: str, result: Any) -> bool:
+        """Whether a recorded result of `tool` is plain JSON data of the type its signature
+        declares, told in one walk (`calls.typed_plain`): then it has no `value_problem` and
+        its shape is itself. False says nothing (an undeclared tool, text, anything else)."""
+        check = self._typed_results.get(tool)
+        return check is not None and check(result, 0)
 
     def judge(self, gate_state: Any, tool: str, args: Mapping[str, Any], calls: Sequence[Call] = (),
               context: str | None = None, index: RunIndex | None = None,

@@ -194,8 +194,13 @@ class Run:
         if actor != "assistant" or message_id is not None or error:  # else no attributes to carry
             args = event_args(args, actor, message_id, error)
         what, problem = "arguments", value_problem(args)
+        typed = False
         if problem is None and result is not UNDEF:
-            what, problem = "result", value_problem(result)
+            # a result that is plain JSON of its declared type is told so in one walk: it is
+            # kept as it is (neither parsed, being no text, nor shaped, having its type)
+            typed = type(result) is not str and self.monitor.typed_result(tool, result)
+            if not typed:
+                what, problem = "result", value_problem(result)
         if problem is not None:
             raise RunError(f"the {what} of `{tool}` {problem}; record a value that is JSON data "
                            "(such as its text)")
@@ -204,7 +209,7 @@ class Run:
             if state.report is not None or state.ended_by is not None:
                 self._check_open("record a call" if actor == "assistant" else "record an event")
             if actor != "assistant":
-                self._add(tool, args, result)
+                self._add(tool, args, result, typed)
                 return
             if state.enforcement.stopped is not None:
                 raise RunError(f"the run was stopped by {state.enforcement.stopped}; `{tool}` must not run")
@@ -214,24 +219,26 @@ class Run:
                 if pending == (identity, False):
                     raise RunError(f"`{tool}` was refused by the gate; a refused call must not run")
                 self._resolve(identity)
-            self._add(tool, args, result)
+            self._add(tool, args, result, typed)
 
     def _advance(self, tool: str, args: Mapping[str, Any], result: Any) -> None:
         """Add a call that ran, without the checks of `record` (gate replay uses it)."""
         with self._lock:
             self._add(tool, args, result)
 
-    def _add(self, tool: str, args: Mapping[str, Any], result: Any) -> None:
-        """`_advance`, the run's lock held."""
+    def _add(self, tool: str, args: Mapping[str, Any], result: Any, typed: bool = False) -> None:
+        """`_advance`, the run's lock held; `typed`: the result is plain JSON of its declared
+        type (`Monitor.typed_result`), kept as it is."""
         state, monitor = self.state, self.monitor
         # the events before this one, indexed (for provenance as the gate steps)
         index = None if monitor.index_plan is None else self._index()
-        if isinstance(result, str):  # only text is parsed (`normalise_result`)
-            result = normalise_result(result)
         plain = type(args) is dict  # the default attributes: the agent's call, not failed
         kind = "message" if tool == MESSAGE else "call"
-        if kind == "call" and (plain or not attributes(args)["error"]):
-            result = monitor.result_shapes.result(tool, result)  # the shape its signature declares
+        if not typed:
+            if isinstance(result, str):  # only text is parsed (`normalise_result`)
+                result = normalise_result(result)
+            if kind == "call" and (plain or not attributes(args)["error"]):
+                result = monitor.result_shapes.result(tool, result)  # the shape its signature declares
         calls, seen = state.calls, state.seen
         call = Call(tool, args, result, len(calls), kind)
         calls.append(call)
