@@ -1,7 +1,9 @@
-"""A recorded result checked in one walk (`calls.typed_plain`): plain JSON of the declared type.
+"""A recorded result checked in one walk (`calls.typed_plain`): plain JSON of the declared type;
+a proposed call's arguments likewise (`calls.typed_args`): plain JSON that conforms.
 
 `Run.record` asks it first and keeps a result that passes as it is; anything else goes through
-`value_problem` and the result's shaping as before. The one walk may only say yes when both
+`value_problem` and the result's shaping as before. `Run.propose` asks it of the arguments
+first; arguments that do not pass go through `value_problem` and `Signatures.conforms`. The one walk may only say yes when both
 of those would find nothing to do: these tests hold it to that on hostile values (wrong types,
 subclasses, tuples, keys that are not text, huge integers, nesting past the limit) and hold a
 recorded run to what the two checks make of the same result.
@@ -13,9 +15,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from policyc.ir.types import ANY, BOOL, FLOAT, INT, NULL, STR, DictT, EnumT, ListT, OptionalT, RecordT, type_check
+from policyc.ir.types import (
+    ANY, BOOL, FLOAT, INT, NULL, STR, DictT, EnumT, ListT, OptionalT, Param, RecordT, ToolSignature, type_check,
+)
 from policyc.runtime import RunError
-from policyc.runtime.calls import MAX_INT_BITS, MAX_VALUE_DEPTH, normalise_result, typed_plain, value_problem
+from policyc.runtime.calls import (
+    MAX_INT_BITS, MAX_VALUE_DEPTH, normalise_result, typed_args, typed_plain, value_problem,
+)
+from policyc.trace.conformance import Signatures
 from policyc.trace.results import shaped_result
 from runtime_helpers import monitor_of
 
@@ -61,6 +68,16 @@ def test_the_one_walk_says_yes_only_when_both_checks_find_nothing(t, value):
         assert value_problem(value) is None
         assert type_check(t)(value)
         assert shaped_result(value, t) is value
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(params=st.lists(st.tuples(st.sampled_from(FIELDS), TYPES), max_size=3, unique_by=lambda p: p[0]),
+       args=st.dictionaries(st.one_of(st.sampled_from(FIELDS), st.just(Text("id")), st.just(1)), VALUES, max_size=3))
+def test_arguments_told_in_one_walk_have_no_value_problem_and_conform(params, args):
+    sig = ToolSignature("t", tuple(Param(name, t) for name, t in params), ANY)
+    if typed_args(sig)(args):
+        assert value_problem(args) is None
+        assert Signatures({"t": sig}).conforms("t", args)
 
 
 @pytest.mark.parametrize("depth", [MAX_VALUE_DEPTH - 1, MAX_VALUE_DEPTH, MAX_VALUE_DEPTH + 1])

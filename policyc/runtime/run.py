@@ -96,8 +96,10 @@ class Run:
                 self._check_open("propose a call")
             enf = state.enforcement
             # arguments that are not JSON data within bounds cannot be judged or identified: such
-            # a call is refused as `deny` before any override or retry is considered
-            problem = value_problem(args)
+            # a call is refused as `deny` before any override or retry is considered (plain JSON
+            # that conforms to the tool's signature is told so in one walk)
+            conforms = self.monitor.typed_args(tool, args)
+            problem = None if conforms else value_problem(args)
             # the call's identity (JSON text) is needed only to resolve, override or refuse
             needed = state.awaiting or enf.stopped is not None or enf.override is not None
             if problem is not None:
@@ -114,7 +116,7 @@ class Run:
                 return decision.told(render_message(decision))
             # judged every time, an identical retry too: `enforce` lets a retry override only
             # block-and-warn findings, never `deny` (nor anything stronger)
-            findings, undecided = self._judge(tool, args, problem)
+            findings, undecided = self._judge(tool, args, problem, conforms)
             if not findings and enf.override is None:  # `enforce` would allow it and change nothing
                 state.pending = (identity, True)
                 return Decision("allow", tool, args, step, undecided=undecided)
@@ -138,7 +140,8 @@ class Run:
             message = render_message(decision)  # empty for a call that runs unremarked (tolerated)
             return decision.told(message) if message else decision
 
-    def _judge(self, tool: str, args: dict[str, Any], problem: str | None) -> tuple[list[Finding], tuple[str, ...]]:
+    def _judge(self, tool: str, args: dict[str, Any], problem: str | None,
+               conforms: bool = False) -> tuple[list[Finding], tuple[str, ...]]:
         if problem is not None:  # nothing can be read off it safely: refused, and no retry overrides that
             rule = "conformance/too-deep" if problem.startswith("nest") else "conformance/not-json"
             return [Finding(rule, CONFORMANCE, "conformance", "deny", None, f"the arguments of `{tool}` {problem}")], ()
@@ -148,7 +151,8 @@ class Run:
                 grounding is None or grounding.context != state.context):
             grounding = state.grounding = GroundingQuery(state.context)
         index = None if self.monitor.index_plan is None else self._index()
-        return self.monitor.judge(state.gate, tool, args, state.seen, state.context, index, grounding)
+        return self.monitor.judge(state.gate, tool, args, state.seen, state.context, index, grounding,
+                                  conforms=conforms)
 
     def _index(self) -> "RunIndex | None":
         """The run's history, indexed (None when no rule reads it); built from the recorded
