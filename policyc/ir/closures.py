@@ -42,7 +42,14 @@ _NOT_CONSTANT = (n.Arg, n.Result, n.Attr, n.Var, n.Values, n.Outputs, n.Done, n.
 
 def _on_constants(t: n.Node) -> bool:
     """Whether a term (not a bare `request` or metric) reads the run's constants and nothing
-    else that changes: `lower(request.text)`. Memoised per node."""
+    else that changes: `lower(request.text)`."""
+    return _constancy(t) == "const" and not isinstance(t, (n.Request, n.Metric))
+
+
+def _constancy(t: n.Node) -> str:
+    """What a term reads among what may change: "const" when it reads the run's constants
+    (a `request` or metric inside) and nothing else that changes, "lit" when it reads nothing
+    that changes, "no" otherwise. Memoised per node."""
     found = t._cache.get("on_constants")
     if found is None:
         if isinstance(t, (n.Request, n.Metric)):
@@ -50,10 +57,10 @@ def _on_constants(t: n.Node) -> bool:
         elif isinstance(t, _NOT_CONSTANT):
             found = "no"
         else:
-            kinds = {_on_constants(c) for c in t.children} | {"lit"}
+            kinds = {_constancy(c) for c in t.children} | {"lit"}
             found = "no" if "no" in kinds else "const" if "const" in kinds else "lit"
         t._cache["on_constants"] = found
-    return found == "const" and not isinstance(t, (n.Request, n.Metric))
+    return found
 
 
 def _once_per_run(t: n.Term, inner: Compiled) -> Compiled:
