@@ -17,6 +17,7 @@ from itertools import product
 from typing import Any, Callable, Collection, Mapping
 
 from policyc.tables.atoms import reads_result
+from policyc.tables.counting import remember
 from policyc.tables.rule import RuleRun, RuleTable, and3, combine, not3, or3
 from policyc.ir.ops import value_key
 from policyc.tables.slicing import FRESH, SliceRun, SliceTable
@@ -72,6 +73,7 @@ def _slice_outcomes(run: SliceRun, tool: str, args: Mapping[str, object], extern
     plan = t.call_plan(tool)
     one = args.get(plan[0], UNDEF) if plan is not None else UNDEF
     named_letters: tuple[int, ...] | None = None
+    value_letters: dict[object, tuple[int, ...]] = {}
     if plan is not None and (type(one) is str or type(one) is int):  # the per-id shape: one value, fixed letters
         mentioned: dict[object, object] = {value_key(one): one}
         new_domain: Collection[object] = tuple(mentioned) if plan[3] else ()
@@ -83,7 +85,10 @@ def _slice_outcomes(run: SliceRun, tool: str, args: Mapping[str, object], extern
         for value in t.touched_values(tool, args, UNDEF, externs, run.context) + dom:
             mentioned.setdefault(value_key(value), value)
         new_domain = {value_key(v) for v in dom}
-        fresh_letters = t.alphabet.proposal_letters(tool, args, FRESH, externs, run.context)
+        # the fresh instances' letters and each named value's, the atoms not on the value read once
+        fresh_letters, *each = t.alphabet.proposal_letters_of(tool, args, [FRESH, *mentioned.values()], externs,
+                                                             run.context)
+        value_letters = dict(zip(mentioned, each))
     named: dict[int, int] = {}  # per group (by id): its members in the domain that the call names
     for key in mentioned:
         group = run.where.get(key)
@@ -103,8 +108,7 @@ def _slice_outcomes(run: SliceRun, tool: str, args: Mapping[str, object], extern
             state = run.fresh[mask]
         if key in run.domain or key in new_domain:
             dfa = t.bodies[mask]
-            letters = named_letters if named_letters is not None else \
-                t.alphabet.proposal_letters(tool, args, value, externs, run.context)
+            letters = named_letters if named_letters is not None else value_letters[key]
             instances.append((dfa, _successors(dfa, state, letters)))
     if t.kind == "forall":
         if any(all(dfa.verdict[q] == VIOLATED for q in after) for dfa, after in instances):
@@ -133,6 +137,7 @@ class SlicedJudge:
         self.moved_by = moved_by(table)
         self._unknown: dict[tuple[int, str], bool] = {}  # per (sliced part, tool): `_reads_result_for`
         self._per_id: dict[tuple[object, ...], Outcomes] = {}  # `_named_outcomes`
+        self._idle: dict[tuple[object, ...], Outcomes] = {}  # `outcomes` of a call that moves no part
         # what each tool a sliced part reads asks of a proposal, known when the monitor is made
         # rather than at the tool's first proposal (another tool's is found then: it is None)
         for k, part in enumerate(table.parts):
@@ -154,6 +159,23 @@ class SlicedJudge:
 
     def outcomes(self, run: RuleRun, tool: str, args: Mapping[str, object]) -> Outcomes:
         """Every (verdict, accepting) the rule may have once the proposed call ran."""
+        if self.moved_by is not None and tool not in self.moved_by:
+            return self._idle_outcomes(run, tool, args)
+        return self._outcomes(run, tool, args)
+
+    def _idle_outcomes(self, run: RuleRun, tool: str, args: Mapping[str, object]) -> Outcomes:
+        """`_outcomes` of a call that moves no part (a terminal call, judged on what it leaves
+        owed): every part reads the `other` letter, which loops, and names no value, so the
+        outcomes depend only on where the parts stand (a plain part's state, a sliced part's
+        `signature` and whether it is followed), not on the tool or its arguments. Memoised so."""
+        memo = tuple(state if isinstance(state, int) else (state.blind, state.signature()) for state in run.states)
+        found = self._idle.get(memo)
+        if found is None:
+            found = self._outcomes(run, tool, args)
+            remember(self._idle, memo, found)
+        return found
+
+    def _outcomes(self, run: RuleRun, tool: str, args: Mapping[str, object]) -> Outcomes:
         parts = self.table.parts
         if self.table.skeleton == 0 and isinstance(parts[0], SliceTable):  # one sliced part: the rule
             unknown = self._unknown.get((0, tool))

@@ -331,9 +331,11 @@ class SliceRun:
         for value in mentioned:
             keys.setdefault(self._admit(value), value)
         before = {key: self._remove(key) for key in keys}
-        fresh_letter = t.alphabet.letter(tool, args, result, FRESH, externs, self.context)
+        # the fresh instances' letter and each named value's, the atoms not on the value read once
+        fresh_letter, *named = t.alphabet.letters(tool, args, result, [FRESH, *(self.values[k] for k in before)],
+                                                  externs, self.context)
         self._step_groups(fresh_letter)
-        self._place_named(before, dom, tool, args, result, externs)
+        self._place_named(before, named, dom)
 
     def _step_named(self, value: object, plan: tuple[str, int, int, bool]) -> None:
         """`step` for a call of the per-id shape (`SliceTable.call_plan`) naming `value`."""
@@ -371,14 +373,12 @@ class SliceRun:
         self.groups = moved
         self.fresh = {mask: t.bodies[mask].delta[s][fresh_letter] for mask, s in self.fresh.items()}
 
-    def _place_named(self, before: Mapping[object, tuple[int, int]], dom: list[object], tool: str,
-                     args: Mapping[str, Any], result: object,
-                     externs: Mapping[str, Callable[..., object]] | None) -> None:
-        """Step the instances of the values the call names (taken out of their groups before)."""
+    def _place_named(self, before: Mapping[object, tuple[int, int]], letters: list[int], dom: list[object]) -> None:
+        """Step the instances of the values the call names (taken out of their groups before),
+        each on its letter (in the order of `before`)."""
         t = self.table
         dom_keys = {value_key(v) for v in dom} if dom else ()
-        for key, (mask, state) in before.items():
-            letter = t.alphabet.letter(tool, args, result, self.values[key], externs, self.context)
+        for (key, (mask, state)), letter in zip(before.items(), letters):
             if key in dom_keys:
                 self.domain.add(key)
             self._place(key, mask, t.bodies[mask].delta[state][letter])
