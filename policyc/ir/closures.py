@@ -21,7 +21,7 @@ from policyc.grounding import extractor_of
 from policyc.ir import nodes as n
 from policyc.ir.dispatch import Cases
 from policyc.ir.data import DataEnv, attribute, earlier, eval_term, path_value
-from policyc.ir.ops import OPS, UNDEF, apply_op, domain_values, get_index, get_slice, truthy
+from policyc.ir.ops import OPS, UNDEF, apply_op, domain_values, get_index, get_slice
 
 Args = Mapping[str, Any] | None
 Compiled = Callable[[DataEnv, Args, Any], Any]
@@ -293,12 +293,20 @@ def _unary(name: str, operand: Compiled) -> Compiled:
 @_COMPILE.on(n.Quant)
 def _quant(t: n.Quant) -> Compiled:
     domain, body, name = compile_term(t.domain), compile_term(t.body), t.var
-    test = all if t.kind == "forall" else any
+    if t.kind == "forall":
+        def every(env: DataEnv, args: Args, result: Any) -> bool:
+            for e in domain_values(domain(env, args, result)):
+                if body(env.bind(name, e), args, result) is not True:
+                    return False
+            return True
+        return every
 
-    def quantify(env: DataEnv, args: Args, result: Any) -> Any:
-        elements = domain_values(domain(env, args, result))
-        return test(truthy(body(env.bind(name, e), args, result)) for e in elements)
-    return quantify
+    def some(env: DataEnv, args: Args, result: Any) -> bool:
+        for e in domain_values(domain(env, args, result)):
+            if body(env.bind(name, e), args, result) is True:
+                return True
+        return False
+    return some
 
 
 @_COMPILE.on(n.Outputs)

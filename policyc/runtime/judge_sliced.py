@@ -48,13 +48,15 @@ def _reads_result_for(table: SliceTable, tool: str) -> bool:
         any(reads_result(term) for term in table.touch.get(tool, ()))
 
 
-def _fresh_accepting(run: SliceRun, tool: str, args: Mapping[str, object], externs: Externs) -> bool:
+def _fresh_accepting(run: SliceRun, tool: str, args: Mapping[str, object], externs: Externs,
+                     letters: tuple[int, ...] | None = None) -> bool:
     """Whether every value the call's result may bring into the domain (one the run has not
     met, whatever its static conditions, or one it met outside the domain) has an accepting
     instance after the call, whatever the result. The call's arguments do not hold such a
     value (those are named, and judged as such), so the letters are those of a value apart."""
     t = run.table
-    letters = t.alphabet.proposal_letters(tool, args, FRESH, externs, run.context)
+    if letters is None:  # `letters`: the call's letters for a value apart, when read already
+        letters = t.alphabet.proposal_letters(tool, args, FRESH, externs, run.context)
     states = [(mask, state) for mask, state in run.fresh.items()] + list(run.groups)
     for mask, state in states:
         dfa = t.bodies.get(mask)
@@ -63,9 +65,13 @@ def _fresh_accepting(run: SliceRun, tool: str, args: Mapping[str, object], exter
     return True
 
 
-def _slice_outcomes(run: SliceRun, tool: str, args: Mapping[str, object], externs: Externs, unknown: bool) -> Outcomes:
+def _slice_outcomes(run: SliceRun, tool: str, args: Mapping[str, object], externs: Externs, unknown: bool,
+                    memo: dict[tuple[object, ...], Outcomes] | None = None) -> Outcomes:
     """What a sliced part may be after the proposed call: (verdicts, accepting values);
-    `unknown`: whether the call's result may name values of the variable."""
+    `unknown`: whether the call's result may name values of the variable. A call that names
+    no value (its terms on the variable read its result, not known yet) is judged by the
+    run's groups and fresh instances and the call's letters for a value apart alone: kept in
+    `memo` so."""
     t = run.table
     if run.blind:  # reads the run's constants, which this run was not given: anything may come
         return ALL, EITHER
@@ -89,6 +95,15 @@ def _slice_outcomes(run: SliceRun, tool: str, args: Mapping[str, object], extern
         fresh_letters, *each = t.alphabet.proposal_letters_of(tool, args, [FRESH, *mentioned.values()], externs,
                                                              run.context)
         value_letters = dict(zip(mentioned, each))
+        if not mentioned and memo is not None:
+            key = (run.signature(), tuple(run.fresh.items()) if unknown else None, fresh_letters, unknown)
+            found = memo.get(key)
+            if found is None:
+                found = _outcomes_of(t.kind, [(t.bodies[mask], _successors(t.bodies[mask], state, fresh_letters))
+                                              for (mask, state), group in run.groups.items() if group.in_domain > 0],
+                                     unknown, lambda: _fresh_accepting(run, tool, args, externs, fresh_letters))
+                remember(memo, key, found)
+            return found
     named: dict[int, int] = {}  # per group (by id): its members in the domain that the call names
     for key in mentioned:
         group = run.where.get(key)
@@ -110,13 +125,20 @@ def _slice_outcomes(run: SliceRun, tool: str, args: Mapping[str, object], extern
             dfa = t.bodies[mask]
             letters = named_letters if named_letters is not None else value_letters[key]
             instances.append((dfa, _successors(dfa, state, letters)))
-    if t.kind == "forall":
+    return _outcomes_of(t.kind, instances, unknown, lambda: _fresh_accepting(run, tool, args, externs))
+
+
+def _outcomes_of(kind: str, instances: list[tuple[DfaTable, list[int]]], unknown: bool,
+                 fresh_accepting: Callable[[], bool]) -> Outcomes:
+    """The outcomes of a sliced part from its in-domain instances' states after the call
+    (`fresh_accepting`: `_fresh_accepting`, asked only when it matters)."""
+    if kind == "forall":
         if any(all(dfa.verdict[q] == VIOLATED for q in after) for dfa, after in instances):
             return frozenset((VIOLATED,)), frozenset((False,))
         if any(all(not dfa.accepting[q] for q in after) for dfa, after in instances):
             return ALL, frozenset((False,))
         if all(all(dfa.accepting[q] for q in after) for dfa, after in instances) and \
-                (not unknown or _fresh_accepting(run, tool, args, externs)):
+                (not unknown or fresh_accepting()):
             return ALL, frozenset((True,))  # every instance satisfied if the run ended here
         return ALL, EITHER
     if any(all(dfa.verdict[q] == SATISFIED for q in after) for dfa, after in instances):
@@ -138,6 +160,8 @@ class SlicedJudge:
         self._unknown: dict[tuple[int, str], bool] = {}  # per (sliced part, tool): `_reads_result_for`
         self._per_id: dict[tuple[object, ...], Outcomes] = {}  # `_named_outcomes`
         self._idle: dict[tuple[object, ...], Outcomes] = {}  # `outcomes` of a call that moves no part
+        # per part, `_slice_outcomes` of a call naming no value
+        self._unnamed: list[dict[tuple[object, ...], Outcomes]] = [{} for _ in table.parts]
         # what each tool a sliced part reads asks of a proposal, known when the monitor is made
         # rather than at the tool's first proposal (another tool's is found then: it is None)
         for k, part in enumerate(table.parts):
@@ -210,7 +234,7 @@ class SlicedJudge:
         plan = t.call_plan(tool)
         one = args.get(plan[0], UNDEF) if plan is not None else UNDEF
         if plan is None or run.blind or not (type(one) is str or type(one) is int):
-            return _slice_outcomes(run, tool, args, self.externs, unknown)
+            return _slice_outcomes(run, tool, args, self.externs, unknown, self._unnamed[k])
         key = value_key(one)
         group = run.where.get(key)
         if group is None:  # a value the run has not met: a fresh instance, if its conditions have one

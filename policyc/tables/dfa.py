@@ -51,6 +51,15 @@ class ToolLetters:
     result_bits: int  # bits of atoms that read the call's result
 
 
+def shared_env(externs: Mapping[str, Callable[..., object]] | None, context: Any = None) -> DataEnv:
+    """An environment binding no variable, for closures given the call's arguments and result:
+    the run's own (`RunContext.env`) when it has these externs, else a new one."""
+    env: DataEnv | None = getattr(context, "env", None)
+    if env is not None and (env.externs is externs or env.externs == (externs or {})):
+        return env
+    return DataEnv({}, None, UNDEF, context, externs or {}, None if context is None else 0)
+
+
 #: Per tool, how its atoms read the variable's value (`Alphabet._value_plan`).
 _ValuePlan = tuple[tuple[tuple[int, Callable[..., Any]], ...],
                    tuple[tuple[int, Callable[[Any, Any], Any], Callable[..., Any], bool], ...],
@@ -117,7 +126,7 @@ class Alphabet:
         with once (the same truths as evaluating each atom per value)."""
         fixed, against, general = self._value_plan(tool, letters)
         call_args = args if args is not None else {}
-        env = self._env(args, result, values[0] if values else UNDEF, externs, context)
+        env = shared_env(externs, context)  # the atoms read here read neither the value nor env's call
         base = 0
         for bit, closure in fixed:
             if not skip >> bit & 1 and closure(env, call_args, result) is True:
@@ -126,7 +135,7 @@ class Alphabet:
                  if not skip >> bit & 1]
         rest = [(bit, closure) for bit, closure in general if not skip >> bit & 1]
         out = []
-        for k, value in enumerate(values):
+        for value in values:
             mask = base
             for bit, fn, side, var_left in sides:
                 try:
@@ -136,7 +145,7 @@ class Alphabet:
                 if true:
                     mask |= 1 << bit
             if rest:
-                bound = env if k == 0 else self._env(args, result, value, externs, context)
+                bound = self._env(args, result, value, externs, context)
                 for bit, closure in rest:
                     if closure(bound, call_args, result) is True:
                         mask |= 1 << bit

@@ -33,7 +33,7 @@ from policyc.ir.ops import UNDEF, truthy, value_key
 from policyc.ir.serialize import NodeTableError, dump_nodes, load_nodes
 
 from policyc.tables.atoms import constant_groups
-from policyc.tables.dfa import OPEN, SATISFIED, VIOLATED, Alphabet, AlphabetError, DfaTable
+from policyc.tables.dfa import OPEN, SATISFIED, VIOLATED, Alphabet, AlphabetError, DfaTable, shared_env
 from policyc.tables.shape import TableError, check_int, field, is_int, mask_key, read_int, read_list, read_str
 
 
@@ -142,6 +142,8 @@ class SliceTable:
 
     def static_mask(self, value: object, context: object = None) -> int:
         """The truth of the static atoms for a value (`context`: the run's constants)."""
+        if not self.static_atoms:
+            return 0
         env = DataEnv({self.var: value}, None, UNDEF, context, {}, None if context is None else 0)  # type: ignore[arg-type]
         return sum(1 << i for i, a in enumerate(self.static_atoms) if truthy(eval_term(a, env)))
 
@@ -168,9 +170,12 @@ class SliceTable:
 
     def touched_values(self, tool: str, args: Mapping[str, Any], result: object,
                        externs: Mapping[str, Callable[..., object]] | None, context: object = None) -> list[object]:
-        env = DataEnv({}, None, UNDEF, context, externs or {}, None if context is None else 0)  # type: ignore[arg-type]
+        terms = self.touch.get(tool, ())
+        if not terms:
+            return []
+        env = shared_env(externs, context)
         out = []
-        for term in self.touch.get(tool, ()):
+        for term in terms:
             value = compile_term(term)(env, args, result)
             if value is not UNDEF:
                 out.append(value)
