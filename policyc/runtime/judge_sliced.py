@@ -96,13 +96,14 @@ def _slice_outcomes(run: SliceRun, tool: str, args: Mapping[str, object], extern
                                                              run.context)
         value_letters = dict(zip(mentioned, each))
         if not mentioned and memo is not None:
-            key = (run.signature(), tuple(run.fresh.items()) if unknown else None, fresh_letters, unknown)
-            found = memo.get(key)
+            memo_key: tuple[object, ...] = (run.signature(), tuple(run.fresh.items()) if unknown else None,
+                                            fresh_letters, unknown)
+            found = memo.get(memo_key)
             if found is None:
                 found = _outcomes_of(t.kind, [(t.bodies[mask], _successors(t.bodies[mask], state, fresh_letters))
                                               for (mask, state), group in run.groups.items() if group.in_domain > 0],
                                      unknown, lambda: _fresh_accepting(run, tool, args, externs, fresh_letters))
-                remember(memo, key, found)
+                remember(memo, memo_key, found)
             return found
     named: dict[int, int] = {}  # per group (by id): its members in the domain that the call names
     for key in mentioned:
