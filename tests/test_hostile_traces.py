@@ -134,6 +134,29 @@ def _nested(depth: int) -> object:
     return value
 
 
+_JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=3),
+                     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=2), inner, max_size=3),
+                     max_leaves=30)
+
+
+def _depth(value: object) -> int:
+    """How deeply lists and objects nest, by recursion (the values here are small)."""
+    if isinstance(value, dict):
+        return 1 + max(map(_depth, value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max(map(_depth, value), default=0)
+    return 0
+
+
+@settings(max_examples=300, deadline=None)
+@given(_JSON, st.integers(0, 6))
+def test_too_deep_is_the_nesting_depth_over_the_limit(value, limit):
+    from policyc.trace.jsontext import too_deep
+
+    decoded = json.loads(json.dumps(value))  # what it is asked of: values `json` decoded
+    assert too_deep(decoded, limit) == (_depth(decoded) > limit)
+
+
 def test_a_tool_result_holding_a_huge_number_or_deep_json_stays_text():
     huge = "[" + "1" * 5000 + "]"
     deep = "[" * 900 + "]" * 900

@@ -145,7 +145,7 @@ def test_table_17_from_a_run_log():
 def test_a_told_decision_and_a_resolved_event_keep_every_other_field():
     """`Decision.told` and `EnforcementEvent.resolved` build their copies field by field (for
     speed): each must equal `dataclasses.replace`, every field set away from its default."""
-    from dataclasses import fields, replace
+    from dataclasses import FrozenInstanceError, fields, replace
 
     from policyc.runtime.events import EnforcementEvent
     from policyc.runtime.explain import Decision
@@ -155,6 +155,12 @@ def test_a_told_decision_and_a_resolved_event_keep_every_other_field():
     decision = Decision("block", "b", {"x": 1}, 4, (finding,), "soft_block", "old", ("a",), ("a", "b"), True, True,
                         True, (("r", 1, 2),), ("open",))
     assert decision.told("new") == replace(decision, message="new")
+    # Decision's own __init__ sets every field, by position and by name, and it stays frozen
+    assert Decision(**{f.name: getattr(decision, f.name) for f in fields(Decision)}) == decision
+    assert [getattr(Decision("allow", "b", {}, 0), f.name) for f in fields(Decision)] == \
+        ["allow", "b", {}, 0] + [f.default for f in fields(Decision)][4:]
+    with pytest.raises(FrozenInstanceError):
+        decision.message = "changed"  # type: ignore[misc]
     assert {f.name for f in fields(Decision)} == {f.name for f in fields(decision.told(""))}
     event = EnforcementEvent(3, 4, "r", "L3", "violation", "block", "block", "b", '["b",{}]', None)
     assert event.resolved("listened") == replace(event, resolution="listened")

@@ -341,7 +341,7 @@ def test_reports_are_the_validated_models(slots, monkeypatch):
     equal to, and dumps byte for byte as, the same report validated, with the same fields set;
     on the telecom policy and its corpus (failures, vacuous passes, `when ... shall` rules,
     input problems), and on rules that cannot be evaluated (before and after their
-    applicability is known)."""
+    applicability is known), and on calls that do not match their signatures."""
     from policyc.scoring import models
     from policyc.scoring.models import TraceReport
 
@@ -356,7 +356,9 @@ def test_reports_are_the_validated_models(slots, monkeypatch):
         "rule t: when a shall eventually b(ok(x))\nrule u: when b shall eventually a\n", "e.altl")
     assert policy is not None, diagnostics
     errors = [score_trace(compile_policy(policy), Trace.of(("a", {"x": 1}), ("b", {"x": 2}))),
-              score_trace(compile_policy(policy), Trace.of(("a", {"x": 1})))]
+              score_trace(compile_policy(policy), Trace.of(("a", {"x": 1}))),
+              score_trace(compile_policy(policy), Trace.of(("a", {"x": "one"}), ("c", {})))]
+    assert [p.code for p in errors[2].input_problems] == ["wrong-type", "unknown-tool"]
     assert [c.error is not None for c in errors[0].constraints] == [True, True, True, False]
     assert [c.applicable for c in errors[0].constraints] == [None, None, True, True]
     for report in reports + errors:
@@ -365,3 +367,4 @@ def test_reports_are_the_validated_models(slots, monkeypatch):
         assert validated.model_dump_json() == report.model_dump_json()
         assert validated.model_fields_set == report.model_fields_set
         assert [c.model_fields_set for c in validated.constraints] == [c.model_fields_set for c in report.constraints]
+        assert [p.model_fields_set for p in validated.input_problems] == [p.model_fields_set for p in report.input_problems]

@@ -47,6 +47,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Iterator
 
 from policyc.grounding.code import MAX_TEXT
@@ -74,9 +75,23 @@ def words(text: str) -> list[str]:
     return _WORD_RE.findall(text[:MAX_TEXT].casefold())
 
 
-def spaced(tokens: list[str]) -> str:
+def spaced(tokens: list[str] | tuple[str, ...]) -> str:
     """Words joined as a text in which a run of words is found by substring search."""
     return " " + " ".join(tokens) + " "
+
+
+def _text_reading(value: str) -> tuple[frozenset[EntityKey], tuple[str, ...], str]:
+    """What a leaf's text shows: its entities, its words, and its words as `spaced` writes them."""
+    found = tuple(words(value))
+    return frozenset(text_entities(value)), found, spaced(found) if found else ""
+
+
+#: Texts up to this long have their reading kept (`text_reading`): the names, ids, statuses and
+#: versions that results repeat in every run; longer texts are read each time.
+KEPT_TEXT = 256
+#: `_text_reading`, kept for the most recent texts: a function of the text alone, so a kept
+#: reading is the one a fresh read gives, whatever was read before.
+text_reading = lru_cache(maxsize=8192)(_text_reading)
 
 
 @dataclass(frozen=True)
@@ -87,17 +102,19 @@ class Leaf:
     label: Label
     visible_from: int
     value: object
-    keys: set[EntityKey] = field(default_factory=set, compare=False, repr=False)  # its entities (kind, normal form)
-    words: list[str] = field(default_factory=list, compare=False, repr=False)  # its words, for a text
+    keys: frozenset[EntityKey] = field(default=frozenset(), compare=False, repr=False)  # its entities (kind, normal form)
+    words: tuple[str, ...] = field(default=(), compare=False, repr=False)  # its words, for a text
     text: str = field(default="", compare=False, repr=False)  # its words as `spaced` writes them
 
     def __post_init__(self) -> None:
-        if isinstance(self.value, str):
-            object.__setattr__(self, "keys", text_entities(self.value))
-            object.__setattr__(self, "words", words(self.value))
-            object.__setattr__(self, "text", spaced(self.words) if self.words else "")
-        elif isinstance(self.value, (int, float)) and not isinstance(self.value, bool):
-            object.__setattr__(self, "keys", set(entity_keys(self.value)))
+        value = self.value
+        if isinstance(value, str):
+            keys, found, text = text_reading(value) if len(value) <= KEPT_TEXT else _text_reading(value)
+            object.__setattr__(self, "keys", keys)
+            object.__setattr__(self, "words", found)
+            object.__setattr__(self, "text", text)
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            object.__setattr__(self, "keys", frozenset(entity_keys(value)))
 
     def shows(self, key: tuple[str, object]) -> bool:
         return key in self.keys
@@ -157,7 +174,10 @@ def labels(value: object, leaves: list[Leaf]) -> set[Label]:
     query = value_query(value)
     if query is None:
         return set()
-    return {leaf.label for leaf in leaves if _shown(query, leaf)}
+    keys, run = query
+    if run is None:  # `_shown`, written out: each leaf is asked by two look-ups in C
+        return {leaf.label for leaf in leaves if not leaf.keys.isdisjoint(keys)}
+    return {leaf.label for leaf in leaves if run in leaf.text or not leaf.keys.isdisjoint(keys)}
 
 
 def in_sources(sources: SourceSet, label: Label) -> bool:

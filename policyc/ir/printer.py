@@ -27,9 +27,13 @@ def show(node: Node, limit: int | None = None) -> str:
     sub-formulas elided as `…` (a shared sub-formula can make the full text exponential).
     Formulas expanded from counts and chains are hundreds of levels deep: printing them
     recurses a few frames per level (`policyc.recursion`)."""
+    text: str | None = node._cache.get("text")  # the node's own memo: a node's text never changes
+    if text is not None and (limit is None or len(text) <= limit):
+        return text
     with deep_recursion():
         if limit is None or _size(node) <= limit:
-            return _show(node)[0]
+            text = node._cache["text"] = _show(node)[0]
+            return text
         return _bounded(node, limit)
 
 

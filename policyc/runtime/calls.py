@@ -21,9 +21,12 @@ from __future__ import annotations
 
 import json
 import unicodedata
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from policyc.ir.ops import UNDEF
+from policyc.ir.types import (
+    ANY, BOOL, FLOAT, INT, NULL, STR, DictT, EnumT, ListT, OptionalT, RecordT, ToolSignature, Type,
+)
 from policyc.trace.formats.common import parse_result
 
 
@@ -91,7 +94,7 @@ def too_deep(value: Any, limit: int = MAX_VALUE_DEPTH) -> bool:
 #: Integers in arguments and results have at most this many bits (about 4,000 decimal digits,
 #: within what Python converts to text): a longer one can be neither identified nor snapshotted.
 MAX_INT_BITS = 13_000
-_TEXT_SCALARS = frozenset((str, float, bool, type(None)))
+_TEXT_SCALARS: frozenset[type] = frozenset((str, float, bool, type(None)))
 
 
 def value_problem(value: Any, limit: int = MAX_VALUE_DEPTH) -> str | None:
@@ -161,6 +164,135 @@ def _plain_json(value: Any, depth: int, limit: int) -> bool:
         elif not _plain_json(item, depth + 1, limit):
             return False
     return True
+
+
+#: `typed_plain`'s check: (value, its depth) -> True when the value is plain JSON of the type
+PlainCheck = Callable[[Any, int], bool]
+
+
+def typed_plain(t: Type) -> PlainCheck:
+    """A check of `t` and of `_plain_json` in one walk: True says that the value (at the given
+    depth) is plain JSON data within MAX_VALUE_DEPTH and MAX_INT_BITS (`value_problem` finds
+    nothing) and has type `t` (`ir.types.type_check(t)` passes); False says nothing, and the
+    two checks decide. Made once per tool, for the result its signature declares.
+
+    >>> from policyc.ir.types import ListT, RecordT
+    >>> check = typed_plain(ListT(RecordT("Row", (("id", INT), ("note", OptionalT(STR))))))
+    >>> check([{"id": 1}, {"id": 2, "note": None, "extra": [True]}], 0), check([{"id": True}], 0)
+    (True, False)
+    >>> check([{"id": 1, 2: "a key that is not text"}], 0), check([{"id": 1 << 20_000}], 0)
+    (False, False)
+    """
+    limit = MAX_VALUE_DEPTH
+    if t is ANY:
+        return lambda v, depth: _plain_json(v, depth, limit)
+    if isinstance(t, OptionalT):
+        inner = typed_plain(t.inner)
+        return lambda v, depth: v is None or inner(v, depth)
+    if t is FLOAT:
+        return lambda v, depth: type(v) is float or type(v) is int and v.bit_length() <= MAX_INT_BITS
+    if t is INT:
+        return lambda v, depth: type(v) is int and v.bit_length() <= MAX_INT_BITS
+    if t is STR:
+        return lambda v, depth: type(v) is str
+    if t is BOOL:
+        return lambda v, depth: type(v) is bool
+    if t is NULL:
+        return lambda v, depth: v is None
+    if isinstance(t, EnumT):
+        members = frozenset(t.members)
+        return lambda v, depth: type(v) is str and v in members
+    if isinstance(t, ListT):
+        return _plain_list(typed_plain(t.elem), limit)
+    if isinstance(t, DictT):
+        return _plain_dict(typed_plain(t.value), limit)
+    if isinstance(t, RecordT) and len({name for name, _ in t.fields}) == len(t.fields):
+        return _plain_record(t, limit)
+    return lambda v, depth: False  # any other type: the two checks decide
+
+
+def _plain_list(elem: PlainCheck, limit: int) -> PlainCheck:
+    def check(v: Any, depth: int) -> bool:
+        if type(v) is not list or depth >= limit and v:
+            return False
+        for item in v:
+            if not elem(item, depth + 1):
+                return False
+        return True
+    return check
+
+
+def _plain_dict(item: PlainCheck, limit: int) -> PlainCheck:
+    def check(v: Any, depth: int) -> bool:
+        if type(v) is not dict or depth >= limit and v:
+            return False
+        for key, value in v.items():
+            if type(key) is not str or not item(value, depth + 1):
+                return False
+        return True
+    return check
+
+
+def _plain_record(t: RecordT, limit: int) -> PlainCheck:
+    # per field: the Python types whose values certainly pass (told without a call), its check
+    fields = {name: (_sure_plain(ft), typed_plain(ft)) for name, ft in t.fields}
+    required = frozenset(name for name, ft in t.fields if not isinstance(ft, OptionalT) and ft is not ANY)
+
+    def check(v: Any, depth: int) -> bool:
+        if type(v) is not dict or depth >= limit and v:
+            return False
+        for key, value in v.items():
+            if type(key) is not str:
+                return False
+            field = fields.get(key)
+            if field is None:  # a field the type does not declare: plain JSON of any type
+                if type(value) not in _TEXT_SCALARS and not _plain_json(value, depth + 1, limit):
+                    return False
+            elif type(value) not in field[0] and not field[1](value, depth + 1):
+                return False
+        return required.issubset(v)
+    return check
+
+
+def typed_args(sig: ToolSignature) -> Callable[[Any], bool]:
+    """A check of a call's arguments against its tool's signature and of `_plain_json`, in
+    one walk: True says that they are a plain dict of plain JSON data within the limits
+    (`value_problem` finds nothing) that `trace.conformance.Signatures.conforms` passes (every
+    argument declared and of its type, every required one given); False says nothing, and
+    the two checks decide. Made once per tool, when the monitor loads.
+
+    >>> from policyc.ir.types import Param
+    >>> pay = ToolSignature("pay", (Param("to", STR), Param("amount", FLOAT), Param("memo", OptionalT(STR))), STR)
+    >>> check = typed_args(pay)
+    >>> check({"to": "Bob", "amount": 3}), check({"to": "Bob"}), check({"to": "Bob", "amount": 3, "x": 1})
+    (True, False, False)
+    """
+    params = {p.name: (_sure_plain(p.type), typed_plain(p.type)) for p in sig.params}
+    required = frozenset(p.name for p in sig.params if p.required)
+
+    def check(args: Any) -> bool:
+        if type(args) is not dict:
+            return False
+        for key, value in args.items():
+            param = params.get(key) if type(key) is str else None
+            if param is None or type(value) not in param[0] and not param[1](value, 1):
+                return False
+        return required.issubset(args)
+    return check
+
+
+_NONE: frozenset[type] = frozenset((type(None),))
+_SURE_PLAIN: dict[Type, frozenset[type]] = {
+    STR: frozenset((str,)), FLOAT: frozenset((float,)), BOOL: frozenset((bool,)), NULL: _NONE, ANY: _TEXT_SCALARS,
+}
+
+
+def _sure_plain(t: Type) -> frozenset[type]:
+    """The Python types whose every value is plain JSON of type `t` (scalars only; integers
+    are not listed, their size is checked)."""
+    if isinstance(t, OptionalT):
+        return _sure_plain(t.inner) | _NONE
+    return _SURE_PLAIN.get(t, frozenset())
 
 
 def call_identity(tool: str, args: Mapping[str, Any], *, checked: bool = False) -> str:

@@ -55,22 +55,24 @@ class ConformanceChecker:
         self.conforms = self.signatures.conforms
 
     def check(self, tool: str, args: Mapping[str, Any], calls: Sequence[object] = (),
-              context: str | None = None, grounding: "GroundingQuery | None" = None) -> list[Finding]:
+              context: str | None = None, grounding: "GroundingQuery | None" = None, *,
+              conforms: bool = False) -> list[Finding]:
         """The conformance findings of a call, in SAAG stage order (empty when it conforms).
         `grounding`: the run's grounding text kept as it goes (`GroundingQuery`), read instead
-        of rebuilding it from `context` and `calls`.
+        of rebuilding it from `context` and `calls`; `conforms`: the caller knows that the call
+        passes `Signatures.conforms` (True), or does not (False: it is asked).
 
         A call that passes registry, structure and type (`Signatures.conforms`) goes straight
         to grounding, and a call whose every value is found exactly in the text is done there:
         the cascade would pass it with nothing to correct."""
         if context is None or tool in self.terminal or not self.grounds:
-            if self.conforms(tool, args):
+            if conforms or self.conforms(tool, args):
                 return []
             assessment = assess(tool, args, self.tools)
         else:
             kept = grounding if grounding is not None and grounding.context == context else GroundingQuery(context)
             kept = kept.current(calls)
-            if self.conforms(tool, args):
+            if conforms or self.conforms(tool, args):
                 if all(kept.matches(value) for value in args.values()):
                     return []
                 # the text's numbers are asked one by one, reading parts only until each is found
@@ -78,11 +80,12 @@ class ConformanceChecker:
                 assessment = Assessment(tool, dict(args), (stage,), True)
             else:
                 assessment = assess(tool, args, self.tools, kept.text(), kept.numbers(), kept.lowered())
-        if not assessment.problems:
+        problems = assessment.problems  # a property, read once
+        if not problems:
             return []
         psi = correction(assessment)
         return [Finding(f"conformance/{p.code}", CONFORMANCE, "conformance", self.severity, self.limit, str(p),
-                        message=psi) for p in assessment.problems]
+                        message=psi) for p in problems]
 
 
 class GroundingQuery:

@@ -11,13 +11,13 @@ satisfiable and the calls still required.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Mapping
 
 from policyc.runtime.findings import CONFLICT, CONFORMANCE, UNDECIDED, Finding
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Decision:
     action: str                          # allow, warn, block or stop
     tool: str
@@ -33,6 +33,31 @@ class Decision:
     latched: bool = False                # refused because the run was already stopped
     attempts: tuple[tuple[str, int, int], ...] = field(default=())
     undecided: tuple[str, ...] = ()      # what the gate could not decide about this call (said, not guessed)
+
+    def __init__(self, action: str, tool: str, args: Mapping[str, Any], step: int, findings: tuple[Finding, ...] = (),
+                 severity: str | None = None, message: str = "", allowed_next: tuple[str, ...] = (),
+                 required: tuple[str, ...] = (), override: bool = False, escalated: bool = False,
+                 latched: bool = False, attempts: tuple[tuple[str, int, int], ...] = (),
+                 undecided: tuple[str, ...] = ()) -> None:
+        """The fields, in order, set through their slots: the __init__ a frozen dataclass is
+        given calls `object.__setattr__` per field, and costs twice this on the gate's path
+        (one decision per proposed call)."""
+        (set_action, set_tool, set_args, set_step, set_findings, set_severity, set_message, set_allowed_next,
+         set_required, set_override, set_escalated, set_latched, set_attempts, set_undecided) = _SLOTS
+        set_action(self, action)
+        set_tool(self, tool)
+        set_args(self, args)
+        set_step(self, step)
+        set_findings(self, findings)
+        set_severity(self, severity)
+        set_message(self, message)
+        set_allowed_next(self, allowed_next)
+        set_required(self, required)
+        set_override(self, override)
+        set_escalated(self, escalated)
+        set_latched(self, latched)
+        set_attempts(self, attempts)
+        set_undecided(self, undecided)
 
     @property
     def executes(self) -> bool:
@@ -66,6 +91,10 @@ class Decision:
             "override": self.override, "escalated": self.escalated, "latched": self.latched,
             "undecided": list(self.undecided),
         }
+
+
+#: the setters of Decision's slots, in the order of its fields
+_SLOTS = tuple(vars(Decision)[f.name].__set__ for f in fields(Decision))
 
 
 def _reason(f: Finding) -> str:

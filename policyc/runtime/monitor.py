@@ -32,7 +32,7 @@ from policyc.artifact.errors import ArtifactError
 from policyc.artifact.io import VerifiedArtifact, check_signature, read_verified, resolve_key, verify_artifact
 from policyc.artifact.models import Artifact
 from policyc.grounding import BUILTIN_EXTRACTORS, Extractor, extractor_of, with_extractor
-from policyc.runtime.calls import RunError
+from policyc.runtime.calls import RunError, typed_args, typed_plain
 from policyc.runtime.conformance import ConformanceChecker, GroundingQuery
 from policyc.runtime.findings import MODES, Finding
 from policyc.runtime.gate import Gate
@@ -123,6 +123,10 @@ class Monitor:
         self.index_plan = IndexPlan.of(rule.formula for rule in self.policy.rules)
         self.conformance = ConformanceChecker(self.policy)
         self.result_shapes = ResultShapes(self.policy.tools)  # one shape per tool result, as the scorer reads it
+        # per tool, whether a result is plain JSON of its declared type, told in one walk
+        self._typed_results = {name: typed_plain(sig.result) for name, sig in self.policy.tools.items()}
+        # per tool, whether a call's arguments are plain JSON that conforms to its signature, in one walk
+        self._typed_args = {name: typed_args(sig) for name, sig in self.policy.tools.items()}
         self._scorer: Scorer | None = None  # made at the first report (`score`), then kept
         self.terminal_tools = self.policy.terminal_tools
         self.rule_classes = self.compiled.classes
@@ -189,15 +193,31 @@ class Monitor:
         """An empty index of a run's history, for a policy whose rules read it (None: none do)."""
         return None if self.index_plan is None else RunIndex(self.index_plan, extractor_of(self.externs))
 
+    def typed_result(self, tool: str, result: Any) -> bool:
+        """Whether a recorded result of `tool` is plain JSON data of the type its signature
+        declares, told in one walk (`calls.typed_plain`): then it has no `value_problem` and
+        its shape is itself. False says nothing (an undeclared tool, text, anything else)."""
+        check = self._typed_results.get(tool)
+        return check is not None and check(result, 0)
+
+    def typed_args(self, tool: str, args: Mapping[str, Any]) -> bool:
+        """Whether a proposed call's arguments are plain JSON data that conforms to its
+        tool's signature, told in one walk (`calls.typed_args`): then they have no
+        `value_problem` and pass `Signatures.conforms`. False says nothing."""
+        check = self._typed_args.get(tool)
+        return check is not None and check(args)
+
     def judge(self, gate_state: Any, tool: str, args: Mapping[str, Any], calls: Sequence[Call] = (),
               context: str | None = None, index: RunIndex | None = None,
-              grounding: GroundingQuery | None = None) -> tuple[list[Finding], tuple[str, ...]]:
+              grounding: GroundingQuery | None = None, *, conforms: bool = False,
+              ) -> tuple[list[Finding], tuple[str, ...]]:
         """Everything wrong with proposing this call after `calls` (conformance (SAAG, grounded
         in `context` when there is one), then the rules), and what the gate could not decide
         about it. `index`: the run's history, indexed (`policyc.runtime.history`); `grounding`:
-        the run's grounding text, kept as it goes."""
+        the run's grounding text, kept as it goes; `conforms`: the call is known to conform to
+        its signature (`typed_args`)."""
         findings, undecided = self.gate.judge(gate_state, tool, args, calls, context, index)
-        return self.conformance.check(tool, args, calls, context, grounding) + findings, undecided
+        return self.conformance.check(tool, args, calls, context, grounding, conforms=conforms) + findings, undecided
 
     def guidance(self, gate_state: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """(tools that keep the policy satisfiable, calls still required)."""

@@ -86,40 +86,45 @@ class Run:
         "calls": [the tools it calls]}`); `message_id` names the message a call belongs to.
         An event the policy does not observe is allowed without being judged."""
         tool = as_tool(tool)
-        args = event_args(as_args(args), "assistant", message_id)
-        if not self.monitor.observes(tool, "assistant"):
+        # an agent's call without a message id carries no attributes (`event_args`)
+        args = as_args(args) if message_id is None else event_args(as_args(args), "assistant", message_id)
+        if tool == MESSAGE and not self.monitor.observes(tool, "assistant"):  # the agent's calls are observed
             return Decision("allow", tool, args, len(self.state.seen))
         with self._lock:
-            self._check_open("propose a call")
-            enf = self.state.enforcement
+            state = self.state
+            if state.report is not None or state.ended_by is not None:
+                self._check_open("propose a call")
+            enf = state.enforcement
             # arguments that are not JSON data within bounds cannot be judged or identified: such
-            # a call is refused as `deny` before any override or retry is considered
-            problem = value_problem(args)
+            # a call is refused as `deny` before any override or retry is considered (plain JSON
+            # that conforms to the tool's signature is told so in one walk)
+            conforms = self.monitor.typed_args(tool, args)
+            problem = None if conforms else value_problem(args)
             # the call's identity (JSON text) is needed only to resolve, override or refuse
-            needed = self.state.awaiting or enf.stopped is not None or enf.override is not None
+            needed = state.awaiting or enf.stopped is not None or enf.override is not None
             if problem is not None:
                 identity: str | None = unidentified(tool, problem)
             else:
                 identity = call_identity(tool, args, checked=True) if needed else None
-            if self.state.awaiting:
+            if state.awaiting:
                 self._resolve(identity)
-            self.state.proposals += 1
-            step = len(self.state.seen)
+            state.proposals += 1
+            step = len(state.seen)
             if enf.stopped is not None:
-                self.state.pending = (identity, False)
+                state.pending = (identity, False)
                 decision = Decision("stop", tool, args, step, latched=True)
                 return decision.told(render_message(decision))
             # judged every time, an identical retry too: `enforce` lets a retry override only
             # block-and-warn findings, never `deny` (nor anything stronger)
-            findings, undecided = self._judge(tool, args, problem)
+            findings, undecided = self._judge(tool, args, problem, conforms)
             if not findings and enf.override is None:  # `enforce` would allow it and change nothing
-                self.state.pending = (identity, True)
+                state.pending = (identity, True)
                 return Decision("allow", tool, args, step, undecided=undecided)
             if findings and identity is None:  # a call with a value problem has its `unidentified` one
                 identity = call_identity(tool, args, checked=True)
             outcome = enforce(enf, identity, findings, self.mode)
-            self.state.enforcement = outcome.state
-            self.state.pending = (identity, outcome.executes)
+            state.enforcement = outcome.state
+            state.pending = (identity, outcome.executes)
             if not outcome.judged:
                 if not outcome.override:
                     return Decision(outcome.action, tool, args, step, undecided=undecided)
@@ -135,7 +140,8 @@ class Run:
             message = render_message(decision)  # empty for a call that runs unremarked (tolerated)
             return decision.told(message) if message else decision
 
-    def _judge(self, tool: str, args: dict[str, Any], problem: str | None) -> tuple[list[Finding], tuple[str, ...]]:
+    def _judge(self, tool: str, args: dict[str, Any], problem: str | None,
+               conforms: bool = False) -> tuple[list[Finding], tuple[str, ...]]:
         if problem is not None:  # nothing can be read off it safely: refused, and no retry overrides that
             rule = "conformance/too-deep" if problem.startswith("nest") else "conformance/not-json"
             return [Finding(rule, CONFORMANCE, "conformance", "deny", None, f"the arguments of `{tool}` {problem}")], ()
@@ -144,7 +150,9 @@ class Run:
         if state.context is not None and self.monitor.conformance.grounds and (
                 grounding is None or grounding.context != state.context):
             grounding = state.grounding = GroundingQuery(state.context)
-        return self.monitor.judge(state.gate, tool, args, state.seen, state.context, self._index(), grounding)
+        index = None if self.monitor.index_plan is None else self._index()
+        return self.monitor.judge(state.gate, tool, args, state.seen, state.context, index, grounding,
+                                  conforms=conforms)
 
     def _index(self) -> "RunIndex | None":
         """The run's history, indexed (None when no rule reads it); built from the recorded
@@ -186,58 +194,76 @@ class Run:
         levels, bytes or other objects, integers of thousands of digits) are a RunError: a run
         holds only what it can snapshot."""
         tool = as_tool(tool)
-        args = event_args(as_args(args), actor, message_id, error)
-        for what, value in (("arguments", args), ("result", result)):
-            problem = None if value is UNDEF else value_problem(value)
-            if problem is not None:
-                raise RunError(f"the {what} of `{tool}` {problem}; record a value that is JSON data "
-                               "(such as its text)")
-        if actor != "assistant":
-            with self._lock:
-                self._check_open("record an event")
-                self._advance(tool, args, result)
-            return
+        args = as_args(args)
+        if actor != "assistant" or message_id is not None or error:  # else no attributes to carry
+            args = event_args(args, actor, message_id, error)
+        what, problem = "arguments", value_problem(args)
+        typed = False
+        if problem is None and result is not UNDEF:
+            # a result that is plain JSON of its declared type is told so in one walk: it is
+            # kept as it is (neither parsed, being no text, nor shaped, having its type)
+            typed = type(result) is not str and self.monitor.typed_result(tool, result)
+            if not typed:
+                what, problem = "result", value_problem(result)
+        if problem is not None:
+            raise RunError(f"the {what} of `{tool}` {problem}; record a value that is JSON data "
+                           "(such as its text)")
         with self._lock:
-            self._check_open("record a call")
-            if self.state.enforcement.stopped is not None:
-                raise RunError(f"the run was stopped by {self.state.enforcement.stopped}; `{tool}` must not run")
-            pending = self.state.pending
-            if self.state.awaiting or pending is not None and not pending[1]:  # identity needed only then
+            state = self.state
+            if state.report is not None or state.ended_by is not None:
+                self._check_open("record a call" if actor == "assistant" else "record an event")
+            if actor != "assistant":
+                self._add(tool, args, result, typed)
+                return
+            if state.enforcement.stopped is not None:
+                raise RunError(f"the run was stopped by {state.enforcement.stopped}; `{tool}` must not run")
+            pending = state.pending
+            if state.awaiting or pending is not None and not pending[1]:  # identity needed only then
                 identity = call_identity(tool, args)
                 if pending == (identity, False):
                     raise RunError(f"`{tool}` was refused by the gate; a refused call must not run")
                 self._resolve(identity)
-            self._advance(tool, args, result)
+            self._add(tool, args, result, typed)
 
     def _advance(self, tool: str, args: Mapping[str, Any], result: Any) -> None:
         """Add a call that ran, without the checks of `record` (gate replay uses it)."""
         with self._lock:
-            state = self.state
-            index = self._index()  # the events before this one, indexed (for provenance as the gate steps)
-            result = normalise_result(result)
-            kind = "message" if tool == MESSAGE else "call"
-            if kind == "call" and (type(args) is dict or not attributes(args)["error"]):
-                result = self.monitor.result_shapes.result(tool, result)  # the shape its signature declares
-            calls, seen = state.calls, state.seen
-            call = Call(tool, args, result, len(calls), kind)
-            calls.append(call)
-            actor = "assistant" if type(args) is dict else str(attributes(args)["actor"])
-            observed = self.monitor.observes(tool, actor)
-            if observed:
-                state.gate = self.monitor.gate.advance(state.gate, tool, args, result)
-                # the same event at the same position in both lists: one object serves both
-                seen.append(call if len(seen) == call.position else Call(tool, args, result, len(seen), kind))
-            if observed and state.grounding is not None and state.grounding.context == state.context:
-                state.grounding.take(seen)  # the result joins the grounding text now, not at the next proposal
-            if index is not None:
-                index.add(call, observed)
-            if actor != "assistant":
-                return  # the user acted: the agent's pending proposal stays pending
-            if state.enforcement.override is not None:
-                state.enforcement = after_record(state.enforcement)
-            state.pending = None
-            if tool in self.monitor.terminal_tools:
-                state.ended_by = tool
+            self._add(tool, args, result)
+
+    def _add(self, tool: str, args: Mapping[str, Any], result: Any, typed: bool = False) -> None:
+        """`_advance`, the run's lock held; `typed`: the result is plain JSON of its declared
+        type (`Monitor.typed_result`), kept as it is."""
+        state, monitor = self.state, self.monitor
+        # the events before this one, indexed (for provenance as the gate steps)
+        index = None if monitor.index_plan is None else self._index()
+        plain = type(args) is dict  # the default attributes: the agent's call, not failed
+        kind = "message" if tool == MESSAGE else "call"
+        if not typed:
+            if isinstance(result, str):  # only text is parsed (`normalise_result`)
+                result = normalise_result(result)
+            if kind == "call" and (plain or not attributes(args)["error"]):
+                result = monitor.result_shapes.result(tool, result)  # the shape its signature declares
+        calls, seen = state.calls, state.seen
+        call = Call(tool, args, result, len(calls), kind)
+        calls.append(call)
+        actor = "assistant" if plain else str(attributes(args)["actor"])
+        observed = kind == "call" and actor == "assistant" or monitor.observes(tool, actor)
+        if observed:
+            state.gate = monitor.gate.advance(state.gate, tool, args, result)
+            # the same event at the same position in both lists: one object serves both
+            seen.append(call if len(seen) == call.position else Call(tool, args, result, len(seen), kind))
+            grounding = state.grounding
+            if grounding is not None and grounding.context == state.context:
+                grounding.take(seen)  # the result joins the grounding text now, not at the next proposal
+        if index is not None:
+            index.add(call, observed)
+        if actor != "assistant":
+            return  # the user acted: the agent's pending proposal stays pending
+        if state.enforcement.override is not None:
+            state.enforcement = after_record(state.enforcement)
+        state.pending = None
+        if tool in monitor.terminal_tools:
+            state.ended_by = tool
 
     def set_context(self, context: str | None) -> None:
         """Give the run the user's request (None: none): later proposals are also checked for

@@ -111,9 +111,14 @@ class InputProblem(BaseModel):
                 call = trace.calls_through(position + 1) if not trace.calls[position].is_message else None
             else:
                 event = None
-        return cls(stage=finding.stage, code=finding.code, call=call, event=event, tool=finding.tool,
-                   argument=finding.argument, message=finding.message, help=finding.help,
-                   severity=finding.severity)
+        values = {"stage": finding.stage, "code": finding.code, "call": call, "event": event, "tool": finding.tool,
+                  "argument": finding.argument, "message": finding.message, "help": finding.help,
+                  "severity": finding.severity}
+        if type(position) in _INDEX and all(type(values[k]) is str for k in _TEXT_FIELDS) \
+                and all(type(values[k]) in _TEXT for k in ("argument", "help")) \
+                and values["severity"] in _SEVERITIES:  # each value of its field's type: not validated again
+            return trusted(cls, values, _PROBLEM_FIELDS)
+        return cls(**values)
 
     @property
     def where(self) -> str:
@@ -121,6 +126,14 @@ class InputProblem(BaseModel):
         if self.event is None:
             return f"call #{self.call}" if self.call else ""
         return f"event #{self.event}" + (f", call #{self.call}" if self.call else "")
+
+
+#: the fields of InputProblem, all set by `from_finding`; those that are text, and those text or None
+_PROBLEM_FIELDS = tuple(InputProblem.model_fields)
+_TEXT_FIELDS = ("stage", "code", "tool", "message", "severity")
+_TEXT = (str, type(None))
+_INDEX = (int, type(None))
+_SEVERITIES = ("error", "warning")
 
 
 class TraceReport(BaseModel):

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping
 
 from policyc.ir.ops import UNDEF
-from policyc.ir.types import ANY, BOOL, FLOAT, INT, NULL, STR, OptionalT, ToolSignature, Type, type_check, value_problems
+from policyc.ir.types import ANY, ToolSignature, sure_types, type_check, value_problems
 from policyc.saag.cascade import REGISTRY, STRUCTURE, TYPE, Problem, assess
 
 if TYPE_CHECKING:
@@ -81,8 +81,8 @@ class Signatures:
         self.result_checks = {name: type_check(sig.result) for name, sig in tools.items()}
         # per tool and parameter, the Python types of values that certainly have its type (a
         # scalar type, possibly optional): the common case, told without the type check
-        self._sure = {name: {p.name: _sure_types(p.type) for p in sig.params} for name, sig in tools.items()}
-        self._sure_result = {name: None if sig.result is ANY else _sure_types(sig.result)
+        self._sure = {name: {p.name: sure_types(p.type) for p in sig.params} for name, sig in tools.items()}
+        self._sure_result = {name: None if sig.result is ANY else sure_types(sig.result)
                              for name, sig in tools.items()}
         # per tool, all of the above in one look-up (`check_trace`'s loop)
         self._glance = {name: (*self._params[name], self._sure[name], self._sure_result[name],
@@ -121,18 +121,6 @@ class Signatures:
             if type(value) not in sure[name] and not check(value):
                 return False
         return required.issubset(args)
-
-
-def _sure_types(t: Type) -> frozenset[type]:
-    """The Python types whose every value has type `t` (only scalar types are listed; a value of
-    any other Python type is checked by its type check)."""
-    optional = isinstance(t, OptionalT)
-    inner = t.inner if isinstance(t, OptionalT) else t
-    found: frozenset[type] = frozenset()
-    for scalar, kinds in ((INT, (int,)), (STR, (str,)), (BOOL, (bool,)), (FLOAT, (int, float)), (NULL, (type(None),))):
-        if inner == scalar:
-            found = frozenset(kinds)
-    return found | {type(None)} if optional else found
 
 
 def check_call(name: str, args: Mapping[str, Any], tools: Mapping[str, ToolSignature],

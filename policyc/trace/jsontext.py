@@ -22,6 +22,8 @@ import bisect
 import json
 import re
 import sys
+from itertools import compress
+from typing import Any
 
 _DECODER = json.JSONDecoder()
 _SPACE = re.compile(r"[ \t\r\n]*")
@@ -72,7 +74,7 @@ def decode(text: str) -> tuple[object, str | None, int | None]:
     >>> decode('[1, 2]'), decode('{"a": 1 "b": 2}')
     (([1, 2], None, None), (None, 'invalid JSON: expecting `,` delimiter', 8))
     """
-    at = bad_byte_at(text)
+    at = None if text.isascii() else bad_byte_at(text)  # `isascii` is told at a glance
     if at is not None:
         return None, bad_byte(text), at
     try:
@@ -99,23 +101,31 @@ def _lower(message: str) -> str:
 
 
 def too_deep(value: object, limit: int = MAX_DEPTH) -> bool:
-    """Whether lists and objects nest deeper than `limit` (checked without recursion, a level
-    at a time: each level's values are gathered by `extend`, the containers among them kept).
+    """Whether lists and objects nest deeper than `limit`, for a value `json` decoded (its
+    containers are exactly `dict` and `list`). Checked without recursion, a level at a time:
+    each level's values are gathered by `extend`, and the containers among them kept by
+    `compress` on their types, so no Python code runs per value.
 
     >>> too_deep([[1]], 2), too_deep([[[1]]], 2), too_deep({"a": [{}]}, 2), too_deep(3, 0)
     (False, True, True, False)
     """
-    level = [value] if isinstance(value, (dict, list)) else []
+    if not _is_container(type(value)):
+        return False
+    level: list[Any] = [value]
     depth = 1
     while level:
         if depth > limit:
             return True
         children: list[object] = []
         for item in level:
-            children.extend(item.values() if isinstance(item, dict) else item)
-        level = [child for child in children if isinstance(child, (dict, list))]
+            children.extend(item.values() if type(item) is dict else item)
+        level = list(compress(children, map(_is_container, map(type, children))))
         depth += 1
     return False
+
+
+#: whether a type is one of a JSON value's containers
+_is_container = frozenset((dict, list)).__contains__
 
 
 def array_elements(text: str, pos: int) -> list[tuple[int, int]]:

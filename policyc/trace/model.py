@@ -266,6 +266,7 @@ class TraceGlobals:
         self._values: dict[tuple[Any, ...], list[Any]] = {}
         self._outputs: dict[tuple[tuple[str, ...], int], tuple[Extractor, SeenSet]] = {}
         self._leaves: list[Leaf] | None = None
+        self._visible: list[int] = []  # each leaf's `visible_from`
 
     def values(self, tool: str, path: tuple[str | int, ...], flatten: bool) -> list[Any]:
         key = (tool, path, flatten)
@@ -328,4 +329,5 @@ class TraceGlobals:
                 return found
         if self._leaves is None:
             self._leaves = trace_leaves(self.trace)
-        return TraceHistory(self._leaves, position)
+            self._visible = [leaf.visible_from for leaf in self._leaves]
+        return TraceHistory(self._leaves, position, self._visible)

@@ -57,8 +57,13 @@ class TraceHistory:
 
     __slots__ = ("leaves",)
 
-    def __init__(self, leaves: list[Leaf], position: int):
-        self.leaves = [leaf for leaf in leaves if leaf.visible_from <= position]
+    def __init__(self, leaves: list[Leaf], position: int, visible: list[int] | None = None):
+        """`visible`: each leaf's `visible_from`, when the leaves are in the order they became
+        known (`trace_leaves`'s): those known at `position` are then a prefix."""
+        if visible is None:
+            self.leaves = [leaf for leaf in leaves if leaf.visible_from <= position]
+        else:
+            self.leaves = leaves[:bisect_right(visible, position)]
 
     def labels(self, value: object) -> set[Label] | None:
         if isinstance(value, bool) or not isinstance(value, (str, int, float)):

@@ -43,6 +43,7 @@ CALL_FIELDS = ("tool_name", "arguments", "tool_result", "actor", "message_id", "
 #: field they were meant to be would silently count as absent (a result never read).
 OTHER_NAMES = {"result": "tool_result", "output": "tool_result", "tool_output": "tool_result",
                "args": "arguments", "input": "arguments", "tool_input": "arguments"}
+KNOWN_FIELDS = frozenset(CALL_FIELDS)
 
 
 def is_record(value: Any) -> bool:
@@ -65,11 +66,12 @@ def parse_record(value: Any, origin: str | None = None) -> Trace:
     for i, entry in enumerate(entries):
         where = ("tool_calls", i)
         entry = require_object(entry, where, "a tool call (an object with `tool_name`)")
-        reject_misspelled(entry, CALL_FIELDS, where)
-        for other, field in OTHER_NAMES.items():
-            if other in entry and field not in entry:
-                raise RecordProblem(where + (other,), f"`{other}` is not a field of a metrics record's call: "
-                                                      f"it names its {field.replace('_', ' ')} `{field}`")
+        if not entry.keys() <= KNOWN_FIELDS:  # a field besides the call's own: misspelt, or another log's
+            reject_misspelled(entry, CALL_FIELDS, where)
+            for other, field in OTHER_NAMES.items():
+                if other in entry and field not in entry:
+                    raise RecordProblem(where + (other,), f"`{other}` is not a field of a metrics record's call: "
+                                                          f"it names its {field.replace('_', ' ')} `{field}`")
         if "tool_name" not in entry and is_call_shaped(entry):
             raise RecordProblem(where, "a tool call without `tool_name`: the metrics record names a call's tool "
                                        "with `tool_name` (read an OpenAI or other log with its own --format)")
