@@ -210,3 +210,30 @@ def test_a_certain_conflict_after_the_call_is_reported_when_the_question_before_
         [("conflict", {"no_refund_after_cancel", "eligible_orders_refunded"})]
     other = run.propose("cancel_order", {"order_id": "O-8"})  # nothing owed on that order
     assert other.action == "allow" and not other.findings, other
+
+
+def test_a_terminal_call_on_a_pair_rule_reads_the_pairs_no_call_named():
+    """A call that moves no part of a rule is judged from where its parts stand, memoised per
+    monitor across runs. For a part over a pair of values that includes the pairs of the
+    domains' product no call named (at the fresh state): two runs whose named pairs stand
+    alike, one with such a pair owed and one without, are judged apart."""
+    from policyc.check import check_text
+
+    policy, diagnostics = check_text(
+        "tool a(x: int)\ntool b(y: int)\ntool c(x: int, y: int)\nterminal tool done()\n"
+        "rule every_pair_done severity block: forall s in a.x: forall v in b.y: eventually c(x: s, y: v)\n",
+        "pairs.altl")
+    assert policy is not None, diagnostics
+    monitor = Monitor(build_artifact(policy))
+
+    def finished(xs):
+        run = monitor.start()
+        for tool, args in [*(("a", {"x": x}) for x in xs), ("b", {"y": 2}), ("c", {"x": 1, "y": 2})]:
+            assert run.propose(tool, args).executes
+            run.record(tool, args, None)
+        return run.propose("done", {})
+
+    assert finished([1]).executes  # the one pair, (1, 2), is done
+    owed = finished([1, 3])  # (3, 2) is owed, and no call named it: it sits at the fresh state
+    assert not owed.executes and "every_pair_done" in owed.rules, owed
+    assert finished([1]).executes

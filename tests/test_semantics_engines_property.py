@@ -42,3 +42,26 @@ def test_compiled_terms_evaluate_like_eval_term(term, x, result, v, attrs):
     got = compile_term(term)(env, args, result)
     assert (got is UNDEF) == (expected is UNDEF) and (got is UNDEF or values_equal(got, expected)
                                                        or got != got and expected != expected), (term, got, expected)
+
+
+def test_terms_on_the_run_constants_are_computed_once_per_run():
+    """`lower(request.text)` inside a guard is kept in the run's context the first time it is
+    read (and only it: neither a test of it nor a term that also reads the call is), with
+    eval_term's value."""
+    from policyc.ir import build as b
+    from policyc.ir.closures import compile_term
+    from policyc.ir.data import eval_term
+    from policyc.tables.context import Constants, RunContext
+
+    lowered = b.op("lower", b.field(b.request(), "text"))
+    asks = b.op("contains", lowered, b.lit("pay"))
+    said = b.op("contains", lowered, b.op("lower", b.arg("to")))
+    context = RunContext(Constants.given(request="Pay ANN"))
+    env = context.env
+    assert compile_term(asks)(env, None, None) is True
+    assert compile_term(said)(env, {"to": "Ann"}, None) is True
+    assert compile_term(said)(env, {"to": "Bob"}, None) is False
+    assert set(context.memo) == {lowered}
+    assert context.memo[lowered] == eval_term(lowered, env) == "pay ann"
+    other = RunContext(Constants.given(request="nothing"))  # each run reads its own request
+    assert compile_term(asks)(other.env, None, None) is False and compile_term(asks)(env, None, None) is True

@@ -27,6 +27,7 @@ class Outcome:
     actions: list[str] = field(default_factory=list)
     propose_ns: list[int] = field(default_factory=list)
     whole_ns: list[int] = field(default_factory=list)
+    start_ns: int = 0  # starting the run (policyc: `Monitor.start`, the request's conditions read)
     env: Environment | None = None
 
     @property
@@ -38,7 +39,9 @@ def replay(start: Callable[[str], Any], env: Environment, request: str, calls: t
     """Propose, and if allowed execute and record, each call of `calls` in a new run."""
     clock = time.thread_time_ns
     out = Outcome(env=env)
+    t = clock()
     run = start(request)
+    out.start_ns = clock() - t
     for c in calls:
         t0 = clock()
         decision = run.propose(c.tool, c.args)

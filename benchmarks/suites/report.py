@@ -15,8 +15,10 @@ def _us(values: list[int], q: float) -> float:
 def _latency(outcomes: list) -> dict[str, float]:
     propose = [t for o in outcomes for t in o.propose_ns]
     whole = [t for o in outcomes for t in o.whole_ns]
+    starts = [o.start_ns for o in outcomes]
     return {"propose_p50": _us(propose, 50), "propose_p99": _us(propose, 99),
-            "whole_p50": _us(whole, 50), "whole_p99": _us(whole, 99)}
+            "whole_p50": _us(whole, 50), "whole_p99": _us(whole, 99),
+            "start_p50": _us(starts, 50), "start_p99": _us(starts, 99)}
 
 
 def _goals_that_ran(s: Any, o: Any) -> list[str]:
@@ -128,6 +130,8 @@ def print_suite(f: dict[str, Any]) -> None:
         unit = "x" if label == "ratio" else ""
         print(f"   {label:8} {lat['propose_p50']:>30}{unit} / {lat['propose_p99']}{unit}"
               f"   {lat['whole_p50']:>12}{unit} / {lat['whole_p99']}{unit}")
+    print("   run start, us of thread CPU p50 / p99   " + "   ".join(
+        f"{label} {lat['start_p50']} / {lat['start_p99']}" for label, lat in rows if label != "ratio"))
     print("   (sig-only: the same policy with `conformance warn signatures only`, the rules and signature checks"
           f" without grounding every argument value; {f['signatures_only_differences']} decisions differing from the"
           " hand-written gate; floor: policyc with the same tools and one rule, `true`, started with the request;"

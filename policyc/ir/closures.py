@@ -21,7 +21,7 @@ from policyc.grounding import extractor_of
 from policyc.ir import nodes as n
 from policyc.ir.dispatch import Cases
 from policyc.ir.data import DataEnv, attribute, earlier, eval_term, path_value
-from policyc.ir.ops import OPS, UNDEF, apply_op, domain_values, get_field, get_index, get_slice, truthy
+from policyc.ir.ops import OPS, UNDEF, apply_op, domain_values, get_index, get_slice
 
 Args = Mapping[str, Any] | None
 Compiled = Callable[[DataEnv, Args, Any], Any]
@@ -41,8 +41,22 @@ _NOT_CONSTANT = (n.Arg, n.Result, n.Attr, n.Var, n.Values, n.Outputs, n.Done, n.
 
 
 def _on_constants(t: n.Node) -> bool:
-    """Whether a term (not a bare `request` or metric) reads the run's constants and nothing
-    else that changes: `lower(request.text)`. Memoised per node."""
+    """Whether a term reads the run's constants and nothing else that changes, and makes a
+    value worth keeping: `lower(request.text)`. A test of such values (`contains(...)`, `==`,
+    `and`) is not kept (reading the values it tests from the run's memo costs about what
+    keeping it would), nor is a bare `request`, metric or field of one."""
+    return _constancy(t) == "const" and isinstance(t, n.Op) and t.op not in _TESTS
+
+
+#: Operators whose value is a truth: tests of values, computed afresh from the values they read.
+_TESTS = frozenset(name for name, spec in OPS.items() if spec.kind in ("compare", "bool")) | {
+    "contains", "startswith", "endswith", "matches", "unreadable"}
+
+
+def _constancy(t: n.Node) -> str:
+    """What a term reads among what may change: "const" when it reads the run's constants
+    (a `request` or metric inside) and nothing else that changes, "lit" when it reads nothing
+    that changes, "no" otherwise. Memoised per node."""
     found = t._cache.get("on_constants")
     if found is None:
         if isinstance(t, (n.Request, n.Metric)):
@@ -50,10 +64,10 @@ def _on_constants(t: n.Node) -> bool:
         elif isinstance(t, _NOT_CONSTANT):
             found = "no"
         else:
-            kinds = {_on_constants(c) for c in t.children} | {"lit"}
+            kinds = {_constancy(c) for c in t.children} | {"lit"}
             found = "no" if "no" in kinds else "const" if "const" in kinds else "lit"
         t._cache["on_constants"] = found
-    return found == "const" and not isinstance(t, (n.Request, n.Metric))
+    return found
 
 
 def _once_per_run(t: n.Term, inner: Compiled) -> Compiled:
@@ -114,14 +128,61 @@ def _attr(t: n.Attr) -> Compiled:
 
 @_COMPILE.on(n.Field)
 def _field(t: n.Field) -> Compiled:
-    base, field_name = compile_term(t.base), t.name
-    return lambda env, args, result: get_field(base(env, args, result), field_name)
+    return _path(t)
 
 
 @_COMPILE.on(n.Index)
 def _index(t: n.Index) -> Compiled:
-    base, index = compile_term(t.base), compile_term(t.index)
-    return lambda env, args, result: get_index(base(env, args, result), index(env, args, result))
+    if not isinstance(t.index, n.Lit):
+        base, index = compile_term(t.base), compile_term(t.index)
+        return lambda env, args, result: get_index(base(env, args, result), index(env, args, result))
+    return _path(t)
+
+
+_FIELD, _POSITION, _KEY = 0, 1, 2  # a path's steps: `.name`, `[integer]`, `[any other literal]`
+
+
+def _path(t: n.Field | n.Index) -> Compiled:
+    """A chain of fields and literal indices, `result[0].email`, read by one closure: the
+    value `get_field` and `get_index` give step by step, without a closure per step (the
+    common guard reads a record of a result this way). The chain's start (a result, an
+    argument, a variable, or any other term) is read inline for the first three."""
+    steps: list[tuple[int, Any]] = []
+    base: n.Term = t
+    while isinstance(base, n.Field) or isinstance(base, n.Index) and isinstance(base.index, n.Lit):
+        if isinstance(base, n.Field):
+            steps.append((_FIELD, base.name))
+        else:
+            literal = base.index
+            assert isinstance(literal, n.Lit)  # tested by the loop's condition
+            key = literal.value
+            steps.append((_POSITION if type(key) is int else _KEY, key))
+        base = base.base
+    steps.reverse()
+    path = tuple(steps)
+    start: Compiled = compile_term(base)
+    origin = "result" if isinstance(base, n.Result) else "arg" if isinstance(base, n.Arg) else \
+        "var" if isinstance(base, n.Var) else None
+    name = base.name if isinstance(base, (n.Arg, n.Var)) else ""
+
+    def walk(env: DataEnv, args: Args, result: Any) -> Any:
+        if origin == "result":
+            value = result if args is not None else env.result
+        elif origin == "arg":
+            value = UNDEF if args is None else args.get(name, UNDEF)
+        elif origin == "var":
+            value = env.vars.get(name, UNDEF)
+        else:
+            value = start(env, args, result)
+        for kind, key in path:
+            if kind == _FIELD:
+                value = value[key] if isinstance(value, dict) and key in value else UNDEF
+            elif kind == _POSITION and isinstance(value, list):
+                value = value[key] if -len(value) <= key < len(value) else UNDEF
+            else:
+                value = get_index(value, key)
+        return value
+    return walk
 
 
 @_COMPILE.on(n.Slice)
@@ -140,15 +201,37 @@ def _op(t: n.Op) -> Compiled:
         return _deferred(t)  # by the extractor the evaluation was given
     parts = [compile_term(a) for a in t.args]
     if t.op == "and":
-        return lambda env, args, result: all(truthy(p(env, args, result)) for p in parts)
+        return _all(parts)
     if t.op == "or":
-        return lambda env, args, result: any(truthy(p(env, args, result)) for p in parts)
+        return _any(parts)
     name = t.op
+    if len(parts) == 2 and isinstance(t.args[1], n.Lit) and t.args[1].value is not UNDEF:
+        return _binary_literal(name, parts[0], t.args[1].value)
     if len(parts) == 2:
         return _binary(name, parts[0], parts[1])
     if len(parts) == 1:
         return _unary(name, parts[0])
     return lambda env, args, result: apply_op(name, *[p(env, args, result) for p in parts])
+
+
+def _all(parts: list[Compiled]) -> Compiled:
+    """`and`: true when every operand is (only `true` is true), read left to right until one is not."""
+    def conjunction(env: DataEnv, args: Args, result: Any) -> bool:
+        for part in parts:
+            if part(env, args, result) is not True:
+                return False
+        return True
+    return conjunction
+
+
+def _any(parts: list[Compiled]) -> Compiled:
+    """`or`: true when some operand is, read left to right until one is."""
+    def disjunction(env: DataEnv, args: Args, result: Any) -> bool:
+        for part in parts:
+            if part(env, args, result) is True:
+                return True
+        return False
+    return disjunction
 
 
 #: Operators that read a ⊥ operand as false rather than returning ⊥ (`apply_op`).
@@ -173,6 +256,24 @@ def _binary(name: str, left: Compiled, right: Compiled) -> Compiled:
     return binary
 
 
+def _binary_literal(name: str, left: Compiled, literal: object) -> Compiled:
+    """`_binary` with a literal right operand (`contains(lower(query), "code")`, `x == "rw"`),
+    not read through a closure per call."""
+    spec = OPS[name]
+    fn = spec.fn
+    on_undef: object = False if name in _FALSE_ON_UNDEF else UNDEF if spec.strict else None
+
+    def binary(env: DataEnv, args: Args, result: Any) -> Any:
+        a = left(env, args, result)
+        if on_undef is not None and a is UNDEF:
+            return on_undef
+        try:
+            return fn(a, literal)
+        except _FAILED:
+            return UNDEF
+    return binary
+
+
 def _unary(name: str, operand: Compiled) -> Compiled:
     spec = OPS[name]
     fn = spec.fn
@@ -192,12 +293,20 @@ def _unary(name: str, operand: Compiled) -> Compiled:
 @_COMPILE.on(n.Quant)
 def _quant(t: n.Quant) -> Compiled:
     domain, body, name = compile_term(t.domain), compile_term(t.body), t.var
-    test = all if t.kind == "forall" else any
+    if t.kind == "forall":
+        def every(env: DataEnv, args: Args, result: Any) -> bool:
+            for e in domain_values(domain(env, args, result)):
+                if body(env.bind(name, e), args, result) is not True:
+                    return False
+            return True
+        return every
 
-    def quantify(env: DataEnv, args: Args, result: Any) -> Any:
-        elements = domain_values(domain(env, args, result))
-        return test(truthy(body(env.bind(name, e), args, result)) for e in elements)
-    return quantify
+    def some(env: DataEnv, args: Args, result: Any) -> bool:
+        for e in domain_values(domain(env, args, result)):
+            if body(env.bind(name, e), args, result) is True:
+                return True
+        return False
+    return some
 
 
 @_COMPILE.on(n.Outputs)

@@ -49,6 +49,8 @@ def is_number(v: object) -> bool:
 
 
 def values_equal(a: object, b: object) -> bool:
+    if type(a) is str:  # the common case, first: two texts (any other kind differs from one)
+        return type(b) is str and a == b
     if a is UNDEF or b is UNDEF:
         return False
     if isinstance(a, bool) or isinstance(b, bool):
@@ -171,13 +173,18 @@ def _length(v: Value) -> Value:
     return UNDEF
 
 
-def _str_fn(fn: Fn) -> Fn:
-    def run(*args: Value) -> Value:
-        if all(isinstance(a, str) for a in args):
-            return fn(*args)
-        return False if fn in (str.__contains__, str.startswith, str.endswith) else UNDEF
+def _str_fn(fn: Fn, arity: int) -> Fn:
+    """A string method as an operator of `arity` operands: false (a test) or ⊥ (a function)
+    when an operand is not a string."""
+    otherwise = False if fn in (str.__contains__, str.startswith, str.endswith) else UNDEF
+    if arity == 1:
+        def one(a: Value) -> Value:
+            return fn(a) if isinstance(a, str) else otherwise
+        return one
 
-    return run
+    def two(a: Value, b: Value) -> Value:
+        return fn(a, b) if isinstance(a, str) and isinstance(b, str) else otherwise
+    return two
 
 
 def _neg(a: Value) -> Value:
@@ -275,12 +282,12 @@ OPS: dict[str, OpSpec] = {
         OpSpec("abs", "abs", 1, _abs, True, "builtin"),
         OpSpec("min", "min", 2, _minmax(min), True, "builtin"),
         OpSpec("max", "max", 2, _minmax(max), True, "builtin"),
-        OpSpec("contains", "contains", 2, _str_fn(str.__contains__), False, "builtin"),
-        OpSpec("startswith", "startswith", 2, _str_fn(str.startswith), False, "builtin"),
-        OpSpec("endswith", "endswith", 2, _str_fn(str.endswith), False, "builtin"),
-        OpSpec("lower", "lower", 1, _str_fn(str.lower), True, "builtin"),
-        OpSpec("upper", "upper", 1, _str_fn(str.upper), True, "builtin"),
-        OpSpec("strip", "strip", 1, _str_fn(str.strip), True, "builtin"),
+        OpSpec("contains", "contains", 2, _str_fn(str.__contains__, 2), False, "builtin"),
+        OpSpec("startswith", "startswith", 2, _str_fn(str.startswith, 2), False, "builtin"),
+        OpSpec("endswith", "endswith", 2, _str_fn(str.endswith, 2), False, "builtin"),
+        OpSpec("lower", "lower", 1, _str_fn(str.lower, 1), True, "builtin"),
+        OpSpec("upper", "upper", 1, _str_fn(str.upper, 1), True, "builtin"),
+        OpSpec("strip", "strip", 1, _str_fn(str.strip, 1), True, "builtin"),
         OpSpec("entities", "entities", 1, _entities, True, "builtin"),
         OpSpec("matches", "matches", 2, _matches, False, "builtin"),
         *(OpSpec(kind, kind, 1, _kind(kind), True, "builtin") for kind in KINDS),

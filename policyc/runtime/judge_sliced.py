@@ -22,6 +22,7 @@ from itertools import product
 from typing import Any, Callable, Collection, Mapping, cast
 
 from policyc.tables.atoms import reads_result
+from policyc.tables.counting import remember
 from policyc.tables.rule import RuleRun, RuleTable, and3, combine, not3, or3
 from policyc.ir.ops import value_key
 from policyc.tables.slicing import FRESH, SliceRun, SliceTable
@@ -52,13 +53,15 @@ def _reads_result_for(table: SliceTable, tool: str) -> bool:
         any(reads_result(term) for term in table.touch.get(tool, ()))
 
 
-def _fresh_accepting(run: SliceRun, tool: str, args: Mapping[str, object], externs: Externs) -> bool:
+def _fresh_accepting(run: SliceRun, tool: str, args: Mapping[str, object], externs: Externs,
+                     letters: tuple[int, ...] | None = None) -> bool:
     """Whether every value the call's result may bring into the domain (one the run has not
     met, whatever its static conditions, or one it met outside the domain) has an accepting
     instance after the call, whatever the result. The call's arguments do not hold such a
     value (those are named, and judged as such), so the letters are those of a value apart."""
     t = run.table
-    letters = t.alphabet.proposal_letters(tool, args, FRESH, externs, run.context)
+    if letters is None:  # `letters`: the call's letters for a value apart, when read already
+        letters = t.alphabet.proposal_letters(tool, args, FRESH, externs, run.context)
     states = [(mask, state) for mask, state in run.fresh.items()] + list(run.groups)
     for mask, state in states:
         dfa = t.bodies.get(mask)
@@ -67,9 +70,13 @@ def _fresh_accepting(run: SliceRun, tool: str, args: Mapping[str, object], exter
     return True
 
 
-def _slice_outcomes(run: SliceRun, tool: str, args: Mapping[str, object], externs: Externs, unknown: bool) -> Outcomes:
+def _slice_outcomes(run: SliceRun, tool: str, args: Mapping[str, object], externs: Externs, unknown: bool,
+                    memo: dict[tuple[object, ...], Outcomes] | None = None) -> Outcomes:
     """What a sliced part may be after the proposed call: (verdicts, accepting values);
-    `unknown`: whether the call's result may name values of the variable."""
+    `unknown`: whether the call's result may name values of the variable. A call that names
+    no value (its terms on the variable read its result, not known yet) is judged by the
+    run's groups and fresh instances and the call's letters for a value apart alone: kept in
+    `memo` so."""
     t = run.table
     if run.blind:  # reads the run's constants, which this run was not given: anything may come
         return ALL, EITHER
@@ -79,6 +86,7 @@ def _slice_outcomes(run: SliceRun, tool: str, args: Mapping[str, object], extern
     plan = t.call_plan(tool)
     one = args.get(plan[0], UNDEF) if plan is not None else UNDEF
     named_letters: tuple[int, ...] | None = None
+    value_letters: dict[object, tuple[int, ...]] = {}
     if plan is not None and (type(one) is str or type(one) is int):  # the per-id shape: one value, fixed letters
         mentioned: dict[object, object] = {value_key(one): one}
         new_domain: Collection[object] = tuple(mentioned) if plan[3] else ()
@@ -90,7 +98,20 @@ def _slice_outcomes(run: SliceRun, tool: str, args: Mapping[str, object], extern
         for value in t.touched_values(tool, args, UNDEF, externs, run.context) + dom:
             mentioned.setdefault(value_key(value), value)
         new_domain = {value_key(v) for v in dom}
-        fresh_letters = t.alphabet.proposal_letters(tool, args, FRESH, externs, run.context)
+        # the fresh instances' letters and each named value's, the atoms not on the value read once
+        fresh_letters, *each = t.alphabet.proposal_letters_of(tool, args, [FRESH, *mentioned.values()], externs,
+                                                             run.context)
+        value_letters = dict(zip(mentioned, each))
+        if not mentioned and memo is not None:
+            memo_key: tuple[object, ...] = (run.signature(), tuple(run.fresh.items()) if unknown else None,
+                                            fresh_letters, unknown)
+            found = memo.get(memo_key)
+            if found is None:
+                found = _outcomes_of(t.kind, [(t.bodies[mask], _successors(t.bodies[mask], state, fresh_letters))
+                                              for (mask, state), group in run.groups.items() if group.in_domain > 0],
+                                     unknown, lambda: _fresh_accepting(run, tool, args, externs, fresh_letters))
+                remember(memo, memo_key, found)
+            return found
     named: dict[int, int] = {}  # per group (by id): its members in the domain that the call names
     for key in mentioned:
         group = run.where.get(key)
@@ -110,16 +131,22 @@ def _slice_outcomes(run: SliceRun, tool: str, args: Mapping[str, object], extern
             state = run.fresh[mask]
         if key in run.domain or key in new_domain:
             dfa = t.bodies[mask]
-            letters = named_letters if named_letters is not None else \
-                t.alphabet.proposal_letters(tool, args, value, externs, run.context)
+            letters = named_letters if named_letters is not None else value_letters[key]
             instances.append((dfa, _successors(dfa, state, letters)))
-    if t.kind == "forall":
+    return _outcomes_of(t.kind, instances, unknown, lambda: _fresh_accepting(run, tool, args, externs))
+
+
+def _outcomes_of(kind: str, instances: list[tuple[DfaTable, list[int]]], unknown: bool,
+                 fresh_accepting: Callable[[], bool]) -> Outcomes:
+    """The outcomes of a sliced part from its in-domain instances' states after the call
+    (`fresh_accepting`: `_fresh_accepting`, asked only when it matters)."""
+    if kind == "forall":
         if any(all(dfa.verdict[q] == VIOLATED for q in after) for dfa, after in instances):
             return frozenset((VIOLATED,)), frozenset((False,))
         if any(all(not dfa.accepting[q] for q in after) for dfa, after in instances):
             return ALL, frozenset((False,))
         if all(all(dfa.accepting[q] for q in after) for dfa, after in instances) and \
-                (not unknown or _fresh_accepting(run, tool, args, externs)):
+                (not unknown or fresh_accepting()):
             return ALL, frozenset((True,))  # every instance satisfied if the run ended here
         return ALL, EITHER
     if any(all(dfa.verdict[q] == SATISFIED for q in after) for dfa, after in instances):
@@ -203,6 +230,9 @@ class SlicedJudge:
         self.moved_by = moved_by(table)
         self._unknown: dict[tuple[int, str], bool] = {}  # per (sliced part, tool): `_reads_result_for`
         self._per_id: dict[tuple[object, ...], Outcomes] = {}  # `_named_outcomes`
+        self._idle: dict[tuple[object, ...], Outcomes] = {}  # `outcomes` of a call that moves no part
+        # per part, `_slice_outcomes` of a call naming no value
+        self._unnamed: list[dict[tuple[object, ...], Outcomes]] = [{} for _ in table.parts]
         # what each tool a sliced part reads asks of a proposal, known when the monitor is made
         # rather than at the tool's first proposal (another tool's is found then: it is None)
         for k, part in enumerate(table.parts):
@@ -224,6 +254,27 @@ class SlicedJudge:
 
     def outcomes(self, run: RuleRun, tool: str, args: Mapping[str, object]) -> Outcomes:
         """Every (verdict, accepting) the rule may have once the proposed call ran."""
+        if self.moved_by is not None and tool not in self.moved_by:
+            return self._idle_outcomes(run, tool, args)
+        return self._outcomes(run, tool, args)
+
+    def _idle_outcomes(self, run: RuleRun, tool: str, args: Mapping[str, object]) -> Outcomes:
+        """`_outcomes` of a call that moves no part (a terminal call, judged on what it leaves
+        owed): every part reads the `other` letter, which loops, and names no value, so the
+        outcomes depend only on where the parts stand (a plain part's state, a sliced part's
+        `signature` and whether it is followed; a part over a tuple, also its fresh state and
+        whether some member of its domains' product sits there), not on the tool or its
+        arguments. Memoised so."""
+        memo = tuple(state if isinstance(state, int) else
+                     (state.blind, state.signature(), tuple(state.fresh.items()), state.unnamed() > 0) if state.parts
+                     else (state.blind, state.signature()) for state in run.states)
+        found = self._idle.get(memo)
+        if found is None:
+            found = self._outcomes(run, tool, args)
+            remember(self._idle, memo, found)
+        return found
+
+    def _outcomes(self, run: RuleRun, tool: str, args: Mapping[str, object]) -> Outcomes:
         parts = self.table.parts
         if self.table.skeleton == 0 and isinstance(parts[0], SliceTable):  # one sliced part: the rule
             unknown = self._unknown.get((0, tool))
@@ -258,7 +309,7 @@ class SlicedJudge:
         plan = t.call_plan(tool)
         one = args.get(plan[0], UNDEF) if plan is not None else UNDEF
         if plan is None or run.blind or not (type(one) is str or type(one) is int):
-            return _slice_outcomes(run, tool, args, self.externs, unknown)
+            return _slice_outcomes(run, tool, args, self.externs, unknown, self._unnamed[k])
         key = value_key(one)
         group = run.where.get(key)
         if group is None:  # a value the run has not met: a fresh instance, if its conditions have one

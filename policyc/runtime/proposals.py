@@ -85,6 +85,7 @@ class Proposals:
         self._moving: dict[tuple[str, int], Moving] = {}
         self._scopes: dict[str, tuple[int, ...] | None] = {}
         self._scope_readers: dict[str, Callable[[tuple[int, ...]], object] | None] = {}
+        self._starts: tuple[list[int], list[int]] | None = None  # `start`'s plan
 
     # ------------------------------------------------------------ runs
 
@@ -94,7 +95,14 @@ class Proposals:
         space = self.space
         if context is None:
             return space.initial
-        return space.intern(tuple(t.start_state(context) for t in space.tables))
+        if self._starts is None:  # each rule's start, and the rules whose start reads the constants
+            self._starts = ([t.initial for t in space.tables], [i for i, t in enumerate(space.tables) if t.initials])
+        states, reading = self._starts
+        states = list(states)
+        tables = space.tables
+        for i in reading:
+            states[i] = tables[i].start_state(context)
+        return space.intern(tuple(states))
 
     def mask(self, tool: str, args: Mapping[str, Any], result: object = UNDEF, known_only: bool = False, env: Any = None,
              skip: int = 0) -> int:

@@ -71,7 +71,10 @@ class Constants:
 
     def knows(self, groups: Iterable[str]) -> bool:
         """Whether these constants ("request", "metrics") are all known."""
-        return all((self.request if g == "request" else self.metrics) is not UNKNOWN for g in groups)
+        for group in groups:
+            if (self.request if group == "request" else self.metrics) is UNKNOWN:
+                return False
+        return True
 
 
 NO_CONSTANTS = Constants()

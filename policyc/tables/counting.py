@@ -95,7 +95,7 @@ _MISSING = object()  # not in a memo
 _NOTHING: frozenset[Any] = frozenset()  # no slots
 
 
-def _remember(memo: dict[K, V], key: K, value: V) -> None:
+def remember(memo: dict[K, V], key: K, value: V) -> None:
     """Keep `value` under `key` in a memo of a pure function, starting the memo afresh past
     `MEMO_LIMIT` entries (what it answers never depends on what it kept)."""
     if len(memo) >= MEMO_LIMIT:
@@ -601,7 +601,7 @@ class Rules:
         found = self._values.get(memo)
         if found is None:
             found = self._rule_values(state, relaxed)
-            _remember(self._values, memo, found)
+            remember(self._values, memo, found)
         return found
 
     def _rule_values(self, state: State, relaxed: bool) -> list[bool | None]:
@@ -699,7 +699,7 @@ class Rules:
         if found is not _MISSING:
             return found  # type: ignore[return-value]
         result = self._step(state, move, filling, relaxed, keep, even_lost, track_new)
-        _remember(self._steps, memo, result)
+        remember(self._steps, memo, result)
         return result
 
     def _step(self, state: State, move: SearchMove, filling: Filling, relaxed: bool, keep: frozenset[int],
@@ -711,7 +711,7 @@ class Rules:
         absent = self._absent.get(filling)
         if absent is None:
             absent = frozenset(s for filler, slots in filling if filler == ABSENT for s in slots)
-            _remember(self._absent, filling, absent)
+            remember(self._absent, filling, absent)
         counts = dict(tokens)
         named: list[tuple[Profile | None, frozenset[Slot]]] = []  # None: a new value
         for filler, slots in filling:
@@ -745,7 +745,7 @@ class Rules:
             fresh_after = self._fresh[(fresh, key, mask, absent)]
         except KeyError:
             fresh_after = self._fresh_after(fresh, key, mask, absent)
-            _remember(self._fresh, (fresh, key, mask, absent), fresh_after)
+            remember(self._fresh, (fresh, key, mask, absent), fresh_after)
         if fresh_after is None:
             return None
         result = (plain_after, fresh_after, self.canonical(after, relaxed, keep))
@@ -834,7 +834,7 @@ class Rules:
             drop = dropped.get((profile, plain_drop))
             if drop is None:
                 drop = self._drops(profile, plain_drop)
-                _remember(dropped, (profile, plain_drop), drop)
+                remember(dropped, (profile, plain_drop), drop)
             if not drop:
                 out.append((profile, count))
         out.sort()
@@ -1014,7 +1014,7 @@ class CountingSpace:
                 found = tuple(fillings(slots, tokens, optional, allow_new, allow_witness))
             except TooManyFillings as exc:
                 found = exc.slots
-            _remember(self._fillings, memo, found)
+            remember(self._fillings, memo, found)
         if isinstance(found, int):
             raise TooManyFillings(found)
         return found
@@ -1281,7 +1281,7 @@ class CountingSpace:
         known = self._finish.get(view)
         if known is None:
             known = {}
-            _remember(self._finish, view, known)
+            remember(self._finish, view, known)
         found = known.get(start)
         if found is not None:
             return found
@@ -1299,7 +1299,7 @@ class CountingSpace:
             moving = [tuple((j, x) for j, (k, x) in enumerate(zip(tables_at, letters)) if rules._table_moves(k, x))
                       for _, letters, _ in steps]
             calls = list(zip(steps, moving))
-            _remember(self._value_steps, view, calls)
+            remember(self._value_steps, view, calls)
 
         # the view's steps, kept across searches: per (automata's states, call), where the call
         # takes them (None: some automaton violated); per (value's entries, call), where it may
@@ -1307,7 +1307,7 @@ class CountingSpace:
         cache = self._value_next.get(view)
         if cache is None or len(cache[0]) + len(cache[1]) >= MEMO_LIMIT:
             cache = ({}, {}, {}, {})
-            _remember(self._value_next, view, cache)
+            remember(self._value_next, view, cache)
         plain_next, part_next, plain_done, part_done = cache
 
         def done(p: tuple[int, ...], prof: tuple[int, ...]) -> bool:

@@ -25,9 +25,10 @@ from policyc.ir import nodes as n
 from policyc.ir.closures import compile_term
 from policyc.ir.data import DataEnv
 from policyc.ir import ops
-from policyc.ir.ops import UNDEF, truthy
+from policyc.ir.ops import UNDEF
 from policyc.ir.printer import show
 from policyc.ir.serialize import NodeTableError, dump_nodes, load_nodes
+from policyc.ir.walk import free_vars
 
 from policyc.tables.atoms import constant_groups, reads_call, reads_result
 from policyc.tables.shape import TableError, check_int, field, mask_key, read_int, read_list
@@ -50,30 +51,20 @@ class ToolLetters:
     result_bits: int  # bits of atoms that read the call's result
 
 
-BindingReader = Callable[[Mapping[str, Any], object], bool]
+def shared_env(externs: Mapping[str, Callable[..., object]] | None, context: Any = None) -> DataEnv:
+    """An environment binding no variable, for closures given the call's arguments and result:
+    the run's own (`RunContext.env`) when it has these externs, else a new one."""
+    env: DataEnv | None = getattr(context, "env", None)
+    if env is not None and (env.externs is externs or env.externs == (externs or {})):
+        return env
+    return DataEnv({}, None, UNDEF, context, externs or {}, None if context is None else 0)
 
 
-def binding_reader(atom: n.Term, var: str | None) -> BindingReader | None:
-    """A binding atom of a sliced rule, `arg == var` or `arg != var` (either side), as a function
-    of (arguments, the variable's value): the common atom, read without building an
-    environment. None for any other atom (evaluated by its closure)."""
-    if var is None or not (isinstance(atom, n.Op) and atom.op in ("eq", "ne") and len(atom.args) == 2):
-        return None
-    left, right = atom.args
-    compare = ops.OPS[atom.op].fn
-    if isinstance(left, n.Arg) and isinstance(right, n.Var) and right.name == var:
-        name = left.name
-        return lambda args, value: compare(args.get(name, UNDEF), value) is True
-    if isinstance(left, n.Var) and left.name == var and isinstance(right, n.Arg):
-        name = right.name
-        return lambda args, value: compare(value, args.get(name, UNDEF)) is True
-    if atom.op == "eq" and isinstance(left, n.Arg) and isinstance(right, n.Index) and right.base == n.Var(var) \
-            and isinstance(right.index, n.Lit) and type(right.index.value) is int and right.index.value >= 0:
-        # `arg == (s, v)[k]` of a part over a tuple (a list of values; the fresh binding is none)
-        name, k = left.name, right.index.value
-        return lambda args, value: type(value) is list and len(value) > k and \
-            compare(args.get(name, UNDEF), value[k]) is True
-    return None
+#: Per tool, how its atoms read the variable's value (`Alphabet._value_plan`).
+_ValuePlan = tuple[tuple[tuple[int, Callable[..., Any]], ...],
+                   tuple[tuple[int, Callable[[Any, Any], Any], Callable[..., Any], bool, int | None], ...],
+                   tuple[tuple[int, Callable[..., Any]], ...]]
+_FAILED = (TypeError, ValueError, OverflowError, RecursionError)
 
 
 @dataclass(frozen=True)
@@ -87,8 +78,7 @@ class Alphabet:
     exact: bool = True  # every impossible combination was pruned
     _by_known: dict[str, dict[int, tuple[int, ...]]] = dataclass_field(default_factory=dict, compare=False, repr=False)
     _plain: dict[str, int | None] = dataclass_field(default_factory=dict, compare=False, repr=False)
-    _binding: dict[str, tuple[BindingReader | None, ...]] = dataclass_field(default_factory=dict, compare=False,
-                                                                             repr=False)
+    _plans: dict[str, _ValuePlan] = dataclass_field(default_factory=dict, compare=False, repr=False)
 
     @property
     def size(self) -> int:
@@ -97,25 +87,79 @@ class Alphabet:
     def _mask(self, tool: str, letters: ToolLetters, args: Mapping[str, object] | None, result: object,
               value: object, externs: Mapping[str, Callable[..., object]] | None, skip: int = 0,
               context: object = None) -> int:
-        readers = self._binding.get(tool)
-        if readers is None:
-            readers = self._binding[tool] = tuple(binding_reader(self.atoms[i], self.var) for i in letters.atoms)
-        mask = 0
-        env = None
-        for bit, index in enumerate(letters.atoms):
-            if skip >> bit & 1:
-                continue
-            reader = readers[bit]
-            if reader is not None:
-                true = reader(args if args is not None else {}, value)
-            else:
-                if env is None:
-                    env = self._env(args, result, value, externs, context)
-                true = truthy(compile_term(self.atoms[index])(env, env.args if env.args is not None else {},
-                                                              env.result))
-            if true:
-                mask |= 1 << bit
-        return mask
+        return self._masks(tool, letters, args, result, (value,), externs, skip, context)[0]
+
+    def _value_plan(self, tool: str, letters: ToolLetters) -> _ValuePlan:
+        """How the tool's atoms read the variable's value (`_masks`), worked out once per tool:
+        atoms that do not read it; atoms `term == var` or `term != var` (either side) whose
+        term does not read it, or `term == var[k]` for the component k of a part over a tuple;
+        the others."""
+        plan = self._plans.get(tool)
+        if plan is None:
+            fixed: list[tuple[int, Callable[..., Any]]] = []
+            against: list[tuple[int, Callable[[Any, Any], Any], Callable[..., Any], bool, int | None]] = []
+            general: list[tuple[int, Callable[..., Any]]] = []
+            var = self.var
+            for bit, index in enumerate(letters.atoms):
+                atom = self.atoms[index]
+                if var is None or var not in free_vars(atom):
+                    fixed.append((bit, compile_term(atom)))
+                    continue
+                if isinstance(atom, n.Op) and atom.op in ("eq", "ne") and len(atom.args) == 2:
+                    left, right = atom.args
+                    for side, other, var_left in ((right, left, True), (left, right, False)):
+                        if var in free_vars(side):
+                            continue
+                        if isinstance(other, n.Var) and other.name == var:
+                            against.append((bit, ops.OPS[atom.op].fn, compile_term(side), var_left, None))
+                            break
+                        if isinstance(other, n.Index) and other.base == n.Var(var) and isinstance(other.index, n.Lit) \
+                                and type(other.index.value) is int and other.index.value >= 0:
+                            # `term == (s, v)[k]` of a part over a tuple: the value's component k
+                            against.append((bit, ops.OPS[atom.op].fn, compile_term(side), var_left, other.index.value))
+                            break
+                    else:
+                        general.append((bit, compile_term(atom)))
+                    continue
+                general.append((bit, compile_term(atom)))
+            plan = self._plans[tool] = (tuple(fixed), tuple(against), tuple(general))
+        return plan
+
+    def _masks(self, tool: str, letters: ToolLetters, args: Mapping[str, object] | None, result: object,
+               values: Sequence[object], externs: Mapping[str, Callable[..., object]] | None, skip: int = 0,
+               context: object = None) -> list[int]:
+        """The truth mask of the tool's atoms (bits in `skip` left false) for one call, per
+        binding of the variable in `values`: an atom that does not read the variable is
+        evaluated once for all of them, and the term a binding atom compares the variable
+        with once (the same truths as evaluating each atom per value)."""
+        fixed, against, general = self._value_plan(tool, letters)
+        call_args = args if args is not None else {}
+        env = shared_env(externs, context)  # the atoms read here read neither the value nor env's call
+        base = 0
+        for bit, closure in fixed:
+            if not skip >> bit & 1 and closure(env, call_args, result) is True:
+                base |= 1 << bit
+        sides = [(bit, fn, closure(env, call_args, result), var_left, k) for bit, fn, closure, var_left, k in against
+                 if not skip >> bit & 1]
+        rest = [(bit, closure) for bit, closure in general if not skip >> bit & 1]
+        out = []
+        for value in values:
+            mask = base
+            for bit, fn, side, var_left, k in sides:
+                mine = value if k is None else value[k] if type(value) is list and len(value) > k else UNDEF
+                try:
+                    true = (fn(mine, side) if var_left else fn(side, mine)) is True
+                except _FAILED:
+                    true = False  # a failed operation is ⊥, and ⊥ is not true
+                if true:
+                    mask |= 1 << bit
+            if rest:
+                bound = self._env(args, result, value, externs, context)
+                for bit, closure in rest:
+                    if closure(bound, call_args, result) is True:
+                        mask |= 1 << bit
+            out.append(mask)
+        return out
 
     def _env(self, args: Mapping[str, object] | None, result: object, value: object,
              externs: Mapping[str, Callable[..., object]] | None, context: Any = None) -> DataEnv:
@@ -136,12 +180,19 @@ class Alphabet:
                externs: Mapping[str, Callable[..., object]] | None = None, context: object = None) -> int:
         """The letter of an executed call (`value`: the binding of `var` for a slice instance;
         `context`: the run's constants and history stores, which some atoms read)."""
+        return self.letters(tool, args, result, (value,), externs, context)[0]
+
+    def letters(self, tool: str, args: Mapping[str, object], result: object, values: Sequence[object],
+                externs: Mapping[str, Callable[..., object]] | None = None, context: object = None) -> list[int]:
+        """`letter` of one executed call for each binding of `var` in `values`, the atoms
+        that do not read it evaluated once (`_masks`)."""
         letters = self.tools.get(tool)
         if letters is None:
-            return self.other
-        mask = self._mask(tool, letters, args, result, value, externs, 0, context) if letters.atoms else 0
+            return [self.other] * len(values)
+        masks = self._masks(tool, letters, args, result, values, externs, 0, context) if letters.atoms else \
+            [0] * len(values)
         try:
-            return letters.letters[mask]
+            return [letters.letters[mask] for mask in masks]
         except KeyError:
             raise AlphabetError(f"call to `{tool}` made guard atoms true together that cannot be") from None
 
@@ -149,17 +200,25 @@ class Alphabet:
                          externs: Mapping[str, Callable[..., object]] | None = None,
                          context: object = None) -> tuple[int, ...]:
         """The letters a proposed call may turn out to be, whatever its result."""
+        return self.proposal_letters_of(tool, args, (value,), externs, context)[0]
+
+    def proposal_letters_of(self, tool: str, args: Mapping[str, object], values: Sequence[object],
+                            externs: Mapping[str, Callable[..., object]] | None = None,
+                            context: object = None) -> list[tuple[int, ...]]:
+        """`proposal_letters` for each binding of `var` in `values`, the atoms that do not
+        read it evaluated once (`_masks`)."""
         letters = self.tools.get(tool)
         if letters is None:
-            return (self.other,)
-        known = self._mask(tool, letters, args, UNDEF, value, externs, letters.result_bits, context)
+            return [(self.other,)] * len(values)
         groups = self._by_known.get(tool)
         if groups is None:
             by_known: dict[int, list[int]] = {}
             for mask, letter in letters.letters.items():
                 by_known.setdefault(mask & ~letters.result_bits, []).append(letter)
             groups = self._by_known[tool] = {k: tuple(sorted(v)) for k, v in by_known.items()}
-        return groups.get(known, ())
+        masks = self._masks(tool, letters, args, UNDEF, values, externs, letters.result_bits, context) \
+            if letters.atoms else [0] * len(values)
+        return [groups.get(known, ()) for known in masks]
 
     def tool_of(self, letter: int) -> str | None:
         """The tool of a letter; None for the letter of any other tool."""
@@ -287,16 +346,20 @@ class DfaTable:
         start state of the truth of the static atoms they give; otherwise `initial`, the free
         variant's start, which judges by every value the unknown constants could take (a rule is
         violated there only when it is for all of them)."""
-        if not self.initials or context is None or not context.knows(self.constant_groups):  # type: ignore[attr-defined]
+        if not self.initials or context is None:
+            return self.initial
+        plan: tuple[frozenset[str], tuple[Callable[..., Any], ...], dict[int, int]] | None = self._memo.get("start")
+        if plan is None:  # what a start reads, found once: the constants, the static atoms' closures, the starts
+            plan = self._memo["start"] = (self.constant_groups, tuple(compile_term(a) for a in self.static_atoms),
+                                          dict(self.initials))
+        groups, tests, starts = plan
+        if not context.knows(groups):  # type: ignore[attr-defined]
             return self.initial
         env = context.env  # type: ignore[attr-defined]
         mask = 0
-        for i, atom in enumerate(self.static_atoms):
-            if truthy(compile_term(atom)(env, None, UNDEF)):
+        for i, test in enumerate(tests):
+            if test(env, None, UNDEF) is True:
                 mask |= 1 << i
-        starts: dict[int, int] | None = self._memo.get("initials")
-        if starts is None:
-            starts = self._memo["initials"] = dict(self.initials)
         return starts.get(mask, self.initial)
 
     def step(self, state: int, letter: int) -> int:

@@ -43,7 +43,7 @@ from policyc.ir.ops import UNDEF, truthy, value_key
 from policyc.ir.serialize import NodeTableError, dump_nodes, load_nodes
 
 from policyc.tables.atoms import constant_groups
-from policyc.tables.dfa import OPEN, SATISFIED, VIOLATED, Alphabet, AlphabetError, DfaTable
+from policyc.tables.dfa import OPEN, SATISFIED, VIOLATED, Alphabet, AlphabetError, DfaTable, shared_env
 from policyc.tables.shape import TableError, check_int, field, is_int, mask_key, read_int, read_list, read_str
 
 
@@ -155,6 +155,8 @@ class SliceTable:
 
     def static_mask(self, value: object, context: object = None) -> int:
         """The truth of the static atoms for a value (`context`: the run's constants)."""
+        if not self.static_atoms:
+            return 0
         env = DataEnv({self.var: value}, None, UNDEF, context, {}, None if context is None else 0)  # type: ignore[arg-type]
         return sum(1 << i for i, a in enumerate(self.static_atoms) if truthy(eval_term(a, env)))
 
@@ -207,9 +209,12 @@ class SliceTable:
 
     def touched_values(self, tool: str, args: Mapping[str, Any], result: object,
                        externs: Mapping[str, Callable[..., object]] | None, context: object = None) -> list[object]:
-        env = DataEnv({}, None, UNDEF, context, externs or {}, None if context is None else 0)  # type: ignore[arg-type]
+        terms = self.touch.get(tool, ())
+        if not terms:
+            return []
+        env = shared_env(externs, context)
         out = []
-        for term in self.touch.get(tool, ()):
+        for term in terms:
             value = compile_term(term)(env, args, result)
             if value is not UNDEF:
                 out.append(value)
@@ -423,9 +428,11 @@ class SliceRun:
         for value in mentioned:
             keys.setdefault(self._admit(value), value)
         before = {key: self._remove(key) for key in keys}
-        fresh_letter = t.alphabet.letter(tool, args, result, FRESH, externs, self.context)
+        # the fresh instances' letter and each named value's, the atoms not on the value read once
+        fresh_letter, *named = t.alphabet.letters(tool, args, result, [FRESH, *(self.values[k] for k in before)],
+                                                  externs, self.context)
         self._step_groups(fresh_letter)
-        self._place_named(before, dom, tool, args, result, externs)
+        self._place_named(before, named, dom)
 
     def _step_tuples(self, tool: str, args: Mapping[str, Any], result: object,
                      externs: Mapping[str, Callable[..., object]] | None) -> None:
@@ -480,14 +487,12 @@ class SliceRun:
         self.groups = moved
         self.fresh = {mask: t.bodies[mask].delta[s][fresh_letter] for mask, s in self.fresh.items()}
 
-    def _place_named(self, before: Mapping[object, tuple[int, int]], dom: list[object], tool: str,
-                     args: Mapping[str, Any], result: object,
-                     externs: Mapping[str, Callable[..., object]] | None) -> None:
-        """Step the instances of the values the call names (taken out of their groups before)."""
+    def _place_named(self, before: Mapping[object, tuple[int, int]], letters: list[int], dom: list[object]) -> None:
+        """Step the instances of the values the call names (taken out of their groups before),
+        each on its letter (in the order of `before`)."""
         t = self.table
         dom_keys = {value_key(v) for v in dom} if dom else ()
-        for key, (mask, state) in before.items():
-            letter = t.alphabet.letter(tool, args, result, self.values[key], externs, self.context)
+        for (key, (mask, state)), letter in zip(before.items(), letters):
             if key in dom_keys:
                 self.domain.add(key)
             self._place(key, mask, t.bodies[mask].delta[state][letter])
