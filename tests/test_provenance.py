@@ -360,7 +360,8 @@ def test_a_rule_the_gate_calls_decided_does_not_depend_on_the_proposed_result(lo
     automaton's: their verdict at the end is the reference's.)"""
     policy, monitor = looking_up
     judged = {r.name for r in monitor.artifact.rules if r.automaton is None}  # by the evaluator
-    assert judged == {"paid_what_was_looked_up", "looked_up_before"}
+    # `paid_what_was_looked_up` names its two values by `==` in one lookup: compiled per pair
+    assert judged == {"looked_up_before"}
     run = monitor.start(mode="tolerate")
     done: list[tuple] = []
     for tool, args, result in calls:
@@ -386,9 +387,10 @@ def test_a_refund_is_judged_on_the_lookups_before_it(looking_up):
     assert {f.rule for f in decision.findings} == {"paid_what_was_looked_up", "looked_up_before"}
     assert run.propose("refund", {"order_id": "A", "amount": 5}).findings == ()
     # a new total; `lookups_that_failed_stay_alone` reads its own result too, but it is compiled
-    # (detectable): its break is reported once the result is known, as every detectable rule's
-    assert [u.split(":")[0] for u in run.propose("lookup", {"order_id": "B"}).undecided] == [
-        "rule `paid_what_was_looked_up`"]
+    # (detectable): its break is reported once the result is known, as every detectable rule's;
+    # `paid_what_was_looked_up`, judged per pair of values, is not read by the joint search
+    (open_,) = run.propose("lookup", {"order_id": "B"}).undecided
+    assert open_.startswith("whether paid_what_was_looked_up (judged per value) can still hold"), open_
 
 
 def test_the_gate_keeps_one_index_per_run(gated):

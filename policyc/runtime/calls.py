@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import unicodedata
+from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
 from policyc.ir.ops import UNDEF
@@ -282,9 +283,9 @@ def typed_args(sig: ToolSignature) -> Callable[[Any], bool]:
 
 
 _NONE: frozenset[type] = frozenset((type(None),))
-_SURE_PLAIN: dict[Type, frozenset[type]] = {
+_SURE_PLAIN: Mapping[Type, frozenset[type]] = MappingProxyType({
     STR: frozenset((str,)), FLOAT: frozenset((float,)), BOOL: frozenset((bool,)), NULL: _NONE, ANY: _TEXT_SCALARS,
-}
+})
 
 
 def _sure_plain(t: Type) -> frozenset[type]:
