@@ -129,3 +129,20 @@ def outcomes(tool, args) -> list[tuple]:
     failed = CallArgs(dict(args), {"error": True})
     return [(tool, failed if fails else dict(args), {"ok": ok})
             for ok in (True, False) for fails in (False, True)] + [(tool, failed, "boom")]
+
+
+def check_decision(oracle, policy, prefix, tool, args, decision) -> None:
+    """The completion oracle's judgement of a decision on a proposed call after `prefix` (from
+    which the run can still comply): a call refused by some rule has no outcome after which
+    the run can comply; a call decided without an open question has one. A call whose
+    outcomes the oracle cannot search within its budget is no example (`assume`)."""
+    from hypothesis import assume
+
+    refused = [f for f in decision.findings if f.kind in ("violation", "conflict", "owed")]
+    results = [oracle.completable(prefix + [c]) for c in outcomes(tool, args)]
+    assume(None not in results)
+    if refused:
+        assert not any(results), ([r.formula for r in policy.rules], prefix, tool, args,
+                                  [(f.rule, f.detail) for f in refused])
+    elif not decision.undecided:
+        assert any(results), ([r.formula for r in policy.rules], prefix, tool, args)

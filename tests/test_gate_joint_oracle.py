@@ -27,7 +27,7 @@ import threading
 
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from runtime_helpers import CompletionOracle, outcomes
+from runtime_helpers import CompletionOracle, check_decision, outcomes
 
 from generators import AGENT, NIGHTLY, PER_VALUE_SHAPES, _per_value_shape, pair_rules, per_value_rules, templates
 from policyc.artifact.build import build_artifact
@@ -124,15 +124,7 @@ def test_decided_calls_on_rules_over_pairs_agree_with_the_brute_force_oracle(pol
         if not before:
             continue
         tool, args, _ = data.draw(st.sampled_from(POOL + FINALS))
-        decision = judged(monitor, prefix, tool, args)
-        refused = [f for f in decision.findings if f.kind in ("violation", "conflict", "owed")]
-        results = [oracle.completable(prefix + [c]) for c in outcomes(tool, args)]
-        assume(None not in results)
-        if refused:
-            assert not any(results), ([r.formula for r in policy.rules], prefix, tool, args,
-                                      [(f.rule, f.detail) for f in refused])
-        elif not decision.undecided:
-            assert any(results), ([r.formula for r in policy.rules], prefix, tool, args)
+        check_decision(oracle, policy, prefix, tool, args, judged(monitor, prefix, tool, args))
 
 
 def test_undecided_decisions_are_rare():

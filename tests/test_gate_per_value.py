@@ -21,7 +21,7 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from runtime_helpers import CompletionOracle, outcomes
+from runtime_helpers import CompletionOracle, check_decision
 
 from generators import AGENT, NIGHTLY, pair_rules, per_value, templates
 from policyc.artifact.build import build_artifact
@@ -77,15 +77,7 @@ def test_a_decided_call_is_exact_for_the_whole_policy(policy, data):
         if not before:
             continue  # nothing can be saved any more: not a question about the next call
         tool, args, _ = data.draw(st.sampled_from(POOL + FINALS))
-        decision = run.propose(tool, args)
-        refused = [f for f in decision.findings if f.kind in ("violation", "conflict", "owed")]
-        results = [oracle.completable(prefix + [c]) for c in outcomes(tool, args)]
-        assume(None not in results)
-        if refused:
-            assert not any(results), ([r.formula for r in policy.rules], prefix, tool, args,
-                                      [(f.rule, f.detail) for f in refused])
-        elif not decision.undecided:
-            assert any(results), ([r.formula for r in policy.rules], prefix, tool, args)
+        check_decision(oracle, policy, prefix, tool, args, run.propose(tool, args))
 
 
 def test_a_per_value_rule_the_call_breaks_is_in_no_conflict():
