@@ -29,6 +29,14 @@ rule processes layer L5 weight 1:
 """
 
 
+class Text(str):
+    """Text of a subclass of str: a value no check may tell by its Python type at a glance."""
+
+
+class Count(int):
+    """A number of a subclass of int, likewise."""
+
+
 def policy_of(text: str, tools: str = TOOLS):
     policy, diagnostics = check_text(tools + text, "test.altl")
     assert policy is not None, render_text(diagnostics)

@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from policyc.runtime.calls import _plain_json, _value_problem
+from runtime_helpers import Count, Text
 from policyc.ir.types import (
     ANY, BOOL, FLOAT, INT, NULL, STR, DictT, EnumT, ListT, OptionalT, Prim, RecordT, has_type, value_problems,
 )
@@ -25,17 +26,9 @@ TYPES = st.recursive(
     max_leaves=6,
 )
 
-class _Text(str):
-    """Text of a subclass of str: not told by its Python type at a glance, checked in full."""
-
-
-class _Number(int):
-    """A number of a subclass of int."""
-
-
 VALUES = st.recursive(
     st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.floats(allow_nan=False, width=16),
-              st.sampled_from(["low", "high", "x", "", _Text("low"), _Number(2)])),
+              st.sampled_from(["low", "high", "x", "", Text("low"), Count(2)])),
     lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(FIELDS, inner, max_size=4)),
     max_leaves=10,
 )

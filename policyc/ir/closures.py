@@ -239,11 +239,15 @@ _FALSE_ON_UNDEF = ("contains", "startswith", "endswith")
 _FAILED = (TypeError, ValueError, OverflowError, RecursionError)
 
 
+def _on_undef(name: str) -> object:
+    """What an operator gives for a ⊥ operand without being applied: false for a test that
+    reads ⊥ as false, ⊥ for a strict one; None when it is applied to ⊥ like any value."""
+    return False if name in _FALSE_ON_UNDEF else UNDEF if OPS[name].strict else None
+
+
 def _binary(name: str, left: Compiled, right: Compiled) -> Compiled:
     """`apply_op(name, a, b)` without looking the operator up or packing its operands, per call."""
-    spec = OPS[name]
-    fn = spec.fn
-    on_undef: object = False if name in _FALSE_ON_UNDEF else UNDEF if spec.strict else None
+    fn, on_undef = OPS[name].fn, _on_undef(name)
 
     def binary(env: DataEnv, args: Args, result: Any) -> Any:
         a, b = left(env, args, result), right(env, args, result)
@@ -259,9 +263,7 @@ def _binary(name: str, left: Compiled, right: Compiled) -> Compiled:
 def _binary_literal(name: str, left: Compiled, literal: object) -> Compiled:
     """`_binary` with a literal right operand (`contains(lower(query), "code")`, `x == "rw"`),
     not read through a closure per call."""
-    spec = OPS[name]
-    fn = spec.fn
-    on_undef: object = False if name in _FALSE_ON_UNDEF else UNDEF if spec.strict else None
+    fn, on_undef = OPS[name].fn, _on_undef(name)
 
     def binary(env: DataEnv, args: Args, result: Any) -> Any:
         a = left(env, args, result)

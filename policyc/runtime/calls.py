@@ -21,12 +21,11 @@ from __future__ import annotations
 
 import json
 import unicodedata
-from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
 from policyc.ir.ops import UNDEF
 from policyc.ir.types import (
-    ANY, BOOL, FLOAT, INT, NULL, STR, DictT, EnumT, ListT, OptionalT, RecordT, ToolSignature, Type,
+    ANY, BOOL, FLOAT, INT, NULL, STR, DictT, EnumT, ListT, OptionalT, RecordT, ToolSignature, Type, sure_types,
 )
 from policyc.trace.formats.common import parse_result
 
@@ -282,18 +281,15 @@ def typed_args(sig: ToolSignature) -> Callable[[Any], bool]:
     return check
 
 
-_NONE: frozenset[type] = frozenset((type(None),))
-_SURE_PLAIN: Mapping[Type, frozenset[type]] = MappingProxyType({
-    STR: frozenset((str,)), FLOAT: frozenset((float,)), BOOL: frozenset((bool,)), NULL: _NONE, ANY: _TEXT_SCALARS,
-})
-
-
 def _sure_plain(t: Type) -> frozenset[type]:
-    """The Python types whose every value is plain JSON of type `t` (scalars only; integers
-    are not listed, their size is checked)."""
-    if isinstance(t, OptionalT):
-        return _sure_plain(t.inner) | _NONE
-    return _SURE_PLAIN.get(t, frozenset())
+    """The Python types whose every value is plain JSON of type `t`: the scalars `sure_types`
+    lists, without integers (their size is checked); any scalar of JSON for `any`."""
+    if (t.inner if isinstance(t, OptionalT) else t) is ANY:
+        return _TEXT_SCALARS
+    return sure_types(t) - _INT
+
+
+_INT: frozenset[type] = frozenset((int,))
 
 
 def call_identity(tool: str, args: Mapping[str, Any], *, checked: bool = False) -> str:

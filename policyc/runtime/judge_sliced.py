@@ -184,10 +184,13 @@ def _tuple_outcomes(run: SliceRun, tool: str, args: Mapping[str, object], extern
     certain: list[list[int]] = []  # per instance certainly in the domain after the call: its next states
     possible: list[list[int]] = []  # per instance that may be in the domain after the call
     counted = 0  # instances in the domain after the call
-    for key, value in [*((k, run.values[k]) for k in run.where), *((k, v) for k, v in named.items()
-                                                                    if k not in run.where)]:
-        letters = t.alphabet.proposal_letters(tool, args, value, externs, run.context) \
-            if key in named or by_result else fresh_letters
+    instances = [*((k, run.values[k]) for k in run.where), *((k, v) for k, v in named.items() if k not in run.where)]
+    own = [(k, v) for k, v in instances if k in named or by_result]  # read with their own letters
+    # each one's letters, the atoms that do not read the tuple read once
+    letters_of = dict(zip((k for k, _ in own), t.alphabet.proposal_letters_of(
+        tool, args, [v for _, v in own], externs, run.context)))
+    for key, _ in instances:
+        letters = letters_of.get(key, fresh_letters)
         group = run.where.get(key)
         after = _successors(dfa, run.fresh[0] if group is None else group.state, letters)
         if in_domain_after(key):

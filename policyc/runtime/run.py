@@ -91,9 +91,8 @@ class Run:
         if tool == MESSAGE and not self.monitor.observes(tool, "assistant"):  # the agent's calls are observed
             return Decision("allow", tool, args, len(self.state.seen))
         with self._lock:
+            self._check_open("propose a call")
             state = self.state
-            if state.report is not None or state.ended_by is not None:
-                self._check_open("propose a call")
             enf = state.enforcement
             # arguments that are not JSON data within bounds cannot be judged or identified: such
             # a call is refused as `deny` before any override or retry is considered (plain JSON
@@ -209,9 +208,8 @@ class Run:
             raise RunError(f"the {what} of `{tool}` {problem}; record a value that is JSON data "
                            "(such as its text)")
         with self._lock:
+            self._check_open("record a call" if actor == "assistant" else "record an event")
             state = self.state
-            if state.report is not None or state.ended_by is not None:
-                self._check_open("record a call" if actor == "assistant" else "record an event")
             if actor != "assistant":
                 self._add(tool, args, result, typed)
                 return

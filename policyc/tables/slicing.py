@@ -171,25 +171,19 @@ class SliceTable:
 
     def domain_values(self, tool: str, args: Mapping[str, Any], result: object) -> list[object]:
         """Values this call adds to the quantifier's domain (as the trace's `Values` reads them)."""
-        out: list[object] = []
-        for dtool, path, flatten in self.domain:
-            if dtool != tool or not path:
-                continue
-            value = path_value(result, path[1:]) if path[0] == "result" else path_value(args.get(path[0], UNDEF), path[1:])
-            if value is UNDEF or value is None:
-                continue
-            out.extend(value if flatten and isinstance(value, list) else [value])
-        return out
+        return [value for _, value in self.component_values(tool, args, result)]
 
     def component_values(self, tool: str, args: Mapping[str, Any], result: object) -> list[tuple[int, object]]:
-        """(component, value) of each value this call adds to a component's domain (arity > 1)."""
+        """(component, value) of each value this call adds to the domain: the component is 0
+        for a part over one variable, the entry's in `components` for a part over a tuple."""
         out: list[tuple[int, object]] = []
-        for (dtool, path, flatten), i in zip(self.domain, self.components):
+        for k, (dtool, path, flatten) in enumerate(self.domain):
             if dtool != tool or not path:
                 continue
             value = path_value(result, path[1:]) if path[0] == "result" else path_value(args.get(path[0], UNDEF), path[1:])
             if value is UNDEF or value is None:
                 continue
+            i = self.components[k] if self.components else 0
             out.extend((i, v) for v in (value if flatten and isinstance(value, list) else [value]))
         return out
 
@@ -197,8 +191,10 @@ class SliceTable:
                        externs: Mapping[str, Callable[..., object]] | None, context: object = None) -> list[object]:
         """The tuples this call names (arity > 1): per event of the tool, its terms' values,
         when every one is defined and not null (no member of a domain equals ⊥ or null)."""
-        env = DataEnv({}, None, UNDEF, context, externs or {}, None if context is None else 0)  # type: ignore[arg-type]
         terms = self.touch.get(tool, ())
+        if not terms:
+            return []
+        env = shared_env(externs, context)
         out: list[object] = []
         for k in range(0, len(terms), self.arity):
             values = [args.get(term.name, UNDEF) if type(term) is n.Arg else compile_term(term)(env, args, result)
@@ -444,9 +440,11 @@ class SliceRun:
         for value in t.touched_tuples(tool, args, result, externs, self.context):
             keys.setdefault(self._admit(value), value)
         before = {key: self._remove(key) for key in keys}
-        self._step_groups(t.alphabet.letter(tool, args, result, FRESH, externs, self.context))
-        for key, (mask, state) in before.items():
-            letter = t.alphabet.letter(tool, args, result, self.values[key], externs, self.context)
+        # the fresh instance's letter and each named tuple's, the atoms not on the tuple read once
+        fresh_letter, *named = t.alphabet.letters(tool, args, result, [FRESH, *(self.values[k] for k in before)],
+                                                  externs, self.context)
+        self._step_groups(fresh_letter)
+        for (key, (mask, state)), letter in zip(before.items(), named):
             self._place(key, mask, t.bodies[mask].delta[state][letter])
         for i, value in t.component_values(tool, args, result):
             self._extend(i, value)
