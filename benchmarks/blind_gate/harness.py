@@ -6,7 +6,11 @@ docs/runtime.md), `run.propose` / `run.record`, and the `Decision` fields `execu
 
 Times are CPU time of this thread (`time.thread_time_ns`), around `propose` alone and around
 `propose` plus `record` (the latter only for calls that ran), for policyc and the table gate
-alike, in the same process, on the same calls. The collector stays on, but what the benchmark
+alike, in the same process, on the same calls. The oracle is timed too, as the hand-written
+gate that answers the question policyc's gate answers (the table gate answers a narrower one:
+each rule alone): its decision is `allows`, its whole call `allows` plus, for a call that ran,
+`live` on the state after it (what it learns from the result). Its memo of joint states is kept
+across the runs of a scenario, as policyc's monitor keeps its tables across the runs it gates. The collector stays on, but what the benchmark
 itself holds (the oracle's memo) is frozen out of it before each run (`gc.freeze`).
 """
 
@@ -57,6 +61,8 @@ class Tally:
     call_ns: list = field(default_factory=list)
     hand_ns: list = field(default_factory=list)
     hand_call_ns: list = field(default_factory=list)
+    oracle_ns: list = field(default_factory=list)
+    oracle_call_ns: list = field(default_factory=list)
     oracle_s: float = 0.0
     examples: dict = field(default_factory=lambda: {"wrong_allow": [], "wrong_refusal": []})
     slowest: list = field(default_factory=list)
@@ -92,9 +98,11 @@ def run_scenario(sc: Scenario, runs: int, seed: int, lengths=(10, 40), keep_trac
         gc.freeze()     # the oracle's memo is not the gate's garbage: keep collections from scanning it
         for _ in range(rng.randint(*lengths)):
             tool, args = agent.next()
-            o0 = time.process_time()
+            o0, c0 = time.process_time(), clock()
             ok = oracle.allows(st, tool, args)
+            oracle_ns = clock() - c0
             tally.oracle_s += time.process_time() - o0
+            tally.oracle_ns.append(oracle_ns)
             if keep_log:
                 tally.log.append((world.request, list(prefix), tool, args, ok))
             t0 = clock()
@@ -118,6 +126,7 @@ def run_scenario(sc: Scenario, runs: int, seed: int, lengths=(10, 40), keep_trac
             if not d.executes:
                 tally.call_ns.append(t1 - t0)
                 tally.hand_call_ns.append(t2 - t1)
+                tally.oracle_call_ns.append(oracle_ns)
                 if ok:
                     tally.wrong_refusals += 1
                     _keep(tally, "wrong_refusal", prefix, tool, args, d)
@@ -142,13 +151,16 @@ def run_scenario(sc: Scenario, runs: int, seed: int, lengths=(10, 40), keep_trac
                 tally.undecided_allowed_doomed += bool(d.undecided)
                 tally.silent_wrong_allows += not d.undecided
                 _keep(tally, "wrong_allow", prefix[:-1], tool, args, d)
+                tally.oracle_call_ns.append(oracle_ns)
                 end = "wrong_allow"
                 break
             if tool in terminal:
+                tally.oracle_call_ns.append(oracle_ns)
                 end = "terminal"
                 break
-            o0 = time.process_time()
+            o0, c0 = time.process_time(), clock()
             alive = oracle.live(st)
+            tally.oracle_call_ns.append(oracle_ns + clock() - c0)
             tally.oracle_s += time.process_time() - o0
             if not alive:
                 end = "doomed_by_result"

@@ -36,9 +36,10 @@ def pct(values: list, q: float) -> float:
 
 def summary(name: str, rules: int, t: Tally, seconds: float) -> dict:
     lat = {k: {"p50": pct(getattr(t, k), 0.5), "p99": pct(getattr(t, k), 0.99)}
-           for k in ("gate_ns", "call_ns", "hand_ns", "hand_call_ns")}
+           for k in ("gate_ns", "call_ns", "hand_ns", "hand_call_ns", "oracle_ns", "oracle_call_ns")}
     ratio = {f"{a}/{b}": {q: lat[a][q] / lat[b][q] if lat[b][q] else None for q in ("p50", "p99")}
-             for a, b in (("gate_ns", "hand_ns"), ("call_ns", "hand_call_ns"))}
+             for a, b in (("gate_ns", "hand_ns"), ("call_ns", "hand_call_ns"),
+                          ("gate_ns", "oracle_ns"), ("call_ns", "oracle_call_ns"))}
     return {
         "scenario": name, "rules": rules, "runs": t.runs, "decisions": t.decisions, "allowed": t.allowed,
         "refused": t.decisions - t.allowed, "oracle_allows": t.oracle_allows,
@@ -71,11 +72,14 @@ def show(s: dict) -> None:
           f"wrong refusals {s['table_gate_wrong_refusals']} (it reasons about no two rules together)")
     print("   latency, thread CPU us   p50      p99")
     for label, key in (("policyc propose", "gate_ns"), ("policyc propose+record", "call_ns"),
-                       ("table gate propose", "hand_ns"), ("table gate propose+record", "hand_call_ns")):
+                       ("table gate propose", "hand_ns"), ("table gate propose+record", "hand_call_ns"),
+                       ("exact checker allows", "oracle_ns"), ("exact checker +live", "oracle_call_ns")):
         print(f"     {label:26s} {lat[key]['p50']:8.1f} {lat[key]['p99']:8.1f}")
-    for label, key in (("decision / table", "gate_ns/hand_ns"), ("whole call / table", "call_ns/hand_call_ns")):
+    for label, key in (("decision / table", "gate_ns/hand_ns"), ("whole call / table", "call_ns/hand_call_ns"),
+                       ("decision / exact checker", "gate_ns/oracle_ns"),
+                       ("whole call / exact checker", "call_ns/oracle_call_ns")):
         p50, p99 = r[key]["p50"], r[key]["p99"]
-        print(f"     {label:26s} {p50 or 0:7.1f}x {p99 or 0:7.1f}x")
+        print(f"     {label:26s} {p50 or 0:7.2f}x {p99 or 0:7.2f}x")
     print(f"   runs ended: {s['runs_ended']}; oracle {s['oracle_cpu_s']} s CPU, all {s['cpu_s']} s")
 
 
