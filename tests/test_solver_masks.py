@@ -2,7 +2,7 @@
 of one value decided by trying values) are exactly those the plain Z3 search over all atoms
 keeps (`solver_masks`), in the same order when both are exact, for random atoms:
 shared and separate paths, mixed literal types, optional and absent values, bound variables,
-metrics, event attributes, text functions, externs and comparisons of two values. Every
+metrics, event attributes, text functions, patterns, externs and comparisons of two values. Every
 combination a concrete call gives is kept, and every value `one_value` offers as a witness
 gives its combination on the evaluator. Tests of `lower(x)`, `upper(x)`, `strip(x)` and
 `len(x)` are exact when every combination kept was given by a value such a function takes (and
@@ -32,12 +32,13 @@ SUBJECTS = [X, Y, b.field(b.result(), "v"), b.field(b.result(), "w"), b.index(b.
 NUMBERS = [0, 1, 2, -1, 2.5, 1.0, math.nextafter(1.0, 2.0), 10**18]
 TEXTS = ["", "a", "ab", "b", "A", "ba"]
 SCALARS = st.sampled_from([*NUMBERS, *TEXTS, True, False, None])
+PATTERNS = ["a+", "[ab]*", "b", "(ab|c)[^a-z]", "", "x?", "[0-9]+", ".*", "a(?:b)?", "[^\\x00-\\x{10FFFF}]"]
 
 
 @st.composite
 def atoms(draw, subjects=tuple(SUBJECTS)):
     subject = draw(st.sampled_from(subjects))
-    form = draw(st.integers(0, 9))
+    form = draw(st.integers(0, 10))
     if form <= 3:
         op = draw(st.sampled_from(["eq", "ne", "lt", "le", "gt", "ge"]))
         lit = b.lit(draw(SCALARS))
@@ -53,6 +54,8 @@ def atoms(draw, subjects=tuple(SUBJECTS)):
         return subject if subject in (X, Y, b.metric(("m",))) else b.op("eq", subject, b.lit(True))
     if form == 8:
         return b.op(draw(st.sampled_from(["eq", "lt"])), subject, draw(st.sampled_from(SUBJECTS)))
+    if form == 10:  # a pattern: decided by the texts it matches, confirmed by the matcher
+        return b.op("matches", subject, b.lit(draw(st.sampled_from(PATTERNS))))
     return b.extern("ok", subject)
 
 
@@ -137,6 +140,19 @@ def test_a_witness_gives_its_combination(pool):
         if group.subject == X:  # on the evaluator too
             env = DataEnv({}, {} if value is UNDEF else {"x": value}, UNDEF)
             assert sum(1 << i for i, atom in enumerate(pool) if truthy(eval_term(atom, env))) == mask
+
+
+def test_a_pattern_is_decided_by_the_texts_it_matches():
+    """The solver sees no pattern (`matches` is a free condition to it): a group with one is
+    exact only when a text gives each combination kept, the pattern's examples among the
+    candidates (each confirmed by RE2); a combination no text gives keeps the answer inexact."""
+    semver = b.op("matches", X, b.lit("v[0-9]+[.][0-9]+[.][0-9]+"))
+    assert satisfiable_masks([semver]) == ([0, 1], True)
+    assert OneValue.of([semver]).witnesses[1] == "v0.0.0"
+    # matching the pattern without starting with `v` is impossible, but not known to be
+    assert satisfiable_masks([semver, b.op("startswith", X, b.lit("v"))]) == ([0, 2, 1, 3], False)
+    nothing = b.op("matches", X, b.lit("[^\\x00-\\x{10FFFF}]"))  # Python cannot read it: no example
+    assert satisfiable_masks([nothing]) == ([0, 1], False)
 
 
 def test_the_limit_counts_every_combination_across_groups():

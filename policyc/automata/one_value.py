@@ -3,11 +3,12 @@
 A group of atoms that all test the same value (an argument, a path into the result, a
 metrics field, a piece the solver cannot see into such as `len(calls)` or `lower(text)`)
 against literals — `==`, `!=`, `<`, `<=`, `>`, `>=`, `in` a literal list or text,
-`contains`, `startswith`, `endswith` — is decided by evaluating the atoms, with the
-evaluator's own operators, on candidate values: ⊥ (unless the value is a bound variable),
-null, both booleans, an object, numbers at, between and beyond the numeric literals, the
-text literals, a text equal to none of them, and texts built from the literals an
-assignment needs. A combination some candidate gives is possible: the candidate is a
+`contains`, `startswith`, `endswith`, `matches` a pattern — is decided by evaluating the
+atoms, with the evaluator's own operators, on candidate values: ⊥ (unless the value is a
+bound variable), null, both booleans, an object, numbers at, between and beyond the numeric
+literals, the text literals, a text equal to none of them, texts built from the literals an
+assignment needs, and texts each pattern matches (`policyc.ir.regex.examples`, confirmed by
+the matcher itself). A combination some candidate gives is possible: the candidate is a
 witness. When the tests are only equalities and orderings of numbers and equalities of
 texts, the candidates meet every class of values the tests can tell apart, so a
 combination no candidate gives is impossible (`complete`); otherwise the caller asks the
@@ -28,6 +29,7 @@ from typing import Callable, Sequence
 
 from policyc.ir import nodes as n
 from policyc.ir.ops import UNDEF, apply_op, is_number
+from policyc.ir.regex import examples
 
 _COMPARE = ("eq", "ne", "lt", "le", "gt", "ge")
 _FLIPPED = {"eq": "eq", "ne": "ne", "lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}
@@ -95,6 +97,7 @@ class _Test:
     kind: str = "order"
     op: str = ""
     first: bool = True
+    examples: tuple = ()  # texts a pattern matches (kind "pattern"), candidates of their own
 
 
 def _test(atom: n.Term, subject: n.Term) -> _Test | None:  # noqa: C901 - one case per form
@@ -104,6 +107,12 @@ def _test(atom: n.Term, subject: n.Term) -> _Test | None:  # noqa: C901 - one ca
         return None
     x, y = atom.args
     op = atom.op
+    if op == "matches":
+        if x != subject or not (isinstance(y, n.Lit) and isinstance(y.value, str)):
+            return None
+        pattern = y.value
+        return _Test(lambda v: apply_op("matches", v, pattern) is True, (), "pattern", op,
+                     examples=examples(pattern))
     if op in _COMPARE or op in _TEXT:
         if x == subject and isinstance(y, n.Lit) and _scalar(y.value):
             lit, first = y.value, True
@@ -168,17 +177,20 @@ class OneValue:
         texts = sorted({v for t in checked for v in t.literals if isinstance(v, str)})
         points, dense = _numbers(numbers)
         candidates: list[object] = [None, True, False, {}, *points, "", *texts,
-                                    "#" * (1 + max((len(s) for s in texts), default=0))]
+                                    "#" * (1 + max((len(s) for s in texts), default=0)),
+                                    *(v for t in checked for v in t.examples)]
         if may_be_undefined:
             candidates.append(UNDEF)
         for s in texts:  # neighbours in the order of texts
             candidates += [s + "\x00", s[:-1], s + "~"]
-        complete = dense and not any(t.kind == "text" or t.kind == "order" and isinstance(t.literals[0], str)
+        complete = dense and not any(t.kind in ("text", "pattern") or t.kind == "order" and isinstance(t.literals[0], str)
                                      for t in checked)
         if image is not None:
             candidates = [v for v in candidates if image(v)]
             complete = False  # values outside the image were dropped: the solver settles the rest
-        group = cls(subject, checked, {}, candidates, complete, exact, exact or image is not None, image)
+        # the solver sees no pattern (a free condition): only witnesses can make such a group exact
+        understood = exact and not any(t.kind == "pattern" for t in checked)
+        group = cls(subject, checked, {}, candidates, complete, understood, exact or image is not None, image)
         for v in candidates:
             group.witnesses.setdefault(group.mask(v), v)
         return group
@@ -259,7 +271,8 @@ def _image(subject: n.Term) -> Callable[[object], bool] | None:
 
 def _subject(atom: n.Term) -> n.Term | None:
     """The non-literal operand of an atom of the forms `OneValue` reads (or the atom itself)."""
-    if isinstance(atom, n.Op) and len(atom.args) == 2 and (atom.op in _COMPARE or atom.op in _TEXT or atom.op == "in"):
+    if isinstance(atom, n.Op) and len(atom.args) == 2 and (atom.op in _COMPARE or atom.op in _TEXT
+                                                            or atom.op in ("in", "matches")):
         x, y = atom.args
         if isinstance(y, n.Lit) and not isinstance(x, n.Lit):
             return x

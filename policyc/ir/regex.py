@@ -61,3 +61,115 @@ def full_match(pattern: object, text: object) -> bool:
         return False
     regex, _ = _compiled(pattern)
     return regex is not None and regex.fullmatch(text) is not None  # type: ignore[attr-defined]
+
+
+#: The longest example text `examples` builds.
+MAX_EXAMPLE = 4096
+
+
+@lru_cache(maxsize=512)
+def examples(pattern: str, tries: int = 4) -> tuple[str, ...]:
+    """A few texts the whole of which the pattern matches, each confirmed by RE2 (the matcher
+    `matches` uses); none when none was found. Built from Python's reading of the pattern
+    (RE2's syntax is, but for a few escapes, a part of Python's): the k-th try takes the k-th
+    choice at each alternative and character class, and repeats a part its least number of
+    times (once more on odd tries). A text only Python reads as a match is left out, so an
+    example is a proof that the pattern matches something.
+
+    >>> examples("v[0-9]+[.][0-9]+[.][0-9]+")
+    ('v0.0.0', 'v99.99.99')
+    >>> examples("(ab|c)[^a-z]x?"), examples("a(?=b)"), examples("[^\\\\x00-\\\\x{10FFFF}]")
+    (('ab0', 'c x', 'abZ', 'c_x'), (), ())
+    """
+    try:
+        from re import _parser  # type: ignore[attr-defined]
+
+        parsed = _parser.parse(pattern)
+    except Exception:  # noqa: BLE001 - a pattern Python does not read has no example here
+        return ()
+    out: list[str] = []
+    for k in range(tries):
+        text = _example(parsed, k)
+        if text is not None and text not in out and full_match(pattern, text):
+            out.append(text)
+    return tuple(out)
+
+
+_CATEGORY_CHARS = {"CATEGORY_DIGIT": "0", "CATEGORY_WORD": "a", "CATEGORY_SPACE": " ",
+                   "CATEGORY_NOT_DIGIT": "a", "CATEGORY_NOT_WORD": " ", "CATEGORY_NOT_SPACE": "a"}
+#: Characters tried for a negated class, in this order.
+_ANY_CHARS = "a0 Z_#-.~9z"
+
+
+def _in_class(ch: str, items: list) -> bool:
+    """Whether a character is one of a (non-negated) class's items, as Python reads them."""
+    code = ord(ch)
+    for op, arg in items:
+        name = str(op)
+        if name == "LITERAL" and code == arg or name == "RANGE" and arg[0] <= code <= arg[1]:
+            return True
+        if name == "CATEGORY":
+            cat = str(arg)
+            test = {"DIGIT": ch.isdigit(), "WORD": ch.isalnum() or ch == "_", "SPACE": ch.isspace()}
+            for key, value in test.items():
+                if cat == f"CATEGORY_{key}" and value or cat == f"CATEGORY_NOT_{key}" and not value:
+                    return True
+    return False
+
+
+def _class_choices(items: list) -> list[str]:
+    if items and str(items[0][0]) == "NEGATE":
+        rest = items[1:]
+        return [c for c in _ANY_CHARS if not _in_class(c, rest)]
+    out: list[str] = []
+    for op, arg in items:
+        name = str(op)
+        if name == "LITERAL":
+            out.append(chr(arg))
+        elif name == "RANGE":
+            out += [chr(arg[0]), chr(arg[1])]
+        elif name == "CATEGORY" and str(arg) in _CATEGORY_CHARS:
+            out.append(_CATEGORY_CHARS[str(arg)])
+    return out
+
+
+def _example(parsed, k: int) -> str | None:  # noqa: C901 - one case per node of the parse
+    """The k-th try of `examples` for a parsed pattern (None: a construct it does not build)."""
+    out: list[str] = []
+    size = 0
+    for op, arg in parsed:
+        name = str(op)
+        if name == "LITERAL":
+            piece: str | None = chr(arg)
+        elif name == "NOT_LITERAL":
+            piece = "a" if arg != ord("a") else "b"
+        elif name == "ANY":
+            piece = "a"
+        elif name == "AT":
+            piece = ""
+        elif name == "IN":
+            choices = _class_choices(arg)
+            piece = choices[k % len(choices)] if choices else None
+        elif name == "BRANCH":
+            alternatives = arg[1]
+            piece = _example(alternatives[k % len(alternatives)], k)
+        elif name == "SUBPATTERN":
+            piece = _example(arg[-1], k)
+        elif name == "ATOMIC_GROUP":
+            piece = _example(arg, k)
+        elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+            low, high, sub = arg
+            times = low + 1 if k % 2 and (high is None or int(high) > low) else low
+            one = _example(sub, k)
+            if one is None or len(one) * times > MAX_EXAMPLE:
+                return None
+            piece = one * times
+        else:  # look-around, back references, conditionals: RE2 has none of them
+            return None
+        if piece is None:
+            return None
+        size += len(piece)
+        if size > MAX_EXAMPLE:
+            return None
+        out.append(piece)
+    return "".join(out)
