@@ -229,3 +229,31 @@ def test_a_terminal_call_on_a_pair_rule_reads_the_pairs_no_call_named():
     owed = finished([1, 3])  # (3, 2) is owed, and no call named it: it sits at the fresh state
     assert not owed.executes and "every_pair_done" in owed.rules, owed
     assert finished([1]).executes
+
+
+def test_a_conflict_among_counted_rules_is_found_beside_a_rule_over_a_pair():
+    """A rule the joint search cannot read (here over a pair of values) is left out of the
+    question, not its whole component: escalating a ticket that still owes its close is a
+    conflict of the two single-value rules, although `approved` (over a ticket and a level)
+    shares `escalate` with them. The call is refused for it, with nothing undecided about
+    those two; what stays open names only the pair rule."""
+    from policyc.check import check_text
+
+    text = ("policy desk\ntool open(t: str)\ntool close(t: str)\ntool approve(t: str, level: int)\n"
+            "tool escalate(t: str, level: int)\n"
+            "rule closed severity block: forall t: always (open(t: t) -> eventually close(t: t))\n"
+            "rule kept severity block: forall t: always (escalate(t: t) -> always not close(t: t))\n"
+            "rule approved severity block: always (escalate(t: t, level: l) -> once approve(t: t, level: l))\n")
+    policy, diagnostics = check_text(text, "desk.altl")
+    assert policy is not None, diagnostics
+    run = Monitor(build_artifact(policy)).start()
+    run.record("approve", {"t": "A", "level": 1})
+    run.record("open", {"t": "A"})
+    decision = run.propose("escalate", {"t": "A", "level": 1})
+    assert not decision.executes
+    assert [(f.kind, sorted(f.rules)) for f in decision.findings] == [("conflict", ["closed", "kept"])]
+    assert all("approved" in line and "closed (judged" not in line and "kept (judged" not in line
+               for line in decision.undecided), decision.undecided
+    # escalating a ticket never opened sets no rule against another
+    decision = run.propose("escalate", {"t": "B", "level": 1})
+    assert not any(f.kind == "conflict" for f in decision.findings), decision.findings

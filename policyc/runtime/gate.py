@@ -168,8 +168,12 @@ class Gate:
         return out
 
     def _counted_blocks(self) -> list[tuple[tuple[int, ...], tuple[int, ...], frozenset[str] | None]]:
-        """The components of the sliced rules (`_components`), merged, for which the counting
-        search decides the joint question: those whose every sliced rule it reads."""
+        """The components of the sliced rules (`_components`), merged, each with the sliced
+        rules the counting search reads: it decides the joint question of those and the
+        component's plain rules. A sliced rule it cannot read (over a pair, tested against a
+        literal, ...) is left out of the question, not the whole component: a set of rules no
+        continuation satisfies is a conflict whatever other rules say, and the rule left out is
+        judged apart (`_joint_unsearched`)."""
         if self.counting is None:
             return []
         seen: set[int] = set()
@@ -177,9 +181,10 @@ class Gate:
         for k, (reach, plain_bits, others) in enumerate(self.components):
             if k in seen:
                 continue
-            sliced = tuple(sorted((k, *others)))
-            seen.update(sliced)
-            if not all(self.counting.countable[j] for j in sliced):
+            members = tuple(sorted((k, *others)))
+            seen.update(members)
+            sliced = tuple(j for j in members if self.counting.countable[j])
+            if not sliced:
                 continue
             plain = tuple(i for i in range(len(self.product.rules)) if plain_bits >> i & 1)
             out.append((plain, sliced, reach))
