@@ -11,6 +11,8 @@ an index) as a tree, with at each leaf the literals it is compared with and valu
 none of them; a list gets none, one and two elements. A combination such a call gives on the
 evaluator (`eval_term`, the engines' own reading) is one a call can produce; when every kept
 combination is given, the group's answer is exact. At most `MAX_BUILT` calls are tried.
+`read_paths` and `apart` tell whether two groups the solver's encoding splits read places of
+the call that one call ties together (`result.rows` and `len(result)`): then neither is exact.
 
 >>> from policyc.ir import build as b
 >>> sev1 = b.quant("exists", "i", b.result(), b.op("and", b.op("eq", b.field(b.var("i"), "severity"), b.lit(1)),

@@ -263,9 +263,10 @@ def satisfiable_masks(atoms: Sequence[n.Term], limit: int | None = None) -> tupl
     exact = True
     through: list[set[n.Term]] = []  # per group decided through a function (`lower(x)`), its inputs
     others: list[set[n.Term]] = []
-    groups = [[atoms[i] for i in group] for group in independent_groups(atoms)]
+    numbered = independent_groups(atoms)
+    groups = [[atoms[i] for i in group] for group in numbered]
     built: list[int] = []  # the groups shown exact by built calls
-    for k, (group, part) in enumerate(zip(independent_groups(atoms), groups)):
+    for k, (group, part) in enumerate(zip(numbered, groups)):
         values = OneValue.of(part)
         masks, sure = _search(part, limit, values)
         # what the solver left free (a piece it does not see into, tried as a free value,
