@@ -178,12 +178,25 @@ def test_compile_says_what_the_joint_conflict_search_cannot_settle(tmp_path):
                                     str(tmp_path / "s.json")])
     assert done.exit_code == 0 and "judged apart (per value)" not in done.output, done.output
     done = CliRunner().invoke(cli, ["compile", str(listed), "-o", str(tmp_path / "l.json")])
-    assert done.exit_code == 0 and "`listed` is judged apart (per value)" in done.output, done.output
+    assert done.exit_code == 0, done.output
+    assert "`listed` (it tests its value against a literal) is judged apart (per value)" in done.output, done.output
+    # ... and so is a rule binding two values together in one call, each with why
+    paired = tmp_path / "paired.altl"
+    paired.write_text("tool check(order_id: str, amount: int)\ntool refund(order_id: str, amount: int)\n"
+                      'rule listed: forall o: always (refund(order_id: o) -> once check(order_id: o) or o == "gift")\n'
+                      "rule paired: always (refund(order_id: o, amount: m) -> once check(order_id: o, amount: m))\n",
+                      encoding="utf-8")
+    done = CliRunner().invoke(cli, ["compile", str(paired), "-o", str(tmp_path / "p.json"), "--format", "json"])
+    summary = json.loads(done.stdout[done.stdout.index("{"):])
+    assert summary["not_decided_jointly"]["per_value_rules"] == ["listed", "paired"], done.output
+    assert summary["not_decided_jointly"]["per_value_reasons"] == [
+        "it tests its value against a literal", "it binds two values together in one call"]
     # lint says the same, in its JSON report and as notes
     linted = CliRunner().invoke(cli, ["lint", str(policy), "--format", "json", "--only", "unenforceable-severity"])
     assert json.loads(linted.stdout)[0]["gate_limits"]["tools_over_budget"] == ["get"], linted.output
     linted = CliRunner().invoke(cli, ["lint", str(listed), "--only", "unenforceable-severity"])
-    assert "`listed` is judged apart (per value)" in linted.stderr, linted.output
+    assert "`listed` (it tests its value against a literal) is judged apart (per value)" in linted.stderr, \
+        linted.output
 
 
 @pytest.fixture

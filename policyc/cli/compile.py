@@ -159,7 +159,9 @@ def joint_limit_notes(limits: dict[str, list[str]]) -> list[str]:
               "membership, arithmetic): a conflict that needs them is reported as undecided"
               for tool in limits["tools_not_understood"]]
     if limits["per_value_rules"]:
-        names = ", ".join(f"`{printable(n)}`" for n in limits["per_value_rules"])
+        reasons = limits.get("per_value_reasons") or [""] * len(limits["per_value_rules"])
+        names = ", ".join(f"`{printable(n)}`" + (f" ({why})" if why else "")
+                          for n, why in zip(limits["per_value_rules"], reasons))
         many = len(limits["per_value_rules"]) > 1
         notes.append(f"note: {names} {'are' if many else 'is'} judged apart (per value): the joint search does not "
                      f"read {'them' if many else 'it'}, so a decision that may set "

@@ -54,6 +54,7 @@ from policyc.ir import nodes as n
 from policyc.ir.data import path_value
 from policyc.ir.ops import UNDEF, value_key
 from policyc.ir.walk import subformulas
+from policyc.ir.printer import show
 from policyc.tables.dfa import SATISFIED, VIOLATED, DfaTable
 from policyc.tables.product import OTHER, JointSpace, Projector
 from policyc.tables.rule import RuleTable, Skeleton, and3, combine, not3, or3
@@ -217,8 +218,15 @@ class PartShape:
         self.dfa: DfaTable = next(iter(table.bodies.values()))
         ab, var = table.alphabet, table.var
         self.other = ab.other
-        self.countable = len(table.bodies) == 1 and not table.static_atoms and not table.constants and ab.exact \
-            and table.arity == 1  # a part over a tuple is judged apart (`judge_sliced`)
+        self.why = ""  # why the part is not countable, for compile's note ("" when it is)
+        # a part over a tuple is judged apart (`judge_sliced`)
+        for failed, why in ((table.arity != 1, "it binds two values together in one call"),
+                            (len(table.bodies) != 1 or bool(table.static_atoms), "it tests its value against a literal"),
+                            (bool(table.constants), "its values are listed in the policy"),
+                            (not ab.exact, "the compiler did not decide its guards' combinations")):
+            if failed:
+                self.why = self.why or why
+        self.countable = not self.why
         # per tool: ((local bit, pool position), ...), ((local bit, slot, is ==), ...), letters
         self.tools: dict[str, tuple[tuple[tuple[int, int], ...], tuple[tuple[int, Slot, bool], ...],
                                     Mapping[int, int]]] = {}
@@ -232,7 +240,7 @@ class PartShape:
                     if atom.skey in pool:
                         pooled.append((bit, pool.index(atom.skey)))
                     else:
-                        self.countable = False
+                        self._not_countable(f"`{tool}`'s guard `{show(atom)}` is not among the tool's decided guards")
                     continue
                 found = None
                 if isinstance(atom, n.Op) and atom.op in ("eq", "ne") and len(atom.args) == 2:
@@ -242,7 +250,7 @@ class PartShape:
                     if slot is not None:
                         found = (bit, slot, atom.op == "eq")
                 if found is None:
-                    self.countable = False
+                    self._not_countable(f"it compares its value with `{tool}`'s call other than by `==` or `!=`")
                 else:
                     binding.append(found)
             self.tools[tool] = (tuple(pooled), tuple(binding), tl.letters)
@@ -251,19 +259,23 @@ class PartShape:
             for term in terms:
                 slot = slot_of(term)
                 if slot is None:
-                    self.countable = False
+                    self._not_countable(f"it reads its value in `{tool}`'s `{show(term)}`, not an argument or a result field")
                 else:
                     touched.setdefault(tool, set()).add(slot)
         domain: dict[str, set[Slot]] = {}
         for tool, path, flatten in table.domain:
             if flatten or not path:
-                self.countable = False
+                self._not_countable(f"its values are the elements of a list in `{tool}`'s calls")
             else:
                 domain.setdefault(tool, set()).add(domain_slot(path))
         self.domain = {tool: frozenset(s) for tool, s in domain.items()}
         self.slots = {tool: frozenset(touched.get(tool, set()) | domain.get(tool, set()))
                       for tool in set(touched) | set(domain)}
         self._letters: dict[tuple[str, int, frozenset[Slot], frozenset[Slot]], int | None] = {}
+
+    def _not_countable(self, why: str) -> None:
+        self.countable = False
+        self.why = self.why or why
 
     def letter(self, tool: str, mask: int, filled: frozenset[Slot], absent: frozenset[Slot]) -> int | None:
         """The letter of a value's instance on a call to `tool` whose pooled atoms are `mask`,
@@ -1674,17 +1686,22 @@ def _ends_accepting(tables: Sequence[DfaTable], violated: Sequence[Sequence[bool
     return True
 
 
-def uncounted(compiled: CompiledPolicy) -> list[str]:
+def uncounted(compiled: CompiledPolicy) -> dict[str, str]:
     """The rules with per-value parts the joint search does not read (a part that is not
-    `PartShape.countable`), by name, in the policy's order."""
+    `PartShape.countable`), by name, in the policy's order, each with why (its first part's)."""
     from policyc.tables.product import tool_atoms
 
     sliced = [(r.name, t) for r in compiled.policy.rules
               if (t := compiled.table(r.name)) is not None and t.dfa is None]
     plain = [t.dfa for r in compiled.policy.rules if (t := compiled.table(r.name)) is not None and t.dfa is not None]
     pools = tool_atoms(plain, [p.alphabet for _, t in sliced for p in t.parts])
-    return [name for name, t in sliced
-            if not all(isinstance(p, DfaTable) or PartShape(p, pools).countable for p in t.parts)]
+    out: dict[str, str] = {}
+    for name, t in sliced:
+        why = next((shape.why for p in t.parts if not isinstance(p, DfaTable)
+                    and not (shape := PartShape(p, pools)).countable), None)
+        if why is not None:
+            out[name] = why
+    return out
 
 
 def _kept_parts(rules: Rules, subset: Sequence[int], kept: set[int]) -> frozenset[int]:

@@ -58,16 +58,24 @@ class CompiledPolicy:
     def classes(self) -> dict[str, str]:
         return {name: r.rule_class for name, r in self.rules.items()}
 
+    def uncounted(self) -> dict[str, str]:
+        """The per-value rules the joint search does not read, each with why
+        (`policyc.tables.counting.uncounted`)."""
+        from policyc.tables.counting import uncounted
+
+        return uncounted(self)
+
     def joint_limits(self) -> dict[str, list[str]]:
         """What the gate's joint conflict search cannot settle, known before any run: tools
         whose guard combinations exceeded the compiler's budget, tools with guards the solver
         cannot see into (a conflict that needs them is undecided), and the per-value rules the
         joint search does not read (`policyc.tables.counting.PartShape.countable`: they are
-        judged alone, and a decision that may set one in conflict says so)."""
-        from policyc.tables.counting import uncounted
-
+        judged alone, and a decision that may set one in conflict says so; `per_value_reasons`:
+        why each is not read, in the same order)."""
+        apart = self.uncounted()
         return {
             "tools_over_budget": sorted(t for t, j in self.joint.items() if j.masks is None),
             "tools_not_understood": sorted(t for t, j in self.joint.items() if j.masks is not None and not j.exact),
-            "per_value_rules": uncounted(self),
+            "per_value_rules": list(apart),
+            "per_value_reasons": list(apart.values()),  # why, in the same order
         }
