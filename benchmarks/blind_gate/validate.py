@@ -23,7 +23,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from benchmarks.blind_gate import handmade  # noqa: E402
 from benchmarks.blind_gate.harness import run_scenario  # noqa: E402
-from benchmarks.blind_gate.joint import Pool  # noqa: E402
 from benchmarks.blind_gate.model import Call  # noqa: E402
 from benchmarks.blind_gate.oracle import Budget, Oracle  # noqa: E402
 from benchmarks.blind_gate.scenarios import SCENARIOS  # noqa: E402
@@ -44,7 +43,7 @@ def handmade_cases(sc) -> list:
 
 
 def check_monitors(sc) -> int:
-    oracle, wrong = Oracle(sc.rules(), Pool(sc.tools)), 0
+    oracle, wrong = sc.make_oracle(), 0
     for name, request, calls, expected in handmade_cases(sc):
         got = set(oracle.joint.failing(final_state(oracle, request, calls)))
         if got != expected:
@@ -91,8 +90,8 @@ def check_score(sc, cases: list) -> int:
 
 
 def check_oracle(sc, log: list, limit: int) -> int:
-    variants = {f: Oracle(sc.rules(), Pool(sc.tools), fresh=f) for f in (1, 2, 3)}
-    plain = Oracle(sc.rules(), Pool(sc.tools))
+    variants = {f: sc.make_oracle(f) for f in (1, 2, 3)}
+    plain = sc.make_oracle()
     wrong, skipped, checked = 0, {True: 0, False: 0}, {True: 0, False: 0}
     for request, prefix, tool, args, answer in log:
         st = final_state(plain, request, prefix)
