@@ -36,8 +36,8 @@ def final_state(oracle: Oracle, request: str, calls) -> tuple:
 
 
 def handmade_cases(sc) -> list:
-    if sc.name == "S2":
-        return [(n, r, calls, set(bad)) for n, r, calls, bad in handmade.S2]
+    if sc.name == "S2" or sc.name.startswith("S3"):
+        return [(n, r, calls, set(bad)) for n, r, calls, bad in (handmade.S2 if sc.name == "S2" else handmade.S3)]
     size = int(sc.name.split("-")[1])
     return [(n, r, calls, set(bad[25]) | (set(bad[50]) if size == 50 else set())) for n, r, calls, bad in handmade.S1]
 
@@ -117,9 +117,10 @@ def main(argv=None) -> int:
     ap.add_argument("--runs", type=int, default=30)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--limit", type=int, default=20_000)
+    ap.add_argument("--scenario", choices=sorted(SCENARIOS), action="append")
     args = ap.parse_args(argv)
     bad = 0
-    for key in sorted(SCENARIOS):
+    for key in args.scenario or sorted(SCENARIOS):
         for sc in SCENARIOS[key]:
             print(f"== {sc.name}")
             bad += check_monitors(sc)
