@@ -257,3 +257,23 @@ def test_a_conflict_among_counted_rules_is_found_beside_a_rule_over_a_pair():
     # escalating a ticket never opened sets no rule against another
     decision = run.propose("escalate", {"t": "B", "level": 1})
     assert not any(f.kind == "conflict" for f in decision.findings), decision.findings
+
+
+def test_an_exists_rule_lost_for_one_value_may_be_kept_by_another():
+    """`exists o in b.n + a.n: always (a(n: o) -> once b(n: o))` is lost for 1 by `a(n: 1)`,
+    but a later `b(n: 2)` brings in a value that keeps it, and meets `eventually b` too: no
+    conflict (the search for one value's obligations once pruned every state where that value
+    had lost an `exists` part, as if the rule were lost with it)."""
+    from policyc.check import check_text
+
+    text = ("policy some\ntool a(n: int)\ntool b(n: int)\n"
+            "rule kept: exists o in b.n + a.n: always (a(n: o) -> once b(n: o))\n"
+            "rule some_b: eventually b\n")
+    policy, diagnostics = check_text(text, "some.altl")
+    assert policy is not None, diagnostics
+    run = Monitor(build_artifact(policy)).start(mode="tolerate")
+    decision = run.propose("a", {"n": 1})
+    assert decision.findings == () and decision.undecided == ()
+    run.record("a", {"n": 1})
+    run.record("b", {"n": 2})
+    assert all(c.passed for c in run.finish().constraints)

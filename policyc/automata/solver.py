@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
+from policyc.automata.built import apart, read_paths, witnessed
 from policyc.automata.one_value import OneValue, path_shape
 from policyc.ir import nodes as n
 from policyc.ir.dispatch import Cases
@@ -262,10 +263,17 @@ def satisfiable_masks(atoms: Sequence[n.Term], limit: int | None = None) -> tupl
     exact = True
     through: list[set[n.Term]] = []  # per group decided through a function (`lower(x)`), its inputs
     others: list[set[n.Term]] = []
-    for group in independent_groups(atoms):
-        part = [atoms[i] for i in group]
+    numbered = independent_groups(atoms)
+    groups = [[atoms[i] for i in group] for group in numbered]
+    built: list[int] = []  # the groups shown exact by built calls
+    for k, (group, part) in enumerate(zip(numbered, groups)):
         values = OneValue.of(part)
         masks, sure = _search(part, limit, values)
+        # what the solver left free (a piece it does not see into, tried as a free value,
+        # witnesses nothing real) may be shown possible by calls built from what the atoms read
+        if not sure and (values is None or not values.real) and witnessed(part, masks):
+            sure = True
+            built.append(k)
         (through if values is not None and values.real and not values.exact and sure else others).append(
             _roots(part))
         exact &= sure
@@ -276,7 +284,26 @@ def satisfiable_masks(atoms: Sequence[n.Term], limit: int | None = None) -> tupl
     for k, roots in enumerate(through):  # an input read through a function and another way too:
         if any(roots & other for other in others + through[:k] + through[k + 1:]):
             exact = False  # the groups are not independent after all (`lower(x)`, `len(x)`)
+    if built and exact and not _built_apart(groups, built):
+        exact = False
     return sorted(out, key=lambda m: [m >> i & 1 for i in range(len(atoms))]), exact
+
+
+def _built_apart(groups: Sequence[Sequence[n.Term]], built: Sequence[int]) -> bool:
+    """Whether each group shown exact by built calls reads no place of the call another group
+    reads (the encoding splits `result.rows` from `len(result)`, which a call ties together)."""
+    paths = [read_paths(group) for group in groups]
+    for k in built:
+        mine = paths[k]
+        for j, theirs in enumerate(paths):
+            if j == k:
+                continue
+            if mine is None or theirs is None:
+                if _roots(groups[k]) & _roots(groups[j]):
+                    return False
+            elif not apart(mine, theirs):
+                return False
+    return True
 
 
 def _roots(atoms: Sequence[n.Term]) -> set[n.Term]:

@@ -20,6 +20,7 @@ anywhere (`(?s)` lets `.` cross line ends).
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any, Iterable
 
 import re2
 
@@ -82,7 +83,7 @@ def examples(pattern: str, tries: int = 4) -> tuple[str, ...]:
     (('ab0', 'c x', 'abZ', 'c_x'), (), ())
     """
     try:
-        from re import _parser  # type: ignore[attr-defined]
+        from re import _parser
 
         parsed = _parser.parse(pattern)
     except Exception:  # noqa: BLE001 - a pattern Python does not read has no example here
@@ -101,7 +102,7 @@ _CATEGORY_CHARS = {"CATEGORY_DIGIT": "0", "CATEGORY_WORD": "a", "CATEGORY_SPACE"
 _ANY_CHARS = "a0 Z_#-.~9z"
 
 
-def _in_class(ch: str, items: list) -> bool:
+def _in_class(ch: str, items: list[tuple[Any, Any]]) -> bool:
     """Whether a character is one of a (non-negated) class's items, as Python reads them."""
     code = ord(ch)
     for op, arg in items:
@@ -117,7 +118,7 @@ def _in_class(ch: str, items: list) -> bool:
     return False
 
 
-def _class_choices(items: list) -> list[str]:
+def _class_choices(items: list[tuple[Any, Any]]) -> list[str]:
     if items and str(items[0][0]) == "NEGATE":
         rest = items[1:]
         return [c for c in _ANY_CHARS if not _in_class(c, rest)]
@@ -133,7 +134,7 @@ def _class_choices(items: list) -> list[str]:
     return out
 
 
-def _example(parsed, k: int) -> str | None:  # noqa: C901 - one case per node of the parse
+def _example(parsed: Iterable[tuple[object, Any]], k: int) -> str | None:  # noqa: C901 - one case per node
     """The k-th try of `examples` for a parsed pattern (None: a construct it does not build)."""
     out: list[str] = []
     size = 0

@@ -1289,7 +1289,9 @@ class CountingSpace:
         violated = [rules.violated[k] for k in tables_at]
         shapes = [rules.shapes[k] for k in parts_at]
         forall = [j for j, k in enumerate(parts_at) if k in rules.simple_parts]
-        bad = [rules.bad_entries[k] for k in parts_at]
+        # an instance lost for good dooms the value only in a rule that is that one `forall`
+        # part: an `exists` part (or a part under `or`) may still be satisfied by another value
+        bad = [rules.bad_entries[k] if k in rules.simple_parts else frozenset() for k in parts_at]
         calls = self._value_steps.get(view)
         if calls is None:
             steps = rules.one_value_moves(tables_at, parts_at)
