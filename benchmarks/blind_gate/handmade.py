@@ -123,3 +123,80 @@ S2 = [
     ], ["escalation_cap", "tier2_takes_over", "fraud_stops_refunds", "refund_once", "refunds_per_session",
         "opened_tickets_closed"]),
 ]
+
+_GOOD = {"owner": "platform", "current_version": "v1.4.0"}
+_OK, _FAILED = {"deployment_id": "D-1", "status": "ok"}, {"deployment_id": "D-1", "status": "failed"}
+_PASS, _FAIL = {"passed": True, "failures": 0}, {"passed": False, "failures": 2}
+_YES, _NO = {"approved": True, "ticket": "CR-1"}, {"approved": False, "ticket": "CR-1"}
+_HEALTHY, _SICK = {"healthy": True, "error_rate": 0.01}, {"healthy": False, "error_rate": 0.3}
+_SEV1 = [{"id": "I-7", "severity": 1, "open": True}]
+_NOTE = ("notify", {"channel": "#releases", "text": "done"}, None)
+_FINISH = ("finish", {"summary": "done"}, None)
+
+
+def _dep(s, v, e, replicas=2, **kw):
+    return {"service": s, "version": v, "env": e, "replicas": replicas, **kw}
+
+
+S3 = [
+    ("compliant", "", [
+        ("get_service", {"service": "checkout"}, _GOOD),
+        ("list_incidents", {"service": "checkout"}, []),
+        ("run_tests", {"service": "checkout", "version": "v1.5.0"}, _FAIL),
+        ("run_tests", {"service": "checkout", "version": "v1.5.0"}, _PASS),
+        ("build_image", {"service": "checkout", "version": "v1.5.0"}, {"image": "i"}),
+        ("deploy", _dep("checkout", "v1.5.0", "staging"), _OK),
+        ("health_check", {"service": "checkout", "env": "staging"}, _HEALTHY),
+        ("request_approval", {"service": "checkout", "version": "v1.5.0", "approver": "ann@example.com"}, _YES),
+        ("deploy", _dep("checkout", "v1.5.0", "prod", canary=0.1), _OK),
+        ("health_check", {"service": "checkout", "env": "prod"}, _SICK),
+        ("rollback", {"service": "checkout", "env": "prod", "to_version": "v1.4.0"}, {"status": "ok"}),
+        _NOTE, _FINISH,
+    ], []),
+    ("pairs_mixed_up", "", [
+        ("get_service", {"service": "checkout"}, _GOOD),
+        ("run_tests", {"service": "checkout", "version": "v1.5.0"}, _FAIL),
+        ("run_tests", {"service": "search", "version": "v1.5.0"}, _PASS),
+        ("build_image", {"service": "checkout", "version": "v1.5.0"}, {"image": "i"}),
+        ("deploy", _dep("checkout", "v1.5.0", "staging"), _OK),
+        ("request_approval", {"service": "search", "version": "v1.5.0", "approver": "ann@example.com"}, _YES),
+        ("request_approval", {"service": "checkout", "version": "v1.4.0", "approver": "ann@example.com"}, _YES),
+        ("request_approval", {"service": "checkout", "version": "v1.5.0", "approver": "ann@example.com"}, _NO),
+        ("deploy", _dep("checkout", "v1.5.0", "prod", canary=0.1), _OK),
+        ("health_check", {"service": "checkout", "env": "staging"}, _HEALTHY),
+        ("rollback", {"service": "checkout", "env": "prod", "to_version": "v1.5.0"}, {"status": "ok"}),
+        _NOTE, _FINISH,
+    ], ["tested_before_build", "no_deploy_of_failed_version", "approved_before_prod", "incidents_checked_before_prod",
+        "rollback_to_a_known_version", "health_after_deploy"]),
+    ("staging_failed_then_prod", "", [
+        ("get_service", {"service": "search"}, _GOOD),
+        ("list_incidents", {"service": "search"}, [{"id": "I-2", "severity": 2, "open": True}]),
+        ("run_tests", {"service": "search", "version": "v2.0.0"}, _PASS),
+        ("build_image", {"service": "payments", "version": "v2.0.0"}, {"image": "i"}),
+        ("deploy", _dep("search", "v2.0.0", "staging"), _FAILED),
+        ("request_approval", {"service": "search", "version": "v2.0.0", "approver": "ann@example.com"}, _YES),
+        ("deploy", _dep("search", "v2.0.0", "prod", canary=0.2), _OK),
+        ("health_check", {"service": "search", "env": "prod"}, _SICK),
+        ("health_check", {"service": "payments", "env": "staging"}, _HEALTHY),
+        ("notify", {"channel": "#releases", "text": "done"}, None),
+        ("get_service", {"service": "search"}, _GOOD),
+        _FINISH,
+    ], ["tested_before_build", "staging_before_prod", "health_after_deploy", "act_on_unhealthy_prod",
+        "notify_right_before_finish"]),
+    ("session_limits", "", [
+        ("run_command", {"host": "prod-db-1", "command": "rm -rf /tmp/x"}, {"exit_code": 0}),
+        ("run_command", {"host": "build-1", "command": "git push --FORCE"}, {"exit_code": 0}),
+        ("list_incidents", {"service": "search"}, _SEV1),
+        ("deploy", _dep("search", "v1.0", "prod", replicas=40), _OK),
+        ("request_approval", {"service": "search", "version": "v1.0", "approver": "release-bot"}, _YES),
+        ("health_check", {"service": "search", "env": "prod"}, _SICK),
+    ] + [("health_check", {"service": "search", "env": "dev"}, _HEALTHY)] * 4 + [
+        ("open_ticket", {"service": "search", "summary": "sick", "priority": 2}, {"ticket": "TK-1"}),
+        ("open_ticket", {"service": "search", "summary": "sick", "priority": 2}, {"ticket": "TK-2"}),
+    ] + [("rollback", {"service": "search", "env": "staging", "to_version": "v9.0.0"}, {"status": "ok"})] * 3 + [
+        _FINISH,
+    ], ["no_recursive_deletes", "no_shell_on_prod_hosts", "semver_only", "sane_replicas", "prod_is_a_canary",
+        "built_before_deploy", "no_forced_prod_deploy", "no_prod_deploy_during_sev1", "approved_before_prod",
+        "staging_before_prod", "human_approver", "health_check_budget", "one_ticket", "few_rollbacks",
+        "rollback_to_a_known_version", "notify_right_before_finish", "golden_path"]),
+]

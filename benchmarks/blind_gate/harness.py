@@ -39,6 +39,12 @@ class Scenario:
     world: Callable[[random.Random], Any]
     script: Callable[[Any], Any]
     uses_request: bool = False
+    oracle_factory: Callable[[int], Oracle] | None = None   # None: the sort-profile oracle over `tools`
+
+    def make_oracle(self, fresh: int = 2) -> Oracle:
+        if self.oracle_factory is not None:
+            return self.oracle_factory(fresh)
+        return Oracle(self.rules(), Pool(self.tools), fresh)
 
 
 @dataclass
@@ -84,7 +90,7 @@ def run_scenario(sc: Scenario, runs: int, seed: int, lengths=(10, 40), keep_trac
     from policyc import Monitor, compile_file  # the system under test, as README.md shows it
 
     monitor = monitor or Monitor(compile_file(str(sc.policy)))
-    oracle = oracle or Oracle(sc.rules(), Pool(sc.tools))
+    oracle = oracle or sc.make_oracle()
     joint, tally, clock = oracle.joint, Tally(), time.thread_time_ns
     terminal = {t.name for t in sc.tools if t.terminal}
     for k in range(runs):

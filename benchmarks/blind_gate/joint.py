@@ -83,6 +83,14 @@ class Joint:
         return any(r.dead(p[j]) for sort, rules, _ in self.per for p in per[sort].values()
                    for j, r in enumerate(rules))
 
+    def dead_rules(self, st) -> list[str]:
+        """The rules violated for good in this state."""
+        g, per = st
+        out = [r.name for r, x in zip(self.glob, g) if r.dead(x)]
+        for sort, rules, _ in self.per:
+            out += [r.name for j, r in enumerate(rules) if any(r.dead(p[j]) for p in per[sort].values())]
+        return out
+
     def failing(self, st) -> list[str]:
         """The rules a run ending in this state fails."""
         g, per = st

@@ -26,7 +26,7 @@ import heapq
 import itertools
 from typing import Any
 
-from .joint import Joint, Pool
+from .joint import Joint
 from .model import Call, Rules
 
 
@@ -35,9 +35,9 @@ class Budget(Exception):
 
 
 class Oracle:
-    def __init__(self, rules: Rules, pool: Pool, fresh: int = 2):
-        self.rules, self.pool, self.fresh = rules, pool, fresh
-        self.joint = Joint(rules, fresh)
+    def __init__(self, rules: Rules, pool: Any, fresh: int = 2, joint_class: Any = Joint):
+        self.rules, self.pool, self.fresh, self.joint_class = rules, pool, fresh, joint_class
+        self.joint = joint_class(rules, fresh)
         self.subs: dict[frozenset, Joint] = {}
         self.memo: dict[Any, bool] = {}          # full canonical state -> live
         self.no_witness: set = set()              # (rule names, canonical state of them): none
@@ -45,7 +45,7 @@ class Oracle:
 
     def _sub(self, names: frozenset) -> Joint:
         if names not in self.subs:
-            self.subs[names] = Joint(Rules([r for r in self.rules.rules if r.name in names]), self.fresh)
+            self.subs[names] = self.joint_class(Rules([r for r in self.rules.rules if r.name in names]), self.fresh)
         return self.subs[names]
 
     # ---- the search over one set of rules
@@ -116,7 +116,7 @@ class Oracle:
             for call in path:
                 end = j.step(end, call)
                 if j.dead(end):
-                    bad = set(self._dead_rules(end)) - names
+                    bad = set(j.dead_rules(end)) - names
                     break
             else:
                 bad = set(j.failing(end)) - names
@@ -125,13 +125,6 @@ class Oracle:
             names = names | bad
         self.memo[key] = answer
         return answer
-
-    def _dead_rules(self, st) -> list[str]:
-        g, per = st
-        out = [r.name for r, x in zip(self.joint.glob, g) if r.dead(x)]
-        for sort, rules, _ in self.joint.per:
-            out += [r.name for j, r in enumerate(rules) if any(r.dead(p[j]) for p in per[sort].values())]
-        return out
 
     def live_bfs(self, st, limit: int | None = None) -> bool:
         """The plain exhaustive search over all rules at once (slow; for validation)."""

@@ -23,7 +23,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from benchmarks.blind_gate import handmade  # noqa: E402
 from benchmarks.blind_gate.harness import run_scenario  # noqa: E402
-from benchmarks.blind_gate.joint import Pool  # noqa: E402
 from benchmarks.blind_gate.model import Call  # noqa: E402
 from benchmarks.blind_gate.oracle import Budget, Oracle  # noqa: E402
 from benchmarks.blind_gate.scenarios import SCENARIOS  # noqa: E402
@@ -37,14 +36,14 @@ def final_state(oracle: Oracle, request: str, calls) -> tuple:
 
 
 def handmade_cases(sc) -> list:
-    if sc.name == "S2":
-        return [(n, r, calls, set(bad)) for n, r, calls, bad in handmade.S2]
+    if sc.name == "S2" or sc.name.startswith("S3"):
+        return [(n, r, calls, set(bad)) for n, r, calls, bad in (handmade.S2 if sc.name == "S2" else handmade.S3)]
     size = int(sc.name.split("-")[1])
     return [(n, r, calls, set(bad[25]) | (set(bad[50]) if size == 50 else set())) for n, r, calls, bad in handmade.S1]
 
 
 def check_monitors(sc) -> int:
-    oracle, wrong = Oracle(sc.rules(), Pool(sc.tools)), 0
+    oracle, wrong = sc.make_oracle(), 0
     for name, request, calls, expected in handmade_cases(sc):
         got = set(oracle.joint.failing(final_state(oracle, request, calls)))
         if got != expected:
@@ -91,8 +90,8 @@ def check_score(sc, cases: list) -> int:
 
 
 def check_oracle(sc, log: list, limit: int) -> int:
-    variants = {f: Oracle(sc.rules(), Pool(sc.tools), fresh=f) for f in (1, 2, 3)}
-    plain = Oracle(sc.rules(), Pool(sc.tools))
+    variants = {f: sc.make_oracle(f) for f in (1, 2, 3)}
+    plain = sc.make_oracle()
     wrong, skipped, checked = 0, {True: 0, False: 0}, {True: 0, False: 0}
     for request, prefix, tool, args, answer in log:
         st = final_state(plain, request, prefix)
@@ -118,9 +117,10 @@ def main(argv=None) -> int:
     ap.add_argument("--runs", type=int, default=30)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--limit", type=int, default=20_000)
+    ap.add_argument("--scenario", choices=sorted(SCENARIOS), action="append")
     args = ap.parse_args(argv)
     bad = 0
-    for key in sorted(SCENARIOS):
+    for key in args.scenario or sorted(SCENARIOS):
         for sc in SCENARIOS[key]:
             print(f"== {sc.name}")
             bad += check_monitors(sc)
