@@ -277,3 +277,36 @@ def test_an_exists_rule_lost_for_one_value_may_be_kept_by_another():
     run.record("a", {"n": 1})
     run.record("b", {"n": 2})
     assert all(c.passed for c in run.finish().constraints)
+
+
+def _undecided_policy(owing_severity: str):
+    """A rule over a pair beside an owing rule, both of `owing_severity`, and `deny` and `block` rules that owe nothing."""
+    from policyc.check import check_text
+
+    text = ("policy desk\ntool build(s: str, v: str)\ntool test(s: str, v: str)\ntool shell(cmd: str)\n"
+            "terminal tool finish()\n"
+            f"rule tested severity {owing_severity}: always (build(s: s, v: v) -> once test(s: s, v: v))\n"
+            f"rule built severity {owing_severity}: eventually build\n"
+            'rule no_rm severity deny: never(shell(contains(cmd, "rm -rf")) or build(contains(s, "rm -rf")))\n'
+            "rule one_shell severity block: called_n(shell) <= 3\n")
+    policy, diagnostics = check_text(text, "desk.altl")
+    assert policy is not None, diagnostics
+    return Monitor(build_artifact(policy))
+
+
+def test_an_open_question_refuses_no_more_than_a_conflict_it_may_hide():
+    """A conflict is enforced with its mildest rule, holds a rule that still owes something
+    after the call (rules all satisfied if the run ended there are satisfied by ending it) and
+    is connected. The rule over a pair leaves `test(...)` open, and the question concerns the
+    `deny` rule `no_rm` of its group; but the one rule that may owe (`built`) is `block`, and so
+    is the rule the question is about, so no conflict it hides is stronger than `block`, and
+    `undecided refuse for deny` (the default) lets the call run, the question listed. When both
+    are `deny`, a `deny` conflict may hide there, and the call is refused."""
+    run = _undecided_policy("block").start()
+    decision = run.propose("test", {"s": "api", "v": "1"})
+    assert decision.executes and decision.undecided, decision
+    assert not any(f.kind == "undecided" for f in decision.findings)
+    run = _undecided_policy("deny").start()
+    decision = run.propose("test", {"s": "api", "v": "1"})
+    assert not decision.executes and decision.undecided
+    assert [(f.kind, f.severity) for f in decision.findings] == [("undecided", "deny")]

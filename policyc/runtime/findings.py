@@ -74,10 +74,13 @@ class Finding:
 @dataclass(frozen=True, slots=True)
 class Open:
     """What the gate could not decide about a call: one line for the decision, and the rules
-    it concerns (the policy's `undecided` setting says whether they refuse the call)."""
+    it concerns (the policy's `undecided` setting says whether they refuse the call).
+    `ceiling`: the strongest severity a conflict the question leaves open could be enforced
+    with ("" when not bounded; `Gate._ceiling`): rules stronger than it refuse no more than it."""
 
     text: str
     rules: tuple[str, ...]
+    ceiling: str = ""
 
 
 def effective_severity(finding: Finding, mode: str | None) -> tuple[str, int | None]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any, Callable, Collection, Mapping, Sequence
 
 from policyc.runtime.findings import (
-    CONFLICT, OWED, SEVERITY_RANK, UNDECIDED, VIOLATION, Finding, GatedRule, Open, mildest,
+    CONFLICT, OWED, SEVERITY_ORDER, SEVERITY_RANK, UNDECIDED, VIOLATION, Finding, GatedRule, Open, mildest,
 )
 from policyc.runtime.judge_final import FinalAnswerJudge
 from policyc.runtime.judge_product import ProductJudge
@@ -24,7 +24,7 @@ from policyc.runtime.judge_sliced import SlicedJudge
 from policyc.tables.atoms import constant_groups
 from policyc.tables.context import NO_CONSTANTS, Constants, RunContext
 from policyc.tables.counting import (
-    ABSENT, NEW, CountingSpace, Rules, Slot, State, TokenRun, TooManyFillings, few_fillings, slot_value,
+    ABSENT, NEW, CountingSpace, Rules, Slot, State, TokenRun, TooManyFillings, few_fillings, remember, slot_value,
 )
 from policyc.tables.dfa import OPEN, VIOLATED
 from policyc.tables.earlier import HistoryPlan, earlier_atoms
@@ -38,6 +38,9 @@ from policyc.trace.model import Call
 
 _NEVER, _ALWAYS = frozenset((False,)), frozenset((True,))  # a rule's acceptance, settled
 
+
+#: How the line of a per-value rule the joint search does not read ends (`Gate._joint_unsearched`).
+UNSEARCHED = "was not searched: the joint search does not read this per-value rule"
 
 class GateState:
     """Where one run is: the product's joint state, each sliced rule's run, and the run's
@@ -124,6 +127,17 @@ class Gate:
         self._plain_bit = {rule.name: 1 << i for i, rule in enumerate(plain_rules)}
         self._reach_memo: dict[str, tuple[int, ...]] = {}
         self._moving_memo: dict[str, tuple[int, ...]] = {}
+        # every compiled rule as a bit (the plain rules', then the sliced rules'), its severity's
+        # rank and the rules that can constrain it (`_near`): what bounds an open question
+        space = self.product.space
+        moved_by = [None if not space.local[i] else space.mentions[i] for i in range(len(plain_rules))] + \
+            [rule.moved_by for _, rule in self.sliced]
+        compiled_rules = plain_rules + [info for info, _ in self.sliced]
+        self._rule_bit = {info.name: b for b, info in enumerate(compiled_rules)}
+        self._rule_rank = [SEVERITY_RANK[info.severity] for info in compiled_rules]
+        self._adjacent = [sum(1 << c for c, other in enumerate(moved_by) if c != b and self._near(tools, other))
+                          for b, tools in enumerate(moved_by)]
+        self._ceilings: dict[tuple[object, ...], str] = {}
 
     def _near(self, tools: frozenset[str] | None, other: frozenset[str] | None) -> bool:
         """Whether rules moved by these tools (None: any) can constrain one another."""
@@ -255,7 +269,7 @@ class Gate:
                 listed = ", ".join(names[:4]) + (", ..." if len(names) > 4 else "")
                 text = self._unsearched_text[memo] = Open(
                     f"whether {self.sliced[k][0].name} (judged per value) can still hold together with {listed} "
-                    "was not searched: the joint search does not read this per-value rule",
+                    + UNSEARCHED,
                     (self.sliced[k][0].name, *names))
             out.append(text)
         return tuple(out)
@@ -305,6 +319,70 @@ class Gate:
             elif not state.runs[j].accepting():  # a rule the call leaves where it is
                 return False
         return True
+
+    # ------------------------------------------------------------ how strong an open question is
+
+    def _owing(self, state: GateState, tool: str, args: Mapping[str, Any], after: Mapping[int, frozenset[bool]],
+               broken: Collection[int], lost_now: int) -> int:
+        """The rules (as bits of `_rule_bit`) that may still owe something right after the call,
+        for some result of it: every conflict holds one, since a set of rules all satisfied if
+        the run ended there is satisfied by ending it (a rule lost before the call or by it is
+        in no conflict). Plain rules the call may leave unmet (`_unmet_after`; every open one
+        when the call's guard combinations are not decided), sliced rules not accepting after it."""
+        unmet = self._unmet_after(state, tool, args)
+        opened = self.product.proposals.open_bits(state.jid) & ~lost_now
+        out = opened if unmet is None else unmet & opened  # plain rules are bits 0..n-1
+        shift = len(self.product.rules)
+        for j, run in enumerate(state.runs):
+            if j in broken or run.verdict() == VIOLATED:
+                continue
+            if (False in after[j]) if j in after else not run.accepting():
+                out |= 1 << (shift + j)
+        return out
+
+    def _bounded(self, item: Open, owing: int) -> Open:
+        """The open question with its ceiling (`_ceiling`)."""
+        about = item.rules[0] if item.text.endswith(UNSEARCHED) else None
+        ceiling = self._ceiling(item.rules, owing, about)
+        return item if ceiling == item.ceiling else Open(item.text, item.rules, ceiling)
+
+    def _ceiling(self, names: Sequence[str], owing: int, about: str | None = None) -> str:
+        """The strongest severity a conflict among `names` (holding `about`, when given) could be
+        enforced with, or "" when any. A conflict is enforced with the mildest severity of its
+        rules, holds two rules or more (one rule alone is judged exactly), holds a rule that may
+        still owe something after the call (`owing`), and is connected: its rules constrain one
+        another (`_near`). So the ceiling is the strongest severity s for which the rules of
+        severity s or stronger hold such a connected set. Memoised per arguments."""
+        memo = (tuple(names), owing, about)
+        found = self._ceilings.get(memo)
+        if found is not None:
+            return found
+        bits = [self._rule_bit[name] for name in names if name in self._rule_bit]
+        ranks = self._rule_rank
+        found = SEVERITY_ORDER[0]  # nothing stronger is possible: the mildest bounds nothing
+        for level in range(len(SEVERITY_ORDER) - 1, 0, -1):
+            allowed = sum(1 << b for b in bits if ranks[b] >= level)
+            starts = [self._rule_bit[about]] if about is not None else \
+                [b for b in bits if owing >> b & 1]
+            if any(self._feasible(start, allowed, owing) for start in starts if allowed >> start & 1):
+                found = SEVERITY_ORDER[level]
+                break
+        remember(self._ceilings, memo, found)
+        return found
+
+    def _feasible(self, start: int, allowed: int, owing: int) -> bool:
+        """Whether the rules of `allowed` connected to rule `start` are two or more and hold an
+        owing one."""
+        group = frontier = 1 << start
+        while frontier:
+            reach = 0
+            while frontier:
+                low = frontier & -frontier
+                reach |= self._adjacent[low.bit_length() - 1]
+                frontier ^= low
+            frontier = reach & allowed & ~group
+            group |= frontier
+        return group & (group - 1) != 0 and group & owing != 0
 
     # ------------------------------------------------------------ the joint search with per-value rules
 
@@ -556,13 +634,15 @@ class Gate:
     def _settle(self, findings: list[Finding], opens: Sequence[Open]) -> tuple[tuple[Finding, ...], tuple[str, ...]]:
         """The findings of a judgement with what the policy's `undecided` setting makes of its
         open questions: a question that concerns rules of a refusing severity refuses the call
-        (a finding of kind `undecided`, enforced with the strongest such severity); every open
-        question stays listed on the decision."""
+        (a finding of kind `undecided`, enforced with the strongest such severity, no stronger
+        than the question's ceiling); every open question stays listed on the decision."""
         out = list(findings)
         refusing = self.undecided_refuse
         for item in opens:
+            top = SEVERITY_RANK[item.ceiling] if item.ceiling else len(SEVERITY_RANK)
             concerned = [self._infos[name] for name in item.rules
-                         if name in self._infos and self._infos[name].severity in refusing]
+                         if name in self._infos and self._infos[name].severity in refusing
+                         and SEVERITY_RANK[self._infos[name].severity] <= top]
             if concerned:
                 strongest = max(concerned, key=lambda r: SEVERITY_RANK[r.severity])
                 names = tuple(r.name for r in concerned)
@@ -604,11 +684,14 @@ class Gate:
             for f in plain:
                 if f.kind == VIOLATION:
                     lost_now |= self._plain_bit[f.rule]
-            undecided = tuple(undecided) + self._joint_unsearched(state, tool, args, after, broken, lost_now)
+            joint = self._joint_unsearched(state, tool, args, after, broken, lost_now)
             if self.counted:
                 found, open_questions = self._counted_conflicts(state, tool, args, broken, lost_now)
                 findings.extend(found)
-                undecided = tuple(undecided) + open_questions
+                joint += open_questions
+            if joint:
+                owing = self._owing(state, tool, args, after, broken, lost_now)
+                undecided = tuple(undecided) + tuple(self._bounded(item, owing) for item in joint)
         if self.final is not None:
             findings.extend(self.final.judge_final(calls, tool, args, request, index) if final
                             else self.final.judge(calls, tool, args, request, index))
