@@ -105,15 +105,8 @@ def _scalars(literals: Sequence[object]) -> Iterator[object]:
 def witnessed(atoms: Sequence[n.Term], masks: Sequence[int]) -> bool:
     """Whether every combination in `masks` (bit i: atom i holds) is the truth of the atoms
     on some call built from what they read (see the module's docstring)."""
-    roots: dict[Root, _Place] = {}
-    for atom in atoms:
-        quantified = {q.var for q in subformulas(atom) if isinstance(q, n.Quant)}
-        for sub in subformulas(atom):
-            if isinstance(sub, _CONTEXT) or isinstance(sub, n.Var) and sub.name not in quantified:
-                return False
-        if not _read(atom, {}, roots):
-            return False
-    if len(masks) > MAX_BUILT:
+    roots = _places(atoms)
+    if roots is None or len(masks) > MAX_BUILT:
         return False
     wanted = set(masks)
     choices = [[(root, v) for v in place.values()] for root, place in roots.items()]
@@ -125,6 +118,18 @@ def witnessed(atoms: Sequence[n.Term], masks: Sequence[int]) -> bool:
         if not wanted:
             return True
     return False
+
+
+def _places(atoms: Sequence[n.Term]) -> dict[Root, _Place] | None:
+    """The places the atoms read, per root (None: some atom reads more than the call, or
+    reads it in a way no place describes)."""
+    roots: dict[Root, _Place] = {}
+    for atom in atoms:
+        quantified = {q.var for q in subformulas(atom) if isinstance(q, n.Quant)}
+        if any(isinstance(sub, _CONTEXT) or isinstance(sub, n.Var) and sub.name not in quantified
+               for sub in subformulas(atom)) or not _read(atom, {}, roots):
+            return None
+    return roots
 
 
 def _read(t: n.Term, env: dict[str, tuple[Root, tuple[Step, ...]]], roots: dict[Root, _Place],
@@ -196,12 +201,9 @@ def _place(roots: dict[Root, _Place], path: tuple[Root, tuple[Step, ...]]) -> _P
 def read_paths(atoms: Sequence[n.Term]) -> frozenset[tuple[object, ...]] | None:
     """The places of the call the atoms read, each as (root, steps...); None when some atom
     reads something else (a variable, the run, an extern) or in a way no place describes."""
-    roots: dict[Root, _Place] = {}
-    for atom in atoms:
-        quantified = {q.var for q in subformulas(atom) if isinstance(q, n.Quant)}
-        if any(isinstance(sub, _CONTEXT) or isinstance(sub, n.Var) and sub.name not in quantified
-               for sub in subformulas(atom)) or not _read(atom, {}, roots):
-            return None
+    roots = _places(atoms)
+    if roots is None:
+        return None
     out: set[tuple[object, ...]] = set()
 
     def walk(place: _Place, at: tuple[object, ...]) -> None:
