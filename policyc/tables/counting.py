@@ -1614,8 +1614,9 @@ def _apart_can_finish(tables: Sequence[DfaTable], violated: Sequence[Sequence[bo
                          list[int]]] = []
     for js in groups:
         at = {j: i for i, j in enumerate(js)}
-        steps = [tuple((at[j], x) for j, x in moves) for (final, _, _), moves in calls
-                 if not final and moves and moves[0][0] in at]
+        # calls that move the group's automata alike are one step (the states reached are the same)
+        steps = list(dict.fromkeys(tuple((at[j], x) for j, x in moves) for (final, _, _), moves in calls
+                                   if not final and moves and moves[0][0] in at))
         first = tuple(start[j] for j in js)
         searches.append((js, steps, [first], {first}, [0]))
 
