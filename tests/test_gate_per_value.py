@@ -47,6 +47,15 @@ def Oracle(formulas) -> CompletionOracle:
     return CompletionOracle(formulas, POOL + FRESH, FINALS, BUDGET)
 
 
+def checked_monitor(text: str, name: str) -> Monitor:
+    """The monitor of a policy text, which must check clean."""
+    from policyc.check import check_text
+
+    policy, diagnostics = check_text(text, name)
+    assert policy is not None, diagnostics
+    return Monitor(build_artifact(policy))
+
+
 @st.composite
 def mixed_policies(draw):
     """One to two per-value rules, maybe one over a pair of values, beside one to three rules a
@@ -85,14 +94,10 @@ def test_a_per_value_rule_the_call_breaks_is_in_no_conflict():
     `a(n: 1)` breaks the per-value rule for good: the decision says so, and raises no conflict
     or open question with the rules beside it (and a `b` that keeps the rule, after `a(n: 1)`,
     is decided with them: nothing to report)."""
-    from policyc.check import check_text
-
     text = ("policy broken\ntool a(n: int)\ntool b(n: int)\ntool c()\n"
             "rule first: forall o in b.n: always (b(n: o) -> once a(n: o))\n"
             "rule answered: always (b -> eventually c)\n")
-    policy, diagnostics = check_text(text, "broken.altl")
-    assert policy is not None, diagnostics
-    monitor = Monitor(build_artifact(policy))
+    monitor = checked_monitor(text, "broken.altl")
     run = monitor.start(mode="tolerate")
     decision = run.propose("b", {"n": 1})
     assert [f.rule for f in decision.findings if f.kind == "violation"] == ["first"]
@@ -108,14 +113,10 @@ def test_a_rule_the_call_breaks_keeps_no_per_value_question_open():
     """The same for a rule that is one automaton: the second `b` breaks `cap` for good, and the
     per-value rule beside it is satisfied if the run ends right after the call, so nothing
     is left undecided (before, the broken `cap` counted as an open rule in conflict)."""
-    from policyc.check import check_text
-
     text = ("policy broken\ntool a(n: int)\ntool b(n: int)\n"
             "rule first: forall o in b.n: always (b(n: o) -> once a(n: o))\n"
             "rule cap: called_n(b) <= 1\n")
-    policy, diagnostics = check_text(text, "broken.altl")
-    assert policy is not None, diagnostics
-    run = Monitor(build_artifact(policy)).start(mode="tolerate")
+    run = checked_monitor(text, "broken.altl").start(mode="tolerate")
     run.record("a", {"n": 1})
     run.record("b", {"n": 1})
     decision = run.propose("b", {"n": 1})
@@ -126,18 +127,12 @@ def test_a_rule_the_call_breaks_keeps_no_per_value_question_open():
 def _wide_result_policy(differ: bool):
     """A tool whose result has ten slots, each read by a per-value rule: the ways to fill them
     are a Bell number (115,975 partitions), past what the joint search enumerates."""
-    from policyc.artifact.build import build_artifact
-    from policyc.check import check_text
-    from policyc.runtime import Monitor
-
     fields = ", ".join(f"f{i}: str" for i in range(10))
     rules = "".join(f"rule r{i} severity block: forall v: always (pay(to: v) -> once get(result.f{i} "
                     f"{'!=' if differ and i % 2 else '=='} v))\n" for i in range(10))
     text = (f"tool get() -> {{ {fields} }}\ntool pay(to: str)\nterminal tool done()\n" + rules
             + "rule must_pay severity block: eventually pay\nrule one_get severity block: called_n(get) <= 1\n")
-    policy, diagnostics = check_text(text, "wide.altl")
-    assert policy is not None, diagnostics
-    return Monitor(build_artifact(policy))
+    return checked_monitor(text, "wide.altl")
 
 
 def test_a_result_with_too_many_ways_to_fill_is_bounded_and_says_so():
@@ -209,14 +204,10 @@ def test_a_terminal_call_on_a_pair_rule_reads_the_pairs_no_call_named():
     monitor across runs. For a part over a pair of values that includes the pairs of the
     domains' product no call named (at the fresh state): two runs whose named pairs stand
     alike, one with such a pair owed and one without, are judged apart."""
-    from policyc.check import check_text
-
-    policy, diagnostics = check_text(
+    monitor = checked_monitor(
         "tool a(x: int)\ntool b(y: int)\ntool c(x: int, y: int)\nterminal tool done()\n"
         "rule every_pair_done severity block: forall s in a.x: forall v in b.y: eventually c(x: s, y: v)\n",
         "pairs.altl")
-    assert policy is not None, diagnostics
-    monitor = Monitor(build_artifact(policy))
 
     def finished(xs):
         run = monitor.start()
@@ -237,16 +228,12 @@ def test_a_conflict_among_counted_rules_is_found_beside_a_rule_over_a_pair():
     conflict of the two single-value rules, although `approved` (over a ticket and a level)
     shares `escalate` with them. The call is refused for it, with nothing undecided about
     those two; what stays open names only the pair rule."""
-    from policyc.check import check_text
-
     text = ("policy desk\ntool open(t: str)\ntool close(t: str)\ntool approve(t: str, level: int)\n"
             "tool escalate(t: str, level: int)\n"
             "rule closed severity block: forall t: always (open(t: t) -> eventually close(t: t))\n"
             "rule kept severity block: forall t: always (escalate(t: t) -> always not close(t: t))\n"
             "rule approved severity block: always (escalate(t: t, level: l) -> once approve(t: t, level: l))\n")
-    policy, diagnostics = check_text(text, "desk.altl")
-    assert policy is not None, diagnostics
-    run = Monitor(build_artifact(policy)).start()
+    run = checked_monitor(text, "desk.altl").start()
     run.record("approve", {"t": "A", "level": 1})
     run.record("open", {"t": "A"})
     decision = run.propose("escalate", {"t": "A", "level": 1})
@@ -264,14 +251,10 @@ def test_an_exists_rule_lost_for_one_value_may_be_kept_by_another():
     but a later `b(n: 2)` brings in a value that keeps it, and meets `eventually b` too: no
     conflict (the search for one value's obligations once pruned every state where that value
     had lost an `exists` part, as if the rule were lost with it)."""
-    from policyc.check import check_text
-
     text = ("policy some\ntool a(n: int)\ntool b(n: int)\n"
             "rule kept: exists o in b.n + a.n: always (a(n: o) -> once b(n: o))\n"
             "rule some_b: eventually b\n")
-    policy, diagnostics = check_text(text, "some.altl")
-    assert policy is not None, diagnostics
-    run = Monitor(build_artifact(policy)).start(mode="tolerate")
+    run = checked_monitor(text, "some.altl").start(mode="tolerate")
     decision = run.propose("a", {"n": 1})
     assert decision.findings == () and decision.undecided == ()
     run.record("a", {"n": 1})
@@ -281,17 +264,13 @@ def test_an_exists_rule_lost_for_one_value_may_be_kept_by_another():
 
 def _undecided_policy(owing_severity: str):
     """A rule over a pair beside an owing rule, both of `owing_severity`, and `deny` and `block` rules that owe nothing."""
-    from policyc.check import check_text
-
     text = ("policy desk\ntool build(s: str, v: str)\ntool test(s: str, v: str)\ntool shell(cmd: str)\n"
             "terminal tool finish()\n"
             f"rule tested severity {owing_severity}: always (build(s: s, v: v) -> once test(s: s, v: v))\n"
             f"rule built severity {owing_severity}: eventually build\n"
             'rule no_rm severity deny: never(shell(contains(cmd, "rm -rf")) or build(contains(s, "rm -rf")))\n'
             "rule one_shell severity block: called_n(shell) <= 3\n")
-    policy, diagnostics = check_text(text, "desk.altl")
-    assert policy is not None, diagnostics
-    return Monitor(build_artifact(policy))
+    return checked_monitor(text, "desk.altl")
 
 
 def test_an_open_question_refuses_no_more_than_a_conflict_it_may_hide():

@@ -20,6 +20,8 @@ anywhere (`(?s)` lets `.` cross line ends).
 from __future__ import annotations
 
 from functools import lru_cache
+from re import _parser as python_reading  # Python's reading of a pattern: only `examples` uses it
+from re import error as PythonPatternError
 from typing import Any, Iterable
 
 import re2
@@ -82,17 +84,15 @@ def examples(pattern: str, tries: int = 4) -> tuple[str, ...]:
     >>> examples("(ab|c)[^a-z]x?"), examples("a(?=b)"), examples("[^\\\\x00-\\\\x{10FFFF}]")
     (('ab0', 'c x', 'abZ', 'c_x'), (), ())
     """
-    try:
-        from re import _parser
-
-        parsed = _parser.parse(pattern)
-    except Exception:  # noqa: BLE001 - a pattern Python does not read has no example here
-        return ()
     out: list[str] = []
-    for k in range(tries):
-        text = _example(parsed, k)
-        if text is not None and text not in out and full_match(pattern, text):
-            out.append(text)
+    try:
+        parsed = python_reading.parse(pattern)
+        for k in range(tries):
+            text = _example(parsed, k)
+            if text is not None and text not in out and full_match(pattern, text):
+                out.append(text)
+    except (PythonPatternError, OverflowError, RecursionError, ValueError):  # Python cannot read it
+        return ()
     return tuple(out)
 
 

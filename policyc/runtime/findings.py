@@ -75,11 +75,13 @@ class Finding:
 class Open:
     """What the gate could not decide about a call: one line for the decision, and the rules
     it concerns (the policy's `undecided` setting says whether they refuse the call).
-    `ceiling`: the strongest severity a conflict the question leaves open could be enforced
-    with ("" when not bounded; `Gate._ceiling`): rules stronger than it refuse no more than it."""
+    `about`: the rule every conflict it leaves open holds ("" when none in particular);
+    `ceiling`: the strongest severity such a conflict could be enforced with ("" when not
+    bounded; `Gate._ceiling`): rules stronger than it refuse no more than it."""
 
     text: str
     rules: tuple[str, ...]
+    about: str = ""
     ceiling: str = ""
 
 

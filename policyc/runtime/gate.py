@@ -39,9 +39,6 @@ from policyc.trace.model import Call
 _NEVER, _ALWAYS = frozenset((False,)), frozenset((True,))  # a rule's acceptance, settled
 
 
-#: How the line of a per-value rule the joint search does not read ends (`Gate._joint_unsearched`).
-UNSEARCHED = "was not searched: the joint search does not read this per-value rule"
-
 class GateState:
     """Where one run is: the product's joint state, each sliced rule's run, and the run's
     constants and history stores (`context`, which the rules' atoms read), and its values by
@@ -223,7 +220,7 @@ class Gate:
                 if tool in self.terminal or rule.moved_by is None or tool in rule.moved_by)
         return found
 
-    def _joint_unsearched(self, state: GateState, tool: str, args: Mapping[str, Any],
+    def _joint_unsearched(self, state: GateState, unmet_after: Callable[[], int | None], tool: str,
                           after: Mapping[int, frozenset[bool]], broken: Collection[int] = (),
                           lost_now: int = 0) -> tuple[Open, ...]:
         """The open sliced rules a call to `tool` may set in conflict with other open rules:
@@ -231,8 +228,9 @@ class Gate:
         rule of the rule's component is satisfied if the run ends right after the call.
         `after`: per sliced rule the call may move, whether it may be accepting after it
         (`SlicedJudge.outcomes`); `broken`, `lost_now`: the sliced rules and (as bits) the
-        plain rules the call certainly breaks. A conflict is a set of rules each of which can
-        still hold: a rule lost before the call or by it is in none."""
+        plain rules the call certainly breaks; `unmet_after`: `_unmet_after` for the call, read
+        once per judgement. A conflict is a set of rules each of which can still hold: a rule
+        lost before the call or by it is in none."""
         reaching = self._reaching(tool)
         if not reaching:
             return ()
@@ -247,7 +245,7 @@ class Gate:
         if not found:
             return ()
         # rules no automaton compiles may constrain anything: with them, nothing is known here
-        unmet = None if self.final is not None else self._unmet_after(state, tool, args)
+        unmet = None if self.final is not None else unmet_after()
         out = []
         settled: dict[tuple[object, ...], bool] = {}  # per component (its members): whether it accepts after the call
         for k in found:
@@ -269,8 +267,8 @@ class Gate:
                 listed = ", ".join(names[:4]) + (", ..." if len(names) > 4 else "")
                 text = self._unsearched_text[memo] = Open(
                     f"whether {self.sliced[k][0].name} (judged per value) can still hold together with {listed} "
-                    + UNSEARCHED,
-                    (self.sliced[k][0].name, *names))
+                    "was not searched: the joint search does not read this per-value rule",
+                    (self.sliced[k][0].name, *names), about=self.sliced[k][0].name)
             out.append(text)
         return tuple(out)
 
@@ -322,14 +320,14 @@ class Gate:
 
     # ------------------------------------------------------------ how strong an open question is
 
-    def _owing(self, state: GateState, tool: str, args: Mapping[str, Any], after: Mapping[int, frozenset[bool]],
+    def _owing(self, state: GateState, unmet_after: Callable[[], int | None], after: Mapping[int, frozenset[bool]],
                broken: Collection[int], lost_now: int) -> int:
         """The rules (as bits of `_rule_bit`) that may still owe something right after the call,
         for some result of it: every conflict holds one, since a set of rules all satisfied if
         the run ended there is satisfied by ending it (a rule lost before the call or by it is
         in no conflict). Plain rules the call may leave unmet (`_unmet_after`; every open one
         when the call's guard combinations are not decided), sliced rules not accepting after it."""
-        unmet = self._unmet_after(state, tool, args)
+        unmet = unmet_after()
         opened = self.product.proposals.open_bits(state.jid) & ~lost_now
         out = opened if unmet is None else unmet & opened  # plain rules are bits 0..n-1
         shift = len(self.product.rules)
@@ -342,9 +340,8 @@ class Gate:
 
     def _bounded(self, item: Open, owing: int) -> Open:
         """The open question with its ceiling (`_ceiling`)."""
-        about = item.rules[0] if item.text.endswith(UNSEARCHED) else None
-        ceiling = self._ceiling(item.rules, owing, about)
-        return item if ceiling == item.ceiling else Open(item.text, item.rules, ceiling)
+        ceiling = self._ceiling(item.rules, owing, item.about or None)
+        return item if ceiling == item.ceiling else Open(item.text, item.rules, item.about, ceiling)
 
     def _ceiling(self, names: Sequence[str], owing: int, about: str | None = None) -> str:
         """The strongest severity a conflict among `names` (holding `about`, when given) could be
@@ -359,11 +356,10 @@ class Gate:
             return found
         bits = [self._rule_bit[name] for name in names if name in self._rule_bit]
         ranks = self._rule_rank
+        starts = [self._rule_bit[about]] if about is not None else [b for b in bits if owing >> b & 1]
         found = SEVERITY_ORDER[0]  # nothing stronger is possible: the mildest bounds nothing
         for level in range(len(SEVERITY_ORDER) - 1, 0, -1):
             allowed = sum(1 << b for b in bits if ranks[b] >= level)
-            starts = [self._rule_bit[about]] if about is not None else \
-                [b for b in bits if owing >> b & 1]
             if any(self._feasible(start, allowed, owing) for start in starts if allowed >> start & 1):
                 found = SEVERITY_ORDER[level]
                 break
@@ -684,13 +680,20 @@ class Gate:
             for f in plain:
                 if f.kind == VIOLATION:
                     lost_now |= self._plain_bit[f.rule]
-            joint = self._joint_unsearched(state, tool, args, after, broken, lost_now)
+            unmet: list[int | None] = []
+
+            def unmet_after() -> int | None:  # the plain rules the call may leave unmet, read once
+                if not unmet:
+                    unmet.append(self._unmet_after(state, tool, args))
+                return unmet[0]
+
+            joint = self._joint_unsearched(state, unmet_after, tool, after, broken, lost_now)
             if self.counted:
                 found, open_questions = self._counted_conflicts(state, tool, args, broken, lost_now)
                 findings.extend(found)
                 joint += open_questions
             if joint:
-                owing = self._owing(state, tool, args, after, broken, lost_now)
+                owing = self._owing(state, unmet_after, after, broken, lost_now)
                 undecided = tuple(undecided) + tuple(self._bounded(item, owing) for item in joint)
         if self.final is not None:
             findings.extend(self.final.judge_final(calls, tool, args, request, index) if final

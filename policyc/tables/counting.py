@@ -218,15 +218,14 @@ class PartShape:
         self.dfa: DfaTable = next(iter(table.bodies.values()))
         ab, var = table.alphabet, table.var
         self.other = ab.other
-        self.why = ""  # why the part is not countable, for compile's note ("" when it is)
+        self.countable, self.why = True, ""  # why: the first reason it is not, for compile's note
         # a part over a tuple is judged apart (`judge_sliced`)
         for failed, why in ((table.arity != 1, "it binds two values together in one call"),
                             (len(table.bodies) != 1 or bool(table.static_atoms), "it tests its value against a literal"),
                             (bool(table.constants), "its values are listed in the policy"),
                             (not ab.exact, "the compiler did not decide its guards' combinations")):
             if failed:
-                self.why = self.why or why
-        self.countable = not self.why
+                self._not_countable(why)
         # per tool: ((local bit, pool position), ...), ((local bit, slot, is ==), ...), letters
         self.tools: dict[str, tuple[tuple[tuple[int, int], ...], tuple[tuple[int, Slot, bool], ...],
                                     Mapping[int, int]]] = {}
