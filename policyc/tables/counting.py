@@ -991,6 +991,7 @@ class CountingSpace:
         # the one-value check (`_can_finish`): per view, its answer per start, and its calls
         self._finish: dict[tuple[object, ...], dict[tuple[tuple[int, ...], tuple[int, ...]], bool]] = {}
         self._value_steps: dict[tuple[object, ...], list[tuple[ValueMove, tuple[tuple[int, int], ...]]]] = {}
+        self._guides: dict[tuple[object, ...], list[list[list[int]]]] = {}  # `_apart_guide`, per view
         self._value_next: dict[tuple[object, ...], tuple[dict[Any, Any], dict[Any, Any], dict[Any, Any],
                                                          dict[Any, Any]]] = {}
         # `fillings`, per its arguments (an int: too many)
@@ -1338,7 +1339,11 @@ class CountingSpace:
         if not parts_at and not start_violated:  # the plain rules alone: automata apart, searched apart
             if len(known) >= MEMO_LIMIT:
                 known.clear()
-            answer = known[start] = _apart_can_finish(tables, violated, calls, start[0])
+            guide = self._guides.get(view)
+            if guide is None:
+                guide = _apart_guide(tables, violated, calls)
+                remember(self._guides, view, guide)
+            answer = known[start] = _apart_can_finish(tables, violated, calls, start[0], guide)
             return answer
         seen: dict[tuple[tuple[int, ...], tuple[int, ...]], Any] = {start: None}  # per state, the one before
         queue = deque([start])
@@ -1583,15 +1588,22 @@ class CountingSpace:
 
 
 def _apart_can_finish(tables: Sequence[DfaTable], violated: Sequence[Sequence[bool]],
-                      calls: Sequence[tuple[ValueMove, tuple[tuple[int, int], ...]]], start: tuple[int, ...]) -> bool:
+                      calls: Sequence[tuple[ValueMove, tuple[tuple[int, int], ...]]], start: tuple[int, ...],
+                      guide: Sequence[Sequence[Sequence[int]]] | None = None) -> bool:
     """`CountingSpace._can_finish` over automata alone (no value's parts), from a start where
-    none is violated, with the answer of its breadth-first search: True when a state with
-    every automaton accepting is reachable, or more than 2,000 states are. A call that does
-    not end the run moves automata of one group only (groups joined by the calls that move
-    several), so the reachable states are every combination of each group's, reached apart:
-    there are as many as the product of the groups' counts, and one accepting state (or one
-    a final call takes to accepting) is one per group, each found in its own group. A group
-    is searched only as far as a question about it needs."""
+    none is violated: True when a state with every automaton accepting (or one a final call
+    takes there) is reachable, or more than 2,000 states are, else False; the answer of a
+    breadth-first search over every automaton, whatever order the states are visited in.
+
+    A call that does not end the run moves automata of one group only (groups joined by the
+    calls that move several), so the reachable states are every combination of each group's,
+    reached apart: there are as many as the product of the groups' counts, and a way to finish
+    (ending now, or one final call) is open when each group reaches a state that finishes that
+    way. Each group is searched best first, by how many calls its automata need at least, each
+    alone, to finish (`_apart_guide`, which `guide` gives when computed already), and every
+    state is checked against every way: a search ends at the first way every group has
+    reached. A state no automaton of which is near its end is met last, not first, as a
+    breadth-first search would among the many calls that move only counters."""
     group = list(range(len(tables)))
 
     def root(j: int) -> int:
@@ -1607,27 +1619,142 @@ def _apart_can_finish(tables: Sequence[DfaTable], violated: Sequence[Sequence[bo
     members: dict[int, list[int]] = {}
     for j in range(len(tables)):
         members.setdefault(root(j), []).append(j)
-    groups = list(members.values())
-    # per group: its automata, its calls, the states seen (in the order found), how many expanded
-    searches: list[tuple[list[int], list[tuple[tuple[int, int], ...]], list[tuple[int, ...]], set[tuple[int, ...]],
-                         list[int]]] = []
-    for js in groups:
+    ways = _finish_ways(calls)
+    if guide is None:
+        guide = _apart_guide(tables, violated, calls)
+    searches = [_GroupSearch(tables, violated, js, calls, start, ways, guide) for js in members.values()]
+    open_ways = set(range(len(ways)))
+    while open_ways:
+        for search in searches:
+            if search.exhausted:
+                open_ways &= search.found  # what an exhausted group has not reached, it never will
+        if any(all(w in search.found for search in searches) for w in open_ways):
+            return True
+        moved = False
+        for search in searches:
+            if not search.exhausted and open_ways - search.found:
+                search.expand()
+                moved = True
+                if len(search.seen) > 2000:
+                    return True  # more than 2,000 states: cannot tell
+        if not moved:
+            break
+    total = 1
+    for search in searches:
+        while search.expand():
+            if len(search.seen) > 2000:
+                return True
+        total *= len(search.seen)
+    return total > 2000  # more than 2,000 states: cannot tell
+
+
+def _finish_ways(calls: Sequence[tuple[ValueMove, tuple[tuple[int, int], ...]]]) -> list[dict[int, int] | None]:
+    """The ways a run may finish: ending now (None), or each final call, as the letters it
+    moves automata by."""
+    return [None] + [dict(moves) for (final, _, _), moves in calls if final]
+
+
+#: A distance of `_apart_guide` for a state that cannot finish that way.
+_FAR = 1 << 20
+
+
+def _apart_guide(tables: Sequence[DfaTable], violated: Sequence[Sequence[bool]],
+                 calls: Sequence[tuple[ValueMove, tuple[tuple[int, int], ...]]]) -> list[list[list[int]]]:
+    """Per way to finish (`_finish_ways`), per automaton, per state: the fewest calls that do
+    not end the run after which it finishes that way, stepped alone by the letters the calls
+    give it (`_FAR`: never). A lower bound of each automaton's part of a search, which orders it."""
+    letters: list[set[int]] = [set() for _ in tables]
+    for (final, _, _), moves in calls:
+        if not final:
+            for j, x in moves:
+                letters[j].add(x)
+    back: list[list[list[int]]] = []
+    for j, table in enumerate(tables):
+        into: list[list[int]] = [[] for _ in table.delta]
+        for q, row in enumerate(table.delta):
+            for x in letters[j]:
+                r = row[x]
+                if not violated[j][r] and r != q:
+                    into[r].append(q)
+        back.append(into)
+    out = []
+    for way in _finish_ways(calls):
+        per_table = []
+        for j, table in enumerate(tables):
+            far = [_FAR] * len(table.delta)
+            frontier = []
+            for q in range(len(table.delta)):
+                if violated[j][q]:
+                    continue
+                if way is None or j not in way:
+                    ends = table.accepting[q]
+                else:
+                    r = table.delta[q][way[j]]
+                    ends = table.accepting[r] and not violated[j][r]
+                if ends:
+                    far[q] = 0
+                    frontier.append(q)
+            d = 0
+            while frontier:
+                d += 1
+                nxt = []
+                for r in frontier:
+                    for q in back[j][r]:
+                        if far[q] == _FAR:
+                            far[q] = d
+                            nxt.append(q)
+                frontier = nxt
+            per_table.append(far)
+        out.append(per_table)
+    return out
+
+
+class _GroupSearch:
+    """The search of one group of `_apart_can_finish`: the states seen, those not expanded yet
+    by their distance to a finish (`_apart_guide`), and the ways to finish (by index) some
+    state seen finishes."""
+
+    __slots__ = ("tables", "violated", "js", "steps", "ways", "guide", "seen", "queue", "count", "found",
+                 "exhausted")
+
+    def __init__(self, tables: Sequence[DfaTable], violated: Sequence[Sequence[bool]], js: list[int],
+                 calls: Sequence[tuple[ValueMove, tuple[tuple[int, int], ...]]], start: tuple[int, ...],
+                 ways: Sequence[Mapping[int, int] | None], guide: Sequence[Sequence[Sequence[int]]]):
+        self.tables, self.violated, self.js, self.ways = tables, violated, js, ways
+        self.guide = [[guide[w][j] for j in js] for w in range(len(ways))]
         at = {j: i for i, j in enumerate(js)}
         # calls that move the group's automata alike are one step (the states reached are the same)
-        steps = list(dict.fromkeys(tuple((at[j], x) for j, x in moves) for (final, _, _), moves in calls
-                                   if not final and moves and moves[0][0] in at))
+        self.steps = list(dict.fromkeys(tuple((at[j], x) for j, x in moves) for (final, _, _), moves in calls
+                                        if not final and moves and moves[0][0] in at))
         first = tuple(start[j] for j in js)
-        searches.append((js, steps, [first], {first}, [0]))
+        self.seen = {first}
+        self.queue: list[tuple[int, int, tuple[int, ...]]] = []
+        self.count = 0  # states queued so far: ties are broken by the order found
+        self.found: set[int] = set()
+        self.exhausted = False
+        self._add(first)
 
-    def expand(search: tuple[list[int], list[tuple[tuple[int, int], ...]], list[tuple[int, ...]],
-                             set[tuple[int, ...]], list[int]]) -> bool:
-        """Expand the group's next state not expanded yet (False: there is none)."""
-        js, steps, order, seen, done = search
-        if done[0] == len(order):
+    def _add(self, here: tuple[int, ...]) -> None:
+        """Queue a state seen first, and note the ways to finish it opens."""
+        best = _FAR * len(here) + 1
+        for w, far in enumerate(self.guide):
+            d = 0
+            for q, row in zip(here, far):
+                d += row[q]
+            if d == 0:
+                self.found.add(w)
+            best = min(best, d)
+        heappush(self.queue, (best, self.count, here))
+        self.count += 1
+
+    def expand(self) -> bool:
+        """Expand the group's nearest state not expanded yet (False: there is none)."""
+        if not self.queue:
+            self.exhausted = True
             return False
-        here = order[done[0]]
-        done[0] += 1
-        for moves in steps:
+        here = heappop(self.queue)[2]
+        tables, violated, js, seen = self.tables, self.violated, self.js, self.seen
+        for moves in self.steps:
             stepped = list(here)
             for i, x in moves:
                 q = tables[js[i]].delta[stepped[i]][x]
@@ -1638,52 +1765,10 @@ def _apart_can_finish(tables: Sequence[DfaTable], violated: Sequence[Sequence[bo
                 nxt = tuple(stepped)
                 if nxt not in seen:
                     seen.add(nxt)
-                    order.append(nxt)
+                    self._add(nxt)
+        if not self.queue:
+            self.exhausted = True
         return True
-
-    # the ways to finish: a state with every automaton accepting, or one a final call takes there
-    ways: list[dict[int, int] | None] = [None] + [dict(moves) for (final, _, _), moves in calls if final]
-    for way in ways:
-        found = True
-        for search in searches:
-            js, _, order, seen, _ = search
-            k = 0
-            while True:
-                while k < len(order) and not (all(tables[j].accepting[q] for j, q in zip(js, order[k])) if way is None
-                                              else _ends_accepting(tables, violated, js, order[k], way)):
-                    k += 1
-                if k < len(order):
-                    break  # this group can finish this way
-                if len(seen) > 2000:
-                    return True  # more than 2,000 states: cannot tell
-                if not expand(search):
-                    found = False
-                    break
-            if not found:
-                break
-        if found:
-            return True
-    total = 1
-    for search in searches:
-        while expand(search):
-            if len(search[3]) > 2000:
-                return True
-        total *= len(search[3])
-    return total > 2000  # more than 2,000 states: cannot tell
-
-
-def _ends_accepting(tables: Sequence[DfaTable], violated: Sequence[Sequence[bool]], js: list[int],
-                    here: tuple[int, ...], moved: Mapping[int, int]) -> bool:
-    """Whether a final call whose letters move the automata `moved` (by index, to its letter)
-    leaves automata `js`, in states `here`, each accepting and none violated."""
-    for j, q in zip(js, here):
-        if j in moved:
-            q = tables[j].delta[q][moved[j]]
-            if violated[j][q]:
-                return False
-        if not tables[j].accepting[q]:
-            return False
-    return True
 
 
 def uncounted(compiled: CompiledPolicy) -> dict[str, str]:
