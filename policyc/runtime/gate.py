@@ -21,10 +21,12 @@ from policyc.runtime.findings import (
 from policyc.runtime.judge_final import FinalAnswerJudge
 from policyc.runtime.judge_product import ProductJudge
 from policyc.runtime.judge_sliced import SlicedJudge
+from policyc.runtime.witness import Concrete, Instances, Witness
 from policyc.tables.atoms import constant_groups
 from policyc.tables.context import NO_CONSTANTS, Constants, RunContext
 from policyc.tables.counting import (
-    ABSENT, NEW, CountingSpace, Rules, Slot, State, TokenRun, TooManyFillings, few_fillings, remember, slot_value,
+    ABSENT, NEW, CountingSpace, Filling, Rules, SearchMove, Slot, State, TokenRun, TooManyFillings, few_fillings,
+    remember, slot_value,
 )
 from policyc.tables.dfa import OPEN, VIOLATED
 from policyc.tables.earlier import HistoryPlan, earlier_atoms
@@ -101,6 +103,15 @@ class Gate:
         # every per-value rule of the group is one the counting search reads: (plain rules,
         # sliced rules, the tools whose calls may move one of them, None for any)
         self.counted = self._counted_blocks()
+        # per counted group: its rules over pairs a continuation of the search can be checked
+        # on, value by value (`policyc.runtime.witness`), when a judgement is not memoised
+        self.concrete = Concrete(self.counting, [judge.table for _, judge in self.sliced], policy.tools) \
+            if self.counting is not None else None
+        self._counted_pairs: list[tuple[int, ...]] = []
+        for _, sliced, _ in self.counted:
+            members = (sliced[0], *self.components[sliced[0]][2])
+            self._counted_pairs.append(tuple(sorted(
+                j for j in members if self.concrete is not None and j in self.concrete.pairs)))
         self._counted_of = {k: b for b, (_, sliced, _) in enumerate(self.counted) for k in sliced}
         counted_plain = 0
         for plain, _, _ in self.counted:
@@ -222,7 +233,7 @@ class Gate:
 
     def _joint_unsearched(self, state: GateState, unmet_after: Callable[[], int | None], tool: str,
                           after: Mapping[int, frozenset[bool]], broken: Collection[int] = (),
-                          lost_now: int = 0) -> tuple[Open, ...]:
+                          lost_now: int = 0, checked: Collection[int] = ()) -> tuple[Open, ...]:
         """The open sliced rules a call to `tool` may set in conflict with other open rules:
         per-value rules take no part in the joint search, so the decision says so, unless every
         rule of the rule's component is satisfied if the run ends right after the call.
@@ -239,7 +250,7 @@ class Gate:
         found = []
         for k in reaching:
             _, plain, sliced = self.components[k]
-            if verdicts[k] == OPEN and k not in broken and \
+            if verdicts[k] == OPEN and k not in broken and k not in checked and \
                     (opened & plain or any(verdicts[j] == OPEN and j not in broken for j in sliced)):
                 found.append(k)
         if not found:
@@ -383,12 +394,16 @@ class Gate:
     # ------------------------------------------------------------ the joint search with per-value rules
 
     def _counted_conflicts(self, state: GateState, tool: str, args: Mapping[str, Any], broken: Collection[int],
-                           lost_now: int) -> tuple[list[Finding], tuple[Open, ...]]:
+                           lost_now: int, checked: set[int]) -> tuple[list[Finding], tuple[Open, ...]]:
         """Conflicts among the rules of each counted group the call may move (per-value rules
         included, `policyc.tables.counting`): rules that could all hold before the call, each of
         which can still hold after it (a rule lost before the call or by it is in none), that
         no continuation satisfies together, whatever the call returns; and the groups whose
-        question was not decided."""
+        question was not decided. A continuation the search found is checked, value by value,
+        on the group's rules over pairs and the atoms that read places a per-value rule binds
+        (`policyc.runtime.witness`, when judgements are not memoised: the check reads the run's
+        values themselves); when it holds there, the group's rules can hold together: its
+        question is decided, and its rules over pairs are added to `checked`."""
         counting = self.counting
         assert counting is not None and state.tokens is not None
         proposals = self.product.proposals
@@ -396,7 +411,7 @@ class Gate:
         masks = proposals.completions(key, self._known(state, tool, args))
         found: list[Finding] = []
         undecided: list[Open] = []
-        for plain, sliced, reach in self.counted:
+        for b, (plain, sliced, reach) in enumerate(self.counted):
             if reach is not None and tool not in reach:
                 continue
             open_plain = tuple(i for i in plain if proposals.is_open(state.jid, i) and not lost_now >> i & 1)
@@ -409,7 +424,13 @@ class Gate:
                 continue
             rules = counting.rules(open_plain, open_sliced)
             here = self._state_of(rules, state)
-            answer, why = self._after_call(rules, state, key, masks, tool, args, here)
+            witnesses: list[Witness] | None = None if self.memoised or self.concrete is None else []
+            answer, why = self._after_call(rules, state, key, masks, tool, args, here, witnesses)
+            pairs = tuple(q for q in self._counted_pairs[b] if state.runs[q].verdict() == OPEN and q not in broken)
+            if answer is not False and witnesses and (pairs or answer is None) and \
+                    self._holds_concretely(rules, state, here, witnesses, pairs, tool, args, masks):
+                checked.update(pairs)
+                answer = True
             if answer is True:
                 continue
             if counting.check(rules, here) is False:
@@ -423,6 +444,24 @@ class Gate:
             found.append(self._conflict(core))
         return found, tuple(undecided)
 
+    def _holds_concretely(self, rules: Rules, state: GateState, here: State, witnesses: Sequence[Witness],
+                          pairs: Sequence[int], tool: str, args: Mapping[str, Any], masks: Collection[int]) -> bool:
+        """Whether one of the continuations the search found (the one that answered yes first)
+        holds, with values, on the rules over pairs `pairs` and on every atom that reads a
+        place given a value (`Concrete.holds`)."""
+        concrete, tokens = self.concrete, state.tokens
+        assert concrete is not None and tokens is not None
+        instances = []
+        for q in pairs:
+            found = Instances.of_run(concrete.pairs[q], state.runs[q].states[0])
+            if found is None:
+                return False
+            instances.append(found)
+        run_values = {v: tuple(p[i] for i in rules.parts) for v, p in tokens.where.items()}
+        listed = list(masks)
+        return any(concrete.holds(rules, here, run_values, instances, w, tool, args, listed)
+                   for w in reversed(witnesses))
+
     def _state_of(self, rules: Rules, state: GateState) -> State:
         counting = self.counting
         assert counting is not None and state.tokens is not None
@@ -432,10 +471,12 @@ class Gate:
                                 state.tokens.profiles())
 
     def _after_call(self, rules: Rules, state: GateState, key: str, masks: Collection[int], tool: str,
-                    args: Mapping[str, Any], here: State | None = None) -> tuple[bool | None, str]:
+                    args: Mapping[str, Any], here: State | None = None,
+                    witnesses: list[Witness] | None = None) -> tuple[bool | None, str]:
         """Whether some result of the proposed call leaves a continuation satisfying the rules
         (None: not decided, and why); `here`: the run's state as the rules' (`_state_of`), when
-        read already."""
+        read already. `witnesses` receives the continuations found, the call first, in the
+        order tried (the last one the one that answered yes, when one did)."""
         counting = self.counting
         assert counting is not None and state.tokens is not None
         if here is None:
@@ -446,8 +487,12 @@ class Gate:
             successors = self._successors(rules, state, here, key, masks, tool, args)
         except TooManyFillings as exc:  # a few results tried: one that leaves a way out decides
             successors, few = self._successors(rules, state, here, key, masks, tool, args, few=True), str(exc)
-        for after in successors:
+        for after, move, filling in successors:
             answer = counting.check(rules, after)
+            if witnesses is not None:
+                path = counting.witness(rules, after)
+                if path is not None:
+                    witnesses.append(((move, filling),) + path)
             if answer is True:
                 return True, ""
             if answer is None and not why:
@@ -457,11 +502,11 @@ class Gate:
         return (None, why) if why else (False, "")
 
     def _successors(self, rules: Rules, state: GateState, here: State, key: str, masks: Collection[int], tool: str,
-                    args: Mapping[str, Any], few: bool = False) -> list[State]:
+                    args: Mapping[str, Any], few: bool = False) -> list[tuple[State, SearchMove, Filling]]:
         """The states of the rules the proposed call may lead to, whatever its result: every
         letter it may turn out to be, and every value its result may hold in a slot (with
         `few`, only `few_fillings` of the result's slots; raises `TooManyFillings` without it
-        when they have too many)."""
+        when they have too many); each with the call as the search reads it."""
         assert state.tokens is not None
         tokens = state.tokens
         slots = rules.slots.get(key, ())
@@ -510,7 +555,7 @@ class Gate:
                     filling = tuple(filling) + tuple((ABSENT, frozenset((s,))) for s in absent)
                     after = rules.step(here, move, filling, relaxed=False)
                     if after is not None:
-                        out.append(after)
+                        out.append((after, move, filling))
         return out
 
     def _counted_core(self, rules: Rules, state: GateState, key: str, masks: Collection[int], tool: str,
@@ -687,11 +732,13 @@ class Gate:
                     unmet.append(self._unmet_after(state, tool, args))
                 return unmet[0]
 
-            joint = self._joint_unsearched(state, unmet_after, tool, after, broken, lost_now)
+            checked: set[int] = set()  # rules over pairs a continuation checked value by value holds
+            open_questions: tuple[Open, ...] = ()
             if self.counted:
-                found, open_questions = self._counted_conflicts(state, tool, args, broken, lost_now)
+                found, open_questions = self._counted_conflicts(state, tool, args, broken, lost_now, checked)
                 findings.extend(found)
-                joint += open_questions
+            joint = self._joint_unsearched(state, unmet_after, tool, after, broken, lost_now, checked)
+            joint += open_questions
             if joint:
                 owing = self._owing(state, unmet_after, after, broken, lost_now)
                 undecided = tuple(undecided) + tuple(self._bounded(item, owing) for item in joint)

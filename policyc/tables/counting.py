@@ -979,7 +979,9 @@ class CountingSpace:
             self.part_numbers.append(numbers)
             self.countable.append(ok)
         self._rules: dict[tuple[tuple[int, ...], tuple[int, ...]], Rules] = {}
-        self._answers: dict[tuple[object, ...], bool | None] = {}  # per question
+        # per question: its answer, and the continuation found (`witness`), kept together so
+        # that what one says the other says too, whatever was asked before
+        self._answers: dict[tuple[object, ...], tuple[bool | None, tuple[tuple[SearchMove, Filling], ...] | None]] = {}
         self._lock = threading.Lock()
         self._slots: dict[str, tuple[Slot, ...]] = {}
         self._arg_slots: dict[str, tuple[Slot, ...]] = {}
@@ -1157,22 +1159,34 @@ class CountingSpace:
         decided within the question's budget, or the letters cannot settle it)."""
         key = (rules.plain, rules.sliced, state)
         if key in self._answers:
-            return self._answers[key]
+            return self._answers[key][0]
         why: list[str] = []
+        path: list[tuple[SearchMove, Filling]] = []
         try:
-            answer = self._decide(rules, state, why)
+            answer = self._decide(rules, state, why, path)
         except TooManyFillings as exc:
             answer, why = None, [str(exc)]
         if answer is None:
             self._why[key] = why[0] if why else "not decided"
-        self._answers[key] = answer
+        self._answers[key] = (answer, tuple(path) if answer is True or path else None)
         return answer
+
+    def witness(self, rules: Rules, state: State) -> tuple[tuple[SearchMove, Filling], ...] | None:
+        """The continuation `check` found from this state (after it answered): its calls, each a
+        move of the set and a filling of its slots, all of them the set's own (not a subset's);
+        None when it found none. Found also for a question left undecided because the set's
+        atoms read places a per-value rule binds (`Rules.entangled`), which only a concrete
+        reading of its values can settle (`policyc.runtime.witness`)."""
+        found = self._answers.get((rules.plain, rules.sliced, state))
+        return None if found is None else found[1]
 
     def why(self, rules: Rules, state: State) -> str:
         """Why the question was not decided (after `check` answered None)."""
         return self._why.get((rules.plain, rules.sliced, state), "not decided")
 
-    def _decide(self, rules: Rules, state: State, why: list[str]) -> bool | None:
+    def _decide(self, rules: Rules, state: State, why: list[str],
+                path: list[tuple[SearchMove, Filling]]) -> bool | None:
+        """`check`'s answer; `path` receives the continuation found, when one is."""
         if rules.lost(state):
             return False
         if rules.accepts(state, relaxed=False):
@@ -1183,7 +1197,7 @@ class CountingSpace:
         certain = sum(1 for m in moves if m[5])
         budget = [self.budget]
         # calls some call certainly produces first: their witnesses are real
-        answer = self._refine(rules, state, True, budget, why)
+        answer = self._refine(rules, state, True, budget, why, path)
         if answer is True and rules.entangled is not None:
             why[:] = [f"a continuation was found, but {rules.entangled}: whether its values can make it true "
                       "was not decided"]
@@ -1204,9 +1218,10 @@ class CountingSpace:
         return None
 
     def _refine(self, rules: Rules, state: State, certain_only: bool, budget: list[int],
-                why: list[str]) -> bool | None:
+                why: list[str], found_path: list[tuple[SearchMove, Filling]] | None = None) -> bool | None:
         """The refinement loop of the module's docstring, over the calls some call certainly
-        produces (`certain_only`) or over every listed call. `budget`: states left, spent here."""
+        produces (`certain_only`) or over every listed call. `budget`: states left, spent here;
+        `found_path` receives the witness, as the set's calls, when one is found."""
         n_rules = len(rules.goals)
         subset = sorted(set(rules.failing(state)) or {0})
         relaxed = True
@@ -1239,8 +1254,11 @@ class CountingSpace:
                     return False
                 why.append(f"continuations with more than {self.max_new} new values were not searched")
                 return None
-            ok, failed = self._replay(rules, state, sub, subset, path, certain_only)
+            stepped: list[tuple[SearchMove, Filling]] = []
+            ok, failed = self._replay(rules, state, sub, subset, path, certain_only, stepped)
             if ok:
+                if found_path is not None:
+                    found_path[:] = stepped
                 return True
             grown = sorted(set(subset) | set(failed))
             if len(grown) > len(subset):
@@ -1501,9 +1519,10 @@ class CountingSpace:
         return False, [], len(parent), cut
 
     def _replay(self, rules: Rules, state: State, sub: Rules, positions: Sequence[int],
-                path: list[tuple[SearchMove, Filling]], certain_only: bool) -> tuple[bool, list[int]]:
+                path: list[tuple[SearchMove, Filling]], certain_only: bool,
+                stepped: list[tuple[SearchMove, Filling]] | None = None) -> tuple[bool, list[int]]:
         """Replay a witness found for a subset, tracked, on every rule of the set: (every rule
-        satisfied at the end, the rules it failed)."""
+        satisfied at the end, the rules it failed). `stepped` receives the set's calls it made."""
         moves = [m for m in rules.moves()[0] if m[5] or not certain_only]
         by_sig: dict[tuple[str, bool], list[SearchMove]] = {}
         for m in moves:
@@ -1528,6 +1547,8 @@ class CountingSpace:
                     break
                 step_to = rules.step(here, m, lifted, relaxed=False)
                 if step_to is not None:
+                    if stepped is not None:
+                        stepped.append((m, lifted))
                     break
             if step_to is None:
                 lost: list[int] = []

@@ -1,0 +1,634 @@
+"""A continuation of the counting search, made concrete and checked on what the search does not read.
+
+The joint search over per-value rules (`policyc.tables.counting`) reads a run's values by
+profile. Two things it does not read, and that left most decisions on policies written by
+others with an open question:
+
+- rules over pairs of values (`always (deploy(service: s, version: v) -> once
+  request_approval(service: s, version: v, ...))`), judged per pair apart from the search;
+- guard atoms that test a place whose value a per-value rule binds (`matches(version, ...)`
+  on `deploy`, whose `version` `built_before_deploy` binds): the search picks the value by
+  profile and cannot tell whether the atom holds for it, so its continuation is no proof.
+
+Here a continuation the search found (the call proposed, then the search's calls) is given
+values: each value the search names by profile is a value of the run with that profile (a new
+one a value of its own), each place a pair rule binds a value of the run or a new one, each
+call a combination of its tool's guards that some call produces (the compiler's letters) and
+that agrees with the search's on every atom the search reads. Every guard atom that reads a
+place given a value is evaluated on that value, and must agree with the combination; the pair
+rules' instances (every pair the run named, and the fresh one) are stepped by the letters
+those give, and none may be violated. When the continuation ends with every instance
+accepting, it is a real continuation (the search's rules hold on it as the search found; the
+pair rules hold on it as stepped here), so the rules of the group can hold together, and the
+questions about them are settled.
+
+What is not read here leaves the question open, as before: a pair rule of another shape (more
+than one part, `exists`, literals, a domain of list elements), an atom that reads a given place
+and another, a place whose type has few values (a new value of it may not exist), a choice
+not found among the few tried per call (`MAX_CHOICES`). Each check is a function of the run and
+the call, over a bounded number of choices per call of the continuation.
+
+This module imports only the standard library, `policyc.ir` and `policyc.tables`.
+"""
+
+from __future__ import annotations
+
+from itertools import product as cartesian
+from typing import Any, Iterator, Mapping, Sequence
+
+from policyc.ir import nodes as n
+from policyc.ir.data import DataEnv, eval_term
+from policyc.ir.ops import UNDEF, value_key
+from policyc.ir.types import BOOL, INT, STR, EnumT, OptionalT, RecordT, ToolSignature, Type
+from policyc.ir.walk import subformulas
+from policyc.tables.counting import (
+    ABSENT, MEMO_LIMIT, NEW, NOT_NAMED, Filling, Profile, Rules, SearchMove, Slot, State, read_slots, slot_of,
+    slot_value,
+)
+from policyc.tables.dfa import VIOLATED, DfaTable
+from policyc.tables.product import OTHER
+from policyc.tables.rule import RuleTable
+from policyc.tables.slicing import SliceRun, SliceTable
+
+#: Choices tried per call of a continuation and way of choosing the calls before it (values
+#: of the places, guard combinations).
+MAX_CHOICES = 96
+#: Ways of choosing a continuation's values kept from one call to the next (the fewest owing).
+BEAM = 2
+#: Values of the run tried for one place a pair rule binds (besides a new value).
+MAX_PLACE_VALUES = 12
+
+Witness = tuple[tuple[SearchMove, Filling], ...]
+Pair = tuple[object, object]
+
+
+class _NewValue:
+    """A value of a run no call has named: equal to nothing else."""
+
+    __slots__ = ("number",)
+
+    def __init__(self, number: int):
+        self.number = number
+
+    def __repr__(self) -> str:
+        return f"<new value {self.number}>"
+
+
+def _identity(value: object) -> object:
+    """What tells values apart: their key, or the new value itself."""
+    return ("new", id(value)) if isinstance(value, _NewValue) else value
+
+
+class _Trail:
+    """One way of choosing a continuation's values so far: the run's values by the set's
+    profile, the pair rules' instances, and the values the continuation has placed."""
+
+    __slots__ = ("current", "instances", "introduced", "placed")
+
+    def __init__(self, current: dict[object, Profile], instances: tuple["Instances", ...],
+                 introduced: tuple[object, ...]):
+        self.current, self.instances, self.introduced = current, instances, introduced
+        self.placed = {_identity(v) for v in introduced}
+
+    def mark(self) -> object:
+        """What makes two ways alike for what follows."""
+        return (tuple((tuple(sorted(i.states.items(), key=repr)), i.fresh) for i in self.instances),
+                tuple(sorted(((repr(_identity(v)), p) for v, p in self.current.items()))))
+
+
+def _fits(value: object, t: Type | None) -> bool:
+    """Whether a value (a key) is one of a place's declared type."""
+    if isinstance(value, _NewValue):
+        return t in (STR, INT)
+    if isinstance(t, EnumT):
+        return value in t.members
+    if t == STR:
+        return isinstance(value, str)
+    if t == INT:
+        return isinstance(value, tuple) and len(value) == 2 and value[0] == "num" and type(value[1]) is int
+    if t == BOOL:
+        return value in (("bool", True), ("bool", False))
+    return False
+
+
+def _component(term: n.Node, var: str) -> int | None:
+    """k when the term is `var[k]` (a pair rule's variable is a tuple)."""
+    if isinstance(term, n.Index) and term.base == n.Var(var) and isinstance(term.index, n.Lit) and \
+            term.index.value in (0, 1) and type(term.index.value) is int:
+        return term.index.value
+    return None
+
+
+def _mentions(term: n.Node, var: str) -> bool:
+    return any(isinstance(s, n.Var) and s.name == var for s in subformulas(term))
+
+
+class PairReading:
+    """A rule over pairs as this module reads it: one `forall` part of arity 2 with no
+    literals, whose every binding atom is `place == var[k]` or `place != var[k]`, every
+    other atom one of its tool's pooled guards, and whose calls name one place per component.
+
+    `tools`: per tool, ((local bit, pool position), ...), ((local bit, place, component, is
+    ==), ...), letters; `places`: per tool, the place of each component."""
+
+    def __init__(self, table: SliceTable, pools: Mapping[str, tuple[n.Term, ...]]):
+        self.table = table
+        self.dfa: DfaTable = next(iter(table.bodies.values()))
+        self.other = table.alphabet.other
+        self.tools: dict[str, tuple[tuple[tuple[int, int], ...], tuple[tuple[int, Slot, int, bool], ...],
+                                    Mapping[int, int]]] = {}
+        self.places: dict[str, tuple[Slot, Slot]] = {}
+        ab, var = table.alphabet, table.var
+        named: dict[str, list[set[Slot]]] = {}
+        for tool, tl in ab.tools.items():
+            pool = [a.skey for a in pools.get(tool, ())]
+            pooled, binding = [], []
+            for bit, index in enumerate(tl.atoms):
+                atom = ab.atoms[index]
+                if not _mentions(atom, var):
+                    if atom.skey not in pool:
+                        raise ValueError("a guard not pooled")
+                    pooled.append((bit, pool.index(atom.skey)))
+                    continue
+                if not (isinstance(atom, n.Op) and atom.op in ("eq", "ne") and len(atom.args) == 2):
+                    raise ValueError("a binding atom other than == or !=")
+                left, right = atom.args
+                k, other = _component(right, var), left
+                if k is None:
+                    k, other = _component(left, var), right
+                slot = slot_of(other) if k is not None and not _mentions(other, var) else None
+                if slot is None or k is None:
+                    raise ValueError("a binding atom of another shape")
+                binding.append((bit, slot, k, atom.op == "eq"))
+                named.setdefault(tool, [set(), set()])[k].add(slot)
+            self.tools[tool] = (tuple(pooled), tuple(binding), tl.letters)
+        for _, path, flatten in table.domain:
+            if flatten or not path:
+                raise ValueError("a domain of list elements")
+        for terms in table.touch.values():
+            for term in terms:
+                if slot_of(term) is None:
+                    raise ValueError("a value read other than in a place")
+        for tool, (first, second) in named.items():
+            if len(first) != 1 or len(second) != 1:
+                raise ValueError("a call naming more than one place per component")
+            self.places[tool] = (next(iter(first)), next(iter(second)))
+
+    @staticmethod
+    def of(rule: RuleTable, pools: Mapping[str, tuple[n.Term, ...]]) -> "PairReading | None":
+        if rule.skeleton != 0 or len(rule.parts) != 1:
+            return None
+        part = rule.parts[0]
+        if not isinstance(part, SliceTable) or part.arity != 2 or part.kind != "forall" or part.static_atoms or \
+                part.constants or len(part.bodies) != 1 or not part.alphabet.exact:
+            return None
+        try:
+            return PairReading(part, pools)
+        except ValueError:
+            return None
+
+    def slots(self, tool: str) -> frozenset[Slot]:
+        entry = self.tools.get(tool)
+        return frozenset() if entry is None else frozenset(s for _, s, _, _ in entry[1])
+
+    def letter(self, tool: str, mask: int, values: Mapping[Slot, object], key: Pair | None) -> int | None:
+        """The letter of the instance of pair `key` (None: the fresh instance) on a call whose
+        pool mask is `mask` and whose places hold `values` (a place not listed is empty)."""
+        entry = self.tools.get(tool)
+        if entry is None:
+            return self.other
+        pooled, binding, letters = entry
+        local = 0
+        for bit, g in pooled:
+            if mask >> g & 1:
+                local |= 1 << bit
+        for bit, slot, k, is_eq in binding:
+            value = values.get(slot, UNDEF)
+            if value is UNDEF:
+                continue  # ⊥ compared with anything is false
+            same = key is not None and value == key[k]
+            if same == is_eq:
+                local |= 1 << bit
+        return letters.get(local)
+
+
+class Instances:
+    """A pair rule's instances in one run, as a continuation steps them: per pair its state,
+    and the fresh instance's."""
+
+    __slots__ = ("reading", "states", "fresh")
+
+    def __init__(self, reading: PairReading, states: dict[Pair, int], fresh: int):
+        self.reading, self.states, self.fresh = reading, states, fresh
+
+    @staticmethod
+    def of_run(reading: PairReading, run: SliceRun) -> "Instances | None":
+        if run.blind or 0 not in run.fresh:
+            return None
+        states: dict[Pair, int] = {}
+        for key, group in run.where.items():
+            if not (isinstance(key, tuple) and len(key) == 3):
+                return None
+            states[(key[1], key[2])] = group.state
+        return Instances(reading, states, run.fresh[0])
+
+    def step(self, tool: str, mask: int, values: Mapping[Slot, object]) -> "Instances | None":
+        """The instances after a call (None: one violated, or a letter the compiler ruled out)."""
+        reading = self.reading
+        dfa = reading.dfa
+        violated = dfa.verdict
+        states = dict(self.states)
+        places = reading.places.get(tool)
+        if places is not None:
+            first, second = values.get(places[0], UNDEF), values.get(places[1], UNDEF)
+            if first is not UNDEF and second is not UNDEF and first is not None and second is not None:
+                states.setdefault((first, second), self.fresh)
+        out: dict[Pair, int] = {}
+        for key, q in states.items():
+            x = reading.letter(tool, mask, values, key)
+            if x is None:
+                return None
+            q = dfa.delta[q][x]
+            if violated[q] == VIOLATED:
+                return None
+            out[key] = q
+        x = reading.letter(tool, mask, values, None)
+        if x is None:
+            return None
+        fresh = dfa.delta[self.fresh][x]
+        if violated[fresh] == VIOLATED:
+            return None
+        return Instances(reading, out, fresh)
+
+    def distance(self) -> int:
+        """Calls the instances need at least, each alone, to accept (a choice's score)."""
+        dist = self.reading.dfa.dist_accept
+        total = 0
+        for q in (*self.states.values(), self.fresh):
+            d = dist[q]
+            total += 1000 if d is None else d
+        return total
+
+    def accepting(self) -> bool:
+        accepting = self.reading.dfa.accepting
+        return accepting[self.fresh] and all(accepting[q] for q in self.states.values())
+
+
+def _place_type(sig: ToolSignature | None, slot: Slot) -> Type | None:
+    """The declared type of a place (None: not known)."""
+    if sig is None:
+        return None
+    if slot[0] == "arg":
+        param = sig.param(str(slot[1]))
+        if param is None:
+            return None
+        t: Type | None = param.type
+        path = slot[2:]
+    else:
+        t, path = sig.result, slot[1:]
+    for step in path:
+        while isinstance(t, OptionalT):
+            t = t.inner
+        if isinstance(t, RecordT) and isinstance(step, str):
+            t = t.field(step)
+        else:
+            return None
+    while isinstance(t, OptionalT):
+        t = t.inner
+    return t
+
+
+#: What an atom evaluated here may hold: the call's places, literals and operators alone.
+_CALL_ONLY = (n.Op, n.Lit, n.Arg, n.Result, n.Field, n.Index)
+
+
+def _of_the_call(atom: n.Node) -> bool:
+    """Whether an atom reads the call alone (no request, history, bound variable, extern)."""
+    return all(isinstance(node, _CALL_ONLY) for node in subformulas(atom))
+
+
+def _plain(key: object) -> object:
+    """The JSON value of a value's key, for a value an atom is evaluated on (UNDEF: not one)."""
+    if key is None or isinstance(key, str):
+        return key
+    if isinstance(key, tuple) and len(key) == 2 and key[0] in ("num", "bool"):
+        return key[1]
+    return UNDEF
+
+
+def _put(args: dict[str, Any], result: dict[str, Any], slot: Slot, value: object) -> bool:
+    """Place a value in a call being built (False: a place this module does not build)."""
+    if slot[0] == "arg" and len(slot) == 2:
+        args[str(slot[1])] = value
+        return True
+    if slot[0] == "result" and len(slot) == 2 and isinstance(slot[1], str):
+        result[slot[1]] = value
+        return True
+    return False
+
+
+class Concrete:
+    """Checks continuations of one gate's counting search on its pair rules and tested places."""
+
+    def __init__(self, space: Any, sliced: Sequence[RuleTable], tools: Mapping[str, ToolSignature]):
+        self.space = space  # the gate's `CountingSpace`
+        self.product = space.product
+        self.tools = tools
+        self.pairs: dict[int, PairReading] = {}
+        for k, rule in enumerate(sliced):
+            reading = PairReading.of(rule, self.product.atoms)
+            if reading is not None:
+                self.pairs[k] = reading
+        self._atom_slots: dict[tuple[str, int], frozenset[Slot]] = {}
+        self._by_tool: dict[str, list[tuple[int, n.Term, frozenset[Slot]]]] = {}
+        self._truths: dict[tuple[str, int, object], bool | None] = {}  # `_truth`, per tool, atom and value
+
+    def _reads(self, key: str, g: int) -> frozenset[Slot]:
+        found = self._atom_slots.get((key, g))
+        if found is None:
+            found = self._atom_slots[(key, g)] = read_slots(self.product.atoms[key][g])
+        return found
+
+    def holds(self, rules: Rules, here: State, run_values: Mapping[object, Profile],
+              instances: Sequence[Instances], witness: Witness, tool: str, args: Mapping[str, Any],
+              masks: Sequence[int]) -> bool:
+        """Whether the continuation (the proposed call `tool(args)`, then the search's calls) has
+        values with which every pair rule's instances end accepting, none violated, and every
+        guard atom reading a place given a value agrees with the call's combination.
+        `here`: the run's state as the set's; `run_values`: the run's values by the set's
+        profile; `masks`: the combinations the proposed call may produce. The choices are
+        searched call by call, keeping the `BEAM` with the fewest calls owed."""
+        beam = [_Trail(dict(run_values), tuple(instances), ())]
+        state = here
+        for step, (move, filling) in enumerate(witness):
+            name = tool if step == 0 else move[0]
+            if name == OTHER:
+                return False  # a call to an undeclared tool: not built here
+            found: list[tuple[int, int, _Trail]] = []
+            for trail in beam:
+                found += self._choices(rules, state, trail, move, filling, name, args if step == 0 else None,
+                                       masks if step == 0 else None, len(found))
+            if not found:
+                return False
+            found.sort(key=lambda x: (x[0], x[1]))
+            beam, seen = [], set()
+            for _, _, trail in found:
+                mark = trail.mark()
+                if mark not in seen:
+                    seen.add(mark)
+                    beam.append(trail)
+                    if len(beam) == BEAM:
+                        break
+            after = rules.step(state, move, filling, relaxed=False)
+            if after is None:
+                return False
+            state = after
+        return any(all(i.accepting() for i in trail.instances) for trail in beam)
+
+    def _choices(self, rules: Rules, state: State, trail: "_Trail", move: SearchMove, filling: Filling, tool: str,
+                 args: Mapping[str, Any] | None, masks: Sequence[int] | None,
+                 order: int) -> list[tuple[int, int, "_Trail"]]:
+        """The trail's next steps for one call of the continuation: (calls owed, order found,
+        trail), the `BEAM` fewest-owing of the first `MAX_CHOICES` choices tried."""
+        key, mask, _, _, slots, _ = move
+        product = self.product
+        sig = self.tools.get(tool)
+        relevant = self._relevant(rules, key)
+        if args is not None:
+            full = [m for m in (masks or ()) if m & relevant == mask & relevant]
+        elif key in product.atoms:
+            if not product.letters_exact(key):
+                return []
+            full = [m for m in product.letters_of(key) if m & relevant == mask]
+        else:
+            full = [0]
+        if not full:
+            return []
+        instances = trail.instances
+        pair_slots = sorted({s for i in instances for s in i.reading.slots(key)} - set(slots), key=repr)
+        absent = frozenset(s for filler, held in filling if filler == ABSENT for s in held)
+        # per filler of the search: the values it may be
+        options: list[list[tuple[object, frozenset[Slot]] | None]] = []
+        news = 0
+        for filler, held in filling:
+            if filler == ABSENT:
+                options.append([None])
+                continue
+            given = sorted((s for s in held if s[0] == "arg"), key=repr) if args is not None else []
+            if given and args is not None:  # the proposed call's own argument (a result may hold it too)
+                options.append([(value_key(slot_value(given[0], args, UNDEF)), held)])
+                continue
+            if filler == NEW:
+                made = self._new_values(key, held, sig, trail, news)
+                news += 1
+            else:
+                made = [v for v in sorted(trail.current, key=repr) if trail.current[v] == filler][:MAX_PLACE_VALUES]
+            if not made:
+                return []
+            options.append([(v, held) for v in made])
+        place_options: list[list[object]] = []
+        for slot in pair_slots:
+            if args is not None and slot[0] == "arg":
+                place_options.append([value_key(slot_value(slot, args, UNDEF))])
+            else:
+                place_options.append(self._place_values(key, slot, sig, trail, news))
+        found: list[tuple[int, int, list[tuple[object, frozenset[Slot]]], list[Instances], dict[Slot, object]]] = []
+        tried = 0
+        for picked in cartesian(*options):
+            chosen = [p for p in picked if p is not None]
+            if len({_identity(v) for v, _ in chosen}) != len(chosen):
+                continue  # one value in two fillers: the search kept them apart
+            for places in cartesian(*place_options):
+                for m in full:
+                    tried += 1
+                    if tried > MAX_CHOICES:
+                        return self._kept(rules, state, trail, move, absent, found, order)
+                    values: dict[Slot, object] = {}
+                    for v, held in chosen:
+                        for s in held:
+                            values[s] = v
+                    for slot, v in zip(pair_slots, places):
+                        if v is not UNDEF:
+                            values[slot] = v
+                    if not self._atoms_agree(key, m, values):
+                        continue
+                    stepped = []
+                    for inst in instances:
+                        after = inst.step(key, m, values)
+                        if after is None:
+                            break
+                        stepped.append(after)
+                    else:
+                        found.append((sum(i.distance() for i in stepped), len(found), chosen, stepped, values))
+        return self._kept(rules, state, trail, move, absent, found, order)
+
+    def _kept(self, rules: Rules, state: State, trail: _Trail, move: SearchMove, absent: frozenset[Slot],
+              found: list[tuple[int, int, list[tuple[object, frozenset[Slot]]], list[Instances], dict[Slot, object]]],
+              order: int) -> list[tuple[int, int, _Trail]]:
+        """The `BEAM` fewest-owing choices found, as trails (the run's values moved only for them)."""
+        out: list[tuple[int, int, _Trail]] = []
+        for score, k, chosen, stepped, values in sorted(found, key=lambda x: (x[0], x[1])):
+            moved = self._move_values(rules, state, trail.current, move, chosen, absent)
+            if moved is None:
+                continue
+            placed = [v for v in values.values() if _identity(v) not in trail.placed]
+            out.append((score, order + k, _Trail(moved, tuple(stepped), trail.introduced + tuple(dict.fromkeys(placed)))))
+            if len(out) == BEAM:
+                break
+        return out
+
+    def _relevant(self, rules: Rules, key: str) -> int:
+        bits = 0
+        for proj in rules.projectors:
+            if key in proj:
+                bits |= sum(1 << g for g in proj[key].bits)
+        for shape in rules.shapes:
+            bits |= shape.pooled_bits(key)
+        return bits
+
+    @staticmethod
+    def _arg(args: Mapping[str, Any], slot: Slot) -> object:
+        return slot_value(slot, args, UNDEF)
+
+    def _tested(self, key: str) -> list[tuple[int, n.Term, frozenset[Slot]]]:
+        """The tool's pooled atoms with the places each reads. Memoised per tool."""
+        found = self._by_tool.get(key)
+        if found is None:
+            found = self._by_tool[key] = [(g, atom, self._reads(key, g))
+                                          for g, atom in enumerate(self.product.atoms.get(key, ()))]
+        return found
+
+    def _atoms_agree(self, key: str, mask: int, values: Mapping[Slot, object]) -> bool:
+        """Whether every pooled atom of the tool that reads a place given a value reads that
+        place alone and, evaluated on the value, agrees with the combination."""
+        for g, atom, reads in self._tested(key):
+            touched = [s for s in reads if any(s[:len(p)] == p[:len(s)] for p in values)]
+            if not touched:
+                continue
+            if len(reads) != 1 or touched[0] not in values:
+                return False
+            truth = self._truth(key, g, atom, touched[0], values[touched[0]])
+            if truth is None or truth != bool(mask >> g & 1):
+                return False
+        return True
+
+    def _truth(self, key: str, g: int, atom: n.Term, slot: Slot, value: object) -> bool | None:
+        """An atom that reads one place, evaluated with a value there (None: not evaluated
+        here: an atom reading more than the call, a new value, a place not built)."""
+        memo = (key, g, _identity(value))
+        if memo in self._truths:
+            return self._truths[memo]
+        plain = _plain(value)
+        truth: bool | None = None
+        if plain is not UNDEF and _of_the_call(atom):
+            args: dict[str, Any] = {}
+            result: dict[str, Any] = {}
+            if _put(args, result, slot, plain):
+                truth = eval_term(atom, DataEnv(args=args, result=result if slot[0] == "result" else UNDEF)) is True
+        if len(self._truths) >= MEMO_LIMIT:
+            self._truths.clear()
+        if not isinstance(value, _NewValue):
+            self._truths[memo] = truth
+        return truth
+
+    def _new_values(self, key: str, held: frozenset[Slot], sig: ToolSignature | None, trail: _Trail,
+                    number: int) -> list[object]:
+        """Values a value the search's rules have not named may be in these places: values the
+        continuation placed already or the pair rules' pairs hold, which those rules have not
+        named either; then one equal to nothing, where the places' type has more values than
+        any run names and no atom tests them, or else texts the testing atoms are built from,
+        which no rule of the set has named."""
+        types = {_place_type(sig, s) for s in held}
+        if len(types) != 1:
+            return []
+        t = next(iter(types))
+        blank = None
+        for profile in trail.current.values():
+            blank = tuple(NOT_NAMED for _ in profile)
+            break
+        seen = [*trail.introduced, *(c for i in trail.instances for pair in sorted(i.states, key=repr) for c in pair)]
+        out: list[object] = []
+        marks: set[object] = set()
+        for v in seen:
+            mark = _identity(v)
+            if mark not in marks and trail.current.get(v, blank) == blank and _fits(v, t):
+                marks.add(mark)
+                out.append(v)
+        out = out[:MAX_PLACE_VALUES]
+        tested = any(any(s[:len(h)] == h[:len(s)] for s in self._reads(key, g) for h in held)
+                     for g in range(len(self.product.atoms.get(key, ()))))
+        if not tested:
+            if t in (STR, INT):
+                out.append(_NewValue(number))
+            return out
+        if t != STR:
+            return [v for v in out if not isinstance(v, _NewValue)]
+        out = [v for v in out if not isinstance(v, _NewValue)]
+        named = set(trail.current) | {c for i in trail.instances for pair in i.states for c in pair}
+        for text in self._texts(key, held):
+            if text not in named and text not in out:
+                out.append(text)
+        return out[:2 * MAX_PLACE_VALUES]
+
+    def _texts(self, key: str, held: frozenset[Slot]) -> Iterator[str]:
+        """Texts to try for a tested place: the atoms' literals and pattern examples, and
+        texts equal to none of them."""
+        from policyc.ir.regex import examples
+        for g, atom in enumerate(self.product.atoms.get(key, ())):
+            if not any(s in held for s in self._reads(key, g)):
+                continue
+            for node in subformulas(atom):
+                if isinstance(node, n.Lit) and isinstance(node.value, str):
+                    yield node.value
+                    if isinstance(atom, n.Op) and atom.op == "matches":
+                        yield from examples(node.value)
+        for k in range(3):
+            yield f"\x00new value {k}"
+
+    def _place_values(self, key: str, slot: Slot, sig: ToolSignature | None, trail: _Trail,
+                      number: int) -> list[object]:
+        """Values to try in a place a pair rule binds and the search does not: values the
+        continuation placed already, the values of that component in the pairs named,
+        members of an enumeration, a value equal to nothing (a text or a number); UNDEF alone
+        (the place left empty) for a place of another type."""
+        t = _place_type(sig, slot)
+        seen: list[object] = list(trail.introduced)
+        for inst in trail.instances:
+            places = inst.reading.places.get(key)
+            if places is not None and slot in places:
+                k = places.index(slot)
+                seen += [pair[k] for pair in sorted(inst.states, key=repr)]
+        if isinstance(t, EnumT):
+            seen += list(t.members)
+        elif t == BOOL:
+            seen += [("bool", True), ("bool", False)]
+        elif t not in (STR, INT):
+            return [UNDEF]
+        out: list[object] = []
+        marks: set[object] = set()
+        for v in seen:
+            mark = _identity(v)
+            if mark not in marks and _fits(v, t):
+                marks.add(mark)
+                out.append(v)
+        out = out[:MAX_PLACE_VALUES]
+        if t in (STR, INT):
+            out.append(_NewValue(1000 + number))
+        return out
+
+    def _move_values(self, rules: Rules, state: State, current: dict[object, Profile], move: SearchMove,
+                     chosen: Sequence[tuple[object, frozenset[Slot]]],
+                     absent: frozenset[Slot]) -> dict[object, Profile] | None:
+        """The run's values by the set's profile after the call (None: a value cannot move)."""
+        key, mask = move[0], move[1]
+        fresh = state[1]
+        placed = {v: held for v, held in chosen}
+        out: dict[object, Profile] = {}
+        blank = tuple(NOT_NAMED for _ in rules.parts)
+        for v in set(current) | set(placed):
+            held = placed.get(v, frozenset())
+            moved = rules._move(current.get(v, blank), fresh, key, mask, held, absent)
+            if moved is None:
+                return None
+            out[v] = moved
+        return out

@@ -1,0 +1,113 @@
+"""Rules over pairs of values and tests of places a per-value rule binds, settled by a
+continuation checked value by value (`policyc.runtime.witness`).
+
+Each case is checked first with the brute-force completion oracle (can the run still be
+completed so that every rule holds, over the calls listed here), then with the gate: where a
+continuation exists and the search's own continuation holds with values, the decision is
+made and lists no open question; where none exists, the question stays open (or is a
+conflict), never silently allowed."""
+
+from __future__ import annotations
+
+from runtime_helpers import CompletionOracle
+
+from policyc.artifact.build import build_artifact
+from policyc.check import check_text
+from policyc.runtime import Monitor
+
+HEAD = """
+enum Env { staging, prod }
+tool approve(service: str, version: str) -> { approved: bool }
+tool deploy(service: str, version: str, env: Env)
+tool check(service: str, env: Env) -> { healthy: bool }
+terminal tool done(summary: str?)
+"""
+
+APPROVAL = """
+rule approved_first: always (deploy(env: "prod", service: s, version: v)
+                             -> once approve(service: s, version: v, result.approved == true))
+rule checked: forall s in deploy.service: eventually check(service: s)
+rule one_prod_deploy: called_n(deploy(env: "prod")) <= 1
+"""
+
+HEALTH = """
+rule health: always (deploy(service: s, env: e) -> eventually check(service: s, env: e))
+rule checked: forall s in deploy.service: eventually check(service: s)
+rule one_check: called_n(check) <= 1
+"""
+
+SEMVER = """
+rule semver: always (deploy -> deploy(matches(version, "v[0-9]+[.][0-9]+")))
+rule built: forall v: always (deploy(version: v) -> once approve(version: v))
+rule approved_first: always (deploy(env: "prod", service: s, version: v)
+                             -> once approve(service: s, version: v, result.approved == true))
+"""
+
+SERVICES, VERSIONS, ENVS = ("api", "web"), ("v1.0", "v2.0", "nightly"), ("staging", "prod")
+CALLS = tuple(("approve", {"service": s, "version": v}, {"approved": ok})
+              for s in SERVICES for v in VERSIONS for ok in (True, False)) + \
+    tuple(("deploy", {"service": s, "version": v, "env": e}, None) for s in SERVICES for v in VERSIONS for e in ENVS) + \
+    tuple(("check", {"service": s, "env": e}, {"healthy": True}) for s in SERVICES for e in ENVS)
+FINALS = (("done", {}, None),)
+
+
+def setup(rules: str) -> tuple[Monitor, CompletionOracle]:
+    policy, diagnostics = check_text(HEAD + rules, "pairs.altl")
+    assert policy is not None, diagnostics
+    return Monitor(build_artifact(policy)), CompletionOracle([r.formula for r in policy.rules], CALLS, FINALS, 20_000)
+
+
+def propose(monitor: Monitor, prefix: list, tool: str, args: dict):
+    run = monitor.start()
+    for t, a, r in prefix:
+        assert run.propose(t, a).executes
+        run.record(t, a, r)
+    return run.propose(tool, args)
+
+
+def test_a_deploy_whose_pair_was_approved_is_decided() -> None:
+    monitor, oracle = setup(APPROVAL)
+    prefix = [("approve", {"service": "api", "version": "v1.0"}, {"approved": True})]
+    deploy = ("deploy", {"service": "api", "version": "v1.0", "env": "prod"}, None)
+    assert oracle.completable(prefix + [deploy]) is True
+    decision = propose(monitor, prefix, deploy[0], deploy[1])
+    assert decision.action == "allow" and decision.undecided == (), decision
+    # the pair not approved is refused by the rule alone, whatever the other rules say
+    other = propose(monitor, prefix, "deploy", {"service": "api", "version": "v2.0", "env": "prod"})
+    assert other.action != "allow" and "approved_first" in other.rules, other
+
+
+def test_a_pair_owed_a_check_the_budget_cannot_pay_stays_open() -> None:
+    monitor, oracle = setup(HEALTH)
+    prefix = [("deploy", {"service": "api", "version": "v1.0", "env": "staging"}, None),
+              ("check", {"service": "api", "env": "staging"}, {"healthy": True})]
+    doomed = ("deploy", {"service": "api", "version": "v1.0", "env": "prod"}, None)
+    assert oracle.completable(prefix) is True
+    assert oracle.completable(prefix + [doomed]) is False
+    decision = propose(monitor, prefix, doomed[0], doomed[1])
+    # the pair (api, prod) owes a check the session's one check has paid elsewhere: no
+    # continuation holds, the search's continuation does not hold with values, so the
+    # question stays listed
+    assert decision.action == "allow" and any("health" in line for line in decision.undecided), decision
+    # before any check, the same deploy is decided: a continuation checks the pair
+    first = ("deploy", {"service": "api", "version": "v1.0", "env": "prod"}, None)
+    assert oracle.completable([first]) is True
+    decision = propose(monitor, [], first[0], first[1])
+    assert decision.action == "allow" and decision.undecided == (), decision
+
+
+def test_a_tested_place_is_given_a_value_that_passes_the_test() -> None:
+    # `semver`'s pattern tests `deploy.version`, which `built` binds, and the run owes a deploy:
+    # the search's continuation deploys the version just approved, picked by its profile,
+    # which is no proof until the version itself is read: `v1.0` matches the pattern
+    monitor, oracle = setup(SEMVER + "rule shipped: called(deploy)\n")
+    call = ("approve", {"service": "api", "version": "v1.0"}, {"approved": True})
+    assert oracle.completable([call]) is True
+    decision = propose(monitor, [], call[0], call[1])
+    assert decision.action == "allow" and decision.undecided == (), decision
+    # `nightly` does not: that continuation does not hold, and though another does (approve
+    # and deploy a released version), the search did not give it: the question stays listed
+    call = ("approve", {"service": "api", "version": "nightly"}, {"approved": True})
+    assert oracle.completable([call]) is True
+    decision = propose(monitor, [], call[0], call[1])
+    assert decision.action == "allow" and any("matches(version" in line for line in decision.undecided), decision
