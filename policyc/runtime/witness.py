@@ -135,6 +135,8 @@ class PairReading:
         self.table = table
         self.dfa: DfaTable = next(iter(table.bodies.values()))
         self.other = table.alphabet.other
+        # whether a call to a tool the rule does not name leaves every instance where it is
+        self.idle = all(row[self.other] == q for q, row in enumerate(self.dfa.delta))
         self.tools: dict[str, tuple[tuple[tuple[int, int], ...], tuple[tuple[int, Slot, int, bool], ...],
                                     Mapping[int, int]]] = {}
         self.places: dict[str, tuple[Slot, Slot]] = {}
@@ -235,6 +237,8 @@ class Instances:
     def step(self, tool: str, mask: int, values: Mapping[Slot, object]) -> "Instances | None":
         """The instances after a call (None: one violated, or a letter the compiler ruled out)."""
         reading = self.reading
+        if tool not in reading.tools and reading.idle:
+            return self  # every instance reads the letter of other tools, which moves none
         dfa = reading.dfa
         violated = dfa.verdict
         states = dict(self.states)
