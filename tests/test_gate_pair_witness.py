@@ -96,6 +96,25 @@ def test_a_pair_owed_a_check_the_budget_cannot_pay_stays_open() -> None:
     assert decision.action == "allow" and decision.undecided == (), decision
 
 
+def test_a_debt_of_a_pair_the_search_does_not_see_is_paid_by_a_call_added() -> None:
+    # `checked` asks one check per service deployed, `health` one per pair (service,
+    # environment): after `api` was checked in staging, the search's continuation of a deploy
+    # to production checks nothing; a check of (api, prod) made before the run ends pays the
+    # pair's debt, within the budget of two checks, so the deploy is decided
+    monitor, oracle = setup(HEALTH.replace("<= 1", "<= 2"))
+    prefix = [("deploy", {"service": "api", "version": "v1.0", "env": "staging"}, None),
+              ("check", {"service": "api", "env": "staging"}, {"healthy": True})]
+    deploy = ("deploy", {"service": "api", "version": "v1.0", "env": "prod"}, None)
+    assert oracle.completable(prefix + [deploy]) is True
+    decision = propose(monitor, prefix, deploy[0], deploy[1])
+    assert decision.action == "allow" and decision.undecided == (), decision
+    # with the budget spent, no call can pay it: the question stays listed
+    spent = prefix + [("check", {"service": "web", "env": "staging"}, {"healthy": True})]
+    assert oracle.completable(spent + [deploy]) is False
+    decision = propose(monitor, spent, deploy[0], deploy[1])
+    assert decision.action == "allow" and any("health" in line for line in decision.undecided), decision
+
+
 def test_a_tested_place_is_given_a_value_that_passes_the_test() -> None:
     # `semver`'s pattern tests `deploy.version`, which `built` binds, and the run owes a deploy:
     # the search's continuation deploys the version just approved, picked by its profile,

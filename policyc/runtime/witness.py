@@ -55,6 +55,8 @@ from policyc.tables.slicing import SliceRun, SliceTable
 MAX_CHOICES = 96
 #: Ways of choosing a continuation's values kept from one call to the next (the fewest owing).
 BEAM = 2
+#: Calls of a continuation before which a call paying a pair's debt is tried (the last ones).
+REPAIR_PLACES = 3
 #: Values of the run tried for one place a pair rule binds (besides a new value).
 MAX_PLACE_VALUES = 12
 
@@ -109,6 +111,18 @@ def _fits(value: object, t: Type | None) -> bool:
     if t == BOOL:
         return value in (("bool", True), ("bool", False))
     return False
+
+
+def _holds_fillers(state: State, filling: Filling) -> bool:
+    """Whether the state has a value of each profile the filling picks (as many as it picks)."""
+    counts = dict(state[2])
+    for filler, _ in filling:
+        if isinstance(filler, tuple):
+            left = counts.get(filler, 0)
+            if left <= 0:
+                return False
+            counts[filler] = left - 1
+    return True
 
 
 def _component(term: n.Node, var: str) -> int | None:
@@ -361,45 +375,168 @@ class Concrete:
         guard atom reading a place given a value agrees with the call's combination.
         `here`: the run's state as the set's; `run_values`: the run's values by the set's
         profile; `masks`: the combinations the proposed call may produce. The choices are
-        searched call by call, keeping the `BEAM` with the fewest calls owed."""
+        searched call by call, keeping the `BEAM` with the fewest calls owed. When none ends
+        with every instance accepting, a call that pays what one instance owes is tried in the
+        continuation (`_repaired`)."""
         beam = [_Trail(dict(run_values), tuple(instances), ())]
         state = here
+        beams, states = [], []  # before each call of the continuation
         for step, (move, filling) in enumerate(witness):
-            name = tool if step == 0 else move[0]
-            if name == OTHER:
+            if (tool if step == 0 else move[0]) == OTHER:
                 return False  # a call to an undeclared tool: not built here
-            found: list[tuple[int, int, _Trail]] = []
-            for trail in beam:
-                found += self._choices(rules, state, trail, move, filling, name, args if step == 0 else None,
-                                       masks if step == 0 else None, len(found))
-            if not found:
-                return False
-            found.sort(key=lambda x: (x[0], x[1]))
-            beam, seen = [], set()
-            for _, _, trail in found:
-                mark = trail.mark()
-                if mark not in seen:
-                    seen.add(mark)
-                    beam.append(trail)
-                    if len(beam) == BEAM:
-                        break
+            beams.append(beam)
+            states.append(state)
+            beam = self._step_beam(rules, state, beam, move, filling, tool if step == 0 else move[0],
+                                   args if step == 0 else None, masks if step == 0 else None)
             after = rules.step(state, move, filling, relaxed=False)
-            if after is None:
+            if not beam or after is None:
                 return False
             state = after
-        return any(all(i.accepting() for i in trail.instances) for trail in beam)
+        if any(all(i.accepting() for i in trail.instances) for trail in beam):
+            return True
+        beams.append(beam)
+        states.append(state)
+        return self._repaired(rules, witness, beams, states, beam)
+
+    def _step_beam(self, rules: Rules, state: State, beam: Sequence["_Trail"], move: SearchMove, filling: Filling,
+                   tool: str, args: Mapping[str, Any] | None, masks: Sequence[int] | None,
+                   pinned: Mapping[str, object] | None = None) -> list["_Trail"]:
+        """The `BEAM` fewest-owing trails after one call, unlike one another."""
+        found: list[tuple[int, int, _Trail]] = []
+        for trail in beam:
+            found += self._choices(rules, state, trail, move, filling, tool, args, masks, len(found), pinned)
+        found.sort(key=lambda x: (x[0], x[1]))
+        out, seen = [], set()
+        for _, _, trail in found:
+            mark = trail.mark()
+            if mark not in seen:
+                seen.add(mark)
+                out.append(trail)
+                if len(out) == BEAM:
+                    break
+        return out
+
+    def _repaired(self, rules: Rules, witness: Witness, beams: Sequence[Sequence["_Trail"]],
+                  states: Sequence[State], last: Sequence["_Trail"]) -> bool:
+        """Whether a call that pays what a pair's instance still owes at the end (its
+        automaton's first call toward accepting, with the pair's values in its places),
+        made at the end or before one of the continuation's last `REPAIR_PLACES` calls (never
+        before the proposed call, nor after a final one), leaves a continuation that holds: the
+        search's rules stepped with it too, and satisfied at the end as every instance is.
+        `beams`, `states`: the trails and the set's state before each call, and at the end."""
+        owed = []
+        for trail in last:
+            for r, inst in enumerate(trail.instances):
+                for pair, q in sorted(inst.states.items(), key=repr):
+                    if not inst.reading.dfa.accepting[q] and (r, pair) not in owed:
+                        owed.append((r, pair))
+        ends = bool(witness) and witness[-1][0][2]  # the continuation ends with a final call
+        for at in range(len(witness) - ends, max(0, len(witness) - REPAIR_PLACES - 1), -1):
+            for trail in beams[at]:
+                for r, pair in owed[:BEAM]:
+                    inst = trail.instances[r]
+                    owing = inst.states.get(pair)
+                    if owing is None or inst.reading.dfa.to_accept[owing] is None:
+                        continue
+                    for move, filling, args, masks in self._payments(rules, trail, inst.reading, pair, owing):
+                        after = rules.step(states[at], move, filling, relaxed=False)
+                        if after is None:
+                            continue
+                        beam = self._step_beam(rules, states[at], [trail], move, filling, move[0], None, masks, args)
+                        state: State | None = after
+                        for step_move, step_filling in witness[at:]:
+                            if state is None or not beam or not _holds_fillers(state, step_filling):
+                                state = None  # the paying call moved a value the search picks next
+                                break
+                            beam = self._step_beam(rules, state, beam, step_move, step_filling, step_move[0], None,
+                                                   None)
+                            state = rules.step(state, step_move, step_filling, relaxed=False)
+                        if state is not None and rules.accepts(state, relaxed=False) and \
+                                any(all(i.accepting() for i in t.instances) for t in beam):
+                            return True
+        return False
+
+    def _payments(self, rules: Rules, trail: "_Trail", reading: PairReading, pair: Pair,
+                  q: int) -> Iterator[tuple[SearchMove, Filling, dict[str, Any], list[int]]]:
+        """Calls that take the pair's instance, in state q, one letter toward accepting: per
+        combination of the guards the set reads, (its move, filling, the arguments the pair
+        fixes, the combinations of every guard that agree)."""
+        x = reading.dfa.to_accept[q]
+        product = self.product
+        for tool in sorted(reading.tools):
+            pooled, binding, letters = reading.tools[tool]
+            if tool not in product.atoms or not product.letters_exact(tool):
+                continue
+            for local in sorted(k for k, letter in letters.items() if letter == x):
+                args: dict[str, Any] = {}
+                ok = True
+                for bit, slot, k, is_eq in binding:
+                    if is_eq and local >> bit & 1:
+                        ok &= slot[0] == "arg" and len(slot) == 2 and args.get(str(slot[1]), pair[k]) == pair[k]
+                        args[str(slot[1])] = pair[k]
+                if not ok:
+                    continue
+                wanted = [(g, bool(local >> bit & 1)) for bit, g in pooled]
+                masks = [m for m in product.letters_of(tool) if all(bool(m >> g & 1) == b for g, b in wanted)]
+                relevant = self._relevant(rules, tool)
+                filling = self._filling_for(rules, trail, tool, args)
+                if filling is None:
+                    continue
+                for restricted in sorted({m & relevant for m in masks}):
+                    move = rules.move_for(tool, restricted, False)
+                    if move is not None:
+                        yield move, filling, args, [m for m in masks if m & relevant == restricted]
+
+    @staticmethod
+    def _filling_for(rules: Rules, trail: "_Trail", tool: str, args: dict[str, Any]) -> Filling | None:
+        """The set's filling of a call whose arguments `args` fix some places: each fixed
+        value by its profile (new when the set has not named it), every other place a new
+        value of its own (put in `args` for an argument)."""
+        blank = tuple(NOT_NAMED for _ in rules.parts)
+        by_value: dict[object, set[Slot]] = {}
+        out: list[tuple[Any, frozenset[Slot]]] = []
+        for slot in rules.slots.get(tool, ()):
+            if slot[0] == "arg" and len(slot) == 2 and str(slot[1]) in args:
+                by_value.setdefault(_identity(args[str(slot[1])]), set()).add(slot)
+            elif slot[0] == "arg" and len(slot) == 2:
+                args[str(slot[1])] = value = _NewValue(2000 + len(args))
+                out.append((NEW, frozenset((slot,))))
+            elif slot[0] == "result":
+                out.append((NEW, frozenset((slot,))))
+            else:
+                return None
+        for mark, held in by_value.items():
+            value = next(v for v in args.values() if _identity(v) == mark)
+            profile = trail.current.get(value, blank)
+            out.append((NEW if profile == blank else profile, frozenset(held)))
+        return tuple(sorted(out, key=repr))
 
     def _choices(self, rules: Rules, state: State, trail: "_Trail", move: SearchMove, filling: Filling, tool: str,
                  args: Mapping[str, Any] | None, masks: Sequence[int] | None,
-                 order: int) -> list[tuple[int, int, "_Trail"]]:
+                 order: int, pinned: Mapping[str, object] | None = None) -> list[tuple[int, int, "_Trail"]]:
         """The trail's next steps for one call of the continuation: (calls owed, order found,
-        trail), the `BEAM` fewest-owing of the first `MAX_CHOICES` choices tried."""
+        trail), the `BEAM` fewest-owing of the first `MAX_CHOICES` choices tried. `args`: the
+        proposed call's arguments; `pinned`: the arguments a paying call fixes, as keys;
+        `masks`: the combinations of guards the call may have (else the tool's)."""
         key, mask, _, _, slots, _ = move
         product = self.product
         sig = self.tools.get(tool)
         relevant = self._relevant(rules, key)
-        if args is not None:
-            full = [m for m in (masks or ()) if m & relevant == mask & relevant]
+
+        def pin(slot: Slot) -> object:
+            """The value an argument place holds when the call fixes it (UNDEF: left empty), as a
+            key; None when it is to be chosen."""
+            if slot[0] != "arg":
+                return None
+            if args is not None:
+                value = slot_value(slot, args, UNDEF)
+                return UNDEF if value is UNDEF else value_key(value)
+            if pinned is not None and len(slot) == 2 and str(slot[1]) in pinned:
+                return pinned[str(slot[1])]
+            return None
+
+        if masks is not None:
+            full = [m for m in masks if m & relevant == mask & relevant]
         elif key in product.atoms:
             if not product.letters_exact(key):
                 return []
@@ -418,9 +555,9 @@ class Concrete:
             if filler == ABSENT:
                 options.append([None])
                 continue
-            given = sorted((s for s in held if s[0] == "arg"), key=repr) if args is not None else []
-            if given and args is not None:  # the proposed call's own argument (a result may hold it too)
-                options.append([(value_key(slot_value(given[0], args, UNDEF)), held)])
+            given = [v for v in (pin(s) for s in sorted(held, key=repr)) if v is not None]
+            if given:  # the call's own argument (a result may hold it too)
+                options.append([(given[0], held)])
                 continue
             if filler == NEW:
                 made = self._new_values(key, held, sig, trail, news)
@@ -432,10 +569,8 @@ class Concrete:
             options.append([(v, held) for v in made])
         place_options: list[list[object]] = []
         for slot in pair_slots:
-            if args is not None and slot[0] == "arg":
-                place_options.append([value_key(slot_value(slot, args, UNDEF))])
-            else:
-                place_options.append(self._place_values(key, slot, sig, trail, news))
+            fixed = pin(slot)
+            place_options.append([fixed] if fixed is not None else self._place_values(key, slot, sig, trail, news))
         found: list[tuple[int, int, list[tuple[object, frozenset[Slot]]], list[Instances], dict[Slot, object]]] = []
         tried = 0
         for picked in cartesian(*options):
