@@ -269,3 +269,14 @@ def test_fuzz_no_reader_drops_a_call_shaped_value(fmt, data):
         assert isinstance(problem.message, str) and problem.message
         return
     assert "delete" in called(trace), f"{fmt}: a call was dropped from {json.dumps(record)[:300]}"
+
+
+def test_a_langchain_message_that_is_itself_a_call_is_an_input_problem():
+    """Found by the fuzz test above: a `human` message that names a tool and gives it
+    arguments was read as a message and its call lost."""
+    record = [{"name": "delete", "arguments": {"path": "/"}, "type": "human"},
+              {"type": "human", "content": "clean up"},
+              {"type": "ai", "content": "", "tool_calls": [{"name": "search", "args": {}, "id": "c0"}]}]
+    with pytest.raises(RecordProblem) as problem:
+        parse_trace(record, "langchain")
+    assert problem.value.path == (0,) and "tool call" in problem.value.message

@@ -34,8 +34,8 @@ from typing import Any
 
 from policyc.trace.errors import RecordProblem, Where
 from policyc.trace.formats.common import (
-    Events, holds_calls, json_type, message_text, no_events, parse_arguments, reject_unread_calls, require,
-    require_list, require_object, texts_at,
+    Events, holds_calls, is_call_shaped, json_type, message_text, no_events, parse_arguments, reject_unread_calls,
+    require, require_list, require_object, texts_at,
 )
 from policyc.trace.model import Trace
 
@@ -92,6 +92,10 @@ def parse_langchain(value: Any, origin: str | None = None) -> Trace:
                                        "or a serialised message (`lc`, `id`, `kwargs`)")
         data = require_object(data, where, "a message")
         role = _TYPES[kind]
+        if is_call_shaped(data):  # a call written as a message of its own: read as one, it would be lost
+            raise RecordProblem(where, f"a LangChain `{kind}` message that names a tool and gives it arguments "
+                                       "looks like a tool call, which LangChain keeps in an `ai` message's "
+                                       "`tool_calls`: read as a message, the call would be lost")
         if role in ("user", "assistant"):
             reject_unread_calls(data, _READ, where, "a LangChain message")
             tool_calls = require_list(data, "tool_calls", where) if role == "assistant" else []
