@@ -465,8 +465,9 @@ class Concrete:
         product = self.product
         for tool in sorted(reading.tools):
             pooled, binding, letters = reading.tools[tool]
-            if tool not in product.atoms or not product.letters_exact(tool):
-                continue
+            sig = self.tools.get(tool)
+            if sig is None or sig.terminal or tool not in product.atoms or not product.letters_exact(tool):
+                continue  # a final call ends the run: it pays nothing before the continuation's end
             for local in sorted(k for k, letter in letters.items() if letter == x):
                 args: dict[str, Any] = {}
                 ok = True
@@ -478,7 +479,7 @@ class Concrete:
                     continue
                 wanted = [(g, bool(local >> bit & 1)) for bit, g in pooled]
                 masks = [m for m in product.letters_of(tool) if all(bool(m >> g & 1) == b for g, b in wanted)]
-                relevant = self._relevant(rules, tool)
+                relevant = rules.relevant(tool)
                 filling = self._filling_for(rules, trail, tool, args)
                 if filling is None:
                     continue
@@ -521,7 +522,7 @@ class Concrete:
         key, mask, _, _, slots, _ = move
         product = self.product
         sig = self.tools.get(tool)
-        relevant = self._relevant(rules, key)
+        relevant = rules.relevant(key)
 
         def pin(slot: Slot) -> object:
             """The value an argument place holds when the call fixes it (UNDEF: left empty), as a
@@ -615,19 +616,6 @@ class Concrete:
             if len(out) == BEAM:
                 break
         return out
-
-    def _relevant(self, rules: Rules, key: str) -> int:
-        bits = 0
-        for proj in rules.projectors:
-            if key in proj:
-                bits |= sum(1 << g for g in proj[key].bits)
-        for shape in rules.shapes:
-            bits |= shape.pooled_bits(key)
-        return bits
-
-    @staticmethod
-    def _arg(args: Mapping[str, Any], slot: Slot) -> object:
-        return slot_value(slot, args, UNDEF)
 
     def _tested(self, key: str) -> list[tuple[int, n.Term, frozenset[Slot]]]:
         """The tool's pooled atoms with the places each reads. Memoised per tool."""

@@ -448,12 +448,7 @@ class Rules:
                 endings = (key in product.terminal,)
             else:
                 masks, exact, endings = (0,), True, (key in product.terminal,)
-            relevant = 0
-            for proj in self.projectors:
-                if key in proj:
-                    relevant |= sum(1 << g for g in proj[key].bits)
-            for shape in self.shapes:
-                relevant |= shape.pooled_bits(key)
+            relevant = self.relevant(key)
             tried: set[int] = set()  # masks as the set reads them (many of the tool's read alike)
             for mask in masks:
                 mask &= relevant
@@ -472,6 +467,20 @@ class Rules:
                         out.append((key, mask, final, cast("tuple[int, ...]", letters), self.slots.get(key, ()), exact))
         self._moves = (tuple(out), complete)
         return self._moves
+
+    def relevant(self, key: str) -> int:
+        """The tool's pool bits the set reads: its automata's guards and its parts'. Memoised."""
+        memo = ("relevant", key)
+        found = self._views.get(memo)
+        if found is None:
+            found = 0
+            for proj in self.projectors:
+                if key in proj:
+                    found |= sum(1 << g for g in proj[key].bits)
+            for shape in self.shapes:
+                found |= shape.pooled_bits(key)
+            self._views[memo] = found
+        return found
 
     def move_for(self, key: str, mask: int, final: bool) -> SearchMove | None:
         """The move of a call to the tool with this pool mask (None: a plain automaton of the
@@ -1532,14 +1541,8 @@ class CountingSpace:
         here = state
         for (key, mask, final, _, _, _), filling in path:
             # the set's call that agrees with the subset's on the atoms the subset reads
-            wanted = mask
-            sub_bits = 0
-            for proj in sub.projectors:
-                if key in proj:
-                    sub_bits |= sum(1 << g for g in proj[key].bits)
-            for shape in sub.shapes:
-                sub_bits |= shape.pooled_bits(key)
-            candidates = [m for m in by_sig.get((key, final), ()) if m[1] & sub_bits == wanted]
+            sub_bits = sub.relevant(key)
+            candidates = [m for m in by_sig.get((key, final), ()) if m[1] & sub_bits == mask]
             lifted = self._lift_filling(rules, sub, here, sub_parts, filling, key)
             step_to = None
             for m in candidates:
