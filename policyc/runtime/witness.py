@@ -57,6 +57,8 @@ MAX_CHOICES = 96
 BEAM = 2
 #: Calls of a continuation before which a call paying a pair's debt is tried (the last ones).
 REPAIR_PLACES = 3
+#: Paying calls tried per continuation, over every place and debt.
+MAX_PAYMENTS = 24
 #: Values of the run tried for one place a pair rule binds (besides a new value).
 MAX_PLACE_VALUES = 12
 
@@ -421,7 +423,8 @@ class Concrete:
         """Whether a call that pays what a pair's instance still owes at the end (its
         automaton's first call toward accepting, with the pair's values in its places),
         made at the end or before one of the continuation's last `REPAIR_PLACES` calls (never
-        before the proposed call, nor after a final one), leaves a continuation that holds: the
+        before the proposed call, nor after a final one; `MAX_PAYMENTS` tried in all), leaves a
+        continuation that holds: the
         search's rules stepped with it too, and satisfied at the end as every instance is.
         `beams`, `states`: the trails and the set's state before each call, and at the end."""
         owed = []
@@ -431,6 +434,7 @@ class Concrete:
                     if not inst.reading.dfa.accepting[q] and (r, pair) not in owed:
                         owed.append((r, pair))
         ends = bool(witness) and witness[-1][0][2]  # the continuation ends with a final call
+        tried = 0
         for at in range(len(witness) - ends, max(0, len(witness) - REPAIR_PLACES - 1), -1):
             for trail in beams[at]:
                 for r, pair in owed[:BEAM]:
@@ -439,6 +443,9 @@ class Concrete:
                     if owing is None or inst.reading.dfa.to_accept[owing] is None:
                         continue
                     for move, filling, args, masks in self._payments(rules, trail, inst.reading, pair, owing):
+                        tried += 1
+                        if tried > MAX_PAYMENTS:
+                            return False
                         after = rules.step(states[at], move, filling, relaxed=False)
                         if after is None:
                             continue
