@@ -594,9 +594,10 @@ class Concrete:
                     for v, held in chosen:
                         for s in held:
                             values[s] = v
+                    for s in absent:
+                        values[s] = UNDEF  # left empty: the guards reading it read ⊥
                     for slot, v in zip(pair_slots, places):
-                        if v is not UNDEF:
-                            values[slot] = v
+                        values[slot] = v
                     if not self._atoms_agree(key, m, values):
                         continue
                     stepped = []
@@ -618,7 +619,7 @@ class Concrete:
             moved = self._move_values(rules, state, trail.current, move, chosen, absent)
             if moved is None:
                 continue
-            placed = [v for v in values.values() if _identity(v) not in trail.placed]
+            placed = [v for v in values.values() if v is not UNDEF and _identity(v) not in trail.placed]
             out.append((score, order + k, _Trail(moved, tuple(stepped), trail.introduced + tuple(dict.fromkeys(placed)))))
             if len(out) == BEAM:
                 break
@@ -654,10 +655,10 @@ class Concrete:
             return self._truths[memo]
         plain = _plain(value)
         truth: bool | None = None
-        if plain is not UNDEF and _of_the_call(atom):
+        if (plain is not UNDEF or value is UNDEF) and _of_the_call(atom):
             args: dict[str, Any] = {}
             result: dict[str, Any] = {}
-            if _put(args, result, slot, plain):
+            if value is UNDEF or _put(args, result, slot, plain):  # an empty place: the call lacks it
                 truth = eval_term(atom, DataEnv(args=args, result=result if slot[0] == "result" else UNDEF)) is True
         if len(self._truths) >= MEMO_LIMIT:
             self._truths.clear()
@@ -723,8 +724,8 @@ class Concrete:
                       number: int) -> list[object]:
         """Values to try in a place a pair rule binds and the search does not: values the
         continuation placed already, the values of that component in the pairs named,
-        members of an enumeration, a value equal to nothing (a text or a number); UNDEF alone
-        (the place left empty) for a place of another type."""
+        members of an enumeration, a value equal to nothing (a text or a number); for a place
+        of another type, UNDEF alone (left empty) when the call may leave it so, else none."""
         t = _place_type(sig, slot)
         seen: list[object] = list(trail.introduced)
         for inst in trail.instances:
@@ -737,7 +738,9 @@ class Concrete:
         elif t == BOOL:
             seen += [("bool", True), ("bool", False)]
         elif t not in (STR, INT):
-            return [UNDEF]
+            # a place of another type is left empty, when a call may leave it so
+            param = sig.param(str(slot[1])) if sig is not None and slot[0] == "arg" and len(slot) == 2 else None
+            return [UNDEF] if param is not None and isinstance(param.type, OptionalT) else []
         out: list[object] = []
         marks: set[object] = set()
         for v in seen:
