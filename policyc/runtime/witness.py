@@ -39,11 +39,11 @@ from typing import Any, Iterator, Mapping, Sequence
 from policyc.ir import nodes as n
 from policyc.ir.data import DataEnv, eval_term
 from policyc.ir.ops import UNDEF, value_key
+from policyc.ir.regex import examples
 from policyc.ir.types import BOOL, INT, STR, EnumT, OptionalT, RecordT, ToolSignature, Type
 from policyc.ir.walk import subformulas
 from policyc.tables.counting import (
-    ABSENT, MEMO_LIMIT, NEW, NOT_NAMED, Filling, Profile, Rules, SearchMove, Slot, State, read_slots, slot_of,
-    slot_value,
+    ABSENT, MEMO_LIMIT, NEW, Filling, Profile, Rules, SearchMove, Slot, State, mentions, overlap, slot_of, slot_value,
 )
 from policyc.tables.dfa import VIOLATED, DfaTable
 from policyc.tables.product import OTHER
@@ -135,10 +135,6 @@ def _component(term: n.Node, var: str) -> int | None:
     return None
 
 
-def _mentions(term: n.Node, var: str) -> bool:
-    return any(isinstance(s, n.Var) and s.name == var for s in subformulas(term))
-
-
 class PairReading:
     """A rule over pairs as this module reads it: one `forall` part of arity 2 with no
     literals, whose every binding atom is `place == var[k]` or `place != var[k]`, every
@@ -163,7 +159,7 @@ class PairReading:
             pooled, binding = [], []
             for bit, index in enumerate(tl.atoms):
                 atom = ab.atoms[index]
-                if not _mentions(atom, var):
+                if not mentions(atom, var):
                     if atom.skey not in pool:
                         raise ValueError("a guard not pooled")
                     pooled.append((bit, pool.index(atom.skey)))
@@ -174,7 +170,7 @@ class PairReading:
                 k, other = _component(right, var), left
                 if k is None:
                     k, other = _component(left, var), right
-                slot = slot_of(other) if k is not None and not _mentions(other, var) else None
+                slot = slot_of(other) if k is not None and not mentions(other, var) else None
                 if slot is None or k is None:
                     raise ValueError("a binding atom of another shape")
                 binding.append((bit, slot, k, atom.op == "eq"))
@@ -359,15 +355,8 @@ class Concrete:
             reading = PairReading.of(rule, self.product.atoms)
             if reading is not None:
                 self.pairs[k] = reading
-        self._atom_slots: dict[tuple[str, int], frozenset[Slot]] = {}
         self._by_tool: dict[str, list[tuple[int, n.Term, frozenset[Slot]]]] = {}
         self._truths: dict[tuple[str, int, object], bool | None] = {}  # `_truth`, per tool, atom and value
-
-    def _reads(self, key: str, g: int) -> frozenset[Slot]:
-        found = self._atom_slots.get((key, g))
-        if found is None:
-            found = self._atom_slots[(key, g)] = read_slots(self.product.atoms[key][g])
-        return found
 
     def holds(self, rules: Rules, here: State, run_values: Mapping[object, Profile],
               instances: Sequence[Instances], witness: Witness, tool: str, args: Mapping[str, Any],
@@ -500,7 +489,7 @@ class Concrete:
         """The set's filling of a call whose arguments `args` fix some places: each fixed
         value by its profile (new when the set has not named it), every other place a new
         value of its own (put in `args` for an argument)."""
-        blank = tuple(NOT_NAMED for _ in rules.parts)
+        blank = rules.unnamed
         by_value: dict[object, set[Slot]] = {}
         out: list[tuple[Any, frozenset[Slot]]] = []
         for slot in rules.slots.get(tool, ()):
@@ -568,7 +557,7 @@ class Concrete:
                 options.append([(given[0], held)])
                 continue
             if filler == NEW:
-                made = self._new_values(key, held, sig, trail, news)
+                made = self._new_values(key, held, sig, trail, news, rules.unnamed)
                 news += 1
             else:
                 made = [v for v in sorted(trail.current, key=repr) if trail.current[v] == filler][:MAX_PLACE_VALUES]
@@ -629,7 +618,7 @@ class Concrete:
         """The tool's pooled atoms with the places each reads. Memoised per tool."""
         found = self._by_tool.get(key)
         if found is None:
-            found = self._by_tool[key] = [(g, atom, self._reads(key, g))
+            found = self._by_tool[key] = [(g, atom, self.space.atom_slots(key, g))
                                           for g, atom in enumerate(self.product.atoms.get(key, ()))]
         return found
 
@@ -637,7 +626,7 @@ class Concrete:
         """Whether every pooled atom of the tool that reads a place given a value reads that
         place alone and, evaluated on the value, agrees with the combination."""
         for g, atom, reads in self._tested(key):
-            touched = [s for s in reads if any(s[:len(p)] == p[:len(s)] for p in values)]
+            touched = [s for s in reads if any(overlap(s, p) for p in values)]
             if not touched:
                 continue
             if len(reads) != 1 or touched[0] not in values:
@@ -667,7 +656,7 @@ class Concrete:
         return truth
 
     def _new_values(self, key: str, held: frozenset[Slot], sig: ToolSignature | None, trail: _Trail,
-                    number: int) -> list[object]:
+                    number: int, blank: Profile) -> list[object]:
         """Values a value the search's rules have not named may be in these places: values the
         continuation placed already or the pair rules' pairs hold, which those rules have not
         named either; then one equal to nothing, where the places' type has more values than
@@ -677,10 +666,6 @@ class Concrete:
         if len(types) != 1:
             return []
         t = next(iter(types))
-        blank = None
-        for profile in trail.current.values():
-            blank = tuple(NOT_NAMED for _ in profile)
-            break
         seen = [*trail.introduced, *(c for i in trail.instances for pair in sorted(i.states, key=repr) for c in pair)]
         out: list[object] = []
         marks: set[object] = set()
@@ -690,15 +675,13 @@ class Concrete:
                 marks.add(mark)
                 out.append(v)
         out = out[:MAX_PLACE_VALUES]
-        tested = any(any(s[:len(h)] == h[:len(s)] for s in self._reads(key, g) for h in held)
-                     for g in range(len(self.product.atoms.get(key, ()))))
-        if not tested:
+        if not any(overlap(s, h) for _, _, reads in self._tested(key) for s in reads for h in held):
             if t in (STR, INT):
                 out.append(_NewValue(number))
             return out
+        out = [v for v in out if not isinstance(v, _NewValue)]  # a tested place needs a value the test reads
         if t != STR:
-            return [v for v in out if not isinstance(v, _NewValue)]
-        out = [v for v in out if not isinstance(v, _NewValue)]
+            return out
         named = set(trail.current) | {c for i in trail.instances for pair in i.states for c in pair}
         for text in self._texts(key, held):
             if text not in named and text not in out:
@@ -708,9 +691,8 @@ class Concrete:
     def _texts(self, key: str, held: frozenset[Slot]) -> Iterator[str]:
         """Texts to try for a tested place: the atoms' literals and pattern examples, and
         texts equal to none of them."""
-        from policyc.ir.regex import examples
-        for g, atom in enumerate(self.product.atoms.get(key, ())):
-            if not any(s in held for s in self._reads(key, g)):
+        for _, atom, reads in self._tested(key):
+            if not reads & held:
                 continue
             for node in subformulas(atom):
                 if isinstance(node, n.Lit) and isinstance(node.value, str):
@@ -761,7 +743,7 @@ class Concrete:
         fresh = state[1]
         placed = {v: held for v, held in chosen}
         out: dict[object, Profile] = {}
-        blank = tuple(NOT_NAMED for _ in rules.parts)
+        blank = rules.unnamed
         for v in set(current) | set(placed):
             held = placed.get(v, frozenset())
             moved = rules._move(current.get(v, blank), fresh, key, mask, held, absent)

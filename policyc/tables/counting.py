@@ -173,13 +173,14 @@ def read_slots(atom: n.Node) -> frozenset[Slot]:
     return frozenset(out)
 
 
-def _overlap(a: Slot, b: Slot) -> bool:
+def overlap(a: Slot, b: Slot) -> bool:
     """Whether one slot lies within the other (`result` holds `result.ticket_id`)."""
     k = min(len(a), len(b))
     return a[:k] == b[:k]
 
 
-def _mentions(term: n.Node, var: str) -> bool:
+def mentions(term: n.Node, var: str) -> bool:
+    """Whether a term reads the variable."""
     return any(isinstance(s, n.Var) and s.name == var for s in subformulas(term))
 
 
@@ -235,7 +236,7 @@ class PartShape:
             binding: list[tuple[int, Slot, bool]] = []
             for bit, index in enumerate(tl.atoms):
                 atom = ab.atoms[index]
-                if not _mentions(atom, var):
+                if not mentions(atom, var):
                     if atom.skey in pool:
                         pooled.append((bit, pool.index(atom.skey)))
                     else:
@@ -245,7 +246,7 @@ class PartShape:
                 if isinstance(atom, n.Op) and atom.op in ("eq", "ne") and len(atom.args) == 2:
                     left, right = atom.args
                     other = right if left == n.Var(var) else left if right == n.Var(var) else None
-                    slot = slot_of(other) if other is not None and not _mentions(other, var) else None
+                    slot = slot_of(other) if other is not None and not mentions(other, var) else None
                     if slot is not None:
                         found = (bit, slot, atom.op == "eq")
                 if found is None:
@@ -337,6 +338,7 @@ class Rules:
                     refs.append(("part", len(self.parts) - 1))
             self.goals.append(("sliced", space.sliced[r].skeleton, tuple(refs)))
         self.shapes = [space.parts[p] for p in self.parts]
+        self.unnamed: Profile = tuple(NOT_NAMED for _ in self.parts)  # a value no part of the set named
         self.exists_parts = tuple(k for k, shape in enumerate(self.shapes) if shape.kind == "exists")
         self.exists_set = frozenset(self.exists_parts)
         self.polarity = [self._positive(g) for g in self.goals]
@@ -397,7 +399,7 @@ class Rules:
                 if tool in shape.tools:
                     read.update(g for _, g in shape.tools[tool][0])
             for g in sorted(read):
-                if any(_overlap(a, b) for a in self.space.atom_slots(tool, g) for b in slots):
+                if any(overlap(a, b) for a in self.space.atom_slots(tool, g) for b in slots):
                     atoms = pools.get(tool, ())
                     return f"`{tool}`'s atom `{atoms[g]}` reads a place a per-value rule binds"
         return None
@@ -740,7 +742,7 @@ class Rules:
             if filler == NEW:
                 named.append((None, slots))
             elif filler == WITNESS:
-                named.append((tuple(NOT_NAMED for _ in self.parts) + (CANDIDATE,), slots))
+                named.append((self.unnamed + (CANDIDATE,), slots))
             else:
                 counts[filler] -= 1
                 named.append((filler, slots))
@@ -756,7 +758,7 @@ class Rules:
             if profile is None:
                 if relaxed and not (keep and track_new):
                     continue  # a new value's own obligations are not tracked here
-                profile = tuple(NOT_NAMED for _ in self.parts) + ((TRACKED,) if relaxed else ())
+                profile = self.unnamed + ((TRACKED,) if relaxed else ())
             moved = self._move(profile, fresh, key, mask, slots, absent, keep)
             if moved is None:
                 return None
