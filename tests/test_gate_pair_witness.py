@@ -130,3 +130,64 @@ def test_a_tested_place_is_given_a_value_that_passes_the_test() -> None:
     assert oracle.completable([call]) is True
     decision = propose(monitor, [], call[0], call[1])
     assert decision.action == "allow" and any("matches(version" in line for line in decision.undecided), decision
+
+
+STAGED = """
+enum Env { staging, prod }
+tool look(service: str)
+tool test(service: str, version: str) -> { passed: bool }
+tool build(service: str, version: str)
+tool deploy(version: str, env: Env)
+terminal tool done(summary: str?)
+rule tested: always (build(service: s, version: v) -> once test(service: s, version: v, result.passed == true))
+rule built: forall v: always (deploy(version: v) -> once build(version: v))
+rule looked: forall s: always (build(service: s) -> once look(service: s))
+rule semver: always (deploy -> deploy(matches(version, "v[0-9]+[.][0-9]+")))
+rule order: in_order([look, test, build, deploy])
+"""
+STAGED_CALLS = (("look", {"service": "api"}, None),) + \
+    tuple(("test", {"service": "api", "version": v}, {"passed": True}) for v in ("api", "nightly", "v1.0")) + \
+    tuple(("build", {"service": "api", "version": v}) + (None,) for v in ("api", "nightly", "v1.0")) + \
+    tuple(("deploy", {"version": v, "env": "staging"}, None) for v in ("api", "nightly", "v1.0"))
+
+
+def staged(rules: str) -> tuple[Monitor, CompletionOracle]:
+    policy, diagnostics = check_text(rules, "staged.altl")
+    assert policy is not None, diagnostics
+    return Monitor(build_artifact(policy)), CompletionOracle([r.formula for r in policy.rules], STAGED_CALLS, FINALS,
+                                                             20_000)
+
+
+def test_a_value_chosen_for_a_later_call_and_a_later_test() -> None:
+    # after `look(api)` the search's continuation tests, builds and deploys, each value picked
+    # by profile; the pair rule `tested` asks the build's (service, version) to be the test's,
+    # and `semver` tests the version deployed: the test's version is chosen for the build that
+    # follows (a value the search has not named), and given a text that passes the pattern
+    # where the deploy first tests it
+    monitor, oracle = staged(STAGED)
+    call = ("look", {"service": "api"}, None)
+    assert oracle.completable([call]) is True
+    decision = propose(monitor, [], call[0], call[1])
+    assert decision.action == "allow" and decision.undecided == (), decision
+
+
+def test_a_new_version_is_built_rather_than_one_that_fails_the_test() -> None:
+    # with no pair rule the gate memoises its judgements, yet `semver` reads a place `built`
+    # binds: the continuation still needs the run's values. The run built `nightly`, which
+    # `semver` refuses; a build right before each deploy is owed, so the continuation builds
+    # again: a new version, which passes the pattern, rather than `nightly` again
+    rules = STAGED.replace("rule tested:", "rule fresh: always (deploy -> yesterday build)\n# rule tested:") \
+        .replace("rule looked:", "# rule looked:").replace("rule order: in_order([look, test, build, deploy])",
+                                                            "rule shipped: called(deploy)")
+    monitor, oracle = staged(rules)
+    prefix = [("build", {"service": "api", "version": "nightly"}, None)]
+    call = ("look", {"service": "api"}, None)
+    assert oracle.completable(prefix + [call]) is True
+    decision = propose(monitor, prefix, call[0], call[1])
+    assert decision.action == "allow" and decision.undecided == (), decision
+    # with no build left in the budget, nothing the run can still do ships a version that
+    # passes: never allowed silently
+    monitor, oracle = staged(rules + "rule one_build: called_n(build) <= 1\n")
+    assert oracle.completable(prefix + [call]) is False
+    decision = propose(monitor, prefix, call[0], call[1])
+    assert decision.action != "allow" or decision.undecided, decision

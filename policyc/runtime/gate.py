@@ -123,8 +123,12 @@ class Gate:
         # profile, where the call's values sit): memoised so, and the slice runs (which only a
         # judgement not memoised yet reads) are stepped lazily
         # (a sliced rule that reads the run's constants, history or sources is judged afresh)
+        # (nor one whose search reads an atom testing a place a per-value rule binds: only the
+        # run's values themselves settle its continuations, `policyc.runtime.witness`)
         self.memoised = self.final is None and len(self._counted_of) == len(self.sliced) and not any(
-            rule.table.needs_context for _, rule in self.sliced)
+            rule.table.needs_context for _, rule in self.sliced) and not any(
+            self.counting is not None and self.counting.rules(plain, sliced).entangled is not None
+            for plain, sliced, _ in self.counted)
         self.undecided_refuse = policy.undecided
         self._infos = {info.name: info for info in self.rules + uncompiled}
         self._judgements: dict[tuple[object, ...], tuple[tuple[Finding, ...], tuple[str, ...]]] = {}

@@ -78,6 +78,23 @@ class _NewValue:
         return f"<new value {self.number}>"
 
 
+class _Made:
+    """A new value of the continuation given a text where a guard first tests it: until then
+    no guard read it and it equalled nothing else, so any text no one has named may be it."""
+
+    __slots__ = ("old", "text")
+
+    def __init__(self, old: _NewValue, text: str):
+        self.old, self.text = old, text
+
+
+def _given(value: object, made: Mapping[_NewValue, str]) -> object:
+    """A value as the choice has it: a new value given a text is that text."""
+    if isinstance(value, _Made):
+        return value.text
+    return made.get(value, value) if isinstance(value, _NewValue) else value
+
+
 def _identity(value: object) -> object:
     """What tells values apart: their key, or the new value itself."""
     return ("new", id(value)) if isinstance(value, _NewValue) else value
@@ -93,6 +110,20 @@ class _Trail:
                  introduced: tuple[object, ...]):
         self.current, self.instances, self.introduced = current, instances, introduced
         self.placed = {_identity(v) for v in introduced}
+
+    def named(self) -> set[object]:
+        """The values this way of choosing has named: the run's, the pairs', its own."""
+        return {*self.current, *self.introduced, *(c for i in self.instances for pair in i.states for c in pair)}
+
+    def substituted(self, made: Mapping[_NewValue, str]) -> "_Trail":
+        """The same way of choosing, each new value given its text."""
+        def sub(v: object) -> object:
+            return made.get(v, v) if isinstance(v, _NewValue) else v
+
+        return _Trail({sub(v): p for v, p in self.current.items()},
+                      tuple(Instances(i.reading, {(sub(a), sub(b)): q for (a, b), q in i.states.items()}, i.fresh)
+                            for i in self.instances),
+                      tuple(sub(v) for v in self.introduced))
 
     def mark(self) -> object:
         """What makes two ways alike for what follows."""
@@ -372,13 +403,14 @@ class Concrete:
         beam = [_Trail(dict(run_values), tuple(instances), ())]
         state = here
         beams, states = [], []  # before each call of the continuation
+        ahead = self._ahead(instances, witness)
         for step, (move, filling) in enumerate(witness):
             if (tool if step == 0 else move[0]) == OTHER:
                 return False  # a call to an undeclared tool: not built here
             beams.append(beam)
             states.append(state)
             beam = self._step_beam(rules, state, beam, move, filling, tool if step == 0 else move[0],
-                                   args if step == 0 else None, masks if step == 0 else None)
+                                   args if step == 0 else None, masks if step == 0 else None, ahead=ahead[step])
             after = rules.step(state, move, filling, relaxed=False)
             if not beam or after is None:
                 return False
@@ -387,15 +419,40 @@ class Concrete:
             return True
         beams.append(beam)
         states.append(state)
-        return self._repaired(rules, witness, beams, states, beam)
+        return self._repaired(rules, witness, beams, states, beam, ahead)
+
+    @staticmethod
+    def _ahead(instances: Sequence[Instances], witness: Witness) -> list[dict[Slot, object]]:
+        """Per call of the continuation, the values its places a pair rule binds had best
+        hold: per place, the filler of the same component's place in the next call of the
+        continuation that the rule reads and the search fills (a value of the run by its
+        profile, or a new one)."""
+        out: list[dict[Slot, object]] = [{} for _ in witness]
+        for inst in instances:
+            places = inst.reading.places
+            for i, (move, _) in enumerate(witness):
+                mine = places.get(move[0])
+                if mine is None:
+                    continue
+                for k, slot in enumerate(mine):
+                    for later, filling in witness[i + 1:]:
+                        theirs = places.get(later[0])
+                        if theirs is None:
+                            continue
+                        filler = next((f for f, held in filling if theirs[k] in held), None)
+                        if filler is not None and filler != ABSENT:
+                            out[i].setdefault(slot, filler)
+                            break
+        return out
 
     def _step_beam(self, rules: Rules, state: State, beam: Sequence["_Trail"], move: SearchMove, filling: Filling,
                    tool: str, args: Mapping[str, Any] | None, masks: Sequence[int] | None,
-                   pinned: Mapping[str, object] | None = None) -> list["_Trail"]:
-        """The `BEAM` fewest-owing trails after one call, unlike one another."""
+                   pinned: Mapping[str, object] | None = None, ahead: Mapping[Slot, object] = {}) -> list["_Trail"]:
+        """The `BEAM` fewest-owing trails after one call, unlike one another. `ahead`: the
+        fillers later calls give places of this one (`_ahead`)."""
         found: list[tuple[int, int, _Trail]] = []
         for trail in beam:
-            found += self._choices(rules, state, trail, move, filling, tool, args, masks, len(found), pinned)
+            found += self._choices(rules, state, trail, move, filling, tool, args, masks, len(found), pinned, ahead)
         found.sort(key=lambda x: (x[0], x[1]))
         out, seen = [], set()
         for _, _, trail in found:
@@ -408,7 +465,7 @@ class Concrete:
         return out
 
     def _repaired(self, rules: Rules, witness: Witness, beams: Sequence[Sequence["_Trail"]],
-                  states: Sequence[State], last: Sequence["_Trail"]) -> bool:
+                  states: Sequence[State], last: Sequence["_Trail"], ahead: Sequence[Mapping[Slot, object]]) -> bool:
         """Whether a call that pays what a pair's instance still owes at the end (its
         automaton's first call toward accepting, with the pair's values in its places),
         made at the end or before one of the continuation's last `REPAIR_PLACES` calls (never
@@ -440,12 +497,12 @@ class Concrete:
                             continue
                         beam = self._step_beam(rules, states[at], [trail], move, filling, move[0], None, masks, args)
                         state: State | None = after
-                        for step_move, step_filling in witness[at:]:
+                        for step, (step_move, step_filling) in enumerate(witness[at:], at):
                             if state is None or not beam or not _holds_fillers(state, step_filling):
                                 state = None  # the paying call moved a value the search picks next
                                 break
                             beam = self._step_beam(rules, state, beam, step_move, step_filling, step_move[0], None,
-                                                   None)
+                                                   None, ahead=ahead[step])
                             state = rules.step(state, step_move, step_filling, relaxed=False)
                         if state is not None and rules.accepts(state, relaxed=False) and \
                                 any(all(i.accepting() for i in t.instances) for t in beam):
@@ -510,7 +567,8 @@ class Concrete:
 
     def _choices(self, rules: Rules, state: State, trail: "_Trail", move: SearchMove, filling: Filling, tool: str,
                  args: Mapping[str, Any] | None, masks: Sequence[int] | None,
-                 order: int, pinned: Mapping[str, object] | None = None) -> list[tuple[int, int, "_Trail"]]:
+                 order: int, pinned: Mapping[str, object] | None = None,
+                 ahead: Mapping[Slot, object] = {}) -> list[tuple[int, int, "_Trail"]]:
         """The trail's next steps for one call of the continuation: (calls owed, order found,
         trail), the `BEAM` fewest-owing of the first `MAX_CHOICES` choices tried. `args`: the
         proposed call's arguments; `pinned`: the arguments a paying call fixes, as keys;
@@ -563,48 +621,64 @@ class Concrete:
                 made = [v for v in sorted(trail.current, key=repr) if trail.current[v] == filler][:MAX_PLACE_VALUES]
             if not made:
                 return []
-            options.append([(v, held) for v in made])
+            options.append([(v, held) for v in self._concrete(key, held, sig, trail, made)])
         place_options: list[list[object]] = []
         for slot in pair_slots:
             fixed = pin(slot)
-            place_options.append([fixed] if fixed is not None else self._place_values(key, slot, sig, trail, news))
-        found: list[tuple[int, int, list[tuple[object, frozenset[Slot]]], list[Instances], dict[Slot, object]]] = []
+            place_options.append([fixed] if fixed is not None else
+                                 self._concrete(key, frozenset((slot,)), sig, trail,
+                                                self._place_values(key, slot, sig, trail, news, ahead.get(slot))))
+        found: list[tuple[int, int, list[tuple[object, frozenset[Slot]]], list[Instances], dict[Slot, object],
+                          _Trail]] = []
+        given_texts: dict[tuple[tuple[int, str], ...], _Trail] = {}
         tried = 0
         for picked in cartesian(*options):
-            chosen = [p for p in picked if p is not None]
-            if len({_identity(v) for v, _ in chosen}) != len(chosen):
-                continue  # one value in two fillers: the search kept them apart
             for places in cartesian(*place_options):
-                for m in full:
-                    tried += 1
-                    if tried > MAX_CHOICES:
-                        return self._kept(rules, state, trail, move, absent, found, order)
-                    values: dict[Slot, object] = {}
-                    for v, held in chosen:
-                        for s in held:
-                            values[s] = v
-                    for s in absent:
-                        values[s] = UNDEF  # left empty: the guards reading it read ⊥
-                    for slot, v in zip(pair_slots, places):
-                        values[slot] = v
-                    if not self._atoms_agree(key, m, values):
-                        continue
-                    stepped = []
-                    for inst in instances:
-                        after = inst.step(key, m, values)
-                        if after is None:
-                            break
-                        stepped.append(after)
-                    else:
-                        found.append((sum(i.distance() for i in stepped), len(found), chosen, stepped, values))
-        return self._kept(rules, state, trail, move, absent, found, order)
+                as_text: dict[_NewValue, str] = {}
+                for v in (*(p[0] for p in picked if p is not None), *places):
+                    if isinstance(v, _Made) and as_text.setdefault(v.old, v.text) != v.text:
+                        break
+                else:
+                    if len(set(as_text.values())) != len(as_text):
+                        continue  # two values the continuation kept apart, given one text
+                    chosen = [(_given(v, as_text), held) for v, held in (p for p in picked if p is not None)]
+                    if len({_identity(v) for v, _ in chosen}) != len(chosen):
+                        continue  # one value in two fillers: the search kept them apart
+                    base = trail
+                    if as_text:
+                        mark = tuple(sorted(((id(k), t) for k, t in as_text.items())))
+                        base = given_texts.get(mark) or given_texts.setdefault(mark, trail.substituted(as_text))
+                    for m in full:
+                        tried += 1
+                        if tried > MAX_CHOICES:
+                            return self._kept(rules, state, move, absent, found, order)
+                        values: dict[Slot, object] = {}
+                        for v, held in chosen:
+                            for s in held:
+                                values[s] = v
+                        for s in absent:
+                            values[s] = UNDEF  # left empty: the guards reading it read ⊥
+                        for slot, v in zip(pair_slots, places):
+                            values[slot] = _given(v, as_text)
+                        if not self._atoms_agree(key, m, values):
+                            continue
+                        stepped = []
+                        for inst in base.instances:
+                            after = inst.step(key, m, values)
+                            if after is None:
+                                break
+                            stepped.append(after)
+                        else:
+                            found.append((sum(i.distance() for i in stepped), len(found), chosen, stepped, values, base))
+        return self._kept(rules, state, move, absent, found, order)
 
-    def _kept(self, rules: Rules, state: State, trail: _Trail, move: SearchMove, absent: frozenset[Slot],
-              found: list[tuple[int, int, list[tuple[object, frozenset[Slot]]], list[Instances], dict[Slot, object]]],
+    def _kept(self, rules: Rules, state: State, move: SearchMove, absent: frozenset[Slot],
+              found: list[tuple[int, int, list[tuple[object, frozenset[Slot]]], list[Instances], dict[Slot, object],
+                                _Trail]],
               order: int) -> list[tuple[int, int, _Trail]]:
         """The `BEAM` fewest-owing choices found, as trails (the run's values moved only for them)."""
         out: list[tuple[int, int, _Trail]] = []
-        for score, k, chosen, stepped, values in sorted(found, key=lambda x: (x[0], x[1])):
+        for score, k, chosen, stepped, values, trail in sorted(found, key=lambda x: (x[0], x[1])):
             moved = self._move_values(rules, state, trail.current, move, chosen, absent)
             if moved is None:
                 continue
@@ -612,6 +686,26 @@ class Concrete:
             out.append((score, order + k, _Trail(moved, tuple(stepped), trail.introduced + tuple(dict.fromkeys(placed)))))
             if len(out) == BEAM:
                 break
+        return out
+
+    def _concrete(self, key: str, held: frozenset[Slot], sig: ToolSignature | None, trail: _Trail,
+                  values: list[object]) -> list[object]:
+        """The values to try in places a guard of the tool tests: each new value the
+        continuation placed before (where no guard tested it) given, in turn, each text the
+        testing guards are built from that no one has named; a value of no text kept as it is."""
+        if not any(overlap(s, h) for _, _, reads in self._tested(key) for s in reads for h in held) or \
+                not any(isinstance(v, _NewValue) for v in values):
+            return values
+        if any(_place_type(sig, s) != STR for s in held):
+            return [v for v in values if not isinstance(v, _NewValue)]
+        named = trail.named()
+        texts = [t for t in dict.fromkeys(self._texts(key, held)) if t not in named]
+        out: list[object] = []
+        for v in values:
+            if isinstance(v, _NewValue):
+                out += [_Made(v, t) for t in texts]
+            else:
+                out.append(v)
         return out
 
     def _tested(self, key: str) -> list[tuple[int, n.Term, frozenset[Slot]]]:
@@ -679,10 +773,9 @@ class Concrete:
             if t in (STR, INT):
                 out.append(_NewValue(number))
             return out
-        out = [v for v in out if not isinstance(v, _NewValue)]  # a tested place needs a value the test reads
         if t != STR:
-            return out
-        named = set(trail.current) | {c for i in trail.instances for pair in i.states for c in pair}
+            return [v for v in out if not isinstance(v, _NewValue)]  # a tested place needs a value the test reads
+        named = trail.named()
         for text in self._texts(key, held):
             if text not in named and text not in out:
                 out.append(text)
@@ -703,7 +796,7 @@ class Concrete:
             yield f"\x00new value {k}"
 
     def _place_values(self, key: str, slot: Slot, sig: ToolSignature | None, trail: _Trail,
-                      number: int) -> list[object]:
+                      number: int, hint: object = None) -> list[object]:
         """Values to try in a place a pair rule binds and the search does not: values the
         continuation placed already, the values of that component in the pairs named,
         members of an enumeration, a value equal to nothing (a text or a number); for a place
@@ -731,8 +824,10 @@ class Concrete:
                 marks.add(mark)
                 out.append(v)
         out = out[:MAX_PLACE_VALUES]
+        if hint is not None and hint != NEW:  # first the run's values a later call places here
+            out.sort(key=lambda v: trail.current.get(v) != hint)
         if t in (STR, INT):
-            out.append(_NewValue(1000 + number))
+            out.insert(0 if hint == NEW else len(out), _NewValue(1000 + number))
         return out
 
     def _move_values(self, rules: Rules, state: State, current: dict[object, Profile], move: SearchMove,

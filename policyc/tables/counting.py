@@ -884,7 +884,7 @@ def fillings(slots: Sequence[Slot], tokens: Sequence[tuple[Profile, int]], optio
         yield ()
         return
     counts = dict(tokens)
-    choices: list[Any] = [p for p, _ in tokens] + ([NEW] if allow_new else []) + ([WITNESS] if allow_witness else [])
+    choices: list[Any] = ([NEW] if allow_new else []) + [p for p, _ in tokens] + ([WITNESS] if allow_witness else [])
     seen: set[Filling] = set()
     work = 0
     for partition in _partitions(list(slots)):
