@@ -388,6 +388,8 @@ class Concrete:
                 self.pairs[k] = reading
         self._by_tool: dict[str, list[tuple[int, n.Term, frozenset[Slot]]]] = {}
         self._truths: dict[tuple[str, int, object], bool | None] = {}  # `_truth`, per tool, atom and value
+        self._readings: dict[tuple[str, frozenset[Slot]], list[tuple[int, n.Term, Slot | None]]] = {}
+        self._places: dict[tuple[str, tuple[Slot, ...], tuple[int, ...]], list[Slot]] = {}
 
     def holds(self, rules: Rules, here: State, run_values: Mapping[object, Profile],
               instances: Sequence[Instances], witness: Witness, tool: str, args: Mapping[str, Any],
@@ -492,20 +494,25 @@ class Concrete:
                         tried += 1
                         if tried > MAX_PAYMENTS:
                             return False
-                        after = rules.step(states[at], move, filling, relaxed=False)
-                        if after is None:
-                            continue
-                        beam = self._step_beam(rules, states[at], [trail], move, filling, move[0], None, masks, args)
-                        state: State | None = after
-                        for step, (step_move, step_filling) in enumerate(witness[at:], at):
-                            if state is None or not beam or not _holds_fillers(state, step_filling):
+                        # the search's rules first, which cost little: with the paying call
+                        # the rest must still be a continuation that satisfies them
+                        state: State | None = rules.step(states[at], move, filling, relaxed=False)
+                        before = []
+                        for step_move, step_filling in witness[at:]:
+                            if state is None or not _holds_fillers(state, step_filling):
                                 state = None  # the paying call moved a value the search picks next
                                 break
-                            beam = self._step_beam(rules, state, beam, step_move, step_filling, step_move[0], None,
-                                                   None, ahead=ahead[step])
+                            before.append(state)
                             state = rules.step(state, step_move, step_filling, relaxed=False)
-                        if state is not None and rules.accepts(state, relaxed=False) and \
-                                any(all(i.accepting() for i in t.instances) for t in beam):
+                        if state is None or not rules.accepts(state, relaxed=False):
+                            continue
+                        beam = self._step_beam(rules, states[at], [trail], move, filling, move[0], None, masks, args)
+                        for step, (step_move, step_filling) in enumerate(witness[at:], at):
+                            if not beam:
+                                break
+                            beam = self._step_beam(rules, before[step - at], beam, step_move, step_filling,
+                                                   step_move[0], None, None, ahead=ahead[step])
+                        if any(all(i.accepting() for i in t.instances) for t in beam):
                             return True
         return False
 
@@ -601,7 +608,7 @@ class Concrete:
         if not full:
             return []
         instances = trail.instances
-        pair_slots = sorted({s for i in instances for s in i.reading.slots(key)} - set(slots), key=repr)
+        pair_slots = self._pair_slots(key, slots, instances)
         absent = frozenset(s for filler, held in filling if filler == ABSENT for s in held)
         # per filler of the search: the values it may be
         options: list[list[tuple[object, frozenset[Slot]] | None]] = []
@@ -648,19 +655,20 @@ class Concrete:
                     if as_text:
                         mark = tuple(sorted(((id(k), t) for k, t in as_text.items())))
                         base = given_texts.get(mark) or given_texts.setdefault(mark, trail.substituted(as_text))
+                    values: dict[Slot, object] = {}
+                    for v, held in chosen:
+                        for s in held:
+                            values[s] = v
+                    for s in absent:
+                        values[s] = UNDEF  # left empty: the guards reading it read ⊥
+                    for slot, v in zip(pair_slots, places):
+                        values[slot] = _given(v, as_text)
+                    bits = self._value_bits(key, values)
                     for m in full:
                         tried += 1
                         if tried > MAX_CHOICES:
                             return self._kept(rules, state, move, absent, found, order)
-                        values: dict[Slot, object] = {}
-                        for v, held in chosen:
-                            for s in held:
-                                values[s] = v
-                        for s in absent:
-                            values[s] = UNDEF  # left empty: the guards reading it read ⊥
-                        for slot, v in zip(pair_slots, places):
-                            values[slot] = _given(v, as_text)
-                        if not self._atoms_agree(key, m, values):
+                        if bits is None or m & bits[0] != bits[1]:
                             continue
                         stepped = []
                         for inst in base.instances:
@@ -687,6 +695,18 @@ class Concrete:
             if len(out) == BEAM:
                 break
         return out
+
+    def _pair_slots(self, key: str, slots: tuple[Slot, ...], instances: Sequence[Instances]) -> list[Slot]:
+        """The tool's places the pair rules bind and the search does not fill, in a fixed
+        order. Memoised per tool, the search's places and the rules."""
+        memo = (key, slots, tuple(id(i.reading) for i in instances))
+        found = self._places.get(memo)
+        if found is None:
+            found = sorted({s for i in instances for s in i.reading.slots(key)} - set(slots), key=repr)
+            if len(self._places) >= MEMO_LIMIT:
+                self._places.clear()
+            self._places[memo] = found
+        return found
 
     def _concrete(self, key: str, held: frozenset[Slot], sig: ToolSignature | None, trail: _Trail,
                   values: list[object]) -> list[object]:
@@ -716,19 +736,37 @@ class Concrete:
                                           for g, atom in enumerate(self.product.atoms.get(key, ()))]
         return found
 
-    def _atoms_agree(self, key: str, mask: int, values: Mapping[Slot, object]) -> bool:
-        """Whether every pooled atom of the tool that reads a place given a value reads that
-        place alone and, evaluated on the value, agrees with the combination."""
-        for g, atom, reads in self._tested(key):
-            touched = [s for s in reads if any(overlap(s, p) for p in values)]
-            if not touched:
-                continue
-            if len(reads) != 1 or touched[0] not in values:
-                return False
-            truth = self._truth(key, g, atom, touched[0], values[touched[0]])
-            if truth is None or truth != bool(mask >> g & 1):
-                return False
-        return True
+    def _value_bits(self, key: str, values: Mapping[Slot, object]) -> tuple[int, int] | None:
+        """(care, want): the combinations of the tool's guards that agree with the values are
+        those whose bits under `care` are `want`: every pooled atom that reads a place given
+        a value reads that place alone and is evaluated on the value (None: one is not, and no
+        combination agrees)."""
+        care = want = 0
+        for g, atom, slot in self._reading(key, frozenset(values)):
+            if slot is None:
+                return None
+            truth = self._truth(key, g, atom, slot, values[slot])
+            if truth is None:
+                return None
+            care |= 1 << g
+            want |= truth << g
+        return care, want
+
+    def _reading(self, key: str, places: frozenset[Slot]) -> list[tuple[int, n.Term, Slot | None]]:
+        """The tool's pooled atoms that read a place among `places`, each with that place (None:
+        the atom reads another place too, or a part of one). Memoised per tool and places."""
+        memo = (key, places)
+        found = self._readings.get(memo)
+        if found is None:
+            found = []
+            for g, atom, reads in self._tested(key):
+                touched = [s for s in reads if any(overlap(s, p) for p in places)]
+                if touched:
+                    found.append((g, atom, touched[0] if len(reads) == 1 and touched[0] in places else None))
+            if len(self._readings) >= MEMO_LIMIT:
+                self._readings.clear()
+            self._readings[memo] = found
+        return found
 
     def _truth(self, key: str, g: int, atom: n.Term, slot: Slot, value: object) -> bool | None:
         """An atom that reads one place, evaluated with a value there (None: not evaluated
