@@ -61,6 +61,9 @@ REPAIR_PLACES = 3
 MAX_PAYMENTS = 24
 #: Values of the run tried for one place a pair rule binds (besides a new value).
 MAX_PLACE_VALUES = 12
+#: Ways of choosing the values of one call's places looked at, those ruled out at once (one
+#: value in two places the search keeps apart, a new value given two texts) included.
+MAX_EXAMINED = 1024
 
 Witness = tuple[tuple[SearchMove, Filling], ...]
 Pair = tuple[object, object]
@@ -577,7 +580,8 @@ class Concrete:
                  order: int, pinned: Mapping[str, object] | None = None,
                  ahead: Mapping[Slot, object] = {}) -> list[tuple[int, int, "_Trail"]]:
         """The trail's next steps for one call of the continuation: (calls owed, order found,
-        trail), the `BEAM` fewest-owing of the first `MAX_CHOICES` choices tried. `args`: the
+        trail), the `BEAM` fewest-owing of the first `MAX_CHOICES` choices tried (among at most
+        `MAX_EXAMINED` ways of choosing looked at). `args`: the
         proposed call's arguments; `pinned`: the arguments a paying call fixes, as keys;
         `masks`: the combinations of guards the call may have (else the tool's)."""
         key, mask, _, _, slots, _ = move
@@ -638,9 +642,12 @@ class Concrete:
         found: list[tuple[int, int, list[tuple[object, frozenset[Slot]]], list[Instances], dict[Slot, object],
                           _Trail]] = []
         given_texts: dict[tuple[tuple[int, str], ...], _Trail] = {}
-        tried = 0
+        tried = examined = 0
         for picked in cartesian(*options):
             for places in cartesian(*place_options):
+                examined += 1
+                if examined > MAX_EXAMINED:  # most ways of choosing were ruled out before a guard was read
+                    return self._kept(rules, state, move, absent, found, order)
                 as_text: dict[_NewValue, str] = {}
                 for v in (*(p[0] for p in picked if p is not None), *places):
                     if isinstance(v, _Made) and as_text.setdefault(v.old, v.text) != v.text:
