@@ -9,8 +9,11 @@ conflict), never silently allowed."""
 
 from __future__ import annotations
 
-from runtime_helpers import CompletionOracle
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+from runtime_helpers import CompletionOracle, check_decision
 
+from generators import NIGHTLY
 from policyc.artifact.build import build_artifact
 from policyc.check import check_text
 from policyc.runtime import Monitor
@@ -191,3 +194,50 @@ def test_a_new_version_is_built_rather_than_one_that_fails_the_test() -> None:
     assert oracle.completable(prefix + [call]) is False
     decision = propose(monitor, prefix, call[0], call[1])
     assert decision.action != "allow" or decision.undecided, decision
+
+
+# ---- generated: guards testing text a per-value rule binds, against the brute-force oracle
+
+TEXT_TOOLS = """
+tool a(v: str) -> { ok: bool }
+tool b(v: str) -> { ok: bool }
+tool c(v: str) -> { ok: bool }
+terminal tool done(summary: str?)
+"""
+TEXT_PER_VALUE = ("forall x: always (b(v: x) -> once a(v: x))",
+                  "forall x: always (c(v: x) -> once b(v: x))",
+                  "forall x: always (b(v: x) -> once a(v: x, result.ok == true))",
+                  "forall x in a.v: eventually c(v: x)")
+TEXT_GUARDS = ('always (c -> c(matches(v, "r[0-9]")))', 'always (b -> b(v != "r1"))', 'always (c -> c(v != "r2"))',
+               'never(b(v == "x"))', 'always (c -> c(contains(v, "r")))')
+TEXT_PLAIN = ("called(c)", "called_n(b) <= 1", "always (c -> yesterday b)", "in_order([a, b, c])", "called_n(a) <= 2")
+# the calls a run may make; the oracle's continuations may also name values no prefix named,
+# one of each kind the guards tell apart (a pattern's match, and a text that matches nothing)
+TEXT_POOL = tuple((t, {"v": v}, {"ok": ok}) for t in "abc" for v in ("r1", "r2", "x") for ok in (True, False))
+TEXT_FRESH = tuple((t, {"v": v}, {"ok": ok}) for t in "abc" for v in ("r7", "q") for ok in (True, False))
+TEXT_FINALS = (("done", {}, None),)
+
+
+@settings(max_examples=200 if NIGHTLY else 25, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(st.data())
+def test_decided_calls_with_tested_text_agree_with_the_brute_force_oracle(data) -> None:
+    """A call refused has no outcome after which the run can comply; a call decided without an
+    open question has one. The gate's check gives new values texts its guards are built from;
+    the oracle knows nothing of that, only the calls above."""
+    rules = data.draw(st.lists(st.sampled_from(TEXT_PER_VALUE), min_size=1, max_size=2, unique=True)) + \
+        data.draw(st.lists(st.sampled_from(TEXT_GUARDS), min_size=1, max_size=2, unique=True)) + \
+        data.draw(st.lists(st.sampled_from(TEXT_PLAIN), min_size=1, max_size=2, unique=True))
+    text = TEXT_TOOLS + "".join(f"rule r{i}: {body}\n" for i, body in enumerate(rules))
+    policy, diagnostics = check_text(text, "text.altl")
+    assert policy is not None, diagnostics
+    oracle = CompletionOracle([r.formula for r in policy.rules], TEXT_POOL + TEXT_FRESH, TEXT_FINALS, 8_000)
+    monitor = Monitor(build_artifact(policy))
+    prefix = [data.draw(st.sampled_from(TEXT_POOL)) for _ in range(data.draw(st.integers(0, 3)))]
+    before = oracle.completable(prefix)
+    assume(before)
+    tool, args, _ = data.draw(st.sampled_from(TEXT_POOL))
+    run = monitor.start(mode="tolerate")
+    for t, a, r in prefix:
+        run.record(t, a, r)
+    check_decision(oracle, policy, prefix, tool, args, run.propose(tool, args))
