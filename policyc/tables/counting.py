@@ -879,7 +879,10 @@ def fillings(slots: Sequence[Slot], tokens: Sequence[tuple[Profile, int]], optio
              allow_new: bool, allow_witness: bool = False) -> Iterator[Filling]:
     """Every way of filling a call's slots: groups of slots holding one value each, and what
     the value is (a profile of the state, NEW, WITNESS, or ABSENT for an optional slot left
-    out), up to the identity of values with one profile; in a deterministic order."""
+    out), up to the identity of values with one profile; in a deterministic order, a new value
+    before the state's profiles (so that, of two continuations equally near, a search finds
+    first the one with a new value, which a check with values can give any text a guard
+    wants, `policyc.runtime.witness`)."""
     if not slots:
         yield ()
         return
