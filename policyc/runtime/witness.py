@@ -34,7 +34,7 @@ This module imports only the standard library, `policyc.ir` and `policyc.tables`
 from __future__ import annotations
 
 from itertools import product as cartesian
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from policyc.ir import nodes as n
 from policyc.ir.data import DataEnv, eval_term
@@ -98,6 +98,16 @@ def _given(value: object, made: Mapping[_NewValue, str]) -> object:
     return made.get(value, value) if isinstance(value, _NewValue) else value
 
 
+def _texts_given(values: Sequence[object]) -> dict[_NewValue, str] | None:
+    """The texts a choice gives new values (None: one new value given two texts, or two new
+    values, which the continuation kept apart, given one)."""
+    out: dict[_NewValue, str] = {}
+    for v in values:
+        if isinstance(v, _Made) and out.setdefault(v.old, v.text) != v.text:
+            return None
+    return out if len(set(out.values())) == len(out) else None
+
+
 def _identity(value: object) -> object:
     """What tells values apart: their key, or the new value itself."""
     return ("new", id(value)) if isinstance(value, _NewValue) else value
@@ -120,13 +130,11 @@ class _Trail:
 
     def substituted(self, made: Mapping[_NewValue, str]) -> "_Trail":
         """The same way of choosing, each new value given its text."""
-        def sub(v: object) -> object:
-            return made.get(v, v) if isinstance(v, _NewValue) else v
-
-        return _Trail({sub(v): p for v, p in self.current.items()},
-                      tuple(Instances(i.reading, {(sub(a), sub(b)): q for (a, b), q in i.states.items()}, i.fresh)
+        return _Trail({_given(v, made): p for v, p in self.current.items()},
+                      tuple(Instances(i.reading, {(_given(a, made), _given(b, made)): q
+                                                  for (a, b), q in i.states.items()}, i.fresh)
                             for i in self.instances),
-                      tuple(sub(v) for v in self.introduced))
+                      tuple(_given(v, made) for v in self.introduced))
 
     def mark(self) -> object:
         """What makes two ways alike for what follows."""
@@ -147,6 +155,18 @@ def _fits(value: object, t: Type | None) -> bool:
     if t == BOOL:
         return value in (("bool", True), ("bool", False))
     return False
+
+
+def _distinct(values: Iterable[object], t: Type | None) -> list[object]:
+    """The first `MAX_PLACE_VALUES` values of a place's type, each once."""
+    out: list[object] = []
+    marks: set[object] = set()
+    for v in values:
+        mark = _identity(v)
+        if mark not in marks and _fits(v, t):
+            marks.add(mark)
+            out.append(v)
+    return out[:MAX_PLACE_VALUES]
 
 
 def _holds_fillers(state: State, filling: Filling) -> bool:
@@ -563,7 +583,7 @@ class Concrete:
             if slot[0] == "arg" and len(slot) == 2 and str(slot[1]) in args:
                 by_value.setdefault(_identity(args[str(slot[1])]), set()).add(slot)
             elif slot[0] == "arg" and len(slot) == 2:
-                args[str(slot[1])] = value = _NewValue(2000 + len(args))
+                args[str(slot[1])] = _NewValue(2000 + len(args))
                 out.append((NEW, frozenset((slot,))))
             elif slot[0] == "result":
                 out.append((NEW, frozenset((slot,))))
@@ -648,43 +668,39 @@ class Concrete:
                 examined += 1
                 if examined > MAX_EXAMINED:  # most ways of choosing were ruled out before a guard was read
                     return self._kept(rules, state, move, absent, found, order)
-                as_text: dict[_NewValue, str] = {}
-                for v in (*(p[0] for p in picked if p is not None), *places):
-                    if isinstance(v, _Made) and as_text.setdefault(v.old, v.text) != v.text:
-                        break
-                else:
-                    if len(set(as_text.values())) != len(as_text):
-                        continue  # two values the continuation kept apart, given one text
-                    chosen = [(_given(v, as_text), held) for v, held in (p for p in picked if p is not None)]
-                    if len({_identity(v) for v, _ in chosen}) != len(chosen):
-                        continue  # one value in two fillers: the search kept them apart
-                    base = trail
-                    if as_text:
-                        mark = tuple(sorted(((id(k), t) for k, t in as_text.items())))
-                        base = given_texts.get(mark) or given_texts.setdefault(mark, trail.substituted(as_text))
-                    values: dict[Slot, object] = {}
-                    for v, held in chosen:
-                        for s in held:
-                            values[s] = v
-                    for s in absent:
-                        values[s] = UNDEF  # left empty: the guards reading it read ⊥
-                    for slot, v in zip(pair_slots, places):
-                        values[slot] = _given(v, as_text)
-                    bits = self._value_bits(key, values)
-                    for m in full:
-                        tried += 1
-                        if tried > MAX_CHOICES:
-                            return self._kept(rules, state, move, absent, found, order)
-                        if bits is None or m & bits[0] != bits[1]:
-                            continue
-                        stepped = []
-                        for inst in base.instances:
-                            after = inst.step(key, m, values)
-                            if after is None:
-                                break
-                            stepped.append(after)
-                        else:
-                            found.append((sum(i.distance() for i in stepped), len(found), chosen, stepped, values, base))
+                as_text = _texts_given((*(p[0] for p in picked if p is not None), *places))
+                if as_text is None:
+                    continue  # one new value given two texts, or two given one
+                chosen = [(_given(v, as_text), held) for v, held in (p for p in picked if p is not None)]
+                if len({_identity(v) for v, _ in chosen}) != len(chosen):
+                    continue  # one value in two fillers: the search kept them apart
+                base = trail
+                if as_text:
+                    mark = tuple(sorted(((id(k), t) for k, t in as_text.items())))
+                    base = given_texts.get(mark) or given_texts.setdefault(mark, trail.substituted(as_text))
+                values: dict[Slot, object] = {}
+                for v, held in chosen:
+                    for s in held:
+                        values[s] = v
+                for s in absent:
+                    values[s] = UNDEF  # left empty: the guards reading it read ⊥
+                for slot, v in zip(pair_slots, places):
+                    values[slot] = _given(v, as_text)
+                bits = self._value_bits(key, values)
+                for m in full:
+                    tried += 1
+                    if tried > MAX_CHOICES:
+                        return self._kept(rules, state, move, absent, found, order)
+                    if bits is None or m & bits[0] != bits[1]:
+                        continue
+                    stepped = []
+                    for inst in base.instances:
+                        after = inst.step(key, m, values)
+                        if after is None:
+                            break
+                        stepped.append(after)
+                    else:
+                        found.append((sum(i.distance() for i in stepped), len(found), chosen, stepped, values, base))
         return self._kept(rules, state, move, absent, found, order)
 
     def _kept(self, rules: Rules, state: State, move: SearchMove, absent: frozenset[Slot],
@@ -720,8 +736,7 @@ class Concrete:
         """The values to try in places a guard of the tool tests: each new value the
         continuation placed before (where no guard tested it) given, in turn, each text the
         testing guards are built from that no one has named; a value of no text kept as it is."""
-        if not any(overlap(s, h) for _, _, reads in self._tested(key) for s in reads for h in held) or \
-                not any(isinstance(v, _NewValue) for v in values):
+        if not self._is_tested(key, held) or not any(isinstance(v, _NewValue) for v in values):
             return values
         if any(_place_type(sig, s) != STR for s in held):
             return [v for v in values if not isinstance(v, _NewValue)]
@@ -742,6 +757,10 @@ class Concrete:
             found = self._by_tool[key] = [(g, atom, self.space.atom_slots(key, g))
                                           for g, atom in enumerate(self.product.atoms.get(key, ()))]
         return found
+
+    def _is_tested(self, key: str, held: frozenset[Slot]) -> bool:
+        """Whether a pooled atom of the tool reads one of these places."""
+        return any(overlap(s, h) for _, _, reads in self._tested(key) for s in reads for h in held)
 
     def _value_bits(self, key: str, values: Mapping[Slot, object]) -> tuple[int, int] | None:
         """(care, want): the combinations of the tool's guards that agree with the values are
@@ -806,15 +825,8 @@ class Concrete:
             return []
         t = next(iter(types))
         seen = [*trail.introduced, *(c for i in trail.instances for pair in sorted(i.states, key=repr) for c in pair)]
-        out: list[object] = []
-        marks: set[object] = set()
-        for v in seen:
-            mark = _identity(v)
-            if mark not in marks and trail.current.get(v, blank) == blank and _fits(v, t):
-                marks.add(mark)
-                out.append(v)
-        out = out[:MAX_PLACE_VALUES]
-        if not any(overlap(s, h) for _, _, reads in self._tested(key) for s in reads for h in held):
+        out = _distinct((v for v in seen if trail.current.get(v, blank) == blank), t)
+        if not self._is_tested(key, held):
             if t in (STR, INT):
                 out.append(_NewValue(number))
             return out
@@ -861,14 +873,7 @@ class Concrete:
             # a place of another type is left empty, when a call may leave it so
             param = sig.param(str(slot[1])) if sig is not None and slot[0] == "arg" and len(slot) == 2 else None
             return [UNDEF] if param is not None and isinstance(param.type, OptionalT) else []
-        out: list[object] = []
-        marks: set[object] = set()
-        for v in seen:
-            mark = _identity(v)
-            if mark not in marks and _fits(v, t):
-                marks.add(mark)
-                out.append(v)
-        out = out[:MAX_PLACE_VALUES]
+        out = _distinct(seen, t)
         if hint is not None and hint != NEW:  # first the run's values a later call places here
             out.sort(key=lambda v: trail.current.get(v) != hint)
         if t in (STR, INT):
