@@ -14,9 +14,13 @@ call, and says what it cannot:
 - a terminal call ends the run: once it is proposed, the whole trace is known except that
   call's result (and the metrics record, written after the run). A rule that reads neither is
   decided exactly then: if it fails, the final answer would leave it unsatisfied;
-- any other rule that mentions the proposed tool is *undecided*: the decision lists it with
-  the reason, so that an allowed call is never mistaken for a checked one. Such rules are
-  scored when the run finishes.
+- any other rule the proposed call may make harder to satisfy is *undecided*: the decision
+  lists it with the reason, so that an allowed call is never mistaken for a checked one. Such
+  rules are scored when the run finishes. A call cannot, when the rule reads it through its
+  patterns alone and every continuation that satisfied the rule without it still does
+  (`policyc.tables.facts.CallReads`): a tool the rule does not mention, a pattern false at the
+  call's arguments; but a rule that reads positions (`next`, `yesterday`) may be moved by a
+  call to any tool.
 
 >>> from policyc.artifact.build import compile_file
 >>> from policyc.runtime.monitor import Monitor
@@ -39,10 +43,11 @@ from typing import Any, Callable, Mapping, Sequence
 from policyc.ir.data import ExternError
 from policyc.ir.ops import UNDEF
 from policyc.ir.policy import Policy
-from policyc.ir.walk import tools_mentioned
 from policyc.runtime.findings import OWED, VIOLATION, Finding, GatedRule, Open
 from policyc.semantics.positions import prepare
-from policyc.tables.facts import decided_by_final_call, reads_proposed_result, reads_result_of
+from policyc.tables.facts import (
+    CallReads, decided_by_final_call, reads_proposed_result, reads_result_of,
+)
 from policyc.trace.model import Call, Trace
 
 __all__ = ["FinalAnswerJudge", "decided_by_final_call", "reads_result_of"]
@@ -62,9 +67,10 @@ class FinalAnswerJudge:
         self.rules = [(info, rule) for info, rule in known if decided_by_final_call(rule.formula, terminal)]
         self.stepwise = [(info, rule) for info, rule in known if is_final_on_prefixes(rule.formula)]
         self.all = known
-        # what each rule mentions, and the evaluator's memos on its nodes: computed when the
-        # monitor is made rather than at a proposal
-        self.mentions = {info.name: tools_mentioned(rule.formula) for info, rule in known}
+        # per rule, what it reads of each tool's calls (which calls cannot make it harder to
+        # satisfy), and the evaluator's memos on its nodes: computed when the monitor is made
+        # rather than at a proposal
+        self.reads = {info.name: CallReads(rule.formula) for info, rule in known}
         self.stepwise_names = frozenset(info.name for info, _ in self.stepwise)
         self.final_names = frozenset(info.name for info, _ in self.rules)
         for _, rule in known:
@@ -102,7 +108,7 @@ class FinalAnswerJudge:
               request: str | None = None, index: Any = None) -> list[Finding]:
         """Violations a proposed (non-terminal) call makes certain, among the rules whose
         failure on a prefix is final and that do not read this call's result."""
-        rules = [(i, r) for i, r in self.stepwise if tool in self.mentions[i.name]
+        rules = [(i, r) for i, r in self.stepwise if self.moves(i.name, calls, tool, args)
                  and not reads_proposed_result(r.formula, tool, len(calls))]
         if not rules:
             return []
@@ -125,15 +131,24 @@ class FinalAnswerJudge:
                                f"{why[:1].lower()}{why[1:].rstrip('.')}", (), info.message))
         return out
 
+    def moves(self, name: str, calls: Sequence[Call], tool: str, args: Mapping[str, Any]) -> bool:
+        """Whether a call proposed after `calls` may make rule `name` harder to satisfy. It
+        cannot when the rule reads the call through its patterns alone and any continuation
+        that satisfied the rule without the call still does with it (`facts.CallReads`: a tool
+        the rule does not mention, a deploy to staging where it speaks of production, a notify
+        where it asks for one; not under `next` or `yesterday`, nor for `always` of a pattern).
+        Any other call is judged, or listed as undecided, never taken for one that moves nothing."""
+        return not self.reads[name].harmless(tool, args, not calls)
+
     def undecided(self, calls: Sequence[Call], tool: str, args: Mapping[str, Any]) -> tuple[Open, ...]:
-        """The rules that mention this tool and that the gate cannot decide at this proposal,
-        and why: what the decision does not cover."""
+        """The rules this call may move (`moves`) and that the gate cannot decide at this
+        proposal, and why: what the decision does not cover."""
         final = tool in self.terminal
         decided = self.final_names if final else \
             {info.name for info, rule in self.stepwise if not reads_proposed_result(rule.formula, tool, len(calls))}
         out = []
         for info, rule in self.all:
-            if info.name in decided or tool not in self.mentions[info.name]:
+            if info.name in decided or not self.moves(info.name, calls, tool, args):
                 continue
             if info.name in self.stepwise_names and reads_proposed_result(rule.formula, tool, len(calls)):
                 why = f"it reads the result of `{tool}`, known only once the call ran"

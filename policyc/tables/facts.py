@@ -22,9 +22,11 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Mapping
 
 from policyc.ir import nodes as n
+from policyc.ir.data import DataEnv, eval_term
+from policyc.ir.ops import truthy
 from policyc.ir.walk import subformulas
 from policyc.tables.dfa import SATISFIED, VIOLATED, DfaTable
 from policyc.tables.rule import RuleTable, combine
@@ -305,3 +307,295 @@ def decided_by_final_call(formula: n.Formula, terminal: frozenset[str]) -> bool:
         if isinstance(node, n.Values) and node.tool in terminal and node.path[:1] == ("result",):
             return False
     return True
+
+
+# ------------------------------------------------------------ calls that cannot hurt a formula
+
+#: A formula's truth at one position of a trace (None: it depends on more than that position).
+Truth = bool | None
+#: The patterns of a formula that may hold at one call (those of its tool not surely false).
+Live = frozenset[n.Event]
+
+
+def _not(v: Truth) -> Truth:
+    return None if v is None else not v
+
+
+def _all(vs: list[Truth]) -> Truth:
+    return False if False in vs else True if all(v is True for v in vs) else None
+
+
+def _any(vs: list[Truth]) -> Truth:
+    return True if True in vs else False if all(v is False for v in vs) else None
+
+
+def at_inserted_call(f: n.Formula, live: Live = frozenset()) -> Truth:
+    """The formula's value at an inserted call at which no pattern holds but those in `live`
+    (which may), whatever the rest of the trace; None when that depends on more than the call.
+
+    >>> from policyc.ir import build as b
+    >>> at_inserted_call(b.implies(b.event("deploy"), b.eventually(b.event("notify"))))
+    True
+    >>> at_inserted_call(b.eventually(b.event("notify"))) is None
+    True
+    """
+    if isinstance(f, n.Const):
+        return f.value
+    if isinstance(f, n.Event):
+        return None if f in live else False
+    if isinstance(f, n.Not):
+        return _not(at_inserted_call(f.arg, live))
+    if isinstance(f, (n.And, n.Or)):
+        vs = [at_inserted_call(a, live) for a in f.args]
+        return _all(vs) if isinstance(f, n.And) else _any(vs)
+    if isinstance(f, (n.Until, n.Since)):  # the right side here, or the left here and the right later
+        left, right = at_inserted_call(f.left, live), at_inserted_call(f.right, live)
+        return True if right is True else False if right is False and left is False else None
+    if isinstance(f, (n.Release, n.Trigger)):  # the right side here, and the left here or the right later
+        left, right = at_inserted_call(f.left, live), at_inserted_call(f.right, live)
+        return False if right is False else True if right is True and left is True else None
+    if isinstance(f, n.Forall):  # a domain may be empty: only a body true at every value settles it
+        return True if at_inserted_call(f.body, live) is True else None
+    if isinstance(f, n.Exists):
+        return False if at_inserted_call(f.body, live) is False else None
+    return None  # a condition on data, next, yesterday: not read off the call alone
+
+
+def _reads_every_call(t: n.Node) -> bool:
+    """Terms a call to any tool may change: the sources seen so far (`from`, `flows`), every
+    tool's outputs (`outputs()` with no tools), the calls that did not fail (`done`)."""
+    return isinstance(t, (n.From, n.Flows, n.Done)) or isinstance(t, n.Outputs) and not t.tools
+
+
+#: (after the first call, as the first call): whether inserting a call keeps a true formula true.
+Kept = tuple[bool, bool]
+
+
+def _kept(f: n.Formula, live: Live, memo: dict[n.Formula, tuple[bool, bool, bool, bool]]) -> tuple[bool, bool, bool, bool]:
+    """(up, down, first_up, first_down): an inserted call at which only the `live` patterns
+    may hold keeps the formula's truth at every position the trace had, when it was true (up)
+    or false (down); and, inserted before the position the formula is read at, keeps its truth
+    there (first)."""
+    out = memo.get(f)
+    if out is not None:
+        return out
+    if isinstance(f, (n.Const, n.Cond)):  # the same at every position
+        out = (True, True, True, True)
+    elif isinstance(f, n.Event):  # unchanged where it was; read at the inserted call: false, or unknown
+        out = (True, True, False, f not in live)
+    elif isinstance(f, n.Not):
+        up, down, fup, fdown = _kept(f.arg, live, memo)
+        out = (down, up, fdown, fup)
+    elif isinstance(f, (n.And, n.Or)):
+        parts = [_kept(a, live, memo) for a in f.args]
+        out = (all(p[0] for p in parts), all(p[1] for p in parts), all(p[2] for p in parts), all(p[3] for p in parts))
+    elif isinstance(f, (n.Until, n.Since, n.Release, n.Trigger)):
+        (lu, ld, _, _), (ru, rd, _, _) = _kept(f.left, live, memo), _kept(f.right, live, memo)
+        left, right = at_inserted_call(f.left, live), at_inserted_call(f.right, live)
+        if isinstance(f, (n.Until, n.Since)):
+            # true: the witness stays, and an inserted call inside its span continues the left
+            # side or is a witness itself; false: the inserted call is no new witness
+            up = lu and ru and (left is True or right is True)
+            down = ld and rd and right is False
+        else:  # the duals: a R b = not (not a U not b)
+            up = lu and ru and right is True
+            down = ld and rd and (left is False or right is False)
+        if isinstance(f, (n.Until, n.Release)):  # read at the inserted call: it is a step of the span
+            out = (up, down, up, down)
+        else:  # read at the start, since and trigger see only that position: their right side
+            out = (up, down, right is True, right is False)
+    elif isinstance(f, (n.Forall, n.Exists)):  # a domain the call adds to: `_grows_safely`
+        out = _kept(f.body, live, memo)
+    else:  # next and yesterday count positions: a call anywhere may shift what they read
+        out = (False, False, False, False)
+    memo[f] = out
+    return out
+
+
+def kept_after_call(formula: n.Formula, live: Live = frozenset()) -> Kept:
+    """Whether a call inserted into a trace that satisfies the formula leaves it satisfied,
+    when the call is one at which only the `live` patterns may hold and whose result, sources
+    and values the formula does not read otherwise (`CallReads`): (inserted after the first
+    call, inserted as the first call). When it does, a gate proposing that call cannot make
+    the rule harder to satisfy: any continuation that satisfied it before still does. Not so
+    under `next` and `yesterday`, for `always` of a pattern, for a pattern the call may make
+    true where the rule wants it false, or for a rule reading every call's outputs or sources.
+
+    >>> from policyc.ir import build as b
+    >>> told = b.always(b.implies(b.event("deploy"), b.eventually(b.event("notify"))))
+    >>> kept_after_call(told), kept_after_call(told, frozenset({b.event("notify")}))
+    ((True, True), (True, True))
+    >>> kept_after_call(told, frozenset({b.event("deploy")}))
+    (False, False)
+    >>> kept_after_call(b.always(b.implies(b.event("a"), b.next_(b.event("b")))))
+    (False, False)
+    >>> kept_after_call(b.always(b.event("a")))
+    (False, False)
+    >>> kept_after_call(b.always(b.implies(b.event("b"), b.once(b.event("a")))))
+    (True, True)
+    """
+    if any(_reads_every_call(t) for t in subformulas(formula)):
+        return (False, False)
+    up, _, first_up, _ = _kept(formula, live, {})
+    return (up, up and first_up)
+
+
+class CallReads:
+    """What a formula reads of the calls to each tool it mentions: the patterns of that tool,
+    and whether it reads more of those calls (their values, outputs or history: then a call
+    to the tool is never taken as harmless). A tool that adds values to a quantifier's domain
+    is harmless only where every one of its patterns is false (`_grows_safely`)."""
+
+    def __init__(self, formula: n.Formula):
+        self.formula = formula
+        patterns: dict[str, list[n.Event]] = {}
+        self.opaque: set[str] = set()   # tools whose calls it reads beyond patterns
+        self.growing: set[str] = set()  # tools whose calls may add a value to a domain
+        self._visit(formula, False, patterns)
+        self.patterns = {tool: tuple(found) for tool, found in patterns.items()}
+        self._kept: dict[tuple[str, Live], Kept] = {}
+
+    def _visit(self, node: n.Node, in_domain: bool, patterns: dict[str, list[n.Event]]) -> None:
+        stack = [(node, in_domain)]
+        while stack:
+            cur, domain = stack.pop()
+            if isinstance(cur, n.Event):
+                patterns.setdefault(cur.tool, []).append(cur)
+            for tool in _value_readers(cur):
+                (self.growing if domain else self.opaque).add(tool)
+            if isinstance(cur, (n.Forall, n.Exists)):
+                stack.append((cur.domain, _grows_safely(cur)))
+                stack.append((cur.body, False))
+            else:
+                stack.extend((c, domain) for c in cur.children)
+
+    def live(self, tool: str, args: Mapping[str, object]) -> Live | None:
+        """The patterns that may hold at a call to `tool` with these arguments; None when the
+        formula reads the call beyond them."""
+        if tool in self.opaque:
+            return None
+        found = frozenset(e for e in self.patterns.get(tool, ()) if not surely_false(e.guard, args))
+        return None if found and tool in self.growing else found
+
+    def harmless(self, tool: str, args: Mapping[str, object], first: bool) -> bool:
+        """Whether proposing this call (as the run's first, or later) cannot make the formula
+        harder to satisfy (`kept_after_call`)."""
+        live = self.live(tool, args)
+        if live is None:
+            return False
+        key = (tool, live)
+        kept = self._kept.get(key)
+        if kept is None:
+            if len(self._kept) > 4096:  # a bound on memory, not on what is decided
+                self._kept.clear()
+            kept = self._kept[key] = kept_after_call(self.formula, live)
+        return kept[1] if first else kept[0]
+
+
+def _grows_safely(q: n.Forall | n.Exists) -> bool:
+    """Whether a value a call adds to the quantifier's domain, at which every pattern is
+    false, leaves its truth as it was: the domain is a union of call values (and literals),
+    every pattern that binds the variable by `arg == var` draws on one of them (so a value only
+    that call named matches no pattern anywhere), and with those patterns false the body is
+    surely true (`forall`) or surely false (`exists`) for it."""
+    parts = _union_parts(q.domain)
+    if parts is None:
+        return False
+    drawn = {(t.tool, t.path) for t in parts if isinstance(t, n.Values) and not t.flatten}
+    binding: set[n.Event] = set()
+    for sub in subformulas(q.body):
+        if isinstance(sub, n.Event):
+            named = _bound_arguments(sub.guard, q.var)
+            if named:
+                if not all((sub.tool, (arg,)) in drawn for arg in named):
+                    return False
+                binding.add(sub)
+    return _unnamed_value(q.body, q.var, frozenset(binding)) is isinstance(q, n.Forall)
+
+
+def _union_parts(domain: n.Term) -> list[n.Term] | None:
+    if isinstance(domain, (n.Values, n.Lit)):
+        return [domain]
+    if isinstance(domain, n.Op) and domain.op == "add":
+        parts = [_union_parts(a) for a in domain.args]
+        return None if any(p is None for p in parts) else [t for p in parts for t in p or ()]
+    return None
+
+
+def _bound_arguments(guard: n.Term, var: str) -> list[str]:
+    """The arguments a guard's conjuncts equate with the variable (`service == s`)."""
+    out, stack = [], [guard]
+    while stack:
+        t = stack.pop()
+        if isinstance(t, n.Op) and t.op == "and":
+            stack.extend(t.args)
+        elif isinstance(t, n.Op) and t.op == "eq" and len(t.args) == 2:
+            a, b = t.args
+            if isinstance(b, n.Arg) and a == n.Var(var):
+                a, b = b, a
+            if isinstance(a, n.Arg) and b == n.Var(var):
+                out.append(a.name)
+    return out
+
+
+def _unnamed_value(f: n.Formula, var: str, binding: frozenset[n.Event]) -> Truth:
+    """The formula's value, on a non-empty trace, for a value of `var` that no pattern in
+    `binding` matches anywhere (those patterns false): None when it depends on the trace."""
+    if isinstance(f, n.Const):
+        return f.value
+    if isinstance(f, n.Event):
+        return False if f in binding else None
+    if isinstance(f, n.Not):
+        return _not(_unnamed_value(f.arg, var, binding))
+    if isinstance(f, (n.And, n.Or)):
+        vs = [_unnamed_value(a, var, binding) for a in f.args]
+        return _all(vs) if isinstance(f, n.And) else _any(vs)
+    if isinstance(f, (n.Until, n.Since)):  # the right side true everywhere: true here
+        return True if _unnamed_value(f.right, var, binding) is True else None
+    if isinstance(f, (n.Release, n.Trigger)):  # the right side the same everywhere: so here
+        return _unnamed_value(f.right, var, binding)
+    if isinstance(f, (n.WNext, n.WYesterday)):
+        return True if _unnamed_value(f.arg, var, binding) is True else None
+    if isinstance(f, (n.Next, n.Yesterday)):
+        return False if _unnamed_value(f.arg, var, binding) is False else None
+    if isinstance(f, n.Forall) and f.var != var:
+        return True if _unnamed_value(f.body, var, binding) is True else None
+    if isinstance(f, n.Exists) and f.var != var:
+        return False if _unnamed_value(f.body, var, binding) is False else None
+    return None
+
+
+def _value_readers(t: n.Node) -> tuple[str, ...]:
+    if isinstance(t, (n.Values, n.Earlier)):
+        return (t.tool,)
+    if isinstance(t, n.Outputs):
+        return t.tools
+    if isinstance(t, n.Done):
+        return t.terminal
+    return ()
+
+
+def surely_false(guard: n.Term, args: Mapping[str, object]) -> bool:
+    """Whether a pattern's guard is false at a call with these arguments whatever its result
+    and the values of its variables: a conjunct that reads only the arguments is not true.
+
+    >>> from policyc.ir import build as b
+    >>> g = b.op("and", b.op("eq", b.arg("service"), b.var("s")), b.op("eq", b.arg("env"), b.lit("prod")))
+    >>> surely_false(g, {"service": "api", "env": "staging"}), surely_false(g, {"service": "api", "env": "prod"})
+    (True, False)
+    """
+    stack = [guard]
+    while stack:
+        t = stack.pop()
+        if isinstance(t, n.Op) and t.op == "and":
+            stack.extend(t.args)
+        elif _reads_arguments_only(t) and not truthy(eval_term(t, DataEnv(args=args))):
+            return True
+    return False
+
+
+_EXTRACTING = frozenset({"entities", "actions"})  # ops that read the extractor the evaluation was given
+
+
+def _reads_arguments_only(t: n.Term) -> bool:
+    return all(isinstance(s, (n.Arg, n.Lit)) or isinstance(s, n.Op) and s.op not in _EXTRACTING for s in subformulas(t))
