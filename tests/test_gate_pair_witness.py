@@ -218,6 +218,40 @@ TEXT_FRESH = tuple((t, {"v": v}, {"ok": ok}) for t in "abc" for v in ("r7", "q")
 TEXT_FINALS = (("done", {}, None),)
 
 
+def test_a_tool_only_a_domain_names_brings_its_value_into_the_search() -> None:
+    # `a` is named by no guard, only by the domain of `r0`: its call brings `r2` into it, which
+    # then owes a `c(v: r2)` that `r2` forbids. The search used to read the call as one to a
+    # tool no rule names, saw no new obligation, and allowed it with nothing listed
+    text = TEXT_TOOLS + "".join(f"rule r{i}: {body}\n" for i, body in enumerate(
+        ["forall x in a.v: eventually c(v: x)", 'always (c -> c(matches(v, "r[0-9]")))',
+         'always (c -> c(v != "r2"))', "called_n(b) <= 1"]))
+    policy, diagnostics = check_text(text, "domain.altl")
+    assert policy is not None, diagnostics
+    oracle = CompletionOracle([r.formula for r in policy.rules], TEXT_POOL + TEXT_FRESH, TEXT_FINALS, 8_000)
+    monitor = Monitor(build_artifact(policy))
+    call = ("a", {"v": "r2"})
+    assert oracle.completable([(*call, {"ok": True})]) is False
+    decision = monitor.start().propose(*call)
+    assert not decision.executes or decision.undecided, decision
+    # `r1` owes a `c(v: r1)` it may have: allowed
+    assert oracle.completable([("a", {"v": "r1"}, {"ok": True})]) is True
+    assert monitor.start().propose("a", {"v": "r1"}).executes
+    # a value recorded is the search's too: with one `c` in all, a second value in the domain
+    # owes a second one (a gate that memoises its judgements, no guard testing the value)
+    text = TEXT_TOOLS + "rule r0: forall x in a.v: eventually c(v: x)\nrule r1: called_n(c) <= 1\n"
+    policy, diagnostics = check_text(text, "domain.altl")
+    assert policy is not None, diagnostics
+    oracle = CompletionOracle([r.formula for r in policy.rules], TEXT_POOL + TEXT_FRESH, TEXT_FINALS, 8_000)
+    monitor = Monitor(build_artifact(policy))
+    first = ("a", {"v": "r1"}, {"ok": True})
+    assert oracle.completable([first]) is True and oracle.completable([first, ("a", {"v": "r2"}, {"ok": True})]) is False
+    run = monitor.start()
+    assert run.propose(*first[:2]).undecided == ()
+    run.record(*first)
+    second = run.propose("a", {"v": "r2"})
+    assert [f.kind for f in second.findings] == ["conflict"] and second.action == "warn", second
+
+
 @settings(max_examples=200 if NIGHTLY else 25, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(st.data())

@@ -411,8 +411,8 @@ class Gate:
         counting = self.counting
         assert counting is not None and state.tokens is not None
         proposals = self.product.proposals
-        key = self.product.space.tool_key(tool)
-        masks = proposals.completions(key, self._known(state, tool, args))
+        masks = proposals.completions(self.product.space.tool_key(tool), self._known(state, tool, args))
+        key = counting.search_key(tool)  # a tool only a part's domain names is the search's own
         found: list[Finding] = []
         undecided: list[Open] = []
         for b, (plain, sliced, reach) in enumerate(self.counted):
@@ -612,7 +612,8 @@ class Gate:
         key, mask = self.product.call_mask(tool, args, result, context)
         state.jid = self.product.proposals.advance(state.jid, key, mask)
         if state.tokens is not None:
-            state.tokens.step(key, mask, args, result)
+            assert self.counting is not None
+            state.tokens.step(self.counting.search_key(tool), mask, args, result)
         if self.memoised and self.sliced:  # no sliced rule reads the context then: stepped lazily
             state.behind.append(lambda: self._step_runs(state._runs, tool, args, result))
         else:
@@ -667,7 +668,7 @@ class Gate:
             known = self._known(state, tool, args)
             tokens = state.tokens
             memo = (tool, known, state.jid) if tokens is None else \
-                (tool, known, state.jid, tokens.key, tokens.pattern(self.product.space.tool_key(tool), args))
+                (tool, known, state.jid, tokens.key, tokens.pattern(tokens.space.search_key(tool), args))
             found = self._judgements.get(memo)
             if found is None:
                 findings, opens = self._judge(state, tool, args, calls, request, index)

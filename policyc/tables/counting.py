@@ -1081,6 +1081,14 @@ class CountingSpace:
             found = self._slots[key] = tuple(_order({s for part in self.parts for s in part.slots.get(key, ())}))
         return found
 
+    def search_key(self, tool: str) -> str:
+        """The key the search reads a call to `tool` by: its own name when a plain rule's guard
+        or a part reads it (a tool named only by a part's domain, `forall x in a.v`, included:
+        its calls bring values into the domain), else `OTHER`, as `Rules.moves` lists them."""
+        if tool in self.product.atoms or tool in self.declared and self.slots_of(tool):
+            return tool
+        return OTHER
+
     def arg_slots(self, key: str) -> tuple[Slot, ...]:
         found = self._arg_slots.get(key)
         if found is None:
