@@ -584,14 +584,24 @@ def surely_false(guard: n.Term, args: Mapping[str, object]) -> bool:
     >>> surely_false(g, {"service": "api", "env": "staging"}), surely_false(g, {"service": "api", "env": "prod"})
     (True, False)
     """
-    stack = [guard]
+    env = DataEnv(args=args)
+    return any(not truthy(eval_term(t, env)) for t in _argument_conjuncts(guard))
+
+
+def _argument_conjuncts(guard: n.Term) -> tuple[n.Term, ...]:
+    """The conjuncts of a guard that read only the call's arguments (memoised on the guard)."""
+    found: tuple[n.Term, ...] | None = guard._cache.get("facts.argument_conjuncts")
+    if found is not None:
+        return found
+    out, stack = [], [guard]
     while stack:
         t = stack.pop()
         if isinstance(t, n.Op) and t.op == "and":
             stack.extend(t.args)
-        elif _reads_arguments_only(t) and not truthy(eval_term(t, DataEnv(args=args))):
-            return True
-    return False
+        elif _reads_arguments_only(t):
+            out.append(t)
+    found = guard._cache["facts.argument_conjuncts"] = tuple(out)
+    return found
 
 
 _EXTRACTING = frozenset({"entities", "actions"})  # ops that read the extractor the evaluation was given
