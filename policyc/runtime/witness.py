@@ -17,10 +17,16 @@ call a combination of its tool's guards that some call produces (the compiler's 
 that agrees with the search's on every atom the search reads. Every guard atom that reads a
 place given a value is evaluated on that value, and must agree with the combination; the pair
 rules' instances (every pair the run named, and the fresh one) are stepped by the letters
-those give, and none may be violated. When the continuation ends with every instance
-accepting, it is a real continuation (the search's rules hold on it as the search found; the
-pair rules hold on it as stepped here), so the rules of the group can hold together, and the
-questions about them are settled.
+those give, and none may be violated. Calls the search did not make are put in where its
+continuation needs them: a call that pays a pair's debt before the call that would break that
+pair's instance (`_paid_before`: a test before a build), a new value made to have the profile
+the search picks, where every value of the run with it fails a guard (`_made_before`: a build
+of a new version before its deploy), and a call that pays what an instance owes at the end
+(`_repaired`); the search's rules are stepped with each, and must still hold at the end. When
+the continuation ends with every instance accepting, it is a real continuation (the search's
+rules hold on it as the search found, or as stepped with the calls put in; the pair rules hold
+on it as stepped here), so the rules of the group can hold together, and the questions about
+them are settled.
 
 What is not read here leaves the question open, as before: a pair rule of another shape (more
 than one part, `exists`, literals, a domain of list elements), an atom that reads a given place
@@ -43,7 +49,8 @@ from policyc.ir.regex import examples
 from policyc.ir.types import BOOL, INT, STR, EnumT, OptionalT, RecordT, ToolSignature, Type
 from policyc.ir.walk import subformulas
 from policyc.tables.counting import (
-    ABSENT, MEMO_LIMIT, NEW, Filling, Profile, Rules, SearchMove, Slot, State, mentions, overlap, slot_of, slot_value,
+    ABSENT, MEMO_LIMIT, NEW, Filling, Profile, Rules, SearchMove, Slot, State, mentions, overlap, remember, slot_of,
+    slot_value,
 )
 from policyc.tables.dfa import VIOLATED, DfaTable
 from policyc.tables.product import OTHER
@@ -61,6 +68,11 @@ REPAIR_PLACES = 3
 MAX_PAYMENTS = 24
 #: Values of the run tried for one place a pair rule binds (besides a new value).
 MAX_PLACE_VALUES = 12
+#: Calls that make a new value of a profile the search picks, where the run's values of it
+#: fail a guard (`Concrete._made_before`).
+MAKER_CALLS = 2
+#: Ways of making such a value tried (shortest first).
+MAX_MAKERS = 4
 #: Ways of choosing the values of one call's places looked at, those ruled out at once (one
 #: value in two places the search keeps apart, a new value given two texts) included.
 MAX_EXAMINED = 1024
@@ -330,6 +342,22 @@ class Instances:
             return None
         return Instances(reading, out, fresh)
 
+    def blocking(self, tool: str, mask: int, values: Mapping[Slot, object]) -> tuple[Pair, int, int] | None:
+        """When the call's own pair is what `step` finds violated: (the pair, its state before
+        the call, the call's letter for it), so that a call paying for it can be put before."""
+        reading = self.reading
+        places = reading.places.get(tool)
+        if places is None:
+            return None
+        pair = (values.get(places[0], UNDEF), values.get(places[1], UNDEF))
+        if any(v is UNDEF or v is None for v in pair):
+            return None
+        q = self.states.get(pair, self.fresh)
+        x = reading.letter(tool, mask, values, pair)
+        if x is None or reading.dfa.verdict[reading.dfa.delta[q][x]] != VIOLATED:
+            return None
+        return pair, q, x
+
     def distance(self) -> int:
         """Calls the instances need at least, each alone, to accept (a choice's score)."""
         dist = self.reading.dfa.dist_accept
@@ -413,6 +441,7 @@ class Concrete:
         self._truths: dict[tuple[str, int, object], bool | None] = {}  # `_truth`, per tool, atom and value
         self._readings: dict[tuple[str, frozenset[Slot]], list[tuple[int, n.Term, Slot | None]]] = {}
         self._places: dict[tuple[str, tuple[Slot, ...], tuple[int, ...]], list[Slot]] = {}
+        self._makers_memo: dict[tuple[object, ...], list[tuple[tuple[SearchMove, Slot], ...]]] = {}
 
     def holds(self, rules: Rules, here: State, run_values: Mapping[object, Profile],
               instances: Sequence[Instances], witness: Witness, tool: str, args: Mapping[str, Any],
@@ -427,19 +456,43 @@ class Concrete:
         continuation (`_repaired`)."""
         beam = [_Trail(dict(run_values), tuple(instances), ())]
         state = here
-        beams, states = [], []  # before each call of the continuation
+        beams: list[Sequence[_Trail]] = []  # before each call of the continuation
+        states: list[State] = []
         ahead = self._ahead(instances, witness)
-        for step, (move, filling) in enumerate(witness):
+        paid = [0]  # paying calls tried before a call of the continuation
+        step, retried = 0, False
+        while step < len(witness):
+            move, filling = witness[step]
             if (tool if step == 0 else move[0]) == OTHER:
                 return False  # a call to an undeclared tool: not built here
+            if step and paid[0] and not _holds_fillers(state, filling):
+                return False  # a call paid for earlier moved a value the search picks here
+            stepped = self._step_beam(rules, state, beam, move, filling, tool if step == 0 else move[0],
+                                      args if step == 0 else None, masks if step == 0 else None, ahead=ahead[step])
+            if not stepped and step:
+                found = self._paid_before(rules, state, beam, move, filling, ahead[step], paid) or \
+                    self._made_before(rules, state, beam, move, filling, ahead[step], paid)
+                if found is None and step > 1 and not retried:
+                    # the values the call before took (a run's version its tests passed for)
+                    # leave this one none: that call again, with new values paid for
+                    retried, step = True, step - 1
+                    move, filling = witness[step]
+                    found = self._paid_before(rules, states[step], beams[step], move, filling, ahead[step], paid)
+                    if found is None:
+                        return False
+                    del beams[step:], states[step:]
+                if found is not None:
+                    state, beam, stepped = found
             beams.append(beam)
             states.append(state)
-            beam = self._step_beam(rules, state, beam, move, filling, tool if step == 0 else move[0],
-                                   args if step == 0 else None, masks if step == 0 else None, ahead=ahead[step])
+            beam = stepped
             after = rules.step(state, move, filling, relaxed=False)
             if not beam or after is None:
                 return False
             state = after
+            step += 1
+        if paid[0] and not rules.accepts(state, relaxed=False):
+            return False
         if any(all(i.accepting() for i in trail.instances) for trail in beam):
             return True
         beams.append(beam)
@@ -539,19 +592,145 @@ class Concrete:
                             return True
         return False
 
+    def _made_before(self, rules: Rules, state: State, beam: Sequence["_Trail"], move: SearchMove,
+                     filling: Filling, ahead: Mapping[Slot, object],
+                     paid: list[int]) -> tuple[State, list["_Trail"], list["_Trail"]] | None:
+        """When no value of the run with the profile the search picks for a place of this call
+        lets it through (`deploy` of a built version, where every version the run built fails
+        the deploy's `matches(version, ...)`), a new value made to have that profile, by calls
+        put just before (`build_image` of a new version, its tests paid for as `_paid_before`
+        does): (the set's state and the trails before the call, and the trails after it). A new
+        value may be given any text a guard wants. `paid`: as `_paid_before`'s."""
+        key = move[0]
+        for filler, _ in filling:
+            if not isinstance(filler, tuple):
+                continue
+            for path in self._makers(rules, state[1], filler):
+                for trail in beam:
+                    value = _NewValue(3000 + paid[0])
+                    here, trails = state, [trail]
+                    for make, slot in path:
+                        paid[0] += 1
+                        if paid[0] > MAX_PAYMENTS:
+                            return None
+                        args: dict[str, Any] = {str(slot[1]): value}
+                        made = self._filling_for(rules, trails[0], make[0], args)
+                        after = None if made is None else rules.step(here, make, made, relaxed=False)
+                        if made is None or after is None:
+                            break
+                        stepped = self._step_beam(rules, here, trails, make, made, make[0], None, None, args)
+                        if not stepped:
+                            found = self._paid_before(rules, here, trails, make, made, {}, paid, args)
+                            if found is None:
+                                break
+                            here, _, stepped = found
+                            after = rules.step(here, make, made, relaxed=False)
+                            if after is None:
+                                break
+                        here, trails = after, stepped
+                    else:
+                        trails = [t for t in trails if t.current.get(value) == filler]
+                        if trails and _holds_fillers(here, filling):
+                            through = self._step_beam(rules, here, trails, move, filling, key, None, None, None, ahead)
+                            if through:
+                                return here, trails, through
+        return None
+
+    def _makers(self, rules: Rules, fresh: tuple[int, ...], target: Profile) -> list[tuple[tuple[SearchMove, Slot], ...]]:
+        """Up to `MAKER_CALLS` calls, each naming one value in one argument place, that take a
+        value no call named to the profile `target` (as the set's fresh instances stand now),
+        the shortest first. Memoised per set, fresh instances and profile."""
+        memo = (rules.plain, rules.sliced, fresh, target)
+        found = self._makers_memo.get(memo)
+        if found is not None:
+            return found
+        moves = [m for m in rules.moves()[0] if not m[2] and m[0] != OTHER]
+        out: list[tuple[tuple[SearchMove, Slot], ...]] = []
+        layer: list[tuple[Profile, tuple[tuple[SearchMove, Slot], ...]]] = [(rules.unnamed, ())]
+        seen = {rules.unnamed}
+        for _ in range(MAKER_CALLS):
+            following = []
+            for profile, path in layer:
+                for m in moves:
+                    for slot in m[4]:
+                        if slot[0] != "arg" or len(slot) != 2:
+                            continue
+                        after = rules._move(profile, fresh, m[0], m[1], frozenset((slot,)), frozenset())
+                        if after == target:  # every call that ends there: the set's other rules choose
+                            out.append((*path, (m, slot)))
+                        elif after is not None and after not in seen:
+                            seen.add(after)
+                            following.append((after, (*path, (m, slot))))
+            layer = following
+        out = out[:MAX_MAKERS]
+        remember(self._makers_memo, memo, out)
+        return out
+
+    def _paid_before(self, rules: Rules, state: State, beam: Sequence["_Trail"], move: SearchMove,
+                     filling: Filling, ahead: Mapping[Slot, object], paid: list[int],
+                     pinned: Mapping[str, object] | None = None) -> tuple[State, list["_Trail"], list["_Trail"]] | None:
+        """When no choice of values lets a call of the continuation through because it would
+        break its own pair's instance (`build_image(service: s, version: v)` with no
+        `run_tests` of that pair before), a call that takes the instance to a state the call
+        does not break, put just before it with the pair's values: (the set's state and the
+        trails after the paying call, and the trails after the call). The search's rules are
+        stepped with the paying call, and the call it pays for must still be the search's:
+        its values, pinned to the pair's, are none the search has given another profile.
+        `paid`: paying calls tried so far in this continuation (`MAX_PAYMENTS` in all);
+        `pinned`: the arguments the call's own maker fixes (`_made_before`)."""
+        key = move[0]
+        for trail in beam:
+            rejected: list[tuple["_Trail", int, Pair, int, int]] = []
+            self._choices(rules, state, trail, move, filling, key, None, None, 0, pinned, ahead, rejected)
+            # a pair of new values first: a new value may still become any text a later guard
+            # wants, where a value of the run is what it is
+            rejected.sort(key=lambda c: -sum(isinstance(v, (_NewValue, _Made)) for v in c[2]))
+            for base, r, pair, q, x in rejected[:2 * BEAM]:
+                inst = base.instances[r]
+                places = inst.reading.places.get(key)
+                if places is None or any(p[0] != "arg" or len(p) != 2 for p in places):
+                    continue
+                pinned = {str(place[1]): value for place, value in zip(places, pair)}
+                for pay_move, pay_filling, pay_args, pay_masks in self._payments(rules, base, inst.reading, pair, q, x):
+                    paid[0] += 1
+                    if paid[0] > MAX_PAYMENTS:
+                        return None
+                    after = rules.step(state, pay_move, pay_filling, relaxed=False)
+                    if after is None or not _holds_fillers(after, filling):
+                        continue
+                    trails = self._step_beam(rules, state, [base], pay_move, pay_filling, pay_move[0], None,
+                                             pay_masks, pay_args)
+                    # the pair's values as the search fills the call: a value the paying call
+                    # gave a profile of the set's is not the new one the search may put there
+                    trails = [t for t in trails if all(t.current.get(v, rules.unnamed) == rules.unnamed
+                                                       or t.current.get(v) == base.current.get(v) for v in pair)]
+                    if not trails:
+                        continue
+                    through = self._step_beam(rules, after, trails, move, filling, key, None, None, pinned, ahead)
+                    if through:
+                        return after, trails, through
+        return None
+
     def _payments(self, rules: Rules, trail: "_Trail", reading: PairReading, pair: Pair,
-                  q: int) -> Iterator[tuple[SearchMove, Filling, dict[str, Any], list[int]]]:
+                  q: int, then: int | None = None) -> Iterator[tuple[SearchMove, Filling, dict[str, Any], list[int]]]:
         """Calls that take the pair's instance, in state q, one letter toward accepting: per
         combination of the guards the set reads, (its move, filling, the arguments the pair
-        fixes, the combinations of every guard that agree)."""
-        x = reading.dfa.to_accept[q]
+        fixes, the combinations of every guard that agree). `then`: a letter the instance must
+        read next; the paying call then takes it to a state that letter does not violate."""
+        dfa = reading.dfa
+        toward: set[int | None]
+        if then is None:
+            toward = {dfa.to_accept[q]}
+        else:
+            toward = {y for y, r in enumerate(dfa.delta[q])
+                      if dfa.verdict[r] != VIOLATED and dfa.verdict[dfa.delta[r][then]] != VIOLATED and r != q}
         product = self.product
         for tool in sorted(reading.tools):
             pooled, binding, letters = reading.tools[tool]
             sig = self.tools.get(tool)
             if sig is None or sig.terminal or tool not in product.atoms or not product.letters_exact(tool):
                 continue  # a final call ends the run: it pays nothing before the continuation's end
-            for local in sorted(k for k, letter in letters.items() if letter == x):
+            for local in sorted(k for k, letter in letters.items() if letter in toward):
                 args: dict[str, Any] = {}
                 ok = True
                 for bit, slot, k, is_eq in binding:
@@ -598,12 +777,14 @@ class Concrete:
     def _choices(self, rules: Rules, state: State, trail: "_Trail", move: SearchMove, filling: Filling, tool: str,
                  args: Mapping[str, Any] | None, masks: Sequence[int] | None,
                  order: int, pinned: Mapping[str, object] | None = None,
-                 ahead: Mapping[Slot, object] = {}) -> list[tuple[int, int, "_Trail"]]:
+                 ahead: Mapping[Slot, object] = {},
+                 rejected: list[tuple["_Trail", int, Pair, int, int]] | None = None) -> list[tuple[int, int, "_Trail"]]:
         """The trail's next steps for one call of the continuation: (calls owed, order found,
         trail), the `BEAM` fewest-owing of the first `MAX_CHOICES` choices tried (among at most
         `MAX_EXAMINED` ways of choosing looked at). `args`: the
         proposed call's arguments; `pinned`: the arguments a paying call fixes, as keys;
-        `masks`: the combinations of guards the call may have (else the tool's)."""
+        `masks`: the combinations of guards the call may have (else the tool's); `rejected`:
+        where to list the choices that break their own pair's instance (`Instances.blocking`)."""
         key, mask, _, _, slots, _ = move
         product = self.product
         sig = self.tools.get(tool)
@@ -694,9 +875,12 @@ class Concrete:
                     if bits is None or m & bits[0] != bits[1]:
                         continue
                     stepped = []
-                    for inst in base.instances:
+                    for r, inst in enumerate(base.instances):
                         after = inst.step(key, m, values)
                         if after is None:
+                            why = None if rejected is None else inst.blocking(key, m, values)
+                            if rejected is not None and why is not None:
+                                rejected.append((base, r, *why))
                             break
                         stepped.append(after)
                     else:
