@@ -157,6 +157,25 @@ def test_a_request_the_sdk_cannot_read_gets_an_error_with_its_id(artifact, tmp_p
     assert gateway.server_ran() == [("echo", {"text": "still here"})]
 
 
+@pytest.mark.parametrize("number", ["NaN", "Infinity", "-Infinity"])
+def test_a_number_json_does_not_have_is_refused_and_never_reaches_the_server(artifact, tmp_path, number):
+    # the SDK reads `NaN` as a float and the gate took it for a number: `never(refund(amount >
+    # 100))` let `amount: NaN` through (no comparison with NaN holds), and the server got null
+    gateway = Gateway(artifact, tmp_path)
+    gateway.raw('{"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "echo", '
+                '"arguments": {"text": %s}}}' % number)
+    answer = gateway.wait_for(9)
+    assert answer is not None, "no answer"
+    assert answer.get("error") or answer["result"]["isError"], answer
+    ok = gateway.wait_for(gateway.call("echo", {"text": "still here"}))
+    assert ok["result"]["content"][0]["text"] == "still here"
+    assert gateway.end("eof")[0] == 0
+    assert gateway.server_ran() == [("echo", {"text": "still here"})]
+    # the trace says what was refused and reads back as JSON
+    sessions = gateway.sessions()
+    assert [calls_of(s) for s in sessions] == [[("echo", {"text": "still here"})]]
+
+
 @pytest.mark.parametrize("tool, arguments, readable", [
     ("deep", {"n": 150}, True),       # the SDK reads it; the run cannot hold it
     ("deep", {"n": 5000}, False),     # the SDK cannot read it

@@ -127,6 +127,32 @@ def test_a_huge_number_or_deep_nesting_is_one_malformed_record(tmp_path, suffix)
     assert sum('"compliance_score"' in line for line in result.stdout.splitlines()) == 2
 
 
+@pytest.mark.parametrize("suffix", [".jsonl", ".json"])
+def test_values_json_does_not_have_are_one_malformed_record_each(tmp_path, suffix):
+    # Python's `json` reads `NaN`, `Infinity`, `1e400` (an infinity) and a lone `\ud800`; the
+    # surrogate then broke the report's output (exit 3, every record after it lost), and the
+    # numbers were scored as numbers no JSON holds
+    def call(value: str) -> str:
+        return '{"id": "x", "tool_calls": [{"tool_name": "tool_a", "arguments": {"seed": %s}}]}' % value
+    records = [good(1), call("NaN"), call("-Infinity"), call("1e400"), call('"\\ud800"'),
+               '{"id": "\\udfff", "tool_calls": []}', call('"\\ud83d\\ude00 1e300"'), call("1e300"), good(9)]
+    path = tmp_path / f"runs{suffix}"
+    path.write_text(("\n".join(records) if suffix == ".jsonl" else "[\n" + ",\n".join(records) + "\n]") + "\n")
+    traces, errors = counted(path)
+    offset = 0 if suffix == ".jsonl" else 1
+    assert [t.id for t in traces] == ["good-1", "x", "x", "good-9"]  # an emoji's pair, 1e300: fine
+    assert [(e.line - offset, e.message.split(" (")[0]) for e in errors] == [
+        (2, "invalid JSON: `NaN` is not a JSON number"),
+        (3, "invalid JSON: `-Infinity` is not a JSON number"),
+        (4, "invalid JSON: a number is too large for a double"),
+        (5, "invalid JSON: a string holds `\\ud800`, half of a UTF-16 surrogate pair, which is no character"),
+        (6, "invalid JSON: a string holds `\\udfff`, half of a UTF-16 surrogate pair, which is no character"),
+    ]
+    for fmt in ("text", "json", "jsonl"):
+        result = score(FAN_OUT, str(path), "--format", fmt)
+        assert result.exit_code == 2, result.output  # input problems, the good records scored: never 3
+
+
 def _nested(depth: int) -> object:
     value: object = 1
     for _ in range(depth):

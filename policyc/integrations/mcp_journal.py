@@ -67,14 +67,24 @@ class Journal:
 
 def _line(event: dict) -> str:
     """One event as one line of JSON; a value JSON cannot hold (an integer of thousands of
-    digits, nesting past the interpreter's limit) is written as a note saying so."""
+    digits, NaN or an infinity, nesting past the interpreter's limit) is written as a note
+    saying so."""
     try:
-        return json.dumps(event, separators=(",", ":"), default=str)
-    except (ValueError, RecursionError) as exc:
-        reason = "nested too deeply" if isinstance(exc, RecursionError) else "not writable as JSON"
-        kept = {k: v if k in (SESSION_KEY, "event", "seq", "step", "tool", "tool_name", "action") else
-                {"unwritable": reason} for k, v in event.items()}
-        return json.dumps(kept, separators=(",", ":"), default=str)
+        return json.dumps(event, separators=(",", ":"), default=str, allow_nan=False)
+    except (ValueError, RecursionError):
+        return json.dumps({k: _field(v) for k, v in event.items()}, separators=(",", ":"), default=str,
+                          allow_nan=False)
+
+
+def _field(value: Any) -> Any:
+    """A field of an event as it can be written: itself, or a note of why it cannot."""
+    try:
+        json.dumps(value, default=str, allow_nan=False)
+    except RecursionError:
+        return {"unwritable": "nested too deeply"}
+    except ValueError:
+        return {"unwritable": "not writable as JSON"}
+    return value
 
 
 __all__ = ["Journal", "JournalError"]

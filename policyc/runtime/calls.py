@@ -13,6 +13,8 @@ False
 (True, False)
 >>> value_problem({"x": deep}), value_problem({"x": b"raw"}), value_problem({"x": [1, {"y": None}]})
 ('nest more than 100 levels deep', 'hold a `bytes` value, which is not JSON data', None)
+>>> value_problem({"amount": float("nan")})
+'hold a number that is not finite (NaN or an infinity), which is not JSON data'
 >>> call_identity("a", {"x": deep[0][0]}) == call_identity("a", {"x": deep[0][0][0]})   # no depth cut
 False
 """
@@ -20,6 +22,7 @@ False
 from __future__ import annotations
 
 import json
+import math
 import unicodedata
 from typing import Any, Callable, Mapping
 
@@ -94,7 +97,7 @@ def too_deep(value: Any, limit: int = MAX_VALUE_DEPTH) -> bool:
 #: Integers in arguments and results have at most this many bits (about 4,000 decimal digits,
 #: within what Python converts to text): a longer one can be neither identified nor snapshotted.
 MAX_INT_BITS = 13_000
-_TEXT_SCALARS: frozenset[type] = frozenset((str, float, bool, type(None)))
+_TEXT_SCALARS: frozenset[type] = frozenset((str, bool, type(None)))  # floats: finite ones only
 
 
 def value_problem(value: Any, limit: int = MAX_VALUE_DEPTH) -> str | None:
@@ -113,6 +116,8 @@ def _value_problem(value: Any, limit: int) -> str | None:
     stack = [(value, 0)]
     while stack:
         item, depth = stack.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            return "hold a number that is not finite (NaN or an infinity), which is not JSON data"
         if isinstance(item, (str, float, bool)) or item is None:
             continue
         if isinstance(item, int):
@@ -150,6 +155,8 @@ def _plain_json(value: Any, depth: int, limit: int) -> bool:
         items = value
     elif kind in _TEXT_SCALARS:
         return True
+    elif kind is float:
+        return bool(value - value == 0.0)  # not NaN nor an infinity
     else:
         return kind is int and value.bit_length() <= MAX_INT_BITS
     if depth >= limit and items:
@@ -158,7 +165,10 @@ def _plain_json(value: Any, depth: int, limit: int) -> bool:
         kind = type(item)
         if kind in _TEXT_SCALARS:
             continue
-        if kind is int:
+        if kind is float:
+            if item - item != 0.0:
+                return False
+        elif kind is int:
             if item.bit_length() > MAX_INT_BITS:
                 return False
         elif not _plain_json(item, depth + 1, limit):
@@ -190,7 +200,7 @@ def typed_plain(t: Type) -> PlainCheck:
         inner = typed_plain(t.inner)
         return lambda v, depth: v is None or inner(v, depth)
     if t is FLOAT:
-        return lambda v, depth: type(v) is float or type(v) is int and v.bit_length() <= MAX_INT_BITS
+        return lambda v, depth: type(v) is float and v - v == 0.0 or type(v) is int and v.bit_length() <= MAX_INT_BITS
     if t is INT:
         return lambda v, depth: type(v) is int and v.bit_length() <= MAX_INT_BITS
     if t is STR:
@@ -283,13 +293,14 @@ def typed_args(sig: ToolSignature) -> Callable[[Any], bool]:
 
 def _sure_plain(t: Type) -> frozenset[type]:
     """The Python types whose every value is plain JSON of type `t`: the scalars `sure_types`
-    lists, without integers (their size is checked); any scalar of JSON for `any`."""
+    lists, without numbers (an integer's size and a float's finiteness are checked); text,
+    booleans and None for `any`."""
     if (t.inner if isinstance(t, OptionalT) else t) is ANY:
         return _TEXT_SCALARS
-    return sure_types(t) - _INT
+    return sure_types(t) - _NUMBERS
 
 
-_INT: frozenset[type] = frozenset((int,))
+_NUMBERS: frozenset[type] = frozenset((int, float))
 
 
 def call_identity(tool: str, args: Mapping[str, Any], *, checked: bool = False) -> str:

@@ -23,7 +23,7 @@ import json
 import re
 import sys
 from itertools import compress
-from typing import Any
+from typing import Any, Callable
 
 _DECODER = json.JSONDecoder()
 _SPACE = re.compile(r"[ \t\r\n]*")
@@ -33,6 +33,18 @@ _TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|[\[\]{},]')
 _BAD_BYTE = re.compile("[\udc80-\udcff]")
 #: records nested deeper than this are refused: every engine may then recurse on them safely
 MAX_DEPTH = 200
+#: an escape of half a UTF-16 surrogate pair (a whole pair decodes to one character)
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+#: a number that may not fit a double: an exponent of three digits, or 309 digits and more
+_HUGE_NUMBER = re.compile(r"[eE]\+?[0-9]{3}|[0-9]{309}")
+
+
+class _NotJson(ValueError):
+    """`NaN`, `Infinity` or `-Infinity`, which Python's `json` reads and JSON does not have."""
+
+
+def _no_constant(name: str) -> object:
+    raise _NotJson(name)
 
 
 def _skip(text: str, pos: int) -> int:
@@ -78,16 +90,51 @@ def decode(text: str) -> tuple[object, str | None, int | None]:
     if at is not None:
         return None, bad_byte(text), at
     try:
-        value = json.loads(text)
+        value = json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         return None, f"invalid JSON: {_lower(exc.msg)}", exc.pos
     except RecursionError:
         return None, f"the record is nested more than {MAX_DEPTH} levels deep", None
+    except _NotJson as exc:
+        found = re.search(rf"(?<![\w\"]){exc.args[0]}", text)
+        return None, f"invalid JSON: `{exc.args[0]}` is not a JSON number", None if found is None else found.start()
     except ValueError:  # an integer of thousands of digits
         return None, f"invalid JSON: a number has more than {sys.get_int_max_str_digits()} digits", None
     if too_deep(value):
         return None, f"the record is nested more than {MAX_DEPTH} levels deep", None
+    found = _SURROGATE_ESCAPE.search(text)
+    if found is not None and _holds(value, _half_pair):
+        return None, (f"invalid JSON: a string holds `{found.group()}`, half of a UTF-16 surrogate pair, "
+                      "which is no character"), found.start()
+    found = _HUGE_NUMBER.search(text)
+    if found is not None and _holds(value, _infinite):
+        return None, "invalid JSON: a number is too large for a double (it reads as an infinity)", found.start()
     return value, None, None
+
+
+def _half_pair(v: object) -> bool:
+    return type(v) is str and any("\ud800" <= c <= "\udfff" for c in v)
+
+
+def _infinite(v: object) -> bool:
+    return type(v) is float and v - v != 0.0
+
+
+def _holds(value: object, bad: Callable[[object], bool]) -> bool:
+    """Whether a decoded value holds, at any depth, a key or a value `bad` says is bad."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if type(v) is dict:
+            for key, item in v.items():
+                if bad(key):
+                    return True
+                stack.append(item)
+        elif type(v) is list:
+            stack.extend(v)
+        elif bad(v):
+            return True
+    return False
 
 
 def where(text: str, pos: int) -> tuple[int, int]:
