@@ -247,3 +247,13 @@ def test_a_conformance_scope_is_kept():
         conformance   soft_block( 2 )   signatures   only
         rule r: a
     """)
+
+
+@pytest.mark.parametrize("escape", ["\\u202e", "\\u2066", "\\u200b", "\\u00a0", "\\ufeff", "\\u0085", "\\udb40\\udc01"])
+def test_characters_that_print_as_nothing_or_reorder_text_stay_escaped(escape):
+    # a bidi override written `\u202e` came out of fmt as the raw character: a formatted
+    # policy then held text a reader could not see (found by a sweep written from the docs)
+    source = f'tool t()\n\nrule r "a{escape}b":\n    called(t)\n'
+    out = fmt(source)
+    assert out.isascii() and escape in out, out
+    assert fmt(out) == out

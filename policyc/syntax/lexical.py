@@ -88,7 +88,14 @@ def _is_hidden(ch: str) -> bool:
 
 
 def show_string(text: str) -> str:
-    """A string literal that reads back as `text` (JSON escapes; printable text kept as is)."""
+    r"""A string literal that reads back as `text` (JSON escapes; printable text kept as is).
+    What prints as nothing or moves the text around it (controls, bidi overrides, zero-width
+    and other format characters, separators but the space) is escaped: a formatted policy
+    shows every character it holds.
+
+    >>> print(show_string("pay\u202eyap"), show_string("caf\u00e9 \u00a0\U000e0001"))
+    "pay\u202eyap" "café \u00a0\udb40\udc01"
+    """
     out = ['"']
     for ch in text:
         if ch in '"\\':
@@ -99,8 +106,13 @@ def show_string(text: str) -> str:
             out.append("\\t")
         elif ch == "\r":
             out.append("\\r")
-        elif ord(ch) < 0x20 or ch in "\x7f\u2028\u2029" or 0xD800 <= ord(ch) <= 0xDFFF:
-            out.append(f"\\u{ord(ch):04x}")
+        elif not ch.isprintable():  # controls, format characters, separators, surrogates
+            code = ord(ch)
+            if code > 0xFFFF:  # as JSON writes it: a surrogate pair
+                code -= 0x10000
+                out.append(f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}")
+            else:
+                out.append(f"\\u{code:04x}")
         else:
             out.append(ch)
     out.append('"')
