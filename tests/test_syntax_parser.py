@@ -135,6 +135,10 @@ def test_an_unclosed_bracket_is_labelled():
                                "variable, write it in backticks: `` `exists` ``"),
     ("rule r weight 2 a", "a rule's metadata ends with `:`, followed by the formula"),
     ("def f(x: int) = x", "a `def` or `predicate` is defined with `:=`"),
+    ("def f := called(t)", "a `def` or `predicate` takes parentheses, empty when it has no parameters: "
+                           "`def name() := ...`"),
+    ("predicate p := true", "a `def` or `predicate` takes parentheses, empty when it has no parameters: "
+                            "`def name() := ...`"),
 ])
 def test_common_slips_get_a_hint(text, hint):
     _, diagnostics = parse(text)

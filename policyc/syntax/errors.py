@@ -89,6 +89,8 @@ def _hint(text: str, pos: int, expected: set[str], bad_character: bool) -> str |
         return "a name in backticks must end with a backtick on the same line"
     if rest == "=>":
         return "write implication as `->`"
+    if rest == ":=" and "LPAR" in expected and re.search(r"\b(def|predicate)\s+\w+\s*$", text[:pos]):
+        return "a `def` or `predicate` takes parentheses, empty when it has no parameters: `def name() := ...`"
     if rest.startswith("=") and "__ANON_1" in expected:
         return "a `def` or `predicate` is defined with `:=`"
     if rest.startswith("=") and rest != "==":
