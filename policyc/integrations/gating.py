@@ -19,6 +19,7 @@ from typing import Any, Mapping
 
 from policyc.ir.types import ANY, Type, value_problems
 from policyc.runtime import Decision, Monitor
+from policyc.runtime.calls import value_problem
 from policyc.toolschema import ToolSetMismatch, ToolSetReport, compare_tools, signatures_from_schemas
 
 ON_MISMATCH = ("error", "warn", "ignore")
@@ -100,9 +101,20 @@ def as_arguments(arguments: Any) -> dict:
 
 
 def recorded(result: Any) -> Any:
-    """A tool's return value as the trace keeps it (JSON values; anything else as text)."""
+    """A tool's return value as the trace keeps it (JSON values; anything else as text: a run
+    holds only what it can snapshot, so NaN, a number of thousands of digits or nesting past
+    the runtime's limit is recorded as its text, never refused once the tool has run).
+
+    >>> recorded({"rows": [1, 2]}), recorded(float("nan")), recorded({"mean": float("inf")})
+    ({'rows': [1, 2]}, 'nan', "{'mean': inf}")
+    """
     if result is None or isinstance(result, (str, int, float, bool, list, dict)):
-        return result
+        if value_problem(result) is None:
+            return result
+        try:
+            return str(result)
+        except (RecursionError, ValueError):  # nested past the interpreter's limit, digits past its limit
+            return f"(a {type(result).__name__} too large to record as text)"
     if hasattr(result, "model_dump"):
         try:
             return result.model_dump(mode="json")
