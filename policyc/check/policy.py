@@ -50,37 +50,6 @@ def check_severity(expr: ast.SeverityExpr, diags: list[Diagnostic]) -> Severity 
     return Severity(expr.name)
 
 
-#: Operators a rule may have written out, its macros expanded (E0004): the largest rule of the
-#: project's policies has under a thousand. A macro that uses the one before it twice doubles
-#: the rule at each level; what walks the rule as written (lint, explain) would never end.
-MAX_WRITTEN_NODES = 100_000
-
-
-def written_size(formula: n.Node, limit: int = MAX_WRITTEN_NODES) -> int:
-    """The number of operators of a formula written out (a node shared by two parents counts
-    twice), counted on the shared graph in one pass; past `limit`, some number over it.
-
-    >>> from policyc.ir import build as b
-    >>> grown = b.event("a")                       # the event and its guard, `true`
-    >>> for _ in range(40):                        # 2^40 operators written out, 200 shared
-    ...     grown = b.disj(b.until(grown, b.event("c")), b.since(grown, b.event("d")))
-    >>> written_size(grown) > MAX_WRITTEN_NODES, written_size(b.event("a"))
-    (True, 2)
-    """
-    sizes: dict[int, int] = {}
-    stack: list[tuple[n.Node, bool]] = [(formula, False)]
-    while stack:
-        node, done = stack.pop()
-        if id(node) in sizes:
-            continue
-        if done:
-            sizes[id(node)] = min(limit + 1, 1 + sum(sizes[id(c)] for c in node.children))
-            continue
-        stack.append((node, True))
-        stack.extend((c, False) for c in node.children if id(c) not in sizes)
-    return sizes[id(formula)]
-
-
 #: What `undecided` may say to do with a call the gate could not decide.
 UNDECIDED_ACTIONS = ("refuse", "allow")
 #: The default: only rules of severity `deny` refuse such a call.
@@ -214,13 +183,6 @@ class PolicyBuilder:
             return None
         formula = self.elab.as_formula(value, decl.body.span, scope) if value is not None else None
         if formula is None or not ok:
-            return None
-        if written_size(formula) > MAX_WRITTEN_NODES:
-            self.diags.append(Diagnostic(
-                "E0004", f"rule `{name}` written out, its macros expanded, has more than "
-                f"{MAX_WRITTEN_NODES:,} operators", decl.name_span,
-                help="a macro that uses another more than once doubles the rule at each level: "
-                     "name the repeated part once, or split the rule"))
             return None
         applies = None if self.elab.rule_when_value is None else applicability(formula, *self.elab.rule_when_value)
         return Rule(name, formula, weight, layer, severity, message, decl.description,
