@@ -12,13 +12,18 @@ from policyc.cli.graph import pick_rules
 from policyc.terminal import printable_block
 
 
+#: Characters of a rule's formula, written out, that explain prints (deep parts elided as `…`).
+FORMULA_CHARS = 10_000
+
+
 def explain_rule(rule, tools) -> dict:
     from policyc.automata import NotCompilable, classify, compile_rule
     from policyc.automata.render import bad_prefixes, part_dfas
     from policyc.ir.printer import show
 
     cls = classify(rule.formula, tools)
-    out = {"rule": rule.name, "source": rule.source, "formula": show(rule.formula), "class": cls.kind,
+    # a rule whose macros share pieces can be exponentially long written out: elided past a page
+    out = {"rule": rule.name, "source": rule.source, "formula": show(rule.formula, limit=FORMULA_CHARS), "class": cls.kind,
            "enforceable": cls.is_enforceable, "gateable": cls.is_gateable, "liveness": cls.is_liveness,
            "safety": cls.is_safety, "reason": cls.reason, "parts": []}
     try:

@@ -142,14 +142,21 @@ def wanted(claims: Sequence[Claim]) -> list[Wanted]:
                      or any(sel == "default" and inc for sel, _, _, inc in t.sources)):
             out[(tool, t)] = None
 
+    seen: set[tuple[n.Formula, bool]] = set()  # a formula shared by many parents is read once per polarity
+
     def go(f: n.Formula, positive: bool) -> None:
-        if isinstance(f, n.Event):
-            term(f.tool, f.guard, positive)
-        elif isinstance(f, n.Not):
-            go(f.arg, not positive)
-        else:
-            for sub in _subformulas(f):
-                go(sub, positive)
+        stack = [(f, positive)]
+        while stack:
+            f, positive = stack.pop()
+            if (f, positive) in seen:
+                continue
+            seen.add((f, positive))
+            if isinstance(f, n.Event):
+                term(f.tool, f.guard, positive)
+            elif isinstance(f, n.Not):
+                stack.append((f.arg, not positive))
+            else:
+                stack.extend((sub, positive) for sub in _subformulas(f))
 
     for claim in claims:
         go(claim.formula, claim.expected)

@@ -329,9 +329,10 @@ def _any(vs: list[Truth]) -> Truth:
     return True if True in vs else False if all(v is False for v in vs) else None
 
 
-def at_inserted_call(f: n.Formula, live: Live = frozenset()) -> Truth:
+def at_inserted_call(f: n.Formula, live: Live = frozenset(), memo: dict[n.Formula, Truth] | None = None) -> Truth:
     """The formula's value at an inserted call at which no pattern holds but those in `live`
     (which may), whatever the rest of the trace; None when that depends on more than the call.
+    `memo`: answers of the sub-formulas, for the same `live` (a formula shares them).
 
     >>> from policyc.ir import build as b
     >>> at_inserted_call(b.implies(b.event("deploy"), b.eventually(b.event("notify"))))
@@ -339,26 +340,34 @@ def at_inserted_call(f: n.Formula, live: Live = frozenset()) -> Truth:
     >>> at_inserted_call(b.eventually(b.event("notify"))) is None
     True
     """
+    if memo is None:
+        memo = {}
+    if f in memo:
+        return memo[f]
+    out: Truth
     if isinstance(f, n.Const):
-        return f.value
-    if isinstance(f, n.Event):
-        return None if f in live else False
-    if isinstance(f, n.Not):
-        return _not(at_inserted_call(f.arg, live))
-    if isinstance(f, (n.And, n.Or)):
-        vs = [at_inserted_call(a, live) for a in f.args]
-        return _all(vs) if isinstance(f, n.And) else _any(vs)
-    if isinstance(f, (n.Until, n.Since)):  # the right side here, or the left here and the right later
-        left, right = at_inserted_call(f.left, live), at_inserted_call(f.right, live)
-        return True if right is True else False if right is False and left is False else None
-    if isinstance(f, (n.Release, n.Trigger)):  # the right side here, and the left here or the right later
-        left, right = at_inserted_call(f.left, live), at_inserted_call(f.right, live)
-        return False if right is False else True if right is True and left is True else None
-    if isinstance(f, n.Forall):  # a domain may be empty: only a body true at every value settles it
-        return True if at_inserted_call(f.body, live) is True else None
-    if isinstance(f, n.Exists):
-        return False if at_inserted_call(f.body, live) is False else None
-    return None  # a condition on data, next, yesterday: not read off the call alone
+        out = f.value
+    elif isinstance(f, n.Event):
+        out = None if f in live else False
+    elif isinstance(f, n.Not):
+        out = _not(at_inserted_call(f.arg, live, memo))
+    elif isinstance(f, (n.And, n.Or)):
+        vs = [at_inserted_call(a, live, memo) for a in f.args]
+        out = _all(vs) if isinstance(f, n.And) else _any(vs)
+    elif isinstance(f, (n.Until, n.Since)):  # the right side here, or the left here and the right later
+        left, right = at_inserted_call(f.left, live, memo), at_inserted_call(f.right, live, memo)
+        out = True if right is True else False if right is False and left is False else None
+    elif isinstance(f, (n.Release, n.Trigger)):  # the right side here, and the left here or the right later
+        left, right = at_inserted_call(f.left, live, memo), at_inserted_call(f.right, live, memo)
+        out = False if right is False else True if right is True and left is True else None
+    elif isinstance(f, n.Forall):  # a domain may be empty: only a body true at every value settles it
+        out = True if at_inserted_call(f.body, live, memo) is True else None
+    elif isinstance(f, n.Exists):
+        out = False if at_inserted_call(f.body, live, memo) is False else None
+    else:
+        out = None  # a condition on data, next, yesterday: not read off the call alone
+    memo[f] = out
+    return out
 
 
 def _reads_every_call(t: n.Node) -> bool:
@@ -371,11 +380,12 @@ def _reads_every_call(t: n.Node) -> bool:
 Kept = tuple[bool, bool]
 
 
-def _kept(f: n.Formula, live: Live, memo: dict[n.Formula, tuple[bool, bool, bool, bool]]) -> tuple[bool, bool, bool, bool]:
+def _kept(f: n.Formula, live: Live, memo: dict[n.Formula, tuple[bool, bool, bool, bool]],
+          here: dict[n.Formula, Truth]) -> tuple[bool, bool, bool, bool]:
     """(up, down, first_up, first_down): an inserted call at which only the `live` patterns
     may hold keeps the formula's truth at every position the trace had, when it was true (up)
     or false (down); and, inserted before the position the formula is read at, keeps its truth
-    there (first)."""
+    there (first). `memo`, `here`: its answers and `at_inserted_call`'s, per sub-formula."""
     out = memo.get(f)
     if out is not None:
         return out
@@ -384,14 +394,14 @@ def _kept(f: n.Formula, live: Live, memo: dict[n.Formula, tuple[bool, bool, bool
     elif isinstance(f, n.Event):  # unchanged where it was; read at the inserted call: false, or unknown
         out = (True, True, False, f not in live)
     elif isinstance(f, n.Not):
-        up, down, fup, fdown = _kept(f.arg, live, memo)
+        up, down, fup, fdown = _kept(f.arg, live, memo, here)
         out = (down, up, fdown, fup)
     elif isinstance(f, (n.And, n.Or)):
-        parts = [_kept(a, live, memo) for a in f.args]
+        parts = [_kept(a, live, memo, here) for a in f.args]
         out = (all(p[0] for p in parts), all(p[1] for p in parts), all(p[2] for p in parts), all(p[3] for p in parts))
     elif isinstance(f, (n.Until, n.Since, n.Release, n.Trigger)):
-        (lu, ld, _, _), (ru, rd, _, _) = _kept(f.left, live, memo), _kept(f.right, live, memo)
-        left, right = at_inserted_call(f.left, live), at_inserted_call(f.right, live)
+        (lu, ld, _, _), (ru, rd, _, _) = _kept(f.left, live, memo, here), _kept(f.right, live, memo, here)
+        left, right = at_inserted_call(f.left, live, here), at_inserted_call(f.right, live, here)
         if isinstance(f, (n.Until, n.Since)):
             # true: the witness stays, and an inserted call inside its span continues the left
             # side or is a witness itself; false: the inserted call is no new witness
@@ -405,7 +415,7 @@ def _kept(f: n.Formula, live: Live, memo: dict[n.Formula, tuple[bool, bool, bool
         else:  # read at the start, since and trigger see only that position: their right side
             out = (up, down, right is True, right is False)
     elif isinstance(f, (n.Forall, n.Exists)):  # a domain the call adds to: `_grows_safely`
-        out = _kept(f.body, live, memo)
+        out = _kept(f.body, live, memo, here)
     else:  # next and yesterday count positions: a call anywhere may shift what they read
         out = (False, False, False, False)
     memo[f] = out
@@ -436,7 +446,7 @@ def kept_after_call(formula: n.Formula, live: Live = frozenset()) -> Kept:
     """
     if any(_reads_every_call(t) for t in subformulas(formula)):
         return (False, False)
-    up, _, first_up, _ = _kept(formula, live, {})
+    up, _, first_up, _ = _kept(formula, live, {}, {})
     return (up, up and first_up)
 
 
@@ -457,8 +467,12 @@ class CallReads:
 
     def _visit(self, node: n.Node, in_domain: bool, patterns: dict[str, list[n.Event]]) -> None:
         stack = [(node, in_domain)]
+        seen: set[tuple[n.Node, bool]] = set()  # a node shared by many parents is read once
         while stack:
             cur, domain = stack.pop()
+            if (cur, domain) in seen:
+                continue
+            seen.add((cur, domain))
             if isinstance(cur, n.Event):
                 patterns.setdefault(cur.tool, []).append(cur)
             for tool in _value_readers(cur):
@@ -538,31 +552,38 @@ def _bound_arguments(guard: n.Term, var: str) -> list[str]:
     return out
 
 
-def _unnamed_value(f: n.Formula, var: str, binding: frozenset[n.Event]) -> Truth:
+def _unnamed_value(f: n.Formula, var: str, binding: frozenset[n.Event],
+                   memo: dict[n.Formula, Truth] | None = None) -> Truth:
     """The formula's value, on a non-empty trace, for a value of `var` that no pattern in
     `binding` matches anywhere (those patterns false): None when it depends on the trace."""
+    if memo is None:
+        memo = {}
+    if f in memo:
+        return memo[f]
+    out: Truth = None
     if isinstance(f, n.Const):
-        return f.value
-    if isinstance(f, n.Event):
-        return False if f in binding else None
-    if isinstance(f, n.Not):
-        return _not(_unnamed_value(f.arg, var, binding))
-    if isinstance(f, (n.And, n.Or)):
-        vs = [_unnamed_value(a, var, binding) for a in f.args]
-        return _all(vs) if isinstance(f, n.And) else _any(vs)
-    if isinstance(f, (n.Until, n.Since)):  # the right side true everywhere: true here
-        return True if _unnamed_value(f.right, var, binding) is True else None
-    if isinstance(f, (n.Release, n.Trigger)):  # the right side the same everywhere: so here
-        return _unnamed_value(f.right, var, binding)
-    if isinstance(f, (n.WNext, n.WYesterday)):
-        return True if _unnamed_value(f.arg, var, binding) is True else None
-    if isinstance(f, (n.Next, n.Yesterday)):
-        return False if _unnamed_value(f.arg, var, binding) is False else None
-    if isinstance(f, n.Forall) and f.var != var:
-        return True if _unnamed_value(f.body, var, binding) is True else None
-    if isinstance(f, n.Exists) and f.var != var:
-        return False if _unnamed_value(f.body, var, binding) is False else None
-    return None
+        out = f.value
+    elif isinstance(f, n.Event):
+        out = False if f in binding else None
+    elif isinstance(f, n.Not):
+        out = _not(_unnamed_value(f.arg, var, binding, memo))
+    elif isinstance(f, (n.And, n.Or)):
+        vs = [_unnamed_value(a, var, binding, memo) for a in f.args]
+        out = _all(vs) if isinstance(f, n.And) else _any(vs)
+    elif isinstance(f, (n.Until, n.Since)):  # the right side true everywhere: true here
+        out = True if _unnamed_value(f.right, var, binding, memo) is True else None
+    elif isinstance(f, (n.Release, n.Trigger)):  # the right side the same everywhere: so here
+        out = _unnamed_value(f.right, var, binding, memo)
+    elif isinstance(f, (n.WNext, n.WYesterday)):
+        out = True if _unnamed_value(f.arg, var, binding, memo) is True else None
+    elif isinstance(f, (n.Next, n.Yesterday)):
+        out = False if _unnamed_value(f.arg, var, binding, memo) is False else None
+    elif isinstance(f, n.Forall) and f.var != var:
+        out = True if _unnamed_value(f.body, var, binding, memo) is True else None
+    elif isinstance(f, n.Exists) and f.var != var:
+        out = False if _unnamed_value(f.body, var, binding, memo) is False else None
+    memo[f] = out
+    return out
 
 
 def _value_readers(t: n.Node) -> tuple[str, ...]:
