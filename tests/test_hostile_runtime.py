@@ -15,9 +15,10 @@ from __future__ import annotations
 import pytest
 
 from policyc.artifact.models import Artifact
+from policyc.artifact.build import build_artifact
 from policyc.check import check_text
 from policyc.lint import LintOptions, lint_policy
-from policyc.runtime import RunError
+from policyc.runtime import Monitor, RunError
 from policyc.runtime.calls import MAX_VALUE_DEPTH
 from runtime_helpers import monitor_of
 
@@ -114,3 +115,21 @@ def test_deny_is_in_the_artifact_schema_and_in_lint():
     report = lint_policy(policy, LintOptions(bound=4))
     (finding,) = [f for f in report.findings if f.code == "L0006"]
     assert finding.message == "rule `r` has severity `deny` but no call can ever violate it for certain"
+
+
+@pytest.mark.parametrize("amount, refused", [("1000", True), (" 1e3 ", True), ("50", False), ("lots", False)])
+def test_a_number_written_as_text_does_not_pass_a_deny_rule(amount, refused):
+    # the OpenAI Agents SDK and LangGraph convert `"1000"` to 1000.0 for a `float` parameter:
+    # the gate judged the text (no comparison with a number holds for it) and warned only of
+    # the type, and the tool paid 1000 (found by a sweep written from the docs alone). The
+    # rules are now judged on the value as the tool receives it too
+    policy, diagnostics = check_text(
+        "tool pay(to: str, amount: float, now: bool?)\n"
+        "rule cap severity deny: always not pay(amount > 100)\n"
+        "rule not_now severity deny: never(pay(now == true))\n", "pay.altl")
+    assert policy is not None, diagnostics
+    monitor = Monitor(build_artifact(policy))
+    decision = monitor.start().propose("pay", {"to": "x", "amount": amount})
+    assert ("cap" in decision.rules) is refused and decision.executes is not refused, decision
+    assert "conformance/wrong-type" in [f.rule for f in decision.findings]
+    assert not monitor.start().propose("pay", {"to": "x", "amount": 5, "now": "TRUE"}).executes

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import unicodedata
 from typing import Any, Callable, Mapping
 
@@ -301,6 +302,41 @@ def _sure_plain(t: Type) -> frozenset[type]:
 
 
 _NUMBERS: frozenset[type] = frozenset((int, float))
+
+
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+
+
+def coerced_args(sig: ToolSignature, args: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The arguments as a tool that converts text to its declared types would receive them
+    (None: the same): a number written as text where the signature declares a number, `true`
+    or `false` written as text where it declares a boolean. Frameworks do so (pydantic, the
+    OpenAI Agents SDK, LangGraph's tool calling), so a rule must hold on these values too: a
+    `deny` of `pay(amount > 100)` is not passed by `{"amount": "1000"}`.
+
+    >>> from policyc.ir.types import Param
+    >>> pay = ToolSignature("pay", (Param("amount", FLOAT), Param("to", STR), Param("now", OptionalT(BOOL))), STR)
+    >>> coerced_args(pay, {"amount": " 1000 ", "to": "7", "now": "True"}), coerced_args(pay, {"amount": 3})
+    ({'amount': 1000, 'to': '7', 'now': True}, None)
+    """
+    out: dict[str, Any] | None = None
+    for param in sig.params:
+        value = args.get(param.name)
+        if type(value) is not str:
+            continue
+        t = param.type.inner if isinstance(param.type, OptionalT) else param.type
+        text = value.strip()
+        new: Any = value
+        if t in (INT, FLOAT) and _NUMBER.fullmatch(text) and len(text) <= 400:
+            number = float(text)
+            if math.isfinite(number):
+                new = int(number) if number.is_integer() and abs(number) < 2 ** 53 else number
+        elif t is BOOL and text.lower() in ("true", "false"):
+            new = text.lower() == "true"
+        if new is not value:
+            out = dict(args) if out is None else out
+            out[param.name] = new
+    return out
 
 
 def call_identity(tool: str, args: Mapping[str, Any], *, checked: bool = False) -> str:

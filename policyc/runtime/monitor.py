@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import importlib
 import warnings
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
@@ -32,7 +33,7 @@ from policyc.artifact.errors import ArtifactError
 from policyc.artifact.io import VerifiedArtifact, check_signature, read_verified, resolve_key, verify_artifact
 from policyc.artifact.models import Artifact
 from policyc.grounding import BUILTIN_EXTRACTORS, Extractor, extractor_of, with_extractor
-from policyc.runtime.calls import RunError, typed_args, typed_plain
+from policyc.runtime.calls import RunError, coerced_args, typed_args, typed_plain
 from policyc.runtime.conformance import ConformanceChecker, GroundingQuery
 from policyc.runtime.findings import MODES, Finding
 from policyc.runtime.gate import Gate
@@ -217,6 +218,16 @@ class Monitor:
         the run's grounding text, kept as it goes; `conforms`: the call is known to conform to
         its signature (`typed_args`)."""
         findings, undecided = self.gate.judge(gate_state, tool, args, calls, context, index)
+        sig = None if conforms else self.policy.tools.get(tool)
+        coerced = None if sig is None else coerced_args(sig, args)
+        if coerced is not None:  # judged as the tool may receive it too: the stricter of the two
+            more, open_ = self.gate.judge(gate_state, tool, coerced, calls, context, index)
+            known = {(f.rule, f.kind) for f in findings}
+            changed = ", ".join(f"`{k}`" for k in coerced if coerced[k] is not args.get(k))
+            findings += [replace(f, detail=f"{f.detail} (with {changed} read as {tool}'s signature types them, "
+                                           "as a tool that converts its arguments receives them)")
+                         for f in more if (f.rule, f.kind) not in known]
+            undecided = tuple(dict.fromkeys(undecided + open_))
         return self.conformance.check(tool, args, calls, context, grounding, conforms=conforms) + findings, undecided
 
     def guidance(self, gate_state: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:
