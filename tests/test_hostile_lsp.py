@@ -115,9 +115,10 @@ BODY = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "textDocument/hover", "p
     b"Content-Length: %d\r\n\r\n" % (len(BODY) + 40) + BODY,  # too long: runs into the next frame
     b"Content-Length: %d\r\n\r\n" % (len(BODY) - 10) + BODY,  # too short: leaves junk behind
     b"Content-Length: 99999999999999\r\n\r\n" + BODY,       # more than any frame may be
+    b"Content-Length: " + b"9" * 5000 + b"\r\n\r\n" + BODY,  # more digits than Python reads (it died)
     b"Content-Length: 8\r\n\r\nnot json",
     b"Content-Length: 22\r\n\r\n" + b'{"id": 1, "method": ' + b"[" * 2,
-], ids=["letters", "negative", "missing", "too-long", "too-short", "huge", "not-json", "truncated"])
+], ids=["letters", "negative", "missing", "too-long", "too-short", "huge", "5000-digits", "not-json", "truncated"])
 def test_a_broken_frame_is_answered_and_the_server_reads_on(broken):
     server = Server()
     server.send(broken)

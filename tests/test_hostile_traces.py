@@ -9,6 +9,7 @@ recursive. A fuzz test drives every format's reader with random and mutated reco
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -476,3 +477,25 @@ def test_a_policy_over_messages_checks_with_every_reader_output():
     for fmt in ("chat", "responses", "anthropic", "langchain", "smolagents", "tau2"):
         report = report_of(policy, parse_trace(SAMPLES[fmt]))
         assert report.constraints[0].passed, (fmt, report.constraints[0].detail)
+
+
+HOSTILE = Path(__file__).parent / "fixtures" / "hostile"
+
+
+@pytest.mark.parametrize("args", [
+    ["score", str(HOSTILE.parents[2] / "examples" / "code_qa.altl"), str(HOSTILE / "hugeint_chat.json")],
+    ["replay", str(HOSTILE.parents[2] / "examples" / "code_qa.altl"), str(HOSTILE / "hugeint_chat.json")],
+    ["infer-tools", str(HOSTILE / "hugeint_chat.json")],
+    ["conformance", str(HOSTILE / "bfcl_5000_digits.jsonl")],
+], ids=["score", "replay", "infer-tools", "conformance"])
+def test_a_number_of_thousands_of_digits_inside_argument_text_is_a_malformed_record(args):
+    # arguments given as JSON text (OpenAI style, BFCL's predicted calls) holding a number of
+    # 5,000 digits: every command ended with exit 3 (found by a sweep written from the docs)
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 2, result.output
+    assert "internal error" not in result.output
+
+
+def test_an_answer_of_thousands_of_digits_is_no_answer():
+    result = CliRunner().invoke(cli, ["bench", "score", str(HOSTILE / "bench_run_answer_5000_digits.jsonl")])
+    assert result.exit_code in (0, 1, 2) and "internal error" not in result.output, result.output

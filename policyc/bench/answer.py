@@ -32,10 +32,11 @@ def parse_answer(value: Any) -> int | None:
     if not isinstance(value, str):
         return None
     found = ANSWER_PATTERN.findall(value)
-    if found:
-        return int(found[-1])
-    match = INTEGER.fullmatch(value)
-    return int(match.group(1)) if match else None
+    match = None if found else INTEGER.fullmatch(value)
+    digits = found[-1] if found else match.group(1) if match else None
+    if digits is None or len(digits.lstrip("+-0")) > 4000:  # thousands of digits: no answer is that long
+        return None
+    return int(digits)
 
 
 def shaped_accuracy(answer: int | None, expected: int) -> float:

@@ -94,7 +94,7 @@ def as_arguments(arguments: Any) -> dict:
     if isinstance(arguments, str):
         try:
             parsed = json.loads(arguments) if arguments.strip() else {}
-        except (json.JSONDecodeError, RecursionError):
+        except (ValueError, RecursionError):  # not JSON, thousands of digits, too deep: kept as text
             return {"input": arguments}
         return parsed if isinstance(parsed, dict) else {"input": parsed}
     return {} if arguments is None else {"input": arguments}

@@ -130,9 +130,11 @@ class FrameReader:
         if not value.isdigit():
             self.broken = f"its Content-Length `{value[:20].decode('utf-8', 'replace')}` is not a number"
             return True
-        length = int(value)
+        # a number longer than any length read could be is too long, whatever its digits say
+        length = int(value) if len(value.lstrip(b"0")) <= 18 else MAX_BODY + 1
         if length > MAX_BODY:
-            self.broken = f"it announces {length} bytes, and at most {MAX_BODY} are read"
+            self.broken = (f"it announces {value.decode() if len(value) <= 20 else 'a number of ' + str(len(value)) + ' digits'}"
+                           f" bytes, and at most {MAX_BODY} are read")
             return True
         self.length = length
         return True

@@ -89,8 +89,9 @@ def iter_category(category: str, folder: Path | None = None) -> Iterator[Record 
         where = f"{questions.name}:{n}"
         try:
             item = json.loads(line)
-        except json.JSONDecodeError as exc:
-            yield DatasetError(where, "", f"not JSON ({exc.msg})")
+        except (ValueError, RecursionError) as exc:
+            yield DatasetError(where, "", "not JSON (" + (exc.msg if isinstance(exc, json.JSONDecodeError) else
+                                                          "too deep, or a number of thousands of digits") + ")")
             continue
         truth = answers.get(str(item.get("id"))) if isinstance(item, dict) else None
         if truth is None:

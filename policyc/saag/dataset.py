@@ -98,8 +98,8 @@ def call_of(data: Any, where: str, field: str) -> ToolCall:
         if isinstance(args, str):
             try:
                 args = json.loads(args) if args.strip() else {}
-            except json.JSONDecodeError as exc:
-                raise DatasetError(where, f"{field}.arguments", f"is not JSON ({exc.msg})") from None
+            except (ValueError, RecursionError) as exc:
+                raise DatasetError(where, f"{field}.arguments", f"is not JSON ({_why_not_json(exc)})") from None
         if not isinstance(args, dict):
             raise DatasetError(where, f"{field}.arguments", "must be an object")
         return ToolCall(name or None, args)
@@ -124,7 +124,7 @@ def calls_of(data: Any, where: str, field: str) -> tuple[ToolCall, ...]:
             return calls
         try:
             parsed = json.loads(data)
-        except (json.JSONDecodeError, RecursionError):
+        except (ValueError, RecursionError):
             parsed = None
         if isinstance(parsed, (list, dict)) and parsed:
             try:
@@ -297,9 +297,9 @@ def iter_records(path: str | Path) -> Iterator[Record | DatasetError]:
     if stripped[0] == "[":
         try:
             items = json.loads(text)
-        except (json.JSONDecodeError, RecursionError) as exc:
+        except (ValueError, RecursionError) as exc:  # a number of thousands of digits is a ValueError
             line = getattr(exc, "lineno", 1)
-            yield DatasetError(f"{path}:{line}", "", f"not JSON ({getattr(exc, 'msg', 'too deeply nested')})")
+            yield DatasetError(f"{path}:{line}", "", f"not JSON ({_why_not_json(exc)})")
             return
         for i, item in enumerate(items):
             yield _safe(item, f"{path}[{i}]")
@@ -312,10 +312,18 @@ def iter_records(path: str | Path) -> Iterator[Record | DatasetError]:
             continue
         try:
             item = json.loads(line)
-        except (json.JSONDecodeError, RecursionError) as exc:
-            yield DatasetError(f"{path}:{n}", "", f"not JSON ({getattr(exc, 'msg', 'too deeply nested')})")
+        except (ValueError, RecursionError) as exc:
+            yield DatasetError(f"{path}:{n}", "", f"not JSON ({_why_not_json(exc)})")
             continue
         yield _safe(item, f"{path}:{n}")
+
+
+def _why_not_json(exc: Exception) -> str:
+    if isinstance(exc, json.JSONDecodeError):
+        return exc.msg
+    if isinstance(exc, RecursionError):
+        return "too deeply nested"
+    return "a number has too many digits"
 
 
 def _safe(item: Any, where: str) -> Record | DatasetError:
@@ -340,8 +348,8 @@ def read_predictions(path: str | Path) -> tuple[dict[str, Any], list[DatasetErro
     if text.lstrip().startswith("["):
         try:
             items = list(enumerate(json.loads(text)))
-        except (json.JSONDecodeError, RecursionError) as exc:
-            return found, [DatasetError(str(path), "", f"not JSON ({getattr(exc, 'msg', 'too deeply nested')})")]
+        except (ValueError, RecursionError) as exc:
+            return found, [DatasetError(str(path), "", f"not JSON ({_why_not_json(exc)})")]
         lines = [(f"{path}[{i}]", item) for i, item in items]
     else:
         lines = []
@@ -350,8 +358,8 @@ def read_predictions(path: str | Path) -> tuple[dict[str, Any], list[DatasetErro
                 continue
             try:
                 lines.append((f"{path}:{n}", json.loads(line)))
-            except (json.JSONDecodeError, RecursionError) as exc:
-                errors.append(DatasetError(f"{path}:{n}", "", f"not JSON ({getattr(exc, 'msg', 'too deeply nested')})"))
+            except (ValueError, RecursionError) as exc:
+                errors.append(DatasetError(f"{path}:{n}", "", f"not JSON ({_why_not_json(exc)})"))
     for where, item in lines:
         key = next((k for k in ("result", "predicted") if isinstance(item, dict) and k in item), None)
         if key is None or "id" not in item:

@@ -14,7 +14,7 @@ from typing import Any
 
 from policyc.ir.ops import UNDEF
 from policyc.trace.errors import RecordProblem, Where
-from policyc.trace.jsontext import too_deep
+from policyc.trace.jsontext import decode, too_deep
 from policyc.trace.model import ASSISTANT, CALL, MESSAGE, MESSAGE_KIND, Call, Trace
 
 
@@ -41,10 +41,11 @@ def parse_arguments(value: Any, where: Where) -> dict[str, Any]:
     if isinstance(value, str):
         if not value.strip():
             return {}
-        try:
-            value = json.loads(value)
-        except json.JSONDecodeError as exc:
-            raise RecordProblem(where, f"arguments are not valid JSON ({exc.msg} at column {exc.colno})") from None
+        value, problem, at = decode(value)  # invalid JSON, thousands of digits, too deep, NaN, ...
+        if problem is not None:
+            problem = problem.removeprefix("invalid JSON: ").removeprefix("the record ")
+            raise RecordProblem(where, f"arguments are not valid JSON ({problem}"
+                                       + (f" at column {at + 1})" if at is not None else ")"))
     if not isinstance(value, dict):
         raise RecordProblem(where, f"arguments must be an object, found {json_type(value)}")
     return value

@@ -57,7 +57,7 @@ def _arguments(value: Any) -> dict[str, Any]:
     if isinstance(value, str):
         try:
             parsed = json.loads(value)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # not JSON, thousands of digits, too deep: kept as text
             return {"input": value}
         if isinstance(parsed, dict):
             return parsed
