@@ -370,3 +370,18 @@ def test_a_random_edit_is_refused_or_loads_into_a_working_gate(text, calls):
         assert 0.0 <= report.compliance_score <= 1.0
         with pytest.raises(RunError):
             run.propose("search", {})
+
+
+def test_loading_a_fifo_nobody_writes_to_does_not_wait(tmp_path):
+    # `Monitor.load` looked at the file's first bytes to tell a policy source from an
+    # artifact with a plain open(), which blocks on a FIFO until someone writes (found by a
+    # sweep written from the docs alone); the artifact reader never waits on one
+    import os
+
+    from policyc.artifact.errors import ArtifactError
+    from policyc.runtime import Monitor
+
+    fifo = tmp_path / "policy.json"
+    os.mkfifo(fifo)
+    with pytest.raises(ArtifactError, match="empty"):
+        Monitor.load(str(fifo))

@@ -160,3 +160,11 @@ def test_parse_is_pure_and_reports_every_problem():
         "t.tests.toml:5: test `b`: `label` must be one of FULL, PARTIAL, NONE",
     ]
     assert suite.tests == ()
+
+
+@pytest.mark.parametrize("score", ['"high"', "[1]", "1979-05-27", "{a = 1}"])
+def test_a_score_that_is_not_a_number_is_a_problem_of_the_file(score):
+    # `score = "high"` ended `policyc test` with exit 3 (found by a sweep written from the docs)
+    from policyc.testing.spec import parse_tests
+    suite, problems = parse_tests(f'[[test]]\nname = "t"\ncalls = [{{ tool = "a" }}]\nscore = {score}\n', "p.tests.toml")
+    assert [p.message for p in problems] == ["test `t`: `score` must be a number from 0 to 1"]

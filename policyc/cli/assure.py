@@ -22,7 +22,7 @@ from policyc.trace.formats import FORMATS
                    "hold there exactly (repeatable)")
 @click.option("--evidence", "evidence_files", multiple=True, type=click.Path(dir_okay=False, allow_dash=True),
               help="JSON evidence, capabilities and obligations from other methods (repeatable; see docs/assure.md)")
-@click.option("--k", default=1, show_default=True, type=click.IntRange(min=1),
+@click.option("--k", default=1, show_default=True, type=click.IntRange(min=1, max=10**9),
               help="suite contracts: the runs a rule must apply to, besides having no violation")
 @click.option("--risk", type=click.FloatRange(min=0, max=1, min_open=True), default=None, metavar="EPSILON",
               help="add risk obligations: Pr(some rule violated) <= EPSILON at the confidence, on every deployment")

@@ -30,7 +30,7 @@ PROGRESS_FROM = 200  # records; below this a progress bar only flickers
               help="how to read each trace record; auto detects it from the record's shape")
 @click.option("--rows", default=50, show_default=True, type=click.IntRange(min=0),
               help="table format: list at most this many traces one by one (0: all)")
-@click.option("--jobs", "-j", default=1, show_default=True, type=click.IntRange(min=0),
+@click.option("--jobs", "-j", default=1, show_default=True, type=click.IntRange(min=0, max=1024),
               help="worker processes scoring in parallel (0: one per core)")
 @click.option("--engine", type=click.Choice(["local", "ray"]), default="local", show_default=True,
               help="local: this machine (with --jobs); ray: a Ray cluster, reading .jsonl and .parquet shards "

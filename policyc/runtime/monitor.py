@@ -24,6 +24,8 @@ extern predicate the policy declares (`externs={"name": function}`); one left un
 from __future__ import annotations
 
 import importlib
+import os
+import stat
 import warnings
 from dataclasses import replace
 from pathlib import Path
@@ -60,6 +62,8 @@ def is_policy_source(path: str | Path) -> bool:
     if str(path).endswith(".altl"):
         return True
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False  # a pipe, a device: the artifact reader reads it, and never waits on it
         with open(path, "rb") as handle:
             head = handle.read(4096).lstrip()
     except OSError:

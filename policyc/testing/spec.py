@@ -195,6 +195,7 @@ def _parse_test(raw: dict, index: int, line: int | None, file: str, problems: li
     score = raw.get("score")
     if score is not None and (isinstance(score, bool) or not isinstance(score, (int, float)) or not 0 <= score <= 1):
         problems.append(TestProblem(file, line, f"{where}: `score` must be a number from 0 to 1"))
+        score = None  # the test is not made: the problem is reported instead
     label = raw.get("label")
     if label is not None and label not in LABELS:
         problems.append(TestProblem(file, line, f"{where}: `label` must be one of {', '.join(LABELS)}"))
