@@ -144,3 +144,31 @@ def test_the_tools_must_match_the_policy():
     lenient = PolicyGate(monitor_of(RULES, TOOLS), on_mismatch="ignore")
     assert [m.message for m in lenient.check_tools([process]).errors] == [
         "the policy declares `fetch`, which the agent's tools do not include"]
+
+
+def test_a_tool_that_raises_after_running_is_recorded_as_failed():
+    # the call ran (its side effect happened) and raised: it was missing from the run, and the
+    # report scored a run without it (found by a sweep written from the docs alone)
+    ran = []
+
+    def fetch(id: int) -> dict:
+        """Fetch a record by its id."""
+        ran.append(id)
+        raise ValueError("the store is down")
+
+    failing = lc_tools.tool("fetch")(fetch)
+    _, process = tools()
+    gate = adapter.PolicyGate(monitor_of(RULES, TOOLS), tools=[failing, process])
+    model = adapter.ScriptedChatModel(script=[("fetch", {"id": 4}), "41"]).bind_tools([failing, process])
+    graph = graphs.StateGraph(graphs.MessagesState)
+    graph.add_node("agent", lambda state: {"messages": [model.invoke(state["messages"])]})
+    graph.add_node("tools", prebuilt.ToolNode([failing, process], handle_tool_errors=False,
+                                              wrap_tool_call=gate.wrap, awrap_tool_call=gate.awrap))
+    graph.add_edge(graphs.START, "agent")
+    graph.add_conditional_edges("agent", prebuilt.tools_condition)
+    graph.add_edge("tools", "agent")
+    with pytest.raises(ValueError, match="the store is down"):
+        graph.compile().invoke({"messages": [messages.HumanMessage("x")]}, {"configurable": {"thread_id": "t"}})
+    assert ran == [4]
+    (call,) = gate.run("t").trace.calls
+    assert (call.name, call.error, call.result) == ("fetch", True, "ValueError: the store is down")

@@ -257,3 +257,26 @@ def test_argument_mismatches_are_named_and_warn_mode_warns():
         agent = GatedAgent(tools=smol_tools(fetch, process), model=ScriptedModel([]), policy=monitor_of(RULES, TOOLS),
                            on_mismatch="warn")
     assert [m.kind for m in agent.tool_check.mismatches] == ["extra-argument"]
+
+
+def failing_fetch(id: int) -> dict:
+    """Fetch a record.
+
+    Args:
+        id: the record's id
+    """
+    raise ValueError("the store is down")
+
+
+def test_a_code_agents_tool_that_raises_is_recorded_as_failed():
+    # the call ran and raised: it was missing from the run, whose report then said a rule
+    # needing it was violated (found by a sweep written from the docs alone)
+    failing = smol.tool(failing_fetch)
+    failing.name = "fetch"
+    agent = GatedCodeAgent(tools=[failing, *smol_tools(process)],
+                           model=ScriptedCodeModel(["record = fetch(id=4)", "final_answer(0)"]),
+                           policy=monitor_of(RULES, TOOLS), verbosity_level=-1, max_steps=3)
+    agent.run("process record 4")
+    calls = agent.policy_run.trace.calls
+    assert [(c.name, c.error) for c in calls][:1] == [("fetch", True)]
+    assert calls[0].result == "ValueError: the store is down"

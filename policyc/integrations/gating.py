@@ -100,6 +100,18 @@ def as_arguments(arguments: Any) -> dict:
     return {} if arguments is None else {"input": arguments}
 
 
+def failure_text(exc: BaseException) -> str:
+    """What the trace keeps of a tool that raised: the exception's kind and message.
+
+    >>> failure_text(ValueError("no such order"))
+    'ValueError: no such order'
+    """
+    try:
+        return f"{type(exc).__name__}: {exc}"[:10_000]
+    except Exception:  # noqa: BLE001 - an exception whose text cannot be made: its kind alone
+        return type(exc).__name__
+
+
 def recorded(result: Any) -> Any:
     """A tool's return value as the trace keeps it (JSON values; anything else as text: a run
     holds only what it can snapshot, so NaN, a number of thousands of digits or nesting past

@@ -46,8 +46,8 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.prebuilt import ToolNode
 
-from policyc.integrations.gating import PolicyStop, as_arguments, check_tool_set, load_policy, recorded, \
-    return_schema
+from policyc.integrations.gating import PolicyStop, as_arguments, check_tool_set, failure_text, load_policy, \
+    recorded, return_schema
 from policyc.runtime import Decision, Monitor, Run, RunError
 
 ORDER_WAIT = 60.0  # seconds a parallel call waits for the calls before it (then it goes ahead)
@@ -157,7 +157,12 @@ class PolicyGate:
                 decision = self._propose(state, request)
                 if not decision.executes:
                     return self._refusal(state, request, decision)
-                return self._ran(state, request, decision, execute(request))
+                try:
+                    message = execute(request)
+                except BaseException as exc:  # the tool ran and raised: recorded as failed, then raised on
+                    self._failed(state, request, exc)
+                    raise
+                return self._ran(state, request, decision, message)
         finally:
             with state.turn:
                 state.done.add(call_id)
@@ -172,7 +177,18 @@ class PolicyGate:
             decision = self._propose(state, request)
             if not decision.executes:
                 return self._refusal(state, request, decision)
-            return self._ran(state, request, decision, await execute(request))
+            try:
+                message = await execute(request)
+            except BaseException as exc:
+                self._failed(state, request, exc)
+                raise
+            return self._ran(state, request, decision, message)
+
+    def _failed(self, state: _ThreadRun, request, exc: BaseException) -> None:
+        """Record a call whose tool raised (it ran: no call that ran is lost), as failed."""
+        call = request.tool_call
+        name = self.tool_names.get(call["name"], call["name"])
+        state.run.record(name, as_arguments(call.get("args")), failure_text(exc), error=True)
 
     def _propose(self, state: _ThreadRun, request) -> Decision:
         call = request.tool_call

@@ -46,8 +46,8 @@ from smolagents.memory import ActionStep
 from smolagents.models import ChatMessage, ChatMessageToolCall, ChatMessageToolCallFunction, MessageRole, Model
 from smolagents.utils import AgentToolExecutionError
 
-from policyc.integrations.gating import PolicyStop, as_arguments, check_tool_set, load_policy, recorded, \
-    return_schema
+from policyc.integrations.gating import PolicyStop, as_arguments, check_tool_set, failure_text, load_policy, \
+    recorded, return_schema
 from policyc.runtime import Decision, Monitor, Run
 from policyc.scoring import TraceReport
 
@@ -150,7 +150,11 @@ class _PolicyGated(_Agent):
                 self.stopped = decision
             if not decision.executes:
                 raise refuse(decision)
-            result = execute()
+            try:
+                result = execute()
+            except BaseException as exc:  # the tool ran and raised: recorded as failed, then raised on
+                run.record(name, args, failure_text(exc), error=True)
+                raise
             run.record(name, args, recorded(result))
         return result, decision
 
