@@ -133,3 +133,14 @@ def test_a_number_written_as_text_does_not_pass_a_deny_rule(amount, refused):
     assert ("cap" in decision.rules) is refused and decision.executes is not refused, decision
     assert "conformance/wrong-type" in [f.rule for f in decision.findings]
     assert not monitor.start().propose("pay", {"to": "x", "amount": 5, "now": "TRUE"}).executes
+
+
+def test_a_proposal_with_tens_of_thousands_of_argument_names_is_judged_in_one_pass():
+    # each unknown argument's finding was checked against a tuple of them all, and the agent's
+    # message joined and compared one copy of the correction (listing them all) per finding:
+    # 200,000 names took five minutes (found by a sweep written from the docs alone). No time
+    # is asserted here; before, this test alone took about a minute
+    monitor = monitor_of("rule r: called(search)\n", "tool search(query: str) -> any\n")
+    decision = monitor.start().propose("search", {f"k{i}": i for i in range(50_000)})
+    assert decision.action == "warn" and len(decision.findings) == 50_001
+    assert decision.message.count("\n") < 10  # one correction, however many arguments it names

@@ -136,7 +136,17 @@ def render_message(decision: Decision) -> str:
     shown = [f for f in decision.findings if decision.severity != "tolerate"]
     if decision.action == "allow" or not shown:
         return ""
-    reasons = list(dict.fromkeys(_reason(f) for f in shown))  # one correction for a stage's findings
+    # one correction for a stage's findings: the findings of a stage share their message, which
+    # may list thousands of arguments, so it is written once (not once per finding, then compared)
+    stage_messages: set[int] = set()
+    once = []
+    for f in shown:
+        if f.kind == CONFORMANCE and f.message:
+            if id(f.message) in stage_messages:
+                continue
+            stage_messages.add(id(f.message))
+        once.append(f)
+    reasons = list(dict.fromkeys(_reason(f) for f in once))
     if all(f.kind == CONFORMANCE for f in shown):  # the correction alone, as SAAG returns it
         reasons = [r[2:] for r in reasons]
         what = {"warn": "ran, with a correction:", "stop": "was not executed and the run is stopped:"}

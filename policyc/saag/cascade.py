@@ -221,12 +221,13 @@ def check_structure(tool: str, args: Mapping[str, Any], registry: Registry, quer
     missing = tuple(a for a in required if a not in args)
     problems = [Problem(STRUCTURE, "missing-argument", tool, f"`{tool}` is missing its required argument `{a}`", a)
                 for a in missing]
+    unknown = frozenset(spurious)  # asked once per argument: a call may have thousands
+    unused = [a for a in admissible if a not in args]
     for p in given:
         if p in drifted:
             problems.append(Problem(STRUCTURE, "drifted-argument", tool, f"`{tool}` has no argument `{p}`", p,
                                     drifted[p]))
-        elif p in spurious:
-            unused = [a for a in admissible if a not in args]
+        elif p in unknown:
             problems.append(Problem(STRUCTURE, "unknown-argument", tool, f"`{tool}` has no argument `{p}`", p,
                                     resembling(p, unused)))
     return StructureResult(m.rpr(required, given), m.spr(given, admissible), scores, missing, drifted, spurious,
