@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
@@ -47,12 +46,13 @@ from policyc.bench.model import Instance, freeze
 from policyc.bench.runs import FINAL_ANSWER_TOOL, instance_of
 from policyc.bench.tools import ToolCallError
 from policyc.trace import Trace
+from policyc.trace.jsontext import decode
 
 #: (w_C, w_A, w_D) of equation (4): α = 0.5, (1 − α)/2 each for accuracy and distance.
 PAPER_WEIGHTS = (0.5, 0.25, 0.25)
 
 Call = tuple[str, Mapping[str, Any]]
-TOOL_CALL_BLOCK = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.S)
+TOOL_CALL_OPEN, TOOL_CALL_CLOSE = "<tool_call>", "</tool_call>"
 
 
 def substitution_cost(gold: Call, predicted: Call) -> float:
@@ -137,6 +137,8 @@ def completion_calls(completion: str | Sequence[Mapping[str, Any]]) -> tuple[lis
                 by_id[call_id] = entry
 
     for message in messages:
+        if not isinstance(message, Mapping):
+            continue  # not a message: a model's output may hold anything
         role = message.get("role", "assistant")
         if role == "tool":
             target = by_id.get(message.get("tool_call_id") or "") or (pending[0] if pending else None)
@@ -149,21 +151,43 @@ def completion_calls(completion: str | Sequence[Mapping[str, Any]]) -> tuple[lis
         content = message.get("content")
         text = content if isinstance(content, str) else ""
         texts.append(text)
-        for call in message.get("tool_calls") or []:
+        listed = message.get("tool_calls")
+        for call in listed if isinstance(listed, list) else []:
             add(_from_openai(call), call.get("id") if isinstance(call, Mapping) else None)
-        for block in TOOL_CALL_BLOCK.findall(text):
+        for block in tool_call_blocks(text):
             add(_from_block(block))
     finals = [c for c in calls if c[0] == FINAL_ANSWER_TOOL]
     answer: Any = finals[-1][1].get("answer") if finals else ("\n".join(texts) or None)
     return [(c[0], c[1], c[2]) for c in calls if c[0] != FINAL_ANSWER_TOOL], answer
 
 
+def tool_call_blocks(text: str) -> list[str]:
+    """The contents of the `<tool_call>...</tool_call>` blocks of a text, in one pass (a
+    regular expression looked for the end of every unclosed opening tag again: a completion
+    of thousands of them took minutes).
+
+    >>> tool_call_blocks("a <tool_call> x </tool_call> <tool_call> <tool_call>y</tool_call>")
+    ['x', '<tool_call>y']
+    """
+    out: list[str] = []
+    at = 0
+    while True:
+        start = text.find(TOOL_CALL_OPEN, at)
+        if start < 0:
+            return out
+        end = text.find(TOOL_CALL_CLOSE, start + len(TOOL_CALL_OPEN))
+        if end < 0:
+            return out  # no block closes after this one: none after it does either
+        out.append(text[start + len(TOOL_CALL_OPEN):end].strip())
+        at = end + len(TOOL_CALL_CLOSE)
+
+
 def _json_or_text(value: Any) -> Any:
+    """JSON text as its value; anything else, and JSON that cannot be read safely (nesting,
+    thousands of digits, NaN), as the text it is."""
     if isinstance(value, str):
-        try:
-            return json.loads(value)
-        except ValueError:
-            return value
+        parsed, problem, _ = decode(value)
+        return value if problem is not None else parsed
     return value
 
 

@@ -114,3 +114,21 @@ def test_custom_weights_and_missing_column():
     assert compliance_only(**batch([inst], ["ANSWER: 12"])) == [reward_of_run(inst, [], "ANSWER: 12").compliance]
     with pytest.raises(ValueError, match="instance"):
         agentltl_reward(prompts=["p"], completions=["ANSWER: 1"], completion_ids=[[1]])
+
+
+@pytest.mark.parametrize("completion", [
+    "ANSWER: " + "9" * 5000,
+    '<tool_call>{"name": "tool_a", "arguments": {"i": %s}}</tool_call>' % ("[" * 5000 + "]" * 5000),
+    [{"role": "assistant", "content": "hi"}, 1, None, "text"],
+    [{"role": "assistant", "tool_calls": 7}],
+    [{"role": "assistant", "tool_calls": [{"id": "1", "function": {"name": "tool_a", "arguments": {"i": 1}}}]},
+     {"role": "tool", "tool_call_id": "1", "content": "[" * 5000 + "]" * 5000}],
+    "<tool_call>" * 20_000,
+], ids=["5000-digits", "deep-arguments", "not-messages", "tool-calls-not-a-list", "deep-result", "unclosed-tags"])
+def test_a_completion_a_model_can_write_gets_a_reward_never_an_exception(completion):
+    # each raised out of the reward function (ValueError, RecursionError, AttributeError), which
+    # aborts a training batch; 20,000 unclosed tags took minutes (found by a sweep written from
+    # the docs alone)
+    from policyc.reward import agentltl_reward
+    (reward,) = agentltl_reward(completions=[completion], instance=['{"template": "loop_termination", "seed": 42}'])
+    assert 0.0 <= reward <= 1.0
