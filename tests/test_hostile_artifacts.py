@@ -385,3 +385,15 @@ def test_loading_a_fifo_nobody_writes_to_does_not_wait(tmp_path):
     os.mkfifo(fifo)
     with pytest.raises(ArtifactError, match="empty"):
         Monitor.load(str(fifo))
+
+
+@pytest.mark.parametrize("given", [{}, "policy.json", None, 3])
+def test_a_monitor_made_from_something_else_than_an_artifact_says_so(given):
+    # `Monitor({...})` raised AttributeError from deep inside (found by a sweep written from
+    # the docs alone): the docs promise ArtifactError, with what to do instead
+    from policyc.artifact.errors import ArtifactError
+    from policyc.runtime import Monitor
+
+    with pytest.raises(ArtifactError, match="made from an artifact") as error:
+        Monitor(given)
+    assert "Monitor.load(path)" in (error.value.help or "")

@@ -204,7 +204,7 @@ def stats(seeds: tuple[int, ...], fmt: str) -> None:
 
 @command.command("trainset")
 @click.option("--size", type=click.IntRange(1), default=300, show_default=True)
-@click.option("--cores", type=click.IntRange(1), default=30, show_default=True, help="core seeds per pattern variant")
+@click.option("--cores", type=click.IntRange(1, 10_000), default=30, show_default=True, help="core seeds per pattern variant")
 @click.option("--min", "minimum", type=click.IntRange(0), default=8, show_default=True, help="examples per pattern, at least")
 @click.option("--max", "maximum", type=click.IntRange(1), default=24, show_default=True, help="examples per pattern, at most")
 @click.option("--seed", type=int, default=0, show_default=True, help="seed of the sampler's shuffles")

@@ -106,6 +106,14 @@ class Monitor:
         artifact must be signed with it, and the runs' snapshots are signed with it and must be
         to be restored."""
         self.key = resolve_key(key)
+        if not isinstance(artifact, (Artifact, VerifiedArtifact)):
+            raise ArtifactError(
+                f"a Monitor is made from an artifact, not from a `{type(artifact).__name__}`",
+                "Monitor.load(path) reads one from a file; policyc.artifact.build.compile_file(path) makes one "
+                "from a policy source; an artifact's JSON in memory is Artifact.model_validate(data)")
+        if externs is not None and not isinstance(externs, Mapping):
+            raise ExternBindingError(f"`externs` maps extern predicate names to functions, not a "
+                                     f"`{type(externs).__name__}`", "externs={\"name\": function}")
         if not isinstance(artifact, VerifiedArtifact):
             artifact = verify_artifact(artifact, self.key)
         elif self.key is not None and artifact.key != self.key:  # read without this key
