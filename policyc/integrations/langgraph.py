@@ -44,6 +44,7 @@ from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import AIMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
+from langgraph.errors import GraphBubbleUp
 from langgraph.prebuilt import ToolNode
 
 from policyc.integrations.gating import PolicyStop, as_arguments, check_tool_set, failure_text, load_policy, \
@@ -159,7 +160,7 @@ class PolicyGate:
                     return self._refusal(state, request, decision)
                 try:
                     message = execute(request)
-                except BaseException as exc:  # the tool ran and raised: recorded as failed, then raised on
+                except Exception as exc:  # the tool ran and raised: recorded as failed, then raised on
                     self._failed(state, request, exc)
                     raise
                 return self._ran(state, request, decision, message)
@@ -179,13 +180,17 @@ class PolicyGate:
                 return self._refusal(state, request, decision)
             try:
                 message = await execute(request)
-            except BaseException as exc:
+            except Exception as exc:
                 self._failed(state, request, exc)
                 raise
             return self._ran(state, request, decision, message)
 
-    def _failed(self, state: _ThreadRun, request, exc: BaseException) -> None:
-        """Record a call whose tool raised (it ran: no call that ran is lost), as failed."""
+    def _failed(self, state: _ThreadRun, request, exc: Exception) -> None:
+        """Record a call whose tool raised (it ran: no call that ran is lost), as failed. An
+        interrupt (`interrupt()` inside a tool, a `Command` to the parent graph) is LangGraph's
+        control flow, not a failure: the tool runs again when the graph resumes."""
+        if isinstance(exc, GraphBubbleUp):
+            return
         call = request.tool_call
         name = self.tool_names.get(call["name"], call["name"])
         state.run.record(name, as_arguments(call.get("args")), failure_text(exc), error=True)

@@ -41,7 +41,9 @@ import threading
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from smolagents import CodeAgent, ToolCallingAgent
-from smolagents.local_python_executor import LocalPythonExecutor
+from smolagents.local_python_executor import (
+    BreakException, ContinueException, FinalAnswerException, LocalPythonExecutor, ReturnException,
+)
 from smolagents.memory import ActionStep
 from smolagents.models import ChatMessage, ChatMessageToolCall, ChatMessageToolCallFunction, MessageRole, Model
 from smolagents.utils import AgentToolExecutionError
@@ -52,6 +54,9 @@ from policyc.runtime import Decision, Monitor, Run
 from policyc.scoring import TraceReport
 
 _UNTYPED = {"any", "image", "audio", "video"}  # smolagents types with no JSON Schema type
+
+#: What smolagents' executor raises to steer the code it runs: no tool failed.
+_CONTROL_FLOW = (FinalAnswerException, BreakException, ContinueException, ReturnException)
 
 
 class PolicyRefusal(Exception):
@@ -152,8 +157,9 @@ class _PolicyGated(_Agent):
                 raise refuse(decision)
             try:
                 result = execute()
-            except BaseException as exc:  # the tool ran and raised: recorded as failed, then raised on
-                run.record(name, args, failure_text(exc), error=True)
+            except Exception as exc:  # the tool ran and raised: recorded as failed, then raised on
+                if not isinstance(exc, _CONTROL_FLOW):  # the executor's own signals are no failure
+                    run.record(name, args, failure_text(exc), error=True)
                 raise
             run.record(name, args, recorded(result))
         return result, decision
