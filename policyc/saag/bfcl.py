@@ -20,7 +20,7 @@ import re
 from pathlib import Path
 from typing import Iterator
 
-from policyc.saag.dataset import DatasetError, Record, read_record
+from policyc.saag.dataset import DatasetError, Record, read_record, why_not_json
 
 PACKAGE = "bfcl-eval"
 #: The single-turn categories with possible answers, in BFCL's order.
@@ -90,8 +90,7 @@ def iter_category(category: str, folder: Path | None = None) -> Iterator[Record 
         try:
             item = json.loads(line)
         except (ValueError, RecursionError) as exc:
-            yield DatasetError(where, "", "not JSON (" + (exc.msg if isinstance(exc, json.JSONDecodeError) else
-                                                          "too deep, or a number of thousands of digits") + ")")
+            yield DatasetError(where, "", f"not JSON ({why_not_json(exc)})")
             continue
         truth = answers.get(str(item.get("id"))) if isinstance(item, dict) else None
         if truth is None:

@@ -99,7 +99,7 @@ def call_of(data: Any, where: str, field: str) -> ToolCall:
             try:
                 args = json.loads(args) if args.strip() else {}
             except (ValueError, RecursionError) as exc:
-                raise DatasetError(where, f"{field}.arguments", f"is not JSON ({_why_not_json(exc)})") from None
+                raise DatasetError(where, f"{field}.arguments", f"is not JSON ({why_not_json(exc)})") from None
         if not isinstance(args, dict):
             raise DatasetError(where, f"{field}.arguments", "must be an object")
         return ToolCall(name or None, args)
@@ -299,7 +299,7 @@ def iter_records(path: str | Path) -> Iterator[Record | DatasetError]:
             items = json.loads(text)
         except (ValueError, RecursionError) as exc:  # a number of thousands of digits is a ValueError
             line = getattr(exc, "lineno", 1)
-            yield DatasetError(f"{path}:{line}", "", f"not JSON ({_why_not_json(exc)})")
+            yield DatasetError(f"{path}:{line}", "", f"not JSON ({why_not_json(exc)})")
             return
         for i, item in enumerate(items):
             yield _safe(item, f"{path}[{i}]")
@@ -313,12 +313,14 @@ def iter_records(path: str | Path) -> Iterator[Record | DatasetError]:
         try:
             item = json.loads(line)
         except (ValueError, RecursionError) as exc:
-            yield DatasetError(f"{path}:{n}", "", f"not JSON ({_why_not_json(exc)})")
+            yield DatasetError(f"{path}:{n}", "", f"not JSON ({why_not_json(exc)})")
             continue
         yield _safe(item, f"{path}:{n}")
 
 
-def _why_not_json(exc: Exception) -> str:
+def why_not_json(exc: Exception) -> str:
+    """What `json.loads` found wrong, in a few words (its messages, or the two errors it raises
+    without one: nesting past the interpreter's limit, a number of thousands of digits)."""
     if isinstance(exc, json.JSONDecodeError):
         return exc.msg
     if isinstance(exc, RecursionError):
@@ -349,7 +351,7 @@ def read_predictions(path: str | Path) -> tuple[dict[str, Any], list[DatasetErro
         try:
             items = list(enumerate(json.loads(text)))
         except (ValueError, RecursionError) as exc:
-            return found, [DatasetError(str(path), "", f"not JSON ({_why_not_json(exc)})")]
+            return found, [DatasetError(str(path), "", f"not JSON ({why_not_json(exc)})")]
         lines = [(f"{path}[{i}]", item) for i, item in items]
     else:
         lines = []
@@ -359,7 +361,7 @@ def read_predictions(path: str | Path) -> tuple[dict[str, Any], list[DatasetErro
             try:
                 lines.append((f"{path}:{n}", json.loads(line)))
             except (ValueError, RecursionError) as exc:
-                errors.append(DatasetError(f"{path}:{n}", "", f"not JSON ({_why_not_json(exc)})"))
+                errors.append(DatasetError(f"{path}:{n}", "", f"not JSON ({why_not_json(exc)})"))
     for where, item in lines:
         key = next((k for k in ("result", "predicted") if isinstance(item, dict) and k in item), None)
         if key is None or "id" not in item:
