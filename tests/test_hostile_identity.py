@@ -107,6 +107,58 @@ def test_arguments_that_are_not_json_data_are_denied_and_snapshots_never_break(v
     assert MONITOR.restore(state).trace.calls == run.trace.calls
 
 
+def _nested(depth: int) -> list:
+    value: list = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def _cycle() -> list:
+    loop: list = []
+    loop.append(loop)
+    return loop
+
+
+@pytest.mark.parametrize("args", [
+    {"path": b"raw"}, {"path": {1, 2}}, {"path": 10 ** 5000}, {"path": float("nan")}, {"path": _nested(1500)},
+    {"path": _cycle()}, {(1, 2): "x"},
+], ids=["bytes", "set", "5000-digits", "nan", "1500-deep", "cycle", "tuple-key"])
+def test_a_refused_proposal_that_is_not_json_data_has_a_decision_that_is(args):
+    """A harness logs decisions as JSON: the decision of a proposal refused for holding values
+    that are not JSON data shows those values as their text."""
+    decision = MONITOR.start().propose("read", args)
+    assert (decision.action, decision.severity) == ("block", "deny")
+    shown = json.loads(json.dumps(decision.to_json(), allow_nan=False))
+    assert len(shown["args"]) == 1 and all(isinstance(v, str) for v in shown["args"].values())
+    assert shown["rules"] == [] and shown["findings"][0]["rule"] in ("conformance/not-json", "conformance/too-deep")
+
+
+@pytest.mark.parametrize("bad", [10 ** 5000, float("nan"), float("inf"), _nested(150)],
+                         ids=["5000-digits", "nan", "inf", "150-deep"])
+@pytest.mark.parametrize("where", ["result", "args", "metrics"])
+def test_a_snapshot_holding_what_record_refuses_is_refused(bad, where):
+    """`record` refuses such values, so a snapshot holding one is forged or damaged: restoring
+    it is a RunError naming the field, never a run whose own snapshot cannot be written."""
+    run = MONITOR.start(metrics={"cost": 1})
+    run.record("read", {"path": "x"}, ["a"])
+    state = json.loads(json.dumps(run.snapshot()))
+    if where == "metrics":
+        state["metrics"]["cost"] = bad
+    else:
+        state["calls"][0][where] = {"path": bad} if where == "args" else [bad]
+    field = "`metrics`" if where == "metrics" else f"`calls.0.{where}`"
+    with pytest.raises(RunError, match=f"the run snapshot is damaged: {field}"):
+        MONITOR.restore(state)
+
+
+def test_a_run_id_or_metrics_a_snapshot_cannot_hold_are_refused_at_the_start():
+    with pytest.raises(TypeError, match="a run's id is text"):
+        MONITOR.start(run_id=object())  # type: ignore[arg-type]
+    with pytest.raises(RunError, match="the metrics record's values hold a number that is not finite"):
+        MONITOR.start(metrics={"cost": float("nan")})
+
+
 def test_a_forged_override_in_a_snapshot_is_refused():
     run = MONITOR.start()
     run.record("backup", {})

@@ -19,7 +19,7 @@ from typing import Any, Mapping
 
 from policyc.ir.types import ANY, Type, value_problems
 from policyc.runtime import Decision, Monitor
-from policyc.runtime.calls import value_problem
+from policyc.runtime.calls import as_data
 from policyc.toolschema import ToolSetMismatch, ToolSetReport, compare_tools, signatures_from_schemas
 
 ON_MISMATCH = ("error", "warn", "ignore")
@@ -120,19 +120,12 @@ def recorded(result: Any) -> Any:
     >>> recorded({"rows": [1, 2]}), recorded(float("nan")), recorded({"mean": float("inf")})
     ({'rows': [1, 2]}, 'nan', "{'mean': inf}")
     """
-    if result is None or isinstance(result, (str, int, float, bool, list, dict)):
-        if value_problem(result) is None:
-            return result
+    if hasattr(result, "model_dump") and not isinstance(result, (str, int, float, bool, list, dict)):
         try:
-            return str(result)
-        except (RecursionError, ValueError):  # nested past the interpreter's limit, digits past its limit
-            return f"(a {type(result).__name__} too large to record as text)"
-    if hasattr(result, "model_dump"):
-        try:
-            return result.model_dump(mode="json")
+            return as_data(result.model_dump(mode="json"))
         except Exception:  # noqa: BLE001 - a model that cannot be dumped is kept as its text
-            return str(result)
-    return str(result)
+            return as_data(result)
+    return as_data(result)
 
 
 def typed_result(candidates: list, declared: Type = ANY) -> Any:

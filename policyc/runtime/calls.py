@@ -140,6 +140,22 @@ def _value_problem(value: Any, limit: int) -> str | None:
     return None
 
 
+def as_data(value: Any) -> Any:
+    """`value` itself when it is JSON data (no `value_problem`), else its text, so that
+    whatever a harness was handed can be written out as JSON.
+
+    >>> as_data({"rows": [1, 2]}), as_data(float("nan")), as_data(b"raw"), as_data(10 ** 5000)
+    ({'rows': [1, 2]}, 'nan', "b'raw'", '(an int too large to show as text)')
+    """
+    if value_problem(value) is None:
+        return value
+    try:
+        return str(value)
+    except Exception:  # noqa: BLE001 - nesting or digits past the interpreter's limits, a user's `__str__`
+        kind = type(value).__name__
+        return f"({'an' if kind[:1] in 'aeiou' else 'a'} {kind} too large to show as text)"
+
+
 def _plain_json(value: Any, depth: int, limit: int) -> bool:
     """Whether `value` is JSON data made of plain `dict`, `list`, `str`, `int`, `float`, `bool`
     and None only, within the depth and integer limits: then `value_problem` finds nothing

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any, Mapping
 
+from policyc.runtime.calls import as_data, value_problem
 from policyc.runtime.findings import CONFLICT, CONFORMANCE, UNDECIDED, Finding
 
 
@@ -84,13 +85,21 @@ class Decision:
 
     def to_json(self) -> dict[str, object]:
         return {
-            "action": self.action, "tool": self.tool, "args": dict(self.args), "step": self.step,
+            "action": self.action, "tool": self.tool, "args": _args_data(self.args), "step": self.step,
             "severity": self.severity, "rules": list(self.rules),
             "findings": [f.to_json() for f in self.findings], "message": self.message,
             "allowed_next": list(self.allowed_next), "required": list(self.required),
             "override": self.override, "escalated": self.escalated, "latched": self.latched,
             "undecided": list(self.undecided),
         }
+
+
+def _args_data(args: Mapping[str, Any]) -> dict[str, Any]:
+    """A decision's arguments as JSON data: a refused proposal's arguments may hold values that
+    are not (bytes, NaN, cycles); those are shown as their text."""
+    if value_problem(args) is None:
+        return dict(args)
+    return {key if isinstance(key, str) else str(as_data(key)): as_data(value) for key, value in args.items()}
 
 
 #: the setters of Decision's slots, in the order of its fields

@@ -183,6 +183,8 @@ class Monitor:
             raise ValueError(f"unknown mode `{mode}`; the modes are {', '.join(MODES)}")
         if request is not None and context is not None and request != context:
             raise ValueError("the request was given twice: `request=` is `context=`'s newer name, give one")
+        if run_id is not None and not isinstance(run_id, str):
+            raise TypeError(f"a run's id is text, not {type(run_id).__name__}")
         text = check_context(request if request is not None else context)
         given = check_metrics(metrics)
         return Run(self, mode, run_id, RunState(self.gate.start(Constants.given(text, given)), context=text,

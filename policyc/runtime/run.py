@@ -385,7 +385,13 @@ def event_args(args: dict[str, Any], actor: str, message_id: str | None, error: 
 def check_metrics(metrics: object) -> dict[str, Any] | None:
     if metrics is not None and not isinstance(metrics, Mapping):
         raise TypeError(f"a run's metrics are a mapping (the metrics record), not {type(metrics).__name__}")
-    return None if metrics is None else dict(metrics)
+    if metrics is None:
+        return None
+    given = dict(metrics)
+    problem = value_problem(given)
+    if problem is not None:  # a run holds only what it can snapshot
+        raise RunError(f"the metrics record's values {problem}; give values that are JSON data")
+    return given
 
 
 def check_context(context: object) -> str | None:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, StrictBool, StrictInt, StrictStr, ValidationError
 
-from policyc.runtime.calls import RunError, result_from_json, result_to_json
+from policyc.runtime.calls import RunError, result_from_json, result_to_json, value_problem
 from policyc.runtime.enforce import EnforcementState
 from policyc.runtime.events import EnforcementEvent
 from policyc.runtime.findings import MODES, SEVERITY_ORDER
@@ -198,6 +198,9 @@ def load_run(monitor: "Monitor", data: dict[str, object]) -> "Run":
 
 def _reference_problem(monitor: "Monitor", snap: _SnapshotModel) -> str | None:
     """What in a well-typed snapshot does not hold together, if anything."""
+    problem = _value_problems(snap)
+    if problem:
+        return problem
     calls, events = len(snap.calls), snap.events
     for i, event in enumerate(events):
         if event.index != i:
@@ -215,6 +218,19 @@ def _reference_problem(monitor: "Monitor", snap: _SnapshotModel) -> str | None:
     if snap.ended_by is None and any(c.tool in monitor.terminal_tools for c in snap.calls):
         return "a terminal call was recorded, but `ended_by` is null"
     return None
+
+
+def _value_problems(snap: _SnapshotModel) -> str | None:
+    """What in the snapshot's calls or metrics a run could not have recorded: JSON numbers
+    that are not finite or have thousands of digits, nesting past the runtime's limit
+    (`calls.value_problem`). `record` refuses them, so a snapshot holding one is not a run's."""
+    for i, c in enumerate(snap.calls):
+        for what, value in (("args", c.args), ("result", c.result)):
+            problem = value_problem(value)
+            if problem:
+                return f"`calls.{i}.{what}`: its values {problem}, which `record` refuses"
+    problem = None if snap.metrics is None else value_problem(snap.metrics)
+    return f"`metrics`: its values {problem}" if problem else None
 
 
 def _enforcement_problem(snap: _SnapshotModel, observed: int) -> str | None:
