@@ -189,6 +189,8 @@ def test_schemas_nested_past_the_limit_are_declared_any():
     ('{"tools": 3}', "`tools` should be an array, got a number"),
     ('[{"type": "function", "function": 7}]', "`function` should be an object, got a number"),
     ('[{"name": "a`b", "parameters": {}}]', "the tool name `a`b` cannot be written in a policy"),
+    ('[{"name": "result", "parameters": {}}]', "the tool name `result` is reserved (a builtin of the language)"),
+    ('[{"name": "called", "parameters": {}}]', "the tool name `called` is reserved (a builtin of the language)"),
     ('[{"name": "a", "parameters": {"type": "object", "properties": {"": {}}}}]',
      "the parameter name `` cannot be written in a policy"),
     ('[{"name": "a", "parameters": {"type": "array"}}]', "the parameters should be an object schema"),

@@ -85,6 +85,20 @@ def test_every_format_the_readers_know_and_bad_input(tmp_path):
     assert "Traceback" not in mixed.output + unknown.output
 
 
+@pytest.mark.parametrize("name", ["result", "called", "before", "entities", "metrics", "within"])
+def test_a_tool_whose_name_the_language_reserves_is_left_out_with_an_error(tmp_path, name):
+    """A policy cannot declare such a tool (E0213), so the output would not check: the tool is
+    left out, the rest written, and the exit code says so."""
+    path = tmp_path / "runs.jsonl"
+    path.write_text(json.dumps({"tool_calls": [{"tool_name": name, "arguments": {"x": 1}},
+                                               {"tool_name": "search", "arguments": {"q": "a"}}]}) + "\n")
+    result = invoke(path)
+    assert result.exit_code == 2, result.output
+    assert f"the tool name `{name}` is reserved (a builtin of the language); it is left out" in result.stderr
+    assert "tool search(q: str)" in result.stdout and f"tool {name}" not in result.stdout
+    checks(result.stdout, "rule r: called(search)\n")
+
+
 # ------------------------------------------------------------------ soundness over generated traces
 
 NAMES = st.sampled_from(["a", "b", "query", "id", "limit"])

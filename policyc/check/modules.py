@@ -111,14 +111,25 @@ def stdlib_definitions() -> dict[str, str]:
     by name -> module (for the hint on an unknown predicate)."""
     found: dict[str, str] = {}
     for name in stdlib_modules():
-        if name == PRELUDE:
-            continue
-        source, _ = read_source(stdlib_dir() / f"{name}.altl", f"<stdlib>/{name}.altl")
-        module = parse_source(source)[0] if source is not None else None
-        for decl in module.items if module is not None else ():
-            if isinstance(decl, ast.DefDecl | ast.PredicateDecl | ast.ExternDecl):
-                found.setdefault(decl.name, name)
+        if name != PRELUDE:
+            for defined in _defined(name):
+                found.setdefault(defined, name)
     return found
+
+
+@cache
+def prelude_definitions() -> frozenset[str]:
+    """The predicates and macros every policy imports (`called`, `before`, ...): no tool of a
+    policy may take their names."""
+    return frozenset(_defined(PRELUDE))
+
+
+def _defined(module_name: str) -> list[str]:
+    """The names a standard library module defines, in order."""
+    source, _ = read_source(stdlib_dir() / f"{module_name}.altl", f"<stdlib>/{module_name}.altl")
+    module = parse_source(source)[0] if source is not None else None
+    return [decl.name for decl in (module.items if module is not None else ())
+            if isinstance(decl, ast.DefDecl | ast.PredicateDecl | ast.ExternDecl)]
 
 
 class _Loader:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from policyc.check.modules import ModuleGraph, ModuleInstance
+from policyc.check.modules import ModuleGraph, ModuleInstance, prelude_definitions
 from policyc.check.suggest import did_you_mean, unknown_fields
 from policyc.diagnostics import Diagnostic, Label, Severity
 from policyc.syntax import ast
@@ -47,6 +47,13 @@ TEXT_FUNCTIONS = {
 RESERVED_FUNCTIONS = tuple(BUILTIN_FUNCTIONS)
 BUILTIN_FUNCTIONS.update(TEXT_FUNCTIONS)
 SPECIAL_NAMES = ("outputs", "metrics", "result", "message")
+
+
+def tool_name_reserved(name: str) -> bool:
+    """Whether no policy can declare a tool of this name: a builtin, a name with a meaning of its
+    own (`result`, `message`, ...), or a predicate every policy imports (`called`, `before`)."""
+    return name in RESERVED_FUNCTIONS or name in SPECIAL_NAMES or name in prelude_definitions()
+
 #: The built-in entity extractors `grounding` names (see `policyc.grounding`).
 GROUNDING_EXTRACTORS = ("code", "prose")
 #: The event classes `observe` names: message events, and the calls the user makes.

@@ -41,6 +41,7 @@ from urllib.parse import unquote
 
 from policyc.ir.types import ANY, BOOL, FLOAT, INT, STR, DictT, EnumT, ListT, OptionalT, Param, RecordT, \
     ToolSignature, Type
+from policyc.check.symbols import tool_name_reserved
 from policyc.trace.formats.common import json_type
 
 MAX_DEPTH = 32  # nested schemas deeper than this are declared `any`
@@ -136,6 +137,20 @@ def type_name(*words: str) -> str:
 def is_writable_name(name: object) -> bool:
     """Whether a tool, parameter or field name can be written in a policy (in backticks if need be)."""
     return isinstance(name, str) and name != "" and "`" not in name and name.isprintable()
+
+
+def tool_name_problem(name: object) -> str | None:
+    """Why a policy cannot declare a tool of this name (None: it can): a name that cannot be
+    written, or one the language keeps for a builtin (`result`, `called`, ...).
+
+    >>> tool_name_problem("search"), tool_name_problem("result"), tool_name_problem("a`b")
+    (None, 'the tool name `result` is reserved (a builtin of the language)', 'the tool name `a`b` cannot be written in a policy')
+    """
+    if not is_writable_name(name):
+        return f"the tool name `{name}` cannot be written in a policy"
+    if tool_name_reserved(name):  # type: ignore[arg-type]  # text, by is_writable_name
+        return f"the tool name `{name}` is reserved (a builtin of the language)"
+    return None
 
 
 class _Converter:
@@ -356,8 +371,9 @@ def signature_from_schema(name: str, input_schema: object, output_schema: object
     Returns (None, problems) when the tool cannot be declared (a problem of severity `error`).
     """
     problems = [] if problems is None else problems
-    if not is_writable_name(name):
-        problems.append(SchemaProblem(input_path, f"the tool name `{name}` cannot be written in a policy", ERROR))
+    refused = tool_name_problem(name)
+    if refused:
+        problems.append(SchemaProblem(input_path, refused, ERROR))
         return None, problems
     convert = _Converter(name, input_schema, input_path, names, problems)
     params = _params(convert, input_schema, input_path, type_name(name))

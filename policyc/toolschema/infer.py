@@ -35,7 +35,7 @@ from typing import Any, Iterable
 from policyc.ir.ops import UNDEF
 from policyc.ir.types import ANY, BOOL, FLOAT, INT, NULL, STR, DictT, ListT, OptionalT, Param, Prim, RecordT, \
     ToolSignature, Type
-from policyc.toolschema.convert import WARNING, SchemaProblem, is_writable_name
+from policyc.toolschema.convert import WARNING, SchemaProblem, is_writable_name, tool_name_problem
 
 #: objects with more names than this, or names that are not identifiers, are `dict[str, T]`, not records
 MAX_FIELDS = 24
@@ -224,9 +224,9 @@ def infer_tools(traces: Iterable, terminal: Iterable[str] = ()) -> Inferred:
         out.calls += collect.add(trace)
     terminals = set(terminal)
     for name, tool in collect.tools.items():
-        if not is_writable_name(name):
-            out.problems.append(SchemaProblem((), f"the tool name `{name}` cannot be written in a policy; "
-                                                  "it is left out", "error"))
+        refused = tool_name_problem(name)
+        if refused:
+            out.problems.append(SchemaProblem((), f"{refused}; it is left out", "error"))
             continue
         params = []
         for arg, (count, t, _) in tool.args.items():
