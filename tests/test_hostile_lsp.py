@@ -43,13 +43,18 @@ def frame(message: object | bytes) -> bytes:
 class Server:
     """`policyc lsp` in a subprocess, read frame by frame."""
 
-    def __init__(self):
+    def __init__(self, initialize: bool = True):
         env = {**os.environ, "POLICYC_LSP_FRAME_TIMEOUT": "0.5"}
         self.process = subprocess.Popen([sys.executable, "-m", "policyc", "lsp"], stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=ROOT)
         self.answers: dict = {}
+        self.notifications: list[dict] = []  # what the server sent of its own accord
         self.arrived = threading.Condition()
         threading.Thread(target=self._read, daemon=True).start()
+        if initialize:
+            self.initialize()
+
+    def initialize(self) -> None:
         self.send(frame({"jsonrpc": "2.0", "id": 0, "method": "initialize",
                          "params": {"processId": None, "rootUri": None, "capabilities": {}}}))
         assert self.wait_for(0) is not None, "the server did not start"
@@ -70,10 +75,12 @@ class Server:
                 if line in (b"\r\n", b"\n"):
                     break
             message = json.loads(out.read(length))
-            if "id" in message and "method" not in message:
-                with self.arrived:
+            with self.arrived:
+                if "id" in message and "method" not in message:
                     self.answers.setdefault(message["id"], []).append(message)
-                    self.arrived.notify_all()
+                else:
+                    self.notifications.append(message)
+                self.arrived.notify_all()
 
     def send(self, data: bytes) -> None:
         self.process.stdin.write(data)
@@ -148,6 +155,95 @@ def test_a_request_that_cannot_be_handled_gets_an_error(body, code):
     server.send(server.hover(6))
     assert server.wait_for(6) is not None
     assert server.close()[0] == 0
+
+
+def test_the_protocol_s_rules_on_order_and_shape_are_kept():
+    """Found by a blind sweep: a request before `initialize` was answered with pygls's Python
+    traceback in the error's data; a change to a document never opened made the editor show
+    "Error in server: KeyError"; a message with an id and no method got no answer."""
+    server = Server(initialize=False)
+    server.send(server.hover(1))
+    early = server.wait_for(1)
+    assert early is not None and early["error"]["code"] == -32002 and "data" not in early["error"]
+    server.initialize()
+    server.send(frame({"jsonrpc": "2.0", "id": 4}))
+    assert server.wait_for(4)["error"]["code"] == -32600
+    server.send(frame({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+        "textDocument": {"uri": "file:///never-opened.altl", "version": 2}, "contentChanges": [{"text": "x"}]}}))
+    server.send(server.hover(5))
+    assert "result" in server.wait_for(5)
+    code, stderr = server.close()
+    assert code == 0 and "Traceback" not in stderr
+    shown = [n for n in server.notifications if n.get("method") == "window/showMessage"]
+    assert shown == [] and "traceback" not in json.dumps(server.answers).lower()
+
+
+def test_a_burst_of_changes_is_analysed_once_in_its_last_version():
+    """Found by a blind sweep: five whole-text changes of a 1.8 MB policy queued behind each
+    other were each analysed in turn (20 s each), the server answering nothing meanwhile. The
+    diagnostics are published once a document has stayed unchanged for PUBLISH_DELAY: the
+    burst, handed over in one go, is published once, for its last version."""
+    import asyncio
+
+    from policyc.lsp.framing import Dispatcher
+    from policyc.lsp.server import PUBLISH_DELAY, make_server
+
+    broken = POLICY.replace("before(search, final_answer)", "before(serch, final_answer)")
+    assert broken != POLICY
+
+    async def burst() -> list:
+        server = make_server()
+        published: list = []
+        server.text_document_publish_diagnostics = published.append
+        analysed: list = []
+        analysis = server.analysis
+        server.analysis = lambda uri: analysed.append(server.workspace.get_text_document(uri).version) or analysis(uri)
+        dispatcher = Dispatcher(server.protocol)
+        for message in [
+            {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"capabilities": {}, "processId": None}},
+            {"jsonrpc": "2.0", "method": "initialized", "params": {}},
+            {"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
+                "uri": URI, "languageId": "agentltl", "version": 1, "text": POLICY}}},
+            *({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+                "textDocument": {"uri": URI, "version": v}, "contentChanges": [{"text": broken if v < 6 else POLICY}]}}
+              for v in range(2, 7)),
+        ]:
+            dispatcher.body(json.dumps(message).encode())
+        await asyncio.sleep(PUBLISH_DELAY * 5)
+        assert analysed == [6]
+        return published
+
+    (published,) = asyncio.run(burst())
+    assert published.version == 6 and published.diagnostics == []
+
+
+def test_many_errors_in_an_imported_file_read_that_file_once(tmp_path, monkeypatch):
+    """Found by a blind sweep: each diagnostic of an imported file read the file again to place
+    its related location, so 20,000 errors took time in the square of the count."""
+    from lsprotocol import types
+
+    from policyc.lsp.framing import Dispatcher
+    from policyc.lsp.server import make_server
+
+    (tmp_path / "dup.altl").write_text("tool a()\n" + "rule r: called(a)\n" * 300)
+    main = tmp_path / "main.altl"
+    text = 'import "dup.altl"\nrule q: called(a)\n'
+    main.write_text(text)
+    server = make_server()
+    Dispatcher(server.protocol).body(json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                                                 "params": {"capabilities": {}, "processId": None}}).encode())
+    server.workspace.put_text_document(types.TextDocumentItem(uri=main.as_uri(), language_id="agentltl", version=1,
+                                                              text=text))
+    published: list = []
+    server.text_document_publish_diagnostics = published.append
+    server.analysis(main.as_uri())  # the analysis reads the import; what is counted is the publication
+    reads: list = []
+    read_text = Path.read_text
+    monkeypatch.setattr(Path, "read_text", lambda self, *a, **k: reads.append(self) or read_text(self, *a, **k))
+    server.publish(main.as_uri())
+    (diagnostics,) = [p.diagnostics for p in published]
+    assert len(diagnostics) == 299 and all(d.related_information for d in diagnostics)
+    assert len(reads) == 1
 
 
 # ------------------------------------------------------------------ the fuzzer

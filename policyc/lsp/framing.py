@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import re
 from typing import Any, Callable
@@ -37,11 +38,12 @@ MAX_HEADER = 8192
 MAX_BODY = 64 << 20
 #: Seconds without a new byte after which a half-read frame counts as broken.
 FRAME_TIMEOUT = float(os.environ.get("POLICYC_LSP_FRAME_TIMEOUT", "10"))
-PARSE_ERROR, INVALID_REQUEST, INTERNAL_ERROR = -32700, -32600, -32603
+PARSE_ERROR, INVALID_REQUEST, INTERNAL_ERROR, NOT_INITIALIZED = -32700, -32600, -32603, -32002
 _HEAD, _KEEP = 4096, 64  # bytes of a broken frame kept for its id; bytes kept to find a header across reads
 _LENGTH = re.compile(rb"content-length[ \t]*:[ \t]*([^\r\n]*)", re.IGNORECASE)
 _HEADER_START = re.compile(rb"content-length[ \t]*:", re.IGNORECASE)
 _END_OF_HEADERS = re.compile(rb"\r?\n\r?\n")
+_log = logging.getLogger("pygls")  # the server's log: one line each on standard error
 
 
 def request_id(data: bytes) -> int | str | None:
@@ -175,10 +177,16 @@ def _parses(body: bytes) -> bool:
 
 
 class Dispatcher:
-    """Bodies handed to a pygls protocol; whatever it cannot handle is answered."""
+    """Bodies handed to a pygls protocol; whatever it cannot handle is answered.
+
+    Before `initialize`, a request is answered with -32002 and a notification other than
+    `exit` dropped, as the protocol says; a message with an id and no method, result or
+    error is answered as an invalid request; a change to a document never opened is dropped
+    (there is nothing to change), where pygls would show the editor a KeyError."""
 
     def __init__(self, protocol: Any):
         self.protocol = protocol
+        self.initialized = False
 
     def error(self, rid: Any, code: int, message: str) -> None:
         self.protocol._send_data({"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": message}})
@@ -196,6 +204,19 @@ class Dispatcher:
         rid = value.get("id")
         is_request = "id" in value and "method" in value
         method = value.get("method")
+        if "method" not in value:
+            if "id" in value and "result" not in value and "error" not in value:
+                self.error(rid if _is_id(rid) else None, INVALID_REQUEST,
+                           "the message has an id but no method: it is neither a request nor a response")
+                return
+        elif not self.initialized and method not in ("initialize", "exit"):
+            if is_request:
+                self.error(rid if _is_id(rid) else None, NOT_INITIALIZED,
+                           "the server is not initialized: send `initialize` first")
+            return
+        elif method == "textDocument/didChange" and not self._opened(value.get("params")):
+            _log.warning("a change to a document that was never opened was dropped")
+            return
         if isinstance(method, str) and "params" not in value and self.protocol.get_message_type(method) is None:
             value["params"] = None  # JSON-RPC lets a message leave its params out; pygls's generic ones need them
         try:
@@ -210,6 +231,21 @@ class Dispatcher:
         except Exception as exc:  # noqa: BLE001 - a handler failed outright: the request is still answered
             if is_request:
                 self.error(rid, INTERNAL_ERROR, f"the request failed: {type(exc).__name__}")
+            return
+        if method == "initialize":
+            self.initialized = True
+
+    def _opened(self, params: Any) -> bool:
+        """Whether a didChange's document is open (its parameters are checked by pygls)."""
+        from urllib.parse import unquote
+
+        document = params.get("textDocument") if isinstance(params, dict) else None
+        uri = document.get("uri") if isinstance(document, dict) else None
+        return not isinstance(uri, str) or unquote(uri) in self.protocol.workspace.text_documents
+
+
+def _is_id(value: Any) -> bool:
+    return isinstance(value, (int, str)) and not isinstance(value, bool)
 
 
 async def read_frames(read: Callable[[], Any], protocol: Any, stop: Any, timeout: float = FRAME_TIMEOUT) -> None:

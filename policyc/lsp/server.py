@@ -14,8 +14,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import asyncio
+import logging
+
 from lsprotocol import types
+from pygls.exceptions import FeatureNotificationError
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
 from pygls.uris import from_fs_path, to_fs_path
 
 from policyc import __version__
@@ -26,10 +31,49 @@ _SEVERITY = {Severity.ERROR: types.DiagnosticSeverity.Error, Severity.WARNING: t
              Severity.NOTE: types.DiagnosticSeverity.Information}
 
 
+#: Seconds a document must stay unchanged before its diagnostics are published: edits that
+#: come in a burst (typing, or changes queued while an analysis ran) are analysed once, in
+#: their last version, not one after the other.
+PUBLISH_DELAY = 0.2
+
+
+class PolicyProtocol(LanguageServerProtocol):
+    """pygls's protocol, answering a failed request without the Python traceback pygls puts
+    in the error's data: the editor is told what failed, never the server's insides."""
+
+    def _send_response(self, msg_id: int | str, result: object = None,
+                       error: types.ResponseError | None = None) -> None:
+        if error is not None and error.data is not None:
+            error = types.ResponseError(code=error.code, message=error.message)
+        super()._send_response(msg_id, result, error)
+
+
 class PolicyServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("policyc", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Full)
+        super().__init__("policyc", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Full,
+                         protocol_cls=PolicyProtocol)
         self.analyses: dict[str, Analysis] = {}
+        self._due: dict[str, asyncio.TimerHandle] = {}  # documents whose diagnostics are to be published
+
+    def schedule(self, uri: str) -> None:
+        """Publish the diagnostics of `uri` once it has stayed unchanged for PUBLISH_DELAY."""
+        handle = self._due.pop(uri, None)
+        if handle is not None:
+            handle.cancel()
+        self._due[uri] = asyncio.get_running_loop().call_later(PUBLISH_DELAY, self._publish_due, uri)
+
+    def unschedule(self, uri: str) -> None:
+        handle = self._due.pop(uri, None)
+        if handle is not None:
+            handle.cancel()
+
+    def _publish_due(self, uri: str) -> None:
+        self._due.pop(uri, None)
+        try:
+            self.publish(uri)
+        except Exception as exc:  # noqa: BLE001 - told to the editor as pygls tells a failed notification
+            logging.getLogger("pygls").error("publishing the diagnostics of %s failed: %s", uri, type(exc).__name__)
+            self.report_server_error(exc, FeatureNotificationError)
 
     def path_of(self, uri: str) -> str:
         return to_fs_path(uri) or uri
@@ -43,13 +87,20 @@ class PolicyServer(LanguageServer):
 
     # ---------------------------------------------------------- positions
 
-    def _lines_of(self, path: str, analysis: Analysis) -> list[str]:
+    def _lines_of(self, path: str, analysis: Analysis, read: dict[str, list[str]] | None = None) -> list[str]:
+        """The lines of a file a position is in; `read` keeps the files read so far (a
+        diagnostic per rule of an imported file reads that file once, not once per rule)."""
         if path == analysis.path:
             return analysis.text.split("\n")
+        if read is not None and path in read:
+            return read[path]
         try:
-            return Path(path).read_text(encoding="utf-8").split("\n")
+            lines = Path(path).read_text(encoding="utf-8").split("\n")
         except (OSError, UnicodeDecodeError):
-            return []
+            lines = []
+        if read is not None:
+            read[path] = lines
+        return lines
 
     def to_range(self, lines: list[str], start: tuple[int, int], end: tuple[int, int]) -> types.Range:
         codec = self.workspace.position_codec
@@ -63,7 +114,8 @@ class PolicyServer(LanguageServer):
 
     # ---------------------------------------------------------- diagnostics
 
-    def lsp_diagnostic(self, d: Diagnostic, analysis: Analysis, lines: list[str], uri: str) -> types.Diagnostic:
+    def lsp_diagnostic(self, d: Diagnostic, analysis: Analysis, lines: list[str], uri: str,
+                       read: dict[str, list[str]]) -> types.Diagnostic:
         message = d.message
         if d.span is not None and d.span.path == analysis.path:
             where = self.to_range(lines, (d.span.line - 1, d.span.column - 1), (d.span.end_line - 1, d.span.end_column - 1))
@@ -75,7 +127,7 @@ class PolicyServer(LanguageServer):
         for label in d.labels:
             if label.span.path.startswith("<"):
                 continue
-            label_lines = self._lines_of(label.span.path, analysis)
+            label_lines = self._lines_of(label.span.path, analysis, read)
             other = from_fs_path(str(Path(label.span.path).resolve())) if label.span.path != analysis.path else None
             related.append(types.DiagnosticRelatedInformation(
                 location=types.Location(uri=other or uri,
@@ -90,7 +142,8 @@ class PolicyServer(LanguageServer):
     def publish(self, uri: str) -> None:
         analysis = self.analysis(uri)
         lines = analysis.text.split("\n")
-        diagnostics = [self.lsp_diagnostic(d, analysis, lines, uri) for d in analysis.diagnostics]
+        read: dict[str, list[str]] = {}
+        diagnostics = [self.lsp_diagnostic(d, analysis, lines, uri, read) for d in analysis.diagnostics]
         version = self.workspace.get_text_document(uri).version
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=diagnostics))
@@ -110,19 +163,20 @@ def make_server() -> PolicyServer:
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: PolicyServer, params: types.DidOpenTextDocumentParams) -> None:
-        ls.publish(params.text_document.uri)
+        ls.schedule(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: PolicyServer, params: types.DidChangeTextDocumentParams) -> None:
-        ls.publish(params.text_document.uri)
+        ls.schedule(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: PolicyServer, params: types.DidSaveTextDocumentParams) -> None:
         ls.analyses.pop(params.text_document.uri, None)  # imported files may have changed
-        ls.publish(params.text_document.uri)
+        ls.schedule(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: PolicyServer, params: types.DidCloseTextDocumentParams) -> None:
+        ls.unschedule(params.text_document.uri)
         ls.analyses.pop(params.text_document.uri, None)
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=params.text_document.uri,
                                                                             diagnostics=[]))
