@@ -79,6 +79,44 @@ def test_a_chunk_that_does_not_parse_falls_back_to_a_scan():
     assert {"send", "Adapter"} <= names
 
 
+@pytest.mark.filterwarnings("ignore::SyntaxWarning")  # pytest shows every warning; the CLI does not (below)
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(list("ab x=:1.()\n\t#'\"") + ["def ", "class ", "lambda ", "for ", " in ", "1j",
+                                                               "async ", "import "]), max_size=30).map("".join),
+       st.sampled_from(["", "pkg.mod"]))
+def test_a_source_left_unparsed_defines_what_parsing_it_would(source, module):
+    """A source with no `=`, `:`, digit, `def` or `class` is not parsed (a result of two million
+    one-word files took 27 s to record): parsing it finds nothing more."""
+    from policyc.grounding import definitions
+
+    quick = python_definitions(source, module)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(definitions, "_DEFINES", __import__("re").compile(""))  # matches every source
+        assert python_definitions(source, module) == quick
+
+
+def test_python_s_warnings_about_a_file_a_tool_read_are_not_printed(tmp_path):
+    """`y = [1jfor a in b]` in a file the agent read made every `policyc score` print Python's
+    "SyntaxWarning: invalid imaginary literal" about `<unknown>`: the content is the tool's, not
+    the user's code."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    record = {"tool_calls": [
+        {"tool_name": "search", "arguments": {"query": "q"}, "tool_result": ["src/a.py"]},
+        {"tool_name": "read_file", "arguments": {"path": "src/a.py"},
+         "tool_result": {"src/a.py": "y = [1jfor a in b]\nz = 0x1for\n"}},
+        {"tool_name": "final_answer", "arguments": {"answer": "y is in src/a.py"}}]}
+    traces = tmp_path / "runs.jsonl"
+    traces.write_text(json.dumps(record) + "\n")
+    done = subprocess.run([sys.executable, "-m", "policyc", "score", str(root / "examples" / "code_qa.altl"),
+                           str(traces)], capture_output=True, text=True, timeout=120)
+    assert done.returncode in (0, 1) and done.stderr == "", done.stderr
+
+
 def test_c_definitions():
     source = "#define MAX_LEN 64\ntypedef struct node { int v; } node_t;\nint sum(int *xs, int n);\n" \
              "static void walk(struct node *n) {\n  if (n) { walk(n); }\n}\n"

@@ -14,8 +14,15 @@ import ast as pyast
 import bisect
 import math
 import re
+import warnings
 
 NUMBER_RE = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?!\w|\.\d)")
+#: what any definition (`def`, `class`, `x = `, `x: T`) or number in Python source holds
+_DEFINES = re.compile(r"[=:0-9]|def|class")
+#: the file name a chunk is parsed under: what it makes Python warn of (`"\d"`, `1jx`) is the
+#: tool's content, not the user's code, and is not printed
+_CHUNK = "<a file a tool read>"
+warnings.filterwarnings("ignore", category=SyntaxWarning, module=re.escape(_CHUNK) + r"\Z")
 
 
 def python_definitions(source: str, module: str = "") -> tuple[set[str], set[float]]:
@@ -29,8 +36,10 @@ def python_definitions(source: str, module: str = "") -> tuple[set[str], set[flo
     """
     names: set[str] = set()
     numbers: set[float] = set()
+    if _DEFINES.search(source) is None:  # nothing to define a name or show a number: nothing to parse
+        return set(_module_suffixes(module)), numbers
     try:
-        tree = pyast.parse(source)
+        tree = pyast.parse(source, filename=_CHUNK)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         tree = None
     qualified: set[str] = set()
