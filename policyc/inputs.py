@@ -115,17 +115,22 @@ def _blocking(fd: int) -> None:
 def _read_capped(handle: BinaryIO, path: str, cap: int) -> bytes:
     chunks: list[bytes] = []
     total = 0
-    while True:
-        chunk = handle.read(min(_CHUNK, cap + 1 - total))
-        if not chunk:
-            return b"".join(chunks)
-        chunks.append(chunk)
-        total += len(chunk)
-        if total > cap:
-            shown = "standard input" if path == "-" else f"`{path}`"
-            reason = f"is larger than {_size(cap)}, the most an input may be" + (
-                f" (set {ENV_MAX_INPUT} to allow more)" if cap == max_input_bytes() else "")
-            raise InputError(f"{shown} {reason}", reason)
+    shown = "standard input" if path == "-" else f"`{path}`"
+    try:
+        while True:
+            chunk = handle.read(min(_CHUNK, cap + 1 - total))
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > cap:
+                reason = f"is larger than {_size(cap)}, the most an input may be" + (
+                    f" (set {ENV_MAX_INPUT} to allow more)" if cap == max_input_bytes() else "")
+                raise InputError(f"{shown} {reason}", reason)
+    except MemoryError:  # a cap set above what the machine can hold
+        chunks.clear()
+        reason = f"is larger than this machine's memory can hold ({_size(total)} were read; {ENV_MAX_INPUT} is above it)"
+        raise InputError(f"{shown} {reason}", reason) from None
 
 
 def os_error(path: str, exc: OSError) -> InputError:

@@ -148,6 +148,26 @@ def test_an_endless_input_stops_at_the_size_cap(policy):
     assert code == 2 and "larger than the 2 MiB a policy file may be" in out + err
 
 
+@pytest.mark.skipif(not Path("/dev/zero").exists() or not POSIX, reason="needs /dev/zero and resource limits")
+def test_a_size_cap_above_the_machine_s_memory_is_an_input_error(policy):
+    """Found by a blind sweep: with POLICYC_MAX_INPUT_MB above what memory holds, an endless
+    input ended in "internal error: MemoryError", exit 3. The address space of the process is
+    limited here to make the machine small."""
+    import resource
+    import subprocess
+    import sys
+
+    def small_machine() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (1_500_000_000, 1_500_000_000))
+
+    with open("/dev/zero", "rb") as zero:
+        done = subprocess.run([sys.executable, "-m", "policyc", "replay", str(ROOT / "examples" / "code_qa.altl"), "-"],
+                              stdin=zero, capture_output=True, text=True, timeout=300, preexec_fn=small_machine,
+                              env={**os.environ, "POLICYC_MAX_INPUT_MB": "100000"})
+    assert done.returncode == 2, done.stderr
+    assert "is larger than this machine's memory can hold" in done.stderr and "internal error" not in done.stderr
+
+
 @pytest.mark.parametrize("value", ["nan", "inf", "-inf", "1.5", "-0.1"])
 def test_max_layer_share_must_be_a_share(policy, value):
     code, _, err = policyc("lint", policy, "--max-layer-share", value)
