@@ -227,6 +227,24 @@ def with_results(instance: Instance, calls: Iterable[tuple[str, dict, Any]]) -> 
     return out
 
 
+def checked_weights(weights: Any) -> tuple[float, float, float]:
+    """The reward's weights (compliance, accuracy, distance): three finite numbers, else a
+    ValueError saying so (a reward of NaN, or one raised from deep inside, stops training).
+
+    >>> checked_weights([1, 0, 0.5]), checked_weights(PAPER_WEIGHTS) == PAPER_WEIGHTS
+    ((1.0, 0.0, 0.5), True)
+    """
+    try:
+        values = tuple(weights) if not isinstance(weights, (str, bytes, Mapping)) else ()
+    except TypeError:
+        values = ()
+    if len(values) != 3 or not all(isinstance(w, (int, float)) and not isinstance(w, bool) and math.isfinite(w)
+                                   for w in values):
+        raise ValueError(f"the reward's weights are three finite numbers (compliance, accuracy, distance), "
+                         f"not {repr(weights)[:60]}")
+    return float(values[0]), float(values[1]), float(values[2])
+
+
 def make_reward_function(weights: tuple[float, float, float] = PAPER_WEIGHTS,
                          column: str = "instance") -> Callable[..., list[float]]:
     """A GRPOTrainer reward function with these weights, reading the instance from `column`.
@@ -238,14 +256,23 @@ def make_reward_function(weights: tuple[float, float, float] = PAPER_WEIGHTS,
     [0.147]
     """
 
+    weights = checked_weights(weights)
+
     def agentltl_reward(prompts: Sequence[Any] | None = None, completions: Sequence[Any] = (),
                         completion_ids: Sequence[Any] | None = None, **columns: Any) -> list[float]:
+        if not isinstance(completions, Sequence) or isinstance(completions, (str, bytes)):
+            raise ValueError(f"`completions` is a list of completions, not {type(completions).__name__}")
         keys = columns.get(column)
-        if keys is None or len(keys) != len(completions):
+        if not isinstance(keys, Sequence) or isinstance(keys, (str, bytes)) or len(keys) != len(completions):
             raise ValueError(f"the dataset needs a `{column}` column, one entry per completion")
         rewards = []
-        for completion, key in zip(completions, keys):
-            instance = instance_of(json.loads(key) if isinstance(key, str) else key)
+        for i, (completion, key) in enumerate(zip(completions, keys)):
+            if not isinstance(completion, (str, Sequence)) or isinstance(completion, bytes):
+                raise ValueError(f"completion {i} is text or a list of messages, not {type(completion).__name__}")
+            try:
+                instance = instance_of(json.loads(key) if isinstance(key, str) else key)
+            except ValueError as exc:
+                raise ValueError(f"the `{column}` entry of completion {i} is not an instance: {exc}") from None
             calls, answer = completion_calls(completion)
             rewards.append(reward_of_run(instance, with_results(instance, calls), answer, weights).total)
         return rewards

@@ -132,3 +132,24 @@ def test_a_completion_a_model_can_write_gets_a_reward_never_an_exception(complet
     from policyc.reward import agentltl_reward
     (reward,) = agentltl_reward(completions=[completion], instance=['{"template": "loop_termination", "seed": 42}'])
     assert 0.0 <= reward <= 1.0
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: make_reward_function("abc"), "the reward's weights are three finite numbers"),
+    (lambda: make_reward_function((1.0, 0.0)), "the reward's weights are three finite numbers"),
+    (lambda: make_reward_function((float("nan"), 0.0, 0.0)), "the reward's weights are three finite numbers"),
+    (lambda: make_reward_function((True, 0.0, 0.0)), "the reward's weights are three finite numbers"),
+    (lambda: agentltl_reward(completions=None, instance=[]), "`completions` is a list of completions, not NoneType"),
+    (lambda: agentltl_reward(completions=["x"], instance="abc"), "the dataset needs a `instance` column"),
+    (lambda: agentltl_reward(completions=[42], instance=['{"template": "loop_termination", "seed": 42}']),
+     "completion 0 is text or a list of messages, not int"),
+    (lambda: agentltl_reward(completions=["x"], instance=["{not json"]),
+     "the `instance` entry of completion 0 is not an instance"),
+    (lambda: agentltl_reward(completions=["x"], instance=[42]),
+     "the `instance` entry of completion 0 is not an instance"),
+], ids=["text", "two", "nan", "bool", "no-completions", "column-text", "int-completion", "not-json", "not-instance"])
+def test_misuse_of_the_reward_api_is_a_value_error_saying_what(call, message):
+    """Found by a blind sweep: weights given as "abc" and completions=None raised TypeError
+    from deep inside; NaN weights gave every completion a reward of NaN."""
+    with pytest.raises(ValueError, match=message):
+        call()
