@@ -154,6 +154,26 @@ def test_values_json_does_not_have_are_one_malformed_record_each(tmp_path, suffi
         assert result.exit_code == 2, result.output  # input problems, the good records scored: never 3
 
 
+@pytest.mark.parametrize("text", ['["\\ud800"]', '{"a": "\\udfff x"}', "[NaN]", '{"n": -Infinity}', "[1e400]",
+                                  "[" * 300 + "]" * 300])
+def test_result_text_that_is_not_json_as_defined_stays_text(tmp_path, text):
+    """A result recorded as text is parsed when it holds JSON; Python's `json` read `NaN`,
+    `1e400` and half a surrogate pair in it, and the surrogate then broke `policyc report`
+    (exit 3). Such text now stays text, in every reader of results."""
+    from policyc.trace.formats.common import parse_result
+    from policyc.trace.results import shaped_result
+    from policyc.ir.types import ANY
+
+    assert parse_result(text) == text and shaped_result(text, ANY) == text
+    record = {"id": "r", "tool_calls": [{"tool_name": "tool_a", "arguments": {"seed": 1}, "tool_result": text}]}
+    path = tmp_path / "runs.jsonl"
+    path.write_text(json.dumps(record) + "\n")
+    (trace,), errors = counted(path)
+    assert errors == [] and trace.calls[0].result == text
+    result = CliRunner().invoke(cli, ["report", FAN_OUT, str(path), "-o", str(tmp_path / "r.html")])
+    assert result.exit_code in (0, 1), result.output
+
+
 def _nested(depth: int) -> object:
     value: object = 1
     for _ in range(depth):

@@ -26,7 +26,6 @@ A result of type `any`, and a tool the policy does not declare, are kept as they
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import replace
 from typing import Any, Callable, Iterator, Mapping
@@ -34,7 +33,7 @@ from typing import Any, Callable, Iterator, Mapping
 from policyc.ir.ops import UNDEF
 from policyc.ir.types import ANY, OptionalT, RecordT, ToolSignature, Type, type_check
 from policyc.trace.conformance import Signatures
-from policyc.trace.jsontext import too_deep
+from policyc.trace.jsontext import decode
 from policyc.trace.model import MESSAGE_KIND, Call, Trace
 
 #: the field the MCP SDK wraps a result that is not an object in
@@ -56,11 +55,8 @@ def _parsed(text: str) -> Any:
     """The JSON value text holds, or UNDEF."""
     stripped = text.strip()
     if stripped[:1] in ("{", "[") or _SCALAR.fullmatch(stripped):
-        try:
-            value = json.loads(stripped)
-        except (ValueError, RecursionError):
-            return UNDEF
-        return UNDEF if too_deep(value) else value
+        value, problem, _ = decode(stripped)  # not JSON (NaN, 1e400, half a surrogate pair), too deep
+        return UNDEF if problem is not None else value
     return UNDEF
 
 

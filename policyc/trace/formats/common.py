@@ -9,28 +9,26 @@
 from __future__ import annotations
 
 import difflib
-import json
 from typing import Any
 
 from policyc.ir.ops import UNDEF
 from policyc.trace.errors import RecordProblem, Where
-from policyc.trace.jsontext import decode, too_deep
+from policyc.trace.jsontext import decode
 from policyc.trace.model import ASSISTANT, CALL, MESSAGE, MESSAGE_KIND, Call, Trace
 
 
 def parse_result(value: Any) -> Any:
     """A tool result as the trace holds it: text that is a JSON object, array, `true`,
     `false` or `null` is parsed (appendix B); other text (also "42") stays text, and so does
-    JSON text that cannot be read safely (numbers of thousands of digits, nesting deeper than
-    `jsontext.MAX_DEPTH`)."""
+    text that is not JSON as the standard defines it or cannot be read safely (`NaN`, `1e400`,
+    half a surrogate pair, numbers of thousands of digits, nesting deeper than
+    `jsontext.MAX_DEPTH`: `jsontext.decode`)."""
     if isinstance(value, str):
         text = value.strip()
         if text[:1] in ("{", "[") or text in ("true", "false", "null"):
-            try:
-                parsed = json.loads(text)
-            except (ValueError, RecursionError):  # not JSON, a number of thousands of digits, too deep
-                return value
-            return value if too_deep(parsed) else parsed
+            # not JSON (NaN, 1e400, half a surrogate pair), a number of thousands of digits, too deep
+            parsed, problem, _ = decode(text)
+            return value if problem is not None else parsed
     return value
 
 

@@ -49,6 +49,7 @@ from collections import Counter
 from typing import Any
 
 from policyc.trace.errors import RecordProblem, Where
+from policyc.trace.jsontext import decode
 from policyc.trace.formats.common import Events, json_type, no_events, object_at, parse_arguments, parse_result
 from policyc.trace.model import Trace
 
@@ -215,10 +216,8 @@ def split_otel(value: Any) -> list[Any]:
 
 def _json(value: Any) -> Any:
     if isinstance(value, str):
-        try:
-            return json.loads(value)
-        except ValueError:
-            return value
+        parsed, problem, _ = decode(value)  # not JSON (NaN, 1e400, half a surrogate pair), too deep: text
+        return value if problem is not None else parsed
     return value
 
 

@@ -22,10 +22,10 @@ while the step, without an error, has no `tool_calls`, is an error naming the fi
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from policyc.trace.errors import RecordProblem
+from policyc.trace.jsontext import decode
 from policyc.trace.formats.common import (
     NO_RESULT,
     Events,
@@ -55,9 +55,8 @@ def _arguments(value: Any) -> dict[str, Any]:
     if isinstance(value, dict):
         return value
     if isinstance(value, str):
-        try:
-            parsed = json.loads(value)
-        except (ValueError, RecursionError):  # not JSON, thousands of digits, too deep: kept as text
+        parsed, problem, _ = decode(value)
+        if problem is not None:  # not JSON (NaN, 1e400, half a surrogate pair), thousands of digits, too deep: text
             return {"input": value}
         if isinstance(parsed, dict):
             return parsed
