@@ -196,6 +196,12 @@ def test_schemas_nested_past_the_limit_are_declared_any():
     ('[{"name": "a", "parameters": {"type": "array"}}]', "the parameters should be an object schema"),
     ('[{"description": "no name", "parameters": {}}]', "not a tool: expected `name` with `parameters`"),
     ("[" * 5000, "it is nested too deeply to read"),
+    # Python's json reads these; half a surrogate pair then ended the command with exit 3
+    ('[{"name": "a", "description": "\\ud800", "parameters": {}}]', "a string holds `\\ud800`, half of a UTF-16"),
+    ('[{"name": "a", "parameters": {"type": "object", "properties": {"x": {"maximum": NaN}}}}]',
+     "it is not JSON: `NaN` is not a JSON number"),
+    ('{"name": "a", "parameters": {}}\n{"name": "b", "parameters": {"x": 1e400}}',
+     "line 2: it is neither JSON nor JSON Lines: a number is too large for a double"),
 ])
 def test_malformed_documents_exit_2_with_a_clear_message(tmp_path, content, message):
     path = tmp_path / "tools.json"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 from pathlib import Path
 
 import click
@@ -27,29 +26,40 @@ def _read(path: str) -> tuple[str, list[tuple[int, object]]] | str:
         return f"it is not UTF-8 text (byte {exc.start})"
     if not text.strip():
         return "it is empty; expected a JSON tool list"
-    try:
-        return text, [(0, json.loads(text))]
-    except json.JSONDecodeError as exc:
-        if exc.msg != "Extra data":
-            return f"line {exc.lineno}: it is not JSON: {exc.msg}"
-    except RecursionError:
-        return "it is nested too deeply to read"
-    except ValueError:  # an integer of thousands of digits, past what Python converts
-        return "it holds a number too long to read (thousands of digits)"
+    value, problem, line = _decoded(text)
+    if problem is None:
+        return text, [(0, value)]
+    if problem != "extra data":
+        return f"line {line}: {problem}" if problem.startswith("it is not JSON") else problem
     values: list[tuple[int, object]] = []
     offset = 0
-    for n, line in enumerate(text.split("\n"), 1):  # JSON Lines: one value per line
-        if line.strip():
-            try:
-                values.append((offset, json.loads(line)))
-            except json.JSONDecodeError as exc:
-                return f"line {n}: it is neither JSON nor JSON Lines: {exc.msg}"
-            except RecursionError:
-                return f"line {n}: it is nested too deeply to read"
-            except ValueError:  # an integer of thousands of digits
-                return f"line {n}: it holds a number too long to read (thousands of digits)"
-        offset += len(line) + 1
+    for n, text_line in enumerate(text.split("\n"), 1):  # JSON Lines: one value per line
+        if text_line.strip():
+            value, problem, _ = _decoded(text_line)
+            if problem is not None:
+                return f"line {n}: " + problem.replace("it is not JSON", "it is neither JSON nor JSON Lines")
+            values.append((offset, value))
+        offset += len(text_line) + 1
     return text, values
+
+
+def _decoded(text: str) -> tuple[object, str | None, int]:
+    """(value, None, 0), or (None, what is wrong, the line it is on) by the strict reader of
+    JSON (`jsontext.decode`: no NaN, no number too large for a double, no half of a surrogate
+    pair, which no output can hold); the problem is "extra data" when more values follow."""
+    from policyc.trace.jsontext import decode, line_of
+
+    value, problem, at = decode(text)
+    if problem is None:
+        return value, None, 0
+    line = line_of(text, at) if at is not None else 1
+    if problem == "invalid JSON: extra data":
+        return None, "extra data", line
+    if "nested more than" in problem:
+        return None, "it is nested too deeply to read", line
+    if "digits" in problem:
+        return None, "it holds a number too long to read (thousands of digits)", line
+    return None, f"it is not JSON: {problem.removeprefix('invalid JSON: ')}", line
 
 
 def _where(file: str, text: str, offset: int, path: tuple) -> str:
