@@ -44,6 +44,8 @@ CALL_FIELDS = ("tool_name", "arguments", "tool_result", "actor", "message_id", "
 OTHER_NAMES = {"result": "tool_result", "output": "tool_result", "tool_output": "tool_result",
                "args": "arguments", "input": "arguments", "tool_input": "arguments"}
 KNOWN_FIELDS = frozenset(CALL_FIELDS)
+#: the fields of an entry read by the fast path: whatever else it holds is read field by field
+_PLAIN_FIELDS = frozenset(("tool_name", "arguments", "tool_result"))
 
 
 def is_record(value: Any) -> bool:
@@ -64,6 +66,13 @@ def parse_record(value: Any, origin: str | None = None) -> Trace:
     reject_unread_calls(record, ("tool_calls", "decisions"), (), "a metrics record")
     events = []
     for i, entry in enumerate(entries):
+        # the common entry, told at a glance: a name, arguments as an object, maybe a result
+        if type(entry) is dict and entry.keys() <= _PLAIN_FIELDS and type(entry.get("tool_name")) is str \
+                and type(entry.get("arguments")) is dict:
+            name = entry["tool_name"]
+            result = parse_result(entry["tool_result"]) if "tool_result" in entry else NO_RESULT
+            events.append(Call(name, entry["arguments"], result, i, MESSAGE_KIND if name == MESSAGE else CALL))
+            continue
         where = ("tool_calls", i)
         entry = require_object(entry, where, "a tool call (an object with `tool_name`)")
         if not entry.keys() <= KNOWN_FIELDS:  # a field besides the call's own: misspelt, or another log's
