@@ -12,10 +12,9 @@ keyed by URI and replaced on every change; nothing is shared between servers.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import asyncio
 import logging
+from pathlib import Path
 
 from lsprotocol import types
 from pygls.exceptions import FeatureNotificationError
@@ -57,9 +56,7 @@ class PolicyServer(LanguageServer):
 
     def schedule(self, uri: str) -> None:
         """Publish the diagnostics of `uri` once it has stayed unchanged for PUBLISH_DELAY."""
-        handle = self._due.pop(uri, None)
-        if handle is not None:
-            handle.cancel()
+        self.unschedule(uri)
         self._due[uri] = asyncio.get_running_loop().call_later(PUBLISH_DELAY, self._publish_due, uri)
 
     def unschedule(self, uri: str) -> None:

@@ -35,6 +35,7 @@ _BAD_BYTE = re.compile("[\udc80-\udcff]")
 MAX_DEPTH = 200
 #: an escape of half a UTF-16 surrogate pair (a whole pair decodes to one character)
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+#: a surrogate left in a decoded string: always half of a pair
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 

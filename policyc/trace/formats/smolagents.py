@@ -25,7 +25,6 @@ from __future__ import annotations
 from typing import Any
 
 from policyc.trace.errors import RecordProblem
-from policyc.trace.jsontext import decode
 from policyc.trace.formats.common import (
     NO_RESULT,
     Events,
@@ -37,6 +36,7 @@ from policyc.trace.formats.common import (
     require_list,
     require_object,
 )
+from policyc.trace.jsontext import decode
 from policyc.trace.model import Trace
 
 _STEP_KEYS = ("step_number", "task", "plan", "system_prompt")
