@@ -99,6 +99,20 @@ def test_a_tool_whose_name_the_language_reserves_is_left_out_with_an_error(tmp_p
     checks(result.stdout, "rule r: called(search)\n")
 
 
+def test_the_prelude_names_read_without_the_parser_are_the_parser_s():
+    """`ir.builtins` reads the prelude's definitions off its text (the gateway reads tool
+    schemas without loading the parser): they are exactly the declarations the parser reads."""
+    from policyc.ir.builtins import prelude_definitions
+    from policyc.resources import stdlib_dir
+    from policyc.syntax import ast
+    from policyc.syntax.parser import parse_source, read_source
+
+    source, _ = read_source(stdlib_dir() / "prelude.altl", "<stdlib>/prelude.altl")
+    module, _ = parse_source(source)
+    declared = {d.name for d in module.items if isinstance(d, (ast.DefDecl, ast.PredicateDecl, ast.ExternDecl))}
+    assert declared and prelude_definitions() == declared
+
+
 # ------------------------------------------------------------------ soundness over generated traces
 
 NAMES = st.sampled_from(["a", "b", "query", "id", "limit"])

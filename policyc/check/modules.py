@@ -117,13 +117,6 @@ def stdlib_definitions() -> dict[str, str]:
     return found
 
 
-@cache
-def prelude_definitions() -> frozenset[str]:
-    """The predicates and macros every policy imports (`called`, `before`, ...): no tool of a
-    policy may take their names."""
-    return frozenset(_defined(PRELUDE))
-
-
 def _defined(module_name: str) -> list[str]:
     """The names a standard library module defines, in order."""
     source, _ = read_source(stdlib_dir() / f"{module_name}.altl", f"<stdlib>/{module_name}.altl")

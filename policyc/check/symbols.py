@@ -9,50 +9,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from policyc.check.modules import ModuleGraph, ModuleInstance, prelude_definitions
+from policyc.check.modules import ModuleGraph, ModuleInstance
 from policyc.check.suggest import did_you_mean, unknown_fields
 from policyc.diagnostics import Diagnostic, Label, Severity
+from policyc.ir.builtins import BUILTINS, RESERVED_FUNCTIONS, SPECIAL_NAMES, TEXT_FUNCTIONS
 from policyc.syntax import ast
 
-BUILTIN_FUNCTIONS = {
-    "len": "len(x): the length of a list, object or string",
-    "abs": "abs(x): the absolute value of a number",
-    "min": "min(a, b): the smaller of two numbers or strings",
-    "max": "max(a, b): the larger of two numbers or strings",
-    "contains": "contains(s, part): `part` occurs in the string `s`",
-    "startswith": "startswith(s, prefix)",
-    "endswith": "endswith(s, suffix)",
-    "lower": "lower(s): `s` in lower case",
-    "upper": "upper(s): `s` in upper case",
-    "strip": "strip(s): `s` without leading and trailing white space",
-    "entities": "entities(text): the identifiers, file paths and numbers in a text (appendix H.3)",
-    "outputs": "outputs(tool, ...): what the results of these tools showed, for grounding",
-    "actions": "actions(text): the tools whose action a text claims as done (by the `claims` declarations)",
-}
-#: Builtins a declared tool of the same name hides (they came after tools could take their names).
-TEXT_FUNCTIONS = {
-    "urls": "urls(text): the URLs in a text, in normal form",
-    "emails": "emails(text): the e-mail addresses in a text, in lower case",
-    "ibans": "ibans(text): the IBANs in a text whose checksum holds, without spaces",
-    "phones": "phones(text): the phone numbers in a text, as their digits (and a leading +)",
-    "dates": "dates(text): the dates in a text, as ISO days (2025-01-31)",
-    "amounts": "amounts(text): the amounts of money in a text, as numbers",
-    "card_numbers": "card_numbers(text): the card numbers in a text that pass the Luhn check",
-    "secrets": "secrets(text): API keys, tokens and private keys in a text",
-    "matches": 'matches(text, "pattern"): the whole text matches the regular expression (RE2)',
-    "present": "present(x): x is given, and not null",
-    "absent": "absent(x): x is left out, or null",
-    "flows": "flows(S, text, n): something the sources S showed (an address, or a run of n words) reaches the text",
-}
-RESERVED_FUNCTIONS = tuple(BUILTIN_FUNCTIONS)
+# the builtins and reserved names live beside the IR, where tools' schemas are read too
+BUILTIN_FUNCTIONS = dict(BUILTINS)
 BUILTIN_FUNCTIONS.update(TEXT_FUNCTIONS)
-SPECIAL_NAMES = ("outputs", "metrics", "result", "message")
-
-
-def tool_name_reserved(name: str) -> bool:
-    """Whether no policy can declare a tool of this name: a builtin, a name with a meaning of its
-    own (`result`, `message`, ...), or a predicate every policy imports (`called`, `before`)."""
-    return name in RESERVED_FUNCTIONS or name in SPECIAL_NAMES or name in prelude_definitions()
 
 #: The built-in entity extractors `grounding` names (see `policyc.grounding`).
 GROUNDING_EXTRACTORS = ("code", "prose")

@@ -39,9 +39,9 @@ from dataclasses import dataclass
 from typing import Mapping
 from urllib.parse import unquote
 
+from policyc.ir.builtins import tool_name_reserved
 from policyc.ir.types import ANY, BOOL, FLOAT, INT, STR, DictT, EnumT, ListT, OptionalT, Param, RecordT, \
     ToolSignature, Type
-from policyc.check.symbols import tool_name_reserved
 from policyc.trace.formats.common import json_type
 
 MAX_DEPTH = 32  # nested schemas deeper than this are declared `any`
