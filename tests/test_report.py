@@ -126,6 +126,29 @@ def test_inputs_and_policies_are_never_written_over(tmp_path):
     assert result.exit_code == 2 and "is not a ledger" in result.stderr
 
 
+@pytest.mark.parametrize("ledger, problem", [
+    ('{"entries": [], "confidence": NaN}', "`NaN` is not a JSON number"),
+    ('{"entries": [null]}', "`entries` is not a list of objects"),
+    ('{"entries": "abc"}', "it is not an object with a list of `entries`"),
+    ('{"entries": [], "rules": [null]}', "`rules` is not a list of objects"),
+    ('{"entries": [], "rules": "x"}', "`rules` is not a list of objects"),
+    ('{"entries": [], "runs": "7"}', "`runs` is not a number"),
+    ('{"entries": [], "residual": [1]}', "`residual` is not an object"),
+    ("[]", "it is not an object with a list of `entries`"),
+], ids=["nan", "null-entry", "entries-text", "null-rule", "rules-text", "runs-text", "residual-list", "list"])
+def test_a_ledger_the_page_cannot_show_is_an_input_error_and_the_page_is_still_written(tmp_path, ledger, problem):
+    """Found by a blind sweep: NaN in a ledger ended the command with exit 3; `[null]` where the
+    page reads objects was accepted and the page's script then failed, leaving the run list
+    empty; a ledger that was not one wrote no page, though cli.md says the page is written."""
+    path = tmp_path / "ledger.json"
+    path.write_text(ledger, encoding="utf-8")
+    out = tmp_path / "page.html"
+    result = invoke("report", FAN_OUT, "examples/traces/appendix_b.json", "-o", str(out), "--ledger", str(path))
+    assert result.exit_code == 2 and problem in result.stderr, result.stderr
+    data = page_data(out)
+    assert data["ledger"] is None and data["runs"]
+
+
 @pytest.mark.slow
 def test_ten_thousand_runs_make_a_page_under_20_mb(tmp_path):
     runs = corpus_file(tmp_path / "many.jsonl", 10_000, seed=9)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 
 import click
 
@@ -55,8 +54,14 @@ def command(policy: str, traces: tuple[str, ...], output: str, with_lint: bool, 
     builder = ReportBuilder(monitor.compiled, source=policy)
     if with_lint and not reads_artifact(policy, key_file):
         builder.add_lint(_lint_findings(policy))
+    ledger_problem = None
     if ledger is not None:
-        builder.add_ledger(_read_ledger(ledger))
+        read, ledger_problem = _read_ledger(ledger)
+        if ledger_problem is not None:  # told now; the page is still written, without it
+            click.echo(f"policyc: error: `{printable(ledger)}` is not a ledger: {ledger_problem}", err=True)
+            click.echo("  help: give the JSON of `policyc assure --format json`", err=True)
+        else:
+            builder.add_ledger(read)
     scorer = Scorer(monitor.compiled, externs=monitor.externs)
     for item in iter_traces(traces, input_format):
         if isinstance(item, TraceError):
@@ -75,7 +80,7 @@ def command(policy: str, traces: tuple[str, ...], output: str, with_lint: bool, 
                                                  f"{aggregate['mean_score']:.3f}"), err=True)
     if aggregate["records"] == 0:
         fail("no trace records found")
-    if aggregate["malformed_records"]:
+    if aggregate["malformed_records"] or ledger_problem is not None:
         raise click.exceptions.Exit(EXIT_INPUT)
     full = aggregate["labels"].get("FULL", 0)
     raise click.exceptions.Exit(EXIT_OK if full == aggregate["traces"] else EXIT_FINDINGS)
@@ -88,13 +93,38 @@ def _lint_findings(policy: str) -> list[dict]:
     return [f for r in [lint_policy(checked, LintOptions())] for f in r.to_json()["findings"]]
 
 
-def _read_ledger(path: str) -> dict:
+#: the parts of a ledger the page shows, by the JSON kind each must be when present
+_LEDGER_LISTS = ("entries", "rules", "union", "overlaps", "combined")
+_LEDGER_SCALARS = {"runs": (int,), "tasks": (int,), "confidence": (int, float), "deployment": (str,),
+                   "suite": (str,)}
+
+
+def _read_ledger(path: str) -> tuple[dict | None, str | None]:
+    """The ledger `policyc assure --format json` wrote, or what is wrong with the file: not JSON
+    as the standard defines it (NaN, 1e400, half a surrogate pair: `jsontext.decode`), or not
+    of the ledger's shape where the page reads it."""
     from policyc.inputs import InputError, read_input
+    from policyc.trace.jsontext import decode
 
     try:
-        data = json.loads(read_input(path).decode("utf-8"))
-    except (InputError, UnicodeDecodeError, ValueError, RecursionError) as exc:
-        fail(f"`{printable(path)}` is not a ledger: {exc}", "give the JSON of `policyc assure --format json`")
-    if not isinstance(data, dict) or "entries" not in data:
-        fail(f"`{printable(path)}` is not a ledger (no `entries`)", "give the JSON of `policyc assure --format json`")
-    return data
+        text = read_input(path).decode("utf-8")
+    except InputError as exc:
+        return None, f"it {exc.reason}"
+    except UnicodeDecodeError as exc:
+        return None, f"it is not UTF-8 text (byte {exc.start})"
+    data, problem, _ = decode(text)
+    if problem is not None:
+        return None, problem
+    if not isinstance(data, dict) or not isinstance(data.get("entries"), list):
+        return None, "it is not an object with a list of `entries`"
+    for key in _LEDGER_LISTS:
+        items = data.get(key)
+        if items is not None and (not isinstance(items, list) or not all(isinstance(i, dict) for i in items)):
+            return None, f"`{key}` is not a list of objects"
+    for key, kinds in _LEDGER_SCALARS.items():
+        value = data.get(key)
+        if value is not None and (not isinstance(value, kinds) or isinstance(value, bool)):
+            return None, f"`{key}` is not a {'text' if kinds == (str,) else 'number'}"
+    if data.get("residual") is not None and not isinstance(data["residual"], dict):
+        return None, "`residual` is not an object"
+    return data, None
