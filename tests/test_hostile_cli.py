@@ -174,6 +174,14 @@ def test_max_layer_share_must_be_a_share(policy, value):
     assert code == 2 and "--max-layer-share" in err
 
 
+@pytest.mark.parametrize("value", ["0.9999999999999999", "0.9999999", "1", "0.4", "nan"])
+def test_assure_confidence_is_a_usage_error_where_its_split_cannot_be_told_from_one(policy, value):
+    # found by a sweep written from the docs alone: 0.9999999999999999 passed the option's range,
+    # and δ split over the rules rounded each rule's confidence to 1.0 (exit 3)
+    code, _, err = policyc("assure", policy, "--confidence", value)
+    assert code == 2 and "--confidence" in err
+
+
 def test_a_policy_without_rules_is_not_an_empty_success(tmp_path):
     empty = tmp_path / "empty.altl"
     empty.write_text("# nothing here\n")
@@ -269,7 +277,7 @@ def commands() -> dict[str, click.Command]:
     return out
 
 
-WORDS = ["0", "1", "-1", "3", "nan", "1e400", "", "x", "\x1b[2J", "loop_termination", "L0006", "search_first",
+WORDS = ["0", "1", "-1", "3", "nan", "1e400", "0.9999999999999999", "1000000001", "2147483648", "", "x", "\x1b[2J", "loop_termination", "L0006", "search_first",
          "table", "json", "block", "deny", "record", "vetted=os:system", "a=b:c"]
 
 

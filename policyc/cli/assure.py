@@ -29,8 +29,8 @@ from policyc.trace.formats import FORMATS
 @click.option("--distribution", default=None,
               help="the suite's tasks are independent draws from this distribution of the deployment's runs "
                    "(so suite counts bound risks)")
-@click.option("--confidence", default=0.95, show_default=True, type=click.FloatRange(min=0.5, max=1, max_open=True),
-              help="one-sided confidence of the upper bounds")
+@click.option("--confidence", default=0.95, show_default=True, type=click.FloatRange(min=0.5, max=0.999999),
+              help="one-sided confidence of the upper bounds (at most 0.999999: δ, split over the rules, stays a number)")
 @click.option("--assume", "resolved", multiple=True, metavar="NAME",
               help="an assumption checked to hold (e.g. no-override, routing; repeatable)")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True)
