@@ -98,6 +98,21 @@ def test_junit_xml(project, tmp_path):
     assert ET.fromstring(stdout.stdout.split("\n", 1)[1]).get("tests") == "3"
 
 
+def test_control_characters_in_a_test_reach_neither_the_terminal_nor_the_xml(project, tmp_path):
+    """Found by a sweep written from the docs alone: a test named "x\\r ok all good" printed its
+    carriage return raw (the FAIL line then read as a pass on a terminal), and a NUL in a name
+    made --junit write a file no XML parser reads."""
+    path = write(project, SHORTCUT.replace("the shortcut", "x\\r  ok    all good\\u0000\\u001b[2J")
+                 + 'pass = ["search_first"]\n')
+    report = tmp_path / "junit.xml"
+    out = run(path, "--junit", str(report))
+    assert out.exit_code == 1
+    assert "\r" not in out.output and "\x00" not in out.output and "\x1b" not in out.output
+    assert "  FAIL  x\\r  ok    all good\\x00\\x1b[2J  (" in out.output
+    (case,) = ET.parse(report).getroot().iter("testcase")
+    assert case.get("name") == "x\r  ok    all good\\u0000\\u001b[2J"  # the CR is XML's own; NUL and ESC are not
+
+
 @pytest.mark.parametrize("target", ["code_qa.altl", "code_qa.tests.toml", "traces/code_qa.jsonl"])
 def test_junit_never_writes_over_an_input(project, target):
     """The tests file, the policy it names and the traces its tests read are inputs: --junit

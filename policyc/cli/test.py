@@ -8,25 +8,28 @@ import click
 
 from policyc.cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK
 from policyc.cli.common import budget_options, write_output
+from policyc.terminal import printable
 
 
 def _print_suite(suite, quiet: bool, paint, echo=click.echo) -> None:
-    echo(f"{suite.file} ({suite.policy}): {len(suite.results)} test{'s' if len(suite.results) != 1 else ''}")
+    shown = printable  # names, messages and tools come from the tests file and the policy: no control character reaches the terminal
+    echo(f"{shown(suite.file)} ({shown(suite.policy)}): {len(suite.results)} test{'s' if len(suite.results) != 1 else ''}")
     for problem in suite.problems:
-        echo(f"  {paint('ERROR', 'red')} {problem}")
+        echo(f"  {paint('ERROR', 'red')} {shown(str(problem))}")
     for result in suite.results:
+        name = shown(result.test.name)
         if result.status == "passed":
             if not quiet:
-                echo(f"  {paint('ok', 'green')}    {result.test.name}")
+                echo(f"  {paint('ok', 'green')}    {name}")
             continue
         if result.status == "error":
-            echo(f"  {paint('ERROR', 'red')} {result.test.name}  ({result.where})")
-            echo(f"        {result.error}")
+            echo(f"  {paint('ERROR', 'red')} {name}  ({shown(str(result.where))})")
+            echo(f"        {shown(str(result.error))}")
             continue
-        echo(f"  {paint('FAIL', 'red')}  {result.test.name}  ({result.where})")
+        echo(f"  {paint('FAIL', 'red')}  {name}  ({shown(str(result.where))})")
         for line in result.mismatches:
-            echo(f"        {line}")
-        sequence = " -> ".join(result.report.tool_sequence) or "(no calls)"
+            echo(f"        {shown(line)}")
+        sequence = " -> ".join(map(shown, result.report.tool_sequence)) or "(no calls)"
         echo(f"        tool sequence: {sequence}")
 
 

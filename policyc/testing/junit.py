@@ -13,8 +13,13 @@ True
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 from typing import Sequence
+
+#: characters XML 1.0 cannot hold, even escaped (NUL and the other C0 controls, lone surrogates,
+#: U+FFFE and U+FFFF): a test's name or message holding one is written with it as `\\uXXXX`
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
 def to_junit(suites: Sequence) -> str:
@@ -47,4 +52,6 @@ def to_junit(suites: Sequence) -> str:
     for key, value in totals.items():
         root.set(key, str(value))
     ET.indent(root)
-    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+    text = ET.tostring(root, encoding="unicode")
+    text = _NOT_XML.sub(lambda m: f"\\u{ord(m.group()):04x}", text)  # such a character is no markup's
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + text + "\n"
