@@ -299,3 +299,23 @@ def test_fuzz_the_gateway_both_ways(artifact, tmp_path_factory, steps, end):
     loaded = load_traces([gateway.trace]) if gateway.trace.exists() else None
     if loaded is not None:
         assert not loaded.errors and len(loaded.traces) == len(sessions)
+
+
+@pytest.mark.parametrize("value", ['"\\udc00"', "NaN", "1e400"])
+def test_a_journal_line_holding_what_json_does_not_have_is_a_malformed_record(tmp_path, value):
+    """Found by a sweep written from the docs alone: a journal whose lines held half a surrogate
+    pair ended `replay` and `report` with exit 3, and `score` scored it. Such a line is read as
+    an ordinary line of the file, and the reader names it as malformed, with its line."""
+    events = [{"gateway_session": "s1", "event": "proposal", "seq": 0, "tool": "search", "arguments": {"query": "q"}},
+              {"gateway_session": "s1", "event": "decision", "seq": 0, "step": 0, "tool": "search",
+               "arguments": {"query": "q"}, "action": "allow", "rules": [], "message": ""}]
+    lines = [json.dumps(e) for e in events]
+    lines[1] = lines[1].replace('"q"}, "action"', f'{value}}}, "action"')
+    journal = tmp_path / "journal.jsonl"
+    journal.write_text("\n".join(lines) + "\n")
+    for command in (["score"], ["replay"], ["report", "-o", str(tmp_path / "r.html")]):
+        result = CliRunner().invoke(cli, [command[0], "examples/code_qa.altl", str(journal), *command[1:]],
+                                    env={"COLUMNS": "400", "NO_COLOR": "1"})
+        assert result.exit_code == 2, (command, result.output)
+        told = "1 malformed record(s)" if command[0] == "report" else "journal.jsonl:2: invalid JSON"
+        assert told in result.output + result.stderr

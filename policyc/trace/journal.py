@@ -31,10 +31,11 @@ decision (`decisions`), and `complete: false` for a session that never reached i
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
+
+from policyc.trace.jsontext import decode
 
 #: The first key of every journal line.
 SESSION_KEY = "gateway_session"
@@ -143,9 +144,8 @@ class Assembler:
     def feed(self, number: int, text: str) -> list[Finished] | None:
         """The sessions this line ends; None when the line is not a journal event after all
         (not JSON, or no session id): it is then an ordinary line of the file."""
-        try:
-            event = json.loads(text)
-        except (ValueError, RecursionError):
+        event, problem, _ = decode(text)  # NaN, 1e400, half a surrogate pair: not JSON, the line reader says so
+        if problem is not None:
             return None
         if not isinstance(event, dict) or not isinstance(event.get(SESSION_KEY), str):
             return None
