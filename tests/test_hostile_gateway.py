@@ -319,3 +319,15 @@ def test_a_journal_line_holding_what_json_does_not_have_is_a_malformed_record(tm
         assert result.exit_code == 2, (command, result.output)
         told = "1 malformed record(s)" if command[0] == "report" else "journal.jsonl:2: invalid JSON"
         assert told in result.output + result.stderr
+
+
+def test_the_journal_writes_half_a_surrogate_pair_as_a_character_readers_take():
+    """A server answering `"\\ud800"` gave the journal a line JSON readers refuse (above): the
+    call ran, so its line must be read back. Half a pair is written as U+FFFD, the rest kept."""
+    from policyc.integrations.mcp_journal import _line
+    from policyc.trace.jsontext import decode
+
+    event = {"gateway_session": "s1", "event": "result", "tool_result": ["x\ud800y", {"\udc00k": "\U0001f600"}]}
+    value, problem, _ = decode(_line(event))
+    assert problem is None
+    assert value["tool_result"] == ["x\ufffdy", {"\ufffdk": "\U0001f600"}]

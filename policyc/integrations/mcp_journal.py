@@ -19,6 +19,7 @@ reader splits one at a character some take for a line break (U+0085, U+2028).
 from __future__ import annotations
 
 import json
+import re
 import os
 from pathlib import Path
 from typing import Any
@@ -70,10 +71,31 @@ def _line(event: dict) -> str:
     digits, NaN or an infinity, nesting past the interpreter's limit) is written as a note
     saying so."""
     try:
-        return json.dumps(event, separators=(",", ":"), default=str, allow_nan=False)
+        text = json.dumps(event, separators=(",", ":"), default=str, allow_nan=False)
     except (ValueError, RecursionError):
         return json.dumps({k: _field(v) for k, v in event.items()}, separators=(",", ":"), default=str,
                           allow_nan=False)
+    if _HALF_PAIR_ESCAPE.search(text) is None:
+        return text
+    # half a surrogate pair (a server's "\ud800") is no character: JSON readers refuse the line,
+    # so it is written as U+FFFD, the replacement character, and the rest of the text is kept
+    return json.dumps(_whole_characters(event), separators=(",", ":"), default=str, allow_nan=False)
+
+
+#: what `json.dumps` writes for a surrogate (a whole pair is written as two of them, and is kept)
+_HALF_PAIR_ESCAPE = re.compile(r"\\ud[89a-f]")
+_HALF_PAIR = re.compile("[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]")
+
+
+def _whole_characters(value: Any) -> Any:
+    """`value` with every half of a surrogate pair in its texts and keys replaced by U+FFFD."""
+    if isinstance(value, str):
+        return _HALF_PAIR.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {_whole_characters(k): _whole_characters(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_whole_characters(v) for v in value]
+    return value
 
 
 def _field(value: Any) -> Any:
