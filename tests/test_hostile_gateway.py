@@ -331,3 +331,39 @@ def test_the_journal_writes_half_a_surrogate_pair_as_a_character_readers_take():
     value, problem, _ = decode(_line(event))
     assert problem is None
     assert value["tool_result"] == ["x\ufffdy", {"\ufffdk": "\U0001f600"}]
+
+
+def test_the_trace_is_never_a_pipe_nobody_reads_an_input_or_a_policy(tmp_path):
+    """Found by a sweep written from the docs alone: `--trace` naming a FIFO nobody reads hung
+    the gateway at start; naming the policy it gates (or any `.altl` file) appended JSON lines
+    to it, and the policy no longer parsed."""
+    from hostile_helpers import hang_guard
+    from policyc.integrations.mcp_journal import Journal, JournalError
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    with hang_guard("opening a FIFO nobody reads"), pytest.raises(JournalError, match="a pipe that nobody reads"):
+        Journal(fifo, "s1")
+    policy = tmp_path / "p.altl"
+    policy.write_text(Path("examples/code_qa.altl").read_text())
+    other = tmp_path / "other.altl"
+    other.write_text("# a policy\n")
+    for target, said in ((policy, "an input of the gateway"), (other, "it is a policy source")):
+        result = CliRunner().invoke(cli, ["gateway", str(policy), "--trace", str(target), "--", "true"])
+        assert result.exit_code == 2 and said in result.stderr, result.output
+    assert policy.read_text() == Path("examples/code_qa.altl").read_text() and other.read_text() == "# a policy\n"
+
+
+def test_a_trace_whose_last_line_was_cut_short_gets_a_line_break_first(tmp_path):
+    """A gateway killed while writing a line leaves it cut short; the next gateway's lines
+    began on that line, and its session's start was lost inside the malformed line."""
+    from policyc.integrations.mcp_journal import Journal
+
+    trace = tmp_path / "runs.jsonl"
+    trace.write_text('{"gateway_session":"old","event":"start"}\n{"gateway_session":"old","event":"propo')
+    Journal(trace, "new").write("start", policy="p")
+    lines = trace.read_text().split("\n")
+    assert lines[1] == '{"gateway_session":"old","event":"propo'
+    assert json.loads(lines[2]) == {"gateway_session": "new", "event": "start", "policy": "p"}
+    Journal(trace, "newer").write("start")  # a whole last line: nothing added
+    assert trace.read_text().count("\n") == 4

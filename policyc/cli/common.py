@@ -198,7 +198,7 @@ def write_output(target: str, data: bytes, inputs: Sequence[str], option: str = 
     (`.altl`: replaced only by a policy output with `force`, never silently: it may hold
     rules), or cannot be written."""
     for source in inputs:
-        if _same_file(target, source):
+        if same_file(target, source):
             fail(f"refusing to write over `{printable(source)}`, an input of this command",
                  f"choose another output file with {option}")
     if target.endswith(".altl") and os.path.isfile(target) and not (writes_policy and force):
@@ -240,7 +240,7 @@ def write_problem(exc: OSError) -> str:
     return (exc.strerror or str(exc)).lower()
 
 
-def _same_file(a: str, b: str) -> bool:
+def same_file(a: str, b: str) -> bool:
     try:
         return os.path.samefile(a, b)
     except (OSError, ValueError):

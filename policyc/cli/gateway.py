@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 import click
@@ -57,6 +58,8 @@ def command(policy: str, server: tuple[str, ...], trace_log: str | None, mode: s
         server = server[1:]
     if not server:
         raise click.UsageError("give the MCP server's command after `--`")
+    if trace_log is not None:
+        _check_trace_target(trace_log, [policy, *([key_file] if key_file else [])])
     monitor = load_monitor(policy, externs, key_file)
     if not is_artifact_file(policy):
         click.echo(f"policyc gateway: compiled the policy source `{printable(policy)}` in memory; a deployed gate "
@@ -76,6 +79,21 @@ def command(policy: str, server: tuple[str, ...], trace_log: str | None, mode: s
         raise click.exceptions.Exit(EXIT_INPUT) from None
     sys.stdout.flush()
     raise click.exceptions.Exit(EXIT_OK)
+
+
+def _check_trace_target(target: str, inputs: list[str]) -> None:
+    """--trace is appended to, never written over; but an input of the gateway (its policy,
+    its key) or a policy source (`.altl`) is not a trace: appending to it would break it."""
+    from policyc.cli.common import fail, same_file
+    from policyc.terminal import printable
+
+    for source in inputs:
+        if same_file(target, source):
+            fail(f"refusing to append the trace to `{printable(source)}`, an input of the gateway",
+                 "choose another file with --trace")
+    if target.endswith(".altl") and os.path.isfile(target):
+        fail(f"refusing to append the trace to `{printable(target)}`: it is a policy source",
+             "choose another file with --trace")
 
 
 def _quiet_sdk_logs() -> None:

@@ -18,9 +18,11 @@ reader splits one at a character some take for a line break (U+0085, U+2028).
 
 from __future__ import annotations
 
+import errno
 import json
-import re
 import os
+import re
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +31,9 @@ from policyc.trace.journal import SESSION_KEY
 
 class JournalError(OSError):
     """The journal cannot be written (the gateway then refuses calls: nothing runs unrecorded)."""
+
+    def __str__(self) -> str:
+        return self.strerror or super().__str__()  # the message alone, without `[Errno N]`
 
 
 class Journal:
@@ -40,9 +45,11 @@ class Journal:
         self._fd: int | None = None
         if path is not None:
             try:
-                self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o666)
+                self._fd = _open(path)
             except OSError as exc:
-                raise JournalError(exc.errno, f"cannot write the trace to `{path}`: {exc.strerror or exc}") from None
+                reason = ("it is a pipe that nobody reads" if exc.errno == errno.ENXIO
+                          else exc.strerror or str(exc))
+                raise JournalError(exc.errno, f"cannot write the trace to `{path}`: {reason}") from None
 
     def event(self, kind: str, **fields: Any) -> dict:
         """The event as the journal holds it (what `write` appends)."""
@@ -64,6 +71,30 @@ class Journal:
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
+
+
+def _open(path: str | Path) -> int:
+    """The trace file opened for appending, never waiting for a reader (a FIFO nobody reads is
+    ENXIO, not a hang); a regular file whose last line was cut short (a writer killed while
+    writing it) gets a line break first, so the lines appended after it stay whole."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NONBLOCK", 0)
+                 | getattr(os, "O_CLOEXEC", 0), 0o666)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            if hasattr(os, "O_NONBLOCK"):  # a pipe someone reads, or a device: written to as it comes
+                import fcntl
+
+                fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+        elif os.fstat(fd).st_size > 0:
+            with open(path, "rb") as existing:
+                existing.seek(-1, os.SEEK_END)
+                if existing.read(1) != b"\n":
+                    os.write(fd, b"\n")
+    except OSError:
+        os.close(fd)
+        raise
+    return fd
 
 
 def _line(event: dict) -> str:
