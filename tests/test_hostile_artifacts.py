@@ -397,3 +397,31 @@ def test_a_monitor_made_from_something_else_than_an_artifact_says_so(given):
     with pytest.raises(ArtifactError, match="made from an artifact") as error:
         Monitor(given)
     assert "Monitor.load(path)" in (error.value.help or "")
+
+
+def test_an_artifact_without_rules_or_with_a_nameless_rule_is_refused(tmp_path):
+    """Found by a sweep written from the docs alone: an artifact whose `rules` was emptied (its
+    hash recomputed) loaded, and every run scored 1.000 FULL with exit 0; a rule named "" was
+    accepted, and `assure` then ended with exit 3. No policy compiles to either."""
+    empty = tmp_path / "empty.json"
+    empty.write_text(edited("code_qa", lambda d: d.update(rules=[])))
+    nameless = tmp_path / "nameless.json"
+    nameless.write_text(edited("code_qa", lambda d: d["rules"][0].update(name="")))
+    with pytest.raises(ArtifactError, match="has no rules"):
+        Monitor.load(empty)
+    assert "`rules.0.name`" in refusal(nameless.read_text())
+    for path, said in ((empty, "has no rules"), (nameless, "rules.0.name")):
+        for command in ("score", "replay", "assure"):
+            result = CliRunner().invoke(cli, [command, str(path), "examples/traces/code_qa.jsonl"])
+            assert result.exit_code == 2 and said in result.output + result.stderr, (command, result.output)
+
+
+def test_assure_takes_a_rule_name_as_long_as_a_policy_may_write(tmp_path):
+    """Found by the same sweep: a rule named with 301 characters checks, and `assure` ended with
+    exit 3 (its obligations took names of at most 200)."""
+    name = "r" * 301
+    policy = tmp_path / "long.altl"
+    policy.write_text(f"tool search(query: str)\nrule {name}: called(search)\n")
+    result = CliRunner().invoke(cli, ["assure", str(policy), "examples/traces/code_qa.jsonl"])
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    assert result.exit_code in (0, 1, 2), result.output

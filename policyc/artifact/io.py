@@ -120,7 +120,8 @@ def read_artifact(path: str | Path, key: bytes | None = None) -> Artifact:
 
 def read_verified(path: str | Path, key: bytes | None = None) -> VerifiedArtifact:
     """Read and verify an artifact file (with `key`, also its signature), decoding its tables
-    once: how every program that loads an artifact reads it."""
+    once: how every program that loads an artifact reads it. A file whose policy has no
+    rules is refused too: it would pass every run, and no policy compiles to it."""
     try:
         data = read_input(str(path))
     except InputError as exc:
@@ -131,7 +132,11 @@ def read_verified(path: str | Path, key: bytes | None = None) -> VerifiedArtifac
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise ArtifactError(f"`{path}` is not a policyc monitor artifact (not UTF-8 text)", _RECOMPILE) from None
-    return parse_verified(text, str(path), key)
+    verified = parse_verified(text, str(path), key)
+    if not verified.artifact.rules:  # compile writes none for a policy without rules: every run would pass
+        raise ArtifactError(f"`{path}` has no rules: `policyc compile` writes no artifact of such a policy",
+                            _RECOMPILE)
+    return verified
 
 
 def parse_artifact(text: str, origin: str = "<artifact>", key: bytes | None = None) -> Artifact:

@@ -75,7 +75,7 @@ class PolicyInfo(Strict):
 
 
 class RuleModel(Strict):
-    name: str
+    name: str = Field(min_length=1, description="the rule's name (a rule of a policy always has one)")
     weight: float = Field(gt=0, le=MAX_WEIGHT)
     layer: str | None = None
     severity: SeverityModel

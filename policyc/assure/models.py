@@ -40,7 +40,7 @@ REASONS: dict[str, str] = {
     "no_method": "no configured method addresses it",
 }
 
-_NAME = Field(min_length=1, max_length=200)
+_NAME = Field(min_length=1, max_length=10_000)  # a rule's name is a target: the language sets no length
 _TEXT = Field(None, max_length=2000)
 
 
