@@ -367,3 +367,23 @@ def test_a_trace_whose_last_line_was_cut_short_gets_a_line_break_first(tmp_path)
     assert json.loads(lines[2]) == {"gateway_session": "new", "event": "start", "policy": "p"}
     Journal(trace, "newer").write("start")  # a whole last line: nothing added
     assert trace.read_text().count("\n") == 4
+
+
+def test_an_unreadable_answer_naming_no_call_ends_the_one_call_waiting(artifact, tmp_path, monkeypatch):
+    """Found by a sweep written from the docs alone: a server answering `hello world` (no id)
+    left the call waiting for ever, and every later call queued behind it. With one call
+    waiting, the line ends it after POLICYC_GATEWAY_UNREAD_GRACE seconds; a stray line
+    followed by the answer (`garbage`) still gets the answer."""
+    monkeypatch.setenv("POLICYC_GATEWAY_UNREAD_GRACE", "0.5")
+    gateway = Gateway(artifact, tmp_path)
+    junk = gateway.wait_for(gateway.call("junk", {}))
+    assert junk is not None and junk["result"]["isError"] is True
+    assert "ran, but its result could not be read: it is not JSON" in junk["result"]["content"][0]["text"]
+    stray = gateway.wait_for(gateway.call("garbage", {}))
+    assert stray["result"]["isError"] is False  # the answer that followed the stray line
+    echo = gateway.wait_for(gateway.call("echo", {"text": "after"}))
+    assert echo["result"]["content"][0]["text"] == "after"
+    code, stderr = gateway.end("eof")
+    assert code == 0 and "Traceback" not in stderr
+    [session] = gateway.sessions()
+    assert calls_of(session) == gateway.server_ran() == [("junk", {}), ("garbage", {}), ("echo", {"text": "after"})]

@@ -67,7 +67,7 @@ def command(policy: str, server: tuple[str, ...], trace_log: str | None, mode: s
 
     def report(checked) -> None:
         for m in checked.mismatches:
-            click.echo(f"policyc gateway: {m.severity}: {m.message}", err=True)
+            click.echo(f"policyc gateway: {m.severity}: {printable(m.message)}", err=True)  # the server's names
 
     _quiet_sdk_logs()
     try:

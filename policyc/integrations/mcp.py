@@ -51,7 +51,8 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 
 from policyc.integrations.gating import typed_result
-from policyc.integrations.mcp_frames import UNREADABLE, answering_client, answering_server, filtered
+from policyc.terminal import printable
+from policyc.integrations.mcp_frames import UNREADABLE, Requests, answering_client, answering_server, filtered
 from policyc.integrations.mcp_journal import Journal, JournalError
 from policyc.ir.types import ANY, Type
 from policyc.runtime import Monitor, RunError
@@ -343,7 +344,7 @@ async def serve(monitor: Monitor, command: str, args: list[str], *, mode: str | 
     returns the session's trace record (its events written ahead to `trace_log`). With
     `handle_signals` (the command line's gateway), SIGTERM and SIGINT close the session's
     trace and end the process."""
-    log = log or (lambda text: print(f"policyc gateway: {text}", file=errlog, flush=True))
+    log = log or (lambda text: print(f"policyc gateway: {printable(text)}", file=errlog, flush=True))  # a server's names
     params = StdioServerParameters(command=command, args=list(args), env=_environment())
     try:
         session = GatedSession(monitor, mode, " ".join([command, *args]), trace_log=trace_log)
@@ -380,7 +381,8 @@ async def _serve(session: GatedSession, command: str, params: StdioServerParamet
     async with AsyncExitStack() as stack:
         try:
             read, write = await stack.enter_async_context(stdio_client(params, errlog=errlog))
-            read = await stack.enter_async_context(filtered(read, answering_server(log)))
+            write = Requests(write)  # which requests wait for an answer: an unreadable one may end the one
+            read = await stack.enter_async_context(filtered(read, answering_server(log, write)))
             upstream = await stack.enter_async_context(ClientSession(read, write))
             with anyio.fail_after(startup_timeout):
                 await upstream.initialize()

@@ -22,7 +22,9 @@ peer waits forever. The gateway looks at what was dropped:
 from __future__ import annotations
 
 import json
+import os
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from typing import Any, AsyncIterator, Awaitable, Callable
 
 import anyio
@@ -117,32 +119,91 @@ def client_reply(exc: BaseException) -> types.JSONRPCError | None:
                               error=types.ErrorData(code=code, message=f"the gateway cannot read this message: {problem}"))
 
 
-def server_answer(exc: BaseException) -> types.JSONRPCError | None:
-    """A server's unreadable line, as an error answer to the request it names (None: it
-    names none, so no call is waiting for it)."""
+def server_answer(exc: BaseException, request_id: int | str | None = None) -> types.JSONRPCError | None:
+    """A server's unreadable line, as an error answer to the request it names, or to
+    `request_id` when it names none (None: it names none, and none was given)."""
     text = frame_text(exc)
-    if text is None:
-        return None
-    found, request_id = frame_id(text)
-    if not found:
+    found, named = frame_id(text) if text is not None else (False, None)
+    if found:
+        request_id = named
+    elif request_id is None:
         return None
     problem = frame_problem(text, exc)
+    raw = text or ""
     return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=types.ErrorData(
         code=INTERNAL_ERROR, message=f"the server's answer could not be read: {problem}",
-        data={UNREADABLE: text[:RAW_CAP], "problem": problem, "truncated": len(text) > RAW_CAP}))
+        data={UNREADABLE: raw[:RAW_CAP], "problem": problem, "truncated": len(raw) > RAW_CAP}))
+
+
+def _message(item: Any) -> Any:
+    """The JSON-RPC message a `SessionMessage` carries (the SDK's older versions wrap it in a
+    root model)."""
+    message = getattr(item, "message", None)
+    return getattr(message, "root", message)
+
+
+class Requests:
+    """The requests sent to the server that no answer has come for yet, by id: its send
+    stream, with the ids of the requests that pass through it kept (`waiting`)."""
+
+    def __init__(self, stream: Any):
+        self.stream = stream
+        self.waiting: set[int | str] = set()
+
+    async def send(self, item: Any) -> None:
+        message = _message(item)
+        if isinstance(message, types.JSONRPCRequest):
+            self.waiting.add(message.id)
+        await self.stream.send(item)
+
+    def answered(self, item: Any) -> None:
+        message = _message(item)
+        if isinstance(message, (types.JSONRPCResponse, types.JSONRPCError)):
+            self.waiting.discard(message.id)
+
+    def take(self, request_id: int | str) -> bool:
+        """Whether the request still waits for its answer; it no longer does after this."""
+        if request_id not in self.waiting:
+            return False
+        self.waiting.discard(request_id)
+        return True
+
+    async def aclose(self) -> None:
+        await self.stream.aclose()
+
+    async def __aenter__(self) -> "Requests":
+        await self.stream.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> Any:
+        return await self.stream.__aexit__(*exc)
+
+    def __getattr__(self, name: str) -> Any:  # the stream's other methods, as they are
+        return getattr(self.stream, name)
 
 
 @asynccontextmanager
 async def filtered(stream: Any, handle: Callable[[Any], Awaitable[Any]]) -> AsyncIterator[Any]:
-    """A receive stream giving what `handle` makes of each item of `stream` (None: dropped)."""
+    """A receive stream giving what `handle` makes of each item of `stream` (None: dropped; a
+    `Later`: its item, after its delay, if it is still due then)."""
     send, receive = anyio.create_memory_object_stream[Any](0)
+
+    async def later(out: Later) -> None:
+        await anyio.sleep(out.seconds)
+        if out.due():
+            try:
+                await send.send(out.item)
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                pass
 
     async def pump() -> None:
         async with send:
             try:
                 async for item in stream:
                     out = await handle(item)
-                    if out is not None:
+                    if isinstance(out, Later):
+                        group.start_soon(later, out)
+                    elif out is not None:
                         await send.send(out)
             except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream):
                 pass
@@ -174,19 +235,47 @@ def answering_client(write: Any, log: Callable[[str], None]) -> Callable[[Any], 
     return handle
 
 
-def answering_server(log: Callable[[str], None]) -> Callable[[Any], Awaitable[Any]]:
+#: Seconds an unreadable line that names no request leaves the one request waiting to be
+#: answered after all (a server that prints a stray line, then answers), before the line
+#: ends it with an error.
+UNREAD_GRACE = float(os.environ.get("POLICYC_GATEWAY_UNREAD_GRACE", "10"))
+
+
+@dataclass(frozen=True)
+class Later:
+    """What `filtered` sends after `seconds`, if `due()` says it is still due then."""
+
+    item: Any
+    seconds: float
+    due: Callable[[], bool]
+
+
+def answering_server(log: Callable[[str], None], requests: Requests | None = None) -> Callable[[Any], Awaitable[Any]]:
     """A `filtered` handler for the server's side: an unreadable answer ends its call with an
-    error that carries its raw text."""
+    error that carries its raw text. One that names no request ends the one request waiting,
+    when only one is (calls are forwarded one at a time), unless its answer comes within
+    UNREAD_GRACE seconds: without it that call would wait for ever."""
     async def handle(item: Any) -> Any:
         if not isinstance(item, Exception):
+            if requests is not None:
+                requests.answered(item)
             return item
         answer = server_answer(item)
-        if answer is None:
+        if answer is not None:
+            if requests is not None:
+                requests.waiting.discard(answer.id)
+            return SessionMessage(answer)
+        if requests is None or len(requests.waiting) != 1:
             log("a message from the server could not be read and answers no call; ignored")
             return None
-        return SessionMessage(answer)
+        (waiting,) = requests.waiting
+        ending = server_answer(item, waiting)
+        assert ending is not None  # given an id, it always answers
+        log(f"a message from the server could not be read; the call waiting is ended with it unless "
+            f"its answer comes within {UNREAD_GRACE:g} s")
+        return Later(SessionMessage(ending), UNREAD_GRACE, lambda: requests.take(waiting))
     return handle
 
 
-__all__ = ["UNREADABLE", "answering_client", "answering_server", "client_reply", "filtered", "frame_id",
+__all__ = ["UNREADABLE", "Requests", "answering_client", "answering_server", "client_reply", "filtered", "frame_id",
            "server_answer"]
