@@ -182,6 +182,19 @@ def test_assure_confidence_is_a_usage_error_where_its_split_cannot_be_told_from_
     assert code == 2 and "--confidence" in err
 
 
+def test_assure_names_a_suite_of_many_files_within_a_name_s_length(policy, tmp_path):
+    # found by a sweep written from the docs alone: the default suite name joins the trace
+    # files' names, and twenty files (or one long path) made a name over 200 characters (exit 3)
+    traces = []
+    for i in range(20):
+        path = tmp_path / f"run_with_a_long_name_{i:03}.jsonl"
+        record = json.loads((ROOT / "examples" / "traces" / "code_qa.jsonl").read_text().split("\n")[0])
+        path.write_text(json.dumps({**record, "id": f"run-{i}"}) + "\n")
+        traces.append(path)
+    code, out, err = policyc("assure", policy, *traces)
+    assert code in (0, 1) and "and " in out + err
+
+
 def test_a_policy_without_rules_is_not_an_empty_success(tmp_path):
     empty = tmp_path / "empty.altl"
     empty.write_text("# nothing here\n")

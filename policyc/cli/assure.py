@@ -105,7 +105,7 @@ def command(policy: str, traces: tuple[str, ...], deployment: str, suite: str | 
     if len(set(ids)) != len(ids):
         problems.append("some runs share an id; run-level counts treat them as one run")
         inputs_bad = True
-    options = Options(deployment=deployment, suite=suite or ", ".join(traces) or "(no runs)", gated=gated, k=k,
+    options = Options(deployment=deployment, suite=suite or _suite_name(traces), gated=gated, k=k,
                       risk=None if risk is None else (risk, 1.0 - confidence), distribution=distribution,
                       confidence=confidence, resolved=resolved, lineage=tuple(traces), imported=tuple(imported))
     ledger = assure(compiled, runs, options, problems)
@@ -126,3 +126,23 @@ def command(policy: str, traces: tuple[str, ...], deployment: str, suite: str | 
     for warning in ledger.warnings:
         click.echo(f"policyc: warning: {printable(warning)}", err=True)
     raise click.exceptions.Exit(EXIT_INPUT if inputs_bad else EXIT_OK if ledger.established else EXIT_FINDINGS)
+
+
+def _suite_name(traces: tuple[str, ...]) -> str:
+    """The suite's name when --suite gives none: the trace files' names, within the 200
+    characters a name may have (a long name cut, and how many files are left out).
+
+    >>> _suite_name(("a.jsonl", "b.jsonl")), _suite_name(())
+    ('a.jsonl, b.jsonl', '(no runs)')
+    >>> _suite_name(tuple(f"run_{i}.jsonl" for i in range(99)))[-38:]
+    'run_12.jsonl, run_13.jsonl and 85 more'
+    """
+    names = [t if len(t) <= 150 else t[:149] + "…" for t in traces]
+    kept: list[str] = []
+    for name in names:
+        left = len(names) - len(kept) - 1
+        if len(", ".join([*kept, name]) + (f" and {left} more" if left else "")) > 200:
+            break
+        kept.append(name)
+    left = len(names) - len(kept)
+    return (", ".join(kept) + (f" and {left} more" if left else "")) or "(no runs)"
