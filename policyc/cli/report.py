@@ -57,11 +57,11 @@ def command(policy: str, traces: tuple[str, ...], output: str, with_lint: bool, 
     ledger_problem = None
     if ledger is not None:
         read, ledger_problem = _read_ledger(ledger)
-        if ledger_problem is not None:  # told now; the page is still written, without it
+        if read is not None:
+            builder.add_ledger(read)
+        else:  # told now; the page is still written, without it
             click.echo(f"policyc: error: `{printable(ledger)}` is not a ledger: {ledger_problem}", err=True)
             click.echo("  help: give the JSON of `policyc assure --format json`", err=True)
-        else:
-            builder.add_ledger(read)
     scorer = Scorer(monitor.compiled, externs=monitor.externs)
     for item in iter_traces(traces, input_format):
         if isinstance(item, TraceError):
