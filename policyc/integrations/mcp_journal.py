@@ -80,13 +80,13 @@ def _open(path: str | Path) -> int:
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NONBLOCK", 0)
                  | getattr(os, "O_CLOEXEC", 0), 0o666)
     try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
             if hasattr(os, "O_NONBLOCK"):  # a pipe someone reads, or a device: written to as it comes
                 import fcntl
 
                 fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
-        elif os.fstat(fd).st_size > 0:
+        elif status.st_size > 0:
             with open(path, "rb") as existing:
                 existing.seek(-1, os.SEEK_END)
                 if existing.read(1) != b"\n":
