@@ -57,14 +57,45 @@ class InputError(Exception):
 
 def max_input_bytes() -> int:
     """The size cap of artifacts and trace files: POLICYC_MAX_INPUT_MB mebibytes, or 256."""
-    text = os.environ.get(ENV_MAX_INPUT, "").strip()
+    return int(env_number(ENV_MAX_INPUT, DEFAULT_MAX_INPUT_MB) * 1024 * 1024)
+
+
+#: The environment variables that set a limit, and whether each is a whole number: the
+#: command line refuses a value that is not a positive number (`env_problem`).
+ENV_LIMITS = {ENV_MAX_INPUT: False, "POLICYC_MAX_STATES": True, "POLICYC_MAX_PRODUCT": True,
+              "POLICYC_LSP_FRAME_TIMEOUT": False, "POLICYC_GATEWAY_UNREAD_GRACE": False}
+
+
+def _positive(text: str, whole: bool) -> float | None:
     try:
-        mb = float(text) if text else DEFAULT_MAX_INPUT_MB
+        value = int(text) if whole else float(text)
     except ValueError:
-        mb = DEFAULT_MAX_INPUT_MB
-    if not mb > 0 or mb == float("inf"):
-        mb = DEFAULT_MAX_INPUT_MB
-    return int(mb * 1024 * 1024)
+        return None
+    return value if 0 < value < float("inf") else None
+
+
+def env_number(name: str, default: float) -> float:
+    """A limit the environment sets (`ENV_LIMITS`), or `default` when it is unset or not a
+    positive number (the command line refuses such a value first: `env_problem`)."""
+    text = os.environ.get(name, "").strip()
+    value = _positive(text, ENV_LIMITS.get(name, False)) if text else None
+    return default if value is None else value
+
+
+def env_problem() -> str | None:
+    """What is wrong with a limit set in the environment, if anything: a value that is set
+    but is not a positive number (a whole one where counts are meant).
+
+    >>> os.environ["POLICYC_MAX_STATES"] = "1e3"
+    >>> env_problem()
+    'POLICYC_MAX_STATES is `1e3`, not a whole number above 0'
+    >>> del os.environ["POLICYC_MAX_STATES"]
+    """
+    for name, whole in ENV_LIMITS.items():
+        text = os.environ.get(name, "").strip()
+        if text and _positive(text, whole) is None:
+            return f"{name} is `{text[:40]}`, not a {'whole ' if whole else ''}number above 0"
+    return None
 
 
 def _size(n: int) -> str:
@@ -148,4 +179,5 @@ def os_error(path: str, exc: OSError) -> InputError:
     return InputError(f"`{path}` {reason}", reason)
 
 
-__all__ = ["DEFAULT_MAX_INPUT_MB", "ENV_MAX_INPUT", "InputError", "max_input_bytes", "os_error", "read_input"]
+__all__ = ["DEFAULT_MAX_INPUT_MB", "ENV_LIMITS", "ENV_MAX_INPUT", "InputError", "env_number", "env_problem", "max_input_bytes",
+           "os_error", "read_input"]

@@ -195,6 +195,18 @@ def test_assure_names_a_suite_of_many_files_within_a_name_s_length(policy, tmp_p
     assert code in (0, 1) and "and " in out + err
 
 
+@pytest.mark.parametrize("name, value", [
+    ("POLICYC_MAX_INPUT_MB", "1MB"), ("POLICYC_MAX_INPUT_MB", "-1"), ("POLICYC_MAX_INPUT_MB", "nan"),
+    ("POLICYC_MAX_STATES", "0"), ("POLICYC_MAX_STATES", "1e3"), ("POLICYC_MAX_PRODUCT", "abc"),
+    ("POLICYC_LSP_FRAME_TIMEOUT", "soon"), ("POLICYC_GATEWAY_UNREAD_GRACE", "inf"),
+])
+def test_a_limit_set_in_the_environment_that_is_no_number_is_a_usage_error(policy, name, value):
+    # found by a sweep written from the docs alone: such a value was silently ignored, and the
+    # default limit applied (a trace of 3 MB was refused under `1`, and scored under `1MB`)
+    code, _, err = policyc("check", policy, env={name: value})
+    assert code == 2 and f"{name} is `{value}`, not a" in err
+
+
 def test_a_policy_without_rules_is_not_an_empty_success(tmp_path):
     empty = tmp_path / "empty.altl"
     empty.write_text("# nothing here\n")

@@ -29,22 +29,19 @@ True
 
 from __future__ import annotations
 
-import os
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from typing import Iterator
+
+from policyc.inputs import env_number
 
 DEFAULT_STATES = 5_000
 DEFAULT_PRODUCT = 300_000
 
 
 def _env(name: str, default: int) -> int:
-    try:
-        value = int(os.environ.get(name, ""))
-    except ValueError:
-        return default
-    return value if value > 0 else default
+    return int(env_number(name, default))
 
 
 @dataclass(frozen=True)

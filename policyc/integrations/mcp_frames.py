@@ -22,7 +22,6 @@ peer waits forever. The gateway looks at what was dropped:
 from __future__ import annotations
 
 import json
-import os
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, AsyncIterator, Awaitable, Callable
@@ -31,6 +30,7 @@ import anyio
 from mcp import types
 from mcp.shared.message import SessionMessage
 
+from policyc.inputs import env_number
 from policyc.trace.jsontext import member
 
 #: `ErrorData.data` key under which an unreadable answer of the server reaches the gateway.
@@ -238,7 +238,7 @@ def answering_client(write: Any, log: Callable[[str], None]) -> Callable[[Any], 
 #: Seconds an unreadable line that names no request leaves the one request waiting to be
 #: answered after all (a server that prints a stray line, then answers), before the line
 #: ends it with an error.
-UNREAD_GRACE = float(os.environ.get("POLICYC_GATEWAY_UNREAD_GRACE", "10"))
+UNREAD_GRACE = env_number("POLICYC_GATEWAY_UNREAD_GRACE", 10)
 
 
 @dataclass(frozen=True)

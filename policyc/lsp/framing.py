@@ -29,15 +29,16 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import os
 import re
 from typing import Any, Callable
+
+from policyc.inputs import env_number
 
 #: The longest header block read (bytes), and the largest body accepted.
 MAX_HEADER = 8192
 MAX_BODY = 64 << 20
 #: Seconds without a new byte after which a half-read frame counts as broken.
-FRAME_TIMEOUT = float(os.environ.get("POLICYC_LSP_FRAME_TIMEOUT", "10"))
+FRAME_TIMEOUT = env_number("POLICYC_LSP_FRAME_TIMEOUT", 10)
 PARSE_ERROR, INVALID_REQUEST, INTERNAL_ERROR, NOT_INITIALIZED = -32700, -32600, -32603, -32002
 _HEAD, _KEEP = 4096, 64  # bytes of a broken frame kept for its id; bytes kept to find a header across reads
 _LENGTH = re.compile(rb"content-length[ \t]*:[ \t]*([^\r\n]*)", re.IGNORECASE)
