@@ -83,13 +83,14 @@ def cli(ctx: click.Context) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    from policyc.recursion import deep_recursion
-
     from policyc.inputs import env_problem
+    from policyc.recursion import deep_recursion
 
     problem = env_problem()  # a limit set in the environment that is no number is a usage error, never ignored
     if problem is not None:
-        click.echo(f"policyc: {problem}", err=True)
+        from policyc.terminal import printable
+
+        click.echo(f"policyc: {printable(problem)}", err=True)
         sys.exit(EXIT_INPUT)
     try:
         with deep_recursion():  # formulas expanded from counts and chains are hundreds of levels deep
