@@ -15,10 +15,9 @@ from __future__ import annotations
 import pytest
 
 from policyc.artifact.models import Artifact
-from policyc.artifact.build import build_artifact
 from policyc.check import check_text
 from policyc.lint import LintOptions, lint_policy
-from policyc.runtime import Monitor, RunError
+from policyc.runtime import RunError
 from policyc.runtime.calls import MAX_VALUE_DEPTH
 from runtime_helpers import monitor_of
 
@@ -123,12 +122,9 @@ def test_a_number_written_as_text_does_not_pass_a_deny_rule(amount, refused):
     # the gate judged the text (no comparison with a number holds for it) and warned only of
     # the type, and the tool paid 1000 (found by a sweep written from the docs alone). The
     # rules are now judged on the value as the tool receives it too
-    policy, diagnostics = check_text(
-        "tool pay(to: str, amount: float, now: bool?)\n"
-        "rule cap severity deny: always not pay(amount > 100)\n"
-        "rule not_now severity deny: never(pay(now == true))\n", "pay.altl")
-    assert policy is not None, diagnostics
-    monitor = Monitor(build_artifact(policy))
+    monitor = monitor_of("rule cap severity deny: always not pay(amount > 100)\n"
+                         "rule not_now severity deny: never(pay(now == true))\n",
+                         "tool pay(to: str, amount: float, now: bool?)\n")
     decision = monitor.start().propose("pay", {"to": "x", "amount": amount})
     assert ("cap" in decision.rules) is refused and decision.executes is not refused, decision
     assert "conformance/wrong-type" in [f.rule for f in decision.findings]

@@ -31,6 +31,7 @@ import json
 import logging
 import re
 from typing import Any, Callable
+from urllib.parse import unquote
 
 from policyc.inputs import env_number
 
@@ -238,8 +239,6 @@ class Dispatcher:
 
     def _opened(self, params: Any) -> bool:
         """Whether a didChange's document is open (its parameters are checked by pygls)."""
-        from urllib.parse import unquote
-
         document = params.get("textDocument") if isinstance(params, dict) else None
         uri = document.get("uri") if isinstance(document, dict) else None
         return not isinstance(uri, str) or unquote(uri) in self.protocol.workspace.text_documents
