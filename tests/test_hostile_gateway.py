@@ -331,6 +331,12 @@ def test_the_journal_writes_half_a_surrogate_pair_as_a_character_readers_take():
     value, problem, _ = decode(_line(event))
     assert problem is None
     assert value["tool_result"] == ["x\ufffdy", {"\ufffdk": "\U0001f600"}]
+    deep: object = "x\ud800"  # as deep as json writes, deeper than a walk of it in Python can go
+    for _ in range(sys.getrecursionlimit() - 60):
+        deep = [deep]
+    value, problem, _ = decode(_line({**event, "arguments": deep}))
+    assert problem is None and value["arguments"] == {"unwritable": "nested too deeply"}
+    assert value["tool_result"] == ["x\ufffdy", {"\ufffdk": "\U0001f600"}]
 
 
 def test_the_trace_is_never_a_pipe_nobody_reads_an_input_or_a_policy(tmp_path):

@@ -110,7 +110,16 @@ def _line(event: dict) -> str:
         return text
     # half a surrogate pair (a server's "\ud800") is no character: JSON readers refuse the line,
     # so it is written as U+FFFD, the replacement character, and the rest of the text is kept
-    return json.dumps(_whole_characters(event), separators=(",", ":"), default=str, allow_nan=False)
+    return json.dumps({k: _whole_field(v) for k, v in event.items()}, separators=(",", ":"), default=str,
+                      allow_nan=False)
+
+
+def _whole_field(value: Any) -> Any:
+    """`_whole_characters(value)`, or a note when it nests too deeply to be walked."""
+    try:
+        return _whole_characters(value)
+    except RecursionError:
+        return {"unwritable": "nested too deeply"}
 
 
 #: what `json.dumps` writes for a surrogate (a whole pair is written as two of them, and is kept)
