@@ -145,7 +145,8 @@ class PositionEvaluator:
                 if isinstance(term, n.Op) and term.op == "in" and term.args[0] == n.Var(phi.var) \
                         and isinstance(term.args[1], n.Outputs):  # grounding: each value in the set
                     seen = eval_term(term.args[1], env)
-                    found = (member(value, seen) for value in values)
+                    contains = getattr(seen, "contains", None)  # a grounding set: asked directly
+                    found = map(contains, values) if callable(contains) else (member(value, seen) for value in values)
                 else:
                     test = compile_term(term)
                     found = (test(env.bind(phi.var, value), None, UNDEF) is True for value in values)
