@@ -393,3 +393,17 @@ def test_an_unreadable_answer_naming_no_call_ends_the_one_call_waiting(artifact,
     assert code == 0 and "Traceback" not in stderr
     [session] = gateway.sessions()
     assert calls_of(session) == gateway.server_ran() == [("junk", {}), ("garbage", {}), ("echo", {"text": "after"})]
+
+
+def test_a_server_tool_name_with_control_characters_is_printed_escaped(artifact, tmp_path, monkeypatch):
+    """A server names its tools as it likes: one holding a carriage return, NUL and an escape
+    sequence is reported (no policy declares it) with those characters escaped, so it cannot
+    rewrite the operator's terminal line; calls to the declared tools still go through."""
+    monkeypatch.setenv("RAW_SERVER_EXTRA_TOOL", json.dumps("ev\x1b[31mil\r\x00tool"))
+    gateway = Gateway(artifact, tmp_path)
+    echo = gateway.wait_for(gateway.call("echo", {"text": "still here"}))
+    assert echo["result"]["content"][0]["text"] == "still here"
+    code, stderr = gateway.end("eof")
+    assert code == 0 and "Traceback" not in stderr
+    assert "`ev\\x1b[31mil\\r\\x00tool`, which the policy does not declare" in stderr, stderr
+    assert not {"\x1b", "\r", "\x00"} & set(stderr), repr(stderr)
