@@ -55,6 +55,27 @@ def test_restoring_a_snapshot_continues_exactly(cut):
     assert restored.trace.calls == whole.trace.calls
 
 
+
+@pytest.mark.parametrize("observe", ["", "observe user_calls\n"])
+def test_a_user_terminal_call_does_not_end_the_run_and_its_snapshot_restores(observe):
+    """Found by a sweep written from the docs alone: the user's call to a terminal tool is
+    recorded and the run goes on, yet restore refused the run's own snapshot as damaged
+    ("a terminal call was recorded, but `ended_by` is null"). Only the agent's ends a run."""
+    monitor = monitor_of(observe + RULES)
+    run = monitor.start()
+    run.record("done", {"answer": "the user's"}, None, actor="user")
+    assert not run.ended
+    script = [("a", {}), ("b", {}), ("done", {"answer": "x"})]
+    restored = monitor_of(observe + RULES).restore(json.loads(json.dumps(run.snapshot())))
+    assert run_script(restored, script) == run_script(run, script)
+    assert restored.ended and run.ended
+    assert restored.trace.calls == run.trace.calls
+    ended = json.loads(json.dumps(run.snapshot()))
+    assert monitor.restore(ended).ended
+    ended["ended_by"] = None  # the agent's terminal call with no end: damaged
+    with pytest.raises(RunError, match="a terminal call of the agent was recorded"):
+        monitor.restore(ended)
+
 def test_a_snapshot_between_propose_and_record_keeps_the_pending_decision():
     monitor = monitor_of(RULES)
     run = monitor.start()

@@ -212,11 +212,13 @@ def _reference_problem(monitor: "Monitor", snap: _SnapshotModel) -> str | None:
     for i in snap.awaiting:
         if not 0 <= i < len(events) or events[i].resolution is not None:
             return f"`awaiting` names event {i}, which is not an unresolved refusal"
-    if snap.ended_by is not None and (snap.ended_by not in monitor.terminal_tools or not snap.calls
-                                      or snap.calls[-1].tool != snap.ended_by):
+    # only the agent's terminal call ends a run: the user's is recorded, and the run goes on
+    agents = [c for c in snap.calls if c.actor == "assistant"]
+    if snap.ended_by is not None and (snap.ended_by not in monitor.terminal_tools or not agents
+                                      or agents[-1].tool != snap.ended_by):
         return f"`ended_by` is `{snap.ended_by[:40]}`, but the run did not end with that terminal call"
-    if snap.ended_by is None and any(c.tool in monitor.terminal_tools for c in snap.calls):
-        return "a terminal call was recorded, but `ended_by` is null"
+    if snap.ended_by is None and any(c.tool in monitor.terminal_tools for c in agents):
+        return "a terminal call of the agent was recorded, but `ended_by` is null"
     return None
 
 
