@@ -3,6 +3,8 @@ log, and table 17 (events and insist rate per layer) computed from it."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from policyc.runtime import RunError, enforcement_table
@@ -44,6 +46,29 @@ def test_block_and_warn_identical_retry_is_a_deliberate_override():
     run.record("b", {"n": 1})
     assert [e.resolution for e in run.events] == ["insisted"]
 
+
+
+@pytest.mark.parametrize("observe", ["", "observe messages, user_calls\n"])
+@pytest.mark.parametrize("between", ["agent_call", "user_call", "user_message"])
+def test_anything_recorded_between_a_block_and_its_retry_ends_the_override(observe, between):
+    """docs/runtime.md: "Something recorded between the two proposals ... also ends the chance
+    to override." Found by a sweep written from the docs alone: the user's call or message
+    left it open, and the run's snapshot was then refused as damaged on restore."""
+    monitor = monitor_of(observe + RULE.format(severity="block"))
+    run = monitor.start()
+    assert run.propose("b", {"n": 1}).action == "block"
+    if between == "agent_call":
+        run.propose("c", {})
+        run.record("c", {})
+    elif between == "user_call":
+        run.record("c", {}, "ok", actor="user")
+    else:
+        run.record("message", {"text": "No, do not do that", "calls": []}, None, actor="user")
+    state = json.loads(json.dumps(run.snapshot()))
+    retry = run.propose("b", {"n": 1})
+    assert retry.action == "block" and not retry.override
+    restored = monitor.restore(state)  # the run's own snapshot restores, and decides alike
+    assert restored.propose("b", {"n": 1}).action == "block"
 
 def test_block_and_warn_any_other_retry_is_judged_afresh():
     run = run_with("block")

@@ -255,10 +255,10 @@ class Run:
                 grounding.take(seen)  # the result joins the grounding text now, not at the next proposal
         if index is not None:
             index.add(call, observed)
+        if state.enforcement.override is not None:  # anything recorded ends the chance to override
+            state.enforcement = after_record(state.enforcement)
         if actor != "assistant":
             return  # the user acted: the agent's pending proposal stays pending
-        if state.enforcement.override is not None:
-            state.enforcement = after_record(state.enforcement)
         state.pending = None
         if tool in monitor.terminal_tools:
             state.ended_by = tool
