@@ -60,6 +60,17 @@ def test_an_exponential_rule_stops_at_the_budget_naming_the_rule(tmp_path, n, co
     assert "raise the budget with `--max-states N`" in done.stderr and "Traceback" not in done.stderr
 
 
+
+@pytest.mark.parametrize("command", ["explain", "graph"])
+def test_explain_and_graph_name_the_rule_at_the_budget_too(tmp_path, command):
+    """Found by a sweep written from the docs alone: these two named an inner formula
+    (`release(false, or(…, …))`), which the author never wrote, where compile names the rule."""
+    path = tmp_path / "blow.altl"
+    path.write_text(blow_up(9))  # 2^10 states
+    done = policyc(command, str(path), "--max-states", "300")
+    assert done.returncode == 2, done.stderr[-1000:]
+    assert done.stderr.startswith("policyc: rule `r`: its automaton reaches 301 states, the compiler's budget")
+
 def test_the_budget_is_raised_by_the_option_and_the_environment(tmp_path):
     path = tmp_path / "blow.altl"
     path.write_text(blow_up(9))  # 2^10 states

@@ -101,4 +101,15 @@ def construction_budget(states: int | None = None, product: int | None = None) -
         _CURRENT.reset(token)
 
 
-__all__ = ["Budget", "BudgetExceeded", "construction_budget", "current_budget"]
+
+@contextmanager
+def naming_rule(rule: str) -> Iterator[None]:
+    """Whatever the wrapped construction builds is rule `rule`'s: a budget it reaches is named
+    by the rule, not by an inner formula the author never wrote."""
+    try:
+        yield
+    except BudgetExceeded as exc:
+        raise exc.naming(rule) from None
+
+
+__all__ = ["Budget", "BudgetExceeded", "construction_budget", "current_budget", "naming_rule"]

@@ -25,7 +25,7 @@ from policyc.tables.slicing import SliceTable
 from policyc.trace.model import Trace
 
 from policyc.automata.alphabet import build_alphabet, events_of
-from policyc.automata.budget import BudgetExceeded
+from policyc.automata.budget import BudgetExceeded, naming_rule
 from policyc.automata.constants import build_constant_dfa, reads_run_constants
 from policyc.automata.construct import build_dfa, explore, show_state, table_from
 from policyc.automata.fragment import NotCompilable, Plan, PlainPart, SlicedPart, plan_rule
@@ -146,9 +146,8 @@ def compile_policy(policy: Policy) -> CompiledPolicy:
     out: dict[str, CompiledRule] = {}
     for rule in policy.rules:
         try:
-            table = compile_rule(rule.formula, policy.tools).table
-        except BudgetExceeded as exc:  # an error, not an offline rule: the policy is not what it says
-            raise exc.naming(rule.name) from None
+            with naming_rule(rule.name):  # an error, not an offline rule: the policy is not what it says
+                table = compile_rule(rule.formula, policy.tools).table
         except NotCompilable as exc:
             out[rule.name] = CompiledRule(None, not_compiled(exc.reason).kind, exc.reason)
             continue

@@ -18,16 +18,19 @@ FORMULA_CHARS = 10_000
 
 def explain_rule(rule, tools) -> dict:
     from policyc.automata import NotCompilable, classify, compile_rule
+    from policyc.automata.budget import naming_rule
     from policyc.automata.render import bad_prefixes, part_dfas
     from policyc.ir.printer import show
 
-    cls = classify(rule.formula, tools)
+    with naming_rule(rule.name):
+        cls = classify(rule.formula, tools)
     # a rule whose macros share pieces can be exponentially long written out: elided past a page
     out = {"rule": rule.name, "source": rule.source, "formula": show(rule.formula, limit=FORMULA_CHARS), "class": cls.kind,
            "enforceable": cls.is_enforceable, "gateable": cls.is_gateable, "liveness": cls.is_liveness,
            "safety": cls.is_safety, "reason": cls.reason, "parts": []}
     try:
-        auto = compile_rule(rule.formula, tools)
+        with naming_rule(rule.name):
+            auto = compile_rule(rule.formula, tools)
     except NotCompilable:
         return out
     for title, dfa, start in part_dfas(auto):

@@ -55,6 +55,7 @@ def command(policy: str, rule: str | None, rules_graph: bool, fmt: str | None, o
     the precedence graph has a cycle, 2 input error.
     """
     from policyc.automata import NotCompilable, compile_rule
+    from policyc.automata.budget import naming_rule
     from policyc.automata.render import to_dot
 
     if fmt in ("text", "json") and not rules_graph:
@@ -70,7 +71,8 @@ def command(policy: str, rule: str | None, rules_graph: bool, fmt: str | None, o
     graphs, skipped = [], []
     for r in pick_rules(checked, rule):
         try:
-            graphs.append(to_dot(compile_rule(r.formula, checked.tools), r.name))
+            with naming_rule(r.name):
+                graphs.append(to_dot(compile_rule(r.formula, checked.tools), r.name))
         except NotCompilable as exc:
             skipped.append((r.name, exc.reason))
     for name, reason in skipped:
