@@ -106,6 +106,17 @@ def test_the_documented_section_is_valid(tree, monkeypatch):
     ("[tool.policyc.lnt]\nbound = 3\n", "[tool.policyc] has no command or key `lnt` (did you mean `lint`?)"),
     ("[tool.policyc]\npaths = \"policies\"\n", "paths must be a non-empty list of strings"),
     ("[tool.policyc.lint\n", "is not valid TOML"),
+    # found by a sweep written from the docs alone: each was exit 3, or taken silently
+    ("tool = 3\n", "[tool] must be a table"),
+    ("[[tool]]\npolicyc = 1\n", "[tool] must be a table"),
+    ("[tool.policyc.lint]\nprogress = 1\n", "[tool.policyc.lint] progress: an integer (1) is not true or false"),
+    ("[tool.policyc.lint]\njobs = 1e400\n", "[tool.policyc.lint] jobs: 'inf' is not a valid integer range"),
+    ("[tool.policyc.lint]\nrlimit = 1979-05-27T07:32:00Z\n", "rlimit: a date or time (datetime.datetime(1979"),
+    ("[tool.policyc.lint]\nbound = 1" + "0" * 5000 + "\n", "cannot be read: it holds an integer of thousands of digits"),
+    ("[tool.policyc.lint]\nbound = 2.9\n", "[tool.policyc.lint] bound: '2.9' is not a valid integer range"),
+    ("[tool.policyc.lint]\njobs = true\n", "[tool.policyc.lint] jobs: 'true' is not a valid integer range"),
+    ("[tool.policyc.lint]\nallow = [\"bogus\"]\n", "[tool.policyc.lint] allow: no finding is called `bogus`"),
+    ("[tool.policyc.lint]\nonly = [[\"x\"]]\n", "[tool.policyc.lint] only: a list (['x']) is not a value an option takes"),
 ])
 def test_a_bad_section_is_an_input_error_naming_file_and_key(tree, monkeypatch, text, message):
     configure(tree, text)
@@ -114,6 +125,25 @@ def test_a_bad_section_is_an_input_error_naming_file_and_key(tree, monkeypatch, 
     assert out.exit_code == 2
     assert message in out.output and "pyproject.toml" in out.output
 
+
+
+def test_the_command_line_wins_over_an_option_of_the_file_it_cannot_be_used_with(tree, monkeypatch):
+    """`write = true` in the file and `fmt --check` on the command line (a pre-commit hook):
+    the command line's option wins, as docs/cli.md says, instead of "cannot be used together"."""
+    monkeypatch.chdir(tree)
+    configure(tree, "[tool.policyc.fmt]\nwrite = true\n")
+    before = (tree / "policies" / "more" / "dead_tool.altl").read_text()
+    out = run("fmt", "--check", "policies")
+    assert out.exit_code == 1 and out.output == "policies/more/dead_tool.altl: not formatted\n"
+    assert (tree / "policies" / "more" / "dead_tool.altl").read_text() == before
+    configure(tree, "[tool.policyc.fmt]\ncheck = true\n")
+    assert run("fmt", "--write", "policies").exit_code == 0
+    assert run("fmt", "--check", "policies").exit_code == 0
+    configure(tree, "[tool.policyc.graph]\nrules = true\n")
+    out = run("graph", "policies/code_qa.altl", "--rule", "search_first")
+    assert out.exit_code == 0 and out.output.startswith("digraph")
+    out = run("fmt", "--check", "--write", "policies")  # both on the command line: still refused
+    assert out.exit_code == 2 and "cannot be used together" in out.output
 
 def test_the_repository_dogfoods_its_section(monkeypatch):
     monkeypatch.chdir(ROOT)

@@ -28,6 +28,8 @@ from typing import Any
 
 import click
 
+from policyc.terminal import printable
+
 #: the commands whose FILES argument `paths` fills
 PATH_COMMANDS = ("check", "lint", "fmt", "test")
 
@@ -47,7 +49,13 @@ def read_section(path: Path) -> dict[str, Any]:
         raise click.UsageError(f"cannot read `{path}`: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise click.UsageError(f"`{path}` is not valid TOML: {exc}") from None
-    section = data.get("tool", {}).get("policyc", {})
+    except ValueError as exc:  # an integer past Python's limit on digits
+        what = "an integer of thousands of digits" if "digits" in str(exc) else str(exc)
+        raise click.UsageError(f"`{path}` cannot be read: it holds {what}") from None
+    tool = data.get("tool", {})
+    if not isinstance(tool, dict):
+        raise click.UsageError(f"`{path}`: [tool] must be a table")
+    section = tool.get("policyc", {})
     if not isinstance(section, dict):
         raise click.UsageError(f"`{path}`: [tool.policyc] must be a table")
     return section
@@ -85,15 +93,62 @@ def defaults_for(command_name: str, command: click.Command, section: dict[str, A
             best = closest(key, list(options))
             hint = f" (did you mean `{best}`?)" if best else ""
             raise click.UsageError(f"`{where}`: [tool.policyc.{command_name}] has no option `{key}`{hint}")
-        if param.multiple and not isinstance(value, list):
-            value = [value]
         try:
-            param.type_cast_value(ctx, value)
+            value = _as_given(param, value)
+            cast = param.type_cast_value(ctx, value)
+            if param.callback is not None:  # the checks the command line's value gets
+                param.callback(ctx, param, cast)
         except click.BadParameter as exc:
             raise click.UsageError(f"`{where}`: [tool.policyc.{command_name}] {key}: {exc.message}") from None
         out[param.name] = value
     return out
 
+
+def _as_given(param: click.Parameter, value: Any) -> Any:
+    """A TOML value as the command line gives it, so the option reads it alike: true or false
+    for a flag, a list of texts for a repeatable option, a text otherwise (`2.9` for an integer
+    option is then refused, as `--bound 2.9` is; `true` is no number)."""
+    if isinstance(param, click.Option) and param.is_flag and not param.count:
+        if type(value) is not bool:
+            raise click.BadParameter(f"{_shown(value)} is not true or false")
+        return value
+    if param.multiple:
+        return [_as_text(item) for item in (value if isinstance(value, list) else [value])]
+    return _as_text(value)
+
+
+def _as_text(value: Any) -> str:
+    if type(value) is str:
+        return value
+    if type(value) is bool:
+        return "true" if value else "false"
+    if type(value) is int:
+        if value.bit_length() > 13_000:  # about 3,900 digits (str() refuses past 4,300)
+            raise click.BadParameter("the number has thousands of digits")
+        return str(value)
+    if type(value) is float:
+        return repr(value)
+    raise click.BadParameter(f"{_shown(value)} is not a value an option takes")
+
+
+def _shown(value: Any) -> str:
+    kind = {bool: "a boolean", int: "an integer", float: "a number", str: "a text", list: "a list",
+            dict: "a table"}.get(type(value), "a date or time")
+    shown = repr(value)
+    return f"{kind} ({printable(shown if len(shown) <= 60 else shown[:59] + '…')})"
+
+
+
+def command_line_wins(ctx: click.Context, first: str, second: str) -> tuple[str, ...]:
+    """Of two options that cannot be used together, the one the project's defaults set gives
+    way when the command line sets the other: the names (of `first`, `second`) to treat as
+    not set."""
+    from click.core import ParameterSource
+
+    sources = {name: ctx.get_parameter_source(name) for name in (first, second)}
+    if ParameterSource.COMMANDLINE not in sources.values():
+        return ()
+    return tuple(name for name, source in sources.items() if source == ParameterSource.DEFAULT_MAP)
 
 def apply_project_config(ctx: click.Context) -> None:
     """Install the defaults of the invoked command from the nearest pyproject.toml."""

@@ -9,6 +9,7 @@ import click
 
 from policyc.cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_INTERNAL, EXIT_OK
 from policyc.cli.common import fail, policy_files, print_diagnostics, write_file, write_problem
+from policyc.cli.config import command_line_wins
 from policyc.terminal import printable
 
 _IO_CODES = {"E0002", "E0003", "E0005"}
@@ -41,6 +42,8 @@ def command(files: tuple[str, ...], check_only: bool, write: bool, show_diff: bo
     from policyc.fmt import format_module, formatting_problem
     from policyc.syntax import parse_source
 
+    dropped = command_line_wins(click.get_current_context(), "check_only", "write")
+    check_only, write = check_only and "check_only" not in dropped, write and "write" not in dropped
     if check_only and write:
         raise click.UsageError("--check and --write cannot be used together")
     if write and "-" in files:

@@ -10,6 +10,7 @@ import click
 
 from policyc.cli import EXIT_INPUT, EXIT_OK
 from policyc.cli.common import budget_options, load_checked, write_output
+from policyc.cli.config import command_line_wins
 from policyc.terminal import printable
 
 
@@ -58,6 +59,8 @@ def command(policy: str, rule: str | None, rules_graph: bool, fmt: str | None, o
     from policyc.automata.budget import naming_rule
     from policyc.automata.render import to_dot
 
+    dropped = command_line_wins(click.get_current_context(), "rule", "rules_graph")
+    rule, rules_graph = None if "rule" in dropped else rule, rules_graph and "rules_graph" not in dropped
     if fmt in ("text", "json") and not rules_graph:
         raise click.UsageError(f"--format {fmt} needs --rules (an automaton is drawn as dot, svg or png)")
     if rules_graph and rule is not None:

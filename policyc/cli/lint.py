@@ -22,6 +22,19 @@ if TYPE_CHECKING:
 _DENY = {"errors": Severity.ERROR, "warnings": Severity.WARNING, "notes": Severity.NOTE}
 
 
+def _finding_names(ctx: click.Context, param: click.Parameter, names: tuple[str, ...]) -> tuple[str, ...]:
+    """--allow and --only name kinds of finding (a code or a name): each one must be one."""
+    if names:
+        from policyc.lint import kind_by_name
+
+        for name in names:
+            try:
+                kind_by_name(name)
+            except KeyError:
+                raise click.BadParameter(f"no finding is called `{printable(name)}`") from None
+    return names
+
+
 @click.command("lint")
 @click.argument("files", nargs=-1, type=click.Path())
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif", "github"]), default="text",
@@ -29,9 +42,9 @@ _DENY = {"errors": Severity.ERROR, "warnings": Severity.WARNING, "notes": Severi
                                       "github for GitHub Actions annotations")
 @click.option("--deny", type=click.Choice(sorted(_DENY)), default="errors", show_default=True,
               help="exit 1 on findings at or above this level")
-@click.option("--allow", "allowed", multiple=True, metavar="CODE",
+@click.option("--allow", "allowed", multiple=True, metavar="CODE", callback=_finding_names,
               help="do not analyse or report this kind of finding (code or name)")
-@click.option("--only", "only", multiple=True, metavar="NAME", help="run only this analysis (code or name)")
+@click.option("--only", "only", multiple=True, metavar="NAME", callback=_finding_names, help="run only this analysis (code or name)")
 @click.option("--bound", type=click.IntRange(1, 64), default=8, show_default=True,
               help="longest trace the bounded queries consider")
 @click.option("--jobs", type=click.IntRange(0, 256), default=1, show_default=True,
@@ -71,15 +84,12 @@ def command(files, fmt, deny, allowed, only, bound, jobs, progress, rlimit, budg
         raise click.exceptions.Exit(EXIT_OK)
     if not files:
         raise click.UsageError("give at least one policy file (or --explain CODE)")
-    try:
-        skip = {kind_by_name(a).code for a in allowed}
-        selected = {kind_by_name(o).slug for o in only} or None
-        if selected is None and skip:  # an allowed kind is not even analysed
-            from policyc.lint import KINDS
+    skip = {kind_by_name(a).code for a in allowed}  # (each a finding's name: `_finding_names`)
+    selected = {kind_by_name(o).slug for o in only} or None
+    if selected is None and skip:  # an allowed kind is not even analysed
+        from policyc.lint import KINDS
 
-            selected = {k.slug for code, k in KINDS.items() if code not in skip}
-    except KeyError as exc:
-        raise click.BadParameter(f"no finding is called `{exc.args[0]}`") from None
+        selected = {k.slug for code, k in KINDS.items() if code not in skip}
     limits = {name: v for name, v in (("rlimit", rlimit), ("budget", budget)) if v is not None}
     options = LintOptions(bound=bound, max_layer_share=max_layer_share, jobs=jobs, **limits)
     show = progress if progress is not None else sys.stderr.isatty()
