@@ -76,6 +76,26 @@ def test_a_user_terminal_call_does_not_end_the_run_and_its_snapshot_restores(obs
     with pytest.raises(RunError, match="a terminal call of the agent was recorded"):
         monitor.restore(ended)
 
+
+def test_a_run_an_open_question_refused_in_restores():
+    """Found by a sweep written from the docs alone: a refusal by `undecided refuse` logs an
+    event of kind `undecided`, which restore's schema did not list, so the run's own
+    snapshot was refused as damaged."""
+    policy = ("undecided refuse for deny, block\n"
+              "tool lookup_order(order_id: str) -> { total: float, balance: float }\n"
+              "tool issue_refund(order_id: str, amount: float)\n"
+              "rule looked_up severity block:\n"
+              "    always (issue_refund(order_id: o, amount: m) -> once lookup_order(order_id: o, "
+              "result.total == m or result.balance == m))\n")
+    monitor = monitor_of(policy, tools="")
+    run = monitor.start()
+    assert run.propose("lookup_order", {"order_id": "A1"}).action == "block"
+    assert [e.kind for e in run.events] == ["undecided"]
+    restored = monitor_of(policy, tools="").restore(json.loads(json.dumps(run.snapshot())))
+    assert restored.events == run.events
+    assert restored.propose("lookup_order", {"order_id": "A1"}).action == \
+        run.propose("lookup_order", {"order_id": "A1"}).action == "warn"  # the override of a block
+
 def test_a_snapshot_between_propose_and_record_keeps_the_pending_decision():
     monitor = monitor_of(RULES)
     run = monitor.start()

@@ -108,7 +108,7 @@ class _EventModel(_Strict):
     step: StrictInt = Field(ge=0)
     rule: StrictStr
     layer: StrictStr | None
-    kind: Literal["violation", "owed", "conflict", "conformance"]
+    kind: Literal["violation", "owed", "conflict", "conformance", "undecided"]
     severity: Literal[SEVERITY_ORDER]  # type: ignore[valid-type]
     action: Literal["allow", "warn", "block", "stop"]
     tool: StrictStr
