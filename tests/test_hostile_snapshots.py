@@ -68,6 +68,11 @@ def refused(state: dict) -> str:
     (lambda s: s["calls"][0].update(extra=1), "`calls.0.extra`: extra inputs are not permitted"),
     (lambda s: s.pop("events"), "`events`: field required"),
     (lambda s: s.update(pending=["x", "yes"]), "`pending.1`: input should be a valid boolean"),
+    (lambda s: s.update(refused=["ghost", *s["refused"]]), "`refused` lists a call twice, or one the enforcement "
+                                                          "log shows no refusal of"),
+    (lambda s: s.update(refused=[]), "`refused` leaves out a call whose latest proposal the log or `pending` shows"),
+    # a refused call made recordable by hand: the log still awaits an answer to its refusal
+    (lambda s: s.update(pending=[s["pending"][0], True], refused=[]), "`refused` leaves out a call"),
 ])
 def test_each_damage_is_a_run_error_naming_it(edit, message):
     state = snapshot_after(4)

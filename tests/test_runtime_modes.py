@@ -70,6 +70,28 @@ def test_anything_recorded_between_a_block_and_its_retry_ends_the_override(obser
     restored = monitor.restore(state)  # the run's own snapshot restores, and decides alike
     assert restored.propose("b", {"n": 1}).action == "block"
 
+
+@pytest.mark.parametrize("severity", ["deny", "block"])
+def test_a_refused_call_cannot_be_recorded_after_other_proposals_either(severity):
+    """Found by a sweep written from the docs alone: once another call was proposed (a harness
+    gating a batch of calls one after another), the refused call could be recorded as run;
+    the rule then counted as lost, and a `deny` let every later identical call through."""
+    monitor = monitor_of(RULE.format(severity=severity))
+    run = monitor.start()
+    assert run.propose("b", {"n": 1}).action == "block"
+    assert run.propose("c", {}).action == "allow"
+    run.record("c", {})
+    with pytest.raises(RunError, match="refused by the gate"):
+        run.record("b", {"n": 1})
+    restored = monitor.restore(json.loads(json.dumps(run.snapshot())))
+    with pytest.raises(RunError, match="refused by the gate"):
+        restored.record("b", {"n": 1})
+    assert run.propose("a", {}).executes
+    run.record("a", {})
+    assert run.propose("b", {"n": 1}).action == "allow"  # allowed now: it may run
+    run.record("b", {"n": 1})
+    assert run.trace.tool_sequence == ["c", "a", "b"]
+
 def test_block_and_warn_any_other_retry_is_judged_afresh():
     run = run_with("block")
     assert run.propose("b", {"n": 1}).action == "block"

@@ -56,6 +56,7 @@ class RunState:
     events: list[EnforcementEvent] = field(default_factory=list)  # the enforcement log
     awaiting: list[int] = field(default_factory=list)  # refusal events not yet resolved
     pending: tuple[str | None, bool] | None = None    # (identity, may run) of the last proposal
+    refused: dict[str, None] = field(default_factory=dict)  # identities whose latest proposal was refused
     proposals: int = 0
     ended_by: str | None = None                       # the terminal tool that ended the run
     report: "TraceReport | None" = None               # set by finish()
@@ -117,6 +118,9 @@ class Run:
             # block-and-warn findings, never `deny` (nor anything stronger)
             findings, undecided = self._judge(tool, args, problem, conforms)
             if not findings and enf.override is None:  # `enforce` would allow it and change nothing
+                if state.refused:  # allowed now: it may be recorded
+                    identity = identity or call_identity(tool, args, checked=True)
+                    state.refused.pop(identity, None)
                 state.pending = (identity, True)
                 return Decision("allow", tool, args, step, undecided=undecided)
             if findings and identity is None:  # a call with a value problem has its `unidentified` one
@@ -124,6 +128,10 @@ class Run:
             outcome = enforce(enf, identity, findings, self.mode)
             state.enforcement = outcome.state
             state.pending = (identity, outcome.executes)
+            if outcome.executes:
+                state.refused.pop(identity, None)
+            else:  # recording it is refused until a later proposal of it is allowed
+                state.refused[identity] = None
             if not outcome.judged:
                 if not outcome.override:
                     return Decision(outcome.action, tool, args, step, undecided=undecided)
@@ -215,10 +223,9 @@ class Run:
                 return
             if state.enforcement.stopped is not None:
                 raise RunError(f"the run was stopped by {state.enforcement.stopped}; `{tool}` must not run")
-            pending = state.pending
-            if state.awaiting or pending is not None and not pending[1]:  # identity needed only then
+            if state.awaiting or state.refused:  # identity needed only then
                 identity = call_identity(tool, args)
-                if pending == (identity, False):
+                if identity in state.refused:  # its latest proposal was refused, however many came after
                     raise RunError(f"`{tool}` was refused by the gate; a refused call must not run")
                 self._resolve(identity)
             self._add(tool, args, result, typed)

@@ -57,6 +57,7 @@ def dump_run(run: "Run") -> dict[str, object]:
         "events": [e.to_json() for e in state.events],
         "awaiting": list(state.awaiting),
         "pending": list(state.pending) if state.pending is not None else None,
+        "refused": list(state.refused),
         "proposals": state.proposals,
         "ended_by": state.ended_by,
         "finished": state.report is not None,
@@ -134,6 +135,9 @@ class _SnapshotModel(_Strict):
     events: list[_EventModel]
     awaiting: list[StrictInt]
     pending: tuple[StrictStr | None, StrictBool] | None
+    # the identities whose latest proposal was refused (absent in older snapshots: those the
+    # log awaits an answer to)
+    refused: list[StrictStr] | None = None
     proposals: StrictInt = Field(ge=0)
     ended_by: StrictStr | None
     finished: StrictBool
@@ -188,7 +192,8 @@ def load_run(monitor: "Monitor", data: dict[str, object]) -> "Run":
                                    snap.enforcement.stopped)
     state = RunState(gate=gate, calls=calls, seen=seen, enforcement=enforcement,
                      events=[EnforcementEvent(**e.model_dump()) for e in snap.events],
-                     awaiting=list(snap.awaiting), pending=snap.pending, proposals=snap.proposals,
+                     awaiting=list(snap.awaiting), pending=snap.pending, refused=dict.fromkeys(_refused(snap)),
+                     proposals=snap.proposals,
                      ended_by=snap.ended_by, context=snap.context, metrics=snap.metrics)
     run = Run(monitor, snap.mode, snap.id, state)
     if snap.finished:
@@ -235,6 +240,12 @@ def _value_problems(snap: _SnapshotModel) -> str | None:
     return f"`metrics`: its values {problem}" if problem else None
 
 
+def _refused(snap: _SnapshotModel) -> list[str]:
+    if snap.refused is not None:
+        return snap.refused
+    return [snap.events[i].identity for i in snap.awaiting]
+
+
 def _enforcement_problem(snap: _SnapshotModel, observed: int) -> str | None:
     """Whether the enforcement state is the one the enforcement log leads to (`enforce` keeps
     them in step): a forged override, stop or soft-block count is refused, not obeyed."""
@@ -244,6 +255,12 @@ def _enforcement_problem(snap: _SnapshotModel, observed: int) -> str | None:
         return "`awaiting` does not list exactly the refusals the log leaves unanswered"
     if any(events[i].action != "block" for i in unresolved):
         return "`awaiting` names an event that did not refuse its call"
+    refused = set(_refused(snap))
+    if len(refused) != len(_refused(snap)) or not refused <= {e.identity for e in events if e.action in ("block", "stop")}:
+        return "`refused` lists a call twice, or one the enforcement log shows no refusal of"
+    if any(events[i].identity not in refused for i in unresolved) or \
+            snap.pending is not None and snap.pending[1] and snap.pending[0] in refused:
+        return "`refused` leaves out a call whose latest proposal the log or `pending` shows refused"
     override = enforcement.override
     if override is not None:
         waiting = [events[i] for i in snap.awaiting]
