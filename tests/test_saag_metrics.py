@@ -165,3 +165,29 @@ def test_numbers_in_reads_each_numeric_token_as_its_definition_says(text):
             if "," in match.group(2):
                 expected.update(float(part) for part in match.group(2).split(","))
     assert m.numbers_in(text) == expected
+
+
+def test_two_long_strings_are_compared_by_word_pairs_not_aligned(monkeypatch):
+    """Found by a sweep written from the docs alone: PartialRatio of a 6,000-character
+    argument against a 6,000-character request took 8 s of one proposal (about the cube of
+    the length). Past MAX_ALIGNED characters on both sides no alignment is computed."""
+    import random
+
+    rng = random.Random(4)
+    words = [f"w{rng.randrange(10_000)}" for _ in range(1_500)]
+    query = " ".join(words)
+    copied = " ".join(words[200:900])  # written out in the query
+    afresh = " ".join(rng.sample(words, 700))  # the query's words, in an order of its own
+    short = " ".join(words[10:20])
+
+    def no_alignment(*_args, **_kwargs):
+        raise AssertionError("PartialRatio aligned two long strings")
+
+    assert m.partial_ratio(short, query) == 1.0  # a short value: PartialRatio itself
+    monkeypatch.setattr(m.fuzz, "partial_ratio", no_alignment)
+    assert len(copied) > m.MAX_ALIGNED and len(query) > m.MAX_ALIGNED
+    assert m.partial_ratio(copied.upper(), query) == 1.0  # case ignored, as PartialRatio's
+    assert m.partial_ratio(afresh, query) < m.HARD_DRIFT_THRESHOLD
+    assert m.hallucination(afresh, query) > 1 - m.HARD_DRIFT_THRESHOLD
+    token = "x" * 600
+    assert m.partial_ratio(token, query + " " + token) == 1.0 and m.partial_ratio(token, query) == 0.0
