@@ -51,6 +51,23 @@ def test_a_source_with_errors_raises_its_diagnostics():
     assert raised.value.diagnostics[0].code == "E0201"
 
 
+
+@pytest.mark.parametrize("damage", ["array", "utf16", "first_byte", "bom_array"])
+def test_a_damaged_artifact_is_an_artifact_error_not_read_as_a_policy(tmp_path, damage):
+    """Found by a sweep written from the docs alone: an artifact wrapped in a JSON array or
+    re-encoded was read as a policy source, and `Monitor.load` raised the parser's E0001/E0002."""
+    text = dump_artifact(compile_file(EXAMPLE))
+    data = {"array": ("[" + text + "]").encode(), "utf16": text.encode("utf-16"),
+            "first_byte": b"\xff" + text.encode()[1:], "bom_array": b"\xef\xbb\xbf[" + text.encode() + b"]"}[damage]
+    for name in ("damaged.json", "damaged"):  # by its name, and by its bytes
+        path = tmp_path / name
+        path.write_bytes(data)
+        with pytest.raises(ArtifactError, match="is not a policyc monitor artifact|is not JSON"):
+            compiled_warnings(lambda: Monitor.load(path))
+    named = tmp_path / "policy"  # a source with a byte-order mark, without a suffix, is still one
+    named.write_bytes(b"\xef\xbb\xbf" + EXAMPLE.read_bytes())
+    assert compiled_warnings(lambda: Monitor.load(named))[1]
+
 def test_with_a_key_configured_a_source_is_refused_not_compiled(tmp_path, monkeypatch):
     with pytest.raises(ArtifactError, match="is a policy source, and a signing key is configured"):
         Monitor.load(EXAMPLE, key=b"deployment key")

@@ -212,3 +212,14 @@ def test_a_told_decision_and_a_resolved_event_keep_every_other_field():
     event = EnforcementEvent(3, 4, "r", "L3", "violation", "block", "block", "b", '["b",{}]', None)
     assert event.resolved("listened") == replace(event, resolution="listened")
     assert len(fields(Decision)) == 14 and len(fields(EnforcementEvent)) == 10  # a new field: add it to the copies
+
+
+def test_a_decision_as_json_holds_every_field_the_docs_list():
+    """docs/runtime.md: "`Decision.to_json()` gives all of it". Found by a sweep written from
+    the docs alone: `executes`, the field that says whether the call may run, was missing."""
+    documented = {"action", "executes", "rules", "findings", "severity", "message", "allowed_next", "required",
+                  "override", "escalated", "latched", "undecided"}
+    run = run_with("block")
+    shown = [json.loads(json.dumps(run.propose("b", {"n": 1}).to_json())) for _ in range(2)]
+    assert all(documented <= set(one) for one in shown)
+    assert [(one["action"], one["executes"]) for one in shown] == [("block", False), ("warn", True)]  # its override

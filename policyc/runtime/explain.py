@@ -85,7 +85,8 @@ class Decision:
 
     def to_json(self) -> dict[str, object]:
         return {
-            "action": self.action, "tool": self.tool, "args": _args_data(self.args), "step": self.step,
+            "action": self.action, "executes": self.executes, "tool": self.tool, "args": _args_data(self.args),
+            "step": self.step,
             "severity": self.severity, "rules": list(self.rules),
             "findings": [f.to_json() for f in self.findings], "message": self.message,
             "allowed_next": list(self.allowed_next), "required": list(self.required),

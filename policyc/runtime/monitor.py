@@ -57,10 +57,14 @@ class PolicySourceWarning(UserWarning):
 
 
 def is_policy_source(path: str | Path) -> bool:
-    """Whether a file is a policy source rather than an artifact: named `.altl`, or text that
-    does not start as a JSON object does."""
-    if str(path).endswith(".altl"):
+    """Whether a file is a policy source rather than an artifact: named `.altl`, or, unless
+    named `.json`, UTF-8 text that does not start as JSON does (a damaged artifact is told so
+    by the artifact reader, not read as a policy)."""
+    name = str(path)
+    if name.endswith(".altl"):
         return True
+    if name.endswith(".json"):
+        return False
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):
             return False  # a pipe, a device: the artifact reader reads it, and never waits on it
@@ -68,7 +72,15 @@ def is_policy_source(path: str | Path) -> bool:
             head = handle.read(4096).lstrip()
     except OSError:
         return False  # the artifact reader says what is wrong
-    return bool(head) and head[:1] != b"{" and not head.startswith(b"\xef\xbb\xbf{")
+    if head.startswith(b"\xef\xbb\xbf"):  # a byte-order mark
+        head = head[3:].lstrip()
+    if not head or head[:1] in (b"{", b"["):
+        return False
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return exc.start >= len(head) - 3  # not text, unless the read cut a character short
+    return True
 
 
 def compile_source(path: str | Path, key: bytes | None = None) -> Artifact:
