@@ -119,3 +119,28 @@ def test_the_tools_must_match_the_policy():
     assert str(mismatch.value).splitlines()[1:] == [
         "  - the policy declares `process`, which the agent's tools do not include",
         "  - `fetch` takes an argument `verbose` that the policy does not declare"]
+
+
+@pytest.mark.parametrize("formatter", ["default", "custom"])
+def test_a_tool_that_raised_is_recorded_as_failed(formatter):
+    """Found by a sweep written from the docs alone: the SDK hands the guard its failure
+    formatter's text as the output, and the guard recorded it as a result (`error=False`), so
+    a rule reading `error` decided otherwise than under LangGraph or smolagents."""
+    ran = []
+
+    def _refuel(gb: float) -> str:
+        """Refuel data."""
+        ran.append(gb)
+        raise RuntimeError("line is suspended")
+
+    options = {} if formatter == "default" else {"failure_error_function": lambda ctx, error: f"failed: {error}"}
+    refuel = sdk.function_tool(_refuel, name_override="refuel", **options)
+    rules = "rule no_retry_after_a_failure severity block: always (refuel(error) -> weak next always not refuel)\n"
+    guard = PolicyGuard(monitor_of(rules, "tool refuel(gb: float) -> str\n"))
+    agent = sdk.Agent(name="worker", model=script([("refuel", {"gb": 1.0})], [("refuel", {"gb": 2.0})], "done"),
+                      tools=guard.gate([refuel]))
+    result = asyncio.run(sdk.Runner.run(agent, "refuel", run_config=sdk.RunConfig(tracing_disabled=True)))
+    assert ran == [1.0]  # the retry was refused
+    assert [(c.name, c.error) for c in guard.run.trace.calls] == [("refuel", True)]
+    assert outputs(result)[1].startswith("`refuel` was not executed")
+    assert refuel.on_invoke_tool is not guard.gate([refuel])[0].on_invoke_tool  # the caller's tool is left as it was

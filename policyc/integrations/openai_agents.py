@@ -31,6 +31,7 @@ a sequence.
 from __future__ import annotations
 
 import asyncio
+import copy
 import dataclasses
 import json
 from typing import Any, Mapping, Sequence
@@ -69,6 +70,7 @@ class PolicyGuard:
         self._run: Run | None = None
         self._turn: asyncio.Lock | None = None
         self._pending: dict[str, tuple[str, dict, Decision]] = {}
+        self._failed: set[object] = set()  # the calls whose function raised (their ids)
         self.input_guardrail: ToolInputGuardrail[Any] = ToolInputGuardrail(self._before, name="policyc")
         self.output_guardrail: ToolOutputGuardrail[Any] = ToolOutputGuardrail(self._after, name="policyc")
 
@@ -82,8 +84,35 @@ class PolicyGuard:
                 tool = dataclasses.replace(
                     tool, tool_input_guardrails=[*(tool.tool_input_guardrails or []), self.input_guardrail],
                     tool_output_guardrails=[*(tool.tool_output_guardrails or []), self.output_guardrail])
+                self._note_failures(tool)
             out.append(tool)
         return out
+
+    def _note_failures(self, tool: FunctionTool) -> None:
+        """Note which calls of the tool raised: the SDK turns the exception into the output
+        the model reads (its failure formatter's text), which the output guardrail could not
+        tell from a result. The SDK's invoker tells a hook of each error it handled; the
+        tool's copy gets an invoker of its own whose hook notes the call first."""
+        invoker = tool.on_invoke_tool
+        hook = getattr(invoker, "_on_handled_error", None)
+        if hook is None:  # an SDK without the hook: failures are recorded as results
+            return
+        invoker = copy.copy(invoker)
+
+        def noted(function_tool: Any, error: Exception, arguments: str, ctx: Any) -> None:
+            self._failed.add(getattr(ctx, "tool_call_id", None))
+            hook(function_tool, error, arguments, ctx)
+
+        invoker._on_handled_error = noted
+        tool.on_invoke_tool = invoker
+
+    def _has_failed(self, ctx: Any) -> bool:
+        """Whether the call's function raised (`_note_failures`)."""
+        call_id = getattr(ctx, "tool_call_id", None)
+        if call_id in self._failed:
+            self._failed.discard(call_id)
+            return True
+        return False
 
     @property
     def run(self) -> Run:
@@ -130,7 +159,7 @@ class PolicyGuard:
         name, args, decision = pending
         try:
             output = data.output  # what the function returned; the run shapes it as the policy declares
-            self.run.record(name, args, recorded(output))
+            self.run.record(name, args, recorded(output), error=self._has_failed(data.context))
         finally:
             if self._turn is not None and self._turn.locked():
                 self._turn.release()
