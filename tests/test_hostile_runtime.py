@@ -116,7 +116,11 @@ def test_deny_is_in_the_artifact_schema_and_in_lint():
     assert finding.message == "rule `r` has severity `deny` but no call can ever violate it for certain"
 
 
-@pytest.mark.parametrize("amount, refused", [("1000", True), (" 1e3 ", True), ("50", False), ("lots", False)])
+@pytest.mark.parametrize("amount, refused", [
+    ("1000", True), (" 1e3 ", True), ("50", False), ("lots", False),
+    # found by a later sweep: pydantic's lax mode reads these as numbers too
+    ("+1000", True), ("1_000", True), ("Infinity", True), ("1e400", True), ("-inf", False), ("e5", False),
+    (True, False)])
 def test_a_number_written_as_text_does_not_pass_a_deny_rule(amount, refused):
     # the OpenAI Agents SDK and LangGraph convert `"1000"` to 1000.0 for a `float` parameter:
     # the gate judged the text (no comparison with a number holds for it) and warned only of
@@ -128,7 +132,10 @@ def test_a_number_written_as_text_does_not_pass_a_deny_rule(amount, refused):
     decision = monitor.start().propose("pay", {"to": "x", "amount": amount})
     assert ("cap" in decision.rules) is refused and decision.executes is not refused, decision
     assert "conformance/wrong-type" in [f.rule for f in decision.findings]
-    assert not monitor.start().propose("pay", {"to": "x", "amount": 5, "now": "TRUE"}).executes
+    for now in ("TRUE", "yes", "On", "t", "1", 1, 1.0):  # what pydantic reads as true
+        assert not monitor.start().propose("pay", {"to": "x", "amount": 5, "now": now}).executes, now
+    for now in ("no", "off", 0, 2, "maybe"):
+        assert monitor.start().propose("pay", {"to": "x", "amount": 5, "now": now}).executes, now
 
 
 def test_a_proposal_with_tens_of_thousands_of_argument_names_is_judged_in_one_pass():

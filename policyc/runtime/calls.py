@@ -320,35 +320,55 @@ def _sure_plain(t: Type) -> frozenset[type]:
 _NUMBERS: frozenset[type] = frozenset((int, float))
 
 
-_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+#: Text pydantic's lax mode (the OpenAI Agents SDK, LangGraph, pydantic-based tools) reads as
+#: a number: Python's own number syntax (a sign, digit groups with `_`, an exponent, `inf`,
+#: `infinity`, `nan`), spaces around it; and as a boolean (any case).
+_NUMBER = re.compile(r"[+-]?(?:(?:[0-9](?:_?[0-9])*)?(?:\.(?:[0-9](?:_?[0-9])*)?)?(?:[eE][+-]?[0-9](?:_?[0-9])*)?"
+                     r"|inf|infinity|nan)", re.IGNORECASE)
+_TRUE, _FALSE = frozenset(("true", "1", "yes", "on", "t", "y")), frozenset(("false", "0", "no", "off", "f", "n"))
 
 
 def coerced_args(sig: ToolSignature, args: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The arguments as a tool that converts text to its declared types would receive them
-    (None: the same): a number written as text where the signature declares a number, `true`
-    or `false` written as text where it declares a boolean. Frameworks do so (pydantic, the
-    OpenAI Agents SDK, LangGraph's tool calling), so a rule must hold on these values too: a
-    `deny` of `pay(amount > 100)` is not passed by `{"amount": "1000"}`.
+    """The arguments as a tool that converts them to its declared types would receive them
+    (None: the same), as pydantic's lax mode converts (the OpenAI Agents SDK, LangGraph's
+    tool calling, pydantic-based tools): text that reads as a number where the signature
+    declares a number (`"1000"`, `"+1_000"`, `"1e3"`, `"Infinity"`), and a boolean there (as 1
+    or 0); text that reads as a boolean where it declares one (`"true"`, `"yes"`, `"on"`,
+    `"1"`, ...), and the numbers 1 and 0 there. A rule must hold on these values too: a
+    `deny` of `pay(amount > 100)` is not passed by `{"amount": "+1_000"}`.
 
     >>> from policyc.ir.types import Param
     >>> pay = ToolSignature("pay", (Param("amount", FLOAT), Param("to", STR), Param("now", OptionalT(BOOL))), STR)
-    >>> coerced_args(pay, {"amount": " 1000 ", "to": "7", "now": "True"}), coerced_args(pay, {"amount": 3})
+    >>> coerced_args(pay, {"amount": " 1_000 ", "to": "7", "now": "Yes"}), coerced_args(pay, {"amount": 3})
     ({'amount': 1000, 'to': '7', 'now': True}, None)
+    >>> coerced_args(pay, {"amount": "Infinity", "now": 0})
+    {'amount': inf, 'now': False}
     """
     out: dict[str, Any] | None = None
     for param in sig.params:
         value = args.get(param.name)
-        if type(value) is not str:
+        kind = type(value)
+        if kind not in (str, bool, int, float):
             continue
         t = param.type.inner if isinstance(param.type, OptionalT) else param.type
-        text = value.strip()
         new: Any = value
-        if t in (INT, FLOAT) and _NUMBER.fullmatch(text) and len(text) <= 400:
-            number = float(text)
-            if math.isfinite(number):
-                new = int(number) if number.is_integer() and abs(number) < 2 ** 53 else number
-        elif t is BOOL and text.lower() in ("true", "false"):
-            new = text.lower() == "true"
+        if t in (INT, FLOAT):
+            if kind is bool:
+                new = int(value)
+            elif kind is str:
+                text = value.strip()
+                try:
+                    number = float(text) if len(text) <= 400 and _NUMBER.fullmatch(text) else None
+                except ValueError:  # the pattern's parts without a digit (`e5`, `.`)
+                    number = None
+                if number is not None:
+                    new = int(number) if number.is_integer() and abs(number) < 2 ** 53 else number
+        elif t is BOOL:
+            if kind is str:
+                text = value.strip().lower()
+                new = True if text in _TRUE else False if text in _FALSE else value
+            elif kind in (int, float) and value in (0, 1):
+                new = bool(value)
         if new is not value:
             out = dict(args) if out is None else out
             out[param.name] = new
