@@ -179,5 +179,33 @@ def os_error(path: str, exc: OSError) -> InputError:
     return InputError(f"`{path}` {reason}", reason)
 
 
-__all__ = ["DEFAULT_MAX_INPUT_MB", "ENV_LIMITS", "ENV_MAX_INPUT", "InputError", "env_number", "env_problem", "max_input_bytes",
-           "os_error", "read_input"]
+
+def is_dir(path: str | os.PathLike[str]) -> bool:
+    """`Path.is_dir`, false for a path the system cannot even look up (a name longer than it
+    allows, a component that is no folder): where `is_dir` raises, the reader that opens the
+    path next says what is wrong, with its name."""
+    try:
+        return stat.S_ISDIR(os.stat(path).st_mode)
+    except (OSError, ValueError):  # (ValueError: a NUL in the path)
+        return False
+
+
+def is_file(path: str | os.PathLike[str]) -> bool:
+    """`Path.is_file`, false where the system cannot look the path up (`is_dir`)."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+def exists(path: str | os.PathLike[str]) -> bool:
+    """`Path.exists`, false where the system cannot look the path up (`is_dir`)."""
+    try:
+        os.stat(path)
+    except (OSError, ValueError):
+        return False
+    return True
+
+
+__all__ = ["DEFAULT_MAX_INPUT_MB", "ENV_LIMITS", "ENV_MAX_INPUT", "InputError", "env_number", "env_problem", "exists",
+           "is_dir", "is_file", "max_input_bytes", "os_error", "read_input"]

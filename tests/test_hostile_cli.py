@@ -123,6 +123,18 @@ def test_a_fifo_nobody_writes_to_does_not_hang_any_command(policy, tmp_path):
     assert code == 2 and "a pipe that nobody reads" in err
 
 
+@pytest.mark.parametrize("role", ["check", "fmt", "compile", "lint", "test", "score", "folder"])
+def test_a_file_name_longer_than_the_system_allows_is_an_input_error(policy, tmp_path, role):
+    """Found by a sweep written from the docs alone: a name over 255 bytes made the path's
+    folder test raise (ENAMETOOLONG), exit 3, before any reader could name the file."""
+    long = tmp_path / ("a" * 300)
+    argv = {"check": ("check", f"{long}.altl"), "fmt": ("fmt", f"{long}.altl"),
+            "compile": ("compile", f"{long}.altl", "-o", tmp_path / "o.json"), "lint": ("lint", f"{long}.altl"),
+            "test": ("test", f"{long}.altl"), "score": ("score", policy, f"{long}.jsonl"),
+            "folder": ("check", long / "x.altl")}[role]
+    code, out, err = policyc(*argv)
+    assert code == 2 and "aaaa" in out + err
+
 @pytest.mark.skipif(not POSIX, reason="symbolic links that loop")
 @pytest.mark.parametrize("role", ["policy", "trace", "artifact", "output"])
 def test_a_symbolic_link_to_itself_is_an_input_error(policy, tmp_path, role):

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -46,6 +47,23 @@ def test_an_import_of_a_file_that_is_not_a_policy_shows_none_of_it(tmp_path, tar
     assert f"error[E0104]: `{target}` is not a policy file" in result.output
     assert "root:" not in result.output and "hunter2" not in result.output
 
+
+
+@pytest.mark.parametrize("kind", ["folder", "fifo"])
+def test_an_import_of_a_folder_or_a_pipe_says_what_it_is(tmp_path, kind):
+    """Found by a sweep written from the docs alone: `cannot find shared.altl`, with the help
+    "did you mean `shared.altl`?" (the folder itself)."""
+    shared = tmp_path / "shared.altl"
+    if kind == "folder":
+        shared.mkdir()
+    else:
+        os.mkfifo(shared)
+    (tmp_path / "p.altl").write_text('import "shared.altl"\ntool a()\nrule r: called(a)\n')
+    result = CliRunner().invoke(cli, ["check", str(tmp_path / "p.altl")])
+    assert result.exit_code == 1
+    said = "(a folder)" if kind == "folder" else "(not a regular file)"
+    assert f"error[E0104]: `shared.altl` is not a policy file {said}" in result.output
+    assert "did you mean" not in result.output
 
 def _diamond(folder: Path, depth: int, renames: list[str]) -> Path:
     """l0 imports l1 under each of `renames`, l1 imports l2 so, ...; l{depth} declares the tool."""

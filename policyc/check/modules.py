@@ -19,6 +19,7 @@ from policyc.diagnostics import Diagnostic, Source, Span
 from policyc.resources import stdlib_dir
 from policyc.syntax import ast
 from policyc.syntax.parser import parse_source, read_source
+from policyc.inputs import exists, is_dir, is_file
 
 PRELUDE = "prelude"
 #: A policy and its imports may make at most this many module instances (one per file and
@@ -194,7 +195,7 @@ class _Loader:
     def resolve(self, decl: ast.ImportDecl, importer: Path) -> tuple[Path, str, bool] | None:
         if not decl.is_file:
             candidate = stdlib_dir() / (decl.target.replace(".", "/") + ".altl")
-            if candidate.is_file():
+            if is_file(candidate):
                 return candidate, f"<stdlib>/{decl.target}.altl", True
             self.diagnostics.append(Diagnostic(
                 "E0101", f"no standard library module named `{decl.target}`", decl.target_span,
@@ -204,16 +205,18 @@ class _Loader:
             ))
             return None
         candidate = (importer.parent / decl.target)
-        if candidate.exists() and (candidate.suffix != ".altl" or not _real(candidate).endswith(".altl")):
+        if exists(candidate) and (candidate.suffix != ".altl" or not _real(candidate).endswith(".altl")
+                                  or not is_file(candidate)):
+            kind = " (a folder)" if is_dir(candidate) else "" if is_file(candidate) else " (not a regular file)"
             self.diagnostics.append(Diagnostic(
-                "E0104", f"`{decl.target}` is not a policy file", decl.target_span,
+                "E0104", f"`{decl.target}` is not a policy file{kind}", decl.target_span,
                 help="an import names an `.altl` file (or a module of the standard library, unquoted)"))
             return None
-        if candidate.is_file():
+        if is_file(candidate):
             shown = str(candidate)  # a path that opens from here (sources are read again for the hash)
             return candidate, _display(candidate, shown), False
         folder = candidate.parent
-        siblings = [p.name for p in folder.glob("*.altl")] if folder.is_dir() else []
+        siblings = [p.name for p in folder.glob("*.altl") if is_file(p)] if is_dir(folder) else []
         best = closest(candidate.name, siblings)
         prefix = decl.target[: len(decl.target) - len(Path(decl.target).name)]
         self.diagnostics.append(Diagnostic(

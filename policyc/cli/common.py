@@ -13,6 +13,7 @@ import click
 
 from policyc.diagnostics import Diagnostic, has_errors, render_json, render_text, summary_line
 from policyc.terminal import printable
+from policyc.inputs import is_dir, is_file
 
 FORMAT_TEXT_JSON = click.Choice(["text", "json"])
 
@@ -51,11 +52,11 @@ def policy_files(paths: Sequence[str], allow_dash: bool = False) -> list[str]:
     out: list[str] = []
     for path in paths:
         folder = Path(path)
-        if (path == "-" and allow_dash) or not folder.is_dir():
+        if (path == "-" and allow_dash) or not is_dir(folder):
             out.append(path)
             continue
         found = sorted(str(p) for p in folder.rglob("*.altl")
-                       if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts))
+                       if is_file(p) and not any(part.startswith(".") for part in p.relative_to(folder).parts))
         if not found:
             click.echo(f"policyc: no `.altl` file under `{path}`", err=True)
             raise click.exceptions.Exit(2)

@@ -11,6 +11,7 @@ import click
 from policyc.cli import EXIT_INPUT, EXIT_OK
 from policyc.cli.common import FORMAT_TEXT_JSON, budget_options, fail, load_checked, policy_files, write_output
 from policyc.terminal import printable
+from policyc.inputs import exists, is_dir
 
 
 def default_output(policy_path: str) -> str:
@@ -55,10 +56,10 @@ def command(policies: tuple[str, ...], output: str | None, fmt: str, sign_key_fi
         except ArtifactError as exc:
             fail(printable(str(exc)), exc.help)
     files = policy_files(policies)
-    several = len(files) > 1 or any(Path(p).is_dir() for p in policies)
+    several = len(files) > 1 or any(is_dir(p) for p in policies)
     if several and output == "-":
         raise click.UsageError("-o - writes one artifact; give one policy, or -o a folder")
-    if several and output is not None and Path(output).exists() and not Path(output).is_dir():
+    if several and output is not None and exists(output) and not is_dir(output):
         raise click.UsageError(f"-o `{output}` is a file; with several policies give a folder")
     if several and output is not None:
         names = [Path(default_output(f)).name for f in files]

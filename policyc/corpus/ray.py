@@ -25,7 +25,6 @@ Ray applications already.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 from policyc.corpus.job import Scored, ScoringJob, score_one
@@ -33,6 +32,7 @@ from policyc.scoring import CorpusTally, MalformedRecord, RunTally
 from policyc.scoring.tally import RuleTally
 from policyc.trace.errors import TraceError
 from policyc.trace.load import JSONL_SUFFIXES, PARQUET_SUFFIXES, JsonlLine, jsonl_lines, parquet_lines, read_source
+from policyc.inputs import exists
 
 if TYPE_CHECKING:  # pragma: no cover
     import ray.data
@@ -148,7 +148,7 @@ def read_shards(paths: Sequence[str]) -> "ray.data.Dataset":
     for path in paths:
         if path == "-":
             raise ShardError("it reads files (.jsonl, .ndjson, .parquet), not standard input")
-        if "://" not in path and not Path(path).exists():
+        if "://" not in path and not exists(path):
             raise ShardError(f"`{path}` does not exist")
     return ray.data.read_datasource(_shards_datasource(paths), num_cpus=READ_CPUS)
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Iterator
 
 from policyc.saag.dataset import DatasetError, Record, read_record, why_not_json
+from policyc.inputs import is_dir, is_file
 
 PACKAGE = "bfcl-eval"
 #: The single-turn categories with possible answers, in BFCL's order.
@@ -46,7 +47,7 @@ def data_dir() -> Path:
                           "installs its data, which is all policyc reads)")
     for location in spec.submodule_search_locations:
         folder = Path(location) / "data"
-        if folder.is_dir():
+        if is_dir(folder):
             return folder
     raise BfclMissing(f"the installed {PACKAGE} package has no data folder")
 
@@ -63,7 +64,7 @@ def category_files(category: str, folder: Path | None = None) -> tuple[Path, Pat
         raise BfclMissing(f"the installed {PACKAGE} has no questions for `{category}`")
     questions = found[-1]
     answers = folder / "possible_answer" / questions.name
-    if not answers.is_file():
+    if not is_file(answers):
         raise BfclMissing(f"the installed {PACKAGE} has no possible answers for `{category}`")
     return questions, answers
 

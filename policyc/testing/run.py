@@ -18,6 +18,7 @@ from policyc.scoring import TraceReport
 from policyc.tables import CompiledPolicy
 from policyc.testing.spec import PolicyTest, TestProblem, TestSuite
 from policyc.trace import Trace
+from policyc.inputs import is_dir, is_file
 
 
 @dataclass(frozen=True)
@@ -108,7 +109,7 @@ def _trace_of(test: PolicyTest, suite: TestSuite) -> tuple[Trace | None, str | N
             return None, f"`calls`: {field_path(problem.path) or 'the trace'}: {problem.message}"
     assert test.trace is not None  # a test has calls or a trace (spec.py)
     path = suite.folder / test.trace
-    if not path.is_file():
+    if not is_file(path):
         return None, f"trace file `{path}`: no such file"
     try:
         items = list(iter_traces(str(path), test.input_format))
@@ -194,15 +195,15 @@ def resolve_paths(paths) -> tuple[list[str], list[TestProblem]]:
     files, problems = [], []
     for path in paths:
         p = Path(path)
-        if p.is_dir():
+        if is_dir(p):
             found = sorted(str(f) for f in p.rglob(f"*{SUFFIX}")
-                           if f.is_file() and not any(part.startswith(".") for part in f.relative_to(p).parts))
+                           if is_file(f) and not any(part.startswith(".") for part in f.relative_to(p).parts))
             if not found:
                 problems.append(TestProblem(path, None, f"no `*{SUFFIX}` file under this folder"))
             files.extend(found)
         elif path.endswith(".altl"):
             tests = tests_file_for(path)
-            if Path(tests).is_file():
+            if is_file(tests):
                 files.append(tests)
             else:
                 problems.append(TestProblem(path, None, f"this policy has no tests: write them in `{tests}`"))

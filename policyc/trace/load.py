@@ -38,6 +38,7 @@ from policyc.trace.formats import detect_format, parse_trace, split_records
 from policyc.trace.journal import Assembler, Finished, is_journal_line
 from policyc.trace.jsontext import LineIndex, array_elements, bad_byte, decode, line_of, locate, member, where
 from policyc.trace.model import Trace
+from policyc.inputs import is_dir, is_file
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 PARQUET_SUFFIXES = (".parquet",)
@@ -282,8 +283,8 @@ def _open_regular(path: str) -> BinaryIO | None:
 def _expand(paths: Iterable[str | Path]) -> Iterator[str]:
     for path in paths:
         p = Path(path)
-        if str(path) != "-" and p.is_dir():
-            yield from sorted(str(f) for f in p.rglob("*") if f.suffix in TRACE_SUFFIXES and f.is_file())
+        if str(path) != "-" and is_dir(p):
+            yield from sorted(str(f) for f in p.rglob("*") if f.suffix in TRACE_SUFFIXES and is_file(f))
         else:
             yield str(path)
 
