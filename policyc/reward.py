@@ -46,7 +46,7 @@ from policyc.bench.model import Instance, freeze
 from policyc.bench.runs import FINAL_ANSWER_TOOL, instance_of
 from policyc.bench.tools import ToolCallError
 from policyc.trace import Trace
-from policyc.trace.jsontext import decode
+from policyc.jsontext import decode
 
 #: (w_C, w_A, w_D) of equation (4): α = 0.5, (1 − α)/2 each for accuracy and distance.
 PAPER_WEIGHTS = (0.5, 0.25, 0.25)

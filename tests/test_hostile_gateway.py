@@ -325,7 +325,7 @@ def test_the_journal_writes_half_a_surrogate_pair_as_a_character_readers_take():
     """A server answering `"\\ud800"` gave the journal a line JSON readers refuse (above): the
     call ran, so its line must be read back. Half a pair is written as U+FFFD, the rest kept."""
     from policyc.integrations.mcp_journal import _line
-    from policyc.trace.jsontext import decode
+    from policyc.jsontext import decode
 
     event = {"gateway_session": "s1", "event": "result", "tool_result": ["x\ud800y", {"\udc00k": "\U0001f600"}]}
     value, problem, _ = decode(_line(event))

@@ -23,7 +23,7 @@ from policyc.grounding import CODE, MAX_ENTITIES, PROSE
 from policyc.scoring import score_corpus, score_trace
 from policyc.trace import FORMATS, Trace, TraceError, iter_traces, load_traces, parse_trace
 from policyc.trace.errors import RecordProblem
-from policyc.trace.jsontext import MAX_DEPTH
+from policyc.jsontext import MAX_DEPTH
 
 FAN_OUT = "examples/fan_out_fan_in.altl"
 GOOD = {"id": "good", "tool_calls": [{"tool_name": "tool_a", "arguments": {"seed": 1}}]}
@@ -198,7 +198,7 @@ def _depth(value: object) -> int:
 @settings(max_examples=300, deadline=None)
 @given(_JSON, st.integers(0, 6))
 def test_too_deep_is_the_nesting_depth_over_the_limit(value, limit):
-    from policyc.trace.jsontext import too_deep
+    from policyc.jsontext import too_deep
 
     decoded = json.loads(json.dumps(value))  # what it is asked of: values `json` decoded
     assert too_deep(decoded, limit) == (_depth(decoded) > limit)

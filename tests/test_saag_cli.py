@@ -120,3 +120,26 @@ def test_predictions_in_python_call_syntax_and_in_text():
     assert call.name is None
     (call,) = calls_of("get_weather(__import__('os'))", "x:1", "result")      # never evaluated
     assert call.name is None
+
+
+@pytest.mark.parametrize("predicted, malformed", [
+    ('{"get_weather": {"city": "\\ud800"}}', True),      # half of a surrogate pair: no character
+    ('{"get_weather": {"city": "Oslo", "days": 1e400}}', True),  # no double: read as an infinity
+    ('{"get_weather": {"city": "Oslo", "days": NaN}}', True),
+    ('{}', False),                                          # no call: no name predicted
+    ('{"arguments": {"city": "Oslo"}}', False),
+])
+def test_records_json_does_not_define_are_malformed_and_a_call_without_a_name_is_none(tmp_path, predicted, malformed):
+    """Found by a sweep written from the docs alone: these were exit 3 (`\\ud800` printed,
+    `KeyError: 'name'`) or a JSON report holding a bare `Infinity`."""
+    fine = open(MALFORMED, encoding="utf-8").readline()
+    path = tmp_path / "records.jsonl"
+    path.write_text(fine.replace('"predicted": {"get_weather": {"city": "Oslo"}}', f'"predicted": {predicted}')
+                    + fine, encoding="utf-8")
+    for fmt in ("text", "json", "markdown"):
+        code, out = run(str(path), "--format", fmt)
+        assert code == (2 if malformed else 1), out
+    report = json.loads(run(str(path), "--format", "json")[1], parse_constant=lambda c: pytest.fail(c))
+    assert report["records"] == (1 if malformed else 2) and report["passed"] == 1
+    if malformed:
+        assert [m["where"] for m in report["malformed"]] == [f"{path}:1"]

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ValidationError
 from policyc.assure.models import Capability, Evidence, EvidenceFile, MethodRules, Obligation
 from policyc.inputs import InputError, read_input
 from policyc.trace.errors import field_path
-from policyc.trace.jsontext import array_elements, decode, line_of, locate, member
+from policyc.jsontext import array_elements, decode, line_of, locate, member
 
 _KINDS: dict[str, type[BaseModel]] = {"evidence": Evidence, "capabilities": Capability, "obligations": Obligation,
                                     "methods": MethodRules}

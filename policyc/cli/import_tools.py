@@ -47,7 +47,7 @@ def _decoded(text: str) -> tuple[object, str | None, int]:
     """(value, None, 0), or (None, what is wrong, the line it is on) by the strict reader of
     JSON (`jsontext.decode`: no NaN, no number too large for a double, no half of a surrogate
     pair, which no output can hold); the problem is "extra data" when more values follow."""
-    from policyc.trace.jsontext import decode, line_of
+    from policyc.jsontext import decode, line_of
 
     value, problem, at = decode(text)
     if problem is None:
@@ -64,7 +64,7 @@ def _decoded(text: str) -> tuple[object, str | None, int]:
 
 def _where(file: str, text: str, offset: int, path: tuple) -> str:
     from policyc.trace.errors import field_path
-    from policyc.trace.jsontext import line_of, locate
+    from policyc.jsontext import line_of, locate
 
     line = line_of(text, locate(text, offset, path))
     shown = field_path(path)

@@ -104,7 +104,7 @@ def _read_ledger(path: str) -> tuple[dict | None, str | None]:
     as the standard defines it (NaN, 1e400, half a surrogate pair: `jsontext.decode`), or not
     of the ledger's shape where the page reads it."""
     from policyc.inputs import InputError, read_input
-    from policyc.trace.jsontext import decode
+    from policyc.jsontext import decode
 
     try:
         text = read_input(path).decode("utf-8")

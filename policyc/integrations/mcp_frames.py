@@ -31,7 +31,7 @@ from mcp import types
 from mcp.shared.message import SessionMessage
 
 from policyc.inputs import env_number
-from policyc.trace.jsontext import member
+from policyc.jsontext import member
 
 #: `ErrorData.data` key under which an unreadable answer of the server reaches the gateway.
 UNREADABLE = "policyc_unreadable_answer"

@@ -50,7 +50,7 @@ _log = logging.getLogger("pygls")  # the server's log: one line each on standard
 
 def request_id(data: bytes) -> int | str | None:
     """The `id` at the top level of a frame's body, read without parsing the rest."""
-    from policyc.trace.jsontext import member
+    from policyc.jsontext import member
 
     text = data.decode("utf-8", "replace")
     try:

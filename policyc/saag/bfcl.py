@@ -15,12 +15,11 @@ dependencies, a whole inference stack, are not needed to read it).
 from __future__ import annotations
 
 import importlib.util
-import json
 import re
 from pathlib import Path
 from typing import Iterator
 
-from policyc.saag.dataset import DatasetError, Record, read_record, why_not_json
+from policyc.saag.dataset import DatasetError, Record, loads, read_record, why_not_json
 from policyc.inputs import is_dir, is_file
 
 PACKAGE = "bfcl-eval"
@@ -82,14 +81,14 @@ def iter_category(category: str, folder: Path | None = None) -> Iterator[Record 
     answers: dict[str, object] = {}
     for n, line in _lines(answers_path):
         try:
-            item = json.loads(line)
+            item = loads(line)
             answers[str(item["id"])] = item["ground_truth"]
-        except (json.JSONDecodeError, KeyError, TypeError) as exc:
+        except (ValueError, KeyError, TypeError) as exc:
             yield DatasetError(f"{answers_path}:{n}", "", f"not a possible answer ({type(exc).__name__})")
     for n, line in _lines(questions):
         where = f"{questions.name}:{n}"
         try:
-            item = json.loads(line)
+            item = loads(line)
         except (ValueError, RecursionError) as exc:
             yield DatasetError(where, "", f"not JSON ({why_not_json(exc)})")
             continue

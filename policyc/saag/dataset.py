@@ -25,11 +25,11 @@ smallest h); nested objects are chosen field by field.
 from __future__ import annotations
 
 import ast
-import json
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from policyc.inputs import InputError, read_input
+from policyc.jsontext import decode
 from typing import Any, Iterator, Mapping
 
 from policyc.ir.types import ToolSignature
@@ -93,11 +93,11 @@ def call_of(data: Any, where: str, field: str) -> ToolCall:
     """One predicted call: `{"name": {args}}` (BFCL's decoded form) or `{"name": ..., "arguments": ...}`."""
     if isinstance(data, dict) and isinstance(data.get("name"), (str, type(None))) \
             and set(data) <= {"name", "arguments", "args", "id", "type"}:
-        name = data["name"]
+        name = data.get("name")  # absent: no name was predicted (FNEM = −1)
         args = data.get("arguments", data.get("args", {}))
         if isinstance(args, str):
             try:
-                args = json.loads(args) if args.strip() else {}
+                args = loads(args) if args.strip() else {}
             except (ValueError, RecursionError) as exc:
                 raise DatasetError(where, f"{field}.arguments", f"is not JSON ({why_not_json(exc)})") from None
         if not isinstance(args, dict):
@@ -123,7 +123,7 @@ def calls_of(data: Any, where: str, field: str) -> tuple[ToolCall, ...]:
         if calls is not None:
             return calls
         try:
-            parsed = json.loads(data)
+            parsed = loads(data)
         except (ValueError, RecursionError):
             parsed = None
         if isinstance(parsed, (list, dict)) and parsed:
@@ -296,9 +296,9 @@ def iter_records(path: str | Path) -> Iterator[Record | DatasetError]:
         return
     if stripped[0] == "[":
         try:
-            items = json.loads(text)
+            items = loads(text)
         except (ValueError, RecursionError) as exc:  # a number of thousands of digits is a ValueError
-            line = getattr(exc, "lineno", 1)
+            line = getattr(exc, "line", None) or 1
             yield DatasetError(f"{path}:{line}", "", f"not JSON ({why_not_json(exc)})")
             return
         for i, item in enumerate(items):
@@ -311,21 +311,36 @@ def iter_records(path: str | Path) -> Iterator[Record | DatasetError]:
             yield DatasetError(f"{path}:{n}", "", f"the record is longer than {MAX_RECORD_BYTES} bytes")
             continue
         try:
-            item = json.loads(line)
+            item = loads(line)
         except (ValueError, RecursionError) as exc:
             yield DatasetError(f"{path}:{n}", "", f"not JSON ({why_not_json(exc)})")
             continue
         yield _safe(item, f"{path}:{n}")
 
 
+class NotJSON(ValueError):
+    """Text that is not JSON as the standard defines it (`loads`); `line`: where, when one
+    place is to blame."""
+
+    def __init__(self, problem: str, line: int | None):
+        super().__init__(problem)
+        self.line = line
+
+
+def loads(text: str) -> Any:
+    """The JSON value of `text`, as the standard defines JSON (`jsontext.decode`): no `NaN`, no
+    number too large for a double, no half of a surrogate pair, no nesting past its limit.
+    Python's `json` reads the first three, which no record is meant to hold (an argument of
+    `1e400` would be judged as an infinity and written out as `Infinity`, which is no JSON)."""
+    value, problem, at = decode(text)
+    if problem is not None:
+        raise NotJSON(problem.removeprefix("invalid JSON: "), None if at is None else text.count("\n", 0, at) + 1)
+    return value
+
+
 def why_not_json(exc: Exception) -> str:
-    """What `json.loads` found wrong, in a few words (its messages, or the two errors it raises
-    without one: nesting past the interpreter's limit, a number of thousands of digits)."""
-    if isinstance(exc, json.JSONDecodeError):
-        return exc.msg
-    if isinstance(exc, RecursionError):
-        return "too deeply nested"
-    return "a number has too many digits"
+    """What `loads` found wrong, in a few words."""
+    return str(exc) if isinstance(exc, NotJSON) else type(exc).__name__
 
 
 def _safe(item: Any, where: str) -> Record | DatasetError:
@@ -349,7 +364,7 @@ def read_predictions(path: str | Path) -> tuple[dict[str, Any], list[DatasetErro
         return found, [DatasetError(str(path), "", f"cannot be read ({type(exc).__name__}: {exc})")]
     if text.lstrip().startswith("["):
         try:
-            items = list(enumerate(json.loads(text)))
+            items = list(enumerate(loads(text)))
         except (ValueError, RecursionError) as exc:
             return found, [DatasetError(str(path), "", f"not JSON ({why_not_json(exc)})")]
         lines = [(f"{path}[{i}]", item) for i, item in items]
@@ -359,7 +374,7 @@ def read_predictions(path: str | Path) -> tuple[dict[str, Any], list[DatasetErro
             if not line.strip():
                 continue
             try:
-                lines.append((f"{path}:{n}", json.loads(line)))
+                lines.append((f"{path}:{n}", loads(line)))
             except (ValueError, RecursionError) as exc:
                 errors.append(DatasetError(f"{path}:{n}", "", f"not JSON ({why_not_json(exc)})"))
     for where, item in lines:

@@ -35,7 +35,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 
-from policyc.trace.jsontext import decode
+from policyc.jsontext import decode
 
 #: The first key of every journal line.
 SESSION_KEY = "gateway_session"

@@ -36,7 +36,7 @@ from policyc.inputs import InputError, max_input_bytes, os_error, read_input
 from policyc.trace.errors import RecordProblem, TraceError, field_path
 from policyc.trace.formats import detect_format, parse_trace, split_records
 from policyc.trace.journal import Assembler, Finished, is_journal_line
-from policyc.trace.jsontext import LineIndex, array_elements, bad_byte, decode, line_of, locate, member, where
+from policyc.jsontext import LineIndex, array_elements, bad_byte, decode, line_of, locate, member, where
 from policyc.trace.model import Trace
 from policyc.inputs import is_dir, is_file
 

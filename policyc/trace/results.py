@@ -33,7 +33,7 @@ from typing import Any, Callable, Iterator, Mapping
 from policyc.ir.ops import UNDEF
 from policyc.ir.types import ANY, OptionalT, RecordT, ToolSignature, Type, type_check
 from policyc.trace.conformance import Signatures
-from policyc.trace.jsontext import decode
+from policyc.jsontext import decode
 from policyc.trace.model import MESSAGE_KIND, Call, Trace
 
 #: the field the MCP SDK wraps a result that is not an object in

@@ -13,7 +13,7 @@ from typing import Any
 
 from policyc.ir.ops import UNDEF
 from policyc.trace.errors import RecordProblem, Where
-from policyc.trace.jsontext import decode
+from policyc.jsontext import decode
 from policyc.trace.model import ASSISTANT, CALL, MESSAGE, MESSAGE_KIND, Call, Trace
 
 

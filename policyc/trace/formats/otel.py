@@ -50,7 +50,7 @@ from typing import Any
 
 from policyc.trace.errors import RecordProblem, Where
 from policyc.trace.formats.common import Events, json_type, no_events, object_at, parse_arguments, parse_result
-from policyc.trace.jsontext import decode
+from policyc.jsontext import decode
 from policyc.trace.model import Trace
 
 _LEGACY = re.compile(r"gen_ai\.(prompt|completion)\.(\d+)\.(.+)")

@@ -36,7 +36,7 @@ from policyc.trace.formats.common import (
     require_list,
     require_object,
 )
-from policyc.trace.jsontext import decode
+from policyc.jsontext import decode
 from policyc.trace.model import Trace
 
 _STEP_KEYS = ("step_number", "task", "plan", "system_prompt")
