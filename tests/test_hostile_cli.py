@@ -18,6 +18,8 @@ import functools
 import json
 import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import click
@@ -363,3 +365,19 @@ def test_no_argument_vector_makes_any_subcommand_crash(corpus, data, monkeypatch
     if "--force" in words:  # told to replace a policy source: it may have; the next example needs it back
         Path(corpus["policy"]).write_bytes(original)
     assert Path(corpus["policy"]).read_bytes() == original
+
+
+@pytest.mark.parametrize("debug", [False, True])
+def test_an_internal_error_is_exit_3_with_or_without_its_traceback(debug):
+    """docs/cli.md: POLICYC_DEBUG=1 shows the traceback of an internal error. Found by a sweep
+    written from the docs alone: it also changed the exit code to 1, which CI reads as findings."""
+    script = ("import policyc.check as c\n"
+              "def broken(*a, **k): raise RuntimeError('a bug')\n"
+              "c.check_file = broken\n"
+              "from policyc.cli import main\n"
+              "main(['check', 'examples/code_qa.altl'])\n")
+    env = {k: v for k, v in os.environ.items() if k != "POLICYC_DEBUG"} | ({"POLICYC_DEBUG": "1"} if debug else {})
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, cwd=ROOT,
+                          timeout=300)
+    assert done.returncode == 3, done.stderr
+    assert ("Traceback" in done.stderr) is debug and "RuntimeError" in done.stderr

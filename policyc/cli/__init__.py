@@ -113,8 +113,11 @@ def main(argv: list[str] | None = None) -> None:
         click.echo("policyc: out of memory: the input is too large for this machine's memory", err=True)
         code = EXIT_INPUT
     except Exception as exc:  # the last line of defence: no traceback reaches a user
-        if os.environ.get("POLICYC_DEBUG"):
-            raise
+        if os.environ.get("POLICYC_DEBUG"):  # the traceback, and still the exit code of an internal error
+            import traceback
+
+            traceback.print_exc()
+            sys.exit(EXIT_INTERNAL)
         from policyc.terminal import printable
 
         click.echo(f"policyc: internal error: {type(exc).__name__}: {printable(str(exc))}", err=True)
