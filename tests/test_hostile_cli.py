@@ -106,6 +106,24 @@ def test_an_output_that_is_not_a_policy_never_lands_on_another_policy(policy, tm
     assert code == 0 and other.read_text() != before and "tool " in other.read_text()
 
 
+
+@pytest.mark.skipif(not POSIX, reason="links")
+@pytest.mark.parametrize("link", ["symbolic", "hard"])
+def test_an_output_reaching_a_policy_through_a_link_never_lands_on_it(policy, tmp_path, link):
+    """Found by a sweep written from the docs alone: `-o out.json`, a link to another policy,
+    replaced the policy with the artifact (exit 0). A symbolic link to a source is refused;
+    a file with other names is replaced, so what they hold stays."""
+    other = tmp_path / "other.altl"
+    other.write_text("tool t()\nrule r: called(t)\n")
+    out = tmp_path / "out.json"
+    (os.symlink if link == "symbolic" else os.link)(other, out)
+    code, _, err = policyc("compile", policy, "-o", out)
+    assert other.read_text() == "tool t()\nrule r: called(t)\n"
+    if link == "symbolic":
+        assert code == 2 and f"it links to `{os.path.realpath(other)}`, a policy source" in err
+    else:
+        assert code == 0 and json.loads(out.read_text())["format"] == "policyc.monitor"
+
 # ------------------------------------------------------------------ inputs that are not files
 
 

@@ -202,16 +202,31 @@ def write_output(target: str, data: bytes, inputs: Sequence[str], option: str = 
         if same_file(target, source):
             fail(f"refusing to write over `{printable(source)}`, an input of this command",
                  f"choose another output file with {option}")
-    if target.endswith(".altl") and os.path.isfile(target) and not (writes_policy and force):
+    real = os.path.realpath(target)
+    if (target.endswith(".altl") or real.endswith(".altl")) and os.path.isfile(target) and not (writes_policy and force):
+        what = "it is a policy source" if target.endswith(".altl") else \
+            f"it links to `{printable(real)}`, a policy source"  # (a link is followed when written)
         if writes_policy:
-            fail(f"refusing to write over `{printable(target)}`: it is a policy source, which may hold rules",
+            fail(f"refusing to write over `{printable(target)}`: {what}, which may hold rules",
                  f"choose another output file with {option}, or pass --force to replace it")
-        fail(f"refusing to write over `{printable(target)}`: it is a policy source, and this output is not a policy",
+        fail(f"refusing to write over `{printable(target)}`: {what}, and this output is not a policy",
              f"choose another output file with {option}")
     try:
+        _unshare(target)
         write_file(target, data)
     except OSError as exc:
         fail(f"cannot write `{printable(target)}`: {write_problem(exc)}")
+
+
+def _unshare(target: str) -> None:
+    """A regular file with other names (hard links) is replaced, not written through: what
+    the other names hold, a policy source perhaps, stays as it was."""
+    try:
+        info = os.lstat(target)
+    except (OSError, ValueError):
+        return
+    if stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
+        os.unlink(target)
 
 
 def write_file(target: str, data: bytes, append: bool = False) -> None:
