@@ -91,6 +91,21 @@ def test_positional_conditions_in_a_pattern(condition):
     assert not holds(policy, "r", ("check", {"order_id": "A"}, {"eligible": False}))
 
 
+
+def test_result_in_a_condition_is_the_result_even_beside_an_argument_of_that_name():
+    """Found by a sweep written from the docs alone: with `tool a(result: int)`,
+    `a(result == 2)` silently tested the argument, and the call's result could not be tested.
+    docs/language.md: `tool(result == value)` is a condition on the call's result."""
+    policy = checked("""
+        tool a(result: int) -> int
+        rule on_result: called(a(result == 2))
+        rule on_argument: called(a(result: 2))
+    """)
+    returned_2 = ("a", {"result": 1}, 2)
+    given_2 = ("a", {"result": 2}, 1)
+    assert holds(policy, "on_result", returned_2) and not holds(policy, "on_result", given_2)
+    assert holds(policy, "on_argument", given_2) and not holds(policy, "on_argument", returned_2)
+
 def test_positional_values_fill_arguments_in_order():
     policy = checked('''
         tool search(query: str, limit: int)

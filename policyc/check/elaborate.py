@@ -204,12 +204,12 @@ class Elaborator:
         name = e.id
         if scope.pattern is not None:
             pat = scope.pattern
+            if name == "result":  # the call's result, even where an argument has the name (`tool(result: v)` tests it)
+                return TVal(b.result(), pat.sig.result, e.span)
             final = pat.arg_name(name)
             param = pat.sig.param(final)
             if param is not None:
                 return TVal(b.arg(final), param.type, e.span)
-            if name == "result":
-                return TVal(b.result(), pat.sig.result, e.span)
             if name in t.ATTRIBUTE_TYPES:
                 return TVal(b.attr(name), t.ATTRIBUTE_TYPES[name], e.span)
         if name in scope.params:
