@@ -236,3 +236,14 @@ def test_a_policy_without_rules_is_pointed_at_its_header_not_the_whole_file(text
     _, diagnostics = check_text(text, "tools.altl")
     [d] = [d for d in diagnostics if d.code == "W0225"]
     assert text[d.span.start:d.span.end] == underlined
+
+
+@pytest.mark.parametrize("char", ["\a", "\x1b", "\x7f", "\t", "\x85", "\u2800", "\U0001d159"])
+def test_a_control_or_blank_character_in_a_name_is_e0006(char):
+    """Found by a sweep written from the docs alone: a bell, an escape, a delete, a tab, NEL,
+    the braille blank or the null notehead in `dele?te` passed the check, and a `deny` rule on
+    it said nothing about `delete` (the trace scored 1.000 FULL)."""
+    policy, diagnostics = check_text(f"tool `dele{char}te`(path: str)\n"
+                                     f"rule never_delete severity deny: never(`dele{char}te`)\n", "p.altl")
+    assert [d.code for d in diagnostics] == ["E0006"], [d.message for d in diagnostics]
+    assert diagnostics[0].span.start == len("tool `dele")  # at the character

@@ -64,27 +64,30 @@ def read_name(token: str) -> str:
 
 #: characters that show nothing although `str.isprintable` says they print (default-ignorable
 #: code points: the combining grapheme joiner, Hangul fillers, variation selectors)
-_IGNORABLE = frozenset(map(chr, (0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x3164, 0xFFA0, *range(0x180B, 0x1810),
-                                 *range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0))))
+#: and symbols drawn blank (the braille blank, the musical null notehead)
+_IGNORABLE = frozenset(map(chr, (0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x3164, 0xFFA0, 0x2800, 0x1D159,
+                                 *range(0x180B, 0x1810), *range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0))))
 
 
 def hidden_character(name: str) -> int | None:
     """Where a name holds a character one cannot see (a zero-width space or joiner, a
-    bidirectional control, a space other than the plain one, a variation selector, a filler),
-    or None. Two names that look the same are two names when they differ there, so a policy
-    may not hold one.
+    bidirectional control, a control character (a bell, an escape, a tab), a space other than
+    the plain one, a variation selector, a filler), or None. Two names that look the same are
+    two names when they differ there, so a policy may not hold one.
 
     >>> hidden_character("delete"), hidden_character("dele\u200bte"), hidden_character("get weather")
     (None, 4, None)
+    >>> hidden_character("dele\ate"), hidden_character("dele\u0085te"), hidden_character("\u2800delete")
+    (4, 4, 0)
     """
-    if name.isascii():
+    if name.isascii() and name.isprintable():
         return None
     return next((i for i, ch in enumerate(name) if _is_hidden(ch)), None)
 
 
 def _is_hidden(ch: str) -> bool:
     kind = unicodedata.category(ch)
-    return kind == "Cf" or kind in ("Zs", "Zl", "Zp") and ch != " " or ch in _IGNORABLE
+    return kind in ("Cf", "Cc") or kind in ("Zs", "Zl", "Zp") and ch != " " or ch in _IGNORABLE
 
 
 def show_string(text: str) -> str:

@@ -236,7 +236,7 @@ def _hidden_names(source: Source, tree: Tree) -> list[Diagnostic]:
         code = f"U+{ord(char):04X}"
         shown = "".join(f"\\u{ord(c):04x}" if hidden_character(c) is not None else c for c in token.value)
         out.append(Diagnostic("E0006", f"the name {shown} holds a character that cannot be seen ({code} "
-                                       f"{unicodedata.name(char, 'unnamed').lower()})",
+                                       f"{unicodedata.name(char, 'a control character').lower()})",
                               source.span(token.start_pos + at, token.start_pos + at + 1),
                               help="remove it: a name that looks like another but differs in what cannot be seen "
                                    "is another name"))
