@@ -257,3 +257,17 @@ def test_characters_that_print_as_nothing_or_reorder_text_stay_escaped(escape):
     out = fmt(source)
     assert out.isascii() and escape in out, out
     assert fmt(out) == out
+
+
+def test_printed_and_written_formats_are_the_same_bytes_escape_sequences_too(tmp_path):
+    """Found by a sweep written from the docs alone: printing (to a pipe) and --diff dropped
+    an ANSI escape sequence from a comment, while --write kept it: two different files."""
+    source = "tool a(x: int)\n# see \x1b[31mred\x1b[0m here\nrule r:   always a\n"
+    path = tmp_path / "p.altl"
+    path.write_text(source)
+    printed = run(str(path))
+    diff = run("--diff", str(path))
+    assert run("--write", str(path)).exit_code == 0
+    written = path.read_text()
+    assert printed.exit_code == 0 and printed.output == written and "\x1b[31mred\x1b[0m" in written
+    assert " # see \x1b[31mred\x1b[0m here\n" in diff.output  # the unchanged line, quoted as it is

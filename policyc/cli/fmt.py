@@ -70,8 +70,9 @@ def command(files: tuple[str, ...], check_only: bool, write: bool, show_diff: bo
         unformatted |= changed
         if show_diff and changed:
             before = [line if line.endswith("\n") else line + "\n" for line in source.text.splitlines(True)]
-            click.echo("".join(difflib.unified_diff(before, formatted.splitlines(True),
-                                                    f"{path} (original)", f"{path} (formatted)")), nl=False)
+            click.echo("".join(difflib.unified_diff(before, formatted.splitlines(True),  # every byte (`color`: none
+                                                    f"{printable(path)} (original)",  # stripped off a pipe)
+                                                    f"{printable(path)} (formatted)")), nl=False, color=True)
         if check_only:
             if changed:
                 click.echo(f"{printable(path)}: not formatted")
@@ -85,7 +86,7 @@ def command(files: tuple[str, ...], check_only: bool, write: bool, show_diff: bo
         elif not show_diff:
             if len(files) > 1:
                 click.echo(f"{'' if path == files[0] else chr(10)}==> {printable(path)} <==")
-            click.echo(formatted, nl=False)
+            click.echo(formatted, nl=False, color=True)  # the text as --write writes it, escape sequences too
     if unreadable:
         raise click.exceptions.Exit(EXIT_INPUT)
     if broken or check_only and unformatted:
