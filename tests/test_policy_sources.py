@@ -63,7 +63,7 @@ def test_a_damaged_artifact_is_an_artifact_error_not_read_as_a_policy(tmp_path, 
         path = tmp_path / name
         path.write_bytes(data)
         with pytest.raises(ArtifactError, match="is not a policyc monitor artifact|is not JSON"):
-            compiled_warnings(lambda: Monitor.load(path))
+            compiled_warnings(lambda p=path: Monitor.load(p))
     named = tmp_path / "policy"  # a source with a byte-order mark, without a suffix, is still one
     named.write_bytes(b"\xef\xbb\xbf" + EXAMPLE.read_bytes())
     assert compiled_warnings(lambda: Monitor.load(named))[1]

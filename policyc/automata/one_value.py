@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from policyc.ir import nodes as n
-from policyc.ir.ops import UNDEF, apply_op, is_number
+from policyc.ir.ops import UNDEF, apply_op, is_number, value_key
 from policyc.ir.regex import examples
 
 _COMPARE = ("eq", "ne", "lt", "le", "gt", "ge")
@@ -151,6 +151,26 @@ class OneValue:
     exact: bool  # the solver's encoding understands every atom (as `solver.satisfiable_masks` reports)
     real: bool = False  # every candidate is a value the subject can take: a witness is a real call
     image: Callable[[object], bool] | None = None  # the values the subject can take, when it is a function
+
+    def __post_init__(self) -> None:
+        # `mask` reads the equalities with literals through one lookup (a policy may test one
+        # argument against hundreds of values), the other tests one by one
+        self._equal: dict[object, int] = {}
+        self._equal_bits = 0  # the equalities with one literal
+        self._key_of: dict[int, object] = {}  # their literal's key, by bit
+        # per set of known bits, the witnesses by what they give there (`witness`: a search asks
+        # about every prefix of the atoms, hundreds of times each, for a group of hundreds)
+        self._by_known: dict[int, tuple[int, dict[int, int]]] = {}
+        self._others: list[tuple[int, _Test]] = []
+        for i, t in enumerate(self.tests):
+            if t.kind == "equal" and t.op == "eq" and len(t.literals) == 1:
+                key = value_key(t.literals[0])
+                self._equal[key] = self._equal.get(key, 0) | 1 << i
+                self._equal_bits |= 1 << i
+                self._key_of[i] = key
+            else:
+                self._others.append((i, t))
+
     @property
     def masks(self) -> set[int]:
         return set(self.witnesses)
@@ -196,14 +216,28 @@ class OneValue:
         return group
 
     def mask(self, value: object) -> int:
-        return sum(1 << i for i, t in enumerate(self.tests) if t.fn(value))
+        """The tests `value` passes, as bits. An equality with a literal holds exactly for the
+        values JSON-equal to it (`values_equal`: 1 and 1.0, not true), as `value_key` keys them."""
+        equal = self._equal.get(value_key(value), 0) if self._equal and value is not UNDEF else 0
+        return equal | sum(1 << i for i, t in self._others if t.fn(value))
 
     def witness(self, mask: int, known: int) -> int | None:
         """A witnessed combination agreeing with `mask` on the bits of `known`, trying texts
         built for it when no candidate so far gives one; None when none is found."""
-        for m in self.witnesses:
-            if m & known == mask & known:
-                return m
+        index = self._by_known.get(known)
+        if index is None or index[0] != len(self.witnesses):  # (witnesses are only ever added)
+            if len(self._by_known) >= 4096:
+                self._by_known.clear()
+            table: dict[int, int] = {}
+            for m in self.witnesses:  # the first witness agreeing, in the order they were found
+                table.setdefault(m & known, m)
+            index = self._by_known[known] = (len(self.witnesses), table)
+        found = index[1].get(mask & known)
+        if found is not None:
+            return found
+        equal = mask & known & self._equal_bits
+        if equal & (equal - 1) and self._equal[self._key_of[(equal & -equal).bit_length() - 1]] & equal != equal:
+            return None  # equal to two different literals: no value is
         for text in self._built(mask, known):
             if self.image is not None and not self.image(text):
                 continue
@@ -233,7 +267,11 @@ class OneValue:
         """Texts meant to pass the tests `mask` sets among the `known` bits: a literal it must
         equal, or the longest prefix and suffix it must have around the pieces it must contain;
         a literal it must be a piece of."""
-        wanted = [t for i, t in enumerate(self.tests) if known >> i & 1 and mask >> i & 1]
+        wanted, bits = [], known & mask
+        while bits:  # the set bits alone: a group may hold hundreds of tests, a mask sets few
+            low = bits & -bits
+            wanted.append(self.tests[low.bit_length() - 1])
+            bits ^= low
         equal = [v for t in wanted if t.kind == "equal" and t.op in ("eq", "in") for v in t.literals
                  if isinstance(v, str)]
         if equal:

@@ -112,7 +112,7 @@ def main(argv: list[str] | None = None) -> None:
     except MemoryError:  # what was asked for does not fit in this machine's memory: an input problem
         click.echo("policyc: out of memory: the input is too large for this machine's memory", err=True)
         code = EXIT_INPUT
-    except Exception as exc:  # the last line of defence: no traceback reaches a user
+    except Exception as exc:  # noqa: BLE001 - the last line of defence: no traceback reaches a user
         if os.environ.get("POLICYC_DEBUG"):  # the traceback, and still the exit code of an internal error
             import traceback
 
