@@ -103,7 +103,7 @@ class PolicyGuard:
             self._failed.add(getattr(ctx, "tool_call_id", None))
             hook(function_tool, error, arguments, ctx)
 
-        invoker._on_handled_error = noted
+        setattr(invoker, "_on_handled_error", noted)  # noqa: B010 - an attribute the SDK's typing does not show
         tool.on_invoke_tool = invoker
 
     def _has_failed(self, ctx: Any) -> bool:

@@ -354,9 +354,9 @@ def coerced_args(sig: ToolSignature, args: Mapping[str, Any]) -> dict[str, Any] 
         new: Any = value
         if t in (INT, FLOAT):
             if kind is bool:
-                new = int(value)
+                new = 1 if value else 0
             elif kind is str:
-                text = value.strip()
+                text = str(value).strip()
                 try:
                     number = float(text) if len(text) <= 400 and _NUMBER.fullmatch(text) else None
                 except ValueError:  # the pattern's parts without a digit (`e5`, `.`)
@@ -365,7 +365,7 @@ def coerced_args(sig: ToolSignature, args: Mapping[str, Any]) -> dict[str, Any] 
                     new = int(number) if number.is_integer() and abs(number) < 2 ** 53 else number
         elif t is BOOL:
             if kind is str:
-                text = value.strip().lower()
+                text = str(value).strip().lower()
                 new = True if text in _TRUE else False if text in _FALSE else value
             elif kind in (int, float) and value in (0, 1):
                 new = bool(value)

@@ -128,10 +128,11 @@ class Run:
             outcome = enforce(enf, identity, findings, self.mode)
             state.enforcement = outcome.state
             state.pending = (identity, outcome.executes)
-            if outcome.executes:
-                state.refused.pop(identity, None)
-            else:  # recording it is refused until a later proposal of it is allowed
-                state.refused[identity] = None
+            if identity is not None:
+                if outcome.executes:
+                    state.refused.pop(identity, None)
+                else:  # recording it is refused until a later proposal of it is allowed
+                    state.refused[identity] = None
             if not outcome.judged:
                 if not outcome.override:
                     return Decision(outcome.action, tool, args, step, undecided=undecided)
