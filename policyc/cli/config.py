@@ -138,7 +138,6 @@ def _shown(value: Any) -> str:
     return f"{kind} ({printable(shown if len(shown) <= 60 else shown[:59] + '…')})"
 
 
-
 def command_line_wins(ctx: click.Context, first: str, second: str) -> tuple[str, ...]:
     """Of two options that cannot be used together, the one the project's defaults set gives
     way when the command line sets the other: the names (of `first`, `second`) to treat as
