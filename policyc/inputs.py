@@ -207,5 +207,24 @@ def exists(path: str | os.PathLike[str]) -> bool:
     return True
 
 
+
+def open_output(path: str | os.PathLike[str], append: bool = False) -> int:
+    """A file opened for writing (or appending) without ever waiting for a reader: a FIFO
+    nobody reads is an OSError (ENXIO), not a hang; a pipe or device someone reads is then
+    written to as it comes (blocking again). The descriptor is the caller's to close."""
+    flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if append else os.O_TRUNC)
+    flags |= getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(path, flags, 0o666)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode) and hasattr(os, "O_NONBLOCK"):
+            import fcntl
+
+            fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+    except OSError:
+        os.close(fd)
+        raise
+    return fd
+
 __all__ = ["DEFAULT_MAX_INPUT_MB", "ENV_LIMITS", "ENV_MAX_INPUT", "InputError", "env_number", "env_problem", "exists",
-           "is_dir", "is_file", "max_input_bytes", "os_error", "read_input"]
+           "is_dir", "is_file", "max_input_bytes", "open_output", "os_error",
+           "read_input"]

@@ -16,10 +16,10 @@ from pathlib import Path
 
 from policyc.check.suggest import closest, did_you_mean, unknown_fields
 from policyc.diagnostics import Diagnostic, Source, Span
+from policyc.inputs import exists, is_dir, is_file
 from policyc.resources import stdlib_dir
 from policyc.syntax import ast
 from policyc.syntax.parser import parse_source, read_source
-from policyc.inputs import exists, is_dir, is_file
 
 PRELUDE = "prelude"
 #: A policy and its imports may make at most this many module instances (one per file and

@@ -12,8 +12,8 @@ from typing import NoReturn, Sequence
 import click
 
 from policyc.diagnostics import Diagnostic, has_errors, render_json, render_text, summary_line
+from policyc.inputs import is_dir, is_file, open_output
 from policyc.terminal import printable
-from policyc.inputs import is_dir, is_file
 
 FORMAT_TEXT_JSON = click.Choice(["text", "json"])
 
@@ -198,24 +198,35 @@ def write_output(target: str, data: bytes, inputs: Sequence[str], option: str = 
     one of the command's inputs (a policy, a file it imports), an existing policy source
     (`.altl`: replaced only by a policy output with `force`, never silently: it may hold
     rules), or cannot be written."""
-    for source in inputs:
-        if same_file(target, source):
-            fail(f"refusing to write over `{printable(source)}`, an input of this command",
-                 f"choose another output file with {option}")
-    real = os.path.realpath(target)
-    if (target.endswith(".altl") or real.endswith(".altl")) and os.path.isfile(target) and not (writes_policy and force):
-        what = "it is a policy source" if target.endswith(".altl") else \
-            f"it links to `{printable(real)}`, a policy source"  # (a link is followed when written)
-        if writes_policy:
-            fail(f"refusing to write over `{printable(target)}`: {what}, which may hold rules",
-                 f"choose another output file with {option}, or pass --force to replace it")
-        fail(f"refusing to write over `{printable(target)}`: {what}, and this output is not a policy",
-             f"choose another output file with {option}")
+    if writes_policy:  # a policy output replaces a source when told to
+        why_not, more = (None, "") if force else ("which may hold rules", ", or pass --force to replace it")
+    else:
+        why_not, more = "and this output is not a policy", ""
+    refuse_inputs_and_sources(target, inputs, "write over", "this command", f"choose another output file with {option}",
+                              why_not, more)
     try:
         _unshare(target)
         write_file(target, data)
     except OSError as exc:
         fail(f"cannot write `{printable(target)}`: {write_problem(exc)}")
+
+
+def refuse_inputs_and_sources(target: str, inputs: Sequence[str], verb: str, owner: str, hint: str,
+                              why_not: str | None, more_help: str = "") -> None:
+    """Exit 2 when an output file is one of the command's inputs (`owner`'s), or, unless
+    `why_not` is None, an existing policy source (`.altl`, or a link to one): writing to it
+    would break it. `verb`: what the output does to the file ("write over", "append the
+    trace to"); `why_not`: what follows "it is a policy source"."""
+    for source in inputs:
+        if same_file(target, source):
+            fail(f"refusing to {verb} `{printable(source)}`, an input of {owner}", hint)
+    if why_not is None:
+        return
+    real = os.path.realpath(target)
+    if (target.endswith(".altl") or real.endswith(".altl")) and os.path.isfile(target):
+        what = "it is a policy source" if target.endswith(".altl") else \
+            f"it links to `{printable(real)}`, a policy source"  # (a link is followed when written)
+        fail(f"refusing to {verb} `{printable(target)}`: {what}{', ' + why_not if why_not else ''}", hint + more_help)
 
 
 def _unshare(target: str) -> None:
@@ -232,14 +243,8 @@ def _unshare(target: str) -> None:
 def write_file(target: str, data: bytes, append: bool = False) -> None:
     """Write (or append) bytes to a file without ever waiting for a reader: a FIFO nobody
     reads is an OSError (ENXIO), not a hang. A pipe or device someone reads is written to."""
-    flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if append else os.O_TRUNC)
-    flags |= getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-    fd = os.open(target, flags, 0o666)
+    fd = open_output(target, append)
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode) and hasattr(os, "O_NONBLOCK"):
-            import fcntl
-
-            fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view):]

@@ -10,8 +10,8 @@ import click
 
 from policyc.cli import EXIT_INPUT, EXIT_OK
 from policyc.cli.common import FORMAT_TEXT_JSON, budget_options, fail, load_checked, policy_files, write_output
-from policyc.terminal import printable
 from policyc.inputs import exists, is_dir
+from policyc.terminal import printable
 
 
 def default_output(policy_path: str) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 
 import click
@@ -84,16 +83,9 @@ def command(policy: str, server: tuple[str, ...], trace_log: str | None, mode: s
 def _check_trace_target(target: str, inputs: list[str]) -> None:
     """--trace is appended to, never written over; but an input of the gateway (its policy,
     its key) or a policy source (`.altl`) is not a trace: appending to it would break it."""
-    from policyc.cli.common import fail, same_file
-    from policyc.terminal import printable
+    from policyc.cli.common import refuse_inputs_and_sources
 
-    for source in inputs:
-        if same_file(target, source):
-            fail(f"refusing to append the trace to `{printable(source)}`, an input of the gateway",
-                 "choose another file with --trace")
-    if target.endswith(".altl") and os.path.isfile(target):
-        fail(f"refusing to append the trace to `{printable(target)}`: it is a policy source",
-             "choose another file with --trace")
+    refuse_inputs_and_sources(target, inputs, "append the trace to", "the gateway", "choose another file with --trace", "")
 
 
 def _quiet_sdk_logs() -> None:

@@ -28,11 +28,11 @@ import json
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 from policyc.corpus.job import Scored, ScoringJob, score_one
+from policyc.inputs import exists
 from policyc.scoring import CorpusTally, MalformedRecord, RunTally
 from policyc.scoring.tally import RuleTally
 from policyc.trace.errors import TraceError
 from policyc.trace.load import JSONL_SUFFIXES, PARQUET_SUFFIXES, JsonlLine, jsonl_lines, parquet_lines, read_source
-from policyc.inputs import exists
 
 if TYPE_CHECKING:  # pragma: no cover
     import ray.data

@@ -51,12 +51,12 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 
 from policyc.integrations.gating import typed_result
-from policyc.terminal import printable
 from policyc.integrations.mcp_frames import UNREADABLE, Requests, answering_client, answering_server, filtered
 from policyc.integrations.mcp_journal import Journal, JournalError
 from policyc.ir.types import ANY, Type
 from policyc.runtime import Monitor, RunError
 from policyc.runtime.calls import normalise_result
+from policyc.terminal import printable
 from policyc.toolschema import ToolSetReport, compare_tools, signatures_from_schemas
 from policyc.toolschema.convert import sdk_wrapped
 from policyc.trace.journal import Assembler

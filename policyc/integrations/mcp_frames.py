@@ -22,7 +22,7 @@ peer waits forever. The gateway looks at what was dropped:
 from __future__ import annotations
 
 import json
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
 from typing import Any, AsyncIterator, Awaitable, Callable
 
@@ -191,10 +191,8 @@ async def filtered(stream: Any, handle: Callable[[Any], Awaitable[Any]]) -> Asyn
     async def later(out: Later) -> None:
         await anyio.sleep(out.seconds)
         if out.due():
-            try:
+            with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):  # the session has ended
                 await send.send(out.item)
-            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
-                pass
 
     async def pump() -> None:
         async with send:

@@ -26,6 +26,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
+from policyc.inputs import open_output
 from policyc.trace.journal import SESSION_KEY
 
 
@@ -77,16 +78,10 @@ def _open(path: str | Path) -> int:
     """The trace file opened for appending, never waiting for a reader (a FIFO nobody reads is
     ENXIO, not a hang); a regular file whose last line was cut short (a writer killed while
     writing it) gets a line break first, so the lines appended after it stay whole."""
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NONBLOCK", 0)
-                 | getattr(os, "O_CLOEXEC", 0), 0o666)
+    fd = open_output(path, append=True)
     try:
         status = os.fstat(fd)
-        if not stat.S_ISREG(status.st_mode):
-            if hasattr(os, "O_NONBLOCK"):  # a pipe someone reads, or a device: written to as it comes
-                import fcntl
-
-                fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
-        elif status.st_size > 0:
+        if stat.S_ISREG(status.st_mode) and status.st_size > 0:
             with open(path, "rb") as existing:
                 existing.seek(-1, os.SEEK_END)
                 if existing.read(1) != b"\n":

@@ -19,8 +19,8 @@ import re
 from pathlib import Path
 from typing import Iterator
 
-from policyc.saag.dataset import DatasetError, Record, loads, read_record, why_not_json
 from policyc.inputs import is_dir, is_file
+from policyc.saag.dataset import DatasetError, Record, loads, read_record, why_not_json
 
 PACKAGE = "bfcl-eval"
 #: The single-turn categories with possible answers, in BFCL's order.

@@ -27,12 +27,11 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, replace
 from pathlib import Path
-
-from policyc.inputs import InputError, read_input
-from policyc.jsontext import decode
 from typing import Any, Iterator, Mapping
 
+from policyc.inputs import InputError, read_input
 from policyc.ir.types import ToolSignature
+from policyc.jsontext import decode
 from policyc.saag import metrics as m
 from policyc.saag.schema import SchemaError, registry_from_json
 

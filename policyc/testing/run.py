@@ -13,12 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from policyc.inputs import is_dir, is_file
 from policyc.ir.policy import Policy
 from policyc.scoring import TraceReport
 from policyc.tables import CompiledPolicy
 from policyc.testing.spec import PolicyTest, TestProblem, TestSuite
 from policyc.trace import Trace
-from policyc.inputs import is_dir, is_file
 
 
 @dataclass(frozen=True)

@@ -32,13 +32,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterable, Iterator, Union
 
-from policyc.inputs import InputError, max_input_bytes, os_error, read_input
+from policyc.inputs import InputError, is_dir, is_file, max_input_bytes, os_error, read_input
+from policyc.jsontext import LineIndex, array_elements, bad_byte, decode, line_of, locate, member, where
 from policyc.trace.errors import RecordProblem, TraceError, field_path
 from policyc.trace.formats import detect_format, parse_trace, split_records
 from policyc.trace.journal import Assembler, Finished, is_journal_line
-from policyc.jsontext import LineIndex, array_elements, bad_byte, decode, line_of, locate, member, where
 from policyc.trace.model import Trace
-from policyc.inputs import is_dir, is_file
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 PARQUET_SUFFIXES = (".parquet",)
